@@ -1,0 +1,51 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Strain",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "strain", targets: ["strain"]),
+        .library(name: "StrainKit", targets: ["StrainKit"]),
+        .library(name: "StrainCLI", targets: ["StrainCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+    ],
+    targets: [
+        // libunwind through a shim: its unw_* names are macros Swift cannot import.
+        .systemLibrary(
+            name: "CLibunwind",
+            pkgConfig: "libunwind",
+            providers: [.apt(["libunwind-dev"])]
+        ),
+        // The async-signal-safe C: crash handler, alternate stacks, stack walks.
+        .target(
+            name: "CStrainProbe",
+            dependencies: ["CLibunwind"],
+            cSettings: [.define("_GNU_SOURCE")],
+            // __cxa_demangle, for naming C++ frames in traces.
+            linkerSettings: [.linkedLibrary("stdc++")]
+        ),
+        .target(name: "StrainKit", dependencies: ["CStrainProbe"]),
+        .target(
+            name: "StrainRunner",
+            dependencies: ["StrainKit", .product(name: "Yams", package: "Yams")]
+        ),
+        .target(name: "StrainReports", dependencies: ["StrainKit"]),
+        .target(name: "StrainScenarios", dependencies: ["StrainKit"]),
+        .target(
+            name: "StrainCLI",
+            dependencies: [
+                "StrainRunner", "StrainReports", "StrainScenarios",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "strain", dependencies: ["StrainCLI"]),
+        .testTarget(
+            name: "StrainTests",
+            dependencies: ["StrainKit", "StrainRunner", "StrainReports", "StrainScenarios", "StrainCLI"]
+        ),
+    ]
+)

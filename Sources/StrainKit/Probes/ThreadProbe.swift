@@ -1,0 +1,30 @@
+import CStrainProbe
+
+/// The harness's view of the thread it is on: alternate signal stack, stack
+/// bounds and how deep the stack went.
+public enum ThreadProbe {
+    /// Why a thread could not be prepared for scenario work.
+    public struct PreparationError: Error, Sendable, CustomStringConvertible {
+        public var errno: Int32
+        public var description: String { "could not prepare the thread for scenario work (errno \(errno))" }
+    }
+
+    /// Prepares the calling thread (alternate signal stack, bounds) and forgets
+    /// what its stack held before, so `finish` measures only the work to come.
+    public static func begin() throws(PreparationError) {
+        let status = strain_thread_prepare()
+        guard status == 0 else { throw PreparationError(errno: status) }
+        strain_thread_reset_high_water()
+    }
+
+    /// What the calling thread measured since `begin`.
+    public static func finish() -> ThreadReport {
+        var bounds = strain_stack_bounds()
+        _ = strain_thread_bounds(&bounds)
+        return ThreadReport(
+            tid: Int(strain_thread_id()),
+            stackSizeBytes: Int(bounds.high - bounds.low),
+            stackHighWaterBytes: strain_thread_stack_high_water()
+        )
+    }
+}

@@ -1,0 +1,26 @@
+import Foundation
+
+/// Reads and writes `run.json`, checking the schema version first.
+public enum RunRecordFile {
+    public struct VersionError: Error, CustomStringConvertible {
+        public var path: String
+        public var found: Int
+        public var description: String {
+            "\(path): run.json schema version \(found) is not supported; this Strain reads version \(RunRecord.currentSchemaVersion)"
+        }
+    }
+
+    public static func write(_ run: RunRecord, to path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        try encoder.encode(run).write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+
+    public static func read(from path: String) throws -> RunRecord {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        struct Version: Decodable { var schemaVersion: Int }
+        let version = try JSONDecoder().decode(Version.self, from: data).schemaVersion
+        guard version == RunRecord.currentSchemaVersion else { throw VersionError(path: path, found: version) }
+        return try JSONDecoder().decode(RunRecord.self, from: data)
+    }
+}

@@ -1,0 +1,154 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Runs a scenario's work where its strategy says, on threads prepared for
+/// fault capture, and reports what the threads measured.
+public protocol StrategyExecutor: Sendable {
+    var spec: StrategySpec { get }
+    /// Runs `work` once on the strategy and waits until it is done, rethrowing what it threw.
+    func perform(_ work: @escaping @Sendable () throws -> Void) throws
+    /// Releases long-lived threads; the executor is not used after this.
+    func shutdown()
+}
+
+extension StrategySpec {
+    /// An executor for this strategy whose threads report to `context`.
+    public func makeExecutor(context: ScenarioContext) -> any StrategyExecutor {
+        switch self {
+        case .gcdGlobal(let qos):
+            DispatchExecutor(spec: self, queue: .global(qos: qos.dispatchQoS), context: context)
+        case .gcdSerial:
+            DispatchExecutor(spec: self, queue: DispatchQueue(label: "strain.gcd-serial"), context: context)
+        case .gcdConcurrent:
+            DispatchExecutor(spec: self, queue: DispatchQueue(label: "strain.gcd-concurrent", attributes: .concurrent), context: context)
+        case .thread(let bytes):
+            ThreadPerTaskExecutor(spec: self, stackBytes: bytes, context: context)
+        case .threadQueue(let bytes):
+            ThreadQueueExecutor(spec: self, stackBytes: bytes, context: context)
+        case .main:
+            MainThreadExecutor(spec: self, context: context)
+        }
+    }
+}
+
+/// Wraps one piece of work with the thread's preparation and measurement.
+/// Runs on the thread that does the work.
+func runInstrumented(_ work: () throws -> Void, context: ScenarioContext) -> Result<Void, any Error> {
+    do {
+        try ThreadProbe.begin()
+    } catch {
+        return .failure(error)
+    }
+    let result = Result { try work() }
+    context.addThreadReport(ThreadProbe.finish())
+    return result
+}
+
+/// Hands one result from the worker thread to the waiting one.
+final class ResultHandoff: Sendable {
+    private let result = Mutex<Result<Void, any Error>?>(nil)
+    private let done = DispatchSemaphore(value: 0)
+
+    func deliver(_ value: Result<Void, any Error>) {
+        result.withLock { $0 = value }
+        done.signal()
+    }
+
+    func wait() throws {
+        done.wait()
+        try result.withLock { $0 }?.get()
+    }
+}
+
+struct DispatchExecutor: StrategyExecutor {
+    let spec: StrategySpec
+    let queue: DispatchQueue
+    let context: ScenarioContext
+
+    func perform(_ work: @escaping @Sendable () throws -> Void) throws {
+        let handoff = ResultHandoff()
+        let context = self.context
+        queue.async { handoff.deliver(runInstrumented(work, context: context)) }
+        try handoff.wait()
+    }
+
+    func shutdown() {}
+}
+
+struct ThreadPerTaskExecutor: StrategyExecutor {
+    let spec: StrategySpec
+    let stackBytes: Int
+    let context: ScenarioContext
+
+    func perform(_ work: @escaping @Sendable () throws -> Void) throws {
+        let handoff = ResultHandoff()
+        let context = self.context
+        let thread = Thread { handoff.deliver(runInstrumented(work, context: context)) }
+        thread.stackSize = stackBytes
+        thread.name = "strain.thread"
+        thread.start()
+        try handoff.wait()
+    }
+
+    func shutdown() {}
+}
+
+/// One long-lived thread with a chosen stack size that takes work in order, as a
+/// serial queue would: the articles' fix for decoding on a bigger stack without
+/// paying for a new thread per task.
+final class ThreadQueueExecutor: StrategyExecutor {
+    let spec: StrategySpec
+    private let queue = JobQueue()
+    private let context: ScenarioContext
+
+    init(spec: StrategySpec, stackBytes: Int, context: ScenarioContext) {
+        self.spec = spec
+        self.context = context
+        let queue = self.queue
+        let thread = Thread {
+            while let job = queue.next() { job() }
+        }
+        thread.stackSize = stackBytes
+        thread.name = "strain.thread-queue"
+        thread.start()
+    }
+
+    func perform(_ work: @escaping @Sendable () throws -> Void) throws {
+        let handoff = ResultHandoff()
+        let context = self.context
+        queue.enqueue { handoff.deliver(runInstrumented(work, context: context)) }
+        try handoff.wait()
+    }
+
+    func shutdown() { queue.enqueue(nil) }
+}
+
+/// First in, first out; `nil` tells the worker to stop.
+final class JobQueue: Sendable {
+    private let jobs = Mutex<[(@Sendable () -> Void)?]>([])
+    private let available = DispatchSemaphore(value: 0)
+
+    func enqueue(_ job: (@Sendable () -> Void)?) {
+        jobs.withLock { $0.append(job) }
+        available.signal()
+    }
+
+    /// Blocks until a job is queued; nil when the queue was told to stop.
+    func next() -> (@Sendable () -> Void)? {
+        available.wait()
+        return jobs.withLock { $0.removeFirst() }
+    }
+}
+
+/// Runs work inline on the calling thread, which is the child's main thread.
+struct MainThreadExecutor: StrategyExecutor {
+    let spec: StrategySpec
+    let context: ScenarioContext
+
+    func perform(_ work: @escaping @Sendable () throws -> Void) throws {
+        try runInstrumented(work, context: context).get()
+    }
+
+    func shutdown() {}
+}

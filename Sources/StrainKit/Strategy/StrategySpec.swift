@@ -1,0 +1,126 @@
+import Dispatch
+import Foundation
+
+/// Where a scenario's work runs: a name from a suite, parsed and validated.
+public enum StrategySpec: Hashable, Sendable, CustomStringConvertible, Codable {
+    /// `DispatchQueue.global(qos:)`.
+    case gcdGlobal(QualityOfServiceName)
+    /// A private serial `DispatchQueue`.
+    case gcdSerial
+    /// A private concurrent `DispatchQueue`.
+    case gcdConcurrent
+    /// A new `Thread` with this `stackSize` for each piece of work.
+    case thread(stackBytes: Int)
+    /// One long-lived `Thread` with this `stackSize`, fed like a serial queue.
+    case threadQueue(stackBytes: Int)
+    /// The child's main thread.
+    case main
+
+    /// `Thread.stackSize` below this is silently ignored by Foundation (8 MiB instead).
+    public static let minimumThreadStackBytes = 16 * 1024
+    /// `Thread.stackSize` above this is clamped.
+    public static let maximumThreadStackBytes = 1 << 30
+
+    /// The strategy names with their help, for `strain list` and error messages.
+    public static let catalog: [(syntax: String, summary: String)] = [
+        ("gcd-global(qos)", "DispatchQueue.global(qos:); qos is one of \(QualityOfServiceName.allCases.map(\.rawValue).joined(separator: ", ")) (default: default)"),
+        ("gcd-serial", "a private serial DispatchQueue"),
+        ("gcd-concurrent", "a private concurrent DispatchQueue"),
+        ("thread(stack)", "a new Thread with stackSize = stack for each piece of work, e.g. thread(512KiB)"),
+        ("thread-queue(stack)", "one long-lived Thread with stackSize = stack, fed like a serial queue"),
+        ("main", "the child's main thread"),
+    ]
+
+    public var description: String {
+        switch self {
+        case .gcdGlobal(let qos): qos == .default ? "gcd-global" : "gcd-global(\(qos.rawValue))"
+        case .gcdSerial: "gcd-serial"
+        case .gcdConcurrent: "gcd-concurrent"
+        case .thread(let bytes): "thread(\(ByteSize.format(bytes)))"
+        case .threadQueue(let bytes): "thread-queue(\(ByteSize.format(bytes)))"
+        case .main: "main"
+        }
+    }
+
+    /// Why a strategy name did not parse, phrased for the person who wrote it.
+    public struct ParseError: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Parses `gcd-global`, `gcd-global(userInitiated)`, `thread(512KiB)`, ….
+    public init(parsing text: String) throws(ParseError) {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        var name = trimmed
+        var argument: String?
+        if let open = trimmed.firstIndex(of: "(") {
+            guard trimmed.hasSuffix(")") else {
+                throw ParseError(description: "'\(trimmed)' opens a parenthesis it does not close; write e.g. thread(512KiB)")
+            }
+            name = String(trimmed[..<open])
+            argument = String(trimmed[trimmed.index(after: open)..<trimmed.index(before: trimmed.endIndex)])
+                .trimmingCharacters(in: .whitespaces)
+        }
+        let valid = Self.catalog.map(\.syntax).joined(separator: ", ")
+        switch name {
+        case "gcd-global":
+            guard let argument else { self = .gcdGlobal(.default); return }
+            guard let qos = QualityOfServiceName(rawValue: argument) else {
+                throw ParseError(description: "unknown QoS '\(argument)' in '\(trimmed)'; use one of \(QualityOfServiceName.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            self = .gcdGlobal(qos)
+        case "gcd-serial", "gcd-concurrent", "main":
+            guard argument == nil else { throw ParseError(description: "'\(name)' takes no argument; write \(name)") }
+            self = name == "gcd-serial" ? .gcdSerial : name == "gcd-concurrent" ? .gcdConcurrent : .main
+        case "thread", "thread-queue":
+            guard let argument else {
+                throw ParseError(description: "'\(name)' needs a stack size; write e.g. \(name)(512KiB)")
+            }
+            let bytes = try Self.threadStack(argument, in: trimmed)
+            self = name == "thread" ? .thread(stackBytes: bytes) : .threadQueue(stackBytes: bytes)
+        default:
+            throw ParseError(description: "unknown strategy '\(trimmed)'; valid strategies: \(valid)")
+        }
+    }
+
+    private static func threadStack(_ argument: String, in text: String) throws(ParseError) -> Int {
+        guard let bytes = ByteSize.parse(argument) else {
+            throw ParseError(description: "'\(argument)' in '\(text)' is not a stack size; write a size such as 512KiB, 1MiB or 8MiB")
+        }
+        guard bytes >= minimumThreadStackBytes else {
+            throw ParseError(description: "stack size \(argument) in '\(text)' is under 16KiB, which Foundation silently ignores (the thread would get 8MiB); use 16KiB or more")
+        }
+        guard bytes <= maximumThreadStackBytes else {
+            throw ParseError(description: "stack size \(argument) in '\(text)' is over 1GiB, which Foundation clamps; use 1GiB or less")
+        }
+        return bytes
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        do {
+            try self.init(parsing: text)
+        } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}
+
+/// GCD's quality-of-service classes, by the names suites use.
+public enum QualityOfServiceName: String, Codable, Hashable, Sendable, CaseIterable {
+    case background, utility, `default`, userInitiated, userInteractive
+
+    public var dispatchQoS: DispatchQoS.QoSClass {
+        switch self {
+        case .background: .background
+        case .utility: .utility
+        case .default: .default
+        case .userInitiated: .userInitiated
+        case .userInteractive: .userInteractive
+        }
+    }
+}

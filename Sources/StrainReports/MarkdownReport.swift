@@ -1,0 +1,69 @@
+import StrainKit
+
+/// `summary.md`: the comparison tables, the stack verdicts and the traces,
+/// fit for a pull-request comment.
+public enum MarkdownReport {
+    public static func render(_ run: RunRecord) -> String {
+        let summary = RunSummary(run)
+        var out = "# Strain run: \(escape(run.suite.name))\n\n"
+        if let description = run.suite.description { out += "\(escape(description))\n\n" }
+        let unexpected = summary.unexpected.count
+        out += "\(summary.trialCount) trials, \(unexpected == 0 ? "every outcome expected" : "**\(unexpected) unexpected**")."
+        out += " Suite `\(run.suite.path)`, started \(run.startedAt).\n\n"
+
+        for group in summary.groups {
+            out += "## \(escape(group.title))\n\n"
+            out += "| strategy | outcome | median wall | peak RSS | stack used / size | depth |\n"
+            out += "| --- | --- | ---: | ---: | ---: | ---: |\n"
+            for row in group.rows {
+                let outcome = row.allExpected ? escape(row.outcomes) : "**\(escape(row.outcomes))** (expected \(escape(row.trials[0].expectedOutcomes.joined(separator: ", "))))"
+                let depth = row.medianDepth.map { Format.count($0) } ?? row.medianFrames.map { "\(Format.count($0)) frames" } ?? "–"
+                out += "| \(escape(row.strategy)) | \(outcome) | \(Format.duration(row.medianWallSeconds)) | \(Format.bytes(row.medianPeakRSSBytes)) | \(Format.stack(used: row.stackHighWaterBytes, size: row.stackSizeBytes)) | \(depth) |\n"
+            }
+            out += "\n"
+        }
+
+        let verdicts = StackVerdict.verdicts(for: run)
+        if !verdicts.isEmpty {
+            out += "## Stack verdicts\n\n"
+            for verdict in verdicts { out += "- **\(escape(verdict.title))**: \(escape(verdict.explanation))\n" }
+            out += "\n"
+        }
+
+        let faults = distinctTraces(run)
+        if !faults.isEmpty {
+            out += "## Traces\n\n"
+            for trial in faults {
+                guard let trace = trial.trace else { continue }
+                out += "<details><summary>\(escapeHTML(trial.scenario)) \(escapeHTML(trial.strategy)) on \(escapeHTML(trial.profile)): \(escapeHTML(TraceText.headline(trace)))</summary>\n\n"
+                if let cycle = trace.cycle { out += "Cycle: `\(TraceText.cycle(cycle).replacingOccurrences(of: "`", with: "'"))`\n\n" }
+                out += "```\n" + TraceText.lines(trace).joined(separator: "\n") + "\n```\n\n</details>\n\n"
+            }
+        }
+
+        let environment = run.environment
+        out += "## Environment\n\n"
+        out += "\(escape(environment.host)), \(environment.cores) cores, \(Format.bytes(Double(environment.memoryBytes))), \(escape(environment.kernel)) \(environment.architecture), Swift \(environment.swiftVersion)"
+        if let commit = environment.gitCommit { out += ", commit `\(commit.prefix(12))`" }
+        out += ". Runner peak RSS \(Format.bytes(Double(run.runnerPeakRSSBytes))).\n"
+        return out
+    }
+
+    /// One trial per distinct trace (scenario, parameters, strategy, profile, signal): repetitions repeat themselves.
+    static func distinctTraces(_ run: RunRecord) -> [TrialRecord] {
+        var seen = Set<String>()
+        return run.trials.filter { trial in
+            guard let trace = trial.trace else { return false }
+            return seen.insert("\(trial.scenario)|\(trial.parameters.sorted { $0.key < $1.key })|\(trial.strategy)|\(trial.profile)|\(trace.signal)").inserted
+        }
+    }
+
+    /// Escapes what would break a GitHub-flavoured table cell or start markup.
+    static func escape(_ text: String) -> String {
+        escapeHTML(text).replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ")
+    }
+
+    static func escapeHTML(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+    }
+}

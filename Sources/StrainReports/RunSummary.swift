@@ -1,0 +1,126 @@
+import Foundation
+import StrainKit
+
+/// The trials of a run grouped the way the reports show them: per scenario,
+/// per parameter combination and profile, one row per strategy.
+public struct RunSummary: Sendable {
+    public struct Row: Sendable {
+        public var strategy: String
+        public var trials: [TrialRecord]
+
+        /// `completed`, or `2 completed, 1 stackOverflow` when repetitions differ.
+        public var outcomes: String {
+            var counts: [String: Int] = [:]
+            var order: [String] = []
+            for trial in trials {
+                let name = trial.outcome.description
+                if counts[name] == nil { order.append(name) }
+                counts[name, default: 0] += 1
+            }
+            if order.count == 1, trials.count == 1 { return order[0] }
+            if order.count == 1 { return "\(order[0]) ×\(trials.count)" }
+            return order.map { "\(counts[$0]!) \($0)" }.joined(separator: ", ")
+        }
+
+        public var allExpected: Bool { trials.allSatisfy(\.expected) }
+        public var medianWallSeconds: Double? { Statistics.median(trials.compactMap(\.metrics.wallSeconds)) }
+        public var medianPeakRSSBytes: Double? { Statistics.median(trials.compactMap { $0.metrics.peakRSSBytes.map(Double.init) }) }
+        public var stackSizeBytes: Int? { trials.compactMap(\.metrics.stackSizeBytes).max() }
+        public var stackHighWaterBytes: Int? { trials.compactMap(\.metrics.stackHighWaterBytes).max() }
+        public var medianDepth: Double? { Statistics.median(trials.compactMap { $0.metrics.depth.map(Double.init) }) }
+        public var medianFrames: Double? { Statistics.median(trials.compactMap { $0.metrics.frames.map(Double.init) }) }
+    }
+
+    public struct Group: Sendable {
+        public var scenario: String
+        public var parameters: [String: String]
+        public var profile: String
+        public var rows: [Row]
+
+        /// `cyclic-graph (operation=archive, size=200) on ios`.
+        public var title: String {
+            let parameterText = parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
+            return "\(scenario)\(parameterText.isEmpty ? "" : " (\(parameterText))") on \(profile)"
+        }
+    }
+
+    public let groups: [Group]
+    public let trialCount: Int
+    public let unexpected: [TrialRecord]
+    public let harnessErrors: [TrialRecord]
+
+    public init(_ run: RunRecord) {
+        var groups: [Group] = []
+        for trial in run.trials {
+            if let index = groups.firstIndex(where: { $0.scenario == trial.scenario && $0.parameters == trial.parameters && $0.profile == trial.profile }) {
+                if let row = groups[index].rows.firstIndex(where: { $0.strategy == trial.strategy }) {
+                    groups[index].rows[row].trials.append(trial)
+                } else {
+                    groups[index].rows.append(Row(strategy: trial.strategy, trials: [trial]))
+                }
+            } else {
+                groups.append(Group(scenario: trial.scenario, parameters: trial.parameters, profile: trial.profile,
+                                    rows: [Row(strategy: trial.strategy, trials: [trial])]))
+            }
+        }
+        self.groups = groups
+        trialCount = run.trials.count
+        unexpected = run.trials.filter { !$0.expected }
+        harnessErrors = run.trials.filter { $0.outcome.kind == .harnessError }
+    }
+}
+
+/// The statistics the reports quote.
+public enum Statistics {
+    public static func median(_ values: [Double]) -> Double? {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+}
+
+/// Number formats shared by the renderers.
+public enum Format {
+    /// `1.23 ms`, `45.6 ms`, `2.31 s`, `850 µs`.
+    public static func duration(_ seconds: Double?) -> String {
+        guard let seconds else { return "–" }
+        if seconds >= 1 { return String(format: "%.2f s", seconds) }
+        if seconds >= 0.01 { return String(format: "%.1f ms", seconds * 1000) }
+        if seconds >= 0.001 { return String(format: "%.2f ms", seconds * 1000) }
+        return String(format: "%.0f µs", seconds * 1e6)
+    }
+
+    /// `38.2 MiB`.
+    public static func bytes(_ bytes: Double?) -> String {
+        guard let bytes else { return "–" }
+        if bytes >= Double(1 << 30) { return String(format: "%.1f GiB", bytes / Double(1 << 30)) }
+        if bytes >= Double(1 << 20) { return String(format: "%.1f MiB", bytes / Double(1 << 20)) }
+        if bytes >= Double(1 << 10) { return String(format: "%.0f KiB", bytes / Double(1 << 10)) }
+        return String(format: "%.0f B", bytes)
+    }
+
+    /// `1,532`.
+    public static func count(_ value: Double?) -> String {
+        guard let value else { return "–" }
+        let formatter = NumberFormatter()
+        formatter.numberStyle = .decimal
+        formatter.maximumFractionDigits = 0
+        return formatter.string(from: NSNumber(value: value)) ?? String(Int(value))
+    }
+
+    /// `312 KiB / 512 KiB`.
+    public static func stack(used: Int?, size: Int?) -> String {
+        switch (used, size) {
+        case (nil, nil): "–"
+        case (let used?, nil): bytes(Double(used))
+        case (nil, let size?): "? / \(bytes(Double(size)))"
+        case (let used?, let size?): "\(bytes(Double(used))) / \(bytes(Double(size)))"
+        }
+    }
+
+    /// A frame's short name: the function without its module's path.
+    public static func frame(_ frame: Frame) -> String {
+        frame.displayName
+    }
+}

@@ -1,0 +1,69 @@
+import StrainKit
+
+/// Whether more stack would help: for each scenario and parameter combination
+/// that overflowed, what the stack sizes tried say about its recursion.
+public struct StackVerdict: Sendable {
+    public enum Kind: String, Sendable {
+        /// It overflows small stacks and completes on a larger one.
+        case deepButFinite
+        /// It overflows every stack size tried, with the same cycle, deeper on larger stacks.
+        case unbounded
+        /// Only one stack size overflowed and none completed: not yet known.
+        case undetermined
+    }
+
+    public var scenario: String
+    public var parameters: [String: String]
+    public var kind: Kind
+    /// Stack sizes that overflowed and that completed, ascending.
+    public var overflowedStacks: [Int]
+    public var completedStacks: [Int]
+    /// Frames at the overflow, by stack size (ascending).
+    public var framesByStack: [(stack: Int, frames: Int)]
+    /// The sentence the reports print.
+    public var explanation: String
+
+    public static func verdicts(for run: RunRecord) -> [StackVerdict] {
+        var keys: [(String, [String: String])] = []
+        for trial in run.trials where !keys.contains(where: { $0.0 == trial.scenario && $0.1 == trial.parameters }) {
+            keys.append((trial.scenario, trial.parameters))
+        }
+        return keys.compactMap { scenario, parameters in
+            let trials = run.trials.filter { $0.scenario == scenario && $0.parameters == parameters }
+            let overflows = trials.filter { $0.outcome.kind == .stackOverflow }
+            guard !overflows.isEmpty else { return nil }
+            let overflowed = Set(overflows.compactMap(\.metrics.stackSizeBytes)).sorted()
+            let completed = Set(trials.filter { $0.outcome.kind == .completed }.compactMap(\.metrics.stackSizeBytes)).sorted()
+            var frames: [Int: Int] = [:]
+            for trial in overflows {
+                if let stack = trial.metrics.stackSizeBytes, let count = trial.metrics.frames { frames[stack] = max(frames[stack] ?? 0, count) }
+            }
+            let framesByStack = frames.sorted { $0.key < $1.key }.map { (stack: $0.key, frames: $0.value) }
+            let cycles = Set(overflows.compactMap { $0.trace?.cycle.map { cycle in Set(cycle.frames.map { $0.symbol ?? "?" }) } })
+            let sizes = overflowed.map { ByteSize.format($0) }.joined(separator: ", ")
+
+            let kind: Kind
+            let explanation: String
+            if let largestOverflow = overflowed.last, let enough = completed.first(where: { $0 > largestOverflow }) {
+                kind = .deepButFinite
+                explanation = "Deep but finite: overflows \(sizes) and completes on \(ByteSize.format(enough)). A thread with a larger stackSize (or a thread-queue) is a fix."
+            } else if overflowed.count >= 2, completed.allSatisfy({ $0 < overflowed[0] }),
+                      cycles.count == 1, zip(framesByStack, framesByStack.dropFirst()).allSatisfy({ $0.frames < $1.frames }) {
+                kind = .unbounded
+                let growth = framesByStack.map { "\(Format.count(Double($0.frames))) frames on \(ByteSize.format($0.stack))" }.joined(separator: ", ")
+                explanation = "Unbounded recursion: overflows every stack tried (\(sizes)) in the same cycle, and the stack fills deeper the more there is (\(growth)). A larger stack will not fix this; the recursion has no end."
+            } else {
+                kind = .undetermined
+                explanation = "Overflows \(sizes)\(completed.isEmpty ? "" : ", completes on \(completed.map { ByteSize.format($0) }.joined(separator: ", "))"). Run it on a larger stack too (e.g. thread(8MiB), thread(64MiB)) to tell deep recursion from unbounded."
+            }
+            return StackVerdict(scenario: scenario, parameters: parameters, kind: kind, overflowedStacks: overflowed,
+                                completedStacks: completed, framesByStack: framesByStack, explanation: explanation)
+        }
+    }
+
+    /// `cyclic-graph (operation=unarchive, shape=league, size=20)`.
+    public var title: String {
+        let text = parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
+        return text.isEmpty ? scenario : "\(scenario) (\(text))"
+    }
+}

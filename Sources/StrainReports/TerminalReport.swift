@@ -1,0 +1,74 @@
+import Foundation
+import StrainKit
+
+/// What a run prints: a line per finished trial, then a compact table per
+/// scenario, the verdicts, the traces' headlines and the paths written.
+public struct TerminalReport: Sendable {
+    /// Whether to use colour (a terminal, and NO_COLOR unset).
+    public var color: Bool
+
+    public init(color: Bool) { self.color = color }
+
+    /// `[ 3/12] ok   cyclic-graph[…] thread(512KiB) ios #1  stackOverflow  12.3 ms`.
+    public func trialLine(_ trial: TrialRecord, index: Int, total: Int) -> String {
+        let width = String(total).count
+        let position = String(repeating: " ", count: max(0, width - String(index).count)) + "\(index)"
+        let mark = trial.expected ? paint("ok ", 32) : paint("!! ", 31)
+        let parameters = trial.parameters.isEmpty ? "" : "[" + trial.parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",") + "]"
+        let time = Format.duration(trial.metrics.wallSeconds ?? trial.metrics.trialSeconds)
+        return "[\(position)/\(total)] \(mark) \(trial.scenario)\(parameters) \(trial.strategy) \(trial.profile) #\(trial.repetition)  \(trial.outcome)  \(time)"
+    }
+
+    public func render(_ run: RunRecord) -> String {
+        let summary = RunSummary(run)
+        var lines: [String] = []
+        for group in summary.groups {
+            lines.append("")
+            lines.append(paint(group.title, 1))
+            let header = ["strategy", "outcome", "median wall", "peak RSS", "stack used / size", "depth"]
+            var rows: [[String]] = []
+            for row in group.rows {
+                let depth = row.medianDepth.map { Format.count($0) } ?? row.medianFrames.map { "\(Format.count($0)) frames" } ?? "–"
+                rows.append([row.strategy, row.outcomes, Format.duration(row.medianWallSeconds), Format.bytes(row.medianPeakRSSBytes),
+                             Format.stack(used: row.stackHighWaterBytes, size: row.stackSizeBytes), depth])
+            }
+            let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
+            func line(_ cells: [String]) -> String {
+                cells.enumerated().map { column, cell in
+                    let pad = String(repeating: " ", count: widths[column] - cell.count)
+                    return column >= 2 ? pad + cell : cell + pad
+                }.joined(separator: "  ")
+            }
+            lines.append("  " + line(header))
+            for (row, cells) in zip(group.rows, rows) {
+                let text = "  " + line(cells)
+                lines.append(row.allExpected ? text : paint(text + "   (expected \(row.trials[0].expectedOutcomes.joined(separator: ", ")))", 31))
+            }
+        }
+        let verdicts = StackVerdict.verdicts(for: run)
+        if !verdicts.isEmpty {
+            lines.append("")
+            lines.append(paint("Stack verdicts", 1))
+            for verdict in verdicts { lines.append("  \(verdict.title): \(verdict.explanation)") }
+        }
+        let traced = MarkdownReport.distinctTraces(run)
+        if !traced.isEmpty {
+            lines.append("")
+            lines.append(paint("Traces", 1))
+            for trial in traced {
+                guard let trace = trial.trace else { continue }
+                lines.append("  \(trial.scenario) \(trial.strategy) \(trial.profile): \(TraceText.headline(trace))")
+                if let cycle = trace.cycle { lines.append("    cycle: \(TraceText.cycle(cycle))") }
+                else if let first = trace.firstFrames.first { lines.append("    at: \(first.displayName)") }
+            }
+        }
+        lines.append("")
+        let unexpected = summary.unexpected.count
+        lines.append("\(summary.trialCount) trials: " + (unexpected == 0 ? paint("every outcome expected", 32) : paint("\(unexpected) unexpected", 31)))
+        return lines.joined(separator: "\n")
+    }
+
+    private func paint(_ text: String, _ code: Int) -> String {
+        color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    }
+}

@@ -1,0 +1,175 @@
+import CStrainProbe
+import Dispatch
+import Foundation
+import StrainKit
+import Synchronization
+
+/// The child's side of a trial: applies the profile, installs the fault
+/// handler, runs the scenario on its strategy and reports on the result pipe.
+///
+/// - Important: `run` must be the first thing the child does. The profile's
+///   stack settings only reach threads created after it, so the child checks
+///   that it is still single-threaded and says so in its report.
+public enum TrialHost {
+    /// The file descriptor of the result pipe in the child.
+    public static let resultDescriptor: Int32 = 3
+    /// Frames the fault handler keeps (head and tail); an 8 MiB overflow is ~131,000.
+    public static let frameCapacity = 1 << 18
+    /// Stack of the harness thread that prepares a scenario (building and archiving deep graphs).
+    static let preparationStackBytes = 1 << 30
+
+    public static func run(specJSON: String, catalog: ScenarioCatalog) -> Never {
+        let threadsAtStart = Int(strain_thread_count())
+        let spec: TrialSpec
+        do {
+            spec = try JSONDecoder().decode(TrialSpec.self, from: Data(specJSON.utf8))
+        } catch {
+            finish(HostReport(outcome: TrialOutcome(kind: .harnessError, message: "the child could not read its trial spec: \(error)"),
+                              metrics: TrialMetrics(), threads: [], threadsAtStart: threadsAtStart))
+        }
+        let profileStatus = strain_set_stack_profile(spec.profile.threadStackBytes ?? 0, spec.profile.mainStackBytes ?? 0)
+        let installStatus = strain_probe_install(resultDescriptor, frameCapacity)
+        guard profileStatus == 0, installStatus == 0 else {
+            finish(HostReport(outcome: TrialOutcome(kind: .harnessError, message: "could not set up the child (profile errno \(profileStatus), fault handler errno \(installStatus))"),
+                              metrics: TrialMetrics(), threads: [], threadsAtStart: threadsAtStart))
+        }
+        guard threadsAtStart == 1 else {
+            finish(HostReport(outcome: TrialOutcome(kind: .harnessError, message: "\(threadsAtStart) threads were running before the profile was applied; its stack sizes would not reach them"),
+                              metrics: TrialMetrics(), threads: [], threadsAtStart: threadsAtStart))
+        }
+        finish(runTrial(spec, catalog: catalog, threadsAtStart: threadsAtStart))
+    }
+
+    static func runTrial(_ spec: TrialSpec, catalog: ScenarioCatalog, threadsAtStart: Int) -> HostReport {
+        func failure(_ kind: TrialOutcome.Kind, _ message: String) -> HostReport {
+            HostReport(outcome: TrialOutcome(kind: kind, message: message), metrics: TrialMetrics(), threads: [], threadsAtStart: threadsAtStart)
+        }
+        guard let scenarioType = catalog.scenario(named: spec.scenario) else {
+            return failure(.harnessError, "this strain binary has no scenario named '\(spec.scenario)'")
+        }
+        var values = spec.parameters
+        for parameter in scenarioType.parameters where values[parameter.name] == nil {
+            values[parameter.name] = parameter.defaultValue
+        }
+        for parameter in scenarioType.parameters {
+            if let problem = parameter.problem(with: values[parameter.name] ?? "") { return failure(.harnessError, problem) }
+        }
+        let parameters = ParameterValues(values)
+        let context = ScenarioContext(parameters: parameters, seed: spec.seed, profile: spec.profile)
+
+        let workload: Workload
+        switch prepare(scenarioType, parameters: parameters, context: context) {
+        case .success(let prepared): workload = prepared
+        case .failure(let error): return failure(.threw, "while preparing: \(error)")
+        }
+
+        let executor = spec.strategy.makeExecutor(context: context)
+        let before = ResourceUsage.current()
+        let started = strain_monotonic_ns()
+        let result = Result { try workload(executor) }
+        let ended = strain_monotonic_ns()
+        let after = ResourceUsage.current()
+        executor.shutdown()
+
+        let outcome: TrialOutcome
+        switch result {
+        case .success: outcome = .completed
+        case .failure(let violation as InvariantViolation): outcome = TrialOutcome(kind: .invariantViolated, message: violation.description)
+        case .failure(let error): outcome = TrialOutcome(kind: .threw, message: String(describing: error))
+        }
+        let threads = context.reports
+        let depth = context.deepestDepth
+        let metrics = TrialMetrics(
+            wallSeconds: Double(ended - started) / 1e9,
+            userSeconds: after.userSeconds - before.userSeconds,
+            systemSeconds: after.systemSeconds - before.systemSeconds,
+            peakRSSBytes: after.peakRSSBytes,
+            voluntaryContextSwitches: after.voluntaryContextSwitches - before.voluntaryContextSwitches,
+            involuntaryContextSwitches: after.involuntaryContextSwitches - before.involuntaryContextSwitches,
+            peakThreads: Int(strain_thread_count()),
+            stackSizeBytes: threads.map(\.stackSizeBytes).max(),
+            stackHighWaterBytes: threads.map(\.stackHighWaterBytes).max(),
+            depth: depth > 0 ? depth : nil,
+            custom: context.metrics
+        )
+        return HostReport(outcome: outcome, metrics: metrics, threads: threads, threadsAtStart: threadsAtStart)
+    }
+
+    /// Runs the scenario's `prepare` on a harness thread with a large stack, so
+    /// that building and archiving a deep graph is never what overflows.
+    static func prepare(_ type: any Scenario.Type, parameters: ParameterValues, context: ScenarioContext) -> Result<Workload, any Error> {
+        let handoff = PreparationHandoff()
+        let thread = Thread {
+            let outcome = Result<Workload, any Error> {
+                try ThreadProbe.begin()
+                let scenario = try type.init(parameters: parameters)
+                return try scenario.prepare(context: context)
+            }
+            handoff.deliver(outcome)
+        }
+        thread.stackSize = preparationStackBytes
+        thread.name = "strain.prepare"
+        thread.start()
+        return handoff.wait()
+    }
+
+    /// Writes the report on the result pipe and leaves without running exit
+    /// handlers: threads a scenario left blocked must not hold the child up.
+    static func finish(_ report: HostReport) -> Never {
+        var line = Data(HostReport.linePrefix.utf8)
+        line.append((try? JSONEncoder().encode(report)) ?? Data("{}".utf8))
+        line.append(UInt8(ascii: "\n"))
+        line.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(resultDescriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    break
+                }
+                offset += written
+            }
+        }
+        fflush(nil)
+        _exit(0)
+    }
+}
+
+/// Passes the prepared workload from the harness thread to the main thread.
+private final class PreparationHandoff: Sendable {
+    private let value = Mutex<Result<Workload, any Error>?>(nil)
+    private let ready = DispatchSemaphore(value: 0)
+
+    func deliver(_ outcome: Result<Workload, any Error>) {
+        value.withLock { $0 = outcome }
+        ready.signal()
+    }
+
+    func wait() -> Result<Workload, any Error> {
+        ready.wait()
+        return value.withLock { $0 }!
+    }
+}
+
+/// getrusage(RUSAGE_SELF), in the units the records use.
+struct ResourceUsage {
+    var userSeconds: Double
+    var systemSeconds: Double
+    var peakRSSBytes: Int
+    var voluntaryContextSwitches: Int
+    var involuntaryContextSwitches: Int
+
+    static func current() -> ResourceUsage {
+        var usage = rusage()
+        getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
+        return ResourceUsage(usage)
+    }
+
+    init(_ usage: rusage) {
+        userSeconds = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+        systemSeconds = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+        peakRSSBytes = usage.ru_maxrss * 1024
+        voluntaryContextSwitches = usage.ru_nvcsw
+        involuntaryContextSwitches = usage.ru_nivcsw
+    }
+}

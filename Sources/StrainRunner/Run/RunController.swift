@@ -1,0 +1,44 @@
+import Foundation
+import Glibc
+import StrainKit
+
+/// Runs a plan trial by trial: each in its own child, each recorded in the
+/// journal as it ends, then the whole run written as `run.json`.
+public struct RunController: Sendable {
+    public var supervisor: TrialSupervisor
+    public var outputDirectory: String
+
+    public init(supervisor: TrialSupervisor, outputDirectory: String) {
+        self.supervisor = supervisor
+        self.outputDirectory = outputDirectory
+    }
+
+    /// Paths of what a run writes.
+    public var runJSONPath: String { (outputDirectory as NSString).appendingPathComponent("run.json") }
+    public var journalPath: String { (outputDirectory as NSString).appendingPathComponent("trials.jsonl") }
+
+    /// Runs every trial of `plan`; `progress` hears of each as it ends.
+    public func run(_ plan: Plan, progress: (TrialRecord, Int, Int) -> Void) throws -> RunRecord {
+        try FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
+        let journal = try Journal(path: journalPath)
+        let startedAt = Date().formatted(.iso8601)
+        let environment = EnvironmentProbe.current()
+        var trials: [TrialRecord] = []
+        trials.reserveCapacity(plan.trials.count)
+        for spec in plan.trials {
+            let record = supervisor.run(spec)
+            try journal.append(record)
+            trials.append(record)
+            progress(record, trials.count, plan.trials.count)
+        }
+        var usage = rusage()
+        getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
+        let run = RunRecord(
+            suite: plan.suite.resolved, environment: environment, startedAt: startedAt,
+            finishedAt: Date().formatted(.iso8601), runnerPeakRSSBytes: usage.ru_maxrss * 1024, trials: trials
+        )
+        try RunRecordFile.write(run, to: runJSONPath)
+        return run
+    }
+}
+

@@ -1,0 +1,51 @@
+import StrainKit
+
+/// The trials a suite expands to: every run's scenario × parameter combination ×
+/// profile × repetition × strategy, in that nesting, so each repetition runs
+/// the strategies side by side and drift on the machine touches them alike.
+public struct Plan: Sendable {
+    public let suite: Suite
+    public let trials: [TrialSpec]
+
+    public init(suite: Suite) {
+        self.suite = suite
+        var trials: [TrialSpec] = []
+        for run in suite.runs {
+            for combination in Self.combinations(run.parameters) {
+                for profile in run.profiles {
+                    for repetition in 1...run.repetitions {
+                        // One seed per combination and repetition: every strategy gets the same graph.
+                        let seed = Self.seed("\(suite.name)|\(run.scenario)|\(combination.sorted { $0.key < $1.key })|\(repetition)")
+                        for strategy in run.strategies {
+                            trials.append(TrialSpec(
+                                index: trials.count, scenario: run.scenario, parameters: combination,
+                                strategy: strategy, profile: profile, repetition: repetition, seed: seed,
+                                timeoutSeconds: run.timeoutSeconds, expected: run.expected(for: strategy)
+                            ))
+                        }
+                    }
+                }
+            }
+        }
+        self.trials = trials
+    }
+
+    /// The cartesian product of the parameters' values, in the suite's order.
+    static func combinations(_ parameters: [(name: String, values: [String])]) -> [[String: String]] {
+        parameters.reduce([[:]]) { partial, parameter in
+            partial.flatMap { combination in
+                parameter.values.map { value in combination.merging([parameter.name: value]) { $1 } }
+            }
+        }
+    }
+
+    /// FNV-1a: a seed that is the same for the same text on every machine and run.
+    static func seed(_ text: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        return hash
+    }
+}

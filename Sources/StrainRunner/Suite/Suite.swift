@@ -1,0 +1,50 @@
+import StrainKit
+
+/// A suite file, parsed and validated: every name and value checked.
+public struct Suite: Sendable {
+    public var name: String
+    public var description: String?
+    /// The file it was read from.
+    public var path: String
+    public var repetitions: Int
+    public var timeoutSeconds: Double
+    public var profiles: [Profile]
+    public var runs: [SuiteRun]
+
+    /// The suite with its defaults filled in, as `run.json` records it.
+    public var resolved: ResolvedSuite {
+        ResolvedSuite(
+            name: name, description: description, path: path, repetitions: repetitions,
+            timeoutSeconds: timeoutSeconds, profiles: profiles.map(\.rawValue),
+            runs: runs.map { run in
+                ResolvedRun(
+                    scenario: run.scenario,
+                    parameters: Dictionary(uniqueKeysWithValues: run.parameters.map { ($0.name, $0.values) }),
+                    strategies: run.strategies.map(\.description),
+                    profiles: run.profiles.map(\.rawValue),
+                    repetitions: run.repetitions,
+                    timeoutSeconds: run.timeoutSeconds,
+                    expect: run.expectations.mapValues { $0.map(\.description) }
+                )
+            }
+        )
+    }
+}
+
+/// One `runs:` entry: a scenario, its parameter matrix and the strategies to run it on.
+public struct SuiteRun: Sendable {
+    public var scenario: String
+    /// Every parameter of the scenario with the values to sweep, in the scenario's order.
+    public var parameters: [(name: String, values: [String])]
+    public var strategies: [StrategySpec]
+    public var profiles: [Profile]
+    public var repetitions: Int
+    public var timeoutSeconds: Double
+    /// Accepted outcomes by strategy name; the key `default` covers the rest.
+    public var expectations: [String: [ExpectedOutcome]]
+
+    /// What the suite accepts for a trial on `strategy`.
+    public func expected(for strategy: StrategySpec) -> [ExpectedOutcome] {
+        expectations[strategy.description] ?? expectations["default"] ?? [ExpectedOutcome(kind: .completed)]
+    }
+}

@@ -1,0 +1,204 @@
+import Foundation
+import Glibc
+import StrainKit
+
+/// The parent's side of a trial: starts the child, reads what it says with
+/// bounds, enforces the deadline, and turns whatever happened into a record.
+///
+/// A child that crashes, hangs, floods its output or closes its pipes ends up
+/// as that trial's outcome; it never takes the supervisor down.
+public struct TrialSupervisor: Sendable {
+    /// The `strain` binary children re-enter through `_trial`.
+    public var executable: String
+    /// Bytes of standard output and of standard error kept per trial.
+    public var outputCap = 64 * 1024
+    /// Bytes of the result pipe kept per trial (a fault record with 262,144 frames is ~5 MB).
+    public var resultCap = 64 * 1024 * 1024
+    /// Seconds between SIGTERM and SIGKILL at a deadline.
+    public var gracePeriod = 1.0
+    /// Seconds between samples of the child's thread count.
+    public var samplingInterval = 0.005
+    public let traceBuilder: TraceBuilder
+
+    public init(executable: String, symbolizer: Symbolizer = Symbolizer()) {
+        self.executable = executable
+        self.traceBuilder = TraceBuilder(symbolizer: symbolizer)
+    }
+
+    public func run(_ spec: TrialSpec) -> TrialRecord {
+        let startedAt = Date().formatted(.iso8601)
+        let specJSON: String
+        do {
+            specJSON = String(decoding: try JSONEncoder().encode(spec), as: UTF8.self)
+        } catch {
+            return TrialRecord(spec: spec, outcome: TrialOutcome(kind: .harnessError, message: "could not encode the trial spec: \(error)"),
+                               metrics: TrialMetrics(), trace: nil, stdout: nil, stderr: nil, startedAt: startedAt)
+        }
+        var environment = ProcessInfo.processInfo.environment
+        // Swift's own backtracer would race our handler for the same signals.
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        let start = DispatchTime.now().uptimeNanoseconds
+        let child: ChildProcess
+        do {
+            child = try ChildProcess.spawn(executable: executable, arguments: ["_trial", specJSON],
+                                           environment: environment.map { "\($0.key)=\($0.value)" })
+        } catch {
+            return TrialRecord(spec: spec, outcome: TrialOutcome(kind: .harnessError, message: error.description),
+                               metrics: TrialMetrics(), trace: nil, stdout: nil, stderr: nil, startedAt: startedAt)
+        }
+        let watched = watch(child, deadline: start + UInt64(spec.timeoutSeconds * 1e9))
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return record(spec, watched, trialSeconds: elapsed, startedAt: startedAt)
+    }
+
+    /// What the parent saw of one child.
+    struct Watched {
+        var result = BoundedBuffer(cap: 0)
+        var output = BoundedBuffer(cap: 0)
+        var error = BoundedBuffer(cap: 0)
+        var status: Int32 = 0
+        var usage = rusage()
+        var timedOut = false
+        var peakThreads = 0
+    }
+
+    private func watch(_ child: ChildProcess, deadline: UInt64) -> Watched {
+        var watched = Watched(result: BoundedBuffer(cap: resultCap), output: BoundedBuffer(cap: outputCap), error: BoundedBuffer(cap: outputCap))
+        var open: [Int32: WritableKeyPath<Watched, BoundedBuffer>] = [
+            child.resultDescriptor: \.result, child.outputDescriptor: \.output, child.errorDescriptor: \.error,
+        ]
+        var killAt: UInt64?
+        var reaped = false
+        var nextSample: UInt64 = 0
+        let threadsPath = "/proc/\(child.pid)/status"
+        var chunk = [UInt8](repeating: 0, count: 65536)
+
+        while !reaped || !open.isEmpty {
+            let now = DispatchTime.now().uptimeNanoseconds
+            if !reaped {
+                if now >= deadline && !watched.timedOut {
+                    watched.timedOut = true
+                    child.signalGroup(SIGTERM)
+                    killAt = now + UInt64(gracePeriod * 1e9)
+                } else if let at = killAt, now >= at {
+                    child.signalGroup(SIGKILL)
+                    killAt = nil
+                }
+                if now >= nextSample {
+                    if let threads = Self.threadCount(threadsPath) { watched.peakThreads = max(watched.peakThreads, threads) }
+                    nextSample = now + UInt64(samplingInterval * 1e9)
+                }
+                var status: Int32 = 0
+                if wait4(child.pid, &status, WNOHANG, &watched.usage) == child.pid {
+                    watched.status = status
+                    reaped = true
+                    // Whatever the child started dies with it.
+                    child.signalGroup(SIGKILL)
+                }
+            }
+            if open.isEmpty {
+                if !reaped { usleep(500) }
+                continue
+            }
+            var descriptors = open.keys.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            // After the child is reaped, drain what is buffered without waiting on grandchildren.
+            let timeout: Int32 = reaped ? 0 : Int32(max(1, min(samplingInterval * 1000, Double(deadline > now ? deadline - now : 0) / 1e6)))
+            let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
+            if ready <= 0 {
+                if reaped { open.keys.forEach { close($0) }; open.removeAll() }
+                continue
+            }
+            for descriptor in descriptors where descriptor.revents != 0 {
+                let count = read(descriptor.fd, &chunk, chunk.count)
+                if count > 0 {
+                    if let path = open[descriptor.fd] { watched[keyPath: path].append(chunk[0..<count]) }
+                } else if count == 0 || (errno != EAGAIN && errno != EINTR) {
+                    close(descriptor.fd)
+                    open[descriptor.fd] = nil
+                }
+            }
+        }
+        return watched
+    }
+
+    static func threadCount(_ path: String) -> Int? {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Threads:") }) else { return nil }
+        return Int(line.dropFirst("Threads:".count).trimmingCharacters(in: .whitespaces))
+    }
+
+    private func record(_ spec: TrialSpec, _ watched: Watched, trialSeconds: Double, startedAt: String) -> TrialRecord {
+        let resultText = String(decoding: watched.result.bytes, as: UTF8.self)
+        var metrics = TrialMetrics()
+        var outcome: TrialOutcome
+        var trace: FaultTrace?
+
+        let exitedNormally = (watched.status & 0x7f) == 0
+        let exitStatus = (watched.status >> 8) & 0xff
+        let killedBy: Int32? = exitedNormally ? nil : watched.status & 0x7f
+
+        if let fault = FaultRecord(parsing: resultText[...]) {
+            let built = traceBuilder.trace(from: fault)
+            trace = built
+            outcome = TrialOutcome(kind: fault.isOverflow ? .stackOverflow : .crashed, signal: fault.signal,
+                                   message: fault.isComplete ? nil : "the fault record was cut short")
+            metrics.stackSizeBytes = built.stackSizeBytes
+            metrics.stackHighWaterBytes = fault.isOverflow ? built.stackSizeBytes : nil
+            metrics.depth = built.markedDepth
+            metrics.frames = fault.totalFrames
+        } else if let report = Self.hostReport(in: resultText) {
+            outcome = report.outcome
+            metrics = report.metrics
+        } else if watched.timedOut {
+            outcome = TrialOutcome(kind: .timedOut, message: "no result within \(spec.timeoutSeconds)s; the child was stopped")
+        } else if let signal = killedBy {
+            outcome = TrialOutcome(kind: .crashed, signal: signal,
+                                   message: "the child died of \(SignalName.of(signal)) without a fault record (a thread without an alternate signal stack, or a signal from outside)")
+        } else {
+            let tail = String(decoding: watched.error.bytes.suffix(400), as: UTF8.self)
+            outcome = TrialOutcome(kind: .harnessError, message: "the child exited with status \(exitStatus) without a result\(tail.isEmpty ? "" : ": \(tail)")")
+        }
+
+        // What only the parent can see: the whole child's resource use, and the thread count it sampled.
+        let usage = ResourceUsage(watched.usage)
+        if metrics.userSeconds == nil { metrics.userSeconds = usage.userSeconds }
+        if metrics.systemSeconds == nil { metrics.systemSeconds = usage.systemSeconds }
+        if metrics.peakRSSBytes == nil { metrics.peakRSSBytes = usage.peakRSSBytes }
+        if metrics.voluntaryContextSwitches == nil { metrics.voluntaryContextSwitches = usage.voluntaryContextSwitches }
+        if metrics.involuntaryContextSwitches == nil { metrics.involuntaryContextSwitches = usage.involuntaryContextSwitches }
+        metrics.peakThreads = max(metrics.peakThreads ?? 0, watched.peakThreads)
+        metrics.trialSeconds = trialSeconds
+
+        return TrialRecord(spec: spec, outcome: outcome, metrics: metrics, trace: trace,
+                           stdout: watched.output.text, stderr: watched.error.text, startedAt: startedAt)
+    }
+
+    static func hostReport(in text: String) -> HostReport? {
+        guard let line = text.split(separator: "\n").last(where: { $0.hasPrefix(HostReport.linePrefix) }) else { return nil }
+        guard let report = try? JSONDecoder().decode(HostReport.self, from: Data(line.dropFirst(HostReport.linePrefix.count).utf8)),
+              report.version == HostReport.currentVersion else { return nil }
+        return report
+    }
+}
+
+/// Keeps the first `cap` bytes of a stream and counts the rest.
+struct BoundedBuffer {
+    let cap: Int
+    private(set) var bytes: [UInt8] = []
+    private(set) var dropped = 0
+
+    init(cap: Int) { self.cap = cap }
+
+    mutating func append(_ chunk: ArraySlice<UInt8>) {
+        let room = max(0, cap - bytes.count)
+        bytes.append(contentsOf: chunk.prefix(room))
+        dropped += max(0, chunk.count - room)
+    }
+
+    /// The kept text, with a note of what was dropped; nil when there was none.
+    var text: String? {
+        guard !bytes.isEmpty || dropped > 0 else { return nil }
+        let kept = String(decoding: bytes, as: UTF8.self)
+        return dropped > 0 ? kept + "\n[… \(dropped) more bytes not kept]" : kept
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// The fault record as the child's handler wrote it: raw addresses, the stack
+/// bounds, and a copy of /proc/self/maps at the moment of the fault.
+public struct FaultRecord: Sendable {
+    public var signal: Int32 = 0
+    public var code: Int32 = 0
+    public var address: UInt64 = 0
+    public var isOverflow = false
+    public var threadWasPrepared = false
+    public var stackLow: UInt64?
+    public var stackHigh: UInt64?
+    public var guardSize: Int?
+    public var markedDepth: Int = 0
+    public var totalFrames = 0
+    /// Kept frames: the head as walked from the fault, then the tail.
+    public var headFrames: [UInt64] = []
+    public var tailFrames: [UInt64] = []
+    public var walkNanoseconds = 0
+    public var captureNanoseconds: Int?
+    public var maps = ""
+    /// Whether the record ran to its `END` line.
+    public var isComplete = false
+
+    /// Frames counted by the handler but kept in neither head nor tail.
+    public var omittedFrames: Int { max(0, totalFrames - headFrames.count - tailFrames.count) }
+
+    /// The marker that opens a fault record on the result pipe.
+    public static let marker = "STRAIN-FAULT "
+
+    /// Parses the record starting at the marker in `text`; nil when there is none.
+    public init?(parsing text: Substring) {
+        guard let start = text.range(of: Self.marker) else { return nil }
+        let body = text[start.lowerBound...]
+        var lines = body.split(separator: "\n", omittingEmptySubsequences: false)[...]
+        _ = lines.popFirst()
+        var headCount = 0
+        var framesRead = 0
+        while let line = lines.popFirst() {
+            if line == "maps" {
+                var mapLines: [Substring] = []
+                while let mapLine = lines.popFirst(), mapLine != "end-maps" { mapLines.append(mapLine) }
+                maps = mapLines.joined(separator: "\n")
+                continue
+            }
+            if line == "END" {
+                isComplete = true
+                break
+            }
+            guard let space = line.firstIndex(of: " ") else { continue }
+            let key = line[..<space]
+            let value = line[line.index(after: space)...]
+            switch key {
+            case "f":
+                guard let frame = Self.hex(value) else { continue }
+                if framesRead < headCount { headFrames.append(frame) } else { tailFrames.append(frame) }
+                framesRead += 1
+            case "signal": signal = Int32(value) ?? 0
+            case "code": code = Int32(value) ?? 0
+            case "address": address = Self.hex(value) ?? 0
+            case "overflow": isOverflow = value == "1"
+            case "prepared": threadWasPrepared = value == "1"
+            case "stack_low": stackLow = Self.hex(value)
+            case "stack_high": stackHigh = Self.hex(value)
+            case "guard": guardSize = Int(value)
+            case "depth": markedDepth = Int(value) ?? 0
+            case "frames_total": totalFrames = Int(value) ?? 0
+            case "frames_head": headCount = Int(value) ?? 0
+            case "walk_ns": walkNanoseconds = Int(value) ?? 0
+            case "capture_ns": captureNanoseconds = Int(value)
+            default: continue
+            }
+        }
+    }
+
+    static func hex(_ text: Substring) -> UInt64? {
+        guard text.hasPrefix("0x") else { return nil }
+        return UInt64(text.dropFirst(2), radix: 16)
+    }
+}

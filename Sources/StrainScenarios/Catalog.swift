@@ -1,0 +1,12 @@
+import StrainKit
+
+extension ScenarioCatalog {
+    /// The scenarios that ship with Strain.
+    public static let builtIn = ScenarioCatalog([
+        NoopScenario.self,
+        StackDepthScenario.self,
+        CyclicGraphScenario.self,
+        NestedJSONScenario.self,
+        CrashScenario.self,
+    ])
+}

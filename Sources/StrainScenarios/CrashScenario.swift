@@ -1,0 +1,36 @@
+import Foundation
+import StrainKit
+
+/// Dies on purpose, to show what Strain records for a crash that is not a stack
+/// overflow: a null dereference (SIGSEGV), abort() (SIGABRT), a Swift trap (SIGILL).
+public struct CrashScenario: Scenario {
+    public static let name = "crash"
+    public static let summary = "crashes on purpose (null dereference, abort, Swift trap) or throws: checks the crash path"
+    public static let parameters: [ParameterSpec] = [
+        ParameterSpec("kind", .choice(["null-dereference", "abort", "trap", "throw", "none"]), default: "null-dereference",
+                      summary: "how the work fails; none completes"),
+    ]
+
+    struct Thrown: Error, CustomStringConvertible {
+        var description: String { "the crash scenario threw on purpose" }
+    }
+
+    let kind: String
+
+    public init(parameters: ParameterValues) { kind = parameters.string("kind") }
+
+    public func prepare(context: ScenarioContext) throws -> Workload {
+        let kind = kind
+        return { executor in
+            try executor.perform {
+                switch kind {
+                case "null-dereference": FaultInjection.nullDereference()
+                case "abort": abort()
+                case "trap": preconditionFailure("the crash scenario trapped on purpose")
+                case "throw": throw Thrown()
+                default: break
+                }
+            }
+        }
+    }
+}

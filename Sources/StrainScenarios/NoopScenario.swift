@@ -1,0 +1,14 @@
+import StrainKit
+
+/// Does nothing on its strategy: what a trial costs the harness itself.
+public struct NoopScenario: Scenario {
+    public static let name = "noop"
+    public static let summary = "does nothing; the harness's own cost per trial"
+    public static let parameters: [ParameterSpec] = []
+
+    public init(parameters: ParameterValues) {}
+
+    public func prepare(context: ScenarioContext) throws -> Workload {
+        { executor in try executor.perform {} }
+    }
+}

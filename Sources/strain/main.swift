@@ -1,0 +1,4 @@
+import StrainCLI
+import StrainScenarios
+
+StrainCommand.main(catalog: .builtIn)
