@@ -28,7 +28,8 @@ let package = Package(
             // __cxa_demangle, for naming C++ frames in traces.
             linkerSettings: [.linkedLibrary("stdc++")]
         ),
-        .target(name: "StrainKit", dependencies: ["CStrainProbe"]),
+        // run.json's JSON Schema lives beside the records it describes.
+        .target(name: "StrainKit", dependencies: ["CStrainProbe"], exclude: ["Records/RunRecord.schema.json"]),
         .target(
             name: "StrainRunner",
             dependencies: ["StrainKit", .product(name: "Yams", package: "Yams")]

@@ -1,11 +1,17 @@
+import Foundation
 import StrainKit
 
 /// A fault trace as lines of text: the head, the recursion collapsed, the tail.
 public enum TraceText {
     /// `SIGSEGV at 0x7f…, 2.1 KiB below the 512 KiB stack's low end; 1,532 frames`.
     public static func headline(_ trace: FaultTrace) -> String {
-        var text = "\(trace.signalName) at \(String(format: "0x%llx", trace.faultAddress))"
-        if let below = trace.faultBelowStackBytes, let size = trace.stackSizeBytes {
+        var text = trace.signalName
+        // Only a memory fault's si_addr is an address that was touched.
+        let memoryFault = trace.signal == SIGSEGV || trace.signal == SIGBUS
+        if memoryFault { text += " at \(String(format: "0x%llx", trace.faultAddress))" }
+        if !memoryFault {
+            if let size = trace.stackSizeBytes { text += " on a \(ByteSize.format(size)) stack" }
+        } else if let below = trace.faultBelowStackBytes, let size = trace.stackSizeBytes {
             let place = below >= 0 ? "\(Format.bytes(Double(below))) below" : "\(Format.bytes(Double(-below))) above"
             text += ", \(place) the low end of a \(ByteSize.format(size)) stack"
         } else if trace.stackLow == nil {

@@ -85,7 +85,7 @@ public struct EnvironmentRecord: Codable, Hashable, Sendable {
     public var kernel: String
     public var architecture: String
     public var swiftVersion: String
-    /// Soft limits in force for the runner (`stack`, `nofile`, `nproc`), bytes or counts; -1 for unlimited.
+    /// Soft limits in force for the runner (`stack`, `nofile`, `nproc`, `as`), bytes or counts; -1 for unlimited.
     public var rlimits: [String: Int]
     /// The git commit of the working directory, when it is a repository.
     public var gitCommit: String?

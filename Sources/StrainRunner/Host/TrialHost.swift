@@ -60,7 +60,7 @@ public enum TrialHost {
         let workload: Workload
         switch prepare(scenarioType, parameters: parameters, context: context) {
         case .success(let prepared): workload = prepared
-        case .failure(let error): return failure(.threw, "while preparing: \(error)")
+        case .failure(let error): return failure(.threw, "while preparing: \(ErrorText.describe(error))")
         }
 
         let executor = spec.strategy.makeExecutor(context: context)
@@ -75,7 +75,7 @@ public enum TrialHost {
         switch result {
         case .success: outcome = .completed
         case .failure(let violation as InvariantViolation): outcome = TrialOutcome(kind: .invariantViolated, message: violation.description)
-        case .failure(let error): outcome = TrialOutcome(kind: .threw, message: String(describing: error))
+        case .failure(let error): outcome = TrialOutcome(kind: .threw, message: ErrorText.describe(error))
         }
         let threads = context.reports
         let depth = context.deepestDepth
@@ -83,7 +83,7 @@ public enum TrialHost {
             wallSeconds: Double(ended - started) / 1e9,
             userSeconds: after.userSeconds - before.userSeconds,
             systemSeconds: after.systemSeconds - before.systemSeconds,
-            peakRSSBytes: after.peakRSSBytes,
+            peakRSSBytes: ProcessStatus.read("/proc/self/status")?.peakRSSBytes ?? after.peakRSSBytes,
             voluntaryContextSwitches: after.voluntaryContextSwitches - before.voluntaryContextSwitches,
             involuntaryContextSwitches: after.involuntaryContextSwitches - before.involuntaryContextSwitches,
             peakThreads: Int(strain_thread_count()),
@@ -148,6 +148,28 @@ private final class PreparationHandoff: Sendable {
     func wait() -> Result<Workload, any Error> {
         ready.wait()
         return value.withLock { $0 }!
+    }
+}
+
+/// An error's text, safe to build on any thread: Foundation's coding errors
+/// carry the whole failing value, and describing a deeply nested one recurses
+/// as deep as the value did (on a small main stack, that is an overflow).
+enum ErrorText {
+    static let limit = 2000
+
+    static func describe(_ error: any Error) -> String {
+        let text: String
+        switch error {
+        case EncodingError.invalidValue(_, let context):
+            text = "EncodingError.invalidValue at depth \(context.codingPath.count): \(context.debugDescription)"
+        case DecodingError.dataCorrupted(let context), DecodingError.keyNotFound(_, let context),
+             DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            let underlying = context.underlyingError.map { " (\(String(describing: $0).prefix(limit)))" } ?? ""
+            text = "DecodingError at depth \(context.codingPath.count): \(context.debugDescription)\(underlying)"
+        default:
+            text = String(describing: error)
+        }
+        return text.count > limit ? String(text.prefix(limit)) + "…" : text
     }
 }
 

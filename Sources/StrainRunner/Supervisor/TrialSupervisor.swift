@@ -60,6 +60,8 @@ public struct TrialSupervisor: Sendable {
         var usage = rusage()
         var timedOut = false
         var peakThreads = 0
+        /// The child's own peak RSS (VmHWM) as last sampled.
+        var peakRSSBytes = 0
     }
 
     private func watch(_ child: ChildProcess, deadline: UInt64) -> Watched {
@@ -70,7 +72,7 @@ public struct TrialSupervisor: Sendable {
         var killAt: UInt64?
         var reaped = false
         var nextSample: UInt64 = 0
-        let threadsPath = "/proc/\(child.pid)/status"
+        let statusPath = "/proc/\(child.pid)/status"
         var chunk = [UInt8](repeating: 0, count: 65536)
 
         while !reaped || !open.isEmpty {
@@ -85,7 +87,10 @@ public struct TrialSupervisor: Sendable {
                     killAt = nil
                 }
                 if now >= nextSample {
-                    if let threads = Self.threadCount(threadsPath) { watched.peakThreads = max(watched.peakThreads, threads) }
+                    if let status = ProcessStatus.read(statusPath) {
+                        watched.peakThreads = max(watched.peakThreads, status.threads ?? 0)
+                        watched.peakRSSBytes = max(watched.peakRSSBytes, status.peakRSSBytes ?? 0)
+                    }
                     nextSample = now + UInt64(samplingInterval * 1e9)
                 }
                 var status: Int32 = 0
@@ -119,12 +124,6 @@ public struct TrialSupervisor: Sendable {
             }
         }
         return watched
-    }
-
-    static func threadCount(_ path: String) -> Int? {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Threads:") }) else { return nil }
-        return Int(line.dropFirst("Threads:".count).trimmingCharacters(in: .whitespaces))
     }
 
     private func record(_ spec: TrialSpec, _ watched: Watched, trialSeconds: Double, startedAt: String) -> TrialRecord {
@@ -163,7 +162,8 @@ public struct TrialSupervisor: Sendable {
         let usage = ResourceUsage(watched.usage)
         if metrics.userSeconds == nil { metrics.userSeconds = usage.userSeconds }
         if metrics.systemSeconds == nil { metrics.systemSeconds = usage.systemSeconds }
-        if metrics.peakRSSBytes == nil { metrics.peakRSSBytes = usage.peakRSSBytes }
+        // getrusage's ru_maxrss is inherited from the parent across posix_spawn's exec: use VmHWM.
+        if metrics.peakRSSBytes == nil, watched.peakRSSBytes > 0 { metrics.peakRSSBytes = watched.peakRSSBytes }
         if metrics.voluntaryContextSwitches == nil { metrics.voluntaryContextSwitches = usage.voluntaryContextSwitches }
         if metrics.involuntaryContextSwitches == nil { metrics.involuntaryContextSwitches = usage.involuntaryContextSwitches }
         metrics.peakThreads = max(metrics.peakThreads ?? 0, watched.peakThreads)

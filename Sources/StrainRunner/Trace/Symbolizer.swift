@@ -24,11 +24,13 @@ public final class Symbolizer: Sendable {
     static func mappings(_ maps: String) -> [Mapping] {
         maps.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
-            guard fields.count == 6, fields[5].hasPrefix("/") else { return nil }
+            guard fields.count == 6 else { return nil }
+            let path = fields[5].trimmingCharacters(in: .whitespaces)
+            guard path.hasPrefix("/") else { return nil }
             let range = fields[0].split(separator: "-")
             guard range.count == 2, let start = UInt64(range[0], radix: 16), let end = UInt64(range[1], radix: 16),
                   let offset = UInt64(fields[2], radix: 16) else { return nil }
-            return Mapping(start: start, end: end, fileOffset: offset, path: String(fields[5]).trimmingCharacters(in: .whitespaces))
+            return Mapping(start: start, end: end, fileOffset: offset, path: path)
         }
     }
 
@@ -69,7 +71,7 @@ public final class Symbolizer: Sendable {
         if let known = names.withLock({ $0[name] }) { return known }
         var result = name
         if let swift = strain_demangle_swift(name) {
-            result = String(cString: swift)
+            result = SwiftSymbolName.simplify(String(cString: swift))
             free(swift)
         } else if let cxx = strain_demangle_cxx(name) {
             result = String(cString: cxx)

@@ -1,0 +1,99 @@
+/// Shortens a demangled Swift name to what a person reads in a trace:
+/// `Foundation.NSKeyedArchiver.encode(_: Swift.Optional<Any>, forKey: Swift.String) -> ()`
+/// becomes `NSKeyedArchiver.encode(_:forKey:)`.
+enum SwiftSymbolName {
+    static func simplify(_ demangled: String) -> String {
+        var text = Substring(demangled)
+        var notes: [String] = []
+        for prefix in ["merged ", "outlined ", "reabstraction thunk helper from "] where text.hasPrefix(prefix) {
+            text = text.dropFirst(prefix.count)
+        }
+        if text.hasPrefix("protocol witness for ") {
+            text = text.dropFirst("protocol witness for ".count)
+            if let conformance = text.range(of: " in conformance ") { text = text[..<conformance.lowerBound] }
+            notes.append("witness")
+        }
+        var name = ""
+        var index = text.startIndex
+        // The qualified name runs to the parameter list: the first "(" that is not
+        // a private discriminator "(name in _HASH)".
+        while index < text.endIndex {
+            let character = text[index]
+            if character == "(" {
+                let rest = text[index...]
+                if let close = rest.firstIndex(of: ")"), rest[..<close].contains(" in _") {
+                    let inner = rest[rest.index(after: index)..<close]
+                    name += inner.components(separatedBy: " in _").first ?? String(inner)
+                    index = text.index(after: close)
+                    continue
+                }
+                break
+            }
+            name.append(character)
+            index = text.index(after: index)
+        }
+        var labels = ""
+        if index < text.endIndex, let close = matchingParenthesis(in: text, from: index) {
+            let parameters = text[text.index(after: index)..<close]
+            labels = "(" + topLevelParts(parameters).map { part in
+                if let colon = part.firstIndex(of: ":") { return String(part[..<colon]).trimmed + ":" }
+                return "_:"
+            }.joined() + ")"
+            if parameters.isEmpty { labels = "()" }
+        }
+        // Drop the module: the first component of a qualified name.
+        let components = name.split(separator: ".", maxSplits: 1)
+        if components.count == 2, !name.hasPrefix("closure"), components[0].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) {
+            name = String(components[1])
+        }
+        let result = name + labels
+        return notes.isEmpty ? result : result + " [\(notes.joined(separator: ", "))]"
+    }
+
+    private static func matchingParenthesis(in text: Substring, from open: Substring.Index) -> Substring.Index? {
+        var depth = 0
+        var index = open
+        while index < text.endIndex {
+            switch text[index] {
+            case "(", "<", "[": depth += 1
+            case ")", ">", "]":
+                // `->` is an arrow, not a closing bracket.
+                if text[index] == ">", index > text.startIndex, text[text.index(before: index)] == "-" { break }
+                depth -= 1
+                if depth == 0 { return index }
+            default: break
+            }
+            index = text.index(after: index)
+        }
+        return nil
+    }
+
+    private static func topLevelParts(_ text: Substring) -> [Substring] {
+        var parts: [Substring] = []
+        var depth = 0
+        var start = text.startIndex
+        var index = text.startIndex
+        while index < text.endIndex {
+            let character = text[index]
+            if character == "(" || character == "<" || character == "[" { depth += 1 }
+            if character == ")" || character == "]" { depth -= 1 }
+            if character == ">", index > text.startIndex, text[text.index(before: index)] != "-" { depth -= 1 }
+            if character == ",", depth == 0 {
+                parts.append(text[start..<index])
+                start = text.index(after: index)
+            }
+            index = text.index(after: index)
+        }
+        if start < text.endIndex { parts.append(text[start...]) }
+        return parts
+    }
+}
+
+private extension String {
+    var trimmed: String {
+        var text = Substring(self)
+        while text.first == " " { text = text.dropFirst() }
+        while text.last == " " { text = text.dropLast() }
+        return String(text)
+    }
+}
