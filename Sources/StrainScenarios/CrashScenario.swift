@@ -5,10 +5,10 @@ import StrainKit
 /// overflow: a null dereference (SIGSEGV), abort() (SIGABRT), a Swift trap (SIGILL).
 public struct CrashScenario: Scenario {
     public static let name = "crash"
-    public static let summary = "crashes on purpose (null dereference, abort, Swift trap) or throws: checks the crash path"
+    public static let summary = "fails on purpose (null dereference, abort, Swift trap, throw, hang): checks the harness's crash and timeout paths"
     public static let parameters: [ParameterSpec] = [
-        ParameterSpec("kind", .choice(["null-dereference", "abort", "trap", "throw", "none"]), default: "null-dereference",
-                      summary: "how the work fails; none completes"),
+        ParameterSpec("kind", .choice(["null-dereference", "abort", "trap", "throw", "hang", "none"]), default: "null-dereference",
+                      summary: "how the work fails; hang sleeps until the deadline; none completes"),
     ]
 
     struct Thrown: Error, CustomStringConvertible {
@@ -28,6 +28,7 @@ public struct CrashScenario: Scenario {
                 case "abort": abort()
                 case "trap": preconditionFailure("the crash scenario trapped on purpose")
                 case "throw": throw Thrown()
+                case "hang": while true { sleep(60) }
                 default: break
                 }
             }

@@ -13,6 +13,11 @@ enum SwiftSymbolName {
             if let conformance = text.range(of: " in conformance ") { text = text[..<conformance.lowerBound] }
             notes.append("witness")
         }
+        var qualifier = ""
+        for prefix in ["static ", "class "] where text.hasPrefix(prefix) {
+            qualifier = prefix
+            text = text.dropFirst(prefix.count)
+        }
         var name = ""
         var index = text.startIndex
         // The qualified name runs to the parameter list: the first "(" that is not
@@ -46,7 +51,7 @@ enum SwiftSymbolName {
         if components.count == 2, !name.hasPrefix("closure"), components[0].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) {
             name = String(components[1])
         }
-        let result = name + labels
+        let result = qualifier + name + labels
         return notes.isEmpty ? result : result + " [\(notes.joined(separator: ", "))]"
     }
 

@@ -1,0 +1,143 @@
+import CStrainProbe
+import Foundation
+import StrainKit
+@testable import StrainRunner
+import Testing
+
+@Suite struct RecursionCycleFinderTests {
+    @Test func findsThePeriodAndItsRepetitionsInsideAStack() throws {
+        let head: [UInt64] = [900, 901]
+        let cycle: [UInt64] = [10, 11, 12, 13]
+        let tail: [UInt64] = [2, 1]
+        let stack = head + Array(repeating: cycle, count: 250).flatMap { $0 } + tail
+        let match = try #require(RecursionCycleFinder.find(in: stack))
+        #expect(match.period == 4)
+        #expect(match.repetitions == 250)
+        #expect(match.start == 2)
+    }
+
+    @Test func prefersTheShortestPeriodOverItsMultiples() throws {
+        let stack: [UInt64] = Array(repeating: [UInt64(5), 6], count: 100).flatMap { $0 }
+        let match = try #require(RecursionCycleFinder.find(in: stack))
+        #expect(match.period == 2)
+        #expect(match.repetitions == 100)
+    }
+
+    @Test func findsNothingInAStackWithoutRepetition() {
+        #expect(RecursionCycleFinder.find(in: (0..<500).map { UInt64($0) }) == nil)
+    }
+
+    @Test func countsThroughFramesTheHandlerCouldNotKeep() throws {
+        // A 3-frame cycle whose middle was dropped: head and tail both repeat it.
+        let cycle: [UInt64] = [7, 8, 9]
+        var record = try #require(FaultRecord(parsing: "STRAIN-FAULT 1\nsignal 11\nEND\n"))
+        record.headFrames = [1] + Array(repeating: cycle, count: 100).flatMap { $0 }
+        record.tailFrames = Array(repeating: cycle, count: 100).flatMap { $0 } + [2, 3]
+        record.totalFrames = record.headFrames.count + record.tailFrames.count + 3000
+        let trace = TraceBuilder(symbolizer: Symbolizer()).trace(from: record)
+        let found = try #require(trace.cycle)
+        #expect(found.frames.count == 3)
+        #expect(found.repetitions == 100 + 1000 + 100)
+        #expect(trace.omittedFrames == 3000)
+    }
+}
+
+@Suite struct FaultRecordTests {
+    @Test func parsesTheHandlersRecordWithHeadTailAndMaps() throws {
+        let text = """
+        RESULT {"ignored": true}
+        STRAIN-FAULT 1
+        signal 11
+        code 2
+        address 0x7f0000000ff8
+        sp 0x7f0000001000
+        tid 42
+        overflow 1
+        prepared 1
+        stack_low 0x7f0000001000
+        stack_high 0x7f0000081000
+        guard 4096
+        depth 631
+        frames_total 5
+        walk_ns 1200
+        frames_head 2
+        frames_tail 2
+        f 0x10
+        f 0x20
+        f 0x40
+        f 0x50
+        maps
+        55d0-55e0 r-xp 00001000 08:01 12 /usr/bin/strain
+        end-maps
+        capture_ns 3400
+        END
+        """
+        let record = try #require(FaultRecord(parsing: text[...]))
+        #expect(record.signal == 11)
+        #expect(record.isOverflow)
+        #expect(record.stackHigh! - record.stackLow! == 512 * 1024)
+        #expect(record.headFrames == [0x10, 0x20])
+        #expect(record.tailFrames == [0x40, 0x50])
+        #expect(record.omittedFrames == 1)
+        #expect(record.markedDepth == 631)
+        #expect(record.captureNanoseconds == 3400)
+        #expect(record.maps.contains("/usr/bin/strain"))
+        #expect(record.isComplete)
+    }
+
+    @Test func aRecordCutShortIsStillReadButMarkedIncomplete() throws {
+        let record = try #require(FaultRecord(parsing: "STRAIN-FAULT 1\nsignal 6\nframes_head 1\nf 0x99\n"[...]))
+        #expect(record.signal == 6)
+        #expect(record.headFrames == [0x99])
+        #expect(!record.isComplete)
+    }
+}
+
+@Suite struct SymbolizerTests {
+    @Test func namesACFunctionInThisProcessFromItsELFSymbolTable() throws {
+        let function: @convention(c) () -> UInt64 = strain_monotonic_ns
+        let address = UInt64(UInt(bitPattern: unsafeBitCast(function, to: UnsafeRawPointer.self)))
+        let maps = try String(contentsOfFile: "/proc/self/maps", encoding: .utf8)
+        let frame = try #require(Symbolizer().frames(for: [address + 4], maps: maps, firstIsExact: true).first)
+        #expect(frame.symbol == "strain_monotonic_ns")
+        #expect(frame.symbolOffset == 4)
+        #expect(frame.module == currentExecutablePath())
+    }
+
+    @Test func demanglesSwiftNamesIntoTheirShortForm() {
+        let symbolizer = Symbolizer()
+        // StrainKit.ByteSize.format(Swift.Int) -> Swift.String
+        #expect(symbolizer.demangled("$s9StrainKit8ByteSizeO6formatySSSiFZ") == "static ByteSize.format(_:)")
+        #expect(symbolizer.demangled("_ZNSt6vectorIiSaIiEE9push_backERKi") == "std::vector<int, std::allocator<int> >::push_back(int const&)")
+        #expect(symbolizer.demangled("memcpy") == "memcpy")
+    }
+
+    @Test func shortensFoundationNamesWithPrivateDiscriminators() {
+        #expect(SwiftSymbolName.simplify("Foundation.NSKeyedArchiver.(_encodeObject in _885F476806621E9C5CBC3167C719EC73)(_: Swift.Optional<Any>, conditional: Swift.Bool) -> Swift.Optional<Foundation.NSObject>")
+            == "NSKeyedArchiver._encodeObject(_:conditional:)")
+        #expect(SwiftSymbolName.simplify("protocol witness for Foundation.NSCoding.encode(with: Foundation.NSCoder) -> () in conformance StrainScenarios.ChainNode : Foundation.NSCoding in StrainScenarios")
+            == "NSCoding.encode(with:) [witness]")
+        #expect(SwiftSymbolName.simplify("merged Foundation.NSKeyedArchiver.encode(_: Swift.Optional<Any>, forKey: Swift.String) -> ()")
+            == "NSKeyedArchiver.encode(_:forKey:)")
+    }
+}
+
+@Suite struct ByteSizeAndStrategyTests {
+    @Test func parsesAndFormatsStackSizes() {
+        #expect(ByteSize.parse("512KiB") == 524_288)
+        #expect(ByteSize.parse("8MiB") == 8 << 20)
+        #expect(ByteSize.parse("1GiB") == 1 << 30)
+        #expect(ByteSize.parse("65536") == 65536)
+        #expect(ByteSize.parse("lots") == nil)
+        #expect(ByteSize.format(524_288) == "512KiB")
+        #expect(ByteSize.format(1_572_864) == "1.5MiB")
+    }
+
+    @Test func strategyNamesRoundTrip() throws {
+        for text in ["gcd-global", "gcd-global(userInitiated)", "gcd-serial", "gcd-concurrent", "thread(512KiB)", "thread-queue(1MiB)", "main"] {
+            #expect(try StrategySpec(parsing: text).description == text)
+        }
+        #expect(throws: StrategySpec.ParseError.self) { try StrategySpec(parsing: "thread(2GiB)") }
+        #expect(throws: StrategySpec.ParseError.self) { try StrategySpec(parsing: "gcd-global(fast)") }
+    }
+}
