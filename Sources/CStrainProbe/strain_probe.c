@@ -338,8 +338,20 @@ size_t strain_thread_stack_high_water(void) {
     uintptr_t start = (strain_thread_stack.low + page - 1) & ~(page - 1);
     uintptr_t high = strain_thread_stack.high;
     unsigned char residency[64];
-    // Scan upward in chunks; a chunk with unmapped pages (the main thread's stack
-    // grows on demand) is scanned page by page, an unmapped page counting as untouched.
+    // The main thread's stack grows on demand: its low part may not be mapped
+    // yet. The mapped part is contiguous up to `high`, so a binary search finds
+    // its lowest page in a dozen calls; below it nothing was touched.
+    unsigned char one = 0;
+    if (mincore((void *)start, page, &one) != 0) {
+        uintptr_t unmapped = start, mapped = high - page;
+        while (mapped - unmapped > page) {
+            uintptr_t middle = (unmapped + (mapped - unmapped) / 2) & ~(page - 1);
+            if (mincore((void *)middle, page, &one) == 0) mapped = middle; else unmapped = middle;
+        }
+        start = mapped;
+    }
+    // Scan upward in chunks for the lowest resident page; a chunk with unmapped
+    // pages is scanned page by page, an unmapped page counting as untouched.
     for (uintptr_t chunk = start; chunk < high; chunk += 64 * page) {
         size_t pages = (high - chunk) / page;
         if (pages > 64) pages = 64;
@@ -350,7 +362,6 @@ size_t strain_thread_stack_high_water(void) {
             }
         } else {
             for (size_t i = 0; i < pages; i++) {
-                unsigned char one = 0;
                 if (mincore((void *)(chunk + i * page), page, &one) == 0 && (one & 1)) {
                     return (size_t)(high - (chunk + i * page));
                 }

@@ -5,7 +5,7 @@ import Testing
 /// The built binary on small suites: real children, real overflows, real libunwind.
 @Suite(.serialized) struct EndToEndTests {
     @Test func unarchivingAChainPastA512KiBThreadOverflowsWithTheCycleNamedAndCompletesOn8MiB() throws {
-        let (result, run, _) = try StrainBinary.runSuite("""
+        let (result, run, out) = try StrainBinary.runSuite("""
         name: overflow
         runs:
           - scenario: cyclic-graph
@@ -38,6 +38,12 @@ import Testing
         #expect((large.metrics.stackHighWaterBytes ?? 0) > 512 * 1024, "the chain needed more than 512 KiB")
         #expect(large.metrics.depth == 3000)
         #expect(result.stdout.contains("ChainNode.init(coder:)"), "the terminal shows the cycle")
+
+        let summary = try String(contentsOfFile: (out as NSString).appendingPathComponent("summary.md"), encoding: .utf8)
+        #expect(summary.contains("| thread(512KiB) | stackOverflow |"))
+        #expect(summary.contains("Deep but finite"))
+        let schema = try SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
+        #expect(schema.valid, "run.json does not match Sources/StrainKit/Records/RunRecord.schema.json: \(schema.output)")
     }
 
     @Test func aGCDWorkerOverflowsUnderTheIOSProfileWhereItSurvivesOnLinux() throws {

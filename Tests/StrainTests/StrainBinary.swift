@@ -52,3 +52,30 @@ extension RunRecord {
         trials.filter { $0.strategy == strategy && $0.profile == profile }
     }
 }
+
+/// Checks a run.json against the committed JSON Schema with Python's
+/// `jsonschema` (installed by .ci/run), so the schema and the writer cannot drift apart.
+enum SchemaCheck {
+    static var schemaPath: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/StrainKit/Records/RunRecord.schema.json").path
+    }
+
+    static func validate(_ runJSON: String) throws -> (valid: Bool, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", """
+            import json, sys, jsonschema
+            schema = json.load(open(sys.argv[1]))
+            jsonschema.Draft202012Validator.check_schema(schema)
+            jsonschema.Draft202012Validator(schema).validate(json.load(open(sys.argv[2])))
+            """, schemaPath, runJSON]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus == 0, output)
+    }
+}
