@@ -108,7 +108,7 @@ import Testing
         let symbolizer = Symbolizer()
         // StrainKit.ByteSize.format(Swift.Int) -> Swift.String
         #expect(symbolizer.demangled("$s9StrainKit8ByteSizeO6formatySSSiFZ") == "static ByteSize.format(_:)")
-        #expect(symbolizer.demangled("_ZNSt6vectorIiSaIiEE9push_backERKi") == "std::vector<int, std::allocator<int> >::push_back(int const&)")
+        #expect(symbolizer.demangled("_ZNSt6vectorIiSaIiEE9push_backERKi") == "std::vector<int, std::allocator<int> >::push_back")
         #expect(symbolizer.demangled("memcpy") == "memcpy")
     }
 
@@ -117,6 +117,8 @@ import Testing
             == "NSKeyedArchiver._encodeObject(_:conditional:)")
         #expect(SwiftSymbolName.simplify("protocol witness for Foundation.NSCoding.encode(with: Foundation.NSCoder) -> () in conformance StrainScenarios.ChainNode : Foundation.NSCoding in StrainScenarios")
             == "NSCoding.encode(with:) [witness]")
+        #expect(SwiftSymbolName.simplify("function signature specialization <Arg[0] = Owned To Guaranteed> of StrainScenarios.ChainNode.init(coder: Foundation.NSCoder) -> StrainScenarios.ChainNode?")
+            == "ChainNode.init(coder:)")
         #expect(SwiftSymbolName.simplify("merged Foundation.NSKeyedArchiver.encode(_: Swift.Optional<Any>, forKey: Swift.String) -> ()")
             == "NSKeyedArchiver.encode(_:forKey:)")
     }

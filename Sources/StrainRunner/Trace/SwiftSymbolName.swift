@@ -8,6 +8,10 @@ enum SwiftSymbolName {
         for prefix in ["merged ", "outlined ", "reabstraction thunk helper from "] where text.hasPrefix(prefix) {
             text = text.dropFirst(prefix.count)
         }
+        // "function signature specialization <Arg[0] = Owned To Guaranteed> of X": the optimizer's copy of X.
+        for prefix in ["function signature specialization <", "generic specialization <"] where text.hasPrefix(prefix) {
+            if let of = text.range(of: "> of ") { text = text[of.upperBound...] }
+        }
         if text.hasPrefix("protocol witness for ") {
             text = text.dropFirst("protocol witness for ".count)
             if let conformance = text.range(of: " in conformance ") { text = text[..<conformance.lowerBound] }

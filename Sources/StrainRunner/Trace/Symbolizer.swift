@@ -66,6 +66,23 @@ public final class Symbolizer: Sendable {
         return table
     }
 
+    /// `tryCast(swift::OpaqueValue*, …)` → `tryCast`: a C++ name without its
+    /// parameter list, which in the runtime's frames is longer than the name.
+    static func withoutParameters(_ name: String) -> String {
+        var depth = 0
+        for (offset, character) in name.enumerated() {
+            if character == "<" { depth += 1 }
+            if character == ">" { depth -= 1 }
+            if character == "(", depth == 0, offset > 0 {
+                let head = String(name.prefix(offset))
+                // "(anonymous namespace)::f" starts with a parenthesis that is not a parameter list.
+                if head.hasSuffix("(anonymous namespace)") || head.isEmpty { continue }
+                return head
+            }
+        }
+        return name
+    }
+
     /// A symbol's readable name: Swift and C++ names demangled, C names as they are.
     public func demangled(_ name: String) -> String {
         if let known = names.withLock({ $0[name] }) { return known }
@@ -74,7 +91,7 @@ public final class Symbolizer: Sendable {
             result = SwiftSymbolName.simplify(String(cString: swift))
             free(swift)
         } else if let cxx = strain_demangle_cxx(name) {
-            result = String(cString: cxx)
+            result = Self.withoutParameters(String(cString: cxx))
             free(cxx)
         }
         names.withLock { $0[name] = result }
