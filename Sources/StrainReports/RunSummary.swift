@@ -118,9 +118,4 @@ public enum Format {
         case (let used?, let size?): "\(bytes(Double(used))) / \(bytes(Double(size)))"
         }
     }
-
-    /// A frame's short name: the function without its module's path.
-    public static func frame(_ frame: Frame) -> String {
-        frame.displayName
-    }
 }

@@ -28,19 +28,7 @@ public final class ScenarioContext: Sendable {
         if !condition { throw InvariantViolation(message()) }
     }
 
-    /// Marks entry into one more level of recursion; a fault record carries the depth.
-    @inline(__always)
-    public func enterDepth() { _ = strain_depth_enter() }
-
-    /// Marks leaving a level of recursion.
-    @inline(__always)
-    public func leaveDepth() { strain_depth_leave() }
-
-    /// Sets the marked recursion depth directly.
-    @inline(__always)
-    public func markDepth(_ depth: Int) { strain_mark_depth(depth) }
-
-    /// The deepest recursion marked so far.
+    /// The deepest recursion marked so far (with `RecursionDepth`).
     public var deepestDepth: Int { strain_deepest_marked_depth() }
 
     /// Adds a report from a thread that ran scenario work (the executors call this).

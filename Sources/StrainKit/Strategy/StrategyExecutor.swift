@@ -45,19 +45,22 @@ func runInstrumented(_ work: () throws -> Void, context: ScenarioContext) -> Res
     return result
 }
 
-/// Hands one result from the worker thread to the waiting one.
-final class ResultHandoff: Sendable {
-    private let result = Mutex<Result<Void, any Error>?>(nil)
+/// Hands one result from the thread that produced it to the thread waiting for it.
+public final class ResultHandoff<Success: Sendable>: Sendable {
+    private let result = Mutex<Result<Success, any Error>?>(nil)
     private let done = DispatchSemaphore(value: 0)
 
-    func deliver(_ value: Result<Void, any Error>) {
+    public init() {}
+
+    public func deliver(_ value: Result<Success, any Error>) {
         result.withLock { $0 = value }
         done.signal()
     }
 
-    func wait() throws {
+    /// Blocks until `deliver`, then returns the value or throws the error.
+    public func wait() throws -> Success {
         done.wait()
-        try result.withLock { $0 }?.get()
+        return try result.withLock { $0 }!.get()
     }
 }
 
@@ -67,7 +70,7 @@ struct DispatchExecutor: StrategyExecutor {
     let context: ScenarioContext
 
     func perform(_ work: @escaping @Sendable () throws -> Void) throws {
-        let handoff = ResultHandoff()
+        let handoff = ResultHandoff<Void>()
         let context = self.context
         queue.async { handoff.deliver(runInstrumented(work, context: context)) }
         try handoff.wait()
@@ -82,7 +85,7 @@ struct ThreadPerTaskExecutor: StrategyExecutor {
     let context: ScenarioContext
 
     func perform(_ work: @escaping @Sendable () throws -> Void) throws {
-        let handoff = ResultHandoff()
+        let handoff = ResultHandoff<Void>()
         let context = self.context
         let thread = Thread { handoff.deliver(runInstrumented(work, context: context)) }
         thread.stackSize = stackBytes
@@ -115,7 +118,7 @@ final class ThreadQueueExecutor: StrategyExecutor {
     }
 
     func perform(_ work: @escaping @Sendable () throws -> Void) throws {
-        let handoff = ResultHandoff()
+        let handoff = ResultHandoff<Void>()
         let context = self.context
         queue.enqueue { handoff.deliver(runInstrumented(work, context: context)) }
         try handoff.wait()

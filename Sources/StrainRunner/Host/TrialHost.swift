@@ -2,7 +2,6 @@ import CStrainProbe
 import Dispatch
 import Foundation
 import StrainKit
-import Synchronization
 
 /// The child's side of a trial: applies the profile, installs the fault
 /// handler, runs the scenario on its strategy and reports on the result pipe.
@@ -98,7 +97,7 @@ public enum TrialHost {
     /// Runs the scenario's `prepare` on a harness thread with a large stack, so
     /// that building and archiving a deep graph is never what overflows.
     static func prepare(_ type: any Scenario.Type, parameters: ParameterValues, context: ScenarioContext) -> Result<Workload, any Error> {
-        let handoff = PreparationHandoff()
+        let handoff = ResultHandoff<Workload>()
         let thread = Thread {
             let outcome = Result<Workload, any Error> {
                 try ThreadProbe.begin()
@@ -110,7 +109,7 @@ public enum TrialHost {
         thread.stackSize = preparationStackBytes
         thread.name = "strain.prepare"
         thread.start()
-        return handoff.wait()
+        return Result { try handoff.wait() }
     }
 
     /// Writes the report on the result pipe and leaves without running exit
@@ -132,22 +131,6 @@ public enum TrialHost {
         }
         fflush(nil)
         _exit(0)
-    }
-}
-
-/// Passes the prepared workload from the harness thread to the main thread.
-private final class PreparationHandoff: Sendable {
-    private let value = Mutex<Result<Workload, any Error>?>(nil)
-    private let ready = DispatchSemaphore(value: 0)
-
-    func deliver(_ outcome: Result<Workload, any Error>) {
-        value.withLock { $0 = outcome }
-        ready.signal()
-    }
-
-    func wait() -> Result<Workload, any Error> {
-        ready.wait()
-        return value.withLock { $0 }!
     }
 }
 
