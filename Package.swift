@@ -25,8 +25,15 @@ let package = Package(
             name: "CStrainProbe",
             dependencies: ["CLibunwind"],
             cSettings: [.define("_GNU_SOURCE")],
-            // __cxa_demangle, for naming C++ frames in traces.
-            linkerSettings: [.linkedLibrary("stdc++")]
+            linkerSettings: [
+                // __cxa_demangle, for naming C++ frames in traces.
+                .linkedLibrary("stdc++"),
+                // The parent's ptrace fallback; Debian's libunwind-ptrace.so does not
+                // name its own dependencies (libunwind-generic, liblzma).
+                .linkedLibrary("unwind-ptrace"),
+                .linkedLibrary("unwind-generic"),
+                .linkedLibrary("lzma"),
+            ]
         ),
         // run.json's JSON Schema lives beside the records it describes.
         .target(name: "StrainKit", dependencies: ["CStrainProbe"], exclude: ["Records/RunRecord.schema.json"]),

@@ -10,6 +10,7 @@
 // - one fault is recorded per process: a second faulting thread waits to be
 //   killed with the process.
 #include "strain_probe.h"
+#include "strain_internal.h"
 
 // The same two lines as CLibunwind/shim.h: the system library target supplies
 // the link flag (-lunwind), C includes the header directly.
@@ -32,7 +33,8 @@
 #define STRAIN_ALTSTACK_SIZE (256 * 1024)
 #define STRAIN_OUT_BUFFER_SIZE (64 * 1024)
 
-static const int strain_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE};
+// SIGSYS also carries the watchdog's dump requests (strain_watch.c).
+static const int strain_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE, SIGSYS};
 #define STRAIN_SIGNAL_COUNT (sizeof(strain_signals) / sizeof(strain_signals[0]))
 
 // Process-wide state, set up before any fault by strain_probe_install.
@@ -156,6 +158,10 @@ static int strain_is_overflow(uintptr_t address) {
 }
 
 static void strain_fault_handler(int signal_number, siginfo_t *info, void *context) {
+    if (signal_number == SIGSYS && strain_is_dump_request(info)) {
+        strain_dump_answer(info, context);
+        return;
+    }
     uint64_t fault_ns = strain_monotonic_ns();
     int expected = 0;
     if (!atomic_compare_exchange_strong(&strain_capturing, &expected, 1)) {

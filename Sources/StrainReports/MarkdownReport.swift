@@ -13,12 +13,12 @@ public enum MarkdownReport {
 
         for group in summary.groups {
             out += "## \(escape(group.title))\n\n"
-            out += "| strategy | outcome | median wall | peak RSS | stack used / size | depth |\n"
-            out += "| --- | --- | ---: | ---: | ---: | ---: |\n"
+            out += "| strategy | outcome | median wall | peak RSS | threads | stack used / size | depth |\n"
+            out += "| --- | --- | ---: | ---: | ---: | ---: | ---: |\n"
             for row in group.rows {
                 let outcome = row.allExpected ? escape(row.outcomes) : "**\(escape(row.outcomes))** (expected \(escape(row.trials[0].expectedOutcomes.joined(separator: ", "))))"
                 let depth = row.medianDepth.map { Format.count($0) } ?? row.medianFrames.map { "\(Format.count($0)) frames" } ?? "–"
-                out += "| \(escape(row.strategy)) | \(outcome) | \(Format.duration(row.medianWallSeconds)) | \(Format.bytes(row.medianPeakRSSBytes)) | \(Format.stack(used: row.stackHighWaterBytes, size: row.stackSizeBytes)) | \(depth) |\n"
+                out += "| \(escape(row.strategy)) | \(outcome) | \(Format.duration(row.medianWallSeconds)) | \(Format.bytes(row.medianPeakRSSBytes)) | \(row.peakThreads.map(String.init) ?? "–") | \(Format.stack(used: row.stackHighWaterBytes, size: row.stackSizeBytes)) | \(depth) |\n"
             }
             out += "\n"
         }
@@ -39,6 +39,31 @@ public enum MarkdownReport {
                 if let cycle = trace.cycle { out += "Cycle: `\(TraceText.cycle(cycle).replacingOccurrences(of: "`", with: "'"))`\n\n" }
                 out += "```\n" + TraceText.lines(trace).joined(separator: "\n") + "\n```\n\n</details>\n\n"
             }
+        }
+
+        let stalls = DumpText.distinctStalls(run)
+        if !stalls.isEmpty {
+            out += "## Stalls\n\n"
+            for trial in stalls {
+                guard let dump = trial.dump else { continue }
+                out += "<details><summary>\(escapeHTML(trial.scenario)) \(escapeHTML(trial.strategy)) on \(escapeHTML(trial.profile)): \(escapeHTML(DumpText.headline(trial)))</summary>\n\n"
+                if let cycle = dump.waitCycle { out += "Wait cycle: \(escape(cycle.description))\n\n" }
+                for group in dump.groups {
+                    out += "- \(escape(DumpText.group(group)))\n"
+                }
+                out += "\n```\n"
+                for group in dump.groups.prefix(6) {
+                    out += "\(DumpText.group(group, names: 8))\n" + DumpText.frames(group).prefix(24).joined(separator: "\n") + "\n\n"
+                }
+                out += "```\n\n</details>\n\n"
+            }
+        }
+
+        let caps = DumpText.capVerdicts(run)
+        if !caps.isEmpty {
+            out += "## Thread caps\n\n"
+            for (trial, verdict) in caps { out += "- \(escape(trial)): **\(escape(verdict.message))**\n" }
+            out += "\n"
         }
 
         let environment = run.environment

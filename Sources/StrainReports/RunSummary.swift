@@ -28,6 +28,8 @@ public struct RunSummary: Sendable {
         public var stackSizeBytes: Int? { trials.compactMap(\.metrics.stackSizeBytes).max() }
         public var stackHighWaterBytes: Int? { trials.compactMap(\.metrics.stackHighWaterBytes).max() }
         public var medianDepth: Double? { Statistics.median(trials.compactMap { $0.metrics.depth.map(Double.init) }) }
+        /// The most threads any of the trials had at once.
+        public var peakThreads: Int? { trials.compactMap(\.metrics.peakThreads).max() }
         public var medianFrames: Double? { Statistics.median(trials.compactMap { $0.metrics.frames.map(Double.init) }) }
     }
 

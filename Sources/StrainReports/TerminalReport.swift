@@ -25,12 +25,12 @@ public struct TerminalReport: Sendable {
         for group in summary.groups {
             lines.append("")
             lines.append(paint(group.title, 1))
-            let header = ["strategy", "outcome", "median wall", "peak RSS", "stack used / size", "depth"]
+            let header = ["strategy", "outcome", "median wall", "peak RSS", "threads", "stack used / size", "depth"]
             var rows: [[String]] = []
             for row in group.rows {
                 let depth = row.medianDepth.map { Format.count($0) } ?? row.medianFrames.map { "\(Format.count($0)) frames" } ?? "–"
                 rows.append([row.strategy, row.outcomes, Format.duration(row.medianWallSeconds), Format.bytes(row.medianPeakRSSBytes),
-                             Format.stack(used: row.stackHighWaterBytes, size: row.stackSizeBytes), depth])
+                             row.peakThreads.map(String.init) ?? "–", Format.stack(used: row.stackHighWaterBytes, size: row.stackSizeBytes), depth])
             }
             let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
             func line(_ cells: [String]) -> String {
@@ -61,6 +61,24 @@ public struct TerminalReport: Sendable {
                 if let cycle = trace.cycle { lines.append("    cycle: \(TraceText.cycle(cycle))") }
                 else if let first = trace.firstFrames.first { lines.append("    at: \(first.displayName)") }
             }
+        }
+        let stalls = DumpText.distinctStalls(run)
+        if !stalls.isEmpty {
+            lines.append("")
+            lines.append(paint("Stalls", 1))
+            for trial in stalls {
+                guard let dump = trial.dump else { continue }
+                lines.append("  \(trial.scenario) \(trial.strategy) \(trial.profile): \(DumpText.headline(trial))")
+                if let cycle = dump.waitCycle { lines.append("    cycle: \(cycle.description)") }
+                for group in dump.groups.prefix(4) { lines.append("    \(DumpText.group(group))") }
+                if dump.groups.count > 4 { lines.append("    … \(dump.groups.count - 4) more groups in run.json") }
+            }
+        }
+        let caps = DumpText.capVerdicts(run)
+        if !caps.isEmpty {
+            lines.append("")
+            lines.append(paint("Thread caps", 1))
+            for (trial, verdict) in caps { lines.append("  \(trial): \(verdict.message)") }
         }
         lines.append("")
         let unexpected = summary.unexpected.count

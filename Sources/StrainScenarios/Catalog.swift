@@ -8,5 +8,9 @@ extension ScenarioCatalog {
         CyclicGraphScenario.self,
         NestedJSONScenario.self,
         CrashScenario.self,
+        ThreadExplosionScenario.self,
+        RWBarrierCollectionScenario.self,
+        SyncCycleScenario.self,
+        CooperativeStarvationScenario.self,
     ])
 }

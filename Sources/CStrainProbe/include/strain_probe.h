@@ -98,6 +98,65 @@ char *strain_demangle_swift(const char *name);
 /// Demangles an Itanium C++ symbol; returns a malloc'd string or NULL.
 char *strain_demangle_cxx(const char *name);
 
+// MARK: - Heartbeat, scenario work, thread dumps (strain_watch.c)
+
+/// Units of scenario work, as the scenario reports them, and the time of the
+/// last report. Pending work is `queued - finished`; work waiting for a thread
+/// is `queued - started`.
+typedef struct {
+    long queued;
+    long started;
+    long finished;
+    long beats;
+    uint64_t last_event_ns;
+} strain_heartbeat;
+
+/// Lock-free counters, cheap enough to call per unit of work.
+void strain_heartbeat_queued(long units);
+void strain_heartbeat_started(long units);
+void strain_heartbeat_finished(long units);
+/// Progress inside a long unit.
+void strain_heartbeat_beat(void);
+strain_heartbeat strain_heartbeat_read(void);
+
+/// Marks the calling thread as running scenario work (nestable); a dump says so.
+void strain_work_enter(void);
+void strain_work_leave(void);
+int strain_in_work(void);
+/// Writes the ids of the threads running scenario work now into `tids`; returns how many.
+size_t strain_threads_in_work(int *tids, size_t capacity);
+
+/// One thread's answer to a dump request.
+typedef struct {
+    int tid;
+    int in_work;
+    int frame_count;
+    long frames_total;
+    const uintptr_t *frames;
+    uint64_t answered_ns;
+} strain_dump_thread;
+
+/// Allocates the dump's slots before any stall (`max_threads` threads of
+/// `frames_per_thread` frames each). Returns 0 or an errno value.
+int strain_dump_install(size_t max_threads, size_t frames_per_thread);
+
+/// Asks each thread in `tids` to walk its own stack into slot i (its index in
+/// `tids`) and waits until all answered or `timeout_ns` passed. Returns how many
+/// answered. Requires `strain_probe_install` (its handler answers the requests).
+int strain_dump_threads(const int *tids, size_t count, uint64_t timeout_ns);
+
+/// Slot `index` of the last dump; 1 when that thread answered, 0 otherwise.
+int strain_dump_slot_read(size_t index, strain_dump_thread *out);
+
+// MARK: - Remote unwinding (strain_ptrace.c; used by the parent)
+
+/// Unwinds thread `tid` of a child this process may ptrace, from outside, with
+/// ptrace and libunwind-ptrace: attaches without stopping the others, walks up
+/// to `max_frames` instruction pointers into `ips`, detaches, leaving the thread
+/// blocked where it was. Returns the number of frames (>= 0) or -errno. `state`
+/// (may be NULL) receives the thread's state letter from /proc before attaching.
+long strain_ptrace_unwind(int tid, uintptr_t *ips, size_t max_frames, char *state);
+
 #ifdef __cplusplus
 }
 #endif

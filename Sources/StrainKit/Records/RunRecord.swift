@@ -4,7 +4,11 @@
 ///   they do not support is an input error, not a guess.
 public struct RunRecord: Codable, Sendable {
     /// The version of this format that Strain writes.
-    public static let currentSchemaVersion = 1
+    public static let currentSchemaVersion = 2
+    /// Versions this Strain reads. Version 2 added the watchdog's records (thread
+    /// dumps, stalls, thread timelines, cap verdicts, `stallSeconds`); a version 1
+    /// file reads with those absent.
+    public static let supportedSchemaVersions = 1...2
 
     public var schemaVersion: Int
     /// The Strain version that wrote the record.
@@ -40,15 +44,19 @@ public struct ResolvedSuite: Codable, Hashable, Sendable {
     public var path: String
     public var repetitions: Int
     public var timeoutSeconds: Double
+    /// The watchdog's threshold: seconds without progress while work is pending
+    /// (absent in version 1 files).
+    public var stallSeconds: Double?
     public var profiles: [String]
     public var runs: [ResolvedRun]
 
-    public init(name: String, description: String?, path: String, repetitions: Int, timeoutSeconds: Double, profiles: [String], runs: [ResolvedRun]) {
+    public init(name: String, description: String?, path: String, repetitions: Int, timeoutSeconds: Double, stallSeconds: Double?, profiles: [String], runs: [ResolvedRun]) {
         self.name = name
         self.description = description
         self.path = path
         self.repetitions = repetitions
         self.timeoutSeconds = timeoutSeconds
+        self.stallSeconds = stallSeconds
         self.profiles = profiles
         self.runs = runs
     }
@@ -63,16 +71,18 @@ public struct ResolvedRun: Codable, Hashable, Sendable {
     public var profiles: [String]
     public var repetitions: Int
     public var timeoutSeconds: Double
+    public var stallSeconds: Double?
     /// Expected outcomes per strategy; `default` for the rest.
     public var expect: [String: [String]]
 
-    public init(scenario: String, parameters: [String: [String]], strategies: [String], profiles: [String], repetitions: Int, timeoutSeconds: Double, expect: [String: [String]]) {
+    public init(scenario: String, parameters: [String: [String]], strategies: [String], profiles: [String], repetitions: Int, timeoutSeconds: Double, stallSeconds: Double?, expect: [String: [String]]) {
         self.scenario = scenario
         self.parameters = parameters
         self.strategies = strategies
         self.profiles = profiles
         self.repetitions = repetitions
         self.timeoutSeconds = timeoutSeconds
+        self.stallSeconds = stallSeconds
         self.expect = expect
     }
 }

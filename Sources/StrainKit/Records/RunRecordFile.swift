@@ -6,7 +6,7 @@ public enum RunRecordFile {
         public var path: String
         public var found: Int
         public var description: String {
-            "\(path): run.json schema version \(found) is not supported; this Strain reads version \(RunRecord.currentSchemaVersion)"
+            "\(path): run.json schema version \(found) is not supported; this Strain reads versions \(RunRecord.supportedSchemaVersions.lowerBound) to \(RunRecord.supportedSchemaVersions.upperBound)"
         }
     }
 
@@ -20,7 +20,7 @@ public enum RunRecordFile {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         struct Version: Decodable { var schemaVersion: Int }
         let version = try JSONDecoder().decode(Version.self, from: data).schemaVersion
-        guard version == RunRecord.currentSchemaVersion else { throw VersionError(path: path, found: version) }
+        guard RunRecord.supportedSchemaVersions.contains(version) else { throw VersionError(path: path, found: version) }
         return try JSONDecoder().decode(RunRecord.self, from: data)
     }
 }

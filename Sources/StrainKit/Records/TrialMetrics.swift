@@ -13,6 +13,9 @@ public struct TrialMetrics: Codable, Hashable, Sendable {
     public var involuntaryContextSwitches: Int?
     /// The highest thread count seen in the child.
     public var peakThreads: Int?
+    /// The most threads that were blocked at once in calls the scenario marked
+    /// as blocking (`ScenarioContext.blocking`): what a thread cap must allow.
+    public var peakBlockedWorkers: Int?
     /// The stack size the threads that ran scenario work really had (the largest
     /// among them), measured from inside each thread.
     public var stackSizeBytes: Int?
@@ -32,7 +35,7 @@ public struct TrialMetrics: Codable, Hashable, Sendable {
         peakRSSBytes: Int? = nil, voluntaryContextSwitches: Int? = nil,
         involuntaryContextSwitches: Int? = nil, peakThreads: Int? = nil,
         stackSizeBytes: Int? = nil, stackHighWaterBytes: Int? = nil, depth: Int? = nil,
-        frames: Int? = nil, trialSeconds: Double? = nil, custom: [String: Double] = [:]
+        frames: Int? = nil, trialSeconds: Double? = nil, peakBlockedWorkers: Int? = nil, custom: [String: Double] = [:]
     ) {
         self.wallSeconds = wallSeconds
         self.userSeconds = userSeconds
@@ -46,6 +49,7 @@ public struct TrialMetrics: Codable, Hashable, Sendable {
         self.depth = depth
         self.frames = frames
         self.trialSeconds = trialSeconds
+        self.peakBlockedWorkers = peakBlockedWorkers
         self.custom = custom
     }
 }

@@ -12,12 +12,15 @@ public struct TrialSpec: Codable, Hashable, Sendable {
     /// The seed the scenario derives its randomness from.
     public var seed: UInt64
     public var timeoutSeconds: Double
+    /// Seconds without progress, while work is pending, after which the
+    /// watchdog calls the trial starved or deadlocked.
+    public var stallSeconds: Double
     /// The outcomes the suite accepts for this trial.
     public var expected: [ExpectedOutcome]
 
     public init(
         index: Int, scenario: String, parameters: [String: String], strategy: StrategySpec, profile: Profile,
-        repetition: Int, seed: UInt64, timeoutSeconds: Double, expected: [ExpectedOutcome]
+        repetition: Int, seed: UInt64, timeoutSeconds: Double, stallSeconds: Double, expected: [ExpectedOutcome]
     ) {
         self.index = index
         self.scenario = scenario
@@ -27,6 +30,7 @@ public struct TrialSpec: Codable, Hashable, Sendable {
         self.repetition = repetition
         self.seed = seed
         self.timeoutSeconds = timeoutSeconds
+        self.stallSeconds = stallSeconds
         self.expected = expected
     }
 
@@ -59,6 +63,15 @@ public struct TrialRecord: Codable, Hashable, Sendable {
     public var metrics: TrialMetrics
     /// The stack of the faulting thread, for `stackOverflow` and `crashed`.
     public var trace: FaultTrace?
+    /// Every thread's stack, grouped, for `starved` and `deadlocked`.
+    public var dump: ThreadDump?
+    /// What the watchdog saw when it called the stall.
+    public var stall: StallReport?
+    /// The child's thread count over the whole trial, sampled by the parent
+    /// (a point where the count changed).
+    public var threadTimeline: [ThreadSample]?
+    /// Platforms whose GCD cap this trial's blocked workers exceeded.
+    public var capVerdicts: [CapVerdict]?
     /// The child's standard output and error, capped.
     public var stdout: String?
     public var stderr: String?
@@ -81,6 +94,10 @@ public struct TrialRecord: Codable, Hashable, Sendable {
         self.expectedOutcomes = spec.expected.map(\.description)
         self.metrics = metrics
         self.trace = trace
+        self.capVerdicts = {
+            let verdicts = CapVerdict.verdicts(strategy: spec.strategy, needed: metrics.peakBlockedWorkers)
+            return verdicts.isEmpty ? nil : verdicts
+        }()
         self.stdout = stdout
         self.stderr = stderr
         self.startedAt = startedAt

@@ -9,6 +9,10 @@ public final class ScenarioContext: Sendable {
     public let seed: UInt64
     /// The platform the child emulates.
     public let profile: Profile
+    /// Where the scenario reports progress; the watchdog reads it.
+    public let heartbeat = Heartbeat()
+    /// Who waits for what, for the watchdog to name wait cycles.
+    public let waits = WaitRegistry()
     private let threadReports = Mutex<[ThreadReport]>([])
     private let customMetrics = Mutex<[String: Double]>([:])
 
@@ -26,6 +30,29 @@ public final class ScenarioContext: Sendable {
     /// Fails the trial as `invariantViolated` unless `condition` holds.
     public func check(_ condition: Bool, _ message: @autoclosure () -> String) throws {
         if !condition { throw InvariantViolation(message()) }
+    }
+
+    /// Runs one unit of work on the calling thread: reports it started and
+    /// finished, and marks the thread as holding scenario work while it runs
+    /// (a stalled thread that holds work is what the watchdog looks at).
+    public func unit<T>(_ body: () throws -> T) rethrows -> T {
+        strain_work_enter()
+        heartbeat.started()
+        defer {
+            heartbeat.finished()
+            strain_work_leave()
+        }
+        return try body()
+    }
+
+    /// Runs `body`, a call that may block (a `sync` onto a queue, a semaphore
+    /// wait, a lock), recording that this thread holds `holding` and waits for
+    /// `resource`. The watchdog names a wait cycle from these records, and the
+    /// trial records the most threads blocked in such calls at once.
+    public func blocking<T>(on resource: String, holding: String? = nil, _ body: () throws -> T) rethrows -> T {
+        let token = waits.begin(resource: resource, holding: holding)
+        defer { waits.end(token) }
+        return try body()
     }
 
     /// The deepest recursion marked so far (with `RecursionDepth`).
@@ -51,4 +78,66 @@ public enum RecursionDepth {
 
     @inline(__always)
     public static func mark(_ depth: Int) { strain_mark_depth(depth) }
+}
+
+/// Progress as the scenario reports it: units of work queued, started and
+/// finished. Lock-free counters in C, so a scenario can report every unit.
+///
+/// The watchdog calls a trial stalled when work is pending (queued, not
+/// finished) and nothing was reported for the suite's `stall` threshold; a unit
+/// that runs longer than that should `beat` while it runs.
+public struct Heartbeat: Sendable {
+    public func queued(_ units: Int = 1) { strain_heartbeat_queued(units) }
+    public func started(_ units: Int = 1) { strain_heartbeat_started(units) }
+    public func finished(_ units: Int = 1) { strain_heartbeat_finished(units) }
+    /// Progress inside a unit of work.
+    public func beat() { strain_heartbeat_beat() }
+
+    public var snapshot: strain_heartbeat { strain_heartbeat_read() }
+}
+
+/// The blocking calls in flight: which thread waits for which resource while
+/// holding which. Read by the watchdog after a stall, when the writers are blocked.
+public final class WaitRegistry: Sendable {
+    /// One thread inside a blocking call.
+    public struct Wait: Sendable, Hashable {
+        public var tid: Int
+        public var resource: String
+        public var holding: String?
+
+        public init(tid: Int, resource: String, holding: String?) {
+            self.tid = tid
+            self.resource = resource
+            self.holding = holding
+        }
+    }
+
+    private struct State {
+        var next = 0
+        var open: [Int: Wait] = [:]
+        var peak = 0
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    func begin(resource: String, holding: String?) -> Int {
+        let wait = Wait(tid: Int(strain_thread_id()), resource: resource, holding: holding)
+        return state.withLock { state in
+            state.next += 1
+            state.open[state.next] = wait
+            state.peak = max(state.peak, state.open.count)
+            return state.next
+        }
+    }
+
+    func end(_ token: Int) {
+        _ = state.withLock { $0.open.removeValue(forKey: token) }
+    }
+
+    /// The waits in flight now.
+    public var current: [Wait] { state.withLock { Array($0.open.values) } }
+    /// The most threads that were inside blocking calls at once.
+    public var peak: Int { state.withLock { $0.peak } }
 }

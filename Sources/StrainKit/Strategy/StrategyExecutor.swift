@@ -1,3 +1,4 @@
+import CStrainProbe
 import Dispatch
 import Foundation
 import Synchronization
@@ -8,6 +9,9 @@ public protocol StrategyExecutor: Sendable {
     var spec: StrategySpec { get }
     /// Runs `work` once on the strategy and waits until it is done, rethrowing what it threw.
     func perform(_ work: @escaping @Sendable () throws -> Void) throws
+    /// Hands `work` to the strategy and returns at once: floods of work items,
+    /// fan-outs. The work reports its own progress through the heartbeat.
+    func submit(_ work: @escaping @Sendable () -> Void)
     /// Releases long-lived threads; the executor is not used after this.
     func shutdown()
 }
@@ -26,6 +30,12 @@ extension StrategySpec {
             ThreadPerTaskExecutor(spec: self, stackBytes: bytes, context: context)
         case .threadQueue(let bytes):
             ThreadQueueExecutor(spec: self, stackBytes: bytes, context: context)
+        case .threadPool(let count, let bytes):
+            ThreadPoolExecutor(spec: self, count: count, stackBytes: bytes, context: context)
+        case .gcdSerialQueues:
+            SerialQueuePerItemExecutor(spec: self, context: context)
+        case .task(let priority):
+            TaskExecutor(spec: self, priority: priority.taskPriority, context: context)
         case .main:
             MainThreadExecutor(spec: self, context: context)
         }
@@ -40,9 +50,22 @@ func runInstrumented(_ work: () throws -> Void, context: ScenarioContext) -> Res
     } catch {
         return .failure(error)
     }
+    strain_work_enter()
     let result = Result { try work() }
+    strain_work_leave()
     context.addThreadReport(ThreadProbe.finish())
     return result
+}
+
+/// Wraps a submitted work item: the thread gets its alternate signal stack (so
+/// an overflow is caught) and is marked as holding scenario work for the
+/// watchdog; no stack measurement, which floods of thousands of items would pay for.
+@inline(__always)
+func runSubmitted(_ work: () -> Void) {
+    _ = strain_thread_prepare()
+    strain_work_enter()
+    work()
+    strain_work_leave()
 }
 
 /// Hands one result from the thread that produced it to the thread waiting for it.
@@ -76,6 +99,48 @@ struct DispatchExecutor: StrategyExecutor {
         try handoff.wait()
     }
 
+    func submit(_ work: @escaping @Sendable () -> Void) {
+        queue.async { runSubmitted(work) }
+    }
+
+    func shutdown() {}
+}
+
+/// A new private serial queue for each piece of work.
+struct SerialQueuePerItemExecutor: StrategyExecutor {
+    let spec: StrategySpec
+    let context: ScenarioContext
+
+    private func makeQueue() -> DispatchQueue { DispatchQueue(label: "strain.gcd-serial-queues.item") }
+
+    func perform(_ work: @escaping @Sendable () throws -> Void) throws {
+        try DispatchExecutor(spec: spec, queue: makeQueue(), context: context).perform(work)
+    }
+
+    func submit(_ work: @escaping @Sendable () -> Void) {
+        makeQueue().async { runSubmitted(work) }
+    }
+
+    func shutdown() {}
+}
+
+/// A detached task per piece of work, on Swift concurrency's cooperative pool.
+struct TaskExecutor: StrategyExecutor {
+    let spec: StrategySpec
+    let priority: TaskPriority
+    let context: ScenarioContext
+
+    func perform(_ work: @escaping @Sendable () throws -> Void) throws {
+        let handoff = ResultHandoff<Void>()
+        let context = self.context
+        Task.detached(priority: priority) { handoff.deliver(runInstrumented(work, context: context)) }
+        try handoff.wait()
+    }
+
+    func submit(_ work: @escaping @Sendable () -> Void) {
+        Task.detached(priority: priority) { runSubmitted(work) }
+    }
+
     func shutdown() {}
 }
 
@@ -92,6 +157,13 @@ struct ThreadPerTaskExecutor: StrategyExecutor {
         thread.name = "strain.thread"
         thread.start()
         try handoff.wait()
+    }
+
+    func submit(_ work: @escaping @Sendable () -> Void) {
+        let thread = Thread { runSubmitted(work) }
+        thread.stackSize = stackBytes
+        thread.name = "strain.thread"
+        thread.start()
     }
 
     func shutdown() {}
@@ -124,7 +196,51 @@ final class ThreadQueueExecutor: StrategyExecutor {
         try handoff.wait()
     }
 
+    func submit(_ work: @escaping @Sendable () -> Void) {
+        queue.enqueue { runSubmitted(work) }
+    }
+
     func shutdown() { queue.enqueue(nil) }
+}
+
+/// `count` long-lived threads with a chosen stack size taking work from one
+/// FIFO queue: work beyond `count` blocked items waits for a thread, as it does
+/// under a platform's GCD cap.
+final class ThreadPoolExecutor: StrategyExecutor {
+    let spec: StrategySpec
+    private let queue = JobQueue()
+    private let context: ScenarioContext
+    private let count: Int
+
+    init(spec: StrategySpec, count: Int, stackBytes: Int, context: ScenarioContext) {
+        self.spec = spec
+        self.context = context
+        self.count = count
+        let queue = self.queue
+        for index in 0..<count {
+            let thread = Thread {
+                while let job = queue.next() { job() }
+            }
+            thread.stackSize = stackBytes
+            thread.name = "strain.pool.\(index)"
+            thread.start()
+        }
+    }
+
+    func perform(_ work: @escaping @Sendable () throws -> Void) throws {
+        let handoff = ResultHandoff<Void>()
+        let context = self.context
+        queue.enqueue { handoff.deliver(runInstrumented(work, context: context)) }
+        try handoff.wait()
+    }
+
+    func submit(_ work: @escaping @Sendable () -> Void) {
+        queue.enqueue { runSubmitted(work) }
+    }
+
+    func shutdown() {
+        for _ in 0..<count { queue.enqueue(nil) }
+    }
 }
 
 /// First in, first out; `nil` tells the worker to stop.
@@ -151,6 +267,11 @@ struct MainThreadExecutor: StrategyExecutor {
 
     func perform(_ work: @escaping @Sendable () throws -> Void) throws {
         try runInstrumented(work, context: context).get()
+    }
+
+    /// The main thread runs submitted work at once, before returning.
+    func submit(_ work: @escaping @Sendable () -> Void) {
+        runSubmitted(work)
     }
 
     func shutdown() {}

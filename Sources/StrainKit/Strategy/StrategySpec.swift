@@ -13,6 +13,14 @@ public enum StrategySpec: Hashable, Sendable, CustomStringConvertible, Codable {
     case thread(stackBytes: Int)
     /// One long-lived `Thread` with this `stackSize`, fed like a serial queue.
     case threadQueue(stackBytes: Int)
+    /// A fixed pool of `count` threads with this `stackSize`, sharing one FIFO
+    /// queue: a small, exact thread cap, such as GCD's 64 on Apple platforms.
+    case threadPool(count: Int, stackBytes: Int)
+    /// Each piece of work on a private serial `DispatchQueue` of its own: what
+    /// code that makes a queue per object does; libdispatch's overcommit pool.
+    case gcdSerialQueues
+    /// Swift concurrency: a detached `Task` at this priority per piece of work.
+    case task(TaskPriorityName)
     /// The child's main thread.
     case main
 
@@ -20,6 +28,8 @@ public enum StrategySpec: Hashable, Sendable, CustomStringConvertible, Codable {
     public static let minimumThreadStackBytes = 16 * 1024
     /// `Thread.stackSize` above this is clamped.
     public static let maximumThreadStackBytes = 1 << 30
+    /// The most threads a `thread-pool` may have.
+    public static let maximumPoolThreads = 4096
 
     /// The strategy names with their help, for `strain list` and error messages.
     public static let catalog: [(syntax: String, summary: String)] = [
@@ -28,6 +38,9 @@ public enum StrategySpec: Hashable, Sendable, CustomStringConvertible, Codable {
         ("gcd-concurrent", "a private concurrent DispatchQueue"),
         ("thread(stack)", "a new Thread with stackSize = stack for each piece of work, e.g. thread(512KiB)"),
         ("thread-queue(stack)", "one long-lived Thread with stackSize = stack, fed like a serial queue"),
+        ("thread-pool(n, stack)", "a fixed pool of n Threads with stackSize = stack sharing one queue, e.g. thread-pool(64, 512KiB): a small, exact thread cap"),
+        ("gcd-serial-queues", "each piece of work on a new private serial DispatchQueue (libdispatch's overcommit pool)"),
+        ("task(priority)", "Swift concurrency: a detached Task per piece of work; priority is one of \(TaskPriorityName.allCases.map(\.rawValue).joined(separator: ", ")) (default: medium)"),
         ("main", "the child's main thread"),
     ]
 
@@ -38,7 +51,19 @@ public enum StrategySpec: Hashable, Sendable, CustomStringConvertible, Codable {
         case .gcdConcurrent: "gcd-concurrent"
         case .thread(let bytes): "thread(\(ByteSize.format(bytes)))"
         case .threadQueue(let bytes): "thread-queue(\(ByteSize.format(bytes)))"
+        case .threadPool(let count, let bytes): "thread-pool(\(count), \(ByteSize.format(bytes)))"
+        case .gcdSerialQueues: "gcd-serial-queues"
+        case .task(let priority): priority == .medium ? "task" : "task(\(priority.rawValue))"
         case .main: "main"
+        }
+    }
+
+    /// Whether the strategy's threads come from libdispatch, whose thread cap
+    /// differs between platforms (the portability verdict applies to these).
+    public var usesDispatchPool: Bool {
+        switch self {
+        case .gcdGlobal, .gcdSerial, .gcdConcurrent, .gcdSerialQueues: true
+        case .thread, .threadQueue, .threadPool, .task, .main: false
         }
     }
 
@@ -54,6 +79,9 @@ public enum StrategySpec: Hashable, Sendable, CustomStringConvertible, Codable {
         var argument: String?
         if let open = trimmed.firstIndex(of: "(") {
             guard trimmed.hasSuffix(")") else {
+                if trimmed.hasPrefix("thread-pool") {
+                    throw ParseError(description: "'\(trimmed)' opens a parenthesis it does not close; in a [a, b] list a comma ends the item, so quote this strategy: \"thread-pool(64, 512KiB)\"")
+                }
                 throw ParseError(description: "'\(trimmed)' opens a parenthesis it does not close; write e.g. thread(512KiB)")
             }
             name = String(trimmed[..<open])
@@ -68,9 +96,29 @@ public enum StrategySpec: Hashable, Sendable, CustomStringConvertible, Codable {
                 throw ParseError(description: "unknown QoS '\(argument)' in '\(trimmed)'; use one of \(QualityOfServiceName.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             self = .gcdGlobal(qos)
-        case "gcd-serial", "gcd-concurrent", "main":
+        case "gcd-serial", "gcd-concurrent", "gcd-serial-queues", "main":
             guard argument == nil else { throw ParseError(description: "'\(name)' takes no argument; write \(name)") }
-            self = name == "gcd-serial" ? .gcdSerial : name == "gcd-concurrent" ? .gcdConcurrent : .main
+            switch name {
+            case "gcd-serial": self = .gcdSerial
+            case "gcd-concurrent": self = .gcdConcurrent
+            case "gcd-serial-queues": self = .gcdSerialQueues
+            default: self = .main
+            }
+        case "task":
+            guard let argument else { self = .task(.medium); return }
+            guard let priority = TaskPriorityName(rawValue: argument) else {
+                throw ParseError(description: "unknown task priority '\(argument)' in '\(trimmed)'; use one of \(TaskPriorityName.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            self = .task(priority)
+        case "thread-pool":
+            let parts = argument?.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) } ?? []
+            guard parts.count == 2 else {
+                throw ParseError(description: "'\(trimmed)' needs a thread count and a stack size; write e.g. thread-pool(64, 512KiB)")
+            }
+            guard let count = Int(parts[0]), (1...Self.maximumPoolThreads).contains(count) else {
+                throw ParseError(description: "'\(parts[0])' in '\(trimmed)' is not a thread count from 1 to \(Self.maximumPoolThreads); write e.g. thread-pool(64, 512KiB)")
+            }
+            self = .threadPool(count: count, stackBytes: try Self.threadStack(parts[1], in: trimmed))
         case "thread", "thread-queue":
             guard let argument else {
                 throw ParseError(description: "'\(name)' needs a stack size; write e.g. \(name)(512KiB)")
@@ -107,6 +155,22 @@ public enum StrategySpec: Hashable, Sendable, CustomStringConvertible, Codable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)
+    }
+}
+
+/// Swift concurrency's task priorities, by the names suites use.
+public enum TaskPriorityName: String, Codable, Hashable, Sendable, CaseIterable {
+    case background, utility, low, medium, high, userInitiated
+
+    public var taskPriority: TaskPriority {
+        switch self {
+        case .background: .background
+        case .utility: .utility
+        case .low: .low
+        case .medium: .medium
+        case .high: .high
+        case .userInitiated: .userInitiated
+        }
     }
 }
 

@@ -14,15 +14,28 @@ public struct HostReport: Codable, Sendable {
     /// Threads alive when the child applied its profile; 1 means the stack
     /// settings were in force before any other thread started.
     public var threadsAtStart: Int
+    /// For `starved` and `deadlocked`: what the watchdog saw, and every thread's stack.
+    public var stall: StallReport?
+    public var dump: RawDump?
+    /// CLOCK_MONOTONIC of the scenario's last heartbeat (shared by parent and
+    /// child), so the parent can time the stall to the moment it reads the report.
+    public var lastHeartbeatNanoseconds: UInt64?
 
-    public init(outcome: TrialOutcome, metrics: TrialMetrics, threads: [ThreadReport], threadsAtStart: Int) {
+    public init(outcome: TrialOutcome, metrics: TrialMetrics, threads: [ThreadReport], threadsAtStart: Int,
+                stall: StallReport? = nil, dump: RawDump? = nil, lastHeartbeatNanoseconds: UInt64? = nil) {
         self.version = Self.currentVersion
         self.outcome = outcome
         self.metrics = metrics
         self.threads = threads
         self.threadsAtStart = threadsAtStart
+        self.stall = stall
+        self.dump = dump
+        self.lastHeartbeatNanoseconds = lastHeartbeatNanoseconds
     }
 
     /// The line prefix that marks the report on the result pipe.
     public static let linePrefix = "RESULT "
+    /// The line after a report whose dump missed threads: `REMOTE-UNWIND tid tid …`.
+    /// The child then waits for the parent to walk those threads with ptrace and kill it.
+    public static let remoteUnwindPrefix = "REMOTE-UNWIND "
 }

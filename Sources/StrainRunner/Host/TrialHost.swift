@@ -2,6 +2,7 @@ import CStrainProbe
 import Dispatch
 import Foundation
 import StrainKit
+import Synchronization
 
 /// The child's side of a trial: applies the profile, installs the fault
 /// handler, runs the scenario on its strategy and reports on the result pipe.
@@ -65,9 +66,25 @@ public enum TrialHost {
         let executor = spec.strategy.makeExecutor(context: context)
         let before = ResourceUsage.current()
         let started = strain_monotonic_ns()
+        let watchdog = Watchdog(stallSeconds: spec.stallSeconds, context: context) { stall in
+            var report = HostReport(
+                outcome: stall.outcome,
+                metrics: measure(context: context, before: before, started: started, ended: strain_monotonic_ns()),
+                threads: context.reports, threadsAtStart: threadsAtStart,
+                stall: stall.report, dump: stall.dump, lastHeartbeatNanoseconds: context.heartbeat.snapshot.last_event_ns
+            )
+            if let last = report.lastHeartbeatNanoseconds {
+                report.stall?.reportedAfterSeconds = Double(strain_monotonic_ns() - last) / 1e9
+            }
+            finish(report, remoteUnwind: stall.dump.unanswered)
+        }
+        do {
+            try watchdog.start()
+        } catch {
+            return failure(.harnessError, "could not start the watchdog: \(error)")
+        }
         let result = Result { try workload(executor) }
         let ended = strain_monotonic_ns()
-        let after = ResourceUsage.current()
         executor.shutdown()
 
         let outcome: TrialOutcome
@@ -76,9 +93,17 @@ public enum TrialHost {
         case .failure(let violation as InvariantViolation): outcome = TrialOutcome(kind: .invariantViolated, message: violation.description)
         case .failure(let error): outcome = TrialOutcome(kind: .threw, message: ErrorText.describe(error))
         }
+        return HostReport(outcome: outcome, metrics: measure(context: context, before: before, started: started, ended: ended),
+                          threads: context.reports, threadsAtStart: threadsAtStart)
+    }
+
+    /// The trial's measurements from its start to `ended`.
+    static func measure(context: ScenarioContext, before: ResourceUsage, started: UInt64, ended: UInt64) -> TrialMetrics {
+        let after = ResourceUsage.current()
         let threads = context.reports
         let depth = context.deepestDepth
-        let metrics = TrialMetrics(
+        let blocked = context.waits.peak
+        return TrialMetrics(
             wallSeconds: Double(ended - started) / 1e9,
             userSeconds: after.userSeconds - before.userSeconds,
             systemSeconds: after.systemSeconds - before.systemSeconds,
@@ -89,9 +114,9 @@ public enum TrialHost {
             stackSizeBytes: threads.map(\.stackSizeBytes).max(),
             stackHighWaterBytes: threads.map(\.stackHighWaterBytes).max(),
             depth: depth > 0 ? depth : nil,
+            peakBlockedWorkers: blocked > 0 ? blocked : nil,
             custom: context.metrics
         )
-        return HostReport(outcome: outcome, metrics: metrics, threads: threads, threadsAtStart: threadsAtStart)
     }
 
     /// Runs the scenario's `prepare` on a harness thread with a large stack, so
@@ -112,12 +137,24 @@ public enum TrialHost {
         return Result { try handoff.wait() }
     }
 
+    /// Set by the first thread to finish the trial: the main thread when the
+    /// work returns, or the watchdog at a stall. The other one parks.
+    private static let finishing = Atomic<Bool>(false)
+
     /// Writes the report on the result pipe and leaves without running exit
     /// handlers: threads a scenario left blocked must not hold the child up.
-    static func finish(_ report: HostReport) -> Never {
+    /// With `remoteUnwind` threads listed, the child stays (stopped threads and
+    /// all) until the parent has walked those threads with ptrace and killed it.
+    static func finish(_ report: HostReport, remoteUnwind: [Int] = []) -> Never {
+        guard finishing.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged else {
+            while true { pause() }
+        }
         var line = Data(HostReport.linePrefix.utf8)
         line.append((try? JSONEncoder().encode(report)) ?? Data("{}".utf8))
         line.append(UInt8(ascii: "\n"))
+        if !remoteUnwind.isEmpty {
+            line.append(Data((HostReport.remoteUnwindPrefix + remoteUnwind.map(String.init).joined(separator: " ") + "\n").utf8))
+        }
         line.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
@@ -130,6 +167,9 @@ public enum TrialHost {
             }
         }
         fflush(nil)
+        if !remoteUnwind.isEmpty {
+            while true { pause() }
+        }
         _exit(0)
     }
 }

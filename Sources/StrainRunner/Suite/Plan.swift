@@ -20,7 +20,7 @@ public struct Plan: Sendable {
                             trials.append(TrialSpec(
                                 index: trials.count, scenario: run.scenario, parameters: combination,
                                 strategy: strategy, profile: profile, repetition: repetition, seed: seed,
-                                timeoutSeconds: run.timeoutSeconds, expected: run.expected(for: strategy)
+                                timeoutSeconds: run.timeoutSeconds, stallSeconds: run.stallSeconds, expected: run.expected(for: strategy)
                             ))
                         }
                     }

@@ -8,14 +8,19 @@ public struct Suite: Sendable {
     public var path: String
     public var repetitions: Int
     public var timeoutSeconds: Double
+    /// Seconds without progress, while work is pending, before the watchdog steps in.
+    public var stallSeconds: Double
     public var profiles: [Profile]
     public var runs: [SuiteRun]
+
+    /// The watchdog's threshold when a suite does not set `stall:`.
+    public static let defaultStallSeconds = 2.0
 
     /// The suite with its defaults filled in, as `run.json` records it.
     public var resolved: ResolvedSuite {
         ResolvedSuite(
             name: name, description: description, path: path, repetitions: repetitions,
-            timeoutSeconds: timeoutSeconds, profiles: profiles.map(\.rawValue),
+            timeoutSeconds: timeoutSeconds, stallSeconds: stallSeconds, profiles: profiles.map(\.rawValue),
             runs: runs.map { run in
                 ResolvedRun(
                     scenario: run.scenario,
@@ -24,6 +29,7 @@ public struct Suite: Sendable {
                     profiles: run.profiles.map(\.rawValue),
                     repetitions: run.repetitions,
                     timeoutSeconds: run.timeoutSeconds,
+                    stallSeconds: run.stallSeconds,
                     expect: run.expectations.mapValues { $0.map(\.description) }
                 )
             }
@@ -40,6 +46,7 @@ public struct SuiteRun: Sendable {
     public var profiles: [Profile]
     public var repetitions: Int
     public var timeoutSeconds: Double
+    public var stallSeconds: Double
     /// Accepted outcomes by strategy name; the key `default` covers the rest.
     public var expectations: [String: [ExpectedOutcome]]
 

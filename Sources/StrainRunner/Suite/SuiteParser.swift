@@ -35,8 +35,8 @@ public struct SuiteParser: Sendable {
         self.catalog = catalog
     }
 
-    static let suiteKeys = ["name", "description", "repetitions", "timeout", "profiles", "runs"]
-    static let runKeys = ["scenario", "parameters", "strategies", "profiles", "repetitions", "timeout", "expect"]
+    static let suiteKeys = ["name", "description", "repetitions", "timeout", "stall", "profiles", "runs"]
+    static let runKeys = ["scenario", "parameters", "strategies", "profiles", "repetitions", "timeout", "stall", "expect"]
 
     public func parse(contentsOf path: String) throws(SuiteError) -> Suite {
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -159,6 +159,7 @@ private struct SuiteReader {
         var description: String?
         var repetitions = 1
         var timeout = 60.0
+        var stall = Suite.defaultStallSeconds
         var profiles: [Profile] = [.linux]
         var runNodes: Node?
         for (key, _, value) in try mapping(root, "the suite", keys: SuiteParser.suiteKeys) {
@@ -167,6 +168,7 @@ private struct SuiteReader {
             case "description": description = try string(value, "description")
             case "repetitions": repetitions = try positiveInteger(value, "repetitions")
             case "timeout": timeout = try duration(value, "timeout")
+            case "stall": stall = try duration(value, "stall")
             case "profiles": profiles = try self.profiles(value)
             default: runNodes = value
             }
@@ -178,12 +180,13 @@ private struct SuiteReader {
         }
         var runs: [SuiteRun] = []
         for node in sequence {
-            runs.append(try run(node, repetitions: repetitions, timeout: timeout, profiles: profiles))
+            runs.append(try run(node, repetitions: repetitions, timeout: timeout, stall: stall, profiles: profiles))
         }
-        return Suite(name: name, description: description, path: path, repetitions: repetitions, timeoutSeconds: timeout, profiles: profiles, runs: runs)
+        return Suite(name: name, description: description, path: path, repetitions: repetitions, timeoutSeconds: timeout,
+                     stallSeconds: stall, profiles: profiles, runs: runs)
     }
 
-    func run(_ node: Node, repetitions: Int, timeout: Double, profiles: [Profile]) throws(SuiteError) -> SuiteRun {
+    func run(_ node: Node, repetitions: Int, timeout: Double, stall: Double, profiles: [Profile]) throws(SuiteError) -> SuiteRun {
         let entries = try mapping(node, "a run", keys: SuiteParser.runKeys)
         guard let scenarioEntry = entries.first(where: { $0.key == "scenario" }) else {
             throw error(node, "this run has no `scenario:`; valid scenarios: \(catalog.names.joined(separator: ", "))")
@@ -194,7 +197,7 @@ private struct SuiteReader {
         }
         var run = SuiteRun(
             scenario: scenarioName, parameters: [], strategies: [], profiles: profiles,
-            repetitions: repetitions, timeoutSeconds: timeout, expectations: [:]
+            repetitions: repetitions, timeoutSeconds: timeout, stallSeconds: stall, expectations: [:]
         )
         var given: [String: [String]] = [:]
         var expectNode: Node?
@@ -205,6 +208,7 @@ private struct SuiteReader {
             case "profiles": run.profiles = try self.profiles(value)
             case "repetitions": run.repetitions = try positiveInteger(value, "repetitions")
             case "timeout": run.timeoutSeconds = try duration(value, "timeout")
+            case "stall": run.stallSeconds = try duration(value, "stall")
             case "expect": expectNode = value
             default: break
             }

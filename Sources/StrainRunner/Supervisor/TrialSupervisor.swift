@@ -1,3 +1,4 @@
+import CStrainProbe
 import Foundation
 import Glibc
 import StrainKit
@@ -18,11 +19,15 @@ public struct TrialSupervisor: Sendable {
     public var gracePeriod = 1.0
     /// Seconds between samples of the child's thread count.
     public var samplingInterval = 0.005
+    /// Points kept in a trial's thread-count timeline; longer ones are thinned.
+    public var timelineCap = 2000
     public let traceBuilder: TraceBuilder
+    public let dumpBuilder: ThreadDumpBuilder
 
     public init(executable: String, symbolizer: Symbolizer = Symbolizer()) {
         self.executable = executable
         self.traceBuilder = TraceBuilder(symbolizer: symbolizer)
+        self.dumpBuilder = ThreadDumpBuilder(symbolizer: symbolizer)
     }
 
     public func run(_ spec: TrialSpec) -> TrialRecord {
@@ -37,7 +42,7 @@ public struct TrialSupervisor: Sendable {
         var environment = ProcessInfo.processInfo.environment
         // Swift's own backtracer would race our handler for the same signals.
         environment["SWIFT_BACKTRACE"] = "enable=no"
-        let start = DispatchTime.now().uptimeNanoseconds
+        let start = strain_monotonic_ns()
         let child: ChildProcess
         do {
             child = try ChildProcess.spawn(executable: executable, arguments: ["_trial", specJSON],
@@ -46,8 +51,8 @@ public struct TrialSupervisor: Sendable {
             return TrialRecord(spec: spec, outcome: TrialOutcome(kind: .harnessError, message: error.description),
                                metrics: TrialMetrics(), trace: nil, stdout: nil, stderr: nil, startedAt: startedAt)
         }
-        let watched = watch(child, deadline: start + UInt64(spec.timeoutSeconds * 1e9))
-        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let watched = watch(child, start: start, deadline: start + UInt64(spec.timeoutSeconds * 1e9))
+        let elapsed = Double(strain_monotonic_ns() - start) / 1e9
         return record(spec, watched, trialSeconds: elapsed, startedAt: startedAt)
     }
 
@@ -62,9 +67,16 @@ public struct TrialSupervisor: Sendable {
         var peakThreads = 0
         /// The child's own peak RSS (VmHWM) as last sampled.
         var peakRSSBytes = 0
+        /// The thread count where it changed, seconds after the spawn.
+        var timeline: [ThreadSample] = []
+        /// CLOCK_MONOTONIC of the last read from the result pipe.
+        var lastResultRead: UInt64 = 0
+        /// Threads the child could not dump itself, walked here with ptrace.
+        var remoteStacks: [Int: RemoteUnwinder.Stack] = [:]
+        var remoteUnwindDone = false
     }
 
-    private func watch(_ child: ChildProcess, deadline: UInt64) -> Watched {
+    private func watch(_ child: ChildProcess, start: UInt64, deadline: UInt64) -> Watched {
         var watched = Watched(result: BoundedBuffer(cap: resultCap), output: BoundedBuffer(cap: outputCap), error: BoundedBuffer(cap: outputCap))
         var open: [Int32: WritableKeyPath<Watched, BoundedBuffer>] = [
             child.resultDescriptor: \.result, child.outputDescriptor: \.output, child.errorDescriptor: \.error,
@@ -76,7 +88,7 @@ public struct TrialSupervisor: Sendable {
         var chunk = [UInt8](repeating: 0, count: 65536)
 
         while !reaped || !open.isEmpty {
-            let now = DispatchTime.now().uptimeNanoseconds
+            let now = strain_monotonic_ns()
             if !reaped {
                 if now >= deadline && !watched.timedOut {
                     watched.timedOut = true
@@ -88,8 +100,12 @@ public struct TrialSupervisor: Sendable {
                 }
                 if now >= nextSample {
                     if let status = ProcessStatus.read(statusPath) {
-                        watched.peakThreads = max(watched.peakThreads, status.threads ?? 0)
+                        let threads = status.threads ?? 0
+                        watched.peakThreads = max(watched.peakThreads, threads)
                         watched.peakRSSBytes = max(watched.peakRSSBytes, status.peakRSSBytes ?? 0)
+                        if threads > 0, watched.timeline.last?.threads != threads {
+                            watched.timeline.append(ThreadSample(seconds: Double(now - start) / 1e9, threads: threads))
+                        }
                     }
                     nextSample = now + UInt64(samplingInterval * 1e9)
                 }
@@ -117,13 +133,37 @@ public struct TrialSupervisor: Sendable {
                 let count = read(descriptor.fd, &chunk, chunk.count)
                 if count > 0 {
                     if let path = open[descriptor.fd] { watched[keyPath: path].append(chunk[0..<count]) }
+                    if descriptor.fd == child.resultDescriptor {
+                        watched.lastResultRead = strain_monotonic_ns()
+                        if !watched.remoteUnwindDone, !reaped, let tids = Self.remoteUnwindRequest(in: watched.result.bytes) {
+                            // The child dumped what it could and waits, blocked threads and all: walk the rest from here.
+                            watched.remoteUnwindDone = true
+                            for tid in tids {
+                                if let stack = RemoteUnwinder.stack(pid: child.pid, tid: tid) { watched.remoteStacks[tid] = stack }
+                            }
+                            child.signalGroup(SIGKILL)
+                        }
+                    }
                 } else if count == 0 || (errno != EAGAIN && errno != EINTR) {
                     close(descriptor.fd)
                     open[descriptor.fd] = nil
                 }
             }
         }
+        if let last = watched.timeline.last {
+            watched.timeline.append(ThreadSample(seconds: Double(strain_monotonic_ns() - start) / 1e9, threads: last.threads))
+        }
         return watched
+    }
+
+    /// The tids of a complete `REMOTE-UNWIND` line after the report, if the child wrote one.
+    static func remoteUnwindRequest(in bytes: [UInt8]) -> [Int]? {
+        let prefix = Array(HostReport.remoteUnwindPrefix.utf8)
+        guard bytes.count > prefix.count, bytes.last == UInt8(ascii: "\n") else { return nil }
+        let lineStart = bytes.dropLast().lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
+        let line = bytes[lineStart..<(bytes.count - 1)]
+        guard line.starts(with: prefix) else { return nil }
+        return String(decoding: line.dropFirst(prefix.count), as: UTF8.self).split(separator: " ").compactMap { Int($0) }
     }
 
     private func record(_ spec: TrialSpec, _ watched: Watched, trialSeconds: Double, startedAt: String) -> TrialRecord {
@@ -131,6 +171,8 @@ public struct TrialSupervisor: Sendable {
         var metrics = TrialMetrics()
         var outcome: TrialOutcome
         var trace: FaultTrace?
+        var dump: ThreadDump?
+        var stall: StallReport?
 
         let exitedNormally = (watched.status & 0x7f) == 0
         let exitStatus = (watched.status >> 8) & 0xff
@@ -148,6 +190,18 @@ public struct TrialSupervisor: Sendable {
         } else if let report = Self.hostReport(in: resultText) {
             outcome = report.outcome
             metrics = report.metrics
+            if var raw = report.dump {
+                for index in raw.threads.indices {
+                    guard let stack = watched.remoteStacks[raw.threads[index].tid] else { continue }
+                    raw.threads[index].frames = stack.frames
+                    raw.threads[index].viaPtrace = true
+                }
+                dump = dumpBuilder.dump(from: raw)
+            }
+            stall = report.stall
+            if let last = report.lastHeartbeatNanoseconds, watched.lastResultRead > last {
+                stall?.recordedAfterSeconds = Double(watched.lastResultRead - last) / 1e9
+            }
         } else if watched.timedOut {
             outcome = TrialOutcome(kind: .timedOut, message: "no result within \(spec.timeoutSeconds)s; the child was stopped")
         } else if let signal = killedBy {
@@ -169,8 +223,28 @@ public struct TrialSupervisor: Sendable {
         metrics.peakThreads = max(metrics.peakThreads ?? 0, watched.peakThreads)
         metrics.trialSeconds = trialSeconds
 
-        return TrialRecord(spec: spec, outcome: outcome, metrics: metrics, trace: trace,
-                           stdout: watched.output.text, stderr: watched.error.text, startedAt: startedAt)
+        var record = TrialRecord(spec: spec, outcome: outcome, metrics: metrics, trace: trace,
+                                 stdout: watched.output.text, stderr: watched.error.text, startedAt: startedAt)
+        record.dump = dump
+        record.stall = stall
+        record.threadTimeline = watched.timeline.isEmpty ? nil : Self.thinned(watched.timeline, to: timelineCap)
+        return record
+    }
+
+    /// At most `cap` points, keeping the first, the last and each stretch's highest count.
+    static func thinned(_ samples: [ThreadSample], to cap: Int) -> [ThreadSample] {
+        guard samples.count > cap, cap >= 2 else { return samples }
+        let stride = Double(samples.count - 2) / Double(cap - 2)
+        var result = [samples[0]]
+        var index = 1.0
+        while Int(index) < samples.count - 1 && result.count < cap - 1 {
+            let end = min(samples.count - 1, Int(index + stride))
+            let stretch = samples[Int(index)..<max(Int(index) + 1, end)]
+            result.append(stretch.max { $0.threads < $1.threads }!)
+            index += stride
+        }
+        result.append(samples[samples.count - 1])
+        return result
     }
 
     static func hostReport(in text: String) -> HostReport? {

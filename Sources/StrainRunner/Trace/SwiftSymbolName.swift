@@ -12,6 +12,19 @@ enum SwiftSymbolName {
         for prefix in ["function signature specialization <", "generic specialization <"] where text.hasPrefix(prefix) {
             if let of = text.range(of: "> of ") { text = text[of.upperBound...] }
         }
+        if text.hasPrefix("partial apply forwarder for ") {
+            text = text.dropFirst("partial apply forwarder for ".count)
+            notes.append("partial apply")
+        }
+        // "closure #4 () -> () in Module.Type.method(…) -> ()": name the closure by where it is.
+        for prefix in ["closure #", "implicit closure #"] where text.hasPrefix(prefix) {
+            guard let hash = text.firstIndex(of: "#") else { break }
+            let end = text[text.index(after: hash)...].firstIndex { !$0.isNumber } ?? text.endIndex
+            if let within = topLevelRange(of: " in ", in: text) {
+                let result = "\(text[..<end]) in \(simplify(String(text[within.upperBound...])))"
+                return notes.isEmpty ? result : result + " [\(notes.joined(separator: ", "))]"
+            }
+        }
         if text.hasPrefix("protocol witness for ") {
             text = text.dropFirst("protocol witness for ".count)
             if let conformance = text.range(of: " in conformance ") { text = text[..<conformance.lowerBound] }
@@ -57,6 +70,21 @@ enum SwiftSymbolName {
         }
         let result = qualifier + name + labels
         return notes.isEmpty ? result : result + " [\(notes.joined(separator: ", "))]"
+    }
+
+    /// The first `needle` outside any brackets.
+    private static func topLevelRange(of needle: String, in text: Substring) -> Range<Substring.Index>? {
+        var depth = 0
+        var index = text.startIndex
+        while index < text.endIndex {
+            let character = text[index]
+            if character == "(" || character == "<" || character == "[" { depth += 1 }
+            if character == ")" || character == "]" { depth -= 1 }
+            if character == ">", index > text.startIndex, text[text.index(before: index)] != "-" { depth -= 1 }
+            if depth == 0, text[index...].hasPrefix(needle) { return index..<text.index(index, offsetBy: needle.count) }
+            index = text.index(after: index)
+        }
+        return nil
     }
 
     private static func matchingParenthesis(in text: Substring, from open: Substring.Index) -> Substring.Index? {

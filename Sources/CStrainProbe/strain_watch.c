@@ -1,0 +1,238 @@
+// The watchdog's half in C: the heartbeat scenarios beat, the flag that marks a
+// thread as running scenario work, and the all-thread dump.
+//
+// The dump signals each thread with SIGSYS, queued with a magic value so a real
+// SIGSYS (seccomp) still reaches the fault handler. SIGSYS because libdispatch's
+// workers (and so Swift concurrency's) block every asynchronous signal except
+// SIGILL, SIGTRAP, SIGBUS, SIGFPE, SIGSEGV, SIGSYS, SIGPIPE and SIGPROF.
+// Each thread walks its own stack, from the signal's context, into a slot
+// allocated before the stall, and raises its slot's flag; the rules of the fault
+// handler hold here too (no malloc, no locks, no stdio).
+#include "strain_probe.h"
+#include "strain_internal.h"
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+// MARK: - Heartbeat
+
+static _Atomic long strain_units_queued;
+static _Atomic long strain_units_started;
+static _Atomic long strain_units_finished;
+static _Atomic long strain_beats;
+static _Atomic uint64_t strain_last_event_ns;
+
+static inline void strain_touch(void) {
+    atomic_store_explicit(&strain_last_event_ns, strain_monotonic_ns(), memory_order_relaxed);
+}
+
+void strain_heartbeat_queued(long units) {
+    atomic_fetch_add_explicit(&strain_units_queued, units, memory_order_relaxed);
+    strain_touch();
+}
+
+void strain_heartbeat_started(long units) {
+    atomic_fetch_add_explicit(&strain_units_started, units, memory_order_relaxed);
+    strain_touch();
+}
+
+void strain_heartbeat_finished(long units) {
+    atomic_fetch_add_explicit(&strain_units_finished, units, memory_order_relaxed);
+    strain_touch();
+}
+
+void strain_heartbeat_beat(void) {
+    atomic_fetch_add_explicit(&strain_beats, 1, memory_order_relaxed);
+    strain_touch();
+}
+
+strain_heartbeat strain_heartbeat_read(void) {
+    strain_heartbeat snapshot;
+    snapshot.queued = atomic_load_explicit(&strain_units_queued, memory_order_relaxed);
+    snapshot.started = atomic_load_explicit(&strain_units_started, memory_order_relaxed);
+    snapshot.finished = atomic_load_explicit(&strain_units_finished, memory_order_relaxed);
+    snapshot.beats = atomic_load_explicit(&strain_beats, memory_order_relaxed);
+    snapshot.last_event_ns = atomic_load_explicit(&strain_last_event_ns, memory_order_relaxed);
+    return snapshot;
+}
+
+// MARK: - Scenario work on this thread
+
+// Each thread that ever runs work takes a registry entry once (its index cached
+// in TLS), so the watchdog can list the threads holding work without signals.
+#define STRAIN_WORK_REGISTRY_SIZE 8192
+
+typedef struct {
+    _Atomic int tid;
+    _Atomic long nesting;
+} strain_work_entry;
+
+static strain_work_entry strain_work_registry[STRAIN_WORK_REGISTRY_SIZE];
+static _Atomic int strain_work_registry_used;
+static __thread long strain_work_nesting;
+static __thread int strain_work_index = -1;
+
+void strain_work_enter(void) {
+    strain_work_nesting++;
+    if (strain_work_index < 0) {
+        int index = atomic_fetch_add_explicit(&strain_work_registry_used, 1, memory_order_relaxed);
+        if (index >= STRAIN_WORK_REGISTRY_SIZE) {
+            strain_work_index = STRAIN_WORK_REGISTRY_SIZE;  // full: this thread goes unlisted
+            return;
+        }
+        atomic_store_explicit(&strain_work_registry[index].tid, (int)syscall(SYS_gettid), memory_order_relaxed);
+        strain_work_index = index;
+    }
+    if (strain_work_index < STRAIN_WORK_REGISTRY_SIZE) {
+        atomic_store_explicit(&strain_work_registry[strain_work_index].nesting, strain_work_nesting, memory_order_release);
+    }
+}
+
+void strain_work_leave(void) {
+    strain_work_nesting--;
+    if (strain_work_index >= 0 && strain_work_index < STRAIN_WORK_REGISTRY_SIZE) {
+        atomic_store_explicit(&strain_work_registry[strain_work_index].nesting, strain_work_nesting, memory_order_release);
+    }
+}
+
+int strain_in_work(void) { return strain_work_nesting > 0; }
+
+size_t strain_threads_in_work(int *tids, size_t capacity) {
+    int used = atomic_load_explicit(&strain_work_registry_used, memory_order_acquire);
+    if (used > STRAIN_WORK_REGISTRY_SIZE) used = STRAIN_WORK_REGISTRY_SIZE;
+    size_t count = 0;
+    for (int i = 0; i < used && count < capacity; i++) {
+        if (atomic_load_explicit(&strain_work_registry[i].nesting, memory_order_acquire) > 0) {
+            int tid = atomic_load_explicit(&strain_work_registry[i].tid, memory_order_relaxed);
+            if (tid > 0) tids[count++] = tid;
+        }
+    }
+    return count;
+}
+
+// MARK: - Dump
+
+#define STRAIN_DUMP_MAGIC ((uintptr_t)0x57A1D0000000000ULL)
+#define STRAIN_DUMP_SLOT_MASK ((uintptr_t)0xFFFFFULL)
+
+typedef struct {
+    _Atomic int answered;
+    int tid;
+    int in_work;
+    int frame_count;
+    long frames_total;
+    uint64_t answered_ns;
+} strain_dump_slot;
+
+static strain_dump_slot *strain_slots;
+static uintptr_t *strain_slot_frames;
+static size_t strain_slot_capacity;
+static size_t strain_frames_per_slot;
+
+int strain_dump_install(size_t max_threads, size_t frames_per_thread) {
+    if (strain_slots != NULL) return 0;
+    size_t slot_bytes = max_threads * sizeof(strain_dump_slot);
+    size_t frame_bytes = max_threads * frames_per_thread * sizeof(uintptr_t);
+    void *slots = mmap(NULL, slot_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (slots == MAP_FAILED) return errno;
+    void *frames = mmap(NULL, frame_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (frames == MAP_FAILED) {
+        int error = errno;
+        munmap(slots, slot_bytes);
+        return error;
+    }
+    strain_slot_frames = frames;
+    strain_frames_per_slot = frames_per_thread;
+    strain_slot_capacity = max_threads;
+    strain_slots = slots;
+    return 0;
+}
+
+int strain_is_dump_request(const siginfo_t *info) {
+    if (info->si_code != SI_QUEUE || info->si_pid != getpid()) return 0;
+    uintptr_t value = (uintptr_t)info->si_value.sival_ptr;
+    return (value & ~STRAIN_DUMP_SLOT_MASK) == STRAIN_DUMP_MAGIC;
+}
+
+void strain_dump_answer(const siginfo_t *info, void *context) {
+    int saved_errno = errno;
+    size_t index = (size_t)((uintptr_t)info->si_value.sival_ptr & STRAIN_DUMP_SLOT_MASK);
+    if (strain_slots == NULL || index >= strain_slot_capacity) return;
+    strain_dump_slot *slot = &strain_slots[index];
+    uintptr_t *frames = strain_slot_frames + index * strain_frames_per_slot;
+    long total = 0;
+    int kept = 0;
+    unw_cursor_t cursor;
+    if (unw_init_local2(&cursor, (unw_context_t *)context, UNW_INIT_SIGNAL_FRAME) == 0) {
+        do {
+            unw_word_t ip = 0;
+            if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0) break;
+            if ((size_t)kept < strain_frames_per_slot) frames[kept++] = (uintptr_t)ip;
+            total++;
+        } while (unw_step(&cursor) > 0 && total < 100000);
+    }
+    slot->tid = (int)syscall(SYS_gettid);
+    slot->in_work = strain_work_nesting > 0;
+    slot->frame_count = kept;
+    slot->frames_total = total;
+    slot->answered_ns = strain_monotonic_ns();
+    atomic_store_explicit(&slot->answered, 1, memory_order_release);
+    errno = saved_errno;
+}
+
+int strain_dump_threads(const int *tids, size_t count, uint64_t timeout_ns) {
+    if (strain_slots == NULL) return -EINVAL;
+    if (count > strain_slot_capacity) count = strain_slot_capacity;
+    pid_t pid = getpid();
+    for (size_t i = 0; i < count; i++) {
+        atomic_store_explicit(&strain_slots[i].answered, 0, memory_order_relaxed);
+        strain_slots[i].tid = tids[i];
+        strain_slots[i].frame_count = 0;
+        strain_slots[i].frames_total = 0;
+    }
+    atomic_thread_fence(memory_order_seq_cst);
+    for (size_t i = 0; i < count; i++) {
+        siginfo_t info;
+        memset(&info, 0, sizeof(info));
+        info.si_signo = SIGSYS;
+        info.si_code = SI_QUEUE;
+        info.si_pid = pid;
+        info.si_uid = getuid();
+        info.si_value.sival_ptr = (void *)(STRAIN_DUMP_MAGIC | (uintptr_t)i);
+        syscall(SYS_rt_tgsigqueueinfo, pid, tids[i], SIGSYS, &info);
+    }
+    uint64_t deadline = strain_monotonic_ns() + timeout_ns;
+    int answered = 0;
+    for (;;) {
+        answered = 0;
+        for (size_t i = 0; i < count; i++) {
+            answered += atomic_load_explicit(&strain_slots[i].answered, memory_order_acquire);
+        }
+        if ((size_t)answered == count || strain_monotonic_ns() >= deadline) break;
+        struct timespec pause = {0, 50 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    return answered;
+}
+
+int strain_dump_slot_read(size_t index, strain_dump_thread *out) {
+    if (strain_slots == NULL || index >= strain_slot_capacity) return 0;
+    strain_dump_slot *slot = &strain_slots[index];
+    if (!atomic_load_explicit(&slot->answered, memory_order_acquire)) return 0;
+    out->tid = slot->tid;
+    out->in_work = slot->in_work;
+    out->frame_count = slot->frame_count;
+    out->frames_total = slot->frames_total;
+    out->frames = strain_slot_frames + index * strain_frames_per_slot;
+    out->answered_ns = slot->answered_ns;
+    return 1;
+}

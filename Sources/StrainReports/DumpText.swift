@@ -1,0 +1,63 @@
+import Foundation
+import StrainKit
+
+/// Thread dumps and pool verdicts as lines of text.
+public enum DumpText {
+    /// `deadlocked after 1.00 s without progress; 7 threads dumped in 1.2 ms (signal)`.
+    public static func headline(_ trial: TrialRecord) -> String {
+        var text = trial.outcome.description
+        if let stall = trial.stall {
+            text += " after \(Format.duration(stall.silentSeconds)) without progress (threshold \(Format.duration(stall.thresholdSeconds)))"
+        }
+        if let dump = trial.dump {
+            text += "; \(dump.threadCount) threads dumped in \(Format.duration(Double(dump.dumpNanoseconds) / 1e9)) (\(dump.method))"
+            if !dump.unreached.isEmpty { text += ", \(dump.unreached.count) unreached" }
+        }
+        return text
+    }
+
+    /// `231 threads — futex wait ← DispatchQueue.sync ← … [strain.pool.0 … S]`.
+    public static func group(_ group: ThreadGroup, names: Int = 3) -> String {
+        let noun = group.count == 1 ? "thread" : "threads"
+        let distinctNames = Array(Set(group.threads.map(\.name))).sorted()
+        var who = distinctNames.prefix(names).joined(separator: ", ")
+        if distinctNames.count > names { who += ", …" }
+        let states = Set(group.threads.map(\.state)).sorted().joined(separator: "/")
+        let work = group.inWork ? ", holding work" : ""
+        let traced = group.threads.contains(where: \.viaPtrace) ? ", via ptrace" : ""
+        return "\(group.count) \(noun) — \(group.summary)  [\(who); \(states)\(work)\(traced)]"
+    }
+
+    /// A group's whole stack, one frame a line.
+    public static func frames(_ group: ThreadGroup) -> [String] {
+        group.frames.enumerated().map { "#\($0.offset)  \($0.element.displayName)" }
+    }
+
+    /// One trial per distinct stall (scenario, parameters, strategy, profile, outcome).
+    public static func distinctStalls(_ run: RunRecord) -> [TrialRecord] {
+        var seen = Set<String>()
+        return run.trials.filter { trial in
+            guard trial.dump != nil else { return false }
+            return seen.insert("\(trial.scenario)|\(trial.parameters.sorted { $0.key < $1.key })|\(trial.strategy)|\(trial.profile)|\(trial.outcome.kind)").inserted
+        }
+    }
+
+    /// Distinct cap verdicts: `rw-barrier-collection[…] gcd-serial-queues linux: needed 131 …`.
+    public static func capVerdicts(_ run: RunRecord) -> [(trial: String, verdict: CapVerdict)] {
+        var seen = Set<String>()
+        var result: [(String, CapVerdict)] = []
+        for trial in run.trials {
+            for verdict in trial.capVerdicts ?? [] {
+                let parameters = trial.parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
+                let name = "\(trial.scenario)\(parameters.isEmpty ? "" : "[\(parameters)]") \(trial.strategy) \(trial.profile)"
+                // Repetitions differ in the count; keep the largest per trial name and cap.
+                if seen.insert("\(name)|\(verdict.cap)").inserted {
+                    let needed = run.trials.filter { "\($0.scenario)|\($0.parameters)|\($0.strategy)|\($0.profile)" == "\(trial.scenario)|\(trial.parameters)|\(trial.strategy)|\(trial.profile)" }
+                        .compactMap(\.metrics.peakBlockedWorkers).max() ?? verdict.needed
+                    result.append((name, CapVerdict(platforms: verdict.platforms, cap: verdict.cap, needed: needed)))
+                }
+            }
+        }
+        return result
+    }
+}

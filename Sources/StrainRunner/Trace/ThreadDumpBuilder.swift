@@ -1,0 +1,79 @@
+import StrainKit
+
+/// Turns a child's raw thread dump into the record's: stacks symbolized once
+/// per distinct stack, identical stacks grouped, each group summed up in a line.
+public struct ThreadDumpBuilder: Sendable {
+    public let symbolizer: Symbolizer
+    /// Frames named in a group's summary after its wait.
+    public var summaryFrames = 3
+
+    public init(symbolizer: Symbolizer) {
+        self.symbolizer = symbolizer
+    }
+
+    public func dump(from raw: RawDump) -> ThreadDump {
+        // Threads stopped in the same place have the same addresses: name each stack once.
+        let byStack = Dictionary(grouping: raw.threads.filter { !$0.frames.isEmpty }, by: \.frames)
+        var groups: [String: ThreadGroup] = [:]
+        for (addresses, threads) in byStack {
+            let frames = symbolizer.frames(for: addresses, maps: raw.maps, firstIsExact: true)
+            // Stacks that differ only in offsets within the same functions are the same story.
+            let key = frames.map { $0.symbol ?? $0.displayName }.joined(separator: "\n")
+            let dumped = threads.map { DumpedThread(tid: $0.tid, name: $0.name, state: $0.state, wait: $0.wait, viaPtrace: $0.viaPtrace) }
+            if var group = groups[key] {
+                group.count += threads.count
+                group.threads += dumped
+                group.inWork = group.inWork || threads.contains(where: \.inWork)
+                groups[key] = group
+            } else {
+                groups[key] = ThreadGroup(
+                    count: threads.count, summary: summary(wait: threads.first?.wait, frames: frames),
+                    inWork: threads.contains(where: \.inWork), threads: dumped, frames: frames
+                )
+            }
+        }
+        let ordered = groups.values.map { group -> ThreadGroup in
+            var group = group
+            group.threads.sort { $0.tid < $1.tid }
+            return group
+        }.sorted { ($0.inWork ? 1 : 0, $0.count, -($0.threads.first?.tid ?? 0)) > ($1.inWork ? 1 : 0, $1.count, -($1.threads.first?.tid ?? 0)) }
+        let unreached = raw.threads.filter { $0.frames.isEmpty }.map(\.tid).sorted()
+        let method = raw.threads.contains(where: \.viaPtrace) ? (raw.method == "ptrace" ? "ptrace" : "signal+ptrace") : raw.method
+        return ThreadDump(method: method, threadCount: raw.threads.count, groups: ordered, waitCycle: raw.waitCycle,
+                          unreached: unreached, dumpNanoseconds: raw.dumpNanoseconds)
+    }
+
+    /// Frames of the harness's wrappers around scenario work.
+    static let harnessFrames = [
+        "strain_", "ScenarioContext.blocking", "ScenarioContext.unit", "runInstrumented", "runSubmitted",
+        "closure #1 in runInstrumented", "closure #1 in runSubmitted",
+    ]
+
+    /// `futex wait ← DispatchQueue.sync(execute:) ← ThreadSafeArray.subscript ← …`:
+    /// the wait, then the first frames above the C library and libdispatch's internals.
+    func summary(wait: String?, frames: [Frame]) -> String {
+        let named = frames.filter { frame in
+            guard let symbol = frame.symbol else { return false }
+            let module = frame.module.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? ""
+            if module.hasPrefix("libc.so") || module.hasPrefix("ld-linux") { return false }
+            if symbol.hasPrefix("_") { return false }
+            // Compiler glue and the harness's own wrappers say nothing about where the work is.
+            if symbol.hasSuffix("[partial apply]") || symbol.contains("thunk") || symbol.hasPrefix("@") { return false }
+            return !Self.harnessFrames.contains { symbol.hasPrefix($0) }
+        }
+        // `closure #2 in closure #1 in f()` and `closure #1 in f()` both say "in f": name f's frames once.
+        var distinct: [String] = []
+        var lastBase = ""
+        for frame in named {
+            let symbol = frame.symbol!
+            let base = symbol.components(separatedBy: " in ").last ?? symbol
+            if base == lastBase { continue }
+            lastBase = base
+            distinct.append(symbol)
+        }
+        var parts = [wait ?? "running"]
+        parts += distinct.prefix(summaryFrames)
+        if distinct.count > summaryFrames { parts.append("…") }
+        return parts.joined(separator: " ← ")
+    }
+}

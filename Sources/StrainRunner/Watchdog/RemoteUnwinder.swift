@@ -1,0 +1,26 @@
+import CStrainProbe
+import StrainKit
+
+/// Walks a thread of another process from outside, with ptrace and
+/// libunwind-ptrace: the fallback for threads that do not answer the dump
+/// signal (they block every signal, or the child is too wedged to run its handler).
+public enum RemoteUnwinder {
+    public struct Stack: Sendable {
+        public var frames: [UInt64]
+        public var state: String
+    }
+
+    /// Frames walked per thread.
+    public static let maximumFrames = 192
+
+    /// The thread's stack, or nil when it could not be attached or walked.
+    public static func stack(pid: Int32, tid: Int) -> Stack? {
+        var addresses = [UInt] (repeating: 0, count: maximumFrames)
+        var state: CChar = 0
+        let count = addresses.withUnsafeMutableBufferPointer { buffer in
+            strain_ptrace_unwind(Int32(tid), buffer.baseAddress, buffer.count, &state)
+        }
+        guard count > 0 else { return nil }
+        return Stack(frames: addresses.prefix(count).map(UInt64.init), state: String(UnicodeScalar(UInt8(bitPattern: state))))
+    }
+}

@@ -1,0 +1,149 @@
+import CStrainProbe
+import Foundation
+import StrainKit
+
+/// Watches a trial from its own pthread (not GCD's pool, not Swift
+/// concurrency's): when work is pending and nothing has progressed for the
+/// stall threshold, it dumps every thread and ends the trial `starved` or
+/// `deadlocked`.
+///
+/// A trial is stalled when all of these hold:
+/// - units are pending (queued, not finished) and no heartbeat came for the threshold;
+/// - no thread holding scenario work is running (a long computation is progress);
+/// - work waits for a thread (queued, not started): `starved`; or every thread
+///   holding work waits with no timeout, so only another blocked thread could
+///   wake it: `deadlocked`. Threads in timed waits (sleeps) are left to wake.
+final class Watchdog: Sendable {
+    /// What the watchdog found, for the host to report.
+    struct Stall: Sendable {
+        var outcome: TrialOutcome
+        var report: StallReport
+        var dump: RawDump
+    }
+
+    /// Time each thread has to answer the dump signal.
+    static let answerTimeoutNanoseconds: UInt64 = 300_000_000
+    /// Frames kept per thread in a dump.
+    static let framesPerThread = 192
+    /// Threads a dump can hold.
+    static let dumpCapacity = 4096
+
+    let stallNanoseconds: UInt64
+    let context: ScenarioContext
+    let onStall: @Sendable (Stall) -> Void
+
+    init(stallSeconds: Double, context: ScenarioContext, onStall: @escaping @Sendable (Stall) -> Void) {
+        self.stallNanoseconds = UInt64(max(0.01, stallSeconds) * 1e9)
+        self.context = context
+        self.onStall = onStall
+    }
+
+    struct StartError: Error, CustomStringConvertible {
+        var errno: Int32
+        var description: String { "could not allocate the thread dump's slots (errno \(errno))" }
+    }
+
+    /// Allocates the dump's slots and starts watching.
+    func start() throws(StartError) {
+        let status = strain_dump_install(Self.dumpCapacity, Self.framesPerThread)
+        guard status == 0 else { throw StartError(errno: status) }
+        let thread = Thread { [self] in watch() }
+        thread.name = "strain.watchdog"
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    private func watch() {
+        let tick = UInt32(min(10_000, max(1_000, stallNanoseconds / 20_000)))
+        var inWork = [Int32](repeating: 0, count: Self.dumpCapacity)
+        while true {
+            usleep(tick)
+            let beat = strain_heartbeat_read()
+            guard beat.queued - beat.finished > 0 else { continue }
+            let now = strain_monotonic_ns()
+            guard now >= beat.last_event_ns &+ stallNanoseconds else { continue }
+
+            let holding = inWork.withUnsafeMutableBufferPointer { buffer in
+                Array(buffer.prefix(strain_threads_in_work(buffer.baseAddress, buffer.count)))
+            }
+            let states = holding.compactMap { ThreadState.read(tid: Int($0)) }
+            if states.contains(where: { $0.state == "R" }) { continue }
+            let waitingForThread = beat.queued - beat.started
+            let untimed = states.filter(\.isInUntimedWait).count
+            let deadlocked = waitingForThread == 0 && !states.isEmpty && untimed == states.count
+            guard waitingForThread > 0 || deadlocked else { continue }
+
+            // The heartbeat may have moved while the threads were read.
+            guard strain_heartbeat_read().last_event_ns == beat.last_event_ns else { continue }
+            onStall(stall(beat: beat, decidedAt: now, holding: states, untimed: untimed, waitingForThread: waitingForThread, deadlocked: deadlocked))
+            return
+        }
+    }
+
+    /// A /proc file read to its end (their size says 0, so Foundation's readers may stop short).
+    static func contents(of path: String) -> String {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return "" }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(fd, &chunk, chunk.count)
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            bytes += chunk[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private func stall(beat: strain_heartbeat, decidedAt: UInt64, holding: [ThreadState], untimed: Int, waitingForThread: Int, deadlocked: Bool) -> Stall {
+        let me = Int(strain_thread_id())
+        let tids = ThreadState.tids().filter { $0 != me }
+        let states = Dictionary(tids.compactMap { tid in ThreadState.read(tid: tid).map { (tid, $0) } }, uniquingKeysWith: { a, _ in a })
+        let requested = Array(tids.prefix(Self.dumpCapacity))
+        let dumpStart = strain_monotonic_ns()
+        let raw = requested.map(Int32.init)
+        _ = raw.withUnsafeBufferPointer { strain_dump_threads($0.baseAddress, $0.count, Self.answerTimeoutNanoseconds) }
+        var lastAnswer = dumpStart
+        var threads: [RawThread] = []
+        var unanswered: [Int] = []
+        let holdingTids = Set(holding.map(\.tid))
+        for (index, tid) in requested.enumerated() {
+            let state = states[tid]
+            var slot = strain_dump_thread()
+            let answered = strain_dump_slot_read(index, &slot) == 1
+            var frames: [UInt64] = []
+            if answered {
+                frames = (0..<Int(slot.frame_count)).map { UInt64(slot.frames[$0]) }
+                lastAnswer = max(lastAnswer, slot.answered_ns)
+            } else {
+                unanswered.append(tid)
+            }
+            threads.append(RawThread(
+                tid: tid, name: state?.name ?? "?", state: state?.state ?? "?", wait: state?.wait,
+                inWork: answered ? slot.in_work != 0 : holdingTids.contains(tid), frames: frames, viaPtrace: false
+            ))
+        }
+        let maps = Self.contents(of: "/proc/self/maps")
+        let cycle = WaitCycle.find(in: context.waits.current)
+        let dump = RawDump(method: "signal", threads: threads, maps: maps, unanswered: unanswered,
+                           dumpNanoseconds: Int(lastAnswer - dumpStart), waitCycle: cycle)
+
+        let silent = Double(decidedAt - beat.last_event_ns) / 1e9
+        let seconds = String(format: "%.2fs", silent)
+        let outcome: TrialOutcome
+        if deadlocked {
+            let named = cycle.map { ": \($0.description)" } ?? ""
+            outcome = TrialOutcome(kind: .deadlocked, message: "no progress for \(seconds); every thread holding work (\(holding.count)) waits with no timeout\(named)")
+        } else {
+            outcome = TrialOutcome(kind: .starved, message: "no progress for \(seconds): \(waitingForThread) of \(beat.queued) units wait for a thread; \(holding.count) threads hold work, \(untimed) of them in waits with no timeout")
+        }
+        let report = StallReport(
+            thresholdSeconds: Double(stallNanoseconds) / 1e9, silentSeconds: silent,
+            reportedAfterSeconds: Double(strain_monotonic_ns() - beat.last_event_ns) / 1e9,
+            queued: beat.queued, started: beat.started, finished: beat.finished,
+            threadsInWork: holding.count, threadsInUntimedWait: untimed
+        )
+        return Stall(outcome: outcome, report: report, dump: dump)
+    }
+}

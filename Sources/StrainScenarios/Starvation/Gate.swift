@@ -1,0 +1,66 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Holds blocked work items until it opens, or until their hold time runs out.
+final class Gate: Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private let isOpen = Atomic<Bool>(false)
+    private let waiting = Atomic<Int>(0)
+
+    /// Blocks until the gate opens or `holdMilliseconds` pass; 0 waits with no timeout.
+    func pass(holdMilliseconds: Int) {
+        guard !isOpen.load(ordering: .acquiring) else { return }
+        waiting.add(1, ordering: .relaxed)
+        if holdMilliseconds == 0 {
+            semaphore.wait()
+        } else {
+            _ = semaphore.wait(timeout: .now() + .milliseconds(holdMilliseconds))
+        }
+    }
+
+    /// Lets every item through, now and later.
+    func open(releasing count: Int) {
+        isOpen.store(true, ordering: .releasing)
+        for _ in 0..<count { semaphore.signal() }
+    }
+}
+
+/// Counts events and lets a thread wait, with a deadline, until a number is reached.
+final class Countdown: Sendable {
+    private let count = Mutex(0)
+    private let changed = DispatchSemaphore(value: 0)
+
+    func add() {
+        count.withLock { $0 += 1 }
+        changed.signal()
+    }
+
+    var value: Int { count.withLock { $0 } }
+
+    /// Waits until the count reaches `target`; false if `seconds` passed first
+    /// (nil seconds: no deadline).
+    @discardableResult
+    func wait(for target: Int, seconds: Double?) -> Bool {
+        let deadline = seconds.map { DispatchTime.now() + $0 }
+        while value < target {
+            if let deadline {
+                if changed.wait(timeout: deadline) == .timedOut { return value >= target }
+            } else {
+                changed.wait()
+            }
+        }
+        return true
+    }
+}
+
+/// When something happened, on the monotonic clock shared with the harness.
+final class Stamp: Sendable {
+    private let nanoseconds = Atomic<UInt64>(0)
+
+    func set() { nanoseconds.store(DispatchTime.now().uptimeNanoseconds, ordering: .releasing) }
+    var value: UInt64? {
+        let value = nanoseconds.load(ordering: .acquiring)
+        return value == 0 ? nil : value
+    }
+}

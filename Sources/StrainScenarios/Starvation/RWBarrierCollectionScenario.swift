@@ -1,0 +1,158 @@
+import Dispatch
+import Foundation
+import StrainKit
+import Synchronization
+
+/// The "thread-safe array" of the blog post: reads `sync` on a concurrent
+/// queue, writes as barriers; beside it the same array behind an
+/// `NSRecursiveLock`. Under load, reads that arrive while a barrier is pending
+/// block their worker; when blocked workers use up the pool, the barrier they
+/// wait for can never get a thread.
+///
+/// Here the pool stops at 255 threads, Apple platforms stop at 64: the trial
+/// records the most workers blocked at once, and the record's verdict says
+/// where that hangs.
+public struct RWBarrierCollectionScenario: Scenario {
+    public static let name = "rw-barrier-collection"
+    public static let summary = "reader/writer array on a concurrent queue with barrier writes, or behind NSRecursiveLock, under fan-out load: count, contents, peak blocked workers"
+    public static let parameters: [ParameterSpec] = [
+        ParameterSpec("guard", .choice(["async-barrier", "sync-barrier", "recursive-lock"]), default: "async-barrier",
+                      summary: "async-barrier / sync-barrier: concurrent DispatchQueue, reads sync, writes async(flags: .barrier) or sync(flags: .barrier); recursive-lock: NSRecursiveLock"),
+        ParameterSpec("load", .choice(["blog", "blocking-reads"]), default: "blog",
+                      summary: "blog: concurrentPerform fanning out appends, as the post's test did; blocking-reads: mostly reads, every write a slow barrier"),
+        ParameterSpec("operations", .integer(1...1_000_000), default: "1000", summary: "work items fanned out"),
+        ParameterSpec("write-every", .integer(1...10_000), default: "10", summary: "blocking-reads: one item in this many writes, the rest read"),
+        ParameterSpec("barrier-ms", .integer(0...10_000), default: "0", summary: "how long each write holds the collection (ms): a slow barrier"),
+    ]
+
+    let guardKind: String
+    let load: String
+    let operations: Int
+    let writeEvery: Int
+    let barrierMilliseconds: Int
+
+    public init(parameters: ParameterValues) {
+        guardKind = parameters.string("guard")
+        load = parameters.string("load")
+        operations = parameters.integer("operations")
+        writeEvery = parameters.integer("write-every")
+        barrierMilliseconds = parameters.integer("barrier-ms")
+    }
+
+    public func prepare(context: ScenarioContext) throws -> Workload {
+        let scenario = self
+        return { executor in try scenario.run(on: executor, context: context) }
+    }
+
+    func run(on executor: any StrategyExecutor, context: ScenarioContext) throws {
+        let array: any GuardedArray = switch guardKind {
+        case "recursive-lock": RecursiveLockArray(context: context)
+        case "sync-barrier": ConcurrentQueueArray(context: context, syncBarrier: true)
+        default: ConcurrentQueueArray(context: context, syncBarrier: false)
+        }
+        let finished = Countdown()
+        let operations = operations
+        let writeEvery = load == "blog" ? 1 : writeEvery
+        let barrier = barrierMilliseconds
+        let written = Mutex<[Int]>([])
+        context.heartbeat.queued(operations)
+
+        let item: @Sendable (Int) -> Void = { index in
+            executor.submit {
+                context.unit {
+                    if index % writeEvery == 0 {
+                        array.append(index, holdingMilliseconds: barrier)
+                        written.withLock { $0.append(index) }
+                    } else {
+                        _ = array.element(at: index)
+                    }
+                }
+                finished.add()
+            }
+        }
+        if load == "blog" {
+            // The post's test: concurrentPerform fanning out async work that appends.
+            DispatchQueue.concurrentPerform(iterations: operations, execute: item)
+        } else {
+            for index in 0..<operations { item(index) }
+        }
+        finished.wait(for: operations, seconds: nil)
+
+        let expected = written.withLock { $0 }.sorted()
+        let contents = array.snapshot().sorted()
+        context.record("appends", Double(expected.count))
+        try context.check(contents.count == expected.count, "the array holds \(contents.count) elements after \(expected.count) appends")
+        try context.check(contents == expected, "the array's contents differ from what was appended (\(Set(expected).subtracting(contents).count) missing)")
+    }
+}
+
+/// The collection under test, whatever guards it.
+protocol GuardedArray: Sendable {
+    func append(_ value: Int, holdingMilliseconds: Int)
+    func element(at index: Int) -> Int?
+    func snapshot() -> [Int]
+}
+
+/// The blog's reader/writer array: concurrent reads with `sync`, writes as barriers.
+final class ConcurrentQueueArray: GuardedArray, @unchecked Sendable {
+    private let queue = DispatchQueue(label: "strain.rw-array", attributes: .concurrent)
+    private var storage: [Int] = []  // touched only on `queue`
+    private let context: ScenarioContext
+    private let syncBarrier: Bool
+
+    init(context: ScenarioContext, syncBarrier: Bool) {
+        self.context = context
+        self.syncBarrier = syncBarrier
+    }
+
+    func append(_ value: Int, holdingMilliseconds: Int) {
+        let write: @Sendable () -> Void = {
+            if holdingMilliseconds > 0 { usleep(UInt32(holdingMilliseconds) * 1000) }
+            self.storage.append(value)
+        }
+        if syncBarrier {
+            context.blocking(on: queue.label) { queue.sync(flags: .barrier, execute: write) }
+        } else {
+            queue.async(flags: .barrier, execute: write)
+        }
+    }
+
+    func element(at index: Int) -> Int? {
+        context.blocking(on: queue.label) {
+            queue.sync { storage.isEmpty ? nil : storage[index % storage.count] }
+        }
+    }
+
+    func snapshot() -> [Int] { queue.sync { storage } }
+}
+
+/// The same array behind one `NSRecursiveLock`.
+final class RecursiveLockArray: GuardedArray, @unchecked Sendable {
+    private let lock = NSRecursiveLock()
+    private var storage: [Int] = []  // touched only under `lock`
+    private let context: ScenarioContext
+
+    init(context: ScenarioContext) {
+        self.context = context
+        lock.name = "strain.rw-array.lock"
+    }
+
+    func append(_ value: Int, holdingMilliseconds: Int) {
+        context.blocking(on: "strain.rw-array.lock") { lock.lock() }
+        defer { lock.unlock() }
+        if holdingMilliseconds > 0 { usleep(UInt32(holdingMilliseconds) * 1000) }
+        storage.append(value)
+    }
+
+    func element(at index: Int) -> Int? {
+        context.blocking(on: "strain.rw-array.lock") { lock.lock() }
+        defer { lock.unlock() }
+        return storage.isEmpty ? nil : storage[index % storage.count]
+    }
+
+    func snapshot() -> [Int] {
+        lock.lock()
+        defer { lock.unlock() }
+        return storage
+    }
+}
