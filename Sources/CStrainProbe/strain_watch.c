@@ -15,6 +15,7 @@
 #include <libunwind.h>
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -235,4 +236,13 @@ int strain_dump_slot_read(size_t index, strain_dump_thread *out) {
     out->frames = strain_slot_frames + index * strain_frames_per_slot;
     out->answered_ns = slot->answered_ns;
     return 1;
+}
+
+// MARK: - Thread names
+
+int strain_set_thread_name(const char *name) {
+    char shortened[16];
+    strncpy(shortened, name, sizeof(shortened) - 1);
+    shortened[sizeof(shortened) - 1] = 0;
+    return pthread_setname_np(pthread_self(), shortened);
 }

@@ -126,6 +126,9 @@ int strain_in_work(void);
 /// Writes the ids of the threads running scenario work now into `tids`; returns how many.
 size_t strain_threads_in_work(int *tids, size_t capacity);
 
+/// Names the calling thread for the kernel (/proc, dumps); cut to 15 characters.
+int strain_set_thread_name(const char *name);
+
 /// One thread's answer to a dump request.
 typedef struct {
     int tid;

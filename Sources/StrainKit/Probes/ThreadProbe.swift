@@ -1,3 +1,4 @@
+import Foundation
 import CStrainProbe
 
 /// The harness's view of the thread it is on: alternate signal stack, stack
@@ -26,5 +27,22 @@ public enum ThreadProbe {
             stackSizeBytes: Int(bounds.high - bounds.low),
             stackHighWaterBytes: strain_thread_stack_high_water()
         )
+    }
+}
+
+/// Starts a `Thread` whose name the kernel knows too (Foundation on Linux keeps
+/// a name set before `start()` to itself): dumps and /proc show it.
+public enum NamedThread {
+    /// Names longer than the kernel's 15 characters are cut.
+    @discardableResult
+    public static func start(_ name: String, stackBytes: Int? = nil, _ body: @escaping @Sendable () -> Void) -> Thread {
+        let thread = Thread {
+            _ = strain_set_thread_name(name)
+            body()
+        }
+        thread.name = name
+        if let stackBytes { thread.stackSize = stackBytes }
+        thread.start()
+        return thread
     }
 }

@@ -152,18 +152,12 @@ struct ThreadPerTaskExecutor: StrategyExecutor {
     func perform(_ work: @escaping @Sendable () throws -> Void) throws {
         let handoff = ResultHandoff<Void>()
         let context = self.context
-        let thread = Thread { handoff.deliver(runInstrumented(work, context: context)) }
-        thread.stackSize = stackBytes
-        thread.name = "strain.thread"
-        thread.start()
+        NamedThread.start("strain.thread", stackBytes: stackBytes) { handoff.deliver(runInstrumented(work, context: context)) }
         try handoff.wait()
     }
 
     func submit(_ work: @escaping @Sendable () -> Void) {
-        let thread = Thread { runSubmitted(work) }
-        thread.stackSize = stackBytes
-        thread.name = "strain.thread"
-        thread.start()
+        NamedThread.start("strain.thread", stackBytes: stackBytes) { runSubmitted(work) }
     }
 
     func shutdown() {}
@@ -181,12 +175,9 @@ final class ThreadQueueExecutor: StrategyExecutor {
         self.spec = spec
         self.context = context
         let queue = self.queue
-        let thread = Thread {
+        NamedThread.start("strain.thread-queue", stackBytes: stackBytes) {
             while let job = queue.next() { job() }
         }
-        thread.stackSize = stackBytes
-        thread.name = "strain.thread-queue"
-        thread.start()
     }
 
     func perform(_ work: @escaping @Sendable () throws -> Void) throws {
@@ -218,12 +209,9 @@ final class ThreadPoolExecutor: StrategyExecutor {
         self.count = count
         let queue = self.queue
         for index in 0..<count {
-            let thread = Thread {
+            NamedThread.start("strain.pool.\(index)", stackBytes: stackBytes) {
                 while let job = queue.next() { job() }
             }
-            thread.stackSize = stackBytes
-            thread.name = "strain.pool.\(index)"
-            thread.start()
         }
     }
 

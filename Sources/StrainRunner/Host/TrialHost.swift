@@ -123,7 +123,7 @@ public enum TrialHost {
     /// that building and archiving a deep graph is never what overflows.
     static func prepare(_ type: any Scenario.Type, parameters: ParameterValues, context: ScenarioContext) -> Result<Workload, any Error> {
         let handoff = ResultHandoff<Workload>()
-        let thread = Thread {
+        NamedThread.start("strain.prepare", stackBytes: preparationStackBytes) {
             let outcome = Result<Workload, any Error> {
                 try ThreadProbe.begin()
                 let scenario = try type.init(parameters: parameters)
@@ -131,9 +131,6 @@ public enum TrialHost {
             }
             handoff.deliver(outcome)
         }
-        thread.stackSize = preparationStackBytes
-        thread.name = "strain.prepare"
-        thread.start()
         return Result { try handoff.wait() }
     }
 

@@ -74,6 +74,8 @@ public struct TrialSupervisor: Sendable {
         /// Threads the child could not dump itself, walked here with ptrace.
         var remoteStacks: [Int: RemoteUnwinder.Stack] = [:]
         var remoteUnwindDone = false
+        /// The child's threads as walked with ptrace at the deadline, when it had not reported.
+        var deadlineDump: RawDump?
     }
 
     private func watch(_ child: ChildProcess, start: UInt64, deadline: UInt64) -> Watched {
@@ -92,6 +94,11 @@ public struct TrialSupervisor: Sendable {
             if !reaped {
                 if now >= deadline && !watched.timedOut {
                     watched.timedOut = true
+                    let said = String(decoding: watched.result.bytes, as: UTF8.self)
+                    if !said.contains(HostReport.linePrefix), !said.contains(FaultRecord.marker) {
+                        // Too wedged to report: see where its threads are before stopping it.
+                        watched.deadlineDump = Self.ptraceDump(pid: child.pid)
+                    }
                     child.signalGroup(SIGTERM)
                     killAt = now + UInt64(gracePeriod * 1e9)
                 } else if let at = killAt, now >= at {
@@ -156,6 +163,20 @@ public struct TrialSupervisor: Sendable {
         return watched
     }
 
+    /// Every thread of a live child, walked from here with ptrace.
+    static func ptraceDump(pid: Int32) -> RawDump {
+        let started = strain_monotonic_ns()
+        var threads: [RawThread] = []
+        for tid in ThreadState.tids(pid: String(pid)) {
+            let state = ThreadState.read(pid: String(pid), tid: tid)
+            let stack = RemoteUnwinder.stack(pid: pid, tid: tid)
+            threads.append(RawThread(tid: tid, name: state?.name ?? "?", state: state?.state ?? stack?.state ?? "?",
+                                     wait: state?.wait, inWork: false, frames: stack?.frames ?? [], viaPtrace: stack != nil))
+        }
+        return RawDump(method: "ptrace", threads: threads, maps: Watchdog.contents(of: "/proc/\(pid)/maps"),
+                       unanswered: [], dumpNanoseconds: Int(strain_monotonic_ns() - started), waitCycle: nil)
+    }
+
     /// The tids of a complete `REMOTE-UNWIND` line after the report, if the child wrote one.
     static func remoteUnwindRequest(in bytes: [UInt8]) -> [Int]? {
         let prefix = Array(HostReport.remoteUnwindPrefix.utf8)
@@ -204,6 +225,16 @@ public struct TrialSupervisor: Sendable {
             }
         } else if watched.timedOut {
             outcome = TrialOutcome(kind: .timedOut, message: "no result within \(spec.timeoutSeconds)s; the child was stopped")
+            if let raw = watched.deadlineDump, raw.threads.contains(where: { !$0.frames.isEmpty }) {
+                dump = dumpBuilder.dump(from: raw)
+                // Every thread waiting with no timeout (the watchdog's sleep aside) can never go on.
+                let stuck = raw.threads.filter { $0.name != Watchdog.threadName }
+                if !stuck.isEmpty, stuck.allSatisfy({ ThreadState.isUntimedWait($0.wait) }) {
+                    outcome = TrialOutcome(kind: .deadlocked, message: "no result within \(spec.timeoutSeconds)s and every thread (\(stuck.count)) waits with no timeout; the child's watchdog saw no pending work, so its threads were unwound through ptrace")
+                } else {
+                    outcome.message! += "; its threads, unwound through ptrace, are in the record"
+                }
+            }
         } else if let signal = killedBy {
             outcome = TrialOutcome(kind: .crashed, signal: signal,
                                    message: "the child died of \(SignalName.of(signal)) without a fault record (a thread without an alternate signal stack, or a signal from outside)")

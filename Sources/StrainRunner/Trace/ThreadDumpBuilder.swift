@@ -46,7 +46,7 @@ public struct ThreadDumpBuilder: Sendable {
     /// Frames of the harness's wrappers around scenario work.
     static let harnessFrames = [
         "strain_", "ScenarioContext.blocking", "ScenarioContext.unit", "runInstrumented", "runSubmitted",
-        "closure #1 in runInstrumented", "closure #1 in runSubmitted",
+        "closure #1 in runInstrumented", "closure #1 in runSubmitted", "closure #1 in static NamedThread.start",
     ]
 
     /// `futex wait ← DispatchQueue.sync(execute:) ← ThreadSafeArray.subscript ← …`:

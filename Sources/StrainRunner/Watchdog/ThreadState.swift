@@ -52,7 +52,12 @@ public struct ThreadState: Sendable, Hashable {
 
     /// Whether the thread waits with no timeout: nothing but another thread (or
     /// a signal) can wake it.
-    public var isInUntimedWait: Bool { wait.map { !$0.hasSuffix("(timed)") && !$0.hasPrefix("sleep") } ?? false }
+    public var isInUntimedWait: Bool { Self.isUntimedWait(wait) }
+
+    /// Whether a `wait` description is a wait with no timeout.
+    public static func isUntimedWait(_ wait: String?) -> Bool {
+        wait.map { !$0.hasSuffix("(timed)") && !$0.hasPrefix("sleep") } ?? false
+    }
 
     /// What the thread is blocked in, e.g. `futex wait` or `futex wait (timed)`;
     /// nil when it is running or its call is not a wait.

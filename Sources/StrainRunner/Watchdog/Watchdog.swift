@@ -25,6 +25,8 @@ final class Watchdog: Sendable {
     static let answerTimeoutNanoseconds: UInt64 = 300_000_000
     /// Frames kept per thread in a dump.
     static let framesPerThread = 192
+    /// The watchdog thread's name (as /proc shows it: at most 15 characters).
+    static let threadName = "strain.watchdog"
     /// Threads a dump can hold.
     static let dumpCapacity = 4096
 
@@ -47,10 +49,7 @@ final class Watchdog: Sendable {
     func start() throws(StartError) {
         let status = strain_dump_install(Self.dumpCapacity, Self.framesPerThread)
         guard status == 0 else { throw StartError(errno: status) }
-        let thread = Thread { [self] in watch() }
-        thread.name = "strain.watchdog"
-        thread.stackSize = 1 << 20
-        thread.start()
+        NamedThread.start(Self.threadName, stackBytes: 1 << 20) { [self] in watch() }
     }
 
     private func watch() {
