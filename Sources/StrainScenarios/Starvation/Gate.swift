@@ -26,28 +26,37 @@ final class Gate: Sendable {
     }
 }
 
-/// Counts events and lets a thread wait, with a deadline, until a number is reached.
-final class Countdown: Sendable {
-    private let count = Mutex(0)
-    private let changed = DispatchSemaphore(value: 0)
+/// Counts events and lets any number of threads wait, each with its own
+/// deadline, until the count reaches a number.
+final class Countdown: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var count = 0  // guarded by `condition`
 
     func add() {
-        count.withLock { $0 += 1 }
-        changed.signal()
+        condition.lock()
+        count += 1
+        condition.broadcast()
+        condition.unlock()
     }
 
-    var value: Int { count.withLock { $0 } }
+    var value: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return count
+    }
 
     /// Waits until the count reaches `target`; false if `seconds` passed first
     /// (nil seconds: no deadline).
     @discardableResult
     func wait(for target: Int, seconds: Double?) -> Bool {
-        let deadline = seconds.map { DispatchTime.now() + $0 }
-        while value < target {
+        let deadline = seconds.map { Date(timeIntervalSinceNow: $0) }
+        condition.lock()
+        defer { condition.unlock() }
+        while count < target {
             if let deadline {
-                if changed.wait(timeout: deadline) == .timedOut { return value >= target }
+                if !condition.wait(until: deadline) { return count >= target }
             } else {
-                changed.wait()
+                condition.wait()
             }
         }
         return true
