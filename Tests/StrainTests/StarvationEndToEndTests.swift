@@ -1,0 +1,178 @@
+import Foundation
+import StrainKit
+import Testing
+
+/// Real pools run out and real queues wait on each other, in real children,
+/// with a short stall threshold: every test here is bounded by its trials' timeouts.
+@Suite(.serialized) struct StarvationEndToEndTests {
+    @Test func twoQueuesSyncingOntoEachOtherEndDeadlockedWithBothQueueFramesAndTheCycleNamed() throws {
+        let (result, run, out) = try StrainBinary.runSuite("""
+        name: cycle
+        timeout: 20s
+        stall: 400ms
+        runs:
+          - scenario: noop
+            strategies: [main]
+          - scenario: sync-cycle
+            parameters: {shape: ring, queues: 2}
+            strategies: [gcd-serial]
+            expect: deadlocked
+          - scenario: noop
+            strategies: [thread(512KiB)]
+        """, timeout: 60)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let record = try #require(run)
+        #expect(record.trials.count == 3)
+        #expect(record.trials("main").first?.outcome.kind == .completed, "the trial before is untouched")
+        #expect(record.trials("thread(512KiB)").first?.outcome.kind == .completed, "the trial after is untouched")
+
+        let trial = try #require(record.trials("gcd-serial").first)
+        #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome)")
+        let dump = try #require(trial.dump)
+        #expect(dump.method == "signal")
+        #expect(dump.unreached.isEmpty)
+        let blocked = try #require(dump.groups.first { $0.frames.contains { $0.symbol == "DispatchQueue.sync(execute:)" } })
+        #expect(blocked.count == 2, "both queues' blocks wait in sync: \(dump.groups.map(\.summary))")
+        #expect(blocked.inWork)
+        #expect(blocked.threads.allSatisfy { $0.wait == "futex wait" })
+        #expect(blocked.summary.hasPrefix("futex wait ← DispatchQueue.sync(execute:) ← "), "\(blocked.summary)")
+        #expect(blocked.frames.contains { $0.symbol?.contains("SyncCycleScenario.run(context:)") == true })
+        let cycle = try #require(dump.waitCycle)
+        #expect(Set(cycle.links.map(\.waitsFor)) == ["strain.sync-cycle.0", "strain.sync-cycle.1"])
+        #expect(Set(cycle.links.compactMap(\.holding)) == ["strain.sync-cycle.0", "strain.sync-cycle.1"])
+        #expect(Set(cycle.links.map(\.tid)) == Set(blocked.threads.map(\.tid)), "the cycle's threads are the dump's blocked ones")
+        let stall = try #require(trial.stall)
+        #expect(stall.silentSeconds >= 0.4)
+        #expect(stall.started == 2 && stall.finished == 0)
+        #expect((stall.recordedAfterSeconds ?? 0) >= stall.silentSeconds)
+        #expect(result.stdout.contains("holds strain.sync-cycle.0 and waits for strain.sync-cycle.1"), "the terminal names the cycle")
+        let summary = try String(contentsOfFile: (out as NSString).appendingPathComponent("summary.md"), encoding: .utf8)
+        #expect(summary.contains("## Stalls"))
+        let schema = try SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
+        #expect(schema.valid, "run.json does not match the schema: \(schema.output)")
+    }
+
+    @Test func aFloodOfBlockingSerialQueuesIsStarvedWithTheBlockedStacksGroupedAndTheAppleCapVerdict() throws {
+        let (result, run, _) = try StrainBinary.runSuite("""
+        name: flood
+        timeout: 20s
+        stall: 400ms
+        runs:
+          - scenario: thread-explosion
+            parameters: {items: 300, block: semaphore}
+            strategies: [gcd-serial-queues]
+            expect: starved
+        """, timeout: 60)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .starved, "\(trial.outcome)")
+        let dump = try #require(trial.dump)
+        #expect(dump.threadCount > 100)
+        let largest = try #require(dump.groups.first)
+        #expect(largest.count > 100, "identical stacks grouped once: \(dump.groups.map { "\($0.count) \($0.summary)" })")
+        #expect(largest.inWork)
+        #expect(largest.summary.hasPrefix("futex wait"), "\(largest.summary)")
+        #expect(largest.frames.contains { $0.symbol?.contains("ThreadExplosionScenario") == true })
+        #expect((trial.metrics.peakThreads ?? 0) > 100)
+        let timeline = try #require(trial.threadTimeline)
+        #expect(timeline.map(\.threads).max() ?? 0 > 100, "the timeline shows the pool's growth")
+        #expect(timeline.first!.threads < 10)
+        #expect(trial.capVerdicts?.contains { $0.cap == 64 && $0.needed > 100 } == true)
+        let stall = try #require(trial.stall)
+        #expect(stall.queued == 301 && stall.started < 301, "items and the probe wait for a thread")
+    }
+
+    @Test func aFixedPoolOfEightReproducesASmallCapAndASlowButProgressingPoolIsNeverStarved() throws {
+        let (result, run, _) = try StrainBinary.runSuite("""
+        name: pools
+        timeout: 20s
+        stall: 400ms
+        runs:
+          - scenario: thread-explosion
+            parameters: {items: 20}
+            strategies: ["thread-pool(8, 256KiB)"]
+            expect: starved
+          - scenario: thread-explosion
+            parameters: {items: 12, block: sleep, hold-ms: 150}
+            strategies: ["thread-pool(3, 256KiB)"]
+            expect: completed
+        """, timeout: 60)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let record = try #require(run)
+        let small = try #require(record.trials.first { $0.parameters["block"] == nil || $0.parameters["block"] == "semaphore" })
+        #expect(small.outcome.kind == .starved, "\(small.outcome)")
+        let pool = try #require(small.dump?.groups.first)
+        #expect(pool.count == 8)
+        #expect(pool.threads.allSatisfy { $0.name.hasPrefix("strain.pool.") })
+        let slow = try #require(record.trials.first { $0.parameters["block"] == "sleep" })
+        #expect(slow.outcome.kind == .completed, "four rounds of 150 ms sleeps, each under the 400 ms threshold: \(slow.outcome)")
+        #expect((slow.metrics.wallSeconds ?? 0) > 0.5, "it was slow")
+        #expect(slow.dump == nil)
+    }
+
+    @Test func blockedCooperativeThreadsStarveAMediumPriorityTaskButNotAHighOne() throws {
+        let (result, run, _) = try StrainBinary.runSuite("""
+        name: cooperative
+        timeout: 20s
+        stall: 400ms
+        runs:
+          - scenario: cooperative-starvation
+            parameters: {probe-priority: [medium, high]}
+            strategies: [task]
+            expect: [starved, completed]
+        """, timeout: 60)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let record = try #require(run)
+        let medium = try #require(record.trials.first { $0.parameters["probe-priority"] == "medium" })
+        let high = try #require(record.trials.first { $0.parameters["probe-priority"] == "high" })
+        #expect(medium.outcome.kind == .starved, "\(medium.outcome)")
+        #expect(medium.stall?.queued == medium.stall.map { $0.started + 1 }, "only the probe never started")
+        #expect(medium.dump?.groups.first?.inWork == true)
+        #expect(high.outcome.kind == .completed, "\(high.outcome)")
+        #expect(high.metrics.custom["probe latency ms"] != nil)
+    }
+
+    @Test func threadsThatBlockEverySignalAreUnwoundByTheParentThroughPtrace() throws {
+        let (result, run, _) = try StrainBinary.runSuite("""
+        name: masked
+        timeout: 20s
+        stall: 400ms
+        runs:
+          - scenario: sync-cycle
+            parameters: {mask-signals: "yes"}
+            strategies: [gcd-serial]
+            expect: deadlocked
+        """, timeout: 60)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome)")
+        let dump = try #require(trial.dump)
+        #expect(dump.method == "signal+ptrace")
+        #expect(dump.unreached.isEmpty)
+        let traced = try #require(dump.groups.first { $0.threads.contains(where: \.viaPtrace) })
+        #expect(traced.count == 2)
+        #expect(traced.frames.contains { $0.symbol == "DispatchQueue.sync(execute:)" }, "\(traced.frames.map(\.displayName))")
+    }
+
+    @Test func aChildThatNeverReportsIsUnwoundAtItsDeadlineAndCalledDeadlockedOnlyWhenEveryThreadWaitsForGood() throws {
+        let (result, run, _) = try StrainBinary.runSuite("""
+        name: silent
+        timeout: 1500ms
+        runs:
+          - scenario: crash
+            parameters: {kind: [lock-order, hang]}
+            strategies: [main]
+            expect: [deadlocked, timedOut]
+        """, timeout: 60)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let record = try #require(run)
+        let lockOrder = try #require(record.trials.first { $0.parameters["kind"] == "lock-order" })
+        #expect(lockOrder.outcome.kind == .deadlocked, "\(lockOrder.outcome)")
+        let dump = try #require(lockOrder.dump)
+        #expect(dump.method == "ptrace")
+        #expect(dump.groups.contains { $0.count == 2 && $0.frames.contains { $0.symbol?.contains("lockOrderDeadlock") == true } })
+        let hang = try #require(record.trials.first { $0.parameters["kind"] == "hang" })
+        #expect(hang.outcome.kind == .timedOut, "a sleeping child will wake: not a deadlock")
+        #expect(hang.dump?.groups.contains { $0.summary.hasPrefix("sleep") } == true)
+    }
+}
