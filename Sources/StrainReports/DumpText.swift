@@ -33,6 +33,21 @@ public enum DumpText {
         group.frames.enumerated().map { "#\($0.offset)  \($0.element.displayName)" }
     }
 
+    /// `12 stalls: last heartbeat to record, median 412 ms (threshold + 12.0 ms); dumps, median 1.2 ms for 5 threads`.
+    public static func watchdogSummary(_ run: RunRecord) -> String? {
+        let stalled = run.trials.filter { $0.stall != nil }
+        guard !stalled.isEmpty else { return nil }
+        let overshoot = Statistics.median(stalled.compactMap { trial in trial.stall.flatMap { stall in stall.recordedAfterSeconds.map { $0 - stall.thresholdSeconds } } })
+        let recorded = Statistics.median(stalled.compactMap { $0.stall?.recordedAfterSeconds })
+        let dumps = stalled.compactMap(\.dump)
+        let dumpTime = Statistics.median(dumps.map { Double($0.dumpNanoseconds) / 1e9 })
+        let threads = Statistics.median(dumps.map { Double($0.threadCount) })
+        var text = "\(stalled.count) stall\(stalled.count == 1 ? "" : "s"): last heartbeat to outcome recorded, median \(Format.duration(recorded))"
+        if let overshoot { text += " (threshold + \(Format.duration(overshoot)))" }
+        if !dumps.isEmpty { text += "; dumps, median \(Format.duration(dumpTime)) for \(Format.count(threads)) threads" }
+        return text
+    }
+
     /// One trial per distinct stall (scenario, parameters, strategy, profile, outcome).
     public static func distinctStalls(_ run: RunRecord) -> [TrialRecord] {
         var seen = Set<String>()

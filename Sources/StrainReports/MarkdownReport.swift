@@ -44,6 +44,7 @@ public enum MarkdownReport {
         let stalls = DumpText.distinctStalls(run)
         if !stalls.isEmpty {
             out += "## Stalls\n\n"
+            if let summary = DumpText.watchdogSummary(run) { out += "\(escape(summary)).\n\n" }
             for trial in stalls {
                 guard let dump = trial.dump else { continue }
                 out += "<details><summary>\(escapeHTML(trial.scenario)) \(escapeHTML(trial.strategy)) on \(escapeHTML(trial.profile)): \(escapeHTML(DumpText.headline(trial)))</summary>\n\n"

@@ -66,6 +66,7 @@ public struct TerminalReport: Sendable {
         if !stalls.isEmpty {
             lines.append("")
             lines.append(paint("Stalls", 1))
+            if let summary = DumpText.watchdogSummary(run) { lines.append("  \(summary)") }
             for trial in stalls {
                 guard let dump = trial.dump else { continue }
                 lines.append("  \(trial.scenario) \(trial.strategy) \(trial.profile): \(DumpText.headline(trial))")

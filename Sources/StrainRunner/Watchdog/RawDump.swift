@@ -20,6 +20,61 @@ public struct RawDump: Codable, Sendable {
         self.dumpNanoseconds = dumpNanoseconds
         self.waitCycle = waitCycle
     }
+
+    // On the pipe, each distinct stack goes once and threads point at it: a
+    // flood of 255 threads blocked in the same place is one stack, not 255.
+    private enum CodingKeys: String, CodingKey {
+        case method, threads, stacks, maps, unanswered, dumpNanoseconds, waitCycle
+    }
+
+    private struct WireThread: Codable {
+        var tid: Int
+        var name: String
+        var state: String
+        var wait: String?
+        var inWork: Bool
+        var stack: Int?
+        var viaPtrace: Bool
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let stacks = try container.decode([[UInt64]].self, forKey: .stacks)
+        method = try container.decode(String.self, forKey: .method)
+        threads = try container.decode([WireThread].self, forKey: .threads).map { wire in
+            RawThread(tid: wire.tid, name: wire.name, state: wire.state, wait: wire.wait, inWork: wire.inWork,
+                      frames: wire.stack.flatMap { stacks.indices.contains($0) ? stacks[$0] : nil } ?? [], viaPtrace: wire.viaPtrace)
+        }
+        maps = try container.decode(String.self, forKey: .maps)
+        unanswered = try container.decode([Int].self, forKey: .unanswered)
+        dumpNanoseconds = try container.decode(Int.self, forKey: .dumpNanoseconds)
+        waitCycle = try container.decodeIfPresent(WaitCycle.self, forKey: .waitCycle)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var stacks: [[UInt64]] = []
+        var index: [[UInt64]: Int] = [:]
+        let wire = threads.map { thread -> WireThread in
+            var stack: Int?
+            if !thread.frames.isEmpty {
+                stack = index[thread.frames] ?? {
+                    stacks.append(thread.frames)
+                    index[thread.frames] = stacks.count - 1
+                    return stacks.count - 1
+                }()
+            }
+            return WireThread(tid: thread.tid, name: thread.name, state: thread.state, wait: thread.wait,
+                              inWork: thread.inWork, stack: stack, viaPtrace: thread.viaPtrace)
+        }
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(method, forKey: .method)
+        try container.encode(wire, forKey: .threads)
+        try container.encode(stacks, forKey: .stacks)
+        try container.encode(maps, forKey: .maps)
+        try container.encode(unanswered, forKey: .unanswered)
+        try container.encode(dumpNanoseconds, forKey: .dumpNanoseconds)
+        try container.encodeIfPresent(waitCycle, forKey: .waitCycle)
+    }
 }
 
 /// One thread of a raw dump.

@@ -98,7 +98,11 @@ final class Watchdog: Sendable {
     private func stall(beat: strain_heartbeat, decidedAt: UInt64, holding: [ThreadState], untimed: Int, waitingForThread: Int, deadlocked: Bool) -> Stall {
         let me = Int(strain_thread_id())
         let tids = ThreadState.tids().filter { $0 != me }
-        let states = Dictionary(tids.compactMap { tid in ThreadState.read(tid: tid).map { (tid, $0) } }, uniquingKeysWith: { a, _ in a })
+        // The threads holding work were read a moment ago; read the rest.
+        var states = Dictionary(holding.map { ($0.tid, $0) }, uniquingKeysWith: { a, _ in a })
+        for tid in tids where states[tid] == nil {
+            if let state = ThreadState.read(tid: tid) { states[tid] = state }
+        }
         let requested = Array(tids.prefix(Self.dumpCapacity))
         let dumpStart = strain_monotonic_ns()
         let raw = requested.map(Int32.init)
