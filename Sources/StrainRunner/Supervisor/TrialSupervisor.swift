@@ -117,7 +117,8 @@ public struct TrialSupervisor: Sendable {
                     nextSample = now + UInt64(samplingInterval * 1e9)
                 }
                 var status: Int32 = 0
-                if wait4(child.pid, &status, WNOHANG, &watched.usage) == child.pid {
+                // A stop left over from a ptrace walk is not an exit (stopped: low byte 0x7f).
+                if wait4(child.pid, &status, WNOHANG, &watched.usage) == child.pid, status & 0xff != 0x7f {
                     watched.status = status
                     reaped = true
                     // Whatever the child started dies with it.
