@@ -176,7 +176,7 @@ final class ThreadQueueExecutor: StrategyExecutor {
         self.context = context
         let queue = self.queue
         NamedThread.start("strain.thread-queue", stackBytes: stackBytes) {
-            while let job = queue.next() { job() }
+            queue.drain()
         }
     }
 
@@ -210,7 +210,7 @@ final class ThreadPoolExecutor: StrategyExecutor {
         let queue = self.queue
         for index in 0..<count {
             NamedThread.start("strain.pool.\(index)", stackBytes: stackBytes) {
-                while let job = queue.next() { job() }
+                queue.drain()
             }
         }
     }
@@ -239,6 +239,13 @@ final class JobQueue: Sendable {
     func enqueue(_ job: (@Sendable () -> Void)?) {
         jobs.withLock { $0.append(job) }
         available.signal()
+    }
+
+    /// Runs jobs as they come until told to stop: a worker thread's whole life.
+    /// One named function for every worker, so dumps name it alike.
+    @inline(never)
+    func drain() {
+        while let job = next() { job() }
     }
 
     /// Blocks until a job is queued; nil when the queue was told to stop.
