@@ -5,7 +5,7 @@ import StrainKit
 /// overflow: a null dereference (SIGSEGV), abort() (SIGABRT), a Swift trap (SIGILL).
 public struct CrashScenario: Scenario {
     public static let name = "crash"
-    public static let summary = "fails on purpose (null dereference, abort, Swift trap, throw, hang): checks the harness's crash and timeout paths"
+    public static let summary = "fails on purpose (null dereference, abort, Swift trap, throw, hang, a silent lock-order deadlock): checks the harness's crash and timeout paths"
     public static let parameters: [ParameterSpec] = [
         ParameterSpec("kind", .choice(["null-dereference", "abort", "trap", "throw", "hang", "lock-order", "none"]), default: "null-dereference",
                       summary: "how the work fails; hang sleeps until the deadline; lock-order deadlocks two threads on two NSLocks without telling the heartbeat (only the parent's ptrace dump can explain it); none completes"),
