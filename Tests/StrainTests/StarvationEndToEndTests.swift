@@ -78,6 +78,8 @@ import Testing
         #expect(timeline.map(\.threads).max() ?? 0 > 100, "the timeline shows the pool's growth")
         #expect(timeline.first!.threads < 10)
         #expect(trial.capVerdicts?.contains { $0.cap == 64 && $0.needed > 100 } == true)
+        #expect(trial.metrics.custom["probe ran"] == 0, "a starved trial still says the probe never ran")
+        #expect((trial.metrics.custom["items started before the probe"] ?? 0) > 100)
         let stall = try #require(trial.stall)
         #expect(stall.queued == 301 && stall.started < 301, "items and the probe wait for a thread")
     }
@@ -130,6 +132,8 @@ import Testing
         #expect(medium.dump?.groups.first?.inWork == true)
         #expect(high.outcome.kind == .completed, "\(high.outcome)")
         #expect(high.metrics.custom["probe latency ms"] != nil)
+        #expect(high.metrics.custom["probe ran"] == 1)
+        #expect(medium.metrics.custom["probe ran"] == 0)
     }
 
     @Test func threadsThatBlockEverySignalAreUnwoundByTheParentThroughPtrace() throws {

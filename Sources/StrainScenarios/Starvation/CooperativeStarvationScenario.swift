@@ -53,6 +53,10 @@ public struct CooperativeStarvationScenario: Scenario {
         let allBlocked = started.wait(for: blockers, seconds: 5)
         let probeRan = Stamp()
         let submitted = DispatchTime.now().uptimeNanoseconds
+        // Recorded now, so a trial the watchdog ends still says how far it got.
+        context.record("blockers", Double(blockers))
+        context.record("blockers running before the probe", Double(started.value))
+        context.record("probe ran", 0)
         Task.detached(priority: probePriority.taskPriority) {
             context.unit { probeRan.set() }
             finished.add()
@@ -65,9 +69,10 @@ public struct CooperativeStarvationScenario: Scenario {
         gate.open(releasing: blockers)
         finished.wait(for: blockers + 1, seconds: nil)
 
-        context.record("blockers", Double(blockers))
-        context.record("blockers running before the probe", Double(started.value))
-        if let ran = probeRan.value { context.record("probe latency ms", Double(ran - submitted) / 1e6) }
+        if let ran = probeRan.value {
+            context.record("probe ran", 1)
+            context.record("probe latency ms", Double(ran - submitted) / 1e6)
+        }
         try context.check(allBlocked || probeRan.value != nil, "only \(started.value) of \(blockers) blockers started within 5 s")
         try context.check(probeRan.value != nil, "the \(probePriority.rawValue)-priority probe never ran within hold-ms (\(hold) ms)")
     }

@@ -74,6 +74,10 @@ public struct ThreadExplosionScenario: Scenario {
 
         let probeRan = Stamp()
         let probeSubmitted = DispatchTime.now().uptimeNanoseconds
+        // Recorded now, so a trial the watchdog ends still says how far it got.
+        context.record("items started before the probe", Double(startedBeforeProbe))
+        context.record("flood seconds", Double(probeSubmitted - floodStart) / 1e9)
+        context.record("probe ran", 0)
         executor.submit {
             context.unit { probeRan.set() }
             finished.add()
@@ -88,9 +92,8 @@ public struct ThreadExplosionScenario: Scenario {
         gate.open(releasing: items + 1)
         finished.wait(for: items + 1, seconds: nil)
 
-        context.record("items started before the probe", Double(startedBeforeProbe))
-        context.record("flood seconds", Double(probeSubmitted - floodStart) / 1e9)
         if let ran = probeRan.value {
+            context.record("probe ran", 1)
             context.record("probe latency ms", Double(ran - probeSubmitted) / 1e6)
         }
         try context.check(probeRan.value != nil, "the probe item never ran within hold-ms (\(hold) ms)")
