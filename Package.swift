@@ -12,6 +12,10 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        // Latency distributions (HdrHistogram), per worker, merged at the end.
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        // Combine's store(in:) on Linux, for the contention scenario users actually write.
+        .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
     ],
     targets: [
         // libunwind through a shim: its unw_* names are macros Swift cannot import.
@@ -36,13 +40,20 @@ let package = Package(
             ]
         ),
         // run.json's JSON Schema lives beside the records it describes.
-        .target(name: "StrainKit", dependencies: ["CStrainProbe"], exclude: ["Records/RunRecord.schema.json"]),
+        .target(
+            name: "StrainKit",
+            dependencies: ["CStrainProbe", .product(name: "Histogram", package: "hdrhistogram-swift")],
+            exclude: ["Records/RunRecord.schema.json"]
+        ),
         .target(
             name: "StrainRunner",
             dependencies: ["StrainKit", .product(name: "Yams", package: "Yams")]
         ),
         .target(name: "StrainReports", dependencies: ["StrainKit"]),
-        .target(name: "StrainScenarios", dependencies: ["StrainKit"]),
+        .target(
+            name: "StrainScenarios",
+            dependencies: ["StrainKit", .product(name: "OpenCombine", package: "OpenCombine")]
+        ),
         .target(
             name: "StrainCLI",
             dependencies: [

@@ -246,3 +246,19 @@ int strain_set_thread_name(const char *name) {
     shortened[sizeof(shortened) - 1] = 0;
     return pthread_setname_np(pthread_self(), shortened);
 }
+
+// MARK: - Reference loop
+
+double strain_reference_mutex_ns(long iterations) {
+    pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+    uint64_t start = strain_monotonic_ns();
+    for (long i = 0; i < iterations; i++) {
+        pthread_mutex_lock(&mutex);
+        // Keep the compiler from merging or dropping the pairs.
+        __asm__ __volatile__("" ::: "memory");
+        pthread_mutex_unlock(&mutex);
+    }
+    uint64_t end = strain_monotonic_ns();
+    pthread_mutex_destroy(&mutex);
+    return iterations > 0 ? (double)(end - start) / (double)iterations : 0;
+}

@@ -12,5 +12,6 @@ extension ScenarioCatalog {
         RWBarrierCollectionScenario.self,
         SyncCycleScenario.self,
         CooperativeStarvationScenario.self,
+        ContendedCollectionScenario.self,
     ])
 }

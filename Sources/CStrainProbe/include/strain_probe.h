@@ -151,6 +151,10 @@ int strain_dump_threads(const int *tids, size_t count, uint64_t timeout_ns);
 /// Slot `index` of the last dump; 1 when that thread answered, 0 otherwise.
 int strain_dump_slot_read(size_t index, strain_dump_thread *out);
 
+/// The reference for measuring locks: nanoseconds per uncontended
+/// pthread_mutex_lock/unlock pair over `iterations` pairs, in a tight C loop.
+double strain_reference_mutex_ns(long iterations);
+
 // MARK: - Remote unwinding (strain_ptrace.c; used by the parent)
 
 /// Unwinds thread `tid` of a child this process may ptrace, from outside, with

@@ -16,6 +16,12 @@ public struct TrialMetrics: Codable, Hashable, Sendable {
     /// The most threads that were blocked at once in calls the scenario marked
     /// as blocking (`ScenarioContext.blocking`): what a thread cap must allow.
     public var peakBlockedWorkers: Int?
+    /// Operations per second across all workers, for scenarios that count operations.
+    public var throughputPerSecond: Double?
+    /// Latency per operation (sampled), from the workers' merged HDR histograms.
+    public var latency: LatencySummary?
+    /// How evenly the workers shared the operations.
+    public var fairness: Fairness?
     /// The stack size the threads that ran scenario work really had (the largest
     /// among them), measured from inside each thread.
     public var stackSizeBytes: Int?

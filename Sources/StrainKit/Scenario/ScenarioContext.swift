@@ -1,4 +1,5 @@
 import CStrainProbe
+import Histogram
 import Synchronization
 
 /// What a scenario sees of the trial it runs in: its parameters, its seed, and
@@ -15,6 +16,7 @@ public final class ScenarioContext: Sendable {
     public let waits = WaitRegistry()
     private let threadReports = Mutex<[ThreadReport]>([])
     private let customMetrics = Mutex<[String: Double]>([:])
+    private let operations = Mutex<OperationMeasurements>(OperationMeasurements())
 
     public init(parameters: ParameterValues, seed: UInt64, profile: Profile) {
         self.parameters = parameters
@@ -25,6 +27,33 @@ public final class ScenarioContext: Sendable {
     /// Records a metric the scenario defines (`nodes`, `bytes`), kept in the trial's record.
     public func record(_ name: String, _ value: Double) {
         customMetrics.withLock { $0[name] = value }
+    }
+
+    /// Adds one worker's operations: how many it did and the latencies it sampled.
+    /// Each worker keeps its own histogram while it runs; they are merged here.
+    public func addWorker(operations count: Int, latencies: Histogram<UInt64>) {
+        operations.withLock { measurements in
+            measurements.perWorker.append(count)
+            if measurements.latencies == nil {
+                measurements.latencies = latencies
+            } else {
+                measurements.latencies!.add(latencies)
+            }
+        }
+    }
+
+    /// Operations per second over the whole run of the workers.
+    public func recordThroughput(operations count: Int, seconds: Double) {
+        operations.withLock { $0.throughput = seconds > 0 ? Double(count) / seconds : nil }
+    }
+
+    /// What the workers measured, summed up for the trial's metrics.
+    public var operationMetrics: (throughput: Double?, latency: LatencySummary?, fairness: Fairness?) {
+        operations.withLock { measurements in
+            (measurements.throughput,
+             measurements.latencies.map(LatencySummary.init),
+             measurements.perWorker.isEmpty ? nil : Fairness(operationsPerWorker: measurements.perWorker))
+        }
     }
 
     /// Fails the trial as `invariantViolated` unless `condition` holds.
@@ -45,10 +74,19 @@ public final class ScenarioContext: Sendable {
         return try body()
     }
 
+    /// `unit` for async work: the task's thread is marked while the unit runs
+    /// up to its first suspension only, so the heartbeat is what counts here.
+    public func unitAsync(_ body: () async -> Void) async {
+        heartbeat.started()
+        await body()
+        heartbeat.finished()
+    }
+
     /// Runs `body`, a call that may block (a `sync` onto a queue, a semaphore
     /// wait, a lock), recording that this thread holds `holding` and waits for
     /// `resource`. The watchdog names a wait cycle from these records, and the
     /// trial records the most threads blocked in such calls at once.
+    @discardableResult
     public func blocking<T>(on resource: String, holding: String? = nil, _ body: () throws -> T) rethrows -> T {
         let token = waits.begin(resource: resource, holding: holding)
         defer { waits.end(token) }
@@ -140,4 +178,10 @@ public final class WaitRegistry: Sendable {
     public var current: [Wait] { state.withLock { Array($0.open.values) } }
     /// The most threads that were inside blocking calls at once.
     public var peak: Int { state.withLock { $0.peak } }
+}
+
+struct OperationMeasurements: Sendable {
+    var perWorker: [Int] = []
+    var latencies: Histogram<UInt64>?
+    var throughput: Double?
 }

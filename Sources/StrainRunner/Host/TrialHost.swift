@@ -103,7 +103,8 @@ public enum TrialHost {
         let threads = context.reports
         let depth = context.deepestDepth
         let blocked = context.waits.peak
-        return TrialMetrics(
+        let operations = context.operationMetrics
+        var metrics = TrialMetrics(
             wallSeconds: Double(ended - started) / 1e9,
             userSeconds: after.userSeconds - before.userSeconds,
             systemSeconds: after.systemSeconds - before.systemSeconds,
@@ -117,6 +118,10 @@ public enum TrialHost {
             peakBlockedWorkers: blocked > 0 ? blocked : nil,
             custom: context.metrics
         )
+        metrics.throughputPerSecond = operations.throughput
+        metrics.latency = operations.latency
+        metrics.fairness = operations.fairness
+        return metrics
     }
 
     /// Runs the scenario's `prepare` on a harness thread with a large stack, so
