@@ -137,6 +137,11 @@ static void strain_put_maps(void) {
 
 int strain_thread_id(void) { return (int)syscall(SYS_gettid); }
 
+int strain_claim_result(void) {
+    int expected = 0;
+    return atomic_compare_exchange_strong(&strain_capturing, &expected, 1) ? 1 : 0;
+}
+
 uint64_t strain_monotonic_ns(void) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
@@ -165,7 +170,8 @@ static void strain_fault_handler(int signal_number, siginfo_t *info, void *conte
     uint64_t fault_ns = strain_monotonic_ns();
     int expected = 0;
     if (!atomic_compare_exchange_strong(&strain_capturing, &expected, 1)) {
-        // Another thread is already recording; it ends the process.
+        // Another thread is already writing a record (a fault, or the trial's
+        // report, see strain_claim_result); it ends the process.
         for (;;) pause();
     }
 

@@ -122,11 +122,17 @@ size_t strain_threads_in_work(int *tids, size_t capacity) {
 
 // MARK: - Dump
 
-#define STRAIN_DUMP_MAGIC ((uintptr_t)0x57A1D0000000000ULL)
+// si_value: magic (high bits) | generation (bits 20-35) | slot index (low 20 bits).
+#define STRAIN_DUMP_MAGIC ((uintptr_t)0x57A1000000000000ULL)
+#define STRAIN_DUMP_MAGIC_MASK ((uintptr_t)0xFFFF000000000000ULL)
 #define STRAIN_DUMP_SLOT_MASK ((uintptr_t)0xFFFFFULL)
+#define STRAIN_DUMP_GENERATION_SHIFT 20
+#define STRAIN_DUMP_GENERATION_MASK ((uintptr_t)0xFFFFULL)
+
+enum { STRAIN_SLOT_PENDING = 0, STRAIN_SLOT_ANSWERED = 1, STRAIN_SLOT_GONE = 2 };
 
 typedef struct {
-    _Atomic int answered;
+    _Atomic int state;
     int tid;
     int in_work;
     int frame_count;
@@ -138,9 +144,14 @@ static strain_dump_slot *strain_slots;
 static uintptr_t *strain_slot_frames;
 static size_t strain_slot_capacity;
 static size_t strain_frames_per_slot;
+// While a dump is in progress: its generation and how many slots it uses.
+static _Atomic int strain_dump_active;
+static _Atomic uintptr_t strain_dump_generation;
+static _Atomic size_t strain_dump_count;
 
 int strain_dump_install(size_t max_threads, size_t frames_per_thread) {
     if (strain_slots != NULL) return 0;
+    if (max_threads > STRAIN_DUMP_SLOT_MASK) max_threads = STRAIN_DUMP_SLOT_MASK;
     size_t slot_bytes = max_threads * sizeof(strain_dump_slot);
     size_t frame_bytes = max_threads * frames_per_thread * sizeof(uintptr_t);
     void *slots = mmap(NULL, slot_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -158,18 +169,53 @@ int strain_dump_install(size_t max_threads, size_t frames_per_thread) {
     return 0;
 }
 
+// The slot a SIGSYS asks this thread to fill, or -1 when it is not a dump
+// request. A request normally carries its slot in si_value; when the kernel
+// could not queue the siginfo (RLIMIT_SIGPENDING), the signal still arrives,
+// as SI_USER, and the thread finds its slot by its tid while a dump is on.
+static long strain_dump_slot_for(const siginfo_t *info) {
+    if (strain_slots == NULL || !atomic_load_explicit(&strain_dump_active, memory_order_acquire)) return -1;
+    uintptr_t generation = atomic_load_explicit(&strain_dump_generation, memory_order_relaxed);
+    size_t count = atomic_load_explicit(&strain_dump_count, memory_order_relaxed);
+    if (info->si_code == SI_QUEUE && info->si_pid == getpid()) {
+        uintptr_t value = (uintptr_t)info->si_value.sival_ptr;
+        if ((value & STRAIN_DUMP_MAGIC_MASK) != STRAIN_DUMP_MAGIC) return -1;
+        // A late answer to an earlier dump must not fill this one's slot.
+        if (((value >> STRAIN_DUMP_GENERATION_SHIFT) & STRAIN_DUMP_GENERATION_MASK) != generation) return -2;
+        size_t index = (size_t)(value & STRAIN_DUMP_SLOT_MASK);
+        return index < count ? (long)index : -1;
+    }
+    if (info->si_code == SI_USER || info->si_code == SI_TKILL) {
+        int tid = (int)syscall(SYS_gettid);
+        for (size_t i = 0; i < count; i++) {
+            if (strain_slots[i].tid == tid) return (long)i;
+        }
+    }
+    return -1;
+}
+
 int strain_is_dump_request(const siginfo_t *info) {
-    if (info->si_code != SI_QUEUE || info->si_pid != getpid()) return 0;
-    uintptr_t value = (uintptr_t)info->si_value.sival_ptr;
-    return (value & ~STRAIN_DUMP_SLOT_MASK) == STRAIN_DUMP_MAGIC;
+    if (info->si_code == SI_QUEUE && info->si_pid == getpid() &&
+        ((uintptr_t)info->si_value.sival_ptr & STRAIN_DUMP_MAGIC_MASK) == STRAIN_DUMP_MAGIC) {
+        return 1;  // ours, perhaps from an earlier dump: answered or ignored, never a crash
+    }
+    return strain_dump_slot_for(info) >= 0;
 }
 
 void strain_dump_answer(const siginfo_t *info, void *context) {
     int saved_errno = errno;
-    size_t index = (size_t)((uintptr_t)info->si_value.sival_ptr & STRAIN_DUMP_SLOT_MASK);
-    if (strain_slots == NULL || index >= strain_slot_capacity) return;
+    long index = strain_dump_slot_for(info);
+    if (index < 0) {
+        errno = saved_errno;
+        return;
+    }
     strain_dump_slot *slot = &strain_slots[index];
-    uintptr_t *frames = strain_slot_frames + index * strain_frames_per_slot;
+    int tid = (int)syscall(SYS_gettid);
+    if (slot->tid != tid || atomic_load_explicit(&slot->state, memory_order_acquire) != STRAIN_SLOT_PENDING) {
+        errno = saved_errno;
+        return;
+    }
+    uintptr_t *frames = strain_slot_frames + (size_t)index * strain_frames_per_slot;
     long total = 0;
     int kept = 0;
     unw_cursor_t cursor;
@@ -181,12 +227,11 @@ void strain_dump_answer(const siginfo_t *info, void *context) {
             total++;
         } while (unw_step(&cursor) > 0 && total < 100000);
     }
-    slot->tid = (int)syscall(SYS_gettid);
     slot->in_work = strain_work_nesting > 0;
     slot->frame_count = kept;
     slot->frames_total = total;
     slot->answered_ns = strain_monotonic_ns();
-    atomic_store_explicit(&slot->answered, 1, memory_order_release);
+    atomic_store_explicit(&slot->state, STRAIN_SLOT_ANSWERED, memory_order_release);
     errno = saved_errno;
 }
 
@@ -194,13 +239,17 @@ int strain_dump_threads(const int *tids, size_t count, uint64_t timeout_ns) {
     if (strain_slots == NULL) return -EINVAL;
     if (count > strain_slot_capacity) count = strain_slot_capacity;
     pid_t pid = getpid();
+    atomic_store_explicit(&strain_dump_active, 0, memory_order_seq_cst);
+    uintptr_t generation = (atomic_load_explicit(&strain_dump_generation, memory_order_relaxed) + 1) & STRAIN_DUMP_GENERATION_MASK;
+    atomic_store_explicit(&strain_dump_generation, generation, memory_order_relaxed);
     for (size_t i = 0; i < count; i++) {
-        atomic_store_explicit(&strain_slots[i].answered, 0, memory_order_relaxed);
+        atomic_store_explicit(&strain_slots[i].state, STRAIN_SLOT_PENDING, memory_order_relaxed);
         strain_slots[i].tid = tids[i];
         strain_slots[i].frame_count = 0;
         strain_slots[i].frames_total = 0;
     }
-    atomic_thread_fence(memory_order_seq_cst);
+    atomic_store_explicit(&strain_dump_count, count, memory_order_relaxed);
+    atomic_store_explicit(&strain_dump_active, 1, memory_order_seq_cst);
     for (size_t i = 0; i < count; i++) {
         siginfo_t info;
         memset(&info, 0, sizeof(info));
@@ -208,17 +257,23 @@ int strain_dump_threads(const int *tids, size_t count, uint64_t timeout_ns) {
         info.si_code = SI_QUEUE;
         info.si_pid = pid;
         info.si_uid = getuid();
-        info.si_value.sival_ptr = (void *)(STRAIN_DUMP_MAGIC | (uintptr_t)i);
-        syscall(SYS_rt_tgsigqueueinfo, pid, tids[i], SIGSYS, &info);
+        info.si_value.sival_ptr = (void *)(STRAIN_DUMP_MAGIC | (generation << STRAIN_DUMP_GENERATION_SHIFT) | (uintptr_t)i);
+        if (syscall(SYS_rt_tgsigqueueinfo, pid, tids[i], SIGSYS, &info) != 0 && errno == ESRCH) {
+            // The thread ended since it was listed: nothing to wait for.
+            atomic_store_explicit(&strain_slots[i].state, STRAIN_SLOT_GONE, memory_order_release);
+        }
     }
     uint64_t deadline = strain_monotonic_ns() + timeout_ns;
     int answered = 0;
     for (;;) {
         answered = 0;
+        size_t settled = 0;
         for (size_t i = 0; i < count; i++) {
-            answered += atomic_load_explicit(&strain_slots[i].answered, memory_order_acquire);
+            int state = atomic_load_explicit(&strain_slots[i].state, memory_order_acquire);
+            answered += state == STRAIN_SLOT_ANSWERED;
+            settled += state != STRAIN_SLOT_PENDING;
         }
-        if ((size_t)answered == count || strain_monotonic_ns() >= deadline) break;
+        if (settled == count || strain_monotonic_ns() >= deadline) break;
         struct timespec pause = {0, 50 * 1000};
         nanosleep(&pause, NULL);
     }
@@ -228,7 +283,9 @@ int strain_dump_threads(const int *tids, size_t count, uint64_t timeout_ns) {
 int strain_dump_slot_read(size_t index, strain_dump_thread *out) {
     if (strain_slots == NULL || index >= strain_slot_capacity) return 0;
     strain_dump_slot *slot = &strain_slots[index];
-    if (!atomic_load_explicit(&slot->answered, memory_order_acquire)) return 0;
+    int state = atomic_load_explicit(&slot->state, memory_order_acquire);
+    if (state == STRAIN_SLOT_GONE) return -1;
+    if (state != STRAIN_SLOT_ANSWERED) return 0;
     out->tid = slot->tid;
     out->in_work = slot->in_work;
     out->frame_count = slot->frame_count;

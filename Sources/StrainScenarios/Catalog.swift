@@ -13,5 +13,6 @@ extension ScenarioCatalog {
         SyncCycleScenario.self,
         CooperativeStarvationScenario.self,
         ContendedCollectionScenario.self,
+        ReentrantGuardScenario.self,
     ])
 }

@@ -126,6 +126,11 @@ int strain_in_work(void);
 /// Writes the ids of the threads running scenario work now into `tids`; returns how many.
 size_t strain_threads_in_work(int *tids, size_t capacity);
 
+/// Claims the result descriptor for the caller: the fault handler and the
+/// trial's normal end both claim it first, so only one of them ever writes a
+/// record. Returns 1 for the first caller, 0 for every later one.
+int strain_claim_result(void);
+
 /// Names the calling thread for the kernel (/proc, dumps); cut to 15 characters.
 int strain_set_thread_name(const char *name);
 
@@ -148,7 +153,8 @@ int strain_dump_install(size_t max_threads, size_t frames_per_thread);
 /// answered. Requires `strain_probe_install` (its handler answers the requests).
 int strain_dump_threads(const int *tids, size_t count, uint64_t timeout_ns);
 
-/// Slot `index` of the last dump; 1 when that thread answered, 0 otherwise.
+/// Slot `index` of the last dump: 1 when that thread answered, 0 when it did
+/// not, -1 when it had ended before it was asked.
 int strain_dump_slot_read(size_t index, strain_dump_thread *out);
 
 /// The reference for measuring locks: nanoseconds per uncontended

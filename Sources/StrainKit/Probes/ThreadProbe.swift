@@ -38,6 +38,9 @@ public enum NamedThread {
     public static func start(_ name: String, stackBytes: Int? = nil, _ body: @escaping @Sendable () -> Void) -> Thread {
         let thread = Thread {
             _ = strain_set_thread_name(name)
+            // An alternate signal stack from the start: a dump or a fault that
+            // reaches an idle worker must not run on a small stack's last bytes.
+            _ = strain_thread_prepare()
             body()
         }
         thread.name = name

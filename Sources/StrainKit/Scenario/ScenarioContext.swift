@@ -74,6 +74,15 @@ public final class ScenarioContext: Sendable {
         return try body()
     }
 
+    /// Marks the calling thread as holding scenario work while `body` runs,
+    /// without counting a unit: for work a unit hands to another thread, such
+    /// as a barrier block on a GCD worker, so a stall verdict sees it.
+    public func holdingWork<T>(_ body: () throws -> T) rethrows -> T {
+        strain_work_enter()
+        defer { strain_work_leave() }
+        return try body()
+    }
+
     /// `unit` for async work: the task's thread is marked while the unit runs
     /// up to its first suspension only, so the heartbeat is what counts here.
     public func unitAsync(_ body: () async -> Void) async {

@@ -2,7 +2,6 @@ import CStrainProbe
 import Dispatch
 import Foundation
 import StrainKit
-import Synchronization
 
 /// The child's side of a trial: applies the profile, installs the fault
 /// handler, runs the scenario on its strategy and reports on the result pipe.
@@ -17,6 +16,8 @@ public enum TrialHost {
     public static let frameCapacity = 1 << 18
     /// Stack of the harness thread that prepares a scenario (building and archiving deep graphs).
     static let preparationStackBytes = 1 << 30
+    /// How long a child that asked for a remote unwind waits to be killed.
+    static let remoteUnwindPatienceSeconds = 30
 
     public static func run(specJSON: String, catalog: ScenarioCatalog) -> Never {
         let threadsAtStart = Int(strain_thread_count())
@@ -66,17 +67,15 @@ public enum TrialHost {
         let executor = spec.strategy.makeExecutor(context: context)
         let before = ResourceUsage.current()
         let started = strain_monotonic_ns()
-        let watchdog = Watchdog(stallSeconds: spec.stallSeconds, context: context) { stall in
+        let watchdog = Watchdog(stallSeconds: spec.stallSeconds, context: context, claim: { strain_claim_result() == 1 }) { stall in
             var report = HostReport(
                 outcome: stall.outcome,
                 metrics: measure(context: context, before: before, started: started, ended: strain_monotonic_ns()),
                 threads: context.reports, threadsAtStart: threadsAtStart,
-                stall: stall.report, dump: stall.dump, lastHeartbeatNanoseconds: context.heartbeat.snapshot.last_event_ns
+                stall: stall.report, dump: stall.dump, lastHeartbeatNanoseconds: stall.lastHeartbeatNanoseconds
             )
-            if let last = report.lastHeartbeatNanoseconds {
-                report.stall?.reportedAfterSeconds = Double(strain_monotonic_ns() - last) / 1e9
-            }
-            finish(report, remoteUnwind: stall.dump.unanswered)
+            report.stall?.reportedAfterSeconds = Double(strain_monotonic_ns() - stall.lastHeartbeatNanoseconds) / 1e9
+            finish(report, remoteUnwind: stall.dump.unanswered, claimed: true)
         }
         do {
             try watchdog.start()
@@ -139,16 +138,15 @@ public enum TrialHost {
         return Result { try handoff.wait() }
     }
 
-    /// Set by the first thread to finish the trial: the main thread when the
-    /// work returns, or the watchdog at a stall. The other one parks.
-    private static let finishing = Atomic<Bool>(false)
-
     /// Writes the report on the result pipe and leaves without running exit
     /// handlers: threads a scenario left blocked must not hold the child up.
-    /// With `remoteUnwind` threads listed, the child stays (stopped threads and
-    /// all) until the parent has walked those threads with ptrace and killed it.
-    static func finish(_ report: HostReport, remoteUnwind: [Int] = []) -> Never {
-        guard finishing.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged else {
+    /// The first to finish the trial (the main thread when the work returns,
+    /// the watchdog at a stall, the fault handler at a crash) claims the result
+    /// pipe; the others park. With `remoteUnwind` threads listed, the child
+    /// stays (stopped threads and all) until the parent has walked those
+    /// threads with ptrace and killed it.
+    static func finish(_ report: HostReport, remoteUnwind: [Int] = [], claimed: Bool = false) -> Never {
+        guard claimed || strain_claim_result() == 1 else {
             while true { pause() }
         }
         var line = Data(HostReport.linePrefix.utf8)
@@ -170,7 +168,12 @@ public enum TrialHost {
         }
         fflush(nil)
         if !remoteUnwind.isEmpty {
-            while true { pause() }
+            // Wait for the parent's kill, but not for ever: a parent that died
+            // (or never reads the request) must not leave this child behind.
+            let parent = getppid()
+            for _ in 0..<(Self.remoteUnwindPatienceSeconds * 10) where getppid() == parent {
+                usleep(100_000)
+            }
         }
         _exit(0)
     }

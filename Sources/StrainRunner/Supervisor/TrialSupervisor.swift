@@ -146,7 +146,8 @@ public struct TrialSupervisor: Sendable {
                         if !watched.remoteUnwindDone, !reaped, let tids = Self.remoteUnwindRequest(in: watched.result.bytes) {
                             // The child dumped what it could and waits, blocked threads and all: walk the rest from here.
                             watched.remoteUnwindDone = true
-                            for tid in tids {
+                            let giveUp = strain_monotonic_ns() + UInt64(RemoteUnwinder.budgetSeconds * 1e9)
+                            for tid in tids where strain_monotonic_ns() < giveUp {
                                 if let stack = RemoteUnwinder.stack(pid: child.pid, tid: tid) { watched.remoteStacks[tid] = stack }
                             }
                             child.signalGroup(SIGKILL)
@@ -168,9 +169,10 @@ public struct TrialSupervisor: Sendable {
     static func ptraceDump(pid: Int32) -> RawDump {
         let started = strain_monotonic_ns()
         var threads: [RawThread] = []
+        let giveUp = started + UInt64(RemoteUnwinder.budgetSeconds * 1e9)
         for tid in ThreadState.tids(pid: String(pid)) {
             let state = ThreadState.read(pid: String(pid), tid: tid)
-            let stack = RemoteUnwinder.stack(pid: pid, tid: tid)
+            let stack = strain_monotonic_ns() < giveUp ? RemoteUnwinder.stack(pid: pid, tid: tid) : nil
             threads.append(RawThread(tid: tid, name: state?.name ?? "?", state: state?.state ?? stack?.state ?? "?",
                                      wait: state?.wait, inWork: false, frames: stack?.frames ?? [], viaPtrace: stack != nil))
         }

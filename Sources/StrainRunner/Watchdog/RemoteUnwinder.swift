@@ -1,4 +1,5 @@
 import CStrainProbe
+import Foundation
 import StrainKit
 
 /// Walks a thread of another process from outside, with ptrace and
@@ -13,8 +14,15 @@ public enum RemoteUnwinder {
     /// Frames walked per thread.
     public static let maximumFrames = 192
 
-    /// The thread's stack, or nil when it could not be attached or walked.
+    /// Seconds the parent spends walking one child's threads, all told: a child
+    /// with thousands of threads must not hold the runner for minutes.
+    public static let budgetSeconds = 10.0
+
+    /// The thread's stack, or nil when it could not be attached or walked, or
+    /// is not (any longer) a thread of `pid`: a tid the child named may have
+    /// been reused by another process.
     public static func stack(pid: Int32, tid: Int) -> Stack? {
+        guard access("/proc/\(pid)/task/\(tid)", F_OK) == 0 else { return nil }
         var addresses = [UInt] (repeating: 0, count: maximumFrames)
         var state: CChar = 0
         let count = addresses.withUnsafeMutableBufferPointer { buffer in

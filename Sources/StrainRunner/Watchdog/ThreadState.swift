@@ -54,31 +54,48 @@ public struct ThreadState: Sendable, Hashable {
     /// a signal) can wake it.
     public var isInUntimedWait: Bool { Self.isUntimedWait(wait) }
 
-    /// Whether a `wait` description is a wait with no timeout.
+    /// Whether the thread sleeps (`nanosleep`): it will wake by itself.
+    public var isSleeping: Bool { wait?.hasPrefix("sleep") ?? false }
+
+    /// Whether a `wait` description is a wait with no timeout. Calls this
+    /// reader does not know are not: a deadlock verdict needs to be sure.
     public static func isUntimedWait(_ wait: String?) -> Bool {
-        wait.map { !$0.hasSuffix("(timed)") && !$0.hasPrefix("sleep") } ?? false
+        guard let wait else { return false }
+        return !wait.hasSuffix("(timed)") && !wait.hasPrefix("sleep") && !wait.hasPrefix("syscall ") && wait != "futex"
+    }
+
+    /// System call numbers, which differ between architectures.
+    enum Call {
+        #if arch(arm64)
+        static let read = 63, futex = 98, nanosleep = 101, clockNanosleep = 115, epollWait = -1, epollPwait = 22
+        static let poll = -1, ppoll = 73, pause = -1, wait4 = 260, select = -1, pselect = 72, sigtimedwait = 137
+        #else
+        static let read = 0, futex = 202, nanosleep = 35, clockNanosleep = 230, epollWait = 232, epollPwait = 281
+        static let poll = 7, ppoll = 271, pause = 34, wait4 = 61, select = 23, pselect = 270, sigtimedwait = 128
+        #endif
     }
 
     /// What the thread is blocked in, e.g. `futex wait` or `futex wait (timed)`;
-    /// nil when it is running or its call is not a wait.
+    /// nil when it is running or not in a system call.
     public var wait: String? {
         guard state != "R", let syscall else { return nil }
         let argument = { (index: Int) -> UInt64 in index < arguments.count ? arguments[index] : 0 }
         let infinite: UInt64 = 0xffff_ffff_ffff_ffff
+        let forever = { (value: UInt64) in value == infinite || value == 0xffff_ffff }
         switch syscall {
-        case 202:  // futex(uaddr, op, val, timeout, …)
+        case Call.futex:  // futex(uaddr, op, val, timeout, …)
             let command = argument(1) & 0x7f
             guard [0, 9, 6].contains(command) else { return "futex" }  // WAIT, WAIT_BITSET, LOCK_PI
             return argument(3) == 0 ? "futex wait" : "futex wait (timed)"
-        case 0: return "read"
-        case 7: return argument(2) == infinite || argument(2) == 0xffff_ffff ? "poll" : "poll (timed)"
-        case 232, 281: return argument(3) == infinite || argument(3) == 0xffff_ffff ? "epoll wait" : "epoll wait (timed)"
-        case 271: return argument(2) == 0 ? "ppoll" : "ppoll (timed)"
-        case 34: return "pause"
-        case 61: return "wait4"
-        case 35, 230: return "sleep (nanosleep)"
-        case 23, 270: return argument(4) == 0 ? "select" : "select (timed)"
-        case 128: return argument(2) == 0 ? "sigtimedwait" : "sigtimedwait (timed)"
+        case Call.read: return "read"
+        case Call.poll: return forever(argument(2)) ? "poll" : "poll (timed)"
+        case Call.epollWait, Call.epollPwait: return forever(argument(3)) ? "epoll wait" : "epoll wait (timed)"
+        case Call.ppoll: return argument(2) == 0 ? "ppoll" : "ppoll (timed)"
+        case Call.pause: return "pause"
+        case Call.wait4: return "wait4"
+        case Call.nanosleep, Call.clockNanosleep: return "sleep (nanosleep)"
+        case Call.select, Call.pselect: return argument(4) == 0 ? "select" : "select (timed)"
+        case Call.sigtimedwait: return argument(2) == 0 ? "sigtimedwait" : "sigtimedwait (timed)"
         default: return "syscall \(syscall)"
         }
     }

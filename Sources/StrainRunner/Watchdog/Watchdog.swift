@@ -10,15 +10,20 @@ import StrainKit
 /// A trial is stalled when all of these hold:
 /// - units are pending (queued, not finished) and no heartbeat came for the threshold;
 /// - no thread holding scenario work is running (a long computation is progress);
-/// - work waits for a thread (queued, not started): `starved`; or every thread
-///   holding work waits with no timeout, so only another blocked thread could
-///   wake it: `deadlocked`. Threads in timed waits (sleeps) are left to wake.
+/// - work waits for a thread (queued, not started): `starved`, whatever the
+///   threads holding work wait in (a unit that sleeps longer than the
+///   threshold without a `beat` looks the same: set `stall` above it); or
+///   every thread holding work waits with no timeout, so only another blocked
+///   thread could wake it, and no other thread is running or sleeping (a slow
+///   barrier block on a GCD worker may be what they wait for): `deadlocked`.
 final class Watchdog: Sendable {
     /// What the watchdog found, for the host to report.
     struct Stall: Sendable {
         var outcome: TrialOutcome
         var report: StallReport
         var dump: RawDump
+        /// CLOCK_MONOTONIC of the heartbeat the decision was made on.
+        var lastHeartbeatNanoseconds: UInt64
     }
 
     /// Time each thread has to answer the dump signal.
@@ -27,16 +32,21 @@ final class Watchdog: Sendable {
     static let framesPerThread = 192
     /// The watchdog thread's name (as /proc shows it: at most 15 characters).
     static let threadName = "strain.watchdog"
-    /// Threads a dump can hold.
-    static let dumpCapacity = 4096
+    /// Threads a dump can hold (and threads holding work the watchdog can see:
+    /// the C registry lists the first 8,192 threads that ever ran work).
+    static let dumpCapacity = 8192
 
     let stallNanoseconds: UInt64
     let context: ScenarioContext
+    /// Claims the end of the trial before the dump (whose signals wake sleeping
+    /// work early); false when the work finished first.
+    let claim: @Sendable () -> Bool
     let onStall: @Sendable (Stall) -> Void
 
-    init(stallSeconds: Double, context: ScenarioContext, onStall: @escaping @Sendable (Stall) -> Void) {
+    init(stallSeconds: Double, context: ScenarioContext, claim: @escaping @Sendable () -> Bool, onStall: @escaping @Sendable (Stall) -> Void) {
         self.stallNanoseconds = UInt64(max(0.01, stallSeconds) * 1e9)
         self.context = context
+        self.claim = claim
         self.onStall = onStall
     }
 
@@ -69,11 +79,21 @@ final class Watchdog: Sendable {
             if states.contains(where: { $0.state == "R" }) { continue }
             let waitingForThread = beat.queued - beat.started
             let untimed = states.filter(\.isInUntimedWait).count
-            let deadlocked = waitingForThread == 0 && !states.isEmpty && untimed == states.count
+            var deadlocked = false
+            if waitingForThread == 0 && !states.isEmpty && untimed == states.count {
+                // Work that is not marked as such (a barrier block on a GCD
+                // worker) may be what wakes them: no other thread may be running
+                // or sleeping. Idle pool workers wait with a timeout; they do not count.
+                let me = Int(strain_thread_id())
+                let others = ThreadState.tids().filter { $0 != me }.compactMap { ThreadState.read(tid: $0) }
+                deadlocked = !others.contains { $0.state == "R" || $0.isSleeping }
+            }
             guard waitingForThread > 0 || deadlocked else { continue }
 
             // The heartbeat may have moved while the threads were read.
             guard strain_heartbeat_read().last_event_ns == beat.last_event_ns else { continue }
+            // From here the trial ends here, even if the dump wakes the work.
+            guard claim() else { return }
             onStall(stall(beat: beat, decidedAt: now, holding: states, untimed: untimed, waitingForThread: waitingForThread, deadlocked: deadlocked))
             return
         }
@@ -114,7 +134,9 @@ final class Watchdog: Sendable {
         for (index, tid) in requested.enumerated() {
             let state = states[tid]
             var slot = strain_dump_thread()
-            let answered = strain_dump_slot_read(index, &slot) == 1
+            let read = strain_dump_slot_read(index, &slot)
+            if read < 0 { continue }  // it ended before it was asked
+            let answered = read == 1 && Int(slot.tid) == tid
             var frames: [UInt64] = []
             if answered {
                 frames = (0..<Int(slot.frame_count)).map { UInt64(slot.frames[$0]) }
@@ -147,6 +169,6 @@ final class Watchdog: Sendable {
             queued: beat.queued, started: beat.started, finished: beat.finished,
             threadsInWork: holding.count, threadsInUntimedWait: untimed
         )
-        return Stall(outcome: outcome, report: report, dump: dump)
+        return Stall(outcome: outcome, report: report, dump: dump, lastHeartbeatNanoseconds: beat.last_event_ns)
     }
 }

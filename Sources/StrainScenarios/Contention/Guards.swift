@@ -21,7 +21,8 @@ protocol StateGuard<Value>: AnyObject, Sendable {
     func perform(_ operation: Value.Operation) -> Int
     /// Runs `body` inside the critical section and, inside it, runs it again
     /// through the guard: a guarded method calling another guarded method.
-    func reenter(_ body: () -> Void)
+    /// Throws when the guard refuses the second entry with an error.
+    func reenter(_ body: () -> Void) throws
     /// The value once every worker is done.
     func settled() -> Value
 }
@@ -69,6 +70,11 @@ enum GuardKind: String, CaseIterable, Sendable {
 protocol GuardVisitor {
     associatedtype Value: GuardedValue
     func visit<Guard: StateGuard>(_ state: Guard) throws where Guard.Value == Value
+}
+
+/// A guard that answered a second entry with an error instead of a hang.
+struct GuardRefusal: Error, CustomStringConvertible {
+    var description: String
 }
 
 /// No guard at all: the negative control. Concurrent writers corrupt the
@@ -246,12 +252,15 @@ final class PthreadRWLockState<Value: GuardedValue>: StateGuard, @unchecked Send
         return value.read(operation)
     }
 
-    func reenter(_ body: () -> Void) {
+    func reenter(_ body: () -> Void) throws {
         pthread_rwlock_wrlock(lock)
+        defer { pthread_rwlock_unlock(lock) }
         body()
-        pthread_rwlock_wrlock(lock)  // EDEADLK from glibc, or a hang: either way not a second hold
+        let status = pthread_rwlock_wrlock(lock)
+        guard status == 0 else {
+            throw GuardRefusal(description: "pthread_rwlock_wrlock refused the second write lock: \(String(cString: strerror(status)))")
+        }
         body()
-        pthread_rwlock_unlock(lock)
         pthread_rwlock_unlock(lock)
     }
 

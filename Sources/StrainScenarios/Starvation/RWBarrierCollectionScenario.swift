@@ -106,9 +106,12 @@ final class ConcurrentQueueArray: GuardedArray, @unchecked Sendable {
     }
 
     func append(_ value: Int, holdingMilliseconds: Int) {
+        let context = context
         let write: @Sendable () -> Void = {
-            if holdingMilliseconds > 0 { usleep(UInt32(holdingMilliseconds) * 1000) }
-            self.storage.append(value)
+            context.holdingWork {
+                if holdingMilliseconds > 0 { usleep(UInt32(holdingMilliseconds) * 1000) }
+                self.storage.append(value)
+            }
         }
         if syncBarrier {
             context.blocking(on: queue.label) { queue.sync(flags: .barrier, execute: write) }
