@@ -67,10 +67,13 @@ public enum TrialHost {
         let executor = spec.strategy.makeExecutor(context: context)
         let before = ResourceUsage.current()
         let started = strain_monotonic_ns()
-        let watchdog = Watchdog(stallSeconds: spec.stallSeconds, context: context, claim: { strain_claim_result() == 1 }) { stall in
+        let watchdog = Watchdog(
+            stallSeconds: spec.stallSeconds, context: context, claim: { strain_claim_result() == 1 },
+            measure: { measure(context: context, before: before, started: started, ended: strain_monotonic_ns()) }
+        ) { stall in
             var report = HostReport(
                 outcome: stall.outcome,
-                metrics: measure(context: context, before: before, started: started, ended: strain_monotonic_ns()),
+                metrics: stall.metrics,
                 threads: context.reports, threadsAtStart: threadsAtStart,
                 stall: stall.report, dump: stall.dump, lastHeartbeatNanoseconds: stall.lastHeartbeatNanoseconds
             )

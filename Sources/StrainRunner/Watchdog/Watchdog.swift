@@ -24,6 +24,9 @@ final class Watchdog: Sendable {
         var dump: RawDump
         /// CLOCK_MONOTONIC of the heartbeat the decision was made on.
         var lastHeartbeatNanoseconds: UInt64
+        /// The trial's measurements when the stall was called, before the dump
+        /// (whose signals cut sleeps short and let some work move on).
+        var metrics: TrialMetrics
     }
 
     /// Time each thread has to answer the dump signal.
@@ -41,12 +44,15 @@ final class Watchdog: Sendable {
     /// Claims the end of the trial before the dump (whose signals wake sleeping
     /// work early); false when the work finished first.
     let claim: @Sendable () -> Bool
+    let measure: @Sendable () -> TrialMetrics
     let onStall: @Sendable (Stall) -> Void
 
-    init(stallSeconds: Double, context: ScenarioContext, claim: @escaping @Sendable () -> Bool, onStall: @escaping @Sendable (Stall) -> Void) {
+    init(stallSeconds: Double, context: ScenarioContext, claim: @escaping @Sendable () -> Bool,
+         measure: @escaping @Sendable () -> TrialMetrics, onStall: @escaping @Sendable (Stall) -> Void) {
         self.stallNanoseconds = UInt64(max(0.01, stallSeconds) * 1e9)
         self.context = context
         self.claim = claim
+        self.measure = measure
         self.onStall = onStall
     }
 
@@ -116,6 +122,7 @@ final class Watchdog: Sendable {
     }
 
     private func stall(beat: strain_heartbeat, decidedAt: UInt64, holding: [ThreadState], untimed: Int, waitingForThread: Int, deadlocked: Bool) -> Stall {
+        let metrics = measure()
         let me = Int(strain_thread_id())
         let tids = ThreadState.tids().filter { $0 != me }
         // The threads holding work were read a moment ago; read the rest.
@@ -169,6 +176,6 @@ final class Watchdog: Sendable {
             queued: beat.queued, started: beat.started, finished: beat.finished,
             threadsInWork: holding.count, threadsInUntimedWait: untimed
         )
-        return Stall(outcome: outcome, report: report, dump: dump, lastHeartbeatNanoseconds: beat.last_event_ns)
+        return Stall(outcome: outcome, report: report, dump: dump, lastHeartbeatNanoseconds: beat.last_event_ns, metrics: metrics)
     }
 }
