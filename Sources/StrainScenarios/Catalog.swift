@@ -14,5 +14,6 @@ extension ScenarioCatalog {
         CooperativeStarvationScenario.self,
         ContendedCollectionScenario.self,
         ReentrantGuardScenario.self,
+        CombineStoreScenario.self,
     ])
 }

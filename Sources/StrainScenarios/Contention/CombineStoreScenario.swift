@@ -1,0 +1,184 @@
+import CStrainProbe
+import Foundation
+import OpenCombine
+import StrainKit
+import Synchronization
+
+/// Combine code's everyday shared collection: subscriptions made on many
+/// threads, each kept with `store(in: &cancellables)` in one shared
+/// `Set<AnyCancellable>`. Unguarded, concurrent inserts corrupt the set or lose
+/// subscriptions (a lost `AnyCancellable` cancels itself: its subscriber never
+/// hears another value). The situation that made the blog's authors write
+/// their thread-safe array; OpenCombine stands in for Combine here.
+public struct CombineStoreScenario: Scenario {
+    public static let name = "combine-store"
+    public static let summary = "subscriptions made on W workers, each stored with store(in:) into one shared Set<AnyCancellable> through a guard; then one value sent: every subscription must hear it"
+    public static let parameters: [ParameterSpec] = [
+        ParameterSpec("guard", .choice(GuardKind.names), default: "unguarded", summary: "how the shared set is guarded"),
+        ParameterSpec("workers", .integer(0...4096), default: "0", summary: "workers subscribing at once; 0 means one per core"),
+        ParameterSpec("subscriptions", .integer(1...10_000_000), default: "20000", summary: "subscriptions in all"),
+    ]
+
+    let guardKind: GuardKind
+    let workers: Int
+    let subscriptions: Int
+
+    public init(parameters: ParameterValues) {
+        guardKind = GuardKind(rawValue: parameters.string("guard")) ?? .unguarded
+        let requested = parameters.integer("workers")
+        workers = requested == 0 ? ProcessInfo.processInfo.activeProcessorCount : requested
+        subscriptions = parameters.integer("subscriptions")
+    }
+
+    public func prepare(context: ScenarioContext) throws -> Workload {
+        let scenario = self
+        return { executor in
+            let subject = SharedSubject()
+            let heard = HearCounter()
+            let budget = OperationBudget(scenario.subscriptions)
+            let results = WorkerResults()
+            let finished = Countdown()
+            let stored: Int
+            context.heartbeat.queued(scenario.workers)
+            if scenario.guardKind == .actor {
+                let bag = ActorGuard<CancellableBag>()
+                for index in 0..<scenario.workers {
+                    Task.detached {
+                        var latencies = Worker.histogram()
+                        var result = WorkerResult(worker: index)
+                        await context.unitAsync {
+                            result.started = strain_monotonic_ns()
+                            while case let chunk = budget.take(), chunk > 0 {
+                                for _ in 0..<chunk {
+                                    let start = strain_monotonic_ns()
+                                    _ = await bag.perform(.store(Box(subject.sink { _ in heard.add() })))
+                                    latencies.record(strain_monotonic_ns() &- start)
+                                    result.operations += 1
+                                }
+                                context.heartbeat.beat()
+                            }
+                            result.ended = strain_monotonic_ns()
+                        }
+                        results.add(result, latencies: latencies, context: context)
+                        finished.add()
+                    }
+                }
+                finished.wait(for: scenario.workers, seconds: nil)
+                stored = ActorBridge.wait { await bag.perform(.count) }
+                // The set must outlive the value: a released AnyCancellable cancels.
+                withExtendedLifetime(bag) { subject.send(1) }
+            } else {
+                let visitor = StoreSubscriptions(workers: scenario.workers, subject: subject, heard: heard, budget: budget,
+                                                 results: results, executor: executor, context: context)
+                _ = try scenario.guardKind.open(visitor)
+                stored = visitor.stored.load(ordering: .relaxed)
+            }
+            results.recordThroughput(context: context)
+            let made = results.all.reduce(0) { $0 + $1.operations }
+            context.record("subscriptions stored", Double(stored))
+            context.record("subscribers that heard the value", Double(heard.value))
+            try context.check(stored == made, "\(made) subscriptions were stored, the set holds \(stored): \(made - stored) lost")
+            try context.check(heard.value == made, "\(made) subscriptions, \(heard.value) heard the value sent after")
+        }
+    }
+}
+
+/// Makes a subscription and stores it through the guard, on every worker.
+private final class StoreSubscriptions: GuardVisitor, Sendable {
+    typealias Value = CancellableBag
+    let workers: Int
+    let subject: SharedSubject
+    let heard: HearCounter
+    let budget: OperationBudget
+    let results: WorkerResults
+    let executor: any StrategyExecutor
+    let context: ScenarioContext
+    let stored = Atomic<Int>(0)
+
+    init(workers: Int, subject: SharedSubject, heard: HearCounter, budget: OperationBudget,
+         results: WorkerResults, executor: any StrategyExecutor, context: ScenarioContext) {
+        self.workers = workers
+        self.subject = subject
+        self.heard = heard
+        self.budget = budget
+        self.results = results
+        self.executor = executor
+        self.context = context
+    }
+
+    func visit<Guard: StateGuard>(_ state: Guard) throws where Guard.Value == CancellableBag {
+        let finished = Countdown()
+        for index in 0..<workers {
+            executor.submit { [self] in
+                var latencies = Worker.histogram()
+                var result = WorkerResult(worker: index)
+                context.unit {
+                    result.started = strain_monotonic_ns()
+                    while case let chunk = budget.take(), chunk > 0 {
+                        for _ in 0..<chunk {
+                            let heard = heard
+                            let cancellable = subject.sink { _ in heard.add() }
+                            let start = strain_monotonic_ns()
+                            _ = state.perform(.store(Box(cancellable)))
+                            latencies.record(strain_monotonic_ns() &- start)
+                            result.operations += 1
+                        }
+                        context.heartbeat.beat()
+                    }
+                    result.ended = strain_monotonic_ns()
+                }
+                results.add(result, latencies: latencies, context: context)
+                finished.add()
+            }
+        }
+        finished.wait(for: workers, seconds: nil)
+        stored.store(state.settled().cancellables.count, ordering: .relaxed)
+        // The value goes out while the guard (and the set it keeps) is alive:
+        // a released AnyCancellable cancels its subscription.
+        withExtendedLifetime(state) { subject.send(1) }
+    }
+}
+
+/// The shared `Set<AnyCancellable>`.
+struct CancellableBag: GuardedValue, @unchecked Sendable {
+    enum Operation: Sendable {
+        case store(Box)
+        case count
+    }
+
+    var cancellables = Set<AnyCancellable>()
+
+    static func isWrite(_ operation: Operation) -> Bool {
+        if case .store = operation { return true }
+        return false
+    }
+
+    func read(_ operation: Operation) -> Int { cancellables.count }
+
+    mutating func write(_ operation: Operation) {
+        if case .store(let box) = operation { box.cancellable.store(in: &cancellables) }
+    }
+}
+
+/// Carries an `AnyCancellable` (not `Sendable`) into a guard's critical section.
+struct Box: @unchecked Sendable {
+    let cancellable: AnyCancellable
+    init(_ cancellable: AnyCancellable) { self.cancellable = cancellable }
+}
+
+/// The subject every worker subscribes to. OpenCombine's `PassthroughSubject`
+/// takes its own lock around subscribing and sending, so sharing it is safe;
+/// it is just not marked `Sendable`.
+final class SharedSubject: @unchecked Sendable {
+    private let subject = PassthroughSubject<Int, Never>()
+
+    func sink(_ receive: @escaping (Int) -> Void) -> AnyCancellable { subject.sink(receiveValue: receive) }
+    func send(_ value: Int) { subject.send(value) }
+}
+
+/// Counts values heard by subscribers.
+final class HearCounter: Sendable {
+    private let count = Atomic<Int>(0)
+    func add() { count.add(1, ordering: .relaxed) }
+    var value: Int { count.load(ordering: .relaxed) }
+}
