@@ -11,7 +11,7 @@ public enum MarkdownReport {
         out += "\(summary.trialCount) trials, \(unexpected == 0 ? "every outcome expected" : "**\(unexpected) unexpected**")."
         out += " Suite `\(run.suite.path)`, started \(run.startedAt).\n\n"
 
-        for group in summary.groups {
+        for group in summary.groups where !GuardComparison.covers(group, in: run) {
             out += "## \(escape(group.title))\n\n"
             out += "| strategy | outcome | median wall | peak RSS | threads | stack used / size | depth |\n"
             out += "| --- | --- | ---: | ---: | ---: | ---: | ---: |\n"
@@ -19,6 +19,18 @@ public enum MarkdownReport {
                 let outcome = row.allExpected ? escape(row.outcomes) : "**\(escape(row.outcomes))** (expected \(escape(row.trials[0].expectedOutcomes.joined(separator: ", "))))"
                 let depth = row.medianDepth.map { Format.count($0) } ?? row.medianFrames.map { "\(Format.count($0)) frames" } ?? "–"
                 out += "| \(escape(row.strategy)) | \(outcome) | \(Format.duration(row.medianWallSeconds)) | \(Format.bytes(row.medianPeakRSSBytes)) | \(row.peakThreads.map(String.init) ?? "–") | \(Format.stack(used: row.stackHighWaterBytes, size: row.stackSizeBytes)) | \(depth) |\n"
+            }
+            out += "\n"
+        }
+
+        for table in GuardComparison(run).tables {
+            out += "## \(escape(table.title))\n\n"
+            out += "| " + GuardComparison.header.joined(separator: " | ") + " |\n"
+            out += "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n"
+            for (index, row) in table.rows.enumerated() {
+                var cells = GuardComparison.cells(row, rank: index + 1).map(escape)
+                if !row.allExpected { cells[8] = "**\(cells[8])** (expected \(escape(row.trials[0].expectedOutcomes.joined(separator: ", "))))" }
+                out += "| " + cells.joined(separator: " | ") + " |\n"
             }
             out += "\n"
         }

@@ -22,7 +22,7 @@ public struct TerminalReport: Sendable {
     public func render(_ run: RunRecord) -> String {
         let summary = RunSummary(run)
         var lines: [String] = []
-        for group in summary.groups {
+        for group in summary.groups where !GuardComparison.covers(group, in: run) {
             lines.append("")
             lines.append(paint(group.title, 1))
             let header = ["strategy", "outcome", "median wall", "peak RSS", "threads", "stack used / size", "depth"]
@@ -41,6 +41,25 @@ public struct TerminalReport: Sendable {
             }
             lines.append("  " + line(header))
             for (row, cells) in zip(group.rows, rows) {
+                let text = "  " + line(cells)
+                lines.append(row.allExpected ? text : paint(text + "   (expected \(row.trials[0].expectedOutcomes.joined(separator: ", ")))", 31))
+            }
+        }
+        for table in GuardComparison(run).tables {
+            lines.append("")
+            lines.append(paint(table.title, 1))
+            let rows = table.rows.enumerated().map { GuardComparison.cells($0.element, rank: $0.offset + 1) }
+            let header = GuardComparison.header
+            let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
+            func line(_ cells: [String]) -> String {
+                cells.enumerated().map { column, cell in
+                    let pad = String(repeating: " ", count: widths[column] - cell.count)
+                    if column == cells.count - 1 { return cell }
+                    return (3...7).contains(column) ? pad + cell : cell + pad
+                }.joined(separator: "  ")
+            }
+            lines.append("  " + line(header))
+            for (row, cells) in zip(table.rows, rows) {
                 let text = "  " + line(cells)
                 lines.append(row.allExpected ? text : paint(text + "   (expected \(row.trials[0].expectedOutcomes.joined(separator: ", ")))", 31))
             }

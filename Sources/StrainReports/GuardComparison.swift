@@ -1,0 +1,106 @@
+import Foundation
+import StrainKit
+
+/// "Which guard should I use": per contention level, the guards ranked by
+/// median throughput, with their latency, fairness and outcome histogram across
+/// repetitions. Built from trials that have a `guard` parameter and measured
+/// operations.
+public struct GuardComparison: Sendable {
+    public struct Row: Sendable {
+        public var guardName: String
+        public var strategy: String
+        public var trials: [TrialRecord]
+
+        public var outcomes: String { RunSummary.Row(strategy: strategy, trials: trials).outcomes }
+        public var allExpected: Bool { trials.allSatisfy(\.expected) }
+        public var medianThroughput: Double? { Statistics.median(trials.compactMap(\.metrics.throughputPerSecond)) }
+        public var medianP50: Double? { Statistics.median(trials.compactMap { $0.metrics.latency.map { Double($0.p50Nanoseconds) } }) }
+        public var medianP99: Double? { Statistics.median(trials.compactMap { $0.metrics.latency.map { Double($0.p99Nanoseconds) } }) }
+        public var medianP999: Double? { Statistics.median(trials.compactMap { $0.metrics.latency.map { Double($0.p999Nanoseconds) } }) }
+        public var medianFairness: Double? { Statistics.median(trials.compactMap { $0.metrics.fairness?.jainIndex }) }
+        public var medianContextSwitches: Double? {
+            Statistics.median(trials.compactMap { trial in
+                guard let voluntary = trial.metrics.voluntaryContextSwitches else { return nil }
+                return Double(voluntary + (trial.metrics.involuntaryContextSwitches ?? 0))
+            })
+        }
+    }
+
+    public struct Table: Sendable {
+        public var scenario: String
+        /// The parameters the rows share (all but `guard`).
+        public var parameters: [String: String]
+        public var profile: String
+        /// Fastest first; guards that never finished a trial last.
+        public var rows: [Row]
+
+        public var title: String {
+            let text = parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
+            return "\(scenario)\(text.isEmpty ? "" : " (\(text))") on \(profile): guards by throughput"
+        }
+    }
+
+    public let tables: [Table]
+
+    public init(_ run: RunRecord) {
+        var tables: [Table] = []
+        for trial in run.trials where Self.applies(to: trial, in: run) {
+            guard let guardName = trial.parameters["guard"] else { continue }
+            var shared = trial.parameters
+            shared["guard"] = nil
+            let tableIndex = tables.firstIndex { $0.scenario == trial.scenario && $0.parameters == shared && $0.profile == trial.profile } ?? {
+                tables.append(Table(scenario: trial.scenario, parameters: shared, profile: trial.profile, rows: []))
+                return tables.count - 1
+            }()
+            if let row = tables[tableIndex].rows.firstIndex(where: { $0.guardName == guardName && $0.strategy == trial.strategy }) {
+                tables[tableIndex].rows[row].trials.append(trial)
+            } else {
+                tables[tableIndex].rows.append(Row(guardName: guardName, strategy: trial.strategy, trials: [trial]))
+            }
+        }
+        for index in tables.indices {
+            tables[index].rows.sort { ($0.medianThroughput ?? -1) > ($1.medianThroughput ?? -1) }
+        }
+        self.tables = tables
+    }
+
+    /// Trials of scenarios that take a `guard` and count operations.
+    static func applies(to trial: TrialRecord, in run: RunRecord) -> Bool {
+        guard trial.parameters["guard"] != nil else { return false }
+        return run.trials.contains { $0.scenario == trial.scenario && $0.metrics.throughputPerSecond != nil }
+    }
+
+    /// Whether a summary group's trials are shown in a comparison table instead.
+    public static func covers(_ group: RunSummary.Group, in run: RunRecord) -> Bool {
+        group.rows.contains { row in row.trials.contains { applies(to: $0, in: run) } }
+    }
+
+    /// The cells of a row, as both reports show them.
+    public static func cells(_ row: Row, rank: Int) -> [String] {
+        [
+            row.medianThroughput == nil ? "–" : "\(rank)", row.guardName, row.strategy,
+            Format.rate(row.medianThroughput), Format.nanoseconds(row.medianP50), Format.nanoseconds(row.medianP99),
+            Format.nanoseconds(row.medianP999), row.medianFairness.map { String(format: "%.2f", $0) } ?? "–", row.outcomes,
+        ]
+    }
+
+    public static let header = ["#", "guard", "strategy", "throughput", "p50", "p99", "p99.9", "fairness", "outcomes"]
+}
+
+extension Format {
+    /// `26.4 M/s`, `358 k/s`.
+    public static func rate(_ perSecond: Double?) -> String {
+        guard let perSecond else { return "–" }
+        if perSecond >= 1e6 { return String(format: "%.1f M/s", perSecond / 1e6) }
+        if perSecond >= 1e3 { return String(format: "%.0f k/s", perSecond / 1e3) }
+        return String(format: "%.0f /s", perSecond)
+    }
+
+    /// `120 ns`, `1.4 µs`, `2.1 ms`.
+    public static func nanoseconds(_ value: Double?) -> String {
+        guard let value else { return "–" }
+        if value >= 1e6 { return String(format: "%.1f ms", value / 1e6) }
+        if value >= 1e3 { return String(format: "%.1f µs", value / 1e3) }
+        return String(format: "%.0f ns", value)
+    }
+}
