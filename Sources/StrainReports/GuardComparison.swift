@@ -87,6 +87,24 @@ public struct GuardComparison: Sendable {
     public static let header = ["#", "guard", "strategy", "throughput", "p50", "p99", "p99.9", "fairness", "outcomes"]
 }
 
+/// The harness against its C reference: an uncontended pthread_mutex pair
+/// measured by the worker loop and by a tight C loop in the same child.
+public enum ReferenceComparison {
+    /// `sample-every=16: harness 16.7 ns/op, C loop 12.5 ns/op: 1.33× (median of 11)`.
+    public static func lines(_ run: RunRecord) -> [String] {
+        let measured = run.trials.filter { $0.metrics.custom["ratio to C reference"] != nil }
+        let bySampling = Dictionary(grouping: measured) { $0.parameters["sample-every"] ?? "default" }
+        return bySampling.keys.sorted { (Int($0) ?? 0) < (Int($1) ?? 0) }.map { key in
+            let trials = bySampling[key]!
+            let harness = Statistics.median(trials.compactMap { $0.metrics.custom["ns per op"] })
+            let reference = Statistics.median(trials.compactMap { $0.metrics.custom["C reference ns per op"] })
+            let ratio = Statistics.median(trials.compactMap { $0.metrics.custom["ratio to C reference"] })
+            return String(format: "sample-every=%@: harness %.1f ns/op, C loop %.1f ns/op: %.2f× (median of %d)",
+                          key, harness ?? 0, reference ?? 0, ratio ?? 0, trials.count)
+        }
+    }
+}
+
 extension Format {
     /// `26.4 M/s`, `358 k/s`.
     public static func rate(_ perSecond: Double?) -> String {

@@ -35,6 +35,12 @@ public enum MarkdownReport {
             out += "\n"
         }
 
+        let reference = ReferenceComparison.lines(run)
+        if !reference.isEmpty {
+            out += "## pthread_mutex lock/unlock, uncontended: the harness against a C loop\n\n"
+            out += reference.map { "- \(escape($0))\n" }.joined() + "\n"
+        }
+
         let verdicts = StackVerdict.verdicts(for: run)
         if !verdicts.isEmpty {
             out += "## Stack verdicts\n\n"

@@ -64,6 +64,12 @@ public struct TerminalReport: Sendable {
                 lines.append(row.allExpected ? text : paint(text + "   (expected \(row.trials[0].expectedOutcomes.joined(separator: ", ")))", 31))
             }
         }
+        let reference = ReferenceComparison.lines(run)
+        if !reference.isEmpty {
+            lines.append("")
+            lines.append(paint("pthread_mutex lock/unlock, uncontended: the harness against a C loop", 1))
+            lines += reference.map { "  " + $0 }
+        }
         let verdicts = StackVerdict.verdicts(for: run)
         if !verdicts.isEmpty {
             lines.append("")

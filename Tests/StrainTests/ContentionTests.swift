@@ -1,0 +1,175 @@
+import Foundation
+import Histogram
+import StrainKit
+import StrainReports
+@testable import StrainScenarios
+import Testing
+
+/// The measuring parts of the contention scenarios, in process.
+@Suite struct ContentionMeasurementTests {
+    @Test func fairnessIsOneWhenEvenAndFallsTowardOneOverNWhenOneWorkerDoesEverything() {
+        let even = Fairness(operationsPerWorker: [250, 250, 250, 250])
+        #expect(even.jainIndex == 1)
+        #expect(even.spread == 0)
+        let lopsided = Fairness(operationsPerWorker: [1000, 0, 0, 0])
+        #expect(abs(lopsided.jainIndex - 0.25) < 1e-9)
+        #expect(lopsided.spread == 4)
+    }
+
+    @Test func latencySummaryReadsPercentilesFromTheHistogram() {
+        var histogram = Worker.histogram()
+        for value in 1...1000 { histogram.record(UInt64(value * 100)) }
+        let summary = LatencySummary(histogram)
+        #expect(summary.count == 1000)
+        #expect(abs(summary.p50Nanoseconds - 50_000) <= 500, "\(summary.p50Nanoseconds)")
+        #expect(abs(summary.p99Nanoseconds - 99_000) <= 1_000, "\(summary.p99Nanoseconds)")
+        #expect(summary.maxNanoseconds >= 99_000)
+        #expect(summary.curve.first?.percentile == 0 && summary.curve.last?.percentile == 100)
+    }
+
+    @Test func theBudgetHandsOutExactlyItsOperationsInChunksAcrossThreads() {
+        let budget = OperationBudget(100_003)
+        let taken = Countdown()
+        let total = EntryCounter()
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            while case let chunk = budget.take(), chunk > 0 {
+                for _ in 0..<chunk { total.add() }
+            }
+            taken.add()
+        }
+        #expect(total.value == 100_003)
+    }
+
+    @Test func everyGuardButNoneKeepsAllAppendsFromEightThreads() throws {
+        for kind in GuardKind.allCases where kind != .unguarded && kind != .actor {
+            let check = AppendCheck()
+            _ = try kind.open(check)
+            #expect(check.count == 8 * 2_000, "\(kind.rawValue) kept \(check.count) of \(8 * 2_000)")
+        }
+    }
+
+    @Test func guardsAreRankedByMedianThroughputWithTheCrashedLast() {
+        func trial(_ guardName: String, _ throughput: Double?, _ outcome: TrialOutcome = .completed, repetition: Int = 1) -> TrialRecord {
+            let spec = TrialSpec(index: 0, scenario: "contended-collection", parameters: ["guard": guardName, "workers": "8"],
+                                 strategy: .gcdGlobal(.default), profile: .linux, repetition: repetition, seed: 1,
+                                 timeoutSeconds: 10, stallSeconds: 1, expected: [ExpectedOutcome(kind: .completed)])
+            var metrics = TrialMetrics()
+            metrics.throughputPerSecond = throughput
+            return TrialRecord(spec: spec, outcome: outcome, metrics: metrics, trace: nil, stdout: nil, stderr: nil, startedAt: "")
+        }
+        let run = RunRecord(
+            suite: ResolvedSuite(name: "t", description: nil, path: "t.yaml", repetitions: 1, timeoutSeconds: 10, stallSeconds: 1, profiles: ["linux"], runs: []),
+            environment: EnvironmentRecord(host: "h", cores: 2, memoryBytes: 0, kernel: "k", architecture: "x86_64", swiftVersion: "6", rlimits: [:], gitCommit: nil),
+            startedAt: "", finishedAt: "", runnerPeakRSSBytes: 0,
+            trials: [
+                trial("NSLock", 10e6), trial("NSLock", 30e6, repetition: 2), trial("NSLock", 20e6, repetition: 3),
+                trial("unguarded", nil, TrialOutcome(kind: .crashed, signal: 6)),
+                trial("unguarded", nil, TrialOutcome(kind: .invariantViolated), repetition: 2),
+                trial("Mutex", 25e6),
+            ]
+        )
+        let tables = GuardComparison(run).tables
+        #expect(tables.count == 1)
+        let rows = tables[0].rows
+        #expect(rows.map(\.guardName) == ["Mutex", "NSLock", "unguarded"])
+        #expect(rows[1].medianThroughput == 20e6)
+        #expect(rows[2].outcomes == "1 crashed(SIGABRT), 1 invariantViolated")
+        #expect(GuardComparison.cells(rows[2], rank: 3)[0] == "–")
+        #expect(Format.rate(26.4e6) == "26.4 M/s" && Format.rate(358e3) == "358 k/s")
+        #expect(Format.nanoseconds(120) == "120 ns" && Format.nanoseconds(1_400) == "1.4 µs")
+    }
+}
+
+/// Eight threads append 2,000 elements each through a concrete guard.
+private final class AppendCheck: GuardVisitor, @unchecked Sendable {
+    typealias Value = ArrayCollection<Int>
+    var count = 0
+
+    func visit<Guard: StateGuard>(_ state: Guard) throws where Guard.Value == ArrayCollection<Int> {
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            for index in 0..<2_000 {
+                _ = state.perform(.append(worker << Worker.idShift | index))
+                if index % 10 == 0 { _ = state.perform(.count) }
+            }
+        }
+        count = state.settled().ids.count
+    }
+}
+
+/// The built binary on small contention suites.
+@Suite(.serialized) struct ContentionEndToEndTests {
+    @Test func guardedCollectionsKeepEveryElementAndReportThroughputLatencyAndFairness() throws {
+        let (result, run, out) = try StrainBinary.runSuite("""
+        name: contention
+        timeout: 30s
+        runs:
+          - scenario: contended-collection
+            parameters: {guard: [NSLock, Mutex, rw-queue-async-barrier, actor], workers: 4, operations: 20000}
+            strategies: [gcd-global]
+          - scenario: contended-collection
+            parameters: {guard: unguarded, workers: 8, operations: 100000}
+            strategies: [gcd-global]
+            repetitions: 3
+            expect: [completed, crashed, invariantViolated]
+        """, timeout: 120)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let record = try #require(run)
+        for trial in record.trials where trial.parameters["guard"] != "unguarded" {
+            #expect(trial.outcome.kind == .completed, "\(trial.parameters["guard"]!): \(trial.outcome)")
+            #expect((trial.metrics.throughputPerSecond ?? 0) > 0)
+            let latency = try #require(trial.metrics.latency)
+            #expect(latency.count > 0 && latency.p99Nanoseconds >= latency.p50Nanoseconds)
+            let fairness = try #require(trial.metrics.fairness)
+            #expect(fairness.operationsPerWorker.count == 4)
+            #expect(fairness.operationsPerWorker.reduce(0, +) == 20000)
+            #expect(trial.metrics.custom["elements at the end"].map { $0 > 0 } == true)
+        }
+        let unguarded = record.trials.filter { $0.parameters["guard"] == "unguarded" }
+        #expect(unguarded.contains { $0.outcome.kind != .completed },
+                "eight threads appending to a plain array without a guard: \(unguarded.map(\.outcome.description))")
+        for broken in unguarded where broken.outcome.kind == .crashed {
+            #expect(broken.trace != nil, "a crash comes with its trace")
+        }
+        #expect(result.stdout.contains("guards by throughput"))
+        let schema = try SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
+        #expect(schema.valid, "run.json does not match the schema: \(schema.output)")
+    }
+
+    @Test func reenteringALockDeadlocksNSLockTrapsMutexAndIsFineForNSRecursiveLock() throws {
+        let (result, run, _) = try StrainBinary.runSuite("""
+        name: reentrant
+        timeout: 10s
+        stall: 400ms
+        runs:
+          - scenario: reentrant-guard
+            parameters: {guard: [NSLock, Mutex, NSRecursiveLock]}
+            strategies: [thread(512KiB)]
+            expect: [deadlocked, crashed, completed]
+        """, timeout: 60)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let record = try #require(run)
+        let outcome = { (name: String) in record.trials.first { $0.parameters["guard"] == name }?.outcome }
+        #expect(outcome("NSLock")?.kind == .deadlocked)
+        #expect(outcome("Mutex") == TrialOutcome(kind: .crashed, signal: 4))
+        #expect(outcome("NSRecursiveLock")?.kind == .completed)
+        let nsLock = try #require(record.trials.first { $0.parameters["guard"] == "NSLock" })
+        #expect(nsLock.dump?.waitCycle?.links.count == 1, "the thread waits for the lock it holds")
+        #expect(nsLock.dump?.groups.first?.summary.hasPrefix("futex wait") == true)
+    }
+
+    @Test func subscriptionsStoredThroughALockAllHearTheValueSentAfter() throws {
+        let (result, run, _) = try StrainBinary.runSuite("""
+        name: combine
+        timeout: 30s
+        runs:
+          - scenario: combine-store
+            parameters: {guard: NSLock, workers: 4, subscriptions: 4000}
+            strategies: [gcd-global]
+        """, timeout: 60)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .completed, "\(trial.outcome)")
+        #expect(trial.metrics.custom["subscriptions stored"] == 4000)
+        #expect(trial.metrics.custom["subscribers that heard the value"] == 4000)
+    }
+}
