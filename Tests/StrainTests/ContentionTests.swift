@@ -48,6 +48,34 @@ import Testing
         }
     }
 
+    @Test func theEndCheckCatchesLostDuplicatedForeignAndReorderedElements() throws {
+        let parameters = ParameterValues(["guard": "NSLock", "collection": "array", "element": "int", "workers": "1", "operations": "3",
+                                          "reads": "0", "clear-every": "0", "fan-out": "submit", "sample-every": "64"])
+        let scenario = ContendedCollectionScenario(parameters: parameters)
+        let context = ScenarioContext(parameters: parameters, seed: 1, profile: .linux)
+        var worker = WorkerResult(worker: 0)
+        worker.operations = 3
+        worker.appended = 3
+        func array(_ ids: [Int]) -> ArrayCollection<Int> {
+            var value = ArrayCollection<Int>()
+            for id in ids { value.write(.append(id)) }
+            return value
+        }
+        func problem(_ ids: [Int]) -> String? {
+            do {
+                try scenario.check(array(ids), results: [worker], context: context)
+                return nil
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(problem([0, 1, 2]) == nil)
+        #expect(problem([0, 1])?.contains("1 lost") == true)
+        #expect(problem([0, 1, 1])?.contains("duplicated") == true)
+        #expect(problem([0, 1, 7])?.contains("never appended") == true)
+        #expect(problem([0, 2, 1])?.contains("out of order") == true)
+    }
+
     @Test func guardsAreRankedByMedianThroughputWithTheCrashedLast() {
         func trial(_ guardName: String, _ throughput: Double?, _ outcome: TrialOutcome = .completed, repetition: Int = 1) -> TrialRecord {
             let spec = TrialSpec(index: 0, scenario: "contended-collection", parameters: ["guard": guardName, "workers": "8"],

@@ -131,6 +131,16 @@ public struct ContendedCollectionScenario: Scenario {
         context.record("elements at the end", Double(ids.count))
         try context.check(foreign.isEmpty, "\(foreign.count) elements were never appended (corrupted storage)")
         try context.check(unique.count == ids.count, "\(ids.count - unique.count) elements are duplicated")
+        if Value.keepsOrder {
+            var last: [Int: Int] = [:]
+            var outOfOrder = 0
+            for id in ids {
+                let worker = id >> Worker.idShift
+                if let previous = last[worker], previous >= id { outOfOrder += 1 }
+                last[worker] = id
+            }
+            try context.check(outOfOrder == 0, "\(outOfOrder) elements appear before an element their worker appended earlier (out of order)")
+        }
         try context.check(ids.count + value.removed == appended,
                           "\(appended) appended, \(value.removed) removed, but \(ids.count) remain: \(appended - value.removed - ids.count) lost")
     }

@@ -35,6 +35,9 @@ protocol ContendedCollection: GuardedValue where Operation == CollectionOperatio
     var ids: [Int] { get }
     /// Elements removed by `removeAll` so far.
     var removed: Int { get }
+    /// Whether the collection promises order: each worker's appends appear in
+    /// the order it made them.
+    static var keepsOrder: Bool { get }
 }
 
 extension ContendedCollection {
@@ -47,6 +50,7 @@ extension ContendedCollection {
 }
 
 struct ArrayCollection<Element: ContendedElement>: ContendedCollection {
+    static var keepsOrder: Bool { true }
     private var elements: [Element] = []
     private(set) var removed = 0
 
@@ -73,6 +77,7 @@ struct ArrayCollection<Element: ContendedElement>: ContendedCollection {
 }
 
 struct DictionaryCollection<Element: ContendedElement>: ContendedCollection {
+    static var keepsOrder: Bool { false }
     private var elements: [Int: Element] = [:]
     private(set) var removed = 0
 
@@ -99,6 +104,7 @@ struct DictionaryCollection<Element: ContendedElement>: ContendedCollection {
 }
 
 struct SetCollection<Element: ContendedElement>: ContendedCollection {
+    static var keepsOrder: Bool { false }
     private var elements: Set<Element> = []
     private(set) var removed = 0
 
@@ -126,6 +132,7 @@ struct SetCollection<Element: ContendedElement>: ContendedCollection {
 
 /// No collection: the guard's critical section is empty.
 struct NoCollection: ContendedCollection {
+    static var keepsOrder: Bool { false }
     func read(_ operation: CollectionOperation) -> Int { 0 }
     mutating func write(_ operation: CollectionOperation) {}
     var ids: [Int] { [] }
