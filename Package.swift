@@ -64,7 +64,9 @@ let package = Package(
         .executableTarget(name: "strain", dependencies: ["StrainCLI"]),
         .testTarget(
             name: "StrainTests",
-            dependencies: ["StrainKit", "StrainRunner", "StrainReports", "StrainScenarios", "StrainCLI"]
+            dependencies: ["StrainKit", "StrainRunner", "StrainReports", "StrainScenarios", "StrainCLI"],
+            // A fixed run.json, the golden reports rendered from it and the JUnit schema, read by path.
+            exclude: ["Fixtures"]
         ),
     ]
 )

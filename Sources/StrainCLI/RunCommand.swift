@@ -7,14 +7,17 @@ import StrainRunner
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Run a suite: every trial in its own child, then run.json, summary.md and a comparison table."
+        abstract: "Run a suite: every trial in its own child, then run.json and the reports (HTML, Markdown, JUnit)."
     )
 
     @Argument(help: "The suite file to run.")
     var suite: String = "Scenarios/smoke.yaml"
 
-    @Option(help: "Where to write run.json, trials.jsonl and summary.md (default: Reports/<suite>-<timestamp>).")
+    @Option(help: "Where to write run.json, trials.jsonl and the reports (default: Reports/<suite>-<timestamp>).")
     var out: String?
+
+    @Option(parsing: .upToNextOption, help: "Reports to write besides run.json: html, md, junit (default: all of them).")
+    var format: [ReportFormat] = [.html, .md, .junit]
 
     func run() throws {
         let catalog = activeCatalog.withLock { $0 }
@@ -34,29 +37,44 @@ struct RunCommand: ParsableCommand {
         print("Running \(parsed.name): \(plan.trials.count) trials from \(suite)")
         let record: RunRecord
         do {
+            let started = Date()
+            if interactive, let first = plan.trials.first {
+                print(terminal.progressLine(done: 0, total: plan.trials.count, elapsedSeconds: 0, next: first.name), terminator: "")
+                fflush(nil)
+            }
             record = try controller.run(plan) { trial, index, total in
                 let line = terminal.trialLine(trial, index: index, total: total)
-                if interactive, trial.expected, index < total {
-                    // On a terminal, expected trials overwrite one progress line.
-                    print("\r\u{1B}[2K" + line, terminator: "")
-                } else {
-                    print((interactive ? "\r\u{1B}[2K" : "") + line)
+                guard interactive else {
+                    // Not a terminal (CI logs, pipes): a plain line per trial.
+                    print(line)
+                    return
                 }
+                // On a terminal, unexpected trials keep a line of their own and one
+                // progress line below them says how far the run is and what runs next.
+                if !trial.expected { print("\r\u{1B}[2K" + line) }
+                let next = index < total ? plan.trials[index].name : nil
+                let progress = terminal.progressLine(done: index, total: total, elapsedSeconds: Date().timeIntervalSince(started), next: next)
+                let columns = Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 120
+                print("\r\u{1B}[2K" + String(progress.prefix(max(40, columns - 1))), terminator: index < total ? "" : "\n")
                 fflush(nil)
             }
         } catch {
             FileHandle.standardError.write(Data("error: could not write the run's records under \(directory): \(error)\n".utf8))
             throw ExitCode(StrainExitCode.harnessError)
         }
-        let summaryPath = (directory as NSString).appendingPathComponent("summary.md")
-        do {
-            try MarkdownReport.render(record).write(toFile: summaryPath, atomically: true, encoding: .utf8)
-        } catch {
-            FileHandle.standardError.write(Data("error: could not write \(summaryPath): \(error)\n".utf8))
-            throw ExitCode(StrainExitCode.harnessError)
+        var written = [controller.runJSONPath, controller.journalPath]
+        for format in format where format != .json {
+            let path = (directory as NSString).appendingPathComponent(format.fileName)
+            do {
+                try format.render(record).write(to: URL(fileURLWithPath: path), options: .atomic)
+                written.append(path)
+            } catch {
+                FileHandle.standardError.write(Data("error: could not write \(path): \(error)\n".utf8))
+                throw ExitCode(StrainExitCode.harnessError)
+            }
         }
         print(terminal.render(record))
-        print("Wrote \(controller.runJSONPath), \(controller.journalPath) and \(summaryPath)")
+        print("Wrote " + written.dropLast().joined(separator: ", ") + " and " + written.last!)
 
         if record.trials.contains(where: { $0.outcome.kind == .harnessError }) { throw ExitCode(StrainExitCode.harnessError) }
         if record.trials.contains(where: { !$0.expected }) { throw ExitCode(StrainExitCode.unexpectedOutcome) }

@@ -55,7 +55,7 @@ public enum MarkdownReport {
                 guard let trace = trial.trace else { continue }
                 out += "<details><summary>\(escapeHTML(trial.scenario)) \(escapeHTML(trial.strategy)) on \(escapeHTML(trial.profile)): \(escapeHTML(TraceText.headline(trace)))</summary>\n\n"
                 if let cycle = trace.cycle { out += "Cycle: `\(TraceText.cycle(cycle).replacingOccurrences(of: "`", with: "'"))`\n\n" }
-                out += "```\n" + TraceText.lines(trace).joined(separator: "\n") + "\n```\n\n</details>\n\n"
+                out += "```\n" + TraceText.lines(trace).map(code).joined(separator: "\n") + "\n```\n\n</details>\n\n"
             }
         }
 
@@ -72,7 +72,7 @@ public enum MarkdownReport {
                 }
                 out += "\n```\n"
                 for group in dump.groups.prefix(6) {
-                    out += "\(DumpText.group(group, names: 8))\n" + DumpText.frames(group).prefix(24).joined(separator: "\n") + "\n\n"
+                    out += code(DumpText.group(group, names: 8)) + "\n" + DumpText.frames(group).prefix(24).map(code).joined(separator: "\n") + "\n\n"
                 }
                 out += "```\n\n</details>\n\n"
             }
@@ -100,6 +100,12 @@ public enum MarkdownReport {
             guard let trace = trial.trace else { return false }
             return seen.insert("\(trial.scenario)|\(trial.parameters.sorted { $0.key < $1.key })|\(trial.strategy)|\(trial.profile)|\(trace.signal)").inserted
         }
+    }
+
+    /// A line inside a fenced code block: its text is literal there, but a run
+    /// of backticks would close the fence early.
+    static func code(_ line: String) -> String {
+        line.replacingOccurrences(of: "```", with: "`\u{200B}``")
     }
 
     /// Escapes what would break a GitHub-flavoured table cell or start markup.

@@ -19,6 +19,26 @@ public struct TerminalReport: Sendable {
         return "[\(position)/\(total)] \(mark) \(trial.scenario)\(parameters) \(trial.strategy) \(trial.profile) #\(trial.repetition)  \(trial.outcome)  \(time)"
     }
 
+    /// `[######······] 12/35  0:08 left  next: sync-cycle gcd-serial linux #1`:
+    /// the line a terminal shows while a run goes on.
+    public func progressLine(done: Int, total: Int, elapsedSeconds: Double, next: String?, width: Int = 24) -> String {
+        let filled = total > 0 ? min(width, done * width / total) : width
+        let bar = String(repeating: "#", count: filled) + String(repeating: "·", count: width - filled)
+        var line = "[\(bar)] \(done)/\(total)"
+        if done > 0, done < total {
+            let left = elapsedSeconds / Double(done) * Double(total - done)
+            line += "  \(Self.clock(left)) left"
+        }
+        if let next { line += "  next: \(next)" }
+        return line
+    }
+
+    /// `1:05`, `0:08`.
+    static func clock(_ seconds: Double) -> String {
+        let whole = Int(seconds.rounded())
+        return String(format: "%d:%02d", whole / 60, whole % 60)
+    }
+
     public func render(_ run: RunRecord) -> String {
         let summary = RunSummary(run)
         var lines: [String] = []

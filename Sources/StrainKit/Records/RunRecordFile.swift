@@ -11,9 +11,14 @@ public enum RunRecordFile {
     }
 
     public static func write(_ run: RunRecord, to path: String) throws {
+        try encode(run).write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+
+    /// run.json's bytes: pretty, with sorted keys, so two renderings compare.
+    public static func encode(_ run: RunRecord) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        try encoder.encode(run).write(to: URL(fileURLWithPath: path), options: .atomic)
+        return try encoder.encode(run)
     }
 
     public static func read(from path: String) throws -> RunRecord {

@@ -1,0 +1,183 @@
+import Foundation
+import StrainKit
+import StrainReports
+import Testing
+
+/// The reports rendered from a fixed run.json (Fixtures/run.json, a real run of
+/// a small suite) against golden files. Set STRAIN_RECORD_GOLDEN=1 to record
+/// them again after a deliberate change, then read the diff before committing.
+@Suite struct ReportTests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+    static var fixturePath: String { fixtures.appendingPathComponent("run.json").path }
+
+    static func fixture() throws -> RunRecord { try RunRecordFile.read(from: fixturePath) }
+
+    /// Compares `text` with the golden file `name`, or records it when asked.
+    static func matchesGolden(_ text: String, _ name: String) throws -> Bool {
+        let path = fixtures.appendingPathComponent("golden").appendingPathComponent(name)
+        if ProcessInfo.processInfo.environment["STRAIN_RECORD_GOLDEN"] == "1" {
+            try text.write(to: path, atomically: true, encoding: .utf8)
+            return true
+        }
+        let golden = try String(contentsOf: path, encoding: .utf8)
+        if golden != text {
+            let actual = FileManager.default.temporaryDirectory.appendingPathComponent("strain-\(name)")
+            try? text.write(to: actual, atomically: true, encoding: .utf8)
+            Issue.record("\(name) differs from its golden file; this rendering is at \(actual.path) (diff it; STRAIN_RECORD_GOLDEN=1 records it)")
+            return false
+        }
+        return true
+    }
+
+    /// The page's skeleton: sections, headings, tables, charts and folds, one a line.
+    static func outline(_ html: String) throws -> String {
+        let pattern = try NSRegularExpression(pattern: #"<(section|article|h1|h2|h3|table|figure|details|svg|nav)\b([^>]*)>([^<]*)"#)
+        let range = NSRange(html.startIndex..., in: html)
+        return pattern.matches(in: html, range: range).map { match in
+            let tag = String(html[Range(match.range(at: 1), in: html)!])
+            let attributes = String(html[Range(match.range(at: 2), in: html)!])
+            let text = String(html[Range(match.range(at: 3), in: html)!])
+            let id = attributes.firstMatch(of: /id="([^"]*)"/).map { "#" + $0.1 } ?? ""
+            let cssClass = attributes.firstMatch(of: /class="([^"]*)"/).map { "." + $0.1.replacingOccurrences(of: " ", with: ".") } ?? ""
+            let label = tag == "svg" ? (attributes.firstMatch(of: /aria-label="([^"]*)"/).map { " " + $0.1 } ?? "") : (text.isEmpty ? "" : " " + text)
+            return "\(tag)\(id)\(cssClass)\(label)"
+        }.joined(separator: "\n") + "\n"
+    }
+
+    @Test func theMarkdownMatchesItsGoldenFile() throws {
+        #expect(try Self.matchesGolden(MarkdownReport.render(Self.fixture()), "summary.md"))
+    }
+
+    @Test func theJUnitXMLMatchesItsGoldenFileAndTheJUnitSchema() throws {
+        let xml = JUnitReport.render(try Self.fixture())
+        #expect(try Self.matchesGolden(xml, "junit.xml"))
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("strain-junit-\(UUID().uuidString).xml")
+        try xml.write(to: path, atomically: true, encoding: .utf8)
+        let check = try XMLSchemaCheck.validate(path.path, schema: Self.fixtures.appendingPathComponent("junit.xsd").path)
+        #expect(check.valid, "junit.xml does not match Fixtures/junit.xsd: \(check.output)")
+        #expect(xml.contains("<failure message=\"crashed(SIGABRT), expected completed"), "the unexpected crash is a failure")
+        #expect(xml.contains("<testsuite name=\"sync-cycle\""))
+    }
+
+    @Test func theHTMLPageHasTheStructureOfItsGoldenOutline() throws {
+        let html = HTMLReport.render(try Self.fixture())
+        #expect(try Self.matchesGolden(try Self.outline(html), "report.outline"))
+        #expect(!html.contains("<script"), "the page needs no script")
+        #expect(!html.contains("<link") && !html.contains("@import") && !html.contains("url("), "nothing is fetched")
+        let external = html.matches(of: /https?:\/\/[^"'\s<]+/).map { String($0.0) }.filter { $0 != "http://www.w3.org/2000/svg" }
+        #expect(external.isEmpty, "\(external)")
+        #expect(html.contains("⟳ a cycle of"), "the overflow's recursion is folded")
+        #expect(html.contains("holds strain.sync-cycle.0 and waits for strain.sync-cycle.1"), "the deadlock's cycle is named")
+        #expect(html.contains("time ∝ limit^"), "the swept parameter gets a fitted exponent")
+        #expect(html.contains("guards by throughput"))
+    }
+
+    @Test func everyStringFromTheRunIsEscapedInEveryFormat() throws {
+        var run = try Self.fixture()
+        let hostile = "<script>alert(1)</script> | & \"quoted\""
+        run.suite.name = hostile
+        run.trials[0].scenario = hostile
+        run.trials[0].parameters["size"] = hostile
+        run.trials[0].outcome.message = hostile
+        run.trials[0].stdout = hostile + "\u{1}"
+        if var trace = run.trials.first(where: { $0.trace != nil })?.trace {
+            trace.firstFrames[0].symbol = "Array<\(hostile)>.append"
+            run.trials[run.trials.firstIndex { $0.trace != nil }!].trace = trace
+        }
+        let html = HTMLReport.render(run)
+        #expect(!html.contains("<script>"))
+        #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt; | &amp; &quot;quoted&quot;"))
+        let markdown = MarkdownReport.render(run)
+        // Inside fenced code blocks text is literal; everywhere else it must be escaped.
+        let prose = markdown.components(separatedBy: "```").enumerated().filter { $0.offset % 2 == 0 }.map(\.element).joined()
+        #expect(!prose.contains("<script>"))
+        #expect(markdown.contains("&lt;script&gt;alert(1)&lt;/script&gt; \\| &amp;"), "a | in a value does not split a table cell")
+        let xml = JUnitReport.render(run)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("strain-junit-hostile-\(UUID().uuidString).xml")
+        try xml.write(to: path, atomically: true, encoding: .utf8)
+        let check = try XMLSchemaCheck.validate(path.path, schema: Self.fixtures.appendingPathComponent("junit.xsd").path)
+        #expect(check.valid, "escaped JUnit stays valid: \(check.output)")
+    }
+
+    @Test func aPowerLawIsFittedWithItsExponentAndFit() throws {
+        let fit = try #require(GrowthFit([1, 2, 4, 8, 16].map { (x: Double($0), y: 3 * Double($0 * $0)) }))
+        #expect(abs(fit.exponent - 2) < 1e-9)
+        #expect(abs(fit.rSquared - 1) < 1e-9)
+        #expect(fit.description(of: "time", over: "size") == "time ∝ size^2.0, R² 1.00")
+        #expect(GrowthFit([(1, 1), (2, 2)]) == nil, "two points fit anything")
+    }
+
+    @Test func theProgressLineShowsCountTimeLeftAndTheNextTrial() {
+        let terminal = TerminalReport(color: false)
+        let line = terminal.progressLine(done: 3, total: 12, elapsedSeconds: 6, next: "noop main linux #1", width: 12)
+        #expect(line == "[###·········] 3/12  0:18 left  next: noop main linux #1")
+        #expect(terminal.progressLine(done: 12, total: 12, elapsedSeconds: 30, next: nil, width: 4) == "[####] 12/12")
+    }
+}
+
+/// The CLI's `report` command, run as a user would.
+@Suite(.serialized) struct ReportCommandTests {
+    @Test func reportRendersEachFormatFromAStoredRun() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strain-report-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let run = folder.appendingPathComponent("run.json").path
+        try FileManager.default.copyItem(atPath: ReportTests.fixturePath, toPath: run)
+        for format in ["html", "md", "junit", "json"] {
+            let result = try StrainBinary.run(["report", run, "--format", format])
+            #expect(result.status == 0, "\(format): \(result.stderr)")
+        }
+        for file in ["report.html", "summary.md", "junit.xml"] {
+            #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(file).path), "\(file) is written beside run.json")
+        }
+        let toStandardOutput = try StrainBinary.run(["report", run, "--format", "md", "--out", "-"])
+        #expect(toStandardOutput.stdout.hasPrefix("# Strain run: fixture"))
+    }
+
+    @Test func anOlderSchemaVersionStillRendersAndAnUnsupportedOneFailsWithExitCode2() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strain-versions-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: ReportTests.fixturePath))) as! [String: Any]
+
+        // Version 1 had no watchdog records.
+        json["schemaVersion"] = 1
+        var suite = json["suite"] as! [String: Any]
+        suite["stallSeconds"] = nil
+        json["suite"] = suite
+        json["trials"] = (json["trials"] as! [[String: Any]]).map { trial in
+            var trial = trial
+            for key in ["dump", "stall", "threadTimeline", "capVerdicts"] { trial[key] = nil }
+            return trial
+        }
+        let old = folder.appendingPathComponent("old.json")
+        try JSONSerialization.data(withJSONObject: json).write(to: old)
+        let rendered = try StrainBinary.run(["report", old.path, "--format", "html", "--out", folder.appendingPathComponent("old.html").path])
+        #expect(rendered.status == 0, "\(rendered.stderr)")
+
+        json["schemaVersion"] = 99
+        let future = folder.appendingPathComponent("future.json")
+        try JSONSerialization.data(withJSONObject: json).write(to: future)
+        let refused = try StrainBinary.run(["report", future.path])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("schema version 99 is not supported; this Strain reads versions 1 to \(RunRecord.currentSchemaVersion)"), "\(refused.stderr)")
+
+        let missing = try StrainBinary.run(["report", folder.appendingPathComponent("nothing.json").path])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("no such file"), "\(missing.stderr)")
+    }
+}
+
+/// Checks an XML file against an XML Schema with Python's `xmlschema` (installed by .ci/run).
+enum XMLSchemaCheck {
+    static func validate(_ path: String, schema: String) throws -> (valid: Bool, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", "import sys, xmlschema; xmlschema.XMLSchema(sys.argv[1]).validate(sys.argv[2])", schema, path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus == 0, output)
+    }
+}
