@@ -13,11 +13,25 @@ public struct GuardComparison: Sendable {
 
         public var outcomes: String { RunSummary.Row(strategy: strategy, trials: trials).outcomes }
         public var allExpected: Bool { trials.allSatisfy(\.expected) }
-        public var medianThroughput: Double? { Statistics.median(trials.compactMap(\.metrics.throughputPerSecond)) }
-        public var medianP50: Double? { Statistics.median(trials.compactMap { $0.metrics.latency.map { Double($0.p50Nanoseconds) } }) }
-        public var medianP99: Double? { Statistics.median(trials.compactMap { $0.metrics.latency.map { Double($0.p99Nanoseconds) } }) }
-        public var medianP999: Double? { Statistics.median(trials.compactMap { $0.metrics.latency.map { Double($0.p999Nanoseconds) } }) }
-        public var medianFairness: Double? { Statistics.median(trials.compactMap { $0.metrics.fairness?.jainIndex }) }
+        /// Whether every repetition completed: only such a guard is ranked.
+        public var allCompleted: Bool { trials.allSatisfy { $0.outcome.kind == .completed } }
+        /// Only completed trials are measured: a run that lost elements or
+        /// crashed did not do the work its numbers would claim.
+        public var measured: [TrialRecord] { trials.filter { $0.outcome.kind == .completed } }
+        public var medianThroughput: Double? { Statistics.median(measured.compactMap(\.metrics.throughputPerSecond)) }
+        public var medianP50: Double? { Statistics.median(measured.compactMap { $0.metrics.latency.map { Double($0.p50Nanoseconds) } }) }
+        public var medianP99: Double? { Statistics.median(measured.compactMap { $0.metrics.latency.map { Double($0.p99Nanoseconds) } }) }
+        /// The 99.9th percentile, from trials that sampled at least 2,000
+        /// operations (fewer, and it is little more than the slowest one).
+        public var medianP999: Double? {
+            Statistics.median(measured.compactMap { $0.metrics.latency.flatMap { $0.count >= 2_000 ? Double($0.p999Nanoseconds) : nil } })
+        }
+        public var medianFairness: Double? { Statistics.median(measured.compactMap { $0.metrics.fairness?.jainIndex }) }
+        /// `8/8`: the workers there when the work began, of those asked for (median).
+        public var workersTogether: String {
+            guard let together = Statistics.median(measured.compactMap { $0.metrics.custom["workers at the start"] }) else { return "–" }
+            return "\(Int(together))/\(trials.first?.parameters["workers"] ?? "?")"
+        }
         public var medianContextSwitches: Double? {
             Statistics.median(trials.compactMap { trial in
                 guard let voluntary = trial.metrics.voluntaryContextSwitches else { return nil }
@@ -47,7 +61,8 @@ public struct GuardComparison: Sendable {
         for trial in run.trials where Self.applies(to: trial, in: run) {
             guard let guardName = trial.parameters["guard"] else { continue }
             var shared = trial.parameters
-            shared["guard"] = nil
+            // Measurement knobs, not conditions: rows that differ only in them compare.
+            for knob in ["guard", "operations", "sample-every", "subscriptions"] { shared[knob] = nil }
             let tableIndex = tables.firstIndex { $0.scenario == trial.scenario && $0.parameters == shared && $0.profile == trial.profile } ?? {
                 tables.append(Table(scenario: trial.scenario, parameters: shared, profile: trial.profile, rows: []))
                 return tables.count - 1
@@ -58,8 +73,9 @@ public struct GuardComparison: Sendable {
                 tables[tableIndex].rows.append(Row(guardName: guardName, strategy: trial.strategy, trials: [trial]))
             }
         }
+        // Guards whose every trial completed first, fastest first; then the rest.
         for index in tables.indices {
-            tables[index].rows.sort { ($0.medianThroughput ?? -1) > ($1.medianThroughput ?? -1) }
+            tables[index].rows.sort { ($0.allCompleted ? 1 : 0, $0.medianThroughput ?? -1) > ($1.allCompleted ? 1 : 0, $1.medianThroughput ?? -1) }
         }
         self.tables = tables
     }
@@ -78,13 +94,13 @@ public struct GuardComparison: Sendable {
     /// The cells of a row, as both reports show them.
     public static func cells(_ row: Row, rank: Int) -> [String] {
         [
-            row.medianThroughput == nil ? "–" : "\(rank)", row.guardName, row.strategy,
+            row.medianThroughput == nil || !row.allCompleted ? "–" : "\(rank)", row.guardName, row.strategy,
             Format.rate(row.medianThroughput), Format.nanoseconds(row.medianP50), Format.nanoseconds(row.medianP99),
-            Format.nanoseconds(row.medianP999), row.medianFairness.map { String(format: "%.2f", $0) } ?? "–", row.outcomes,
+            Format.nanoseconds(row.medianP999), row.medianFairness.map { String(format: "%.2f", $0) } ?? "–", row.workersTogether, row.outcomes,
         ]
     }
 
-    public static let header = ["#", "guard", "strategy", "throughput", "p50", "p99", "p99.9", "fairness", "outcomes"]
+    public static let header = ["#", "guard", "strategy", "throughput", "p50", "p99", "p99.9", "fairness", "together", "outcomes"]
 }
 
 /// The harness against its C reference: an uncontended pthread_mutex pair

@@ -26,10 +26,10 @@ public enum MarkdownReport {
         for table in GuardComparison(run).tables {
             out += "## \(escape(table.title))\n\n"
             out += "| " + GuardComparison.header.joined(separator: " | ") + " |\n"
-            out += "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n"
+            out += "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n"
             for (index, row) in table.rows.enumerated() {
                 var cells = GuardComparison.cells(row, rank: index + 1).map(escape)
-                if !row.allExpected { cells[8] = "**\(cells[8])** (expected \(escape(row.trials[0].expectedOutcomes.joined(separator: ", "))))" }
+                if !row.allExpected { cells[9] = "**\(cells[9])** (expected \(escape(row.trials[0].expectedOutcomes.joined(separator: ", "))))" }
                 out += "| " + cells.joined(separator: " | ") + " |\n"
             }
             out += "\n"

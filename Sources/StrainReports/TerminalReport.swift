@@ -75,7 +75,7 @@ public struct TerminalReport: Sendable {
                 cells.enumerated().map { column, cell in
                     let pad = String(repeating: " ", count: widths[column] - cell.count)
                     if column == cells.count - 1 { return cell }
-                    return (3...7).contains(column) ? pad + cell : cell + pad
+                    return (3...8).contains(column) ? pad + cell : cell + pad
                 }.joined(separator: "  ")
             }
             lines.append("  " + line(header))

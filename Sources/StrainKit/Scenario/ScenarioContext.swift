@@ -31,9 +31,9 @@ public final class ScenarioContext: Sendable {
 
     /// Adds one worker's operations: how many it did and the latencies it sampled.
     /// Each worker keeps its own histogram while it runs; they are merged here.
-    public func addWorker(operations count: Int, latencies: Histogram<UInt64>) {
+    public func addWorker(_ worker: Int, operations count: Int, latencies: Histogram<UInt64>) {
         operations.withLock { measurements in
-            measurements.perWorker.append(count)
+            measurements.perWorker.append((worker, count))
             if measurements.latencies == nil {
                 measurements.latencies = latencies
             } else {
@@ -52,7 +52,7 @@ public final class ScenarioContext: Sendable {
         operations.withLock { measurements in
             (measurements.throughput,
              measurements.latencies.map(LatencySummary.init),
-             measurements.perWorker.isEmpty ? nil : Fairness(operationsPerWorker: measurements.perWorker))
+             measurements.perWorker.isEmpty ? nil : Fairness(operationsPerWorker: measurements.perWorker.sorted { $0.worker < $1.worker }.map(\.count)))
         }
     }
 
@@ -190,7 +190,7 @@ public final class WaitRegistry: Sendable {
 }
 
 struct OperationMeasurements: Sendable {
-    var perWorker: [Int] = []
+    var perWorker: [(worker: Int, count: Int)] = []
     var latencies: Histogram<UInt64>?
     var throughput: Double?
 }

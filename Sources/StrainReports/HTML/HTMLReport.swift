@@ -98,12 +98,12 @@ public enum HTMLReport {
 
     static func guardTable(_ table: GuardComparison.Table, into page: inout Page) {
         page.raw("<article class=\"group guards\">\n<h3>\(e(table.title))</h3>\n<table class=\"comparison\"><thead><tr>")
-        for (index, column) in GuardComparison.header.enumerated() { page.raw("<th\(index >= 3 && index <= 7 ? " class=\"num\"" : "")>\(e(column))</th>") }
+        for (index, column) in GuardComparison.header.enumerated() { page.raw("<th\(index >= 3 && index <= 8 ? " class=\"num\"" : "")>\(e(column))</th>") }
         page.raw("</tr></thead><tbody>\n")
         for (index, row) in table.rows.enumerated() {
             let cells = GuardComparison.cells(row, rank: index + 1)
             page.raw("<tr\(row.allExpected ? "" : " class=\"unexpected\"")>")
-            for (column, cell) in cells.enumerated() { page.raw("<td\(column >= 3 && column <= 7 ? " class=\"num\"" : "")>\(e(cell))</td>") }
+            for (column, cell) in cells.enumerated() { page.raw("<td\(column >= 3 && column <= 8 ? " class=\"num\"" : "")>\(e(cell))</td>") }
             page.raw("</tr>\n")
         }
         page.raw("</tbody></table>\n<div class=\"charts\">\n")

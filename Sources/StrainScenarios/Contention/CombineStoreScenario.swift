@@ -35,7 +35,9 @@ public struct CombineStoreScenario: Scenario {
         return { executor in
             let subject = SharedSubject()
             let heard = HearCounter()
-            let budget = OperationBudget(scenario.subscriptions)
+            let budget = OperationBudget(scenario.subscriptions, workers: scenario.workers)
+            let gate = StartGate(workers: scenario.workers)
+            var settledAt: UInt64 = 0
             let results = WorkerResults()
             let finished = Countdown()
             let stored: Int
@@ -47,11 +49,13 @@ public struct CombineStoreScenario: Scenario {
                         var latencies = Worker.histogram()
                         var result = WorkerResult(worker: index)
                         await context.unitAsync {
+                            result.startedWith = gate.arrive()
                             result.started = strain_monotonic_ns()
                             while case let chunk = budget.take(), chunk > 0 {
                                 for _ in 0..<chunk {
+                                    let box = Box(subject.sink { _ in heard.add() })
                                     let start = strain_monotonic_ns()
-                                    _ = await bag.perform(.store(Box(subject.sink { _ in heard.add() })))
+                                    _ = await bag.perform(.store(box))
                                     latencies.record(strain_monotonic_ns() &- start)
                                     result.operations += 1
                                 }
@@ -65,15 +69,17 @@ public struct CombineStoreScenario: Scenario {
                 }
                 finished.wait(for: scenario.workers, seconds: nil)
                 stored = ActorBridge.wait { await bag.perform(.count) }
+                settledAt = strain_monotonic_ns()
                 // The set must outlive the value: a released AnyCancellable cancels.
                 withExtendedLifetime(bag) { subject.send(1) }
             } else {
-                let visitor = StoreSubscriptions(workers: scenario.workers, subject: subject, heard: heard, budget: budget,
+                let visitor = StoreSubscriptions(workers: scenario.workers, subject: subject, heard: heard, budget: budget, gate: gate,
                                                  results: results, executor: executor, context: context)
                 _ = try scenario.guardKind.open(visitor)
                 stored = visitor.stored.load(ordering: .relaxed)
+                settledAt = visitor.settledAt.load(ordering: .relaxed)
             }
-            results.recordThroughput(context: context)
+            results.recordThroughput(context: context, settled: settledAt)
             let made = results.all.reduce(0) { $0 + $1.operations }
             context.record("subscriptions stored", Double(stored))
             context.record("subscribers that heard the value", Double(heard.value))
@@ -90,17 +96,20 @@ private final class StoreSubscriptions: GuardVisitor, Sendable {
     let subject: SharedSubject
     let heard: HearCounter
     let budget: OperationBudget
+    let gate: StartGate
     let results: WorkerResults
     let executor: any StrategyExecutor
     let context: ScenarioContext
     let stored = Atomic<Int>(0)
+    let settledAt = Atomic<UInt64>(0)
 
-    init(workers: Int, subject: SharedSubject, heard: HearCounter, budget: OperationBudget,
+    init(workers: Int, subject: SharedSubject, heard: HearCounter, budget: OperationBudget, gate: StartGate,
          results: WorkerResults, executor: any StrategyExecutor, context: ScenarioContext) {
         self.workers = workers
         self.subject = subject
         self.heard = heard
         self.budget = budget
+        self.gate = gate
         self.results = results
         self.executor = executor
         self.context = context
@@ -113,6 +122,7 @@ private final class StoreSubscriptions: GuardVisitor, Sendable {
                 var latencies = Worker.histogram()
                 var result = WorkerResult(worker: index)
                 context.unit {
+                    result.startedWith = gate.pass(heartbeat: context.heartbeat)
                     result.started = strain_monotonic_ns()
                     while case let chunk = budget.take(), chunk > 0 {
                         for _ in 0..<chunk {
@@ -133,6 +143,7 @@ private final class StoreSubscriptions: GuardVisitor, Sendable {
         }
         finished.wait(for: workers, seconds: nil)
         stored.store(state.settled().cancellables.count, ordering: .relaxed)
+        settledAt.store(strain_monotonic_ns(), ordering: .relaxed)
         // The value goes out while the guard (and the set it keeps) is alive:
         // a released AnyCancellable cancels its subscription.
         withExtendedLifetime(state) { subject.send(1) }

@@ -74,12 +74,15 @@ public struct ContendedCollectionScenario: Scenario {
             let iterations = operations
             try executor.perform { context.record("C reference ns per op", strain_reference_mutex_ns(iterations)) }
         }
-        let budget = OperationBudget(operations)
+        let budget = OperationBudget(operations, workers: workers)
+        let gate = StartGate(workers: workers)
         let results = WorkerResults()
+        var settledAt: UInt64 = 0
         let finished = Countdown()
         let settled: Value
         context.heartbeat.queued(workers)
         if guardKind == .actor {
+            // Actor workers are tasks whatever the strategy: the only way to call it without blocking a thread.
             let state = ActorGuard<Value>()
             for index in 0..<workers {
                 let worker = makeWorker(index, context: context)
@@ -87,7 +90,9 @@ public struct ContendedCollectionScenario: Scenario {
                     var latencies = Worker.histogram()
                     var result = WorkerResult(worker: index)
                     await context.unitAsync {
+                        let startedWith = gate.arrive()
                         result = await worker.runAsync(budget: budget, heartbeat: context.heartbeat, latencies: &latencies, state: state)
+                        result.startedWith = startedWith
                     }
                     results.add(result, latencies: latencies, context: context)
                     finished.add()
@@ -95,12 +100,14 @@ public struct ContendedCollectionScenario: Scenario {
             }
             finished.wait(for: workers, seconds: nil)
             settled = ActorBridge.wait { await state.settled() }
+            settledAt = strain_monotonic_ns()
         } else {
-            let visitor = CollectionHammer<Value>(scenario: self, executor: executor, context: context, budget: budget, results: results)
+            let visitor = CollectionHammer<Value>(scenario: self, executor: executor, context: context, budget: budget, gate: gate, results: results)
             _ = try guardKind.open(visitor)
             settled = visitor.settled.withLock { $0 }!
+            settledAt = visitor.settledAt.withLock { $0 }
         }
-        results.recordThroughput(context: context)
+        results.recordThroughput(context: context, settled: settledAt)
         try check(settled, results: results.all, context: context)
     }
 
@@ -152,14 +159,18 @@ final class CollectionHammer<Value: ContendedCollection>: GuardVisitor {
     let executor: any StrategyExecutor
     let context: ScenarioContext
     let budget: OperationBudget
+    let gate: StartGate
     let results: WorkerResults
     let settled = Mutex<Value?>(nil)
+    let settledAt = Mutex<UInt64>(0)
 
-    init(scenario: ContendedCollectionScenario, executor: any StrategyExecutor, context: ScenarioContext, budget: OperationBudget, results: WorkerResults) {
+    init(scenario: ContendedCollectionScenario, executor: any StrategyExecutor, context: ScenarioContext, budget: OperationBudget,
+         gate: StartGate, results: WorkerResults) {
         self.scenario = scenario
         self.executor = executor
         self.context = context
         self.budget = budget
+        self.gate = gate
         self.results = results
     }
 
@@ -168,12 +179,16 @@ final class CollectionHammer<Value: ContendedCollection>: GuardVisitor {
         let scenario = scenario
         let context = context
         let budget = budget
+        let gate = gate
         let results = results
         let body: @Sendable (Int) -> Void = { index in
             let worker = scenario.makeWorker(index, context: context)
             var latencies = Worker.histogram()
             let result = context.unit {
-                worker.run(budget: budget, heartbeat: context.heartbeat, latencies: &latencies) { state.perform($0) }
+                let startedWith = gate.pass(heartbeat: context.heartbeat)
+                var result = worker.run(budget: budget, heartbeat: context.heartbeat, latencies: &latencies) { state.perform($0) }
+                result.startedWith = startedWith
+                return result
             }
             results.add(result, latencies: latencies, context: context)
             finished.add()
@@ -184,7 +199,9 @@ final class CollectionHammer<Value: ContendedCollection>: GuardVisitor {
             for index in 0..<scenario.workers { executor.submit { body(index) } }
         }
         finished.wait(for: scenario.workers, seconds: nil)
+        // Work a guard queued (async barriers) is done once settled returns.
         let value = state.settled()
+        settledAt.withLock { $0 = strain_monotonic_ns() }
         settled.withLock { $0 = value }
     }
 }
@@ -197,6 +214,7 @@ extension Worker {
         var random = seed | 1
         var writes = 0
         var lastAppended = index << Self.idShift
+        var untilSample = sampleEvery
         result.started = strain_monotonic_ns()
         while true {
             let chunk = budget.take()
@@ -207,7 +225,7 @@ extension Worker {
                 random ^= random << 17
                 let operation: CollectionOperation
                 if mix.emptyCriticalSection {
-                    operation = .nothing
+                    operation = Int(random % 100) < mix.readPercent ? .peek : .nothing
                 } else if Int(random % 100) < mix.readPercent {
                     let pick = (random >> 8) % 100
                     operation = pick == 0 ? .iterate : pick <= 10 ? .count : .read(lastAppended)
@@ -221,7 +239,9 @@ extension Worker {
                         operation = .append(lastAppended)
                     }
                 }
-                if result.operations % sampleEvery == 0 {
+                untilSample -= 1
+                if untilSample == 0 {
+                    untilSample = sampleEvery
                     let start = strain_monotonic_ns()
                     _ = await state.perform(operation)
                     latencies.record(min(strain_monotonic_ns() &- start, Self.highestTrackable))

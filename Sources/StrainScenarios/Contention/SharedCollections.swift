@@ -25,8 +25,10 @@ enum CollectionOperation: Sendable {
     case count
     case iterate
     case removeAll
-    /// An empty critical section: what the guard alone costs.
+    /// An empty critical section, taken exclusively: what the guard alone costs.
     case nothing
+    /// An empty critical section taken as a reader.
+    case peek
 }
 
 /// A collection under contention, with the count of elements `removeAll` took.
@@ -44,7 +46,7 @@ extension ContendedCollection {
     static func isWrite(_ operation: CollectionOperation) -> Bool {
         switch operation {
         case .append, .removeAll, .nothing: true
-        case .read, .count, .iterate: false
+        case .read, .count, .iterate, .peek: false
         }
     }
 }

@@ -1,21 +1,67 @@
 import CStrainProbe
 import Histogram
 import StrainKit
+import Foundation
 import Synchronization
 
 /// The operations left to do, taken in chunks: a fast worker takes more, so
 /// the split between workers measures fairness.
 final class OperationBudget: Sendable {
     private let remaining: Atomic<Int>
-    static let chunk = 256
+    /// Operations taken at a time: small enough that every worker gets about
+    /// 32 chunks, so the split measures fairness; at most 256.
+    let chunk: Int
 
-    init(_ operations: Int) { remaining = Atomic(operations) }
+    init(_ operations: Int, workers: Int = 1) {
+        remaining = Atomic(operations)
+        chunk = max(1, min(256, operations / max(1, workers * 32)))
+    }
 
     /// Up to `chunk` operations, or 0 when none are left.
     @inline(__always)
     func take() -> Int {
-        let (before, _) = remaining.wrappingSubtract(Self.chunk, ordering: .relaxed)
-        return max(0, min(Self.chunk, before))
+        let (before, _) = remaining.wrappingSubtract(chunk, ordering: .relaxed)
+        return max(0, min(chunk, before))
+    }
+}
+
+/// Holds every worker at the start until all have arrived, so W workers really
+/// contend: a worker that started late would find the budget spent. The wait
+/// ends for everyone half a second after the first arrival, whoever is
+/// missing: a pool narrower than W (GCD's, Swift concurrency's) cannot hold
+/// them all, and the record says how many were there ("workers at the start").
+final class StartGate: Sendable {
+    private let arrived = Countdown()
+    private let firstArrival = Mutex<Date?>(nil)
+    let workers: Int
+    let deadlineSeconds: Double
+
+    init(workers: Int, deadlineSeconds: Double = 0.5) {
+        self.workers = workers
+        self.deadlineSeconds = deadlineSeconds
+    }
+
+    /// Waits for the others, beating `heartbeat` (waiting at the gate is not a
+    /// stall); returns how many had arrived when this one went.
+    func pass(heartbeat: Heartbeat) -> Int {
+        let first = firstArrival.withLock { first in
+            if first == nil { first = Date() }
+            return first!
+        }
+        arrived.add()
+        while true {
+            let left = deadlineSeconds - Date().timeIntervalSince(first)
+            if left <= 0 || arrived.wait(for: workers, seconds: min(left, 0.05)) { break }
+            heartbeat.beat()
+        }
+        return arrived.value
+    }
+
+    /// Counts an async worker in without waiting: tasks must not block the
+    /// cooperative pool's few threads, and they interleave at every `await` anyway.
+    func arrive() -> Int {
+        arrived.add()
+        return arrived.value
     }
 }
 
@@ -32,6 +78,8 @@ struct OperationMix: Sendable {
 /// What one worker did.
 struct WorkerResult: Sendable {
     var worker = 0
+    /// Workers that had arrived at the start gate when this one began.
+    var startedWith = 0
     var operations = 0
     var appended = 0
     var started: UInt64 = 0
@@ -64,7 +112,8 @@ struct Worker {
         var writes = 0
         var lastAppended = index << Self.idShift
         var sink = 0
-        var untilSample = 1
+        // Not the first operation: a cold start would weigh on every worker's histogram.
+        var untilSample = sampleEvery
         result.started = strain_monotonic_ns()
         while true {
             let chunk = budget.take()
@@ -76,7 +125,7 @@ struct Worker {
                 random ^= random << 17
                 let operation: CollectionOperation
                 if mix.emptyCriticalSection {
-                    operation = .nothing
+                    operation = Int(random % 100) < mix.readPercent ? .peek : .nothing
                 } else if Int(random % 100) < mix.readPercent {
                     let pick = (random >> 8) % 100
                     operation = pick == 0 ? .iterate : pick <= 10 ? .count : .read(lastAppended)
@@ -116,15 +165,23 @@ final class WorkerResults: Sendable {
 
     func add(_ result: WorkerResult, latencies: Histogram<UInt64>, context: ScenarioContext) {
         results.withLock { $0.append(result) }
-        context.addWorker(operations: result.operations, latencies: latencies)
+        context.addWorker(result.worker, operations: result.operations, latencies: latencies)
     }
 
     var all: [WorkerResult] { results.withLock { $0 } }
 
-    /// Operations per second from the first worker's start to the last one's end.
-    func recordThroughput(context: ScenarioContext) {
+    /// Operations per second from the first worker's start to the last one's
+    /// end, or to `settled` when later: work a guard queued (async barriers)
+    /// counts until it has run. Also records how many workers really ran together.
+    func recordThroughput(context: ScenarioContext, settled: UInt64 = 0) {
         let all = self.all
-        guard let start = all.map(\.started).min(), let end = all.map(\.ended).max(), end > start else { return }
+        guard let start = all.map(\.started).min(), let ended = all.map(\.ended).max() else { return }
+        let end = max(ended, settled)
+        guard end > start else { return }
         context.recordThroughput(operations: all.reduce(0) { $0 + $1.operations }, seconds: Double(end - start) / 1e9)
+        // The workers that did the work, and how many were there when the first of them began.
+        let working = all.filter { $0.operations > 0 }
+        context.record("workers at the start", Double(working.map(\.startedWith).min() ?? 0))
+        context.record("workers that did operations", Double(all.filter { $0.operations > 0 }.count))
     }
 }
