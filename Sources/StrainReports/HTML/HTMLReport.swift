@@ -332,7 +332,7 @@ public enum HTMLReport {
     tr.unexpected td{background:#fdecec}.charts{display:flex;flex-wrap:wrap;gap:10px}figure{margin:0;border:1px solid #e4e4e8;border-radius:6px;padding:6px;background:#fcfcfd}
     svg text{font-family:-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;font-size:11px;fill:#333}svg .chart-title{font-weight:600;font-size:12px}
     svg .muted{fill:#999}svg .overflow-mark{fill:#c1121f;font-weight:700}svg .in-bar{fill:#fff;font-size:10px}
-    details{margin:4px 0}summary{cursor:pointer}ol.frames{margin:4px 0 8px;padding-left:42px}ol.frames li{white-space:nowrap}
+    details{margin:4px 0}summary{cursor:pointer}ol.frames{margin:4px 0 8px;padding-left:42px;overflow-x:auto}ol.frames li{white-space:nowrap}
     .module{color:#777}.cycle>details>summary{color:#7b2cbf;font-weight:600}li.gap{list-style:none;color:#777}
     .thread-group>summary{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}p.threads{color:#555;font-size:12px;margin:2px 0 2px 18px}
     figcaption{font-size:11px;color:#555;max-width:560px}pre.suite{background:#f5f5f7;padding:10px;overflow:auto;max-height:420px}ul.fits{margin:2px 0 8px}
