@@ -29,7 +29,9 @@ extension StrategySpec {
         case .thread(let bytes):
             ThreadPerTaskExecutor(spec: self, stackBytes: bytes, context: context)
         case .threadQueue(let bytes):
-            ThreadQueueExecutor(spec: self, stackBytes: bytes, context: context)
+            // One long-lived thread fed in order, as a serial queue would be: the
+            // articles' fix for decoding on a bigger stack without a thread per task.
+            ThreadPoolExecutor(spec: self, count: 1, stackBytes: bytes, context: context, name: "strain.thread-queue")
         case .threadPool(let count, let bytes):
             ThreadPoolExecutor(spec: self, count: count, stackBytes: bytes, context: context)
         case .gcdSerialQueues:
@@ -163,37 +165,6 @@ struct ThreadPerTaskExecutor: StrategyExecutor {
     func shutdown() {}
 }
 
-/// One long-lived thread with a chosen stack size that takes work in order, as a
-/// serial queue would: the articles' fix for decoding on a bigger stack without
-/// paying for a new thread per task.
-final class ThreadQueueExecutor: StrategyExecutor {
-    let spec: StrategySpec
-    private let queue = JobQueue()
-    private let context: ScenarioContext
-
-    init(spec: StrategySpec, stackBytes: Int, context: ScenarioContext) {
-        self.spec = spec
-        self.context = context
-        let queue = self.queue
-        NamedThread.start("strain.thread-queue", stackBytes: stackBytes) {
-            queue.drain()
-        }
-    }
-
-    func perform(_ work: @escaping @Sendable () throws -> Void) throws {
-        let handoff = ResultHandoff<Void>()
-        let context = self.context
-        queue.enqueue { handoff.deliver(runInstrumented(work, context: context)) }
-        try handoff.wait()
-    }
-
-    func submit(_ work: @escaping @Sendable () -> Void) {
-        queue.enqueue { runSubmitted(work) }
-    }
-
-    func shutdown() { queue.enqueue(nil) }
-}
-
 /// `count` long-lived threads with a chosen stack size taking work from one
 /// FIFO queue: work beyond `count` blocked items waits for a thread, as it does
 /// under a platform's GCD cap.
@@ -203,13 +174,13 @@ final class ThreadPoolExecutor: StrategyExecutor {
     private let context: ScenarioContext
     private let count: Int
 
-    init(spec: StrategySpec, count: Int, stackBytes: Int, context: ScenarioContext) {
+    init(spec: StrategySpec, count: Int, stackBytes: Int, context: ScenarioContext, name: String = "strain.pool") {
         self.spec = spec
         self.context = context
         self.count = count
         let queue = self.queue
         for index in 0..<count {
-            NamedThread.start("strain.pool.\(index)", stackBytes: stackBytes) {
+            NamedThread.start(count == 1 ? name : "\(name).\(index)", stackBytes: stackBytes) {
                 queue.drain()
             }
         }

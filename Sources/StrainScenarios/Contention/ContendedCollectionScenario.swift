@@ -211,34 +211,14 @@ extension Worker {
     func runAsync<Value: ContendedCollection>(budget: OperationBudget, heartbeat: Heartbeat, latencies: inout Histogram<UInt64>,
                                               state: ActorGuard<Value>) async -> WorkerResult {
         var result = WorkerResult(worker: index)
-        var random = seed | 1
-        var writes = 0
-        var lastAppended = index << Self.idShift
+        var picker = OperationPicker(worker: index, seed: seed, mix: mix)
         var untilSample = sampleEvery
         result.started = strain_monotonic_ns()
         while true {
             let chunk = budget.take()
             if chunk == 0 { break }
             for _ in 0..<chunk {
-                random ^= random << 13
-                random ^= random >> 7
-                random ^= random << 17
-                let operation: CollectionOperation
-                if mix.emptyCriticalSection {
-                    operation = Int(random % 100) < mix.readPercent ? .peek : .nothing
-                } else if Int(random % 100) < mix.readPercent {
-                    let pick = (random >> 8) % 100
-                    operation = pick == 0 ? .iterate : pick <= 10 ? .count : .read(lastAppended)
-                } else {
-                    writes += 1
-                    if mix.clearEvery > 0 && writes % mix.clearEvery == 0 {
-                        operation = .removeAll
-                    } else {
-                        lastAppended = index << Self.idShift | result.appended
-                        result.appended += 1
-                        operation = .append(lastAppended)
-                    }
-                }
+                let operation = picker.next()
                 untilSample -= 1
                 if untilSample == 0 {
                     untilSample = sampleEvery
@@ -252,6 +232,7 @@ extension Worker {
             }
             heartbeat.beat()
         }
+        result.appended = picker.appended
         result.ended = strain_monotonic_ns()
         return result
     }

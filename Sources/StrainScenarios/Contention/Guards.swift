@@ -13,6 +13,18 @@ protocol GuardedValue: Sendable {
     mutating func write(_ operation: Operation)
 }
 
+extension GuardedValue {
+    /// Runs one operation with the value held exclusively; for a read, returns what it read.
+    @inline(__always)
+    mutating func apply(_ operation: Operation) -> Int {
+        if Self.isWrite(operation) {
+            write(operation)
+            return 0
+        }
+        return read(operation)
+    }
+}
+
 /// One way to guard shared state: every guard runs the same operations on the
 /// same value; only the locking differs. Each guard's stored value opts out of
 /// Swift's runtime exclusivity checks (`@exclusivity(unchecked)`): the guard is
@@ -86,11 +98,7 @@ final class UnguardedState<Value: GuardedValue>: StateGuard, @unchecked Sendable
     @exclusivity(unchecked) private var value = Value()
 
     func perform(_ operation: Value.Operation) -> Int {
-        if Value.isWrite(operation) {
-            value.write(operation)
-            return 0
-        }
-        return value.read(operation)
+        value.apply(operation)
     }
 
     func reenter(_ body: () -> Void) {
@@ -135,13 +143,7 @@ final class SerialQueueState<Value: GuardedValue>: StateGuard, @unchecked Sendab
     @exclusivity(unchecked) private var value = Value()  // touched only on `queue`
 
     func perform(_ operation: Value.Operation) -> Int {
-        queue.sync {
-            if Value.isWrite(operation) {
-                value.write(operation)
-                return 0
-            }
-            return value.read(operation)
-        }
+        queue.sync { value.apply(operation) }
     }
 
     func reenter(_ body: () -> Void) {
@@ -164,11 +166,7 @@ final class LockedState<Value: GuardedValue, Lock: NSLocking & Sendable>: StateG
     func perform(_ operation: Value.Operation) -> Int {
         lock.lock()
         defer { lock.unlock() }
-        if Value.isWrite(operation) {
-            value.write(operation)
-            return 0
-        }
-        return value.read(operation)
+        return value.apply(operation)
     }
 
     func reenter(_ body: () -> Void) {
@@ -205,11 +203,7 @@ final class PthreadMutexState<Value: GuardedValue>: StateGuard, @unchecked Senda
     func perform(_ operation: Value.Operation) -> Int {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        if Value.isWrite(operation) {
-            value.write(operation)
-            return 0
-        }
-        return value.read(operation)
+        return value.apply(operation)
     }
 
     func reenter(_ body: () -> Void) {
@@ -279,13 +273,7 @@ final class MutexState<Value: GuardedValue>: StateGuard, Sendable {
     private let state = Mutex(Value())
 
     func perform(_ operation: Value.Operation) -> Int {
-        state.withLock { value in
-            if Value.isWrite(operation) {
-                value.write(operation)
-                return 0
-            }
-            return value.read(operation)
-        }
+        state.withLock { $0.apply(operation) }
     }
 
     func reenter(_ body: () -> Void) {
@@ -321,11 +309,7 @@ final class SpinLockState<Value: GuardedValue>: StateGuard, @unchecked Sendable 
     func perform(_ operation: Value.Operation) -> Int {
         acquire()
         defer { release() }
-        if Value.isWrite(operation) {
-            value.write(operation)
-            return 0
-        }
-        return value.read(operation)
+        return value.apply(operation)
     }
 
     func reenter(_ body: () -> Void) {
@@ -349,11 +333,7 @@ actor ActorGuard<Value: GuardedValue> {
     @exclusivity(unchecked) private var value = Value()
 
     func perform(_ operation: Value.Operation) -> Int {
-        if Value.isWrite(operation) {
-            value.write(operation)
-            return 0
-        }
-        return value.read(operation)
+        value.apply(operation)
     }
 
     /// An actor's method calling another of its methods runs inline: no second hold.

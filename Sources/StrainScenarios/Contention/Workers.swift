@@ -108,9 +108,7 @@ struct Worker {
     func run(budget: OperationBudget, heartbeat: Heartbeat, latencies: inout Histogram<UInt64>,
              perform: (CollectionOperation) -> Int) -> WorkerResult {
         var result = WorkerResult(worker: index)
-        var random = seed | 1
-        var writes = 0
-        var lastAppended = index << Self.idShift
+        var picker = OperationPicker(worker: index, seed: seed, mix: mix)
         var sink = 0
         // Not the first operation: a cold start would weigh on every worker's histogram.
         var untilSample = sampleEvery
@@ -119,26 +117,7 @@ struct Worker {
             let chunk = budget.take()
             if chunk == 0 { break }
             for _ in 0..<chunk {
-                // xorshift64: cheap, and the same sequence for the same seed.
-                random ^= random << 13
-                random ^= random >> 7
-                random ^= random << 17
-                let operation: CollectionOperation
-                if mix.emptyCriticalSection {
-                    operation = Int(random % 100) < mix.readPercent ? .peek : .nothing
-                } else if Int(random % 100) < mix.readPercent {
-                    let pick = (random >> 8) % 100
-                    operation = pick == 0 ? .iterate : pick <= 10 ? .count : .read(lastAppended)
-                } else {
-                    writes += 1
-                    if mix.clearEvery > 0 && writes % mix.clearEvery == 0 {
-                        operation = .removeAll
-                    } else {
-                        lastAppended = index << Self.idShift | result.appended
-                        result.appended += 1
-                        operation = .append(lastAppended)
-                    }
-                }
+                let operation = picker.next()
                 untilSample -= 1
                 if untilSample == 0 {
                     untilSample = sampleEvery
@@ -153,9 +132,48 @@ struct Worker {
             heartbeat.beat()
         }
         result.ended = strain_monotonic_ns()
+        result.appended = picker.appended
         // Reads must not be optimized away.
         if sink == 42 { heartbeat.beat() }
         return result
+    }
+}
+
+/// Picks a worker's operations: reads by the mix's percentage (by index 89%,
+/// count 10%, iterate 1%), the rest appends with ids only this worker makes,
+/// every `clearEvery`-th write a `removeAll`. xorshift64: cheap, and the same
+/// sequence for the same seed.
+struct OperationPicker {
+    let worker: Int
+    let mix: OperationMix
+    private var random: UInt64
+    private var writes = 0
+    private var lastAppended: Int
+    private(set) var appended = 0
+
+    init(worker: Int, seed: UInt64, mix: OperationMix) {
+        self.worker = worker
+        self.mix = mix
+        random = seed | 1
+        lastAppended = worker << Worker.idShift
+    }
+
+    @inline(__always)
+    mutating func next() -> CollectionOperation {
+        random ^= random << 13
+        random ^= random >> 7
+        random ^= random << 17
+        let reads = Int(random % 100) < mix.readPercent
+        if mix.emptyCriticalSection { return reads ? .peek : .nothing }
+        if reads {
+            let pick = (random >> 8) % 100
+            return pick == 0 ? .iterate : pick <= 10 ? .count : .read(lastAppended)
+        }
+        writes += 1
+        if mix.clearEvery > 0 && writes % mix.clearEvery == 0 { return .removeAll }
+        lastAppended = worker << Worker.idShift | appended
+        appended += 1
+        return .append(lastAppended)
     }
 }
 
