@@ -10,15 +10,17 @@ public enum JUnitReport {
     public static func render(_ run: RunRecord) -> String {
         let scenarios = run.trials.map(\.scenario).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         let failures = run.trials.filter { !$0.expected && $0.outcome.kind != .harnessError }.count
-        let errors = run.trials.filter { $0.outcome.kind == .harnessError }.count
+        let errors = run.trials.filter { !$0.expected && $0.outcome.kind == .harnessError }.count
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         xml += "<testsuites name=\"\(a("strain: " + run.suite.name))\" tests=\"\(run.trials.count)\" failures=\"\(failures)\" errors=\"\(errors)\" time=\"\(seconds(run.trials.compactMap(\.metrics.trialSeconds).reduce(0, +)))\">\n"
         for (index, scenario) in scenarios.enumerated() {
             let trials = run.trials.filter { $0.scenario == scenario }
             let suiteFailures = trials.filter { !$0.expected && $0.outcome.kind != .harnessError }.count
-            let suiteErrors = trials.filter { $0.outcome.kind == .harnessError }.count
+            let suiteErrors = trials.filter { !$0.expected && $0.outcome.kind == .harnessError }.count
             xml += "  <testsuite name=\"\(a(scenario))\" id=\"\(index)\" package=\"\(a(run.suite.name))\" tests=\"\(trials.count)\" failures=\"\(suiteFailures)\" errors=\"\(suiteErrors)\" skipped=\"0\""
-            xml += " time=\"\(seconds(trials.compactMap(\.metrics.trialSeconds).reduce(0, +)))\" timestamp=\"\(a(timestamp(trials.first?.startedAt ?? run.startedAt)))\" hostname=\"\(a(run.environment.host))\">\n"
+            xml += " time=\"\(seconds(trials.compactMap(\.metrics.trialSeconds).reduce(0, +)))\""
+            if let timestamp = timestamp(trials.first?.startedAt ?? run.startedAt) { xml += " timestamp=\"\(timestamp)\"" }
+            xml += " hostname=\"\(a(run.environment.host))\">\n"
             xml += "    <properties>\n"
             for (name, value) in properties(run) { xml += "      <property name=\"\(a(name))\" value=\"\(a(value))\"/>\n" }
             xml += "    </properties>\n"
@@ -70,10 +72,21 @@ public enum JUnitReport {
 
     static func seconds(_ value: Double) -> String { String(format: "%.3f", value) }
 
-    /// JUnit's timestamp has no zone: `2026-11-22T04:10:00`.
-    static func timestamp(_ iso: String) -> String {
-        let trimmed = iso.replacingOccurrences(of: "Z", with: "")
-        return String(trimmed.prefix(19))
+    /// JUnit's timestamp has no zone: the time in UTC, `2026-11-22T04:10:00`;
+    /// nil when the record's time is not ISO 8601.
+    static func timestamp(_ iso: String) -> String? {
+        let parser = ISO8601DateFormatter()
+        var date = parser.date(from: iso)
+        if date == nil {
+            parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            date = parser.date(from: iso)
+        }
+        guard let date else { return nil }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss"
+        return formatter.string(from: date)
     }
 
     /// Text for an attribute value.

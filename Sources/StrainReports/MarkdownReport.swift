@@ -9,7 +9,7 @@ public enum MarkdownReport {
         if let description = run.suite.description { out += "\(escape(description))\n\n" }
         let unexpected = summary.unexpected.count
         out += "\(summary.trialCount) trials, \(unexpected == 0 ? "every outcome expected" : "**\(unexpected) unexpected**")."
-        out += " Suite `\(run.suite.path)`, started \(run.startedAt).\n\n"
+        out += " Suite \(escape(run.suite.path)), started \(escape(run.startedAt)).\n\n"
 
         for group in summary.groups where !GuardComparison.covers(group, in: run) {
             out += "## \(escape(group.title))\n\n"
@@ -87,7 +87,7 @@ public enum MarkdownReport {
 
         let environment = run.environment
         out += "## Environment\n\n"
-        out += "\(escape(environment.host)), \(environment.cores) cores, \(Format.bytes(Double(environment.memoryBytes))), \(escape(environment.kernel)) \(environment.architecture), Swift \(environment.swiftVersion)"
+        out += "\(escape(environment.host)), \(environment.cores) cores, \(Format.bytes(Double(environment.memoryBytes))), \(escape(environment.kernel)) \(escape(environment.architecture)), Swift \(escape(environment.swiftVersion))"
         if let commit = environment.gitCommit { out += ", commit `\(commit.prefix(12))`" }
         out += ". Runner peak RSS \(Format.bytes(Double(run.runnerPeakRSSBytes))).\n"
         return out
@@ -110,10 +110,24 @@ public enum MarkdownReport {
 
     /// Escapes what would break a GitHub-flavoured table cell or start markup.
     static func escape(_ text: String) -> String {
-        escapeHTML(text).replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ")
+        escapeHTML(text).replacingOccurrences(of: "|", with: "\\|")
     }
 
+    /// HTML's special characters escaped, and line breaks and other control
+    /// characters flattened: a line ending inside a table row or a `<summary>`
+    /// would end it early.
     static func escapeHTML(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "`": out += "&#96;"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F { out += " " } else { out.unicodeScalars.append(scalar) }
+            }
+        }
+        return out
     }
 }

@@ -99,6 +99,23 @@ import Testing
         #expect(check.valid, "escaped JUnit stays valid: \(check.output)")
     }
 
+    @Test func oddValuesInARunNeitherCrashTheChartsNorReachTheirCoordinates() throws {
+        var run = try Self.fixture()
+        let sweep = run.trials.indices.filter { run.trials[$0].scenario == "stack-depth" }
+        run.trials[sweep[0]].parameters["limit"] = "nan"
+        run.trials[sweep[1]].parameters["limit"] = "inf"
+        run.trials[sweep[2]].metrics.wallSeconds = 0
+        run.trials[sweep[3]].threadTimeline = []
+        run.trials[0].scenario = "a b"
+        run.trials[1].scenario = "a-b"
+        let html = HTMLReport.render(run)
+        #expect(!html.contains("nan\"") && !html.contains("inf\"") && !html.contains("NaN"), "no NaN or infinity in an attribute")
+        let ids = html.matches(of: /id="([^"]+)"/).map { String($0.1) }
+        #expect(Set(ids).count == ids.count, "scenario anchors stay unique: \(ids)")
+        _ = MarkdownReport.render(run)
+        _ = JUnitReport.render(run)
+    }
+
     @Test func aPowerLawIsFittedWithItsExponentAndFit() throws {
         let fit = try #require(GrowthFit([1, 2, 4, 8, 16].map { (x: Double($0), y: 3 * Double($0 * $0)) }))
         #expect(abs(fit.exponent - 2) < 1e-9)

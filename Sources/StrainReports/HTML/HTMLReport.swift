@@ -17,11 +17,12 @@ public enum HTMLReport {
 
         let scenarios = run.trials.map(\.scenario).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         page.raw("<nav><ul>")
-        for scenario in scenarios { page.raw("<li><a href=\"#\(anchor(scenario))\">\(e(scenario))</a></li>") }
+        let anchors = Dictionary(uniqueKeysWithValues: scenarios.enumerated().map { ($0.element, "scenario-\($0.offset + 1)") })
+        for scenario in scenarios { page.raw("<li><a href=\"#\(anchors[scenario]!)\">\(e(scenario))</a></li>") }
         page.raw("<li><a href=\"#environment\">environment</a></li></ul></nav>\n")
 
         for scenario in scenarios {
-            page.raw("<section class=\"scenario\" id=\"\(anchor(scenario))\">\n<h2>\(e(scenario))</h2>\n")
+            page.raw("<section class=\"scenario\" id=\"\(anchors[scenario]!)\">\n<h2>\(e(scenario))</h2>\n")
             for table in comparison.tables where table.scenario == scenario { guardTable(table, into: &page) }
             for group in summary.groups where group.scenario == scenario && !GuardComparison.covers(group, in: run) {
                 groupSection(group, into: &page)
@@ -131,7 +132,7 @@ public enum HTMLReport {
     static func sweeps(_ trials: [TrialRecord], into page: inout Page) {
         let names = Set(trials.flatMap(\.parameters.keys)).sorted()
         for name in names {
-            let values = Set(trials.compactMap { $0.parameters[name].flatMap(Double.init) })
+            let values = Set(trials.compactMap { number($0.parameters[name]) })
             guard values.count >= 3 else { continue }
             var rest: [[String: String]] = []
             for trial in trials {
@@ -143,12 +144,12 @@ public enum HTMLReport {
                 let members = trials.filter { trial in
                     var remaining = trial.parameters
                     remaining[name] = nil
-                    return remaining == others && trial.parameters[name].flatMap(Double.init) != nil
+                    return remaining == others && number(trial.parameters[name]) != nil
                 }
                 let keys = members.map { "\($0.strategy) \($0.profile)" }.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
                 func series(_ metric: (TrialRecord) -> Double?) -> [(SVGChart.Series, GrowthFit?)] {
                     keys.compactMap { key in
-                        let byValue = Dictionary(grouping: members.filter { "\($0.strategy) \($0.profile)" == key }) { Double($0.parameters[name]!)! }
+                        let byValue = Dictionary(grouping: members.filter { "\($0.strategy) \($0.profile)" == key }) { number($0.parameters[name])! }
                         let points = byValue.keys.sorted().compactMap { x in Statistics.median(byValue[x]!.compactMap(metric)).map { (x: x, y: $0) } }
                         guard points.count >= 2 else { return nil }
                         return (SVGChart.Series(name: key, points: points), GrowthFit(points))
@@ -310,8 +311,9 @@ public enum HTMLReport {
         trial.parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
     }
 
-    static func anchor(_ scenario: String) -> String {
-        "scenario-" + String(scenario.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) ? Character($0) : "-" })
+    /// A parameter value as a finite number (`nan` and `inf` parse, but are not points).
+    static func number(_ text: String?) -> Double? {
+        text.flatMap(Double.init).flatMap { $0.isFinite ? $0 : nil }
     }
 
     static func nines(_ percentile: Double) -> Double { percentile >= 100 ? 6 : -log10(1 - percentile / 100) }

@@ -13,7 +13,14 @@ public enum HTMLText {
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
             case "'": out += "&#39;"
-            default: out.append(character)
+            default:
+                // Control characters other than tab and line breaks are not allowed in HTML.
+                if let scalar = character.unicodeScalars.first, character.unicodeScalars.count == 1,
+                   scalar.value < 0x20 && !["\t", "\n", "\r"].contains(scalar) || scalar.value == 0x7F {
+                    out += "\u{FFFD}"
+                } else {
+                    out.append(character)
+                }
             }
         }
         return out
@@ -111,7 +118,10 @@ enum SVGChart {
         let left = 70.0, right = 190.0, top = 26.0, bottom = 40.0
         let plotWidth = width - left - right
         let plotHeight = height - top - bottom
-        let all = series.flatMap(\.points).filter { (!logX || $0.x > 0) && (!logY || $0.y > 0) }
+        let usable = { (point: (x: Double, y: Double)) in
+            point.x.isFinite && point.y.isFinite && (!logX || point.x > 0) && (!logY || point.y > 0)
+        }
+        let all = series.flatMap(\.points).filter(usable)
         guard !all.isEmpty else { return "" }
         func transform(_ value: Double, _ log: Bool) -> Double { log ? log10(value) : value }
         var minX = all.map { transform($0.x, logX) }.min()!, maxX = all.map { transform($0.x, logX) }.max()!
@@ -140,7 +150,7 @@ enum SVGChart {
         svg += "<text class=\"axis\" transform=\"translate(14 \(f(top + plotHeight / 2))) rotate(-90)\" text-anchor=\"middle\">\(HTMLText.escape(yLabel))</text>"
         for (index, line) in series.enumerated() {
             let color = palette[index % palette.count]
-            let points = line.points.filter { (!logX || $0.x > 0) && (!logY || $0.y > 0) }
+            let points = line.points.filter(usable)
             guard let first = points.first else { continue }
             var path = "M\(f(px(first.x))) \(f(py(first.y)))"
             for (previous, point) in zip(points, points.dropFirst()) {
