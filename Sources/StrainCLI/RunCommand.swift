@@ -43,7 +43,7 @@ struct RunCommand: ParsableCommand {
                 fflush(nil)
             }
             record = try controller.run(plan) { trial, index, total in
-                let line = terminal.trialLine(trial, index: index, total: total)
+                let line = TerminalReport.safe(terminal.trialLine(trial, index: index, total: total))
                 guard interactive else {
                     // Not a terminal (CI logs, pipes): a plain line per trial.
                     print(line)
@@ -53,7 +53,7 @@ struct RunCommand: ParsableCommand {
                 // progress line below them says how far the run is and what runs next.
                 if !trial.expected { print("\r\u{1B}[2K" + line) }
                 let next = index < total ? plan.trials[index].name : nil
-                let progress = terminal.progressLine(done: index, total: total, elapsedSeconds: Date().timeIntervalSince(started), next: next)
+                let progress = TerminalReport.safe(terminal.progressLine(done: index, total: total, elapsedSeconds: Date().timeIntervalSince(started), next: next))
                 let columns = Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 120
                 print("\r\u{1B}[2K" + String(progress.prefix(max(40, columns - 1))), terminator: index < total ? "" : "\n")
                 fflush(nil)
@@ -73,7 +73,7 @@ struct RunCommand: ParsableCommand {
                 throw ExitCode(StrainExitCode.harnessError)
             }
         }
-        print(terminal.render(record))
+        print(TerminalReport.safe(terminal.render(record)))
         print("Wrote " + written.dropLast().joined(separator: ", ") + " and " + written.last!)
 
         if record.trials.contains(where: { $0.outcome.kind == .harnessError }) { throw ExitCode(StrainExitCode.harnessError) }

@@ -132,6 +132,28 @@ public struct TerminalReport: Sendable {
         return lines.joined(separator: "\n")
     }
 
+    /// Text safe for a terminal: a run's own strings (an error message, a
+    /// symbol) lose every control character but tab and newline, so they can
+    /// neither move the cursor nor retitle the window; only this report's
+    /// colours, `ESC [ digits m`, and the line clear `ESC [ 2K` pass.
+    public static func safe(_ text: String) -> String {
+        var out = ""
+        var scalars = text.unicodeScalars[...]
+        while let scalar = scalars.popFirst() {
+            if scalar == "\u{1B}" {
+                let rest = String(String.UnicodeScalarView(scalars.prefix(4)))
+                if let match = rest.firstMatch(of: /^\[(\d{1,2}m|2K)/) {
+                    out += "\u{1B}" + match.0
+                    scalars = scalars.dropFirst(match.0.unicodeScalars.count)
+                }
+                continue
+            }
+            if scalar.value < 0x20 && scalar != "\n" && scalar != "\t" && scalar != "\r" || scalar.value == 0x7F { continue }
+            out.unicodeScalars.append(scalar)
+        }
+        return out
+    }
+
     private func paint(_ text: String, _ code: Int) -> String {
         color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
     }

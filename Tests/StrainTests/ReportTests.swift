@@ -116,6 +116,14 @@ import Testing
         _ = JUnitReport.render(run)
     }
 
+    @Test func terminalOutputKeepsItsColoursButNotARunsControlSequences() {
+        let painted = "\u{1B}[31mfailed\u{1B}[0m"
+        #expect(TerminalReport.safe(painted) == painted)
+        // Without their ESC (and BEL), title and clear-screen sequences are inert text.
+        #expect(TerminalReport.safe("boom\u{1B}]0;pwned\u{07} \u{1B}[2J\u{1B}[Hdone") == "boom]0;pwned [2J[Hdone")
+        #expect(TerminalReport.safe("a\tb\nc") == "a\tb\nc")
+    }
+
     @Test func aPowerLawIsFittedWithItsExponentAndFit() throws {
         let fit = try #require(GrowthFit([1, 2, 4, 8, 16].map { (x: Double($0), y: 3 * Double($0 * $0)) }))
         #expect(abs(fit.exponent - 2) < 1e-9)
