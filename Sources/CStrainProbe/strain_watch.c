@@ -15,6 +15,7 @@
 #include <libunwind.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -26,44 +27,85 @@
 
 // MARK: - Heartbeat
 
-static _Atomic long strain_units_queued;
-static _Atomic long strain_units_started;
-static _Atomic long strain_units_finished;
-static _Atomic long strain_beats;
-static _Atomic uint64_t strain_last_event_ns;
+// The counters live in a block that the parent can share with the child
+// (strain_heartbeat_share): then the parent can read the heartbeat of a child
+// too wedged to report, at its deadline.
+typedef struct {
+    _Atomic long queued;
+    _Atomic long started;
+    _Atomic long finished;
+    _Atomic long beats;
+    _Atomic uint64_t last_event_ns;
+} strain_heartbeat_block;
+
+static strain_heartbeat_block strain_heartbeat_local;
+static strain_heartbeat_block *strain_hb = &strain_heartbeat_local;
 
 static inline void strain_touch(void) {
-    atomic_store_explicit(&strain_last_event_ns, strain_monotonic_ns(), memory_order_relaxed);
+    atomic_store_explicit(&strain_hb->last_event_ns, strain_monotonic_ns(), memory_order_relaxed);
 }
 
 void strain_heartbeat_queued(long units) {
-    atomic_fetch_add_explicit(&strain_units_queued, units, memory_order_relaxed);
+    atomic_fetch_add_explicit(&strain_hb->queued, units, memory_order_relaxed);
     strain_touch();
 }
 
 void strain_heartbeat_started(long units) {
-    atomic_fetch_add_explicit(&strain_units_started, units, memory_order_relaxed);
+    atomic_fetch_add_explicit(&strain_hb->started, units, memory_order_relaxed);
     strain_touch();
 }
 
 void strain_heartbeat_finished(long units) {
-    atomic_fetch_add_explicit(&strain_units_finished, units, memory_order_relaxed);
+    atomic_fetch_add_explicit(&strain_hb->finished, units, memory_order_relaxed);
     strain_touch();
 }
 
 void strain_heartbeat_beat(void) {
-    atomic_fetch_add_explicit(&strain_beats, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&strain_hb->beats, 1, memory_order_relaxed);
     strain_touch();
 }
 
-strain_heartbeat strain_heartbeat_read(void) {
+static strain_heartbeat strain_heartbeat_snapshot(strain_heartbeat_block *block) {
     strain_heartbeat snapshot;
-    snapshot.queued = atomic_load_explicit(&strain_units_queued, memory_order_relaxed);
-    snapshot.started = atomic_load_explicit(&strain_units_started, memory_order_relaxed);
-    snapshot.finished = atomic_load_explicit(&strain_units_finished, memory_order_relaxed);
-    snapshot.beats = atomic_load_explicit(&strain_beats, memory_order_relaxed);
-    snapshot.last_event_ns = atomic_load_explicit(&strain_last_event_ns, memory_order_relaxed);
+    snapshot.queued = atomic_load_explicit(&block->queued, memory_order_relaxed);
+    snapshot.started = atomic_load_explicit(&block->started, memory_order_relaxed);
+    snapshot.finished = atomic_load_explicit(&block->finished, memory_order_relaxed);
+    snapshot.beats = atomic_load_explicit(&block->beats, memory_order_relaxed);
+    snapshot.last_event_ns = atomic_load_explicit(&block->last_event_ns, memory_order_relaxed);
     return snapshot;
+}
+
+strain_heartbeat strain_heartbeat_read(void) { return strain_heartbeat_snapshot(strain_hb); }
+
+int strain_heartbeat_create_shared(void) {
+    int fd = memfd_create("strain-heartbeat", MFD_CLOEXEC);
+    if (fd < 0) return -errno;
+    if (ftruncate(fd, 4096) != 0) {
+        int error = errno;
+        close(fd);
+        return -error;
+    }
+    return fd;
+}
+
+void *strain_heartbeat_map(int fd) {
+    void *block = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    return block == MAP_FAILED ? NULL : block;
+}
+
+void strain_heartbeat_unmap(void *block) {
+    if (block != NULL) munmap(block, 4096);
+}
+
+strain_heartbeat strain_heartbeat_read_mapped(const void *block) {
+    return strain_heartbeat_snapshot((strain_heartbeat_block *)block);
+}
+
+int strain_heartbeat_share(int fd) {
+    void *block = strain_heartbeat_map(fd);
+    if (block == NULL) return errno;
+    strain_hb = block;
+    return 0;
 }
 
 // MARK: - Scenario work on this thread

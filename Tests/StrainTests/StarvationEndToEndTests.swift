@@ -179,4 +179,24 @@ import Testing
         #expect(hang.outcome.kind == .timedOut, "a sleeping child will wake: not a deadlock")
         #expect(hang.dump?.groups.contains { $0.summary.hasPrefix("sleep") } == true)
     }
+
+    @Test func withoutItsWatchdogAStalledChildIsJudgedAtItsDeadlineFromTheSharedHeartbeatAndPtrace() throws {
+        let (result, run, _) = try StrainBinary.runSuite("""
+        name: no-watchdog
+        timeout: 1500ms
+        stall: 400ms
+        runs:
+          - scenario: thread-explosion
+            parameters: {items: 10}
+            strategies: ["thread-pool(4, 256KiB)"]
+            expect: starved
+        """, timeout: 60, environment: ["STRAIN_WATCHDOG": "off"])
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .starved, "\(trial.outcome)")
+        #expect(trial.outcome.message?.contains("7 of 11 units wait for a thread (read from the shared heartbeat") == true, "\(trial.outcome.message ?? "")")
+        let dump = try #require(trial.dump)
+        #expect(dump.method == "ptrace")
+        #expect(dump.groups.first { $0.count == 4 }?.threads.allSatisfy(\.viaPtrace) == true, "the pool's four blocked threads, walked from outside")
+    }
 }

@@ -16,10 +16,13 @@ struct StrainBinary {
     }
 
     /// Runs `strain ARGUMENTS`; kills it past `timeout` seconds.
-    static func run(_ arguments: [String], timeout: Double = 120) throws -> Result {
+    static func run(_ arguments: [String], timeout: Double = 120, environment: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let output = Pipe()
         let error = Pipe()
         process.standardOutput = output
@@ -35,13 +38,13 @@ struct StrainBinary {
     }
 
     /// Writes `yaml` as a suite in a new temporary folder, runs it, and reads run.json.
-    static func runSuite(_ yaml: String, timeout: Double = 120) throws -> (Result, RunRecord?, String) {
+    static func runSuite(_ yaml: String, timeout: Double = 120, environment: [String: String] = [:]) throws -> (Result, RunRecord?, String) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strain-test-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let suite = (folder as NSString).appendingPathComponent("suite.yaml")
         try yaml.write(toFile: suite, atomically: true, encoding: .utf8)
         let out = (folder as NSString).appendingPathComponent("out")
-        let result = try run(["run", suite, "--out", out], timeout: timeout)
+        let result = try run(["run", suite, "--out", out], timeout: timeout, environment: environment)
         let record = try? RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json"))
         return (result, record, out)
     }

@@ -119,6 +119,18 @@ void strain_heartbeat_finished(long units);
 void strain_heartbeat_beat(void);
 strain_heartbeat strain_heartbeat_read(void);
 
+/// The parent's side of a shared heartbeat: a 4 KiB memfd the child maps
+/// (`strain_heartbeat_share`) and the parent reads at the child's deadline.
+/// Returns the fd (close-on-exec) or -errno.
+int strain_heartbeat_create_shared(void);
+/// Maps a shared heartbeat; NULL on failure.
+void *strain_heartbeat_map(int fd);
+void strain_heartbeat_unmap(void *block);
+strain_heartbeat strain_heartbeat_read_mapped(const void *block);
+/// The child's side: from now on the heartbeat lives in the shared block.
+/// Call before any work reports progress. Returns 0 or an errno value.
+int strain_heartbeat_share(int fd);
+
 /// Marks the calling thread as running scenario work (nestable); a dump says so.
 void strain_work_enter(void);
 void strain_work_leave(void);

@@ -34,6 +34,10 @@ public enum TrialHost {
             finish(HostReport(outcome: TrialOutcome(kind: .harnessError, message: "could not set up the child (profile errno \(profileStatus), fault handler errno \(installStatus))"),
                               metrics: TrialMetrics(), threads: [], threadsAtStart: threadsAtStart))
         }
+        // The parent shares the heartbeat's block, before any work reports progress.
+        if let value = getenv("STRAIN_HEARTBEAT_FD"), let shared = Int32(String(cString: value)) {
+            _ = strain_heartbeat_share(shared)
+        }
         guard threadsAtStart == 1 else {
             finish(HostReport(outcome: TrialOutcome(kind: .harnessError, message: "\(threadsAtStart) threads were running before the profile was applied; its stack sizes would not reach them"),
                               metrics: TrialMetrics(), threads: [], threadsAtStart: threadsAtStart))
@@ -80,10 +84,14 @@ public enum TrialHost {
             report.stall?.reportedAfterSeconds = Double(strain_monotonic_ns() - stall.lastHeartbeatNanoseconds) / 1e9
             finish(report, remoteUnwind: stall.dump.unanswered, claimed: true)
         }
-        do {
-            try watchdog.start()
-        } catch {
-            return failure(.harnessError, "could not start the watchdog: \(error)")
+        // STRAIN_WATCHDOG=off leaves stalls to the parent's deadline (with ptrace and the
+        // shared heartbeat): for debugging the watchdog, and for testing that path.
+        if getenv("STRAIN_WATCHDOG").map({ String(cString: $0) }) != "off" {
+            do {
+                try watchdog.start()
+            } catch {
+                return failure(.harnessError, "could not start the watchdog: \(error)")
+            }
         }
         let result = Result { try workload(executor) }
         let ended = strain_monotonic_ns()

@@ -23,7 +23,10 @@ struct ChildProcess {
     let outputDescriptor: Int32
     let errorDescriptor: Int32
 
-    static func spawn(executable: String, arguments: [String], environment: [String]) throws(SupervisorError) -> ChildProcess {
+    /// The fd a shared block given to `spawn` gets in the child.
+    static let sharedDescriptor: Int32 = 4
+
+    static func spawn(executable: String, arguments: [String], environment: [String], shared: Int32? = nil) throws(SupervisorError) -> ChildProcess {
         let result = try Pipe.make()
         let output = try Pipe.make()
         let error = try Pipe.make()
@@ -35,6 +38,7 @@ struct ChildProcess {
         posix_spawn_file_actions_adddup2(&actions, output.write, 1)
         posix_spawn_file_actions_adddup2(&actions, error.write, 2)
         posix_spawn_file_actions_adddup2(&actions, result.write, 3)
+        if let shared { posix_spawn_file_actions_adddup2(&actions, shared, Self.sharedDescriptor) }
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

@@ -42,16 +42,20 @@ public struct TrialSupervisor: Sendable {
         var environment = ProcessInfo.processInfo.environment
         // Swift's own backtracer would race our handler for the same signals.
         environment["SWIFT_BACKTRACE"] = "enable=no"
+        // The heartbeat in shared memory, so a child too wedged to report can still be judged at its deadline.
+        let heartbeat = SharedHeartbeat()
+        defer { heartbeat?.close() }
+        if heartbeat != nil { environment[SharedHeartbeat.environmentKey] = String(ChildProcess.sharedDescriptor) }
         let start = strain_monotonic_ns()
         let child: ChildProcess
         do {
             child = try ChildProcess.spawn(executable: executable, arguments: ["_trial", specJSON],
-                                           environment: environment.map { "\($0.key)=\($0.value)" })
+                                           environment: environment.map { "\($0.key)=\($0.value)" }, shared: heartbeat?.descriptor)
         } catch {
             return TrialRecord(spec: spec, outcome: TrialOutcome(kind: .harnessError, message: error.description),
                                metrics: TrialMetrics(), trace: nil, stdout: nil, stderr: nil, startedAt: startedAt)
         }
-        let watched = watch(child, start: start, deadline: start + UInt64(spec.timeoutSeconds * 1e9))
+        let watched = watch(child, start: start, deadline: start + UInt64(spec.timeoutSeconds * 1e9), heartbeat: heartbeat)
         let elapsed = Double(strain_monotonic_ns() - start) / 1e9
         return record(spec, watched, trialSeconds: elapsed, startedAt: startedAt)
     }
@@ -76,9 +80,12 @@ public struct TrialSupervisor: Sendable {
         var remoteUnwindDone = false
         /// The child's threads as walked with ptrace at the deadline, when it had not reported.
         var deadlineDump: RawDump?
+        /// The child's heartbeat at the deadline, and when it was read.
+        var deadlineHeartbeat: strain_heartbeat?
+        var deadlineAt: UInt64 = 0
     }
 
-    private func watch(_ child: ChildProcess, start: UInt64, deadline: UInt64) -> Watched {
+    private func watch(_ child: ChildProcess, start: UInt64, deadline: UInt64, heartbeat: SharedHeartbeat?) -> Watched {
         var watched = Watched(result: BoundedBuffer(cap: resultCap), output: BoundedBuffer(cap: outputCap), error: BoundedBuffer(cap: outputCap))
         var open: [Int32: WritableKeyPath<Watched, BoundedBuffer>] = [
             child.resultDescriptor: \.result, child.outputDescriptor: \.output, child.errorDescriptor: \.error,
@@ -97,6 +104,8 @@ public struct TrialSupervisor: Sendable {
                     let said = String(decoding: watched.result.bytes, as: UTF8.self)
                     if !said.contains(HostReport.linePrefix), !said.contains(FaultRecord.marker) {
                         // Too wedged to report: see where its threads are before stopping it.
+                        watched.deadlineHeartbeat = heartbeat?.read()
+                        watched.deadlineAt = now
                         watched.deadlineDump = Self.ptraceDump(pid: child.pid)
                     }
                     child.signalGroup(SIGTERM)
@@ -230,10 +239,23 @@ public struct TrialSupervisor: Sendable {
             outcome = TrialOutcome(kind: .timedOut, message: "no result within \(spec.timeoutSeconds)s; the child was stopped")
             if let raw = watched.deadlineDump, raw.threads.contains(where: { !$0.frames.isEmpty }) {
                 dump = dumpBuilder.dump(from: raw)
-                // Every thread waiting with no timeout (the watchdog's sleep aside) can never go on.
                 let stuck = raw.threads.filter { $0.name != Watchdog.threadName }
-                if !stuck.isEmpty, stuck.allSatisfy({ ThreadState.isUntimedWait($0.wait) }) {
-                    outcome = TrialOutcome(kind: .deadlocked, message: "no result within \(spec.timeoutSeconds)s and every thread (\(stuck.count)) waits with no timeout; the child's watchdog saw no pending work, so its threads were unwound through ptrace")
+                let allWaiting = !stuck.isEmpty && stuck.allSatisfy { ThreadState.isUntimedWait($0.wait) }
+                let prefix = "no result within \(spec.timeoutSeconds)s"
+                if let beat = watched.deadlineHeartbeat, beat.queued - beat.finished > 0,
+                   Double(watched.deadlineAt &- beat.last_event_ns) / 1e9 >= spec.stallSeconds {
+                    // The heartbeat says work was pending and stood still: what the watchdog would have said.
+                    let silent = String(format: "%.2fs", Double(watched.deadlineAt &- beat.last_event_ns) / 1e9)
+                    if beat.queued - beat.started > 0 {
+                        outcome = TrialOutcome(kind: .starved, message: "\(prefix) and no progress for \(silent): \(beat.queued - beat.started) of \(beat.queued) units wait for a thread (read from the shared heartbeat; the child's watchdog did not report, so its threads were unwound through ptrace)")
+                    } else if allWaiting {
+                        outcome = TrialOutcome(kind: .deadlocked, message: "\(prefix) and no progress for \(silent); every thread waits with no timeout (the child's watchdog did not report, so its threads were unwound through ptrace)")
+                    } else {
+                        outcome.message! += "; its threads, unwound through ptrace, are in the record"
+                    }
+                } else if allWaiting {
+                    // Every thread waiting with no timeout (the watchdog's sleep aside) can never go on.
+                    outcome = TrialOutcome(kind: .deadlocked, message: "\(prefix) and every thread (\(stuck.count)) waits with no timeout; the child reported no pending work, so its threads were unwound through ptrace")
                 } else {
                     outcome.message! += "; its threads, unwound through ptrace, are in the record"
                 }
@@ -308,5 +330,31 @@ struct BoundedBuffer {
         guard !bytes.isEmpty || dropped > 0 else { return nil }
         let kept = String(decoding: bytes, as: UTF8.self)
         return dropped > 0 ? kept + "\n[… \(dropped) more bytes not kept]" : kept
+    }
+}
+
+/// The 4 KiB memfd that holds a child's heartbeat, mapped in the parent too.
+final class SharedHeartbeat {
+    /// The variable that tells the child which fd holds the block.
+    static let environmentKey = "STRAIN_HEARTBEAT_FD"
+    let descriptor: Int32
+    private let block: UnsafeMutableRawPointer
+
+    init?() {
+        let fd = strain_heartbeat_create_shared()
+        guard fd >= 0 else { return nil }
+        guard let block = strain_heartbeat_map(fd) else {
+            Glibc.close(fd)
+            return nil
+        }
+        descriptor = fd
+        self.block = block
+    }
+
+    func read() -> strain_heartbeat { strain_heartbeat_read_mapped(block) }
+
+    func close() {
+        strain_heartbeat_unmap(block)
+        Glibc.close(descriptor)
     }
 }
