@@ -61,11 +61,7 @@ public struct CooperativeStarvationScenario: Scenario {
             context.unit { probeRan.set() }
             finished.add()
         }
-        let poll = DispatchSemaphore(value: 0)
-        let deadline = DispatchTime.now() + .milliseconds(hold)
-        while probeRan.value == nil && DispatchTime.now() < deadline {
-            _ = poll.wait(timeout: .now() + .milliseconds(1))
-        }
+        probeRan.wait(milliseconds: hold)
         gate.open(releasing: blockers)
         finished.wait(for: blockers + 1, seconds: nil)
 

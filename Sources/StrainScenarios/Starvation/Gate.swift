@@ -68,6 +68,16 @@ final class Stamp: Sendable {
     private let nanoseconds = Atomic<UInt64>(0)
 
     func set() { nanoseconds.store(DispatchTime.now().uptimeNanoseconds, ordering: .releasing) }
+
+    /// Waits, a millisecond at a time, until it is set or `milliseconds` pass.
+    /// A timed wait: a thread waiting here never looks deadlocked to the watchdog.
+    func wait(milliseconds: Int) {
+        let poll = DispatchSemaphore(value: 0)
+        let deadline = DispatchTime.now() + .milliseconds(milliseconds)
+        while value == nil && DispatchTime.now() < deadline {
+            _ = poll.wait(timeout: .now() + .milliseconds(1))
+        }
+    }
     var value: UInt64? {
         let value = nanoseconds.load(ordering: .acquiring)
         return value == 0 ? nil : value

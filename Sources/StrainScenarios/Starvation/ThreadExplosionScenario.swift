@@ -84,11 +84,7 @@ public struct ThreadExplosionScenario: Scenario {
         }
         // Wait for the probe as long as the items may hold their threads; if it
         // never runs, the watchdog ends the trial before this returns.
-        let poll = DispatchSemaphore(value: 0)
-        let deadline = DispatchTime.now() + .milliseconds(hold == 0 ? 3_600_000 : hold)
-        while probeRan.value == nil && DispatchTime.now() < deadline {
-            _ = poll.wait(timeout: .now() + .milliseconds(1))
-        }
+        probeRan.wait(milliseconds: hold == 0 ? 3_600_000 : hold)
         gate.open(releasing: items + 1)
         finished.wait(for: items + 1, seconds: nil)
 
