@@ -83,8 +83,9 @@ public final class ScenarioContext: Sendable {
         return try body()
     }
 
-    /// `unit` for async work: the task's thread is marked while the unit runs
-    /// up to its first suspension only, so the heartbeat is what counts here.
+    /// `unit` for async work: it reports start and finish to the heartbeat, but
+    /// marks no thread, since a task may resume on another thread after every
+    /// `await`. A stall in async work is judged by the heartbeat alone.
     public func unitAsync(_ body: () async -> Void) async {
         heartbeat.started()
         await body()
