@@ -95,18 +95,5 @@ public enum JUnitReport {
     }
 
     /// Text for element content, without characters XML 1.0 forbids.
-    static func t(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
-            default:
-                if scalar.value < 0x20 || (0xFFFE...0xFFFF).contains(scalar.value) { out += "�" } else { out.unicodeScalars.append(scalar) }
-            }
-        }
-        return out
-    }
+    static func t(_ text: String) -> String { MarkupText.escape(text, control: "\u{FFFD}") }
 }

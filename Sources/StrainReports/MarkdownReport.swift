@@ -117,17 +117,6 @@ public enum MarkdownReport {
     /// characters flattened: a line ending inside a table row or a `<summary>`
     /// would end it early.
     static func escapeHTML(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "`": out += "&#96;"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F { out += " " } else { out.unicodeScalars.append(scalar) }
-            }
-        }
-        return out
+        MarkupText.escape(text, extra: ["`": "&#96;"], lineBreaks: " ", control: " ")
     }
 }

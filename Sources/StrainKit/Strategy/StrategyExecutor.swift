@@ -59,6 +59,15 @@ func runInstrumented(_ work: () throws -> Void, context: ScenarioContext) -> Res
     return result
 }
 
+/// Starts `work`, instrumented, wherever `start` runs its job, and waits for
+/// its result: how every executor but the main thread's performs.
+func handOff(_ work: @escaping @Sendable () throws -> Void, context: ScenarioContext,
+             start: (@escaping @Sendable () -> Void) -> Void) throws {
+    let handoff = ResultHandoff<Void>()
+    start { handoff.deliver(runInstrumented(work, context: context)) }
+    try handoff.wait()
+}
+
 /// Wraps a submitted work item: the thread gets its alternate signal stack (so
 /// an overflow is caught) and is marked as holding scenario work for the
 /// watchdog; no stack measurement, which floods of thousands of items would pay for.
@@ -95,10 +104,7 @@ struct DispatchExecutor: StrategyExecutor {
     let context: ScenarioContext
 
     func perform(_ work: @escaping @Sendable () throws -> Void) throws {
-        let handoff = ResultHandoff<Void>()
-        let context = self.context
-        queue.async { handoff.deliver(runInstrumented(work, context: context)) }
-        try handoff.wait()
+        try handOff(work, context: context) { job in queue.async { job() } }
     }
 
     func submit(_ work: @escaping @Sendable () -> Void) {
@@ -133,10 +139,7 @@ struct TaskExecutor: StrategyExecutor {
     let context: ScenarioContext
 
     func perform(_ work: @escaping @Sendable () throws -> Void) throws {
-        let handoff = ResultHandoff<Void>()
-        let context = self.context
-        Task.detached(priority: priority) { handoff.deliver(runInstrumented(work, context: context)) }
-        try handoff.wait()
+        try handOff(work, context: context) { job in Task.detached(priority: priority) { job() } }
     }
 
     func submit(_ work: @escaping @Sendable () -> Void) {
@@ -152,10 +155,7 @@ struct ThreadPerTaskExecutor: StrategyExecutor {
     let context: ScenarioContext
 
     func perform(_ work: @escaping @Sendable () throws -> Void) throws {
-        let handoff = ResultHandoff<Void>()
-        let context = self.context
-        NamedThread.start("strain.thread", stackBytes: stackBytes) { handoff.deliver(runInstrumented(work, context: context)) }
-        try handoff.wait()
+        try handOff(work, context: context) { job in NamedThread.start("strain.thread", stackBytes: stackBytes) { job() } }
     }
 
     func submit(_ work: @escaping @Sendable () -> Void) {
@@ -187,10 +187,7 @@ final class ThreadPoolExecutor: StrategyExecutor {
     }
 
     func perform(_ work: @escaping @Sendable () throws -> Void) throws {
-        let handoff = ResultHandoff<Void>()
-        let context = self.context
-        queue.enqueue { handoff.deliver(runInstrumented(work, context: context)) }
-        try handoff.wait()
+        try handOff(work, context: context) { job in queue.enqueue { job() } }
     }
 
     func submit(_ work: @escaping @Sendable () -> Void) {

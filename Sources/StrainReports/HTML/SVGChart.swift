@@ -4,26 +4,7 @@ import Foundation
 /// symbol or an error goes through here.
 public enum HTMLText {
     public static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default:
-                // Control characters other than tab and line breaks are not allowed in HTML.
-                if let scalar = character.unicodeScalars.first, character.unicodeScalars.count == 1,
-                   scalar.value < 0x20 && !["\t", "\n", "\r"].contains(scalar) || scalar.value == 0x7F {
-                    out += "\u{FFFD}"
-                } else {
-                    out.append(character)
-                }
-            }
-        }
-        return out
+        MarkupText.escape(text, extra: ["\"": "&quot;", "'": "&#39;"], control: "\u{FFFD}")
     }
 }
 

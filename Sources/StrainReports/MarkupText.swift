@@ -1,0 +1,30 @@
+/// The one escaper behind the HTML, Markdown and JUnit reports: `&`, `<` and
+/// `>` as entities, `extra` characters as given, and the control characters
+/// markup cannot carry (all below U+0020 but tab and line breaks, DEL, and
+/// U+FFFE/U+FFFF, which XML forbids) replaced by `control`. Line breaks stay,
+/// or become `lineBreaks` when a line ending would end the construct.
+enum MarkupText {
+    static func escape(_ text: String, extra: [Unicode.Scalar: String] = [:], lineBreaks: String? = nil, control: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\t": out.unicodeScalars.append(scalar)
+            case "\n", "\r":
+                if let lineBreaks { out += lineBreaks } else { out.unicodeScalars.append(scalar) }
+            default:
+                if let replacement = extra[scalar] {
+                    out += replacement
+                } else if scalar.value < 0x20 || scalar.value == 0x7F || scalar.value == 0xFFFE || scalar.value == 0xFFFF {
+                    out += control
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out
+    }
+}
