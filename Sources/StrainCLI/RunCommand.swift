@@ -32,7 +32,10 @@ struct RunCommand: ParsableCommand {
         let directory = out ?? "Reports/\(parsed.name)-\(Self.timestamp())"
         let interactive = isatty(STDOUT_FILENO) == 1
         let terminal = TerminalReport(color: interactive && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
-        let controller = RunController(supervisor: TrialSupervisor(executable: currentExecutablePath()), outputDirectory: directory)
+        let controller = RunController(
+            supervisor: TrialSupervisor(executable: currentExecutablePath()), outputDirectory: directory,
+            customMetrics: catalog.declaredMetrics(of: plan.trials.map(\.scenario))
+        )
 
         print("Running \(parsed.name): \(plan.trials.count) trials from \(suite)")
         let record: RunRecord

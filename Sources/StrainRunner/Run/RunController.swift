@@ -7,10 +7,13 @@ import StrainKit
 public struct RunController: Sendable {
     public var supervisor: TrialSupervisor
     public var outputDirectory: String
+    /// The metrics the plan's scenarios declare, recorded in run.json.
+    public var customMetrics: [MetricDescriptor]
 
-    public init(supervisor: TrialSupervisor, outputDirectory: String) {
+    public init(supervisor: TrialSupervisor, outputDirectory: String, customMetrics: [MetricDescriptor] = []) {
         self.supervisor = supervisor
         self.outputDirectory = outputDirectory
+        self.customMetrics = customMetrics
     }
 
     /// Paths of what a run writes.
@@ -35,7 +38,8 @@ public struct RunController: Sendable {
         getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
         let run = RunRecord(
             suite: plan.suite.resolved, environment: environment, startedAt: startedAt,
-            finishedAt: Date().formatted(.iso8601), runnerPeakRSSBytes: usage.ru_maxrss * 1024, trials: trials
+            finishedAt: Date().formatted(.iso8601), runnerPeakRSSBytes: usage.ru_maxrss * 1024, trials: trials,
+            customMetrics: customMetrics.isEmpty ? nil : customMetrics
         )
         try RunRecordFile.write(run, to: runJSONPath)
         return run

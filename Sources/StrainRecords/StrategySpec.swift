@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 
 /// Where a scenario's work runs: a name from a suite, parsed and validated.
@@ -49,9 +48,9 @@ public enum StrategySpec: Hashable, Sendable, CustomStringConvertible, Codable {
         case .gcdGlobal(let qos): qos == .default ? "gcd-global" : "gcd-global(\(qos.rawValue))"
         case .gcdSerial: "gcd-serial"
         case .gcdConcurrent: "gcd-concurrent"
-        case .thread(let bytes): "thread(\(ByteSize.format(bytes)))"
-        case .threadQueue(let bytes): "thread-queue(\(ByteSize.format(bytes)))"
-        case .threadPool(let count, let bytes): "thread-pool(\(count), \(ByteSize.format(bytes)))"
+        case .thread(let bytes): "thread(\(ByteSize.exact(bytes)))"
+        case .threadQueue(let bytes): "thread-queue(\(ByteSize.exact(bytes)))"
+        case .threadPool(let count, let bytes): "thread-pool(\(count), \(ByteSize.exact(bytes)))"
         case .gcdSerialQueues: "gcd-serial-queues"
         case .task(let priority): priority == .medium ? "task" : "task(\(priority.rawValue))"
         case .main: "main"
@@ -161,30 +160,9 @@ public enum StrategySpec: Hashable, Sendable, CustomStringConvertible, Codable {
 /// Swift concurrency's task priorities, by the names suites use.
 public enum TaskPriorityName: String, Codable, Hashable, Sendable, CaseIterable {
     case background, utility, low, medium, high, userInitiated
-
-    public var taskPriority: TaskPriority {
-        switch self {
-        case .background: .background
-        case .utility: .utility
-        case .low: .low
-        case .medium: .medium
-        case .high: .high
-        case .userInitiated: .userInitiated
-        }
-    }
 }
 
 /// GCD's quality-of-service classes, by the names suites use.
 public enum QualityOfServiceName: String, Codable, Hashable, Sendable, CaseIterable {
     case background, utility, `default`, userInitiated, userInteractive
-
-    public var dispatchQoS: DispatchQoS.QoSClass {
-        switch self {
-        case .background: .background
-        case .utility: .utility
-        case .default: .default
-        case .userInitiated: .userInitiated
-        case .userInteractive: .userInteractive
-        }
-    }
 }
