@@ -64,7 +64,7 @@ let package = Package(
         ),
         .executableTarget(name: "strain", dependencies: ["StrainCLI"]),
         // The gate's statistics: Foundation only, so any module can build on it.
-        .target(name: "StrainGate"),
+        .target(name: "StrainGate", dependencies: ["StrainRecords"]),
         .testTarget(
             name: "StrainTests",
             dependencies: ["StrainRecords", "StrainKit", "StrainRunner", "StrainReports", "StrainScenarios", "StrainCLI"],
