@@ -10,7 +10,7 @@ struct ReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
         abstract: "Render a stored run again: self-contained HTML, Markdown, JUnit XML or run.json.",
-        discussion: "Reads any run.json this Strain supports (schema versions \(RunRecord.supportedSchemaVersions.lowerBound) to \(RunRecord.supportedSchemaVersions.upperBound))."
+        discussion: "Reads any run.json this Strain supports (schema versions \(RunRecord.supportedSchemaVersions.lowerBound) to \(RunRecord.supportedSchemaVersions.upperBound)). Never writes over the run.json it reads."
     )
 
     @Argument(help: "The run.json to render.")
@@ -19,41 +19,43 @@ struct ReportCommand: ParsableCommand {
     @Option(help: "The format: html, md, junit or json (default: html).")
     var format: ReportFormat = .html
 
-    @Option(help: "Where to write it (default: beside run.json, as report.html, summary.md, junit.xml or run.json; - for standard output).")
+    @Option(help: "Where to write it (default: beside run.json, as report.html, summary.md, junit.xml or run.normalized.json; - for standard output).")
     var out: String?
 
     func run() throws {
         let record: RunRecord
         do {
-            record = try RunRecordFile.read(from: runJSON)
-        } catch let error as RunRecordFile.VersionError {
-            FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
-            throw ExitCode(StrainExitCode.inputError)
-        } catch let error as CocoaError where error.code == .fileReadNoSuchFile {
-            FileHandle.standardError.write(Data("error: \(runJSON): no such file; give the path of a run.json that `strain run` wrote\n".utf8))
-            throw ExitCode(StrainExitCode.inputError)
+            record = try RunRecordFile.load(from: runJSON)
         } catch {
-            FileHandle.standardError.write(Data("error: \(runJSON) is not a run.json Strain can read: \(error)\n".utf8))
-            throw ExitCode(StrainExitCode.inputError)
+            throw CommandFailure.input(TerminalReport.safe(error.description))
+        }
+        let destination = out ?? ((runJSON as NSString).deletingLastPathComponent as NSString)
+            .appendingPathComponent(format == .json ? "run.normalized.json" : format.fileName)
+        if destination != "-" {
+            if AtomicFile.sameFile(destination, runJSON) {
+                throw CommandFailure.input("\(destination) is the run.json being read; `strain report` never writes over its input: give another --out, or --out - for standard output")
+            }
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: destination, isDirectory: &isFolder), isFolder.boolValue {
+                throw CommandFailure.input("\(destination) is a folder; give a file name for the report, e.g. --out \((destination as NSString).appendingPathComponent(format.fileName))")
+            }
         }
         let data: Data
         do {
             data = try format.render(record)
         } catch {
-            FileHandle.standardError.write(Data("error: could not render \(runJSON) as \(format.rawValue): \(error)\n".utf8))
-            throw ExitCode(StrainExitCode.harnessError)
+            throw CommandFailure.harness("could not render \(runJSON) as \(format.rawValue): \(error)")
         }
-        if out == "-" {
-            FileHandle.standardOutput.write(data)
+        if destination == "-" {
+            // A reader that went away (`| head`) is not an error of the report.
+            try? FileHandle.standardOutput.write(contentsOf: data)
             return
         }
-        let destination = out ?? ((runJSON as NSString).deletingLastPathComponent as NSString).appendingPathComponent(format.fileName)
         do {
-            try data.write(to: URL(fileURLWithPath: destination), options: .atomic)
+            try AtomicFile.write(data, to: destination)
         } catch {
-            FileHandle.standardError.write(Data("error: could not write \(destination): \(error.localizedDescription)\n".utf8))
-            throw ExitCode(StrainExitCode.inputError)
+            throw CommandFailure.input("\(error.description); give a --out you can write to")
         }
-        print("Wrote \(destination)")
+        print("Wrote \(TerminalReport.safe(destination))")
     }
 }

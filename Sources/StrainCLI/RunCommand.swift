@@ -1,4 +1,5 @@
 import ArgumentParser
+import CStrainProbe
 import Foundation
 import StrainKit
 import StrainReports
@@ -7,14 +8,25 @@ import StrainRunner
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Run a suite: every trial in its own child, then run.json and the reports (HTML, Markdown, JUnit)."
+        abstract: "Run a suite: every trial in its own child, then run.json and the reports (HTML, Markdown, JUnit).",
+        discussion: """
+        Ctrl-C (SIGINT) or SIGTERM stops the run cleanly: the trial in flight is killed with its process group, \
+        finished trials are kept, run.json and the reports are written marked interrupted, and strain exits 130 or 143. \
+        `strain run --resume DIR` continues it.
+        """
     )
 
-    @Argument(help: "The suite file to run.")
-    var suite: String = "Scenarios/smoke.yaml"
+    @Argument(help: "The suite file to run (default: Scenarios/smoke.yaml; with --resume, the one the run read).")
+    var suite: String?
 
-    @Option(help: "Where to write run.json, trials.jsonl and the reports (default: Reports/<suite>-<timestamp>).")
+    @Option(help: "Where to write run.json, trials.jsonl and the reports (default: Reports/<suite>-<timestamp>). Refused if it holds another run, unless --resume or --force.")
     var out: String?
+
+    @Option(help: ArgumentHelp("Continue the stopped or killed run in this folder: the same plan (checked by its hash), skipping finished trials.", valueName: "dir"))
+    var resume: String?
+
+    @Flag(help: "Replace the run an --out folder already holds.")
+    var force = false
 
     @Option(parsing: .upToNextOption, help: "Reports to write besides run.json: html, md, junit (default: all of them).")
     var format: [ReportFormat] = [.html, .md, .junit]
@@ -27,7 +39,7 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("skip"), help: ArgumentHelp("Leave out trials that match (same forms as --filter). Repeatable.", valueName: "text"))
     var skips: [String] = []
 
-    @Option(help: ArgumentHelp("Repetitions of every run, over the suite's (1 to \(Self.maximumRepetitions)).", valueName: "n"))
+    @Option(help: ArgumentHelp("Repetitions of every run, over the suite's (1 to \(SuiteLimits.repetitions.upperBound)).", valueName: "n"))
     var repetitions: Int?
 
     @Option(help: ArgumentHelp("Run shard K of N (1 ≤ K ≤ N ≤ \(Shard.maximumCount)): the trials whose key hashes to it, the same on every machine. Join the shards with `strain merge`.", valueName: "K/N"))
@@ -36,36 +48,63 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Print the plan, one trial a line, and run nothing.")
     var list = false
 
-    /// The most repetitions `--repetitions` takes.
-    static let maximumRepetitions = 10_000
+    /// The suite read when none is named.
+    static let defaultSuite = "Scenarios/smoke.yaml"
+
+    func validate() throws {
+        if resume != nil, force { throw ValidationError("--resume and --force contradict each other: --resume continues the run in the folder, --force replaces it; give one") }
+        if let resume, let out, resume != out { throw ValidationError("--resume \(resume) and --out \(out) name two folders; a resumed run writes into the folder it continues, so drop --out") }
+        if let repetitions, !SuiteLimits.repetitions.contains(repetitions) {
+            throw ValidationError("--repetitions \(repetitions) is out of range; give a whole number from 1 to \(SuiteLimits.repetitions.upperBound)")
+        }
+    }
 
     func run() throws {
         let catalog = activeCatalog.withLock { $0 }
+        // With --resume, the folder is locked first and its journal says how the run was asked for.
+        var directory: OutputDirectory?
+        var journal: Journal?
+        if let resume {
+            do {
+                let opened = try OutputDirectory(path: resume, mode: .resume)
+                directory = opened
+                journal = try Journal(resuming: opened.journalPath)
+            } catch let error as OutputDirectoryError {
+                throw CommandFailure.input(TerminalReport.safe(error.description))
+            } catch let error as JournalError {
+                throw CommandFailure.input(TerminalReport.safe(error.description))
+            }
+        }
+        let header = journal?.header
+        let suitePath = suite ?? header?.suite ?? Self.defaultSuite
+        let filters = self.filters.isEmpty ? header?.filters ?? [] : self.filters
+        let skips = self.skips.isEmpty ? header?.skips ?? [] : self.skips
+        let repetitions = self.repetitions ?? header?.repetitions
+        let shardText = shard ?? header?.shard
+
         var parsed: Suite
         do {
-            parsed = try SuiteParser(catalog: catalog).parse(contentsOf: suite)
+            parsed = try SuiteParser(catalog: catalog).parse(contentsOf: suitePath)
         } catch {
-            FileHandle.standardError.write(Data("\(error.description)\n".utf8))
+            // Already `FILE:LINE:COLUMN: error: …`, a line per mistake.
+            writeStandardError(TerminalReport.safe(error.description))
             throw ExitCode(StrainExitCode.inputError)
         }
         if let repetitions {
-            guard (1...Self.maximumRepetitions).contains(repetitions) else {
-                throw ValidationError("--repetitions \(repetitions) is out of range; give a whole number from 1 to \(Self.maximumRepetitions)")
-            }
             parsed.repetitions = repetitions
             for index in parsed.runs.indices { parsed.runs[index].repetitions = repetitions }
         }
         var selectedShard: Shard?
-        if let shard {
-            guard let parsedShard = Shard(parsing: shard) else {
-                throw ValidationError("--shard '\(shard)' is not K/N with 1 ≤ K ≤ N ≤ \(Shard.maximumCount); write e.g. --shard 2/4")
+        if let shardText {
+            guard let parsedShard = Shard(parsing: shardText) else {
+                throw CommandFailure.input("--shard '\(TerminalReport.safe(shardText))' is not K/N with 1 ≤ K ≤ N ≤ \(Shard.maximumCount); write e.g. --shard 2/4")
             }
             selectedShard = parsedShard
         }
+        if let problem = SuiteLimits.planSizeProblem(parsed) { throw CommandFailure.input("\(suitePath): \(problem)") }
         let selected = Plan(suite: parsed).selecting(TrialSelection(filters: filters, skips: skips))
         guard !selected.trials.isEmpty else {
-            FileHandle.standardError.write(Data("error: no trial of \(suite) matches the --filter and --skip given; `strain run \(suite) --list` prints the plan\n".utf8))
-            throw ExitCode(StrainExitCode.inputError)
+            throw CommandFailure.input("no trial of \(suitePath) matches the --filter and --skip given; `strain run \(suitePath) --list` prints the plan")
         }
         let plan = selectedShard.map { selected.shard($0) } ?? selected
         let planRecord = PlanRecord(
@@ -78,24 +117,51 @@ struct RunCommand: ParsableCommand {
             print("\(plan.trials.count) trials\(shardText)")
             return
         }
-        let directory = out ?? "Reports/\(parsed.name)-\(Self.timestamp())"
+        if let header, header.plan != planRecord {
+            throw CommandFailure.input("\(resume!): its journal belongs to another plan (hash \(header.plan.hash), \(header.plan.trialCount) trials) than \(suitePath) gives now (hash \(planRecord.hash), \(planRecord.trialCount) trials): the suite, the filters, the repetitions or the shard changed; run it afresh with --force")
+        }
+        if directory == nil {
+            let path = out ?? "Reports/\(SuiteLimits.safeFileName(parsed.name))-\(Self.timestamp())"
+            do {
+                let opened = try OutputDirectory(path: path, mode: force ? .force : .fresh)
+                directory = opened
+                journal = try Journal(creating: opened.journalPath, header: JournalHeader(
+                    plan: planRecord, suite: suitePath, filters: filters, skips: skips, repetitions: repetitions,
+                    shard: shardText, startedAt: Date().formatted(.iso8601)))
+            } catch let error as OutputDirectoryError {
+                throw CommandFailure.input(TerminalReport.safe(error.description))
+            } catch let error as JournalError {
+                throw CommandFailure.input(TerminalReport.safe(error.description))
+            }
+        }
+        guard let directory, let journal else { throw CommandFailure.harness("the output folder was not opened") }
+        try execute(plan, planRecord: planRecord, suiteName: parsed.name, suitePath: suitePath, directory: directory, journal: journal, catalog: catalog)
+    }
+
+    private func execute(_ plan: Plan, planRecord: PlanRecord, suiteName: String, suitePath: String, directory: OutputDirectory,
+                         journal: Journal, catalog: ScenarioCatalog) throws {
         let interactive = isatty(STDOUT_FILENO) == 1
         let terminal = TerminalReport(color: interactive && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
         let controller = RunController(
-            supervisor: TrialSupervisor(executable: currentExecutablePath()), outputDirectory: directory,
+            supervisor: TrialSupervisor(executable: currentExecutablePath()),
             customMetrics: catalog.declaredMetrics(of: plan.trials.map(\.scenario))
         )
-
-        print("Running \(parsed.name): \(plan.trials.count) trials from \(suite)")
+        let remaining = RunController.remaining(plan, after: journal.finished)
+        RunnerSignals.catchStopSignals()
+        let resumed = plan.trials.count - remaining.count
+        print(TerminalReport.safe("Running \(suiteName): \(plan.trials.count) trials from \(suitePath)") + (resumed > 0 ? " (\(resumed) finished before, resumed)" : ""))
+        let columns = Self.terminalColumns()
         let record: RunRecord
         do {
             let started = Date()
-            if interactive, let first = plan.trials.first {
-                print(terminal.progressLine(done: 0, total: plan.trials.count, elapsedSeconds: 0, next: first.name), terminator: "")
+            if interactive, let first = remaining.first {
+                print(TerminalReport.safe(terminal.progressLine(done: resumed, total: plan.trials.count, elapsedSeconds: 0, next: first.name)), terminator: "")
                 fflush(nil)
             }
-            record = try controller.run(plan, planRecord: planRecord) { trial, index, total in
-                let line = TerminalReport.safe(terminal.trialLine(trial, index: index, total: total))
+            var ranNow = 0
+            record = try controller.run(plan, planRecord: planRecord, journal: journal, runJSONPath: directory.runJSONPath) { trial, done, total in
+                ranNow += 1
+                let line = TerminalReport.safe(terminal.trialLine(trial, index: done, total: total))
                 guard interactive else {
                     // Not a terminal (CI logs, pipes): a plain line per trial.
                     print(line)
@@ -104,32 +170,41 @@ struct RunCommand: ParsableCommand {
                 // On a terminal, unexpected trials keep a line of their own and one
                 // progress line below them says how far the run is and what runs next.
                 if !trial.expected { print("\r\u{1B}[2K" + line) }
-                let next = index < total ? plan.trials[index].name : nil
-                let progress = TerminalReport.safe(terminal.progressLine(done: index, total: total, elapsedSeconds: Date().timeIntervalSince(started), next: next))
-                let columns = Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 120
-                print("\r\u{1B}[2K" + String(progress.prefix(max(40, columns - 1))), terminator: index < total ? "" : "\n")
+                let next = ranNow < remaining.count ? remaining[ranNow].name : nil
+                let progress = TerminalReport.safe(terminal.progressLine(done: done, total: total, elapsedSeconds: Date().timeIntervalSince(started), next: next))
+                print("\r\u{1B}[2K" + String(progress.prefix(columns - 1)), terminator: done < total ? "" : "\n")
                 fflush(nil)
             }
         } catch {
-            FileHandle.standardError.write(Data("error: could not write the run's records under \(directory): \(error)\n".utf8))
-            throw ExitCode(StrainExitCode.harnessError)
+            throw CommandFailure.harness("could not write the run's records under \(TerminalReport.safe(directory.path)): \(error)")
         }
-        var written = [controller.runJSONPath, controller.journalPath]
+        if interactive, record.interrupted == true { print("") }
+        var written = [directory.runJSONPath, directory.journalPath]
         for format in format where format != .json {
-            let path = (directory as NSString).appendingPathComponent(format.fileName)
+            let path = (directory.path as NSString).appendingPathComponent(format.fileName)
             do {
-                try format.render(record).write(to: URL(fileURLWithPath: path), options: .atomic)
+                try AtomicFile.write(format.render(record), to: path)
                 written.append(path)
             } catch {
-                FileHandle.standardError.write(Data("error: could not write \(path): \(error)\n".utf8))
-                throw ExitCode(StrainExitCode.harnessError)
+                throw CommandFailure.harness("could not write \(path): \(error)")
             }
         }
         print(TerminalReport.safe(terminal.render(record)))
-        print("Wrote " + written.dropLast().joined(separator: ", ") + " and " + written.last!)
+        print(TerminalReport.safe("Wrote " + written.dropLast().joined(separator: ", ") + " and " + written.last!))
 
+        if let signal = RunnerSignals.stopSignal {
+            let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)"
+            writeStandardError("strain: stopped by \(name) after \(record.trials.count) of \(plan.trials.count) trials; run.json is marked interrupted. Continue with: strain run --resume \(directory.path)")
+            throw ExitCode(StrainExitCode.stopped(by: signal))
+        }
         if record.trials.contains(where: { $0.outcome.kind == .harnessError }) { throw ExitCode(StrainExitCode.harnessError) }
         if record.trials.contains(where: { !$0.expected }) { throw ExitCode(StrainExitCode.unexpectedOutcome) }
+    }
+
+    /// The terminal's width from `COLUMNS`, within 40 to 1,000 whatever it says.
+    static func terminalColumns() -> Int {
+        let columns = Int(ProcessInfo.processInfo.environment["COLUMNS"]?.trimmingCharacters(in: .whitespaces) ?? "") ?? 120
+        return min(1000, max(40, columns))
     }
 
     static func timestamp() -> String {
@@ -138,4 +213,9 @@ struct RunCommand: ParsableCommand {
         formatter.timeZone = TimeZone(identifier: "UTC")
         return formatter.string(from: Date())
     }
+}
+
+/// Writes a line to standard error, ignoring a reader that went away.
+func writeStandardError(_ text: String) {
+    try? FileHandle.standardError.write(contentsOf: Data((text + "\n").utf8))
 }

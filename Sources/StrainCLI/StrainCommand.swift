@@ -13,6 +13,25 @@ public enum StrainExitCode {
     public static let inputError: Int32 = 2
     /// The harness failed: a trial ended in `harnessError`, or reports could not be written.
     public static let harnessError: Int32 = 3
+    /// The run was stopped by SIGINT (Ctrl-C): finished trials, run.json and the reports were written, marked interrupted.
+    public static let interrupted: Int32 = 130
+    /// The run was stopped by SIGTERM: as for SIGINT.
+    public static let terminated: Int32 = 143
+
+    /// The code for a run stopped by `signal`: 128 + its number (130 for SIGINT, 143 for SIGTERM).
+    public static func stopped(by signal: Int32) -> Int32 { 128 + signal }
+}
+
+/// A command's failure with its message and its `StrainExitCode`, thrown to
+/// `StrainCommand.main`, which prints `error: MESSAGE` and exits with the code.
+struct CommandFailure: Error {
+    var code: Int32
+    var message: String
+
+    /// A usage or input mistake (exit 2).
+    static func input(_ message: String) -> CommandFailure { CommandFailure(code: StrainExitCode.inputError, message: message) }
+    /// A failure of the harness (exit 3).
+    static func harness(_ message: String) -> CommandFailure { CommandFailure(code: StrainExitCode.harnessError, message: message) }
 }
 
 /// The `strain` command, over a scenario catalog, so a package can build its own
@@ -25,10 +44,15 @@ public enum StrainCommand {
             TrialCommand.runChild(arguments: Array(arguments.dropFirst()), catalog: catalog)
         }
         activeCatalog.withLock { $0 = catalog }
+        // A reader that went away (`strain … | head -1`) makes writes fail, never kills the runner.
+        signal(SIGPIPE, SIG_IGN)
         do {
             var command = try Strain.parseAsRoot(arguments)
             try command.run()
             exit(StrainExitCode.success)
+        } catch let failure as CommandFailure {
+            writeStandardError("error: \(failure.message)")
+            exit(failure.code)
         } catch let code as ExitCode {
             exit(code.rawValue)
         } catch {
@@ -38,7 +62,7 @@ public enum StrainCommand {
                 print(message)
                 exit(StrainExitCode.success)
             }
-            FileHandle.standardError.write(Data((message + "\n").utf8))
+            writeStandardError(message)
             exit(StrainExitCode.inputError)
         }
     }
@@ -53,7 +77,7 @@ struct Strain: ParsableCommand {
         commandName: "strain",
         abstract: "Stress-test Swift concurrency: stack exhaustion, starvation and their costs, per strategy.",
         discussion: """
-        Exit codes: 0 every outcome expected; 1 an unexpected outcome; 2 usage or input error; 3 harness error.
+        Exit codes: 0 every outcome expected; 1 an unexpected outcome; 2 usage or input error; 3 harness error; 130 and 143 stopped by SIGINT or SIGTERM (finished trials kept, run.json marked interrupted).
         """,
         subcommands: [RunCommand.self, ReportCommand.self, ListCommand.self],
         defaultSubcommand: RunCommand.self

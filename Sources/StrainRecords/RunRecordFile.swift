@@ -10,8 +10,9 @@ public enum RunRecordFile {
         }
     }
 
+    /// Writes run.json whole or not at all (`AtomicFile`).
     public static func write(_ run: RunRecord, to path: String) throws {
-        try encode(run).write(to: URL(fileURLWithPath: path), options: .atomic)
+        try AtomicFile.write(encode(run), to: path)
     }
 
     /// run.json's bytes: pretty, with sorted keys, so two renderings compare.
@@ -27,5 +28,68 @@ public enum RunRecordFile {
         let version = try JSONDecoder().decode(Version.self, from: data).schemaVersion
         guard RunRecord.supportedSchemaVersions.contains(version) else { throw VersionError(path: path, found: version) }
         return try JSONDecoder().decode(RunRecord.self, from: data)
+    }
+}
+
+extension RunRecordFile {
+    /// Why a run.json could not be loaded, worded for the user; every case is an input error.
+    public struct LoadError: Error, Sendable, CustomStringConvertible {
+        public var path: String
+        public var message: String
+        public var description: String { "\(path): \(message)" }
+    }
+
+    /// Reads a run.json a user named: a regular file, JSON, a supported schema
+    /// version, then the record, each failure with its own message.
+    public static func load(from path: String) throws(LoadError) -> RunRecord {
+        let data: Data
+        do {
+            data = try InputFile.read(path, what: "a run.json that `strain run` wrote", limit: 1 << 30)
+        } catch {
+            throw LoadError(path: path, message: error.message)
+        }
+        guard (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil else {
+            throw LoadError(path: path, message: "is not valid JSON; give a run.json that `strain run` wrote")
+        }
+        struct Version: Decodable { var schemaVersion: Int? }
+        guard let version = try? JSONDecoder().decode(Version.self, from: data) else {
+            throw LoadError(path: path, message: "is JSON but not a JSON object with a whole-number `schemaVersion`; give a run.json that `strain run` wrote")
+        }
+        guard let found = version.schemaVersion else {
+            throw LoadError(path: path, message: "is JSON but has no `schemaVersion`, so it is not a run.json")
+        }
+        guard RunRecord.supportedSchemaVersions.contains(found) else {
+            throw LoadError(path: path, message: VersionError(path: path, found: found).description.dropFirst(path.count + 2).description)
+        }
+        do {
+            return try JSONDecoder().decode(RunRecord.self, from: data)
+        } catch let error as DecodingError {
+            throw LoadError(path: path, message: "is valid JSON but not a run.json Strain can read: \(describe(error))")
+        } catch {
+            throw LoadError(path: path, message: "is valid JSON but not a run.json Strain can read: \(error)")
+        }
+    }
+
+    /// A decoding error as `at trials[3].metrics.wallSeconds: …`.
+    static func describe(_ error: DecodingError) -> String {
+        func place(_ path: [any CodingKey]) -> String {
+            var text = ""
+            for key in path {
+                if let index = key.intValue { text += "[\(index)]" } else { text += (text.isEmpty ? "" : ".") + key.stringValue }
+            }
+            return text.isEmpty ? "the top level" : text
+        }
+        switch error {
+        case .typeMismatch(let type, let context):
+            return "at \(place(context.codingPath)): expected \(type) (\(context.debugDescription))"
+        case .valueNotFound(let type, let context):
+            return "at \(place(context.codingPath)): a \(type) is missing"
+        case .keyNotFound(let key, let context):
+            return "at \(place(context.codingPath + [key])): the key is missing"
+        case .dataCorrupted(let context):
+            return "at \(place(context.codingPath)): \(context.debugDescription)"
+        @unknown default:
+            return "\(error)"
+        }
     }
 }

@@ -82,3 +82,101 @@ enum SchemaCheck {
         return (process.terminationStatus == 0, output)
     }
 }
+
+/// A `strain` started in the background, its output in files, so a test can
+/// signal it mid-run; `finish` waits with a bound and kills it past that.
+final class BackgroundStrain {
+    let process = Process()
+    let stdoutPath: String
+    let stderrPath: String
+
+    init(_ arguments: [String], in folder: String) throws {
+        stdoutPath = (folder as NSString).appendingPathComponent("stdout-\(UUID().uuidString)")
+        stderrPath = (folder as NSString).appendingPathComponent("stderr-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        process.executableURL = URL(fileURLWithPath: StrainBinary.path)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
+        process.standardError = FileHandle(forWritingAtPath: stderrPath)
+        try process.run()
+    }
+
+    var pid: Int32 { process.processIdentifier }
+
+    /// The pids of the runner's children, waiting up to `seconds` for one to appear.
+    func children(within seconds: Double = 20) -> [Int32] {
+        let giveUp = Date().addingTimeInterval(seconds)
+        while Date() < giveUp {
+            let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+            let pids = text.split(separator: " ").compactMap { Int32($0) }
+            if !pids.isEmpty { return pids }
+            usleep(20_000)
+        }
+        return []
+    }
+
+    /// Waits until stdout contains `text` (or `seconds` pass).
+    @discardableResult func waitForOutput(_ text: String, seconds: Double = 30) -> Bool {
+        let giveUp = Date().addingTimeInterval(seconds)
+        while Date() < giveUp {
+            if (try? String(contentsOfFile: stdoutPath, encoding: .utf8))?.contains(text) == true { return true }
+            usleep(20_000)
+        }
+        return false
+    }
+
+    func signal(_ number: Int32) { kill(pid, number) }
+
+    /// Waits for the runner to exit, killing it after `timeout` seconds.
+    func finish(timeout: Double = 60) -> StrainBinary.Result {
+        let giveUp = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < giveUp { usleep(20_000) }
+        if process.isRunning { kill(pid, SIGKILL) }
+        process.waitUntilExit()
+        let out = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""
+        let err = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
+        let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        return StrainBinary.Result(status: status, stdout: out, stderr: err)
+    }
+}
+
+/// Processes as the kernel sees them.
+enum Processes {
+    /// Whether `pid` is alive: it exists and is not a zombie.
+    static func isAlive(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        let state = stat[stat.index(close, offsetBy: 2)]
+        return state != "Z" && state != "X"
+    }
+
+    /// Waits up to `seconds` for `pid` to be gone; true when it is.
+    static func waitUntilGone(_ pid: Int32, seconds: Double = 10) -> Bool {
+        let giveUp = Date().addingTimeInterval(seconds)
+        while Date() < giveUp {
+            if !isAlive(pid) { return true }
+            usleep(20_000)
+        }
+        return !isAlive(pid)
+    }
+
+    /// Every live pid in process group `group`.
+    static func members(ofGroup group: Int32) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { Int32($0) }.filter { pid in
+            guard isAlive(pid), let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
+            return fields.count > 2 && Int32(fields[2]) == group
+        }
+    }
+}
+
+/// A new temporary folder for one test.
+func temporaryFolder() throws -> String {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strain-test-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    return folder
+}

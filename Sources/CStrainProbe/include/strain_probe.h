@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -97,6 +98,33 @@ char *strain_demangle_swift(const char *name);
 
 /// Demangles an Itanium C++ symbol; returns a malloc'd string or NULL.
 char *strain_demangle_cxx(const char *name);
+
+// MARK: - Lifetimes: the runner's stop signals, the child's tie to its runner (strain_lifecycle.c)
+
+/// The signal a child asks to get when its runner dies (PR_SET_PDEATHSIG).
+#define STRAIN_PARENT_DEATH_SIGNAL (SIGRTMAX)
+
+/// The runner's side: SIGINT and SIGTERM only set a flag the supervisor polls
+/// (a second one ends the runner at once); SIGPIPE is ignored. Returns 0 or errno.
+int strain_runner_catch_stop_signals(void);
+/// The first stop signal caught (SIGINT or SIGTERM), 0 while none has been.
+int strain_runner_stop_signal(void);
+/// Sets the stop flag as if `signal_number` had arrived (tests).
+void strain_runner_request_stop(int signal_number);
+
+/// The child's side: when the runner dies, the kernel sends
+/// `STRAIN_PARENT_DEATH_SIGNAL`, whose handler kills the child's process group
+/// (the child and the grandchildren in it). Checks that the parent is still
+/// `expected_parent`, and kills the group at once if it is not.
+///
+/// - Important: the kernel sends the parent-death signal when the *thread* that
+///   spawned the child exits, so the runner spawns trials from one long-lived thread.
+/// Returns 0 or an errno value.
+int strain_child_bind_to_parent(int expected_parent);
+
+/// A pipe whose both ends are close-on-exec from the moment they exist (pipe2),
+/// so a spawn on another thread never inherits them. Returns 0 or an errno value.
+int strain_pipe_cloexec(int ends[2]);
 
 // MARK: - Heartbeat, scenario work, thread dumps (strain_watch.c)
 

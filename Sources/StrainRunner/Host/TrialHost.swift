@@ -11,7 +11,7 @@ import StrainKit
 ///   that it is still single-threaded and says so in its report.
 public enum TrialHost {
     /// The file descriptor of the result pipe in the child.
-    public static let resultDescriptor: Int32 = 3
+    public static let resultDescriptor = ChildEnvironment.resultDescriptor
     /// Frames the fault handler keeps (head and tail); an 8 MiB overflow is ~131,000.
     public static let frameCapacity = 1 << 18
     /// Stack of the harness thread that prepares a scenario (building and archiving deep graphs).
@@ -21,6 +21,9 @@ public enum TrialHost {
 
     public static func run(specJSON: String, catalog: ScenarioCatalog) -> Never {
         let threadsAtStart = Int(strain_thread_count())
+        // First of all: never outlive the runner, even one killed with SIGKILL.
+        let parent = getenv(ChildEnvironment.parentPID).flatMap { Int32(String(cString: $0)) } ?? 0
+        let bindStatus = strain_child_bind_to_parent(parent)
         let spec: TrialSpec
         do {
             spec = try JSONDecoder().decode(TrialSpec.self, from: Data(specJSON.utf8))
@@ -30,12 +33,12 @@ public enum TrialHost {
         }
         let profileStatus = strain_set_stack_profile(spec.profile.threadStackBytes ?? 0, spec.profile.mainStackBytes ?? 0)
         let installStatus = strain_probe_install(resultDescriptor, frameCapacity)
-        guard profileStatus == 0, installStatus == 0 else {
-            finish(HostReport(outcome: TrialOutcome(kind: .harnessError, message: "could not set up the child (profile errno \(profileStatus), fault handler errno \(installStatus))"),
+        guard profileStatus == 0, installStatus == 0, bindStatus == 0 else {
+            finish(HostReport(outcome: TrialOutcome(kind: .harnessError, message: "could not set up the child (profile errno \(profileStatus), fault handler errno \(installStatus), parent-death signal errno \(bindStatus))"),
                               metrics: TrialMetrics(), threads: [], threadsAtStart: threadsAtStart))
         }
         // The parent shares the heartbeat's block, before any work reports progress.
-        if let value = getenv("STRAIN_HEARTBEAT_FD"), let shared = Int32(String(cString: value)) {
+        if let value = getenv(ChildEnvironment.heartbeatDescriptor), let shared = Int32(String(cString: value)) {
             _ = strain_heartbeat_share(shared)
         }
         guard threadsAtStart == 1 else {

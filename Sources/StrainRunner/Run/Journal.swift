@@ -1,32 +1,152 @@
 import Foundation
+import Glibc
 import StrainKit
 
-/// Finished trials appended to `trials.jsonl` one line each, flushed to disk
-/// as each trial ends: a run that is interrupted keeps every finished trial.
+/// The first line of `trials.jsonl`: which plan the journal belongs to and how
+/// the run was asked for, so `--resume` can rebuild the same plan and check it.
+public struct JournalHeader: Codable, Sendable, Equatable {
+    /// The journal format this Strain writes and reads.
+    public static let currentVersion = 1
+    /// The version of this journal's format; readers check it first.
+    public var strainJournal: Int
+    /// The plan's identity (`Plan.identity`), size and shard.
+    public var plan: PlanRecord
+    /// The suite file the run read.
+    public var suite: String
+    /// `--filter`, `--skip`, `--repetitions` and `--shard` as given.
+    public var filters: [String]
+    public var skips: [String]
+    public var repetitions: Int?
+    public var shard: String?
+    public var startedAt: String
+
+    public init(plan: PlanRecord, suite: String, filters: [String], skips: [String], repetitions: Int?, shard: String?, startedAt: String) {
+        self.strainJournal = Self.currentVersion
+        self.plan = plan
+        self.suite = suite
+        self.filters = filters
+        self.skips = skips
+        self.repetitions = repetitions
+        self.shard = shard
+        self.startedAt = startedAt
+    }
+}
+
+/// A journal that cannot be continued, with the reason.
+public struct JournalError: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    public var message: String
+    public var description: String { "\(path): \(message)" }
+}
+
+/// Finished trials appended to `trials.jsonl` one line each, after a header line,
+/// flushed to disk as each trial ends: a run that is killed keeps every finished trial.
+///
+/// Each line is one `write(2)` on a descriptor opened with `O_APPEND`, so a line is
+/// never torn by another writer; a line cut short by a kill (the last one, with no
+/// newline) is dropped when the journal is resumed.
 public final class Journal {
     public let path: String
-    private let handle: FileHandle
+    public let header: JournalHeader
+    /// The trials already in the journal when it was opened (resume), in journal order.
+    public let finished: [TrialRecord]
+    private let descriptor: Int32
     private let encoder = JSONEncoder()
 
-    /// Opens (creating) the journal; throws at setup, not mid-run.
-    public init(path: String) throws {
+    /// Starts a new journal, replacing any file at `path`.
+    public init(creating path: String, header: JournalHeader) throws(JournalError) {
         self.path = path
-        if !FileManager.default.fileExists(atPath: path) {
-            guard FileManager.default.createFile(atPath: path, contents: nil) else {
-                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
-            }
+        self.header = header
+        self.finished = []
+        descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw JournalError(path: path, message: "cannot create the journal: \(String(cString: strerror(errno)))") }
+        encoder.outputFormatting = [.sortedKeys]
+        guard let line = try? encoder.encode(header) else {
+            close(descriptor)
+            throw JournalError(path: path, message: "cannot encode the journal's header")
         }
-        handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        try handle.seekToEnd()
+        do {
+            try writeLine(line)
+        } catch {
+            close(descriptor)
+            throw error
+        }
+    }
+
+    /// Opens an existing journal to continue it: reads its header and finished
+    /// trials, drops a torn last line, and appends after the last whole one.
+    public init(resuming path: String) throws(JournalError) {
+        self.path = path
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw JournalError(path: path, message: "cannot read the journal")
+        }
+        let contents = try Self.parse(data, path: path)
+        header = contents.header
+        finished = contents.trials
+        descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        guard descriptor >= 0 else { throw JournalError(path: path, message: "cannot open the journal for writing: \(String(cString: strerror(errno)))") }
+        if contents.wholeBytes < data.count { _ = ftruncate(descriptor, off_t(contents.wholeBytes)) }
         encoder.outputFormatting = [.sortedKeys]
     }
 
-    public func append(_ record: TrialRecord) throws {
-        var line = try encoder.encode(record)
-        line.append(UInt8(ascii: "\n"))
-        try handle.write(contentsOf: line)
-        try handle.synchronize()
+    /// A journal's header and whole trial lines; `wholeBytes` is where the last whole line ends.
+    public static func parse(_ data: Data, path: String) throws(JournalError) -> (header: JournalHeader, trials: [TrialRecord], wholeBytes: Int) {
+        let bytes = [UInt8](data)
+        var lines: [ArraySlice<UInt8>] = []
+        var start = 0
+        for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") {
+            lines.append(bytes[start..<index])
+            start = index + 1
+        }
+        let wholeBytes = start
+        guard let first = lines.first else {
+            throw JournalError(path: path, message: "the journal is empty (the run was stopped before its first line); start it again with --force")
+        }
+        struct Version: Decodable { var strainJournal: Int }
+        guard let version = try? JSONDecoder().decode(Version.self, from: Data(first)) else {
+            throw JournalError(path: path, message: "the first line is not a Strain journal header (a journal from an older Strain cannot be resumed); start again with --force")
+        }
+        guard version.strainJournal == JournalHeader.currentVersion else {
+            throw JournalError(path: path, message: "journal version \(version.strainJournal) is not supported; this Strain resumes version \(JournalHeader.currentVersion)")
+        }
+        let header: JournalHeader
+        do {
+            header = try JSONDecoder().decode(JournalHeader.self, from: Data(first))
+        } catch {
+            throw JournalError(path: path, message: "the journal's header cannot be read: \(error)")
+        }
+        var trials: [TrialRecord] = []
+        for (number, line) in lines.dropFirst().enumerated() where !line.isEmpty {
+            do {
+                trials.append(try JSONDecoder().decode(TrialRecord.self, from: Data(line)))
+            } catch {
+                throw JournalError(path: path, message: "line \(number + 2) is not a trial record: \(error)")
+            }
+        }
+        return (header, trials, wholeBytes)
     }
 
-    deinit { try? handle.close() }
+    public func append(_ record: TrialRecord) throws(JournalError) {
+        let line: Data
+        do { line = try encoder.encode(record) } catch {
+            throw JournalError(path: path, message: "cannot encode trial \(record.id): \(error)")
+        }
+        try writeLine(line)
+    }
+
+    /// One write(2) of the line and its newline, then fsync.
+    private func writeLine(_ line: Data) throws(JournalError) {
+        var bytes = [UInt8](line)
+        bytes.append(UInt8(ascii: "\n"))
+        var written = -1
+        repeat {
+            written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+        } while written < 0 && errno == EINTR
+        guard written == bytes.count else {
+            throw JournalError(path: path, message: written < 0 ? "cannot append: \(String(cString: strerror(errno)))" : "a short write (\(written) of \(bytes.count) bytes; is the disk full?)")
+        }
+        guard fsync(descriptor) == 0 else { throw JournalError(path: path, message: "cannot flush: \(String(cString: strerror(errno)))") }
+    }
+
+    deinit { close(descriptor) }
 }

@@ -1,41 +1,48 @@
+import CStrainProbe
 import Foundation
 import Glibc
 import StrainKit
 
 /// Runs a plan trial by trial: each in its own child, each recorded in the
 /// journal as it ends, then the whole run written as `run.json`.
+///
+/// A journal opened to resume brings the trials it already holds: those are not
+/// run again, and the run's record holds each trial ID once, in plan order. A stop
+/// signal (`RunnerSignals`) ends the loop after the trial in flight is killed; the
+/// record is then written with `interrupted: true`.
 public struct RunController: Sendable {
     public var supervisor: TrialSupervisor
-    public var outputDirectory: String
     /// The metrics the plan's scenarios declare, recorded in run.json.
     public var customMetrics: [MetricDescriptor]
 
-    public init(supervisor: TrialSupervisor, outputDirectory: String, customMetrics: [MetricDescriptor] = []) {
+    public init(supervisor: TrialSupervisor, customMetrics: [MetricDescriptor] = []) {
         self.supervisor = supervisor
-        self.outputDirectory = outputDirectory
         self.customMetrics = customMetrics
     }
 
-    /// Paths of what a run writes.
-    public var runJSONPath: String { (outputDirectory as NSString).appendingPathComponent("run.json") }
-    public var journalPath: String { (outputDirectory as NSString).appendingPathComponent("trials.jsonl") }
+    /// The trials of `plan` a journal does not hold yet, in plan order.
+    public static func remaining(_ plan: Plan, after finished: [TrialRecord]) -> [TrialSpec] {
+        let done = Set(finished.map(\.id))
+        return plan.trials.filter { !done.contains($0.id) }
+    }
 
-    /// Runs every trial of `plan`; `progress` hears of each as it ends.
-    /// Runs every trial of `plan`; `progress` hears of each as it ends. `planRecord`
-    /// says what the whole plan was when `plan` is one shard of it.
-    public func run(_ plan: Plan, planRecord: PlanRecord? = nil, progress: (TrialRecord, Int, Int) -> Void) throws -> RunRecord {
-        try FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
-        let journal = try Journal(path: journalPath)
-        let startedAt = Date().formatted(.iso8601)
+    /// Runs every trial of `plan` the journal does not hold, appending each to it,
+    /// and writes run.json to `runJSONPath`. `progress` hears of each trial as it
+    /// ends, with the count of finished trials and the plan's size.
+    public func run(_ plan: Plan, planRecord: PlanRecord, journal: Journal, runJSONPath: String,
+                    progress: (TrialRecord, Int, Int) -> Void) throws -> RunRecord {
+        let startedAt = journal.finished.isEmpty ? Date().formatted(.iso8601) : journal.header.startedAt
         var environment = EnvironmentProbe.current()
         let cpuAtStart = EnvironmentProbe.CPUTimes.now()
-        var trials: [TrialRecord] = []
-        trials.reserveCapacity(plan.trials.count)
-        for spec in plan.trials {
-            let record = supervisor.run(spec)
+        let planned = Set(plan.trials.map(\.id))
+        var byID: [TrialID: TrialRecord] = [:]
+        for record in journal.finished where planned.contains(record.id) && byID[record.id] == nil { byID[record.id] = record }
+        for spec in Self.remaining(plan, after: Array(byID.values)) {
+            if RunnerSignals.stopSignal != nil { break }
+            guard let record = supervisor.runUnlessStopped(spec) else { break }
             try journal.append(record)
-            trials.append(record)
-            progress(record, trials.count, plan.trials.count)
+            byID[record.id] = record
+            progress(record, byID.count, plan.trials.count)
         }
         environment.loadAverageEnd = EnvironmentProbe.loadAverage
         if let cpuAtStart, let cpuAtEnd = EnvironmentProbe.CPUTimes.now() {
@@ -43,14 +50,29 @@ public struct RunController: Sendable {
         }
         var usage = rusage()
         getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
-        let run = RunRecord(
+        let trials = plan.trials.compactMap { byID[$0.id] }
+        var run = RunRecord(
             suite: plan.suite.resolved, environment: environment, startedAt: startedAt,
             finishedAt: Date().formatted(.iso8601), runnerPeakRSSBytes: usage.ru_maxrss * 1024, trials: trials,
-            customMetrics: customMetrics.isEmpty ? nil : customMetrics,
-            plan: planRecord ?? PlanRecord(hash: plan.identity, trialCount: plan.trials.count, shard: nil)
+            customMetrics: customMetrics.isEmpty ? nil : customMetrics, plan: planRecord
         )
+        if trials.count < plan.trials.count { run.interrupted = true }
         try RunRecordFile.write(run, to: runJSONPath)
         return run
     }
 }
 
+/// The runner's stop signals, SIGINT and SIGTERM, heard as a flag the supervisor
+/// polls (the handler in `CStrainProbe` only stores the signal's number).
+public enum RunnerSignals {
+    /// Catches SIGINT and SIGTERM (a second one ends the runner at once) and ignores SIGPIPE.
+    public static func catchStopSignals() {
+        _ = strain_runner_catch_stop_signals()
+    }
+
+    /// The first stop signal the runner caught, nil while none has.
+    public static var stopSignal: Int32? {
+        let signal = strain_runner_stop_signal()
+        return signal == 0 ? nil : signal
+    }
+}

@@ -1,3 +1,4 @@
+import CStrainProbe
 import Foundation
 import Glibc
 
@@ -86,9 +87,10 @@ private struct Pipe {
 
     static func make() throws(SupervisorError) -> Pipe {
         var ends: [Int32] = [0, 0]
-        // Trials start one at a time, so no other spawn can inherit the ends
-        // in the moment before they are moved and marked close-on-exec.
-        guard pipe(&ends) == 0 else { throw SupervisorError(errno: errno, message: "could not create a pipe") }
+        // Close-on-exec from the start (pipe2), so a spawn on another thread
+        // never inherits the ends; then moved above fd 3 and 4.
+        let status = strain_pipe_cloexec(&ends)
+        guard status == 0 else { throw SupervisorError(errno: status, message: "could not create a pipe") }
         let read = fcntl(ends[0], F_DUPFD_CLOEXEC, 10)
         let write = fcntl(ends[1], F_DUPFD_CLOEXEC, 10)
         close(ends[0])

@@ -30,7 +30,17 @@ public struct TrialSupervisor: Sendable {
         self.dumpBuilder = ThreadDumpBuilder(symbolizer: symbolizer)
     }
 
+    /// Runs one trial; a trial the runner stopped (a stop signal) is a `harnessError`.
     public func run(_ spec: TrialSpec) -> TrialRecord {
+        runUnlessStopped(spec) ?? TrialRecord(
+            graded: spec, outcome: TrialOutcome(kind: .harnessError, message: "the runner was stopped by a signal during this trial"),
+            metrics: TrialMetrics(), trace: nil, stdout: nil, stderr: nil, startedAt: Date().formatted(.iso8601))
+    }
+
+    /// Runs one trial, or returns nil when a stop signal reached the runner while it
+    /// ran: the child's process group is then killed and the trial has no outcome.
+    public func runUnlessStopped(_ spec: TrialSpec) -> TrialRecord? {
+        if RunnerSignals.stopSignal != nil { return nil }
         let startedAt = Date().formatted(.iso8601)
         let specJSON: String
         do {
@@ -42,10 +52,12 @@ public struct TrialSupervisor: Sendable {
         var environment = ProcessInfo.processInfo.environment
         // Swift's own backtracer would race our handler for the same signals.
         environment["SWIFT_BACKTRACE"] = "enable=no"
+        // The child checks this against getppid() after asking for a parent-death signal.
+        environment[ChildEnvironment.parentPID] = String(getpid())
         // The heartbeat in shared memory, so a child too wedged to report can still be judged at its deadline.
         let heartbeat = SharedHeartbeat()
         defer { heartbeat?.close() }
-        if heartbeat != nil { environment[SharedHeartbeat.environmentKey] = String(ChildProcess.sharedDescriptor) }
+        if heartbeat != nil { environment[ChildEnvironment.heartbeatDescriptor] = String(ChildProcess.sharedDescriptor) }
         let start = strain_monotonic_ns()
         let child: ChildProcess
         do {
@@ -55,7 +67,8 @@ public struct TrialSupervisor: Sendable {
             return TrialRecord(graded: spec, outcome: TrialOutcome(kind: .harnessError, message: error.description),
                                metrics: TrialMetrics(), trace: nil, stdout: nil, stderr: nil, startedAt: startedAt)
         }
-        let watched = watch(child, start: start, deadline: start + UInt64(spec.timeoutSeconds * 1e9), heartbeat: heartbeat)
+        let watched = watch(child, start: start, deadline: start &+ Self.nanoseconds(spec.timeoutSeconds), heartbeat: heartbeat)
+        if watched.stoppedByRunner { return nil }
         let elapsed = Double(strain_monotonic_ns() - start) / 1e9
         return record(spec, watched, trialSeconds: elapsed, startedAt: startedAt)
     }
@@ -68,6 +81,8 @@ public struct TrialSupervisor: Sendable {
         var status: Int32 = 0
         var usage = rusage()
         var timedOut = false
+        /// A stop signal reached the runner and the child was killed for it.
+        var stoppedByRunner = false
         var peakThreads = 0
         /// The child's own peak RSS (VmHWM) as last sampled.
         var peakRSSBytes = 0
@@ -98,6 +113,11 @@ public struct TrialSupervisor: Sendable {
 
         while !reaped || !open.isEmpty {
             let now = strain_monotonic_ns()
+            if !reaped, !watched.stoppedByRunner, RunnerSignals.stopSignal != nil {
+                // The runner is stopping: the trial in flight and all it started die now.
+                watched.stoppedByRunner = true
+                child.signalGroup(SIGKILL)
+            }
             if !reaped {
                 if now >= deadline && !watched.timedOut {
                     watched.timedOut = true
@@ -109,7 +129,7 @@ public struct TrialSupervisor: Sendable {
                         watched.deadlineDump = Self.ptraceDump(pid: child.pid)
                     }
                     child.signalGroup(SIGTERM)
-                    killAt = now + UInt64(gracePeriod * 1e9)
+                    killAt = now &+ Self.nanoseconds(gracePeriod)
                 } else if let at = killAt, now >= at {
                     child.signalGroup(SIGKILL)
                     killAt = nil
@@ -123,7 +143,7 @@ public struct TrialSupervisor: Sendable {
                             watched.timeline.append(ThreadSample(seconds: Double(now - start) / 1e9, threads: threads))
                         }
                     }
-                    nextSample = now + UInt64(samplingInterval * 1e9)
+                    nextSample = now &+ Self.nanoseconds(samplingInterval)
                 }
                 var status: Int32 = 0
                 // A stop left over from a ptrace walk is not an exit (stopped: low byte 0x7f).
@@ -155,7 +175,7 @@ public struct TrialSupervisor: Sendable {
                         if !watched.remoteUnwindDone, !reaped, let tids = Self.remoteUnwindRequest(in: watched.result.bytes) {
                             // The child dumped what it could and waits, blocked threads and all: walk the rest from here.
                             watched.remoteUnwindDone = true
-                            let giveUp = strain_monotonic_ns() + UInt64(RemoteUnwinder.budgetSeconds * 1e9)
+                            let giveUp = strain_monotonic_ns() &+ Self.nanoseconds(RemoteUnwinder.budgetSeconds)
                             for tid in tids where strain_monotonic_ns() < giveUp {
                                 if let stack = RemoteUnwinder.stack(pid: child.pid, tid: tid) { watched.remoteStacks[tid] = stack }
                             }
@@ -174,11 +194,19 @@ public struct TrialSupervisor: Sendable {
         return watched
     }
 
+    /// Seconds as nanoseconds, saturating: no value of a suite can trap here, even
+    /// one the parser should have refused (infinity, NaN, 1e300).
+    static func nanoseconds(_ seconds: Double) -> UInt64 {
+        guard seconds.isFinite, seconds > 0 else { return seconds == .infinity ? UInt64.max / 2 : 0 }
+        let value = seconds * 1e9
+        return value >= Double(UInt64.max / 2) ? UInt64.max / 2 : UInt64(value)
+    }
+
     /// Every thread of a live child, walked from here with ptrace.
     static func ptraceDump(pid: Int32) -> RawDump {
         let started = strain_monotonic_ns()
         var threads: [RawThread] = []
-        let giveUp = started + UInt64(RemoteUnwinder.budgetSeconds * 1e9)
+        let giveUp = started &+ nanoseconds(RemoteUnwinder.budgetSeconds)
         for tid in ThreadState.tids(pid: String(pid)) {
             let state = ThreadState.read(pid: String(pid), tid: tid)
             let stack = strain_monotonic_ns() < giveUp ? RemoteUnwinder.stack(pid: pid, tid: tid) : nil
@@ -335,8 +363,6 @@ struct BoundedBuffer {
 
 /// The 4 KiB memfd that holds a child's heartbeat, mapped in the parent too.
 final class SharedHeartbeat {
-    /// The variable that tells the child which fd holds the block.
-    static let environmentKey = "STRAIN_HEARTBEAT_FD"
     let descriptor: Int32
     private let block: UnsafeMutableRawPointer
 

@@ -1,0 +1,77 @@
+// The runner's and the child's ends of a trial's lifetime: how a runner hears
+// SIGINT and SIGTERM, and how a child makes sure it never outlives its runner.
+//
+// The handlers here are async-signal-safe: they store to a sig_atomic_t or call
+// kill(2), nothing else (no malloc, no locks, no stdio).
+#include "strain_probe.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+// The first stop signal the runner caught, 0 while none has.
+static volatile sig_atomic_t strain_stop_signal = 0;
+
+// Records the signal and nothing else: the runner's loop polls the flag every few
+// milliseconds, kills the trial's process group and writes what it has.
+static void strain_stop_handler(int signal_number) {
+    if (strain_stop_signal == 0) strain_stop_signal = signal_number;
+}
+
+int strain_runner_catch_stop_signals(void) {
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_handler = strain_stop_handler;
+    // SA_RESETHAND: a second Ctrl-C ends the runner at once (its child still
+    // dies with it, through the parent-death signal).
+    action.sa_flags = SA_RESETHAND;
+    sigemptyset(&action.sa_mask);
+    if (sigaction(SIGINT, &action, NULL) != 0) return errno;
+    if (sigaction(SIGTERM, &action, NULL) != 0) return errno;
+    // A closed stdout (`strain run … | head -1`) makes writes fail with EPIPE
+    // instead of killing the run before run.json is written.
+    struct sigaction ignore;
+    memset(&ignore, 0, sizeof(ignore));
+    ignore.sa_handler = SIG_IGN;
+    if (sigaction(SIGPIPE, &ignore, NULL) != 0) return errno;
+    return 0;
+}
+
+int strain_runner_stop_signal(void) { return strain_stop_signal; }
+
+void strain_runner_request_stop(int signal_number) {
+    if (strain_stop_signal == 0) strain_stop_signal = signal_number;
+}
+
+// Runs in the child when its runner dies: kills the child's whole process group,
+// the child and every grandchild that stayed in it, with one kill(2).
+static void strain_parent_death_handler(int signal_number) {
+    (void)signal_number;
+    kill(0, SIGKILL);
+    _exit(137);
+}
+
+int strain_child_bind_to_parent(int expected_parent) {
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_handler = strain_parent_death_handler;
+    action.sa_flags = SA_ONSTACK;
+    sigemptyset(&action.sa_mask);
+    if (sigaction(STRAIN_PARENT_DEATH_SIGNAL, &action, NULL) != 0) return errno;
+    if (prctl(PR_SET_PDEATHSIG, STRAIN_PARENT_DEATH_SIGNAL) != 0) return errno;
+    // The runner may have died between the spawn and the prctl: then the child
+    // was already re-parented and the death signal will never come.
+    if (expected_parent > 0 && getppid() != expected_parent) {
+        kill(0, SIGKILL);
+        _exit(137);
+    }
+    return 0;
+}
+
+// pipe2 is a GNU extension that Swift's Glibc module does not import.
+int strain_pipe_cloexec(int ends[2]) {
+    return pipe2(ends, O_CLOEXEC) == 0 ? 0 : errno;
+}

@@ -1,0 +1,45 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads a file a user named, refusing what is not a regular file with its own
+/// message (a folder, a FIFO that would block, a device) before opening it.
+public enum InputFile {
+    /// Why a named file cannot be read, worded for the user.
+    public struct Problem: Error, Sendable, CustomStringConvertible {
+        public var path: String
+        public var message: String
+        public var description: String { "\(path): \(message)" }
+    }
+
+    /// The bytes of the regular file at `path`, at most `limit` of them.
+    /// - Parameter what: what the file should be, e.g. "a suite file (.yaml)".
+    public static func read(_ path: String, what: String, limit: Int = 64 << 20) throws(Problem) -> Data {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            let code = errno
+            throw Problem(path: path, message: code == ENOENT
+                ? "no such file; give the path of \(what)"
+                : "cannot be looked at (\(String(cString: strerror(code)))); give the path of \(what)")
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw Problem(path: path, message: "is a folder, not a file; give the path of \(what) inside it")
+        case S_IFIFO: throw Problem(path: path, message: "is a FIFO (named pipe), not a file; Strain reads \(what) from a regular file")
+        case S_IFCHR, S_IFBLK: throw Problem(path: path, message: "is a device, not a file; give the path of \(what)")
+        case S_IFSOCK: throw Problem(path: path, message: "is a socket, not a file; give the path of \(what)")
+        default: throw Problem(path: path, message: "is not a regular file; give the path of \(what)")
+        }
+        guard Int(info.st_size) <= limit else {
+            throw Problem(path: path, message: "is \(info.st_size) bytes, more than the \(limit >> 20) MiB Strain reads as \(what)")
+        }
+        guard access(path, R_OK) == 0 else {
+            throw Problem(path: path, message: "cannot be read (\(String(cString: strerror(errno)))); check its permissions")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw Problem(path: path, message: "cannot be read; check its permissions")
+        }
+        return data
+    }
+}

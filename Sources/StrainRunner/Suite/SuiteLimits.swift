@@ -1,0 +1,84 @@
+import Foundation
+import Glibc
+import StrainKit
+
+/// The range of every number a suite or the command line gives, checked before
+/// anything runs. The README's "Limits" section lists the same values.
+public enum SuiteLimits {
+    /// Repetitions of a run (`repetitions:`, `--repetitions`).
+    public static let repetitions = 1...10_000
+    /// A trial's deadline (`timeout:`): 10 ms to 24 h.
+    public static let timeoutSeconds = 0.01...86_400.0
+    /// The watchdog's no-progress threshold (`stall:`): 100 ms to 24 h. The
+    /// watchdog looks every 1 to 10 ms; below about ten looks, plain lock
+    /// contention would read as a stall.
+    public static let stallSeconds = 0.1...86_400.0
+    /// Trials in one plan, over every run, before filters.
+    public static let maximumTrials = 100_000
+    /// Stack sizes are whole pages.
+    public static let pageBytes = Int(sysconf(Int32(_SC_PAGESIZE)))
+    /// The smallest stack a strategy's thread may have: Swift's runtime and
+    /// Foundation need more than `Thread`'s own 16 KiB floor to start a thread's work.
+    public static let minimumStackBytes = 64 * 1024
+    /// Memory for the threads of one `thread-pool`: count × stack.
+    public static let maximumPoolStackBytes = 16 << 30
+
+    /// The most threads a `thread-pool` may ask for on this machine: the lower of
+    /// the strategy's own cap, a quarter of the kernel's `threads-max` and of the
+    /// process limit (`RLIMIT_NPROC`).
+    public static var maximumPoolThreads: Int {
+        var cap = StrategySpec.maximumPoolThreads
+        if let text = try? String(contentsOfFile: "/proc/sys/kernel/threads-max", encoding: .utf8),
+           let value = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)), value > 0 {
+            cap = min(cap, max(1, value / 4))
+        }
+        var limit = rlimit()
+        if getrlimit(__rlimit_resource_t(6) /* RLIMIT_NPROC */, &limit) == 0, limit.rlim_cur != rlim_t.max {
+            cap = min(cap, max(1, Int(clamping: limit.rlim_cur) / 4))
+        }
+        return cap
+    }
+
+    /// The trials a suite plans, counted without building them; nil past `Int.max`.
+    public static func trialCount(_ suite: Suite) -> Int? {
+        var total = 0
+        for run in suite.runs {
+            var count = 1
+            for factor in run.parameters.map(\.values.count) + [run.profiles.count, run.repetitions, run.strategies.count] {
+                let (product, overflow) = count.multipliedReportingOverflow(by: factor)
+                if overflow { return nil }
+                count = product
+            }
+            let (sum, overflow) = total.addingReportingOverflow(count)
+            if overflow { return nil }
+            total = sum
+        }
+        return total
+    }
+
+    /// Why a suite's plan is too large to build, or nil.
+    public static func planSizeProblem(_ suite: Suite) -> String? {
+        let count = trialCount(suite)
+        guard let count, count <= maximumTrials else {
+            let size = count.map { "\($0)" } ?? "more than \(Int.max)"
+            return "the plan has \(size) trials (parameter values × profiles × repetitions × strategies, summed over the runs); the limit is \(maximumTrials): sweep fewer values, or split the suite"
+        }
+        return nil
+    }
+
+    /// A suite name as one safe path component: letters, digits, `.`, `-` and `_`,
+    /// no leading dot, at most 64 characters (`../../x` becomes `x`).
+    public static func safeFileName(_ name: String) -> String {
+        var result = ""
+        for scalar in name.unicodeScalars {
+            if scalar.isASCII, CharacterSet.alphanumerics.contains(scalar) || "-_.".unicodeScalars.contains(scalar) {
+                result.unicodeScalars.append(scalar)
+            } else if !result.hasSuffix("-") {
+                result += "-"
+            }
+        }
+        while let first = result.first, first == "." || first == "-" { result.removeFirst() }
+        while let last = result.last, last == "." || last == "-" { result.removeLast() }
+        return result.isEmpty ? "suite" : String(result.prefix(64))
+    }
+}

@@ -1,0 +1,11 @@
+/// The names a parent and its `_trial` child agree on: environment variables and
+/// the descriptors they carry, each spelled here only.
+public enum ChildEnvironment {
+    /// The runner's pid, checked by the child against `getppid()` after it asks
+    /// for a parent-death signal.
+    public static let parentPID = "STRAIN_PARENT_PID"
+    /// The fd of the shared heartbeat block.
+    public static let heartbeatDescriptor = "STRAIN_HEARTBEAT_FD"
+    /// The fd of the result pipe in the child.
+    public static let resultDescriptor: Int32 = 3
+}
