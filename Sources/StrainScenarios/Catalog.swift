@@ -8,6 +8,7 @@ extension ScenarioCatalog {
         CyclicGraphScenario.self,
         NestedJSONScenario.self,
         CrashScenario.self,
+        FaultScenario.self,
         ThreadExplosionScenario.self,
         RWBarrierCollectionScenario.self,
         SyncCycleScenario.self,

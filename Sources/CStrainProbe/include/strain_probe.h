@@ -92,6 +92,13 @@ size_t strain_probe_frame_capacity(void);
 /// Writes a null pointer dereference: a real SIGSEGV away from any stack.
 void strain_crash_null_dereference(void);
 
+/// A real SIGBUS: a write to a shared mapping whose file was truncated under it.
+void strain_crash_bus_error(void);
+/// A real SIGFPE: an integer division by zero in C (returns only if it did not trap).
+int strain_crash_divide_by_zero(int numerator);
+/// libstdc++'s std::terminate(): a C++-style abort with its message on stderr.
+void strain_crash_cxx_terminate(void);
+
 /// Demangles a Swift symbol with the runtime's own demangler; returns a malloc'd
 /// string the caller frees, or NULL when `name` is not a Swift symbol.
 char *strain_demangle_swift(const char *name);

@@ -4,4 +4,10 @@ import CStrainProbe
 public enum FaultInjection {
     /// Writes through a null pointer: a SIGSEGV far from any stack.
     public static func nullDereference() { strain_crash_null_dereference() }
+    /// Writes to a shared mapping whose file was truncated under it: a real SIGBUS.
+    public static func busError() { strain_crash_bus_error() }
+    /// Divides an integer by zero in C: a real SIGFPE (Swift's `/` would trap first).
+    public static func divideByZero(_ numerator: Int32) -> Int32 { strain_crash_divide_by_zero(numerator) }
+    /// Calls libstdc++'s `std::terminate()`: what an uncaught C++ exception ends in.
+    public static func cxxTerminate() { strain_crash_cxx_terminate() }
 }

@@ -1,0 +1,130 @@
+import Foundation
+import StrainKit
+
+/// Breaks the trial's process on purpose in the ways a hostile scenario could, to
+/// show that each ends as that trial's outcome and never harms the runner.
+///
+/// Every kind is a real fault (a real SIGBUS, a real integer division by zero), not
+/// `raise()`. `Scenarios/faults.yaml` runs them all with the outcome each must give.
+public struct FaultScenario: Scenario {
+    public static let name = "fault"
+    public static let summary = "breaks its own process on purpose (signals, runtime traps, floods, a broken result pipe, grandchildren, resource exhaustion): checks the harness, not your code"
+    public static let kinds = [
+        "bus-error", "divide-by-zero", "fatal-error", "index-out-of-range", "integer-overflow", "cxx-terminate",
+        "ignore-sigterm", "flood-output", "garbage-result", "exit-zero-without-result", "exit-mid-trial",
+        "grandchild", "memory-exhaustion", "thread-bomb",
+    ]
+    public static let parameters: [ParameterSpec] = [
+        ParameterSpec("kind", .choice(kinds), default: "bus-error",
+                      summary: "how the trial breaks: a signal (bus-error, divide-by-zero), a Swift runtime trap with its message (fatal-error, index-out-of-range, integer-overflow), std::terminate, a loop that ignores SIGTERM, megabytes on stdout and stderr, garbage or nothing on the result pipe, exit(3) mid-trial, a grandchild left behind, memory or threads until a limit stops it"),
+        ParameterSpec("megabytes", .integer(1...1024), default: "8", summary: "how much flood-output writes to each of stdout and stderr"),
+    ]
+
+    struct Exhausted: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    let kind: String
+    let megabytes: Int
+
+    public init(parameters: ParameterValues) {
+        kind = parameters.string("kind")
+        megabytes = parameters.integer("megabytes")
+    }
+
+    public func prepare(context: ScenarioContext) throws -> Workload {
+        let kind = kind
+        let megabytes = megabytes
+        return { executor in
+            try executor.perform {
+                try Self.fail(kind, megabytes: megabytes)
+            }
+        }
+    }
+
+    static func fail(_ kind: String, megabytes: Int) throws {
+        // Values the optimizer cannot see through, so each trap happens at run time.
+        let one = Int(ProcessInfo.processInfo.processIdentifier > 0 ? 1 : 0)
+        switch kind {
+        case "bus-error": FaultInjection.busError()
+        case "divide-by-zero": _ = FaultInjection.divideByZero(Int32(one))
+        case "fatal-error": fatalError("the fault scenario called fatalError on purpose")
+        case "index-out-of-range":
+            let values = [1, 2, 3]
+            _ = values[values.count + one]
+        case "integer-overflow":
+            var value = Int.max - one
+            value += one + one
+            _ = value
+        case "cxx-terminate": FaultInjection.cxxTerminate()
+        case "ignore-sigterm":
+            signal(SIGTERM, SIG_IGN)
+            var spin = 0
+            while one > 0 { spin &+= 1 }
+        case "flood-output":
+            let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20)
+            for _ in 0..<megabytes {
+                _ = chunk.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+                _ = chunk.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+            }
+        case "garbage-result":
+            let garbage: [UInt8] = Array("RESULT {not json\u{0}\u{1B}[2J STRAIN-FAULT 9 garbage\n".utf8) + (0..<200).map { UInt8($0) }
+            _ = garbage.withUnsafeBytes { write(3, $0.baseAddress, $0.count) }
+            _exit(0)
+        case "exit-zero-without-result": _exit(0)
+        case "exit-mid-trial": exit(3)
+        case "grandchild": try spawnGrandchild()
+        case "memory-exhaustion": try exhaustMemory()
+        case "thread-bomb": try threadBomb()
+        default: break
+        }
+    }
+
+    /// Starts `sleep 600` in the trial's process group and leaves it behind.
+    static func spawnGrandchild() throws {
+        var pid: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sleep"), strdup("600"), nil]
+        defer { argv.forEach { free($0) } }
+        let status = posix_spawn(&pid, "/bin/sleep", nil, nil, argv, environ)
+        guard status == 0 else { throw Exhausted(description: "could not start the grandchild: errno \(status)") }
+        let line = Array("grandchild \(pid)\n".utf8)
+        _ = line.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+    }
+
+    /// Allocates and touches 16 MiB blocks until malloc fails; refuses to start without an address-space limit.
+    static func exhaustMemory() throws {
+        var limit = rlimit()
+        getrlimit(__rlimit_resource_t(9) /* RLIMIT_AS */, &limit)
+        guard limit.rlim_cur != rlim_t.max else {
+            throw Exhausted(description: "memory-exhaustion needs a memory limit; set `memory-limit:` in the suite")
+        }
+        var blocks: [UnsafeMutableRawPointer] = []
+        blocks.reserveCapacity(4096)
+        while blocks.count < 4096, let block = malloc(16 << 20) {
+            memset(block, 1, 16 << 20)
+            blocks.append(block)
+        }
+        let held = blocks.count * 16
+        blocks.forEach { free($0) }
+        throw Exhausted(description: "malloc failed after \(held) MiB under a limit of \(limit.rlim_cur >> 20) MiB")
+    }
+
+    /// Starts threads that sleep until thread creation fails or 20,000 run.
+    static func threadBomb() throws {
+        var started = 0
+        while started < 20_000 {
+            var thread = pthread_t()
+            var attributes = pthread_attr_t()
+            pthread_attr_init(&attributes)
+            pthread_attr_setstacksize(&attributes, 64 * 1024)
+            let status = pthread_create(&thread, &attributes, { _ in
+                while true { sleep(60) }
+            }, nil)
+            pthread_attr_destroy(&attributes)
+            guard status == 0 else {
+                throw Exhausted(description: "thread creation failed after \(started) threads: errno \(status)")
+            }
+            started += 1
+        }
+    }
+}
