@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -37,7 +38,13 @@ int strain_runner_catch_stop_signals(void) {
     memset(&ignore, 0, sizeof(ignore));
     ignore.sa_handler = SIG_IGN;
     if (sigaction(SIGPIPE, &ignore, NULL) != 0) return errno;
-    return 0;
+    // A launcher may have started us with them blocked (some process APIs do):
+    // a blocked stop signal would stay pending and the run could not be stopped.
+    sigset_t stops;
+    sigemptyset(&stops);
+    sigaddset(&stops, SIGINT);
+    sigaddset(&stops, SIGTERM);
+    return pthread_sigmask(SIG_UNBLOCK, &stops, NULL);
 }
 
 int strain_runner_stop_signal(void) { return strain_stop_signal; }

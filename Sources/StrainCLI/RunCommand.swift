@@ -126,7 +126,7 @@ struct RunCommand: ParsableCommand {
                 let opened = try OutputDirectory(path: path, mode: force ? .force : .fresh)
                 directory = opened
                 journal = try Journal(creating: opened.journalPath, header: JournalHeader(
-                    plan: planRecord, suite: suitePath, filters: filters, skips: skips, repetitions: repetitions,
+                    plan: planRecord, suite: AtomicFile.canonicalPath(suitePath) ?? suitePath, filters: filters, skips: skips, repetitions: repetitions,
                     shard: shardText, startedAt: Date().formatted(.iso8601)))
             } catch let error as OutputDirectoryError {
                 throw CommandFailure.input(TerminalReport.safe(error.description))
@@ -150,6 +150,7 @@ struct RunCommand: ParsableCommand {
         RunnerSignals.catchStopSignals()
         let resumed = plan.trials.count - remaining.count
         print(TerminalReport.safe("Running \(suiteName): \(plan.trials.count) trials from \(suitePath)") + (resumed > 0 ? " (\(resumed) finished before, resumed)" : ""))
+        fflush(nil)
         let columns = Self.terminalColumns()
         let record: RunRecord
         do {
@@ -163,8 +164,9 @@ struct RunCommand: ParsableCommand {
                 ranNow += 1
                 let line = TerminalReport.safe(terminal.trialLine(trial, index: done, total: total))
                 guard interactive else {
-                    // Not a terminal (CI logs, pipes): a plain line per trial.
+                    // Not a terminal (CI logs, pipes): a plain line per trial, flushed as it ends.
                     print(line)
+                    fflush(nil)
                     return
                 }
                 // On a terminal, unexpected trials keep a line of their own and one

@@ -48,8 +48,15 @@ extension RunRecordFile {
         } catch {
             throw LoadError(path: path, message: error.message)
         }
-        guard (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil else {
-            throw LoadError(path: path, message: "is not valid JSON; give a run.json that `strain run` wrote")
+        do {
+            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        } catch {
+            let detail = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? ""
+            if detail.contains("not representable") {
+                // Well-formed JSON whose number no Swift number holds (1e400).
+                throw LoadError(path: path, message: "is JSON with a number out of range (\(detail.replacingOccurrences(of: " in Swift.", with: ""))); give a run.json that `strain run` wrote")
+            }
+            throw LoadError(path: path, message: "is not valid JSON\(detail.isEmpty ? "" : " (\(detail.trimmingCharacters(in: CharacterSet(charactersIn: "."))))"); give a run.json that `strain run` wrote")
         }
         struct Version: Decodable { var schemaVersion: Int? }
         guard let version = try? JSONDecoder().decode(Version.self, from: data) else {

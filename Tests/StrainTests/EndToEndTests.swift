@@ -104,7 +104,7 @@ import Testing
         #expect((hang.metrics.trialSeconds ?? 99) < 5, "SIGTERM ends a hung child within the grace period")
         #expect(record.trials.filter { $0.scenario == "noop" }.allSatisfy { $0.outcome.kind == .completed })
         let journal = try String(contentsOfFile: (out as NSString).appendingPathComponent("trials.jsonl"), encoding: .utf8)
-        #expect(journal.split(separator: "\n").count == 7, "every trial reached the journal")
+        #expect(journal.split(separator: "\n").count == 8, "the plan's header and every trial reached the journal")
     }
 
     @Test func anUnexpectedOutcomeExitsOneAndABadSuiteExitsTwoWithThePlace() throws {
@@ -125,7 +125,7 @@ import Testing
 
         let missing = try StrainBinary.run(["run", "/nonexistent.yaml"])
         #expect(missing.status == 2)
-        #expect(missing.stderr.contains("/nonexistent.yaml: error: no such suite file"))
+        #expect(missing.stderr.contains("/nonexistent.yaml: error: no such file; give the path of a .yaml suite"))
     }
 
     @Test func listNamesEveryScenarioStrategyAndProfile() throws {

@@ -42,10 +42,8 @@ public final class OutputDirectory: Sendable {
         } else if mode == .resume {
             throw refuse("no such folder to resume; give the --out folder of a run that was stopped")
         } else {
-            do {
-                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            } catch {
-                throw refuse("cannot create the folder (\(Self.reason(error))); give a folder you can write to")
+            if let code = Self.makeFolders(path) {
+                throw refuse("cannot create the folder (\(String(cString: strerror(code)))); give a folder you can write to")
             }
         }
         guard access(path, W_OK | X_OK) == 0 else { throw refuse("cannot write into the folder (\(String(cString: strerror(errno)))); give a folder you can write to") }
@@ -88,10 +86,13 @@ public final class OutputDirectory: Sendable {
         return Int(String(decoding: buffer[0..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
-    static func reason(_ error: any Error) -> String {
-        if let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(underlying.code)))
+    /// `mkdir -p`; the errno of the first failure, or nil.
+    static func makeFolders(_ path: String) -> Int32? {
+        var built = path.hasPrefix("/") ? "/" : ""
+        for component in path.split(separator: "/") {
+            built += (built.isEmpty || built.hasSuffix("/") ? "" : "/") + component
+            if mkdir(built, 0o755) != 0, errno != EEXIST { return errno }
         }
-        return (error as NSError).localizedDescription
+        return nil
     }
 }

@@ -17,9 +17,10 @@ public enum SuiteLimits {
     public static let maximumTrials = 100_000
     /// Stack sizes are whole pages.
     public static let pageBytes = Int(sysconf(Int32(_SC_PAGESIZE)))
-    /// The smallest stack a strategy's thread may have: Swift's runtime and
-    /// Foundation need more than `Thread`'s own 16 KiB floor to start a thread's work.
-    public static let minimumStackBytes = 64 * 1024
+    /// The smallest stack a strategy's thread may have. Measured here: a `noop`
+    /// trial's pool worker uses 16 KiB before any scenario code runs, all of a
+    /// 16 KiB stack (`Thread`'s own floor), so 32 KiB is the least that leaves room.
+    public static let minimumStackBytes = 32 * 1024
     /// Memory for the threads of one `thread-pool`: count × stack.
     public static let maximumPoolStackBytes = 16 << 30
 

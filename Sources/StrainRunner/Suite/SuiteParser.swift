@@ -9,6 +9,11 @@ public struct SuiteError: Error, Sendable, CustomStringConvertible {
     public var line: Int?
     public var column: Int?
     public var message: String
+    /// The file's other mistakes, after this one, in file order (at most
+    /// `SuiteParser.maximumErrors` in all).
+    public var others: [SuiteError] = []
+    /// Mistakes found past the bound and not listed.
+    public var unlisted = 0
 
     public init(file: String, line: Int?, column: Int?, message: String) {
         self.file = file
@@ -17,12 +22,35 @@ public struct SuiteError: Error, Sendable, CustomStringConvertible {
         self.message = message
     }
 
-    /// `Scenarios/stack.yaml:12:7: error: unknown strategy 'gcd'; valid strategies: …`
+    /// This mistake and the file's others.
+    public var all: [SuiteError] { [self] + others }
+
+    /// `Scenarios/stack.yaml:12:7: error: unknown strategy 'gcd'; valid strategies: …`,
+    /// one line per mistake of the file.
     public var description: String {
+        var lines = all.map(\.line1)
+        if unlisted > 0 { lines.append("\(file): \(unlisted) more mistakes not listed; fix these and run again") }
+        return lines.joined(separator: "\n")
+    }
+
+    private var line1: String {
         var place = file
         if let line { place += ":\(line)" }
         if let column { place += ":\(column)" }
-        return "\(place): error: \(message)"
+        return "\(place): error: \(Self.printable(message))"
+    }
+
+    /// The message with control characters (escape codes from a hostile file) shown as `\u{…}`.
+    static func printable(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+                result += scalar == "\t" ? "\\t" : "\\u{\(String(scalar.value, radix: 16))}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
     }
 }
 
@@ -38,12 +66,17 @@ public struct SuiteParser: Sendable {
     static let suiteKeys = ["name", "description", "repetitions", "timeout", "stall", "profiles", "runs"]
     static let runKeys = ["scenario", "parameters", "strategies", "profiles", "repetitions", "timeout", "stall", "expect"]
 
+    /// The most mistakes one parse lists; the rest are counted.
+    public static let maximumErrors = 20
+    /// The largest suite file read (bytes).
+    public static let maximumFileBytes = 1 << 20
+
     public func parse(contentsOf path: String) throws(SuiteError) -> Suite {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let exists = FileManager.default.fileExists(atPath: path)
-            throw SuiteError(file: path, line: nil, column: nil, message: exists
-                ? "cannot read the suite file; check its permissions"
-                : "no such suite file; give the path of a .yaml suite (see Scenarios/README.md)")
+        let data: Data
+        do {
+            data = try InputFile.read(path, what: "a .yaml suite (see Scenarios/README.md)", limit: Self.maximumFileBytes)
+        } catch {
+            throw SuiteError(file: path, line: nil, column: nil, message: error.message)
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw SuiteError(file: path, line: nil, column: nil, message: "the suite file is not UTF-8 text")
@@ -52,6 +85,7 @@ public struct SuiteParser: Sendable {
     }
 
     public func parse(_ text: String, path: String) throws(SuiteError) -> Suite {
+        if let tabs = Self.tabProblems(text, path: path) { throw tabs }
         let root: Node
         do {
             guard let node = try Yams.compose(yaml: text) else {
@@ -61,46 +95,131 @@ public struct SuiteParser: Sendable {
         } catch let error as SuiteError {
             throw error
         } catch let error as YamlError {
-            throw Self.yamlError(error, path: path)
+            throw Self.yamlError(error, path: path, text: text)
         } catch {
             throw SuiteError(file: path, line: nil, column: nil, message: "not valid YAML: \(error)")
         }
-        return try SuiteReader(path: path, catalog: catalog).suite(root)
+        let reader = SuiteReader(path: path, catalog: catalog)
+        let suite = reader.suite(root)
+        if let first = reader.collected() { throw first }
+        guard let suite else { throw SuiteError(file: path, line: nil, column: nil, message: "the suite could not be read") }
+        return suite
     }
 
-    private static func yamlError(_ error: YamlError, path: String) -> SuiteError {
+    /// Every line indented with a tab, which YAML does not allow.
+    static func tabProblems(_ text: String, path: String) -> SuiteError? {
+        var problems: [SuiteError] = []
+        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let indentation = line.prefix { $0 == " " || $0 == "\t" }
+            guard let tab = indentation.firstIndex(of: "\t") else { continue }
+            let column = line.distance(from: line.startIndex, to: tab) + 1
+            problems.append(SuiteError(file: path, line: number + 1, column: column,
+                                       message: "a tab indents this line; YAML indents with spaces only: replace the tab with spaces"))
+        }
+        return SuiteReader.combined(problems)
+    }
+
+    private static func yamlError(_ error: YamlError, path: String, text: String) -> SuiteError {
         switch error {
-        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _), .composer(_, let problem, let mark, _):
+        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _), .composer(let context, let problem, let mark, _):
+            // An unclosed `[` or `{` is found only where the file ends: point at where it opened.
+            if let context, context.text.contains("flow sequence") || context.text.contains("flow mapping") {
+                let bracket = context.text.contains("sequence") ? ("[", "]") : ("{", "}")
+                return SuiteError(file: path, line: context.mark.line, column: context.mark.column,
+                                  message: "the `\(bracket.0)` opened here is not closed; close it with `\(bracket.1)` (\(problem))")
+            }
+            if problem.contains("found character that cannot start any token"), problem.contains("\t") || problem.contains("tab") {
+                return SuiteError(file: path, line: mark.line, column: mark.column, message: "a tab here; YAML allows only spaces outside quotes: replace it with spaces")
+            }
             return SuiteError(file: path, line: mark.line, column: mark.column, message: "not valid YAML: \(problem)")
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            // Yams gives the whole file as the context: point at the second use of the key instead.
+            let key = duplicates.first ?? ""
+            let shown = key.count > 40 ? String(key.prefix(40)) + "…" : key
+            let first = context.mark
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            var again: (line: Int, column: Int)?
+            for index in first.line..<lines.count {
+                let line = lines[index]
+                let indent = line.prefix { $0 == " " || $0 == "-" }.count
+                if indent == first.column - 1, line.dropFirst(indent).hasPrefix("\(key):") {
+                    again = (index + 1, indent + 1)
+                    break
+                }
+            }
+            let place = again ?? (first.line, first.column)
+            return SuiteError(file: path, line: place.line, column: place.column,
+                              message: "the key '\(shown)' appears twice in one mapping (first at line \(first.line)); keep one of them")
+        case .reader(let problem, _, _, _):
+            return SuiteError(file: path, line: nil, column: nil, message: "not valid YAML text: \(problem)")
         default:
-            return SuiteError(file: path, line: nil, column: nil, message: "not valid YAML: \(error)")
+            return SuiteError(file: path, line: nil, column: nil, message: "not valid YAML: \(String(String(describing: error).prefix(200)))")
         }
     }
 }
 
-/// Walks the YAML tree of one file, keeping the file name for errors.
-private struct SuiteReader {
+/// Walks the YAML tree of one file, keeping the file name for errors and
+/// collecting every mistake instead of stopping at the first.
+private final class SuiteReader {
     let path: String
     let catalog: ScenarioCatalog
+    private var problems: [SuiteError] = []
+
+    init(path: String, catalog: ScenarioCatalog) {
+        self.path = path
+        self.catalog = catalog
+    }
 
     func error(_ node: Node?, _ message: String) -> SuiteError {
         SuiteError(file: path, line: node?.mark?.line, column: node?.mark?.column, message: message)
     }
 
+    /// Runs `body`; a mistake it throws is kept and the reader goes on.
+    func collect<T>(_ body: () throws(SuiteError) -> T) -> T? {
+        do {
+            return try body()
+        } catch {
+            problems.append(error)
+            return nil
+        }
+    }
+
+    /// Every mistake collected, as one error, or nil when there was none.
+    func collected() -> SuiteError? { Self.combined(problems) }
+
+    static func combined(_ problems: [SuiteError]) -> SuiteError? {
+        var seen = Set<String>()
+        let unique = problems.filter { seen.insert("\($0.line ?? 0):\($0.column ?? 0):\($0.message)").inserted }
+        let sorted = unique.enumerated().sorted { a, b in
+            (a.element.line ?? 0, a.element.column ?? 0, a.offset) < (b.element.line ?? 0, b.element.column ?? 0, b.offset)
+        }.map(\.element)
+        guard var first = sorted.first else { return nil }
+        first.others = Array(sorted.dropFirst().prefix(SuiteParser.maximumErrors - 1))
+        first.unlisted = max(0, sorted.count - SuiteParser.maximumErrors)
+        return first
+    }
+
+    /// The entries of a mapping; unknown keys are mistakes (with a suggestion) and left out.
     func mapping(_ node: Node, _ what: String, keys: [String]) throws(SuiteError) -> [(key: String, keyNode: Node, value: Node)] {
         guard case .mapping(let mapping) = node else {
             throw error(node, "\(what) must be a mapping of keys to values (\(keys.joined(separator: ", ")))")
         }
         var entries: [(key: String, keyNode: Node, value: Node)] = []
         for (keyNode, value) in mapping {
-            guard let key = keyNode.scalar?.string else { throw error(keyNode, "\(what) has a key that is not plain text") }
+            guard let key = keyNode.scalar?.string else {
+                problems.append(error(keyNode, "\(what) has a key that is not plain text; write `key: value`"))
+                continue
+            }
             guard keys.contains(key) else {
-                throw error(keyNode, "unknown key '\(key)' in \(what); valid keys: \(keys.joined(separator: ", "))")
+                problems.append(error(keyNode, "unknown key '\(Self.shortened(key))' in \(what)\(Suggestion.didYouMean(key, among: keys)); valid keys: \(keys.joined(separator: ", "))"))
+                continue
             }
             entries.append((key, keyNode, value))
         }
         return entries
     }
+
+    static func shortened(_ text: String) -> String { text.count > 60 ? String(text.prefix(60)) + "…" : text }
 
     func string(_ node: Node, _ what: String) throws(SuiteError) -> String {
         guard let scalar = node.scalar else { throw error(node, "\(what) must be a single value, not a list or mapping") }
@@ -115,85 +234,131 @@ private struct SuiteReader {
         case .sequence(let sequence):
             var values: [(String, Node)] = []
             for element in sequence {
-                values.append((try string(element, "each value of \(what)"), element))
+                if let value = collect({ () throws(SuiteError) in try string(element, "each value of \(what)") }) { values.append((value, element)) }
             }
-            guard !values.isEmpty else { throw error(node, "\(what) is an empty list; give at least one value") }
+            guard !sequence.isEmpty else { throw error(node, "\(what) is an empty list; give at least one value") }
             return values
         default:
             throw error(node, "\(what) must be a value or a list of values")
         }
     }
 
-    func positiveInteger(_ node: Node, _ what: String) throws(SuiteError) -> Int {
-        let text = try string(node, what)
-        guard let value = Int(text), value >= 1 else {
-            throw error(node, "'\(text)' is not a valid \(what); write a whole number of 1 or more")
+    func repetitions(_ node: Node) throws(SuiteError) -> Int {
+        let text = try string(node, "repetitions")
+        let range = SuiteLimits.repetitions
+        guard let value = Int(text.trimmingCharacters(in: .whitespaces)), range.contains(value) else {
+            throw error(node, "'\(Self.shortened(text))' is not a valid repetitions; write a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
         return value
     }
 
-    func duration(_ node: Node, _ what: String) throws(SuiteError) -> Double {
+    /// A duration in `range`: `500ms`, `60s`, `5m`, `1h` or plain seconds; never infinite or NaN.
+    func duration(_ node: Node, _ what: String, range: ClosedRange<Double>) throws(SuiteError) -> Double {
         let text = try string(node, what).trimmingCharacters(in: .whitespaces)
         let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+        var seconds: Double?
         for (suffix, factor) in units where text.hasSuffix(suffix) {
-            if let value = Double(text.dropLast(suffix.count)), value > 0 { return value * factor }
+            seconds = Self.finiteNumber(String(text.dropLast(suffix.count))).map { $0 * factor }
             break
         }
-        if let value = Double(text), value > 0 { return value }
-        throw error(node, "'\(text)' is not a valid \(what); write a duration such as 500ms, 60s or 5m")
+        if seconds == nil, text.last?.isNumber == true { seconds = Self.finiteNumber(text) }
+        let limits = "from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))"
+        guard let seconds else {
+            throw error(node, "'\(Self.shortened(text))' is not a valid \(what); write a duration \(limits), such as 500ms, 60s or 5m")
+        }
+        guard range.contains(seconds) else {
+            throw error(node, "\(what) '\(Self.shortened(text))' is out of range; write a duration \(limits)")
+        }
+        return seconds
+    }
+
+    /// A decimal number without `inf`, `nan` or hexadecimal forms.
+    static func finiteNumber(_ text: String) -> Double? {
+        guard !text.isEmpty, text.allSatisfy({ $0.isASCII && ($0.isNumber || "+-.eE".contains($0)) }),
+              let value = Double(text), value.isFinite else { return nil }
+        return value
+    }
+
+    static func format(_ seconds: Double) -> String {
+        if seconds < 1 { return "\(Int((seconds * 1000).rounded()))ms" }
+        if seconds >= 3600, seconds.truncatingRemainder(dividingBy: 3600) == 0 { return "\(Int(seconds / 3600))h" }
+        return "\(Int(seconds))s"
     }
 
     func profiles(_ node: Node) throws(SuiteError) -> [Profile] {
         var result: [Profile] = []
+        let names = Profile.allCases.map(\.rawValue)
         for (text, element) in try strings(node, "profiles") {
             guard let profile = Profile(rawValue: text) else {
-                throw error(element, "unknown profile '\(text)'; valid profiles: \(Profile.allCases.map(\.rawValue).joined(separator: ", "))")
+                problems.append(error(element, "unknown profile '\(Self.shortened(text))'\(Suggestion.didYouMean(text, among: names)); valid profiles: \(names.joined(separator: ", "))"))
+                continue
             }
             result.append(profile)
         }
         return result
     }
 
-    func suite(_ root: Node) throws(SuiteError) -> Suite {
+    func suite(_ root: Node) -> Suite? {
         var name: String?
         var description: String?
         var repetitions = 1
         var timeout = 60.0
         var stall = Suite.defaultStallSeconds
+        var stallNode: Node?
         var profiles: [Profile] = [.linux]
         var runNodes: Node?
-        for (key, _, value) in try mapping(root, "the suite", keys: SuiteParser.suiteKeys) {
+        guard let entries = collect({ () throws(SuiteError) in try mapping(root, "the suite", keys: SuiteParser.suiteKeys) }) else { return nil }
+        for (key, _, value) in entries {
             switch key {
-            case "name": name = try string(value, "name")
-            case "description": description = try string(value, "description")
-            case "repetitions": repetitions = try positiveInteger(value, "repetitions")
-            case "timeout": timeout = try duration(value, "timeout")
-            case "stall": stall = try duration(value, "stall")
-            case "profiles": profiles = try self.profiles(value)
+            case "name": name = collect { () throws(SuiteError) in try string(value, "name") }
+            case "description": description = collect { () throws(SuiteError) in try string(value, "description") }
+            case "repetitions": repetitions = collect { () throws(SuiteError) in try self.repetitions(value) } ?? repetitions
+            case "timeout": timeout = collect { () throws(SuiteError) in try duration(value, "timeout", range: SuiteLimits.timeoutSeconds) } ?? timeout
+            case "stall":
+                stallNode = value
+                stall = collect { () throws(SuiteError) in try duration(value, "stall", range: SuiteLimits.stallSeconds) } ?? stall
+            case "profiles": profiles = collect { () throws(SuiteError) in try self.profiles(value) } ?? profiles
             default: runNodes = value
             }
         }
-        guard let name, !name.isEmpty else { throw error(root, "the suite has no `name:`; add one, e.g. `name: stack`") }
-        guard let runNodes else { throw error(root, "the suite has no `runs:`; add a list of runs, each with `scenario:` and `strategies:`") }
+        let hasName = entries.contains { $0.key == "name" }
+        if !hasName { problems.append(error(root, "the suite has no `name:`; add one, e.g. `name: stack`")) }
+        if hasName, name?.trimmingCharacters(in: .whitespaces).isEmpty == true {
+            problems.append(error(entries.first { $0.key == "name" }?.value, "`name:` is empty; give the suite a name, e.g. `name: stack`"))
+        }
+        checkStall(stall, timeout: timeout, node: stallNode)
+        guard let runNodes else {
+            problems.append(error(root, "the suite has no `runs:`; add a list of runs, each with `scenario:` and `strategies:`"))
+            return nil
+        }
         guard case .sequence(let sequence) = runNodes, !sequence.isEmpty else {
-            throw error(runNodes, "`runs:` must be a list of runs, each starting with `- scenario: NAME`")
+            problems.append(error(runNodes, "`runs:` must be a list of runs, each starting with `- scenario: NAME`"))
+            return nil
         }
         var runs: [SuiteRun] = []
         for node in sequence {
-            runs.append(try run(node, repetitions: repetitions, timeout: timeout, stall: stall, profiles: profiles))
+            if let run = self.run(node, repetitions: repetitions, timeout: timeout, stall: stall, profiles: profiles) { runs.append(run) }
         }
-        return Suite(name: name, description: description, path: path, repetitions: repetitions, timeoutSeconds: timeout,
+        return Suite(name: name ?? "", description: description, path: path, repetitions: repetitions, timeoutSeconds: timeout,
                      stallSeconds: stall, profiles: profiles, runs: runs)
     }
 
-    func run(_ node: Node, repetitions: Int, timeout: Double, stall: Double, profiles: [Profile]) throws(SuiteError) -> SuiteRun {
-        let entries = try mapping(node, "a run", keys: SuiteParser.runKeys)
+    /// A stall threshold must leave the deadline room to be reached.
+    func checkStall(_ stall: Double, timeout: Double, node: Node?) {
+        guard stall >= timeout, let node else { return }
+        problems.append(error(node, "stall \(Self.format(stall)) is not shorter than the timeout \(Self.format(timeout)), so the watchdog could never step in; make stall shorter than timeout"))
+    }
+
+    func run(_ node: Node, repetitions: Int, timeout: Double, stall: Double, profiles: [Profile]) -> SuiteRun? {
+        guard let entries = collect({ () throws(SuiteError) in try mapping(node, "a run", keys: SuiteParser.runKeys) }) else { return nil }
         guard let scenarioEntry = entries.first(where: { $0.key == "scenario" }) else {
-            throw error(node, "this run has no `scenario:`; valid scenarios: \(catalog.names.joined(separator: ", "))")
+            problems.append(error(node, "this run has no `scenario:`; valid scenarios: \(catalog.names.joined(separator: ", "))"))
+            return nil
         }
-        let scenarioName = try string(scenarioEntry.value, "scenario")
-        guard let scenario = catalog.scenario(named: scenarioName) else {
-            throw error(scenarioEntry.value, "unknown scenario '\(scenarioName)'; valid scenarios: \(catalog.names.joined(separator: ", "))")
+        guard let scenarioName = collect({ () throws(SuiteError) in try string(scenarioEntry.value, "scenario") }) else { return nil }
+        let scenario = catalog.scenario(named: scenarioName)
+        if scenario == nil {
+            problems.append(error(scenarioEntry.value, "unknown scenario '\(Self.shortened(scenarioName))'\(Suggestion.didYouMean(scenarioName, among: catalog.names)); valid scenarios: \(catalog.names.joined(separator: ", "))"))
         }
         var run = SuiteRun(
             scenario: scenarioName, parameters: [], strategies: [], profiles: profiles,
@@ -201,23 +366,33 @@ private struct SuiteReader {
         )
         var given: [String: [String]] = [:]
         var expectNode: Node?
+        var stallNode: Node?
+        var strategiesGiven = false
         for (key, _, value) in entries {
             switch key {
-            case "parameters": given = try parameters(value, scenario: scenario)
-            case "strategies": run.strategies = try strategies(value)
-            case "profiles": run.profiles = try self.profiles(value)
-            case "repetitions": run.repetitions = try positiveInteger(value, "repetitions")
-            case "timeout": run.timeoutSeconds = try duration(value, "timeout")
-            case "stall": run.stallSeconds = try duration(value, "stall")
+            case "parameters": if let scenario { given = collect { () throws(SuiteError) in try parameters(value, scenario: scenario) } ?? [:] }
+            case "strategies":
+                strategiesGiven = true
+                run.strategies = collect { () throws(SuiteError) in try strategies(value) } ?? []
+            case "profiles": run.profiles = collect { () throws(SuiteError) in try self.profiles(value) } ?? run.profiles
+            case "repetitions": run.repetitions = collect { () throws(SuiteError) in try self.repetitions(value) } ?? run.repetitions
+            case "timeout": run.timeoutSeconds = collect { () throws(SuiteError) in try duration(value, "timeout", range: SuiteLimits.timeoutSeconds) } ?? run.timeoutSeconds
+            case "stall":
+                stallNode = value
+                run.stallSeconds = collect { () throws(SuiteError) in try duration(value, "stall", range: SuiteLimits.stallSeconds) } ?? run.stallSeconds
             case "expect": expectNode = value
             default: break
             }
         }
-        guard !run.strategies.isEmpty else {
-            throw error(node, "the run of '\(scenarioName)' has no `strategies:`; add a list such as [gcd-global, thread(512KiB)]")
+        if stallNode != nil { checkStall(run.stallSeconds, timeout: run.timeoutSeconds, node: stallNode) }
+        if !strategiesGiven {
+            problems.append(error(node, "the run of '\(Self.shortened(scenarioName))' has no `strategies:`; add a list such as [gcd-global, thread(512KiB)]"))
         }
+        guard let scenario else { return nil }
         run.parameters = scenario.parameters.map { spec in (spec.name, given[spec.name] ?? [spec.defaultValue]) }
-        if let expectNode { run.expectations = try expectations(expectNode, strategies: run.strategies) }
+        if let expectNode, !run.strategies.isEmpty {
+            run.expectations = collect { () throws(SuiteError) in try expectations(expectNode, strategies: run.strategies) } ?? [:]
+        }
         return run
     }
 
@@ -228,33 +403,88 @@ private struct SuiteReader {
             throw error(node, "scenario '\(scenario.name)' takes no parameters; remove `parameters:`")
         }
         var result: [String: [String]] = [:]
-        for (key, keyNode, value) in try mapping(node, "the parameters of '\(scenario.name)'", keys: names) {
-            guard let spec = specs.first(where: { $0.name == key }) else { throw error(keyNode, "unknown parameter '\(key)'") }
+        for (key, _, value) in try mapping(node, "the parameters of '\(scenario.name)'", keys: names) {
+            guard let spec = specs.first(where: { $0.name == key }) else { continue }
             var values: [String] = []
-            for (text, element) in try strings(value, "parameter '\(key)'") {
-                if let problem = spec.problem(with: text) { throw error(element, problem) }
+            guard let texts = collect({ () throws(SuiteError) in try strings(value, "parameter '\(key)'") }) else { continue }
+            for (text, element) in texts {
+                if let problem = spec.problem(with: text) {
+                    problems.append(error(element, problem + Self.choiceSuggestion(text, spec)))
+                    continue
+                }
                 values.append(text)
             }
-            result[key] = values
+            if !values.isEmpty { result[key] = values }
         }
         return result
+    }
+
+    static func choiceSuggestion(_ text: String, _ spec: ParameterSpec) -> String {
+        guard case .choice(let names) = spec.kind else { return "" }
+        return Suggestion.didYouMean(text, among: names)
     }
 
     func strategies(_ node: Node) throws(SuiteError) -> [StrategySpec] {
         var result: [StrategySpec] = []
         for (text, element) in try strings(node, "strategies") {
-            let strategy = try self.strategy(text, element)
-            guard !result.contains(strategy) else { throw error(element, "strategy '\(text)' is listed twice; list each once") }
+            guard let strategy = collect({ () throws(SuiteError) in try self.strategy(text, element) }) else { continue }
+            guard !result.contains(strategy) else {
+                problems.append(error(element, "strategy '\(Self.shortened(text))' is listed twice; list each once"))
+                continue
+            }
             result.append(strategy)
         }
         return result
     }
 
     func strategy(_ text: String, _ node: Node) throws(SuiteError) -> StrategySpec {
+        let strategy: StrategySpec
         do {
-            return try StrategySpec(parsing: text)
+            strategy = try StrategySpec(parsing: text)
         } catch {
-            throw self.error(node, error.description)
+            let name = String(text.trimmingCharacters(in: .whitespaces).prefix { $0 != "(" })
+            let names = StrategySpec.catalog.map { String($0.syntax.prefix { $0 != "(" }) }
+            let hint = error.description.hasPrefix("unknown strategy") ? Suggestion.didYouMean(name, among: names) : ""
+            throw self.error(node, error.description.replacingOccurrences(of: "; valid strategies", with: "\(hint); valid strategies"))
+        }
+        try checkLimits(strategy, text: text, node: node)
+        return strategy
+    }
+
+    /// Stack sizes are whole pages of at least `SuiteLimits.minimumStackBytes`; pools fit the machine.
+    func checkLimits(_ strategy: StrategySpec, text: String, node: Node) throws(SuiteError) {
+        let name: String
+        let bytes: Int
+        var count = 1
+        switch strategy {
+        case .thread(let stack): (name, bytes) = ("thread", stack)
+        case .threadQueue(let stack): (name, bytes) = ("thread-queue", stack)
+        case .threadPool(let threads, let stack): (name, bytes, count) = ("thread-pool", stack, threads)
+        default: return
+        }
+        let page = SuiteLimits.pageBytes
+        if bytes % page != 0 {
+            let up = (bytes / page + 1) * page
+            var fixed = strategy
+            switch strategy {
+            case .thread: fixed = .thread(stackBytes: up)
+            case .threadQueue: fixed = .threadQueue(stackBytes: up)
+            case .threadPool(let threads, _): fixed = .threadPool(count: threads, stackBytes: up)
+            default: break
+            }
+            throw error(node, "the stack size in '\(Self.shortened(text))' is not a whole number of \(page / 1024)KiB pages; did you mean \(fixed.description)?")
+        }
+        if bytes < SuiteLimits.minimumStackBytes {
+            throw error(node, "the stack size in '\(Self.shortened(text))' is under \(SuiteLimits.minimumStackBytes / 1024)KiB, too small for Swift's runtime to start work on; use \(SuiteLimits.minimumStackBytes / 1024)KiB or more")
+        }
+        if name == "thread-pool" {
+            let cap = SuiteLimits.maximumPoolThreads
+            if count > cap {
+                throw error(node, "'\(Self.shortened(text))' asks for \(count) threads; this machine allows at most \(cap) in a pool (a quarter of its thread limits); use \(cap) or fewer")
+            }
+            if count.multipliedReportingOverflow(by: bytes).overflow || count * bytes > SuiteLimits.maximumPoolStackBytes {
+                throw error(node, "'\(Self.shortened(text))' reserves \(ByteSize.format(count * bytes)) of stacks; the limit is \(ByteSize.format(SuiteLimits.maximumPoolStackBytes)): use fewer threads or smaller stacks")
+            }
         }
     }
 
@@ -264,7 +494,9 @@ private struct SuiteReader {
             var result: [ExpectedOutcome] = []
             for (text, element) in try strings(value, "expected outcomes") {
                 guard let outcome = ExpectedOutcome(parsing: text), outcome.kind != .harnessError else {
-                    throw error(element, "unknown outcome '\(text)'; valid outcomes: \(outcomeNames.joined(separator: ", ")) (crashed takes a signal: crashed(SIGSEGV))")
+                    let name = String(text.prefix { $0 != "(" })
+                    problems.append(error(element, "unknown outcome '\(Self.shortened(text))'\(Suggestion.didYouMean(name, among: outcomeNames)); valid outcomes: \(outcomeNames.joined(separator: ", ")) (crashed takes a signal: crashed(SIGSEGV))"))
+                    continue
                 }
                 result.append(outcome)
             }
@@ -277,17 +509,53 @@ private struct SuiteReader {
         }
         var result: [String: [ExpectedOutcome]] = [:]
         for (keyNode, value) in mapping {
-            let key = try string(keyNode, "a strategy under expect")
+            guard let key = collect({ () throws(SuiteError) in try string(keyNode, "a strategy under expect") }) else { continue }
             if key == "default" {
-                result[key] = try outcomes(value)
+                result[key] = collect { () throws(SuiteError) in try outcomes(value) }
                 continue
             }
-            let strategy = try self.strategy(key, keyNode)
+            guard let strategy = collect({ () throws(SuiteError) in try self.strategy(key, keyNode) }) else { continue }
             guard strategies.contains(strategy) else {
-                throw error(keyNode, "expect names '\(key)', which this run does not list in `strategies:` (\(strategies.map(\.description).joined(separator: ", "))); name one of those or `default`")
+                problems.append(error(keyNode, "expect names '\(Self.shortened(key))', which this run does not list in `strategies:` (\(strategies.map(\.description).joined(separator: ", "))); name one of those or `default`"))
+                continue
             }
-            result[strategy.description] = try outcomes(value)
+            result[strategy.description] = collect { () throws(SuiteError) in try outcomes(value) }
         }
         return result
+    }
+}
+
+/// "Did you mean" for a mistyped name: the closest valid name by edit distance,
+/// when it is close enough to be a typo.
+enum Suggestion {
+    /// ` (did you mean 'thread'?)` or an empty string.
+    static func didYouMean(_ text: String, among names: [String]) -> String {
+        let lowered = text.lowercased()
+        guard !lowered.isEmpty, lowered.count <= 64 else { return "" }
+        let scored = names.map { ($0, distance(lowered, $0.lowercased())) }
+        guard let best = scored.min(by: { $0.1 < $1.1 }) else { return "" }
+        let allowed = max(1, min(3, best.0.count / 3))
+        guard best.1 <= allowed || best.0.lowercased().hasPrefix(lowered) && lowered.count >= 3 else { return "" }
+        return " (did you mean '\(best.0)'?)"
+    }
+
+    /// Edit distance counting a swap of two neighbours as one edit (optimal string alignment).
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { table[i][0] = i }
+        for j in 0...b.count { table[0][j] = j }
+        for i in 1...a.count {
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1)
+                }
+            }
+        }
+        return table[a.count][b.count]
     }
 }

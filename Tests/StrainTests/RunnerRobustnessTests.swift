@@ -1,0 +1,272 @@
+import Foundation
+import StrainKit
+import StrainRunner
+import Testing
+
+/// The runner as a hostile user treats it: signals, kills, a closed stdout, two
+/// runners on one folder, a folder reused, reports written over their input.
+@Suite(.serialized) struct RunnerRobustnessTests {
+    /// A quick trial, then one that hangs until its 60 s deadline, then another quick one.
+    static let hangingSuite = """
+    name: hanging
+    runs:
+      - scenario: noop
+        strategies: [main]
+      - scenario: crash
+        parameters: {kind: hang}
+        strategies: [main]
+        timeout: 60s
+        expect: timedOut
+      - scenario: noop
+        strategies: [gcd-serial]
+    """
+
+    func writeSuite(_ yaml: String, in folder: String) throws -> String {
+        let path = (folder as NSString).appendingPathComponent("suite.yaml")
+        try yaml.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// Starts the hanging suite and waits until its hanging child runs; returns the runner and that child.
+    func startHanging(in folder: String, out: String = "out") throws -> (BackgroundStrain, Int32) {
+        _ = try writeSuite(Self.hangingSuite, in: folder)
+        let runner = try BackgroundStrain(["run", "suite.yaml", "--out", out], in: folder)
+        #expect(runner.waitForOutput("[1/3]"), "the first trial finished")
+        let children = runner.children()
+        #expect(children.count == 1)
+        return (runner, children.first ?? -1)
+    }
+
+    @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
+    func aStopSignalKillsTheTrialsProcessGroupKeepsFinishedTrialsAndWritesAnInterruptedRun(signal: Int32, code: Int32) throws {
+        let folder = try temporaryFolder()
+        let (runner, child) = try startHanging(in: folder)
+        runner.signal(signal)
+        let result = runner.finish(timeout: 20)
+        #expect(result.status == code, "\(result.stderr)")
+        #expect(Processes.waitUntilGone(child), "the in-flight child died with the run")
+        #expect(Processes.members(ofGroup: child).isEmpty, "nothing of its process group lives on")
+        let record = try RunRecordFile.read(from: (folder as NSString).appendingPathComponent("out/run.json"))
+        #expect(record.interrupted == true)
+        #expect(record.trials.map(\.id.description) == ["noop main linux #1"], "the finished trial is kept, the killed one is not recorded")
+        for report in ["report.html", "summary.md", "junit.xml"] {
+            #expect(FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent("out/\(report)")))
+        }
+        #expect(result.stderr.contains("strain run --resume out"), "\(result.stderr)")
+    }
+
+    @Test func aChildDiesWithItsRunnerEvenWhenTheRunnerIsKilledWithSigkill() throws {
+        let folder = try temporaryFolder()
+        let (runner, child) = try startHanging(in: folder)
+        runner.signal(SIGKILL)
+        _ = runner.finish(timeout: 10)
+        #expect(Processes.waitUntilGone(child, seconds: 5), "the parent-death signal ended the child")
+        #expect(Processes.members(ofGroup: child).isEmpty)
+    }
+
+    @Test func aResumedRunAfterSigkillRunsOnlyTheUnfinishedTrialsAndMatchesAnUninterruptedRun() throws {
+        let folder = try temporaryFolder()
+        // Short deadlines so the resumed run ends quickly.
+        let suite = Self.hangingSuite.replacingOccurrences(of: "timeout: 60s", with: "timeout: 1s")
+        _ = try writeSuite(suite, in: folder)
+        let runner = try BackgroundStrain(["run", "suite.yaml", "--out", "out"], in: folder)
+        #expect(runner.waitForOutput("[1/3]"))
+        runner.signal(SIGKILL)
+        _ = runner.finish(timeout: 10)
+        let journal = try String(contentsOfFile: (folder as NSString).appendingPathComponent("out/trials.jsonl"), encoding: .utf8)
+        #expect(journal.split(separator: "\n").count == 2, "the header and one trial")
+
+        let resumed = try StrainBinary.run(["run", "--resume", (folder as NSString).appendingPathComponent("out")], timeout: 60)
+        #expect(resumed.status == 0, "\(resumed.stdout)\n\(resumed.stderr)")
+        #expect(resumed.stdout.contains("(1 finished before, resumed)"))
+        let record = try RunRecordFile.read(from: (folder as NSString).appendingPathComponent("out/run.json"))
+        let whole = try StrainBinary.runSuite(suite).1
+        #expect(record.trials.map(\.id) == whole?.trials.map(\.id), "the same trials, in plan order, each once")
+        #expect(record.interrupted == nil)
+        #expect(record.plan?.hash == whole?.plan?.hash)
+        let lines = try String(contentsOfFile: (folder as NSString).appendingPathComponent("out/trials.jsonl"), encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 4, "the header and three trials, none twice")
+    }
+
+    @Test func resumingWithAnotherPlanIsRefusedWithBothHashes() throws {
+        let folder = try temporaryFolder()
+        let suite = try writeSuite("name: s\nruns:\n  - scenario: noop\n    strategies: [main, gcd-serial]\n", in: folder)
+        let first = try StrainBinary.run(["run", suite, "--out", (folder as NSString).appendingPathComponent("out")])
+        #expect(first.status == 0)
+        let other = try StrainBinary.run(["run", suite, "--resume", (folder as NSString).appendingPathComponent("out"), "--filter", "strategy=main"])
+        #expect(other.status == 2)
+        #expect(other.stderr.contains("its journal belongs to another plan"), "\(other.stderr)")
+    }
+
+    @Test func aSecondRunnerOnAFolderInUseIsRefusedBeforeRunning() throws {
+        let folder = try temporaryFolder()
+        let (runner, _) = try startHanging(in: folder)
+        let second = try StrainBinary.run(["run", (folder as NSString).appendingPathComponent("suite.yaml"), "--out", (folder as NSString).appendingPathComponent("out"), "--force"], timeout: 20)
+        runner.signal(SIGTERM)
+        _ = runner.finish(timeout: 20)
+        #expect(second.status == 2)
+        #expect(second.stderr.contains("another strain run (pid \(runner.pid)) is writing into this folder"), "\(second.stderr)")
+        #expect(!second.stdout.contains("Running"))
+    }
+
+    @Test func aFolderHoldingAnotherRunIsRefusedUnlessForced() throws {
+        let folder = try temporaryFolder()
+        let suite = try writeSuite("name: s\nruns:\n  - scenario: noop\n    strategies: [main]\n", in: folder)
+        let out = (folder as NSString).appendingPathComponent("out")
+        #expect(try StrainBinary.run(["run", suite, "--out", out]).status == 0)
+        let again = try StrainBinary.run(["run", suite, "--out", out])
+        #expect(again.status == 2)
+        #expect(again.stderr == "error: \(out): holds another run (trials.jsonl); continue it with --resume \(out), replace it with --force, or give another --out\n")
+        let forced = try StrainBinary.run(["run", suite, "--out", out, "--force"])
+        #expect(forced.status == 0)
+        let journal = try String(contentsOfFile: (out as NSString).appendingPathComponent("trials.jsonl"), encoding: .utf8)
+        #expect(journal.split(separator: "\n").count == 2, "a forced run starts a new journal, not appended to the old one")
+    }
+
+    @Test func unusableOutFoldersAreInputErrorsBeforeAnythingRuns() throws {
+        let folder = try temporaryFolder()
+        let suite = try writeSuite("name: s\nruns:\n  - scenario: noop\n    strategies: [main]\n", in: folder)
+        let file = (folder as NSString).appendingPathComponent("a-file")
+        FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
+        let cases: [(String, String)] = [
+            ("-", "error: -: `-` names standard output, but a run writes a folder of files; give a folder, e.g. --out Reports/mine\n"),
+            (file, "error: \(file): exists and is not a folder; give a folder for run.json, trials.jsonl and the reports\n"),
+            ("/proc/strain-cannot-be-here", "error: /proc/strain-cannot-be-here: cannot create the folder (No such file or directory); give a folder you can write to\n"),
+        ]
+        for (out, message) in cases {
+            let result = try StrainBinary.run(["run", suite, "--out", out], timeout: 20)
+            #expect(result.status == 2, "\(out)")
+            #expect(result.stderr == message)
+            #expect(!result.stdout.contains("Running"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent("-")))
+    }
+
+    @Test func aClosedStdoutNeverKillsTheRun() throws {
+        let folder = try temporaryFolder()
+        let suite = try writeSuite("name: s\nrepetitions: 20\nruns:\n  - scenario: noop\n    strategies: [main]\n", in: folder)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "'\(StrainBinary.path)' run '\(suite)' --out '\(folder)/out' | head -1; echo \"${PIPESTATUS:-}\""]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        let record = try RunRecordFile.read(from: (folder as NSString).appendingPathComponent("out/run.json"))
+        #expect(record.trials.count == 20, "every trial ran and run.json was written after stdout closed")
+    }
+
+    @Test func aSuiteNameCannotWriteOutsideReportsAndEscapeCodesNeverReachTheTerminal() throws {
+        #expect(SuiteLimits.safeFileName("../../x") == "x")
+        #expect(SuiteLimits.safeFileName("a/b\u{1B}[2Jc") == "a-b-2Jc")
+        #expect(SuiteLimits.safeFileName("...") == "suite")
+        let folder = try temporaryFolder()
+        let suite = try writeSuite("name: \"\\e[31mred\"\nruns:\n  - scenario: \"nop\\e[2J\"\n    strategies: [main]\n", in: folder)
+        let result = try StrainBinary.run(["run", suite])
+        #expect(result.status == 2)
+        #expect(!result.stderr.contains("\u{1B}"), "\(result.stderr)")
+        #expect(result.stderr.contains("unknown scenario 'nop\\u{1b}[2J'"))
+    }
+
+    @Test func aHostileColumnsValueDoesNotCrashTheProgressLine() throws {
+        let folder = try temporaryFolder()
+        let suite = try writeSuite("name: s\nruns:\n  - scenario: noop\n    strategies: [main]\n", in: folder)
+        for columns in ["-9223372036854775808", "9223372036854775807", "abc"] {
+            let result = try StrainBinary.run(["run", suite, "--out", (folder as NSString).appendingPathComponent("out-\(columns)")], environment: ["COLUMNS": columns])
+            #expect(result.status == 0, "COLUMNS=\(columns): \(result.stderr)")
+        }
+    }
+
+    @Test func aPlanOverTheLimitIsRefusedBeforeItIsBuilt() throws {
+        let folder = try temporaryFolder()
+        let sizes = (1...600).map(String.init).joined(separator: ", ")
+        let players = (0...100).map(String.init).joined(separator: ", ")
+        let suite = try writeSuite("name: s\nrepetitions: 10000\nruns:\n  - scenario: cyclic-graph\n    parameters: {size: [\(sizes)], players: [\(players)]}\n    strategies: [main]\n", in: folder)
+        let started = Date()
+        let result = try StrainBinary.run(["run", suite, "--list"], timeout: 30)
+        #expect(result.status == 2)
+        #expect(result.stderr == "error: \(suite): the plan has 606000000 trials (parameter values × profiles × repetitions × strategies, summed over the runs); the limit is 100000: sweep fewer values, or split the suite\n")
+        #expect(Date().timeIntervalSince(started) < 10)
+        let repetitions = try StrainBinary.run(["run", suite, "--repetitions", "9223372036854775807"])
+        #expect(repetitions.status == 2)
+        #expect(repetitions.stderr.contains("--repetitions 9223372036854775807 is out of range; give a whole number from 1 to 10000"))
+    }
+
+    @Test func specialFilesAsSuitesGetTheirOwnMessages() throws {
+        let folder = try temporaryFolder()
+        let fifo = (folder as NSString).appendingPathComponent("fifo.yaml")
+        mkfifo(fifo, 0o644)
+        let cases: [(String, String)] = [
+            (folder, "\(folder): error: is a folder, not a file; give the path of a .yaml suite (see Scenarios/README.md) inside it\n"),
+            (fifo, "\(fifo): error: is a FIFO (named pipe), not a file; Strain reads a .yaml suite (see Scenarios/README.md) from a regular file\n"),
+            ("/dev/null", "/dev/null: error: is a device, not a file; give the path of a .yaml suite (see Scenarios/README.md)\n"),
+        ]
+        for (path, message) in cases {
+            let result = try StrainBinary.run(["run", path, "--list"], timeout: 10)
+            #expect(result.status == 2)
+            #expect(result.stderr == message)
+        }
+    }
+}
+
+/// `strain report` on stored runs: never over its input, atomic, errors with their kind.
+@Suite(.serialized) struct ReportCommandSafetyTests {
+    func storedRun() throws -> (folder: String, runJSON: String) {
+        let (result, _, out) = try StrainBinary.runSuite("name: s\nruns:\n  - scenario: noop\n    strategies: [main]\n")
+        #expect(result.status == 0)
+        return (out, (out as NSString).appendingPathComponent("run.json"))
+    }
+
+    @Test func reportNeverWritesOverTheRunJSONItReads() throws {
+        let (folder, runJSON) = try storedRun()
+        let before = try Data(contentsOf: URL(fileURLWithPath: runJSON))
+        let same = try StrainBinary.run(["report", runJSON, "--out", runJSON])
+        #expect(same.status == 2)
+        #expect(same.stderr == "error: \(runJSON) is the run.json being read; `strain report` never writes over its input: give another --out, or --out - for standard output\n")
+        let viaLink = (folder as NSString).appendingPathComponent("link.json")
+        try FileManager.default.createSymbolicLink(atPath: viaLink, withDestinationPath: runJSON)
+        #expect(try StrainBinary.run(["report", runJSON, "--out", viaLink, "--format", "md"]).status == 2, "also through a link")
+        let json = try StrainBinary.run(["report", runJSON, "--format", "json"])
+        #expect(json.status == 0)
+        #expect(json.stdout == "Wrote \((folder as NSString).appendingPathComponent("run.normalized.json"))\n")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: runJSON)) == before, "run.json untouched")
+    }
+
+    @Test func reportLeavesNoTemporaryFilesAndRefusesAFolderAsDestination() throws {
+        let (folder, runJSON) = try storedRun()
+        let result = try StrainBinary.run(["report", runJSON, "--format", "md", "--out", (folder as NSString).appendingPathComponent("again.md")])
+        #expect(result.status == 0)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".tmp") }
+        #expect(leftovers.isEmpty)
+        let toFolder = try StrainBinary.run(["report", runJSON, "--out", folder])
+        #expect(toFolder.status == 2)
+        #expect(toFolder.stderr.hasPrefix("error: \(folder) is a folder; give a file name for the report"))
+    }
+
+    @Test func unreadableRunsAreInputErrorsThatSayWhy() throws {
+        let folder = try temporaryFolder()
+        func write(_ name: String, _ text: String) throws -> String {
+            let path = (folder as NSString).appendingPathComponent(name)
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
+        let notJSON = try write("a.json", "{not json")
+        let noVersion = try write("b.json", "{\"trials\": []}")
+        let future = try write("c.json", "{\"schemaVersion\": 99}")
+        let outOfRange = try write("d.json", "{\"schemaVersion\": 1e400}")
+        let cases: [(String, String)] = [
+            (notJSON, "error: \(notJSON): is not valid JSON (Invalid value around character 1); give a run.json that `strain run` wrote\n"),
+            (noVersion, "error: \(noVersion): is JSON but has no `schemaVersion`, so it is not a run.json\n"),
+            (future, "error: \(future): run.json schema version 99 is not supported; this Strain reads versions 1 to 3\n"),
+            (folder, "error: \(folder): is a folder, not a file; give the path of a run.json that `strain run` wrote inside it\n"),
+            ("/nonexistent/run.json", "error: /nonexistent/run.json: no such file; give the path of a run.json that `strain run` wrote\n"),
+        ]
+        for (path, message) in cases {
+            let result = try StrainBinary.run(["report", path])
+            #expect(result.status == 2, "\(path)")
+            #expect(result.stderr == message)
+        }
+        let range = try StrainBinary.run(["report", outOfRange])
+        #expect(range.status == 2)
+        #expect(range.stderr == "error: \(outOfRange): is JSON with a number out of range (Number 1e400 is not representable); give a run.json that `strain run` wrote\n")
+    }
+}
