@@ -74,3 +74,12 @@ let package = Package(
         .testTarget(name: "StrainGateTests", dependencies: ["StrainGate"]),
     ]
 )
+
+// libFuzzer harnesses (Tests/Fuzz), only when asked: `Tests/Fuzz/run` builds them
+// with -sanitize=fuzzer in their own build folder.
+if Context.environment["STRAIN_FUZZ"] == "1" {
+    package.targets += [
+        .executableTarget(name: "FuzzSuiteParser", dependencies: ["StrainRunner", "StrainScenarios"], path: "Tests/Fuzz/FuzzSuiteParser"),
+        .executableTarget(name: "FuzzRunRecord", dependencies: ["StrainRecords", "StrainReports"], path: "Tests/Fuzz/FuzzRunRecord"),
+    ]
+}

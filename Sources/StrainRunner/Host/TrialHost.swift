@@ -31,6 +31,11 @@ public enum TrialHost {
             finish(HostReport(outcome: TrialOutcome(kind: .harnessError, message: "the child could not read its trial spec: \(error)"),
                               metrics: TrialMetrics(), threads: [], threadsAtStart: threadsAtStart))
         }
+        if let bytes = spec.memoryLimitBytes {
+            // `memory-limit:`: allocations past it fail in this child only.
+            var limit = rlimit(rlim_cur: rlim_t(bytes), rlim_max: rlim_t(bytes))
+            _ = setrlimit(__rlimit_resource_t(9) /* RLIMIT_AS */, &limit)
+        }
         let profileStatus = strain_set_stack_profile(spec.profile.threadStackBytes ?? 0, spec.profile.mainStackBytes ?? 0)
         let installStatus = strain_probe_install(resultDescriptor, frameCapacity)
         guard profileStatus == 0, installStatus == 0, bindStatus == 0 else {
@@ -66,7 +71,10 @@ public enum TrialHost {
         let context = ScenarioContext(parameters: parameters, seed: spec.seed, profile: spec.profile)
 
         let workload: Workload
-        switch prepare(scenarioType, parameters: parameters, context: context) {
+        // Under a `memory-limit:` a 1 GiB stack could not even be reserved (and the
+        // thread would never start): take a quarter of the limit at most.
+        let stackBytes = spec.memoryLimitBytes.map { min(preparationStackBytes, $0 / 4) } ?? preparationStackBytes
+        switch prepare(scenarioType, parameters: parameters, context: context, stackBytes: stackBytes) {
         case .success(let prepared): workload = prepared
         case .failure(let error): return failure(.threw, "while preparing: \(ErrorText.describe(error))")
         }
@@ -139,9 +147,9 @@ public enum TrialHost {
 
     /// Runs the scenario's `prepare` on a harness thread with a large stack, so
     /// that building and archiving a deep graph is never what overflows.
-    static func prepare(_ type: any Scenario.Type, parameters: ParameterValues, context: ScenarioContext) -> Result<Workload, any Error> {
+    static func prepare(_ type: any Scenario.Type, parameters: ParameterValues, context: ScenarioContext, stackBytes: Int) -> Result<Workload, any Error> {
         let handoff = ResultHandoff<Workload>()
-        NamedThread.start("strain.prepare", stackBytes: preparationStackBytes) {
+        NamedThread.start("strain.prepare", stackBytes: stackBytes) {
             let outcome = Result<Workload, any Error> {
                 try ThreadProbe.begin()
                 let scenario = try type.init(parameters: parameters)

@@ -24,10 +24,13 @@ public struct Plan: Sendable {
                         let seed = Self.seed("\(suite.name)|\(run.scenario)|\(combination.sorted { $0.key < $1.key })|\(repetition)")
                         for strategy in run.strategies {
                             let key = TrialKey(scenario: run.scenario, parameters: Self.ordered(combination, as: run.parameters), strategy: strategy, profile: profile)
-                            trials.append(TrialSpec(
+                            var spec = TrialSpec(
                                 index: trials.count, id: TrialID(key: key, repetition: repetition), seed: seed,
                                 timeoutSeconds: run.timeoutSeconds, stallSeconds: run.stallSeconds, expected: run.expected(for: strategy)
-                            ))
+                            )
+                            spec.memoryLimitBytes = run.memoryLimitBytes
+                            spec.threadLimit = run.threadLimit
+                            trials.append(spec)
                         }
                     }
                 }

@@ -47,6 +47,9 @@ public struct SuiteRun: Sendable {
     public var repetitions: Int
     public var timeoutSeconds: Double
     public var stallSeconds: Double
+    /// `memory-limit:` in bytes and `thread-limit:`, nil when not set.
+    public var memoryLimitBytes: Int?
+    public var threadLimit: Int?
     /// Accepted outcomes by strategy name; the key `default` covers the rest.
     public var expectations: [String: [ExpectedOutcome]]
 

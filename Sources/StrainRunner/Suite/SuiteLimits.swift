@@ -13,6 +13,11 @@ public enum SuiteLimits {
     /// watchdog looks every 1 to 10 ms; below about ten looks, plain lock
     /// contention would read as a stall.
     public static let stallSeconds = 0.1...86_400.0
+    /// A run's `memory-limit:` (the child's RLIMIT_AS): 64 MiB (the runtime and a
+    /// few threads' stacks reserve tens of MiB) to 1 TiB.
+    public static let memoryLimitBytes = (64 << 20)...(1 << 40)
+    /// A run's `thread-limit:`: the parent kills a child with more threads.
+    public static let threadLimit = 4...100_000
     /// Trials in one plan, over every run, before filters.
     public static let maximumTrials = 100_000
     /// Stack sizes are whole pages.

@@ -64,7 +64,7 @@ public struct SuiteParser: Sendable {
     }
 
     static let suiteKeys = ["name", "description", "repetitions", "timeout", "stall", "profiles", "runs"]
-    static let runKeys = ["scenario", "parameters", "strategies", "profiles", "repetitions", "timeout", "stall", "expect"]
+    static let runKeys = ["scenario", "parameters", "strategies", "profiles", "repetitions", "timeout", "stall", "memory-limit", "thread-limit", "expect"]
 
     /// The most mistakes one parse lists; the rest are counted.
     public static let maximumErrors = 20
@@ -252,6 +252,26 @@ private final class SuiteReader {
         return value
     }
 
+    /// `memory-limit:`, a byte size in `SuiteLimits.memoryLimitBytes`.
+    func memoryLimit(_ node: Node) throws(SuiteError) -> Int {
+        let text = try string(node, "memory-limit")
+        let range = SuiteLimits.memoryLimitBytes
+        guard let bytes = ByteSize.parse(text.trimmingCharacters(in: .whitespaces)), range.contains(bytes) else {
+            throw error(node, "'\(Self.shortened(text))' is not a valid memory-limit; write a size from \(ByteSize.format(range.lowerBound)) to \(ByteSize.format(range.upperBound)), such as 512MiB or 2GiB")
+        }
+        return bytes
+    }
+
+    /// `thread-limit:`, a whole number in `SuiteLimits.threadLimit`.
+    func threadLimit(_ node: Node) throws(SuiteError) -> Int {
+        let text = try string(node, "thread-limit")
+        let range = SuiteLimits.threadLimit
+        guard let value = Int(text.trimmingCharacters(in: .whitespaces)), range.contains(value) else {
+            throw error(node, "'\(Self.shortened(text))' is not a valid thread-limit; write a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+
     /// A duration in `range`: `500ms`, `60s`, `5m`, `1h` or plain seconds; never infinite or NaN.
     func duration(_ node: Node, _ what: String, range: ClosedRange<Double>) throws(SuiteError) -> Double {
         let text = try string(node, what).trimmingCharacters(in: .whitespaces)
@@ -380,6 +400,8 @@ private final class SuiteReader {
             case "stall":
                 stallNode = value
                 run.stallSeconds = collect { () throws(SuiteError) in try duration(value, "stall", range: SuiteLimits.stallSeconds) } ?? run.stallSeconds
+            case "memory-limit": run.memoryLimitBytes = collect { () throws(SuiteError) in try memoryLimit(value) }
+            case "thread-limit": run.threadLimit = collect { () throws(SuiteError) in try threadLimit(value) }
             case "expect": expectNode = value
             default: break
             }

@@ -14,6 +14,10 @@ public struct TrialSpec: Codable, Hashable, Sendable {
     public var stallSeconds: Double
     /// The outcomes the suite accepts for this trial.
     public var expected: [ExpectedOutcome]
+    /// The child's address-space limit (RLIMIT_AS) in bytes, from `memory-limit:`; nil for none.
+    public var memoryLimitBytes: Int?
+    /// Threads the child may have before the parent kills it, from `thread-limit:`; nil for none.
+    public var threadLimit: Int?
 
     public init(index: Int, id: TrialID, seed: UInt64, timeoutSeconds: Double, stallSeconds: Double, expected: [ExpectedOutcome]) {
         self.index = index

@@ -1,6 +1,7 @@
 import CStrainProbe
 import Foundation
 import Glibc
+import StrainKit
 
 /// Errors of the supervisor itself: a child that could not be started.
 public struct SupervisorError: Error, Sendable, CustomStringConvertible {
@@ -76,6 +77,60 @@ struct ChildProcess {
     /// Sends `signal` to the child's whole process group.
     func signalGroup(_ signal: Int32) {
         kill(-pid, signal)
+    }
+
+    /// Reaps the child if it has ended, without waiting: its status and resource
+    /// use, or nil while it runs (or is only stopped by a ptrace walk).
+    func reapIfEnded() -> (TerminationStatus, rusage)? {
+        var status: Int32 = 0
+        var usage = rusage()
+        guard wait4(pid, &status, WNOHANG, &usage) == pid else { return nil }
+        guard let termination = TerminationStatus(waitStatus: status) else { return nil }
+        return (termination, usage)
+    }
+}
+
+/// How a child ended, decoded once from its wait status.
+public enum TerminationStatus: Sendable, Hashable, CustomStringConvertible {
+    /// It called exit (or returned from main) with this code.
+    case exited(Int32)
+    /// A signal ended it.
+    case signaled(Int32)
+
+    /// Decodes a `wait4` status; nil for a stop (a ptrace walk), which is not an end.
+    init?(waitStatus status: Int32) {
+        let low = status & 0x7f
+        if low == 0 {
+            self = .exited((status >> 8) & 0xff)
+        } else if low == 0x7f {
+            return nil
+        } else {
+            self = .signaled(low)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .exited(let code): "exited with status \(code)"
+        case .signaled(let signal): "killed by \(SignalName.of(signal))"
+        }
+    }
+}
+
+/// One step of ending a child that is past its deadline: send a signal to its
+/// process group, then give it `graceSeconds` before the next step.
+public struct TeardownStep: Sendable, Hashable {
+    public var signal: Int32
+    public var graceSeconds: Double
+
+    public init(signal: Int32, graceSeconds: Double) {
+        self.signal = signal
+        self.graceSeconds = graceSeconds
+    }
+
+    /// SIGTERM, a grace period, then SIGKILL.
+    public static func gentleThenForced(graceSeconds: Double) -> [TeardownStep] {
+        [TeardownStep(signal: SIGTERM, graceSeconds: graceSeconds), TeardownStep(signal: SIGKILL, graceSeconds: 0)]
     }
 }
 

@@ -82,19 +82,26 @@ final class Watchdog: Sendable {
                 Array(buffer.prefix(strain_threads_in_work(buffer.baseAddress, buffer.count)))
             }
             let states = holding.compactMap { ThreadState.read(tid: Int($0)) }
-            if states.contains(where: { $0.state == "R" }) { continue }
+            let anyRunning = states.contains { $0.state == "R" }
+            if anyRunning { continue }
             let waitingForThread = beat.queued - beat.started
             let untimed = states.filter(\.isInUntimedWait).count
-            var deadlocked = false
-            if waitingForThread == 0 && !states.isEmpty && untimed == states.count {
+            let holdersUntimed = !states.isEmpty && untimed == states.count
+            var othersQuiet = false
+            if waitingForThread == 0 && holdersUntimed {
                 // Work that is not marked as such (a barrier block on a GCD
                 // worker) may be what wakes them: no other thread may be running
                 // or sleeping. Idle pool workers wait with a timeout; they do not count.
                 let me = Int(strain_thread_id())
                 let others = ThreadState.tids().filter { $0 != me }.compactMap { ThreadState.read(tid: $0) }
-                deadlocked = !others.contains { $0.state == "R" || $0.isSleeping }
+                othersQuiet = !others.contains { $0.state == "R" || $0.isSleeping }
             }
-            guard waitingForThread > 0 || deadlocked else { continue }
+            guard let verdict = StallVerdict.judge(
+                pending: beat.queued - beat.finished, waitingForThread: waitingForThread,
+                silentSeconds: Double(now - beat.last_event_ns) / 1e9, thresholdSeconds: Double(stallNanoseconds) / 1e9,
+                anyHolderRunning: anyRunning, holdersInUntimedWait: holdersUntimed, othersQuiet: othersQuiet, queued: beat.queued
+            ) else { continue }
+            let deadlocked = verdict == .deadlocked
 
             // The heartbeat may have moved while the threads were read.
             guard strain_heartbeat_read().last_event_ns == beat.last_event_ns else { continue }
