@@ -98,7 +98,7 @@ public enum TerminationStatus: Sendable, Hashable, CustomStringConvertible {
     case signaled(Int32)
 
     /// Decodes a `wait4` status; nil for a stop (a ptrace walk), which is not an end.
-    init?(waitStatus status: Int32) {
+    public init?(waitStatus status: Int32) {
         let low = status & 0x7f
         if low == 0 {
             self = .exited((status >> 8) & 0xff)

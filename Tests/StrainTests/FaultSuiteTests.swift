@@ -1,0 +1,143 @@
+import Foundation
+import StrainKit
+import StrainRunner
+import Testing
+
+/// `Scenarios/faults.yaml` through the built binary: every way a trial can break
+/// its own process ends as that trial's outcome, and the runner survives all of it.
+@Suite(.serialized) struct FaultSuiteTests {
+    static var faultsSuite: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Scenarios/faults.yaml").path
+    }
+
+    @Test func everyFaultEndsInItsOwnOutcomeAndTheRunnerSurvivesThemAll() throws {
+        let out = (try temporaryFolder() as NSString).appendingPathComponent("out")
+        let result = try StrainBinary.run(["run", Self.faultsSuite, "--out", out], timeout: 180)
+        #expect(result.status == 3, "the protocol-breaking trials are harness errors, shown as such: \(result.stderr)")
+        let record = try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json"))
+        func trials(_ kind: String) -> [TrialRecord] { record.trials.filter { $0.parameters["kind"] == kind } }
+        func outcomes(_ kind: String) -> Set<String> { Set(trials(kind).map(\.outcome.description)) }
+
+        #expect(outcomes("bus-error") == ["crashed(SIGBUS)"])
+        #expect(outcomes("divide-by-zero") == ["crashed(SIGFPE)"])
+        #expect(outcomes("fatal-error") == ["crashed(SIGILL)"])
+        #expect(trials("fatal-error").allSatisfy { $0.stderr?.contains("Fatal error: the fault scenario called fatalError on purpose") == true })
+        #expect(trials("index-out-of-range").allSatisfy { $0.stderr?.contains("Fatal error: Index out of range") == true })
+        #expect(outcomes("integer-overflow") == ["crashed(SIGILL)"])
+        #expect(trials("integer-overflow").allSatisfy { $0.trace?.firstFrames.first?.symbol?.contains("FaultScenario.fail") == true })
+        #expect(outcomes("cxx-terminate") == ["crashed(SIGABRT)"])
+        #expect(trials("cxx-terminate").first?.stderr?.contains("terminate called without an active exception") == true)
+        let overflows = record.trials.filter { $0.scenario == "stack-depth" }
+        #expect(overflows.map(\.strategy.description) == ["main", "gcd-global", "thread(512KiB)", "task", "thread(32KiB)"])
+        #expect(overflows.allSatisfy { $0.outcome.kind == .stackOverflow && $0.trace?.isStackOverflow == true })
+
+        let stubborn = try #require(trials("ignore-sigterm").first)
+        #expect(stubborn.outcome.kind == .timedOut)
+        #expect((stubborn.metrics.trialSeconds ?? 99) < 5, "SIGKILL followed SIGTERM after the grace period")
+
+        let flood = try #require(trials("flood-output").first)
+        #expect(flood.outcome.kind == .completed)
+        #expect(flood.stdout?.hasSuffix("[… \(16 * 1024 * 1024 - 64 * 1024) more bytes not kept]") == true)
+        #expect(flood.stderr?.hasSuffix("[… \(16 * 1024 * 1024 - 64 * 1024) more bytes not kept]") == true)
+
+        let grandchild = try #require(trials("grandchild").first)
+        #expect(grandchild.outcome.kind == .completed)
+        let pid = try #require(grandchild.stdout?.split(separator: " ").last.flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
+        #expect(Processes.waitUntilGone(pid, seconds: 5), "the grandchild died with its trial's process group")
+
+        #expect(trials("memory-exhaustion").first?.outcome.kind == .threw)
+        #expect(trials("memory-exhaustion").first?.outcome.message?.contains("under a limit of 512 MiB") == true)
+        let bomb = try #require(trials("thread-bomb").first)
+        #expect(bomb.outcome.description == "crashed(SIGKILL)")
+        #expect(bomb.outcome.message?.hasPrefix("the child started more than its limit of 200 threads") == true)
+
+        #expect(trials("garbage-result").first?.outcome.kind == .harnessError)
+        #expect(trials("garbage-result").first?.outcome.message?.hasPrefix("the result pipe broke the child protocol: a RESULT line that is not a versioned JSON report: 'RESULT {not json\\x00\\x1b[2J") == true)
+        #expect(trials("exit-zero-without-result").first?.outcome.message?.hasPrefix("the child exited with status 0 without a result") == true)
+        #expect(trials("exit-mid-trial").first?.outcome.message?.hasPrefix("the child exited with status 3 without a result") == true)
+        #expect(record.trials.filter { $0.outcome.kind == .harnessError }.count == 3, "only the protocol breakers are harness errors")
+    }
+}
+
+/// The child protocol's decoder on bytes, without a child.
+@Suite struct ChildProtocolTests {
+    func report(version: Int = HostReport.currentVersion) throws -> String {
+        var report = HostReport(outcome: TrialOutcome(kind: .completed), metrics: TrialMetrics(), threads: [], threadsAtStart: 1)
+        report.version = version
+        return HostReport.linePrefix + String(decoding: try JSONEncoder().encode(report), as: UTF8.self) + "\n"
+    }
+
+    @Test func aReportAndARemoteUnwindRequestDecodeInOrder() throws {
+        let messages = ChildProtocol.decode(Array((try report() + "REMOTE-UNWIND 12 13\n").utf8))
+        #expect(messages.problem == nil)
+        #expect(messages.report?.outcome.kind == .completed)
+        #expect(messages.remoteUnwindRequest == [12, 13])
+    }
+
+    @Test func aReportOfAnotherVersionIsRefusedNotGuessedAt() throws {
+        let messages = ChildProtocol.decode(Array(try report(version: 99).utf8))
+        #expect(messages.report == nil)
+        #expect(messages.problem == "a report of version 99; this runner reads version 1 (a child built from another Strain?)")
+    }
+
+    @Test func aFaultRecordOfAnotherVersionIsRefused() {
+        let messages = ChildProtocol.decode(Array("STRAIN-FAULT 2\nsignal 11\nEND\n".utf8))
+        #expect(messages.fault == nil)
+        #expect(messages.problem == "a fault record of version 2; this runner reads version 1 (a child built from another Strain?)")
+    }
+
+    @Test func aFaultRecordDecodesWithItsVersionChecked() {
+        let messages = ChildProtocol.decode(Array("STRAIN-FAULT 1\nsignal 11\noverflow 1\nframes_total 0\nEND\n".utf8))
+        #expect(messages.problem == nil)
+        #expect(messages.fault?.signal == 11)
+        #expect(messages.fault?.isOverflow == true)
+        #expect(messages.fault?.isComplete == true)
+    }
+
+    @Test func markersFoundInsideOtherBytesAreGarbageNotMessages() {
+        let messages = ChildProtocol.decode(Array("hello STRAIN-FAULT 1\nsignal 11\nEND\n".utf8))
+        #expect(messages.fault == nil)
+        #expect(messages.problem == "bytes that are no Strain message: 'hello STRAIN-FAULT 1'")
+    }
+
+    @Test func aMessageCutShortIsAProblemOnlyOnceThePipeIsClosed() {
+        let bytes = Array("RESULT {\"vers".utf8)
+        #expect(ChildProtocol.decode(bytes, final: false).isEmpty)
+        #expect(ChildProtocol.decode(bytes).problem == "a message cut short: 'RESULT {\"vers'")
+        #expect(ChildProtocol.decode([]).isEmpty)
+    }
+
+    @Test func terminationStatusDecodesExitsSignalsAndIgnoresStops() {
+        #expect(TerminationStatus(waitStatus: 3 << 8) == .exited(3))
+        #expect(TerminationStatus(waitStatus: SIGSEGV) == .signaled(SIGSEGV))
+        #expect(TerminationStatus(waitStatus: SIGSEGV | 0x80) == .signaled(SIGSEGV), "a core dump is still that signal")
+        #expect(TerminationStatus(waitStatus: (SIGSTOP << 8) | 0x7f) == nil)
+    }
+
+    @Test func theStallVerdictIsOneRule() {
+        func judge(pending: Int = 1, waiting: Int = 0, silent: Double = 3, running: Bool = false, untimed: Bool = true, quiet: Bool = true) -> StallVerdict? {
+            StallVerdict.judge(pending: pending, waitingForThread: waiting, silentSeconds: silent, thresholdSeconds: 2,
+                               anyHolderRunning: running, holdersInUntimedWait: untimed, othersQuiet: quiet, queued: 10)
+        }
+        #expect(judge(waiting: 4) == .starved(waiting: 4, queued: 10))
+        #expect(judge() == .deadlocked)
+        #expect(judge(pending: 0) == nil, "nothing pending is not a stall")
+        #expect(judge(silent: 1) == nil, "below the threshold")
+        #expect(judge(running: true) == nil, "a holder on a CPU is slow, not stuck")
+        #expect(judge(untimed: false) == nil)
+        #expect(judge(quiet: false) == nil, "another thread could still wake them")
+    }
+
+    @Test func theClassifierCallsAChildThatSaidNothingAndExitedZeroAHarnessError() {
+        var watched = Watched()
+        watched.termination = .exited(0)
+        let classifier = OutcomeClassifier(traceBuilder: TraceBuilder(symbolizer: Symbolizer()), dumpBuilder: ThreadDumpBuilder(symbolizer: Symbolizer()))
+        let classified = classifier.classify(watched, timeoutSeconds: 5, stallSeconds: 2)
+        #expect(classified.outcome.kind == .harnessError)
+        watched.termination = .signaled(SIGKILL)
+        #expect(classifier.classify(watched, timeoutSeconds: 5, stallSeconds: 2).outcome.description == "crashed(SIGKILL)")
+        watched.timedOut = true
+        #expect(classifier.classify(watched, timeoutSeconds: 5, stallSeconds: 2).outcome.kind == .timedOut)
+    }
+}
