@@ -30,7 +30,9 @@ public struct GuardComparison: Sendable {
         /// `8/8`: the workers there when the work began, of those asked for (median).
         public var workersTogether: String {
             guard let together = Statistics.median(measured.compactMap { $0.metrics.custom["workers at the start"] }) else { return "–" }
-            return "\(Int(together))/\(trials.first?.parameters["workers"] ?? "?")"
+            // A record read from disk may hold any number here (1e300): never trap converting it.
+            let count = Int(exactly: together.rounded()).map(String.init) ?? String(format: "%g", together)
+            return "\(count)/\(trials.first?.parameters["workers"] ?? "?")"
         }
         public var medianContextSwitches: Double? {
             Statistics.median(trials.compactMap { trial in

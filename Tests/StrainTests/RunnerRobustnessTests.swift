@@ -269,4 +269,18 @@ import Testing
         #expect(range.status == 2)
         #expect(range.stderr == "error: \(outOfRange): is JSON with a number out of range (Number 1e400 is not representable); give a run.json that `strain run` wrote\n")
     }
+
+    @Test func hugeMetricValuesRenderInsteadOfTrapping() throws {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/run.json")
+        let text = try String(contentsOf: fixture, encoding: .utf8)
+        let hostile = text.replacingOccurrences(of: #/"workers at the start" : [0-9.]+/#, with: "\"workers at the start\" : 1e300")
+        #expect(hostile != text)
+        let folder = try temporaryFolder()
+        let path = (folder as NSString).appendingPathComponent("run.json")
+        try hostile.write(toFile: path, atomically: true, encoding: .utf8)
+        for format in ["html", "md", "junit"] {
+            let result = try StrainBinary.run(["report", path, "--format", format, "--out", "-"])
+            #expect(result.status == 0, "\(format): \(result.stderr)")
+        }
+    }
 }

@@ -14,3 +14,18 @@ public func fuzzRunRecord(_ start: UnsafePointer<UInt8>?, _ count: Int) -> Int32
     }
     return 0
 }
+
+/// libFuzzer's driver, from its runtime (linked by -sanitize=fuzzer).
+@_silgen_name("LLVMFuzzerRunDriver")
+func runFuzzerDriver(
+    _ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+) -> Int32
+
+/// SwiftPM links an executable's entry as `FuzzRunRecord_main`: hand over to libFuzzer's driver.
+@_cdecl("FuzzRunRecord_main")
+public func fuzzRunRecordMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    var count = argc
+    var arguments = argv
+    return runFuzzerDriver(&count, &arguments, fuzzRunRecord)
+}

@@ -13,3 +13,18 @@ public func fuzzSuiteParser(_ start: UnsafePointer<UInt8>?, _ count: Int) -> Int
     }
     return 0
 }
+
+/// libFuzzer's driver, from its runtime (linked by -sanitize=fuzzer).
+@_silgen_name("LLVMFuzzerRunDriver")
+func runFuzzerDriver(
+    _ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+) -> Int32
+
+/// SwiftPM links an executable's entry as `FuzzSuiteParser_main`: hand over to libFuzzer's driver.
+@_cdecl("FuzzSuiteParser_main")
+public func fuzzSuiteParserMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    var count = argc
+    var arguments = argv
+    return runFuzzerDriver(&count, &arguments, fuzzSuiteParser)
+}
