@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "StrainCLI", targets: ["StrainCLI"]),
         // The built-in scenarios, for a user's own `strain` beside its own catalog.
         .library(name: "StrainScenarios", targets: ["StrainScenarios"]),
+        // `swift package strain run|gate|compare|report …` in a package that depends on Strain.
+        .plugin(name: "StrainPlugin", targets: ["StrainPlugin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -65,6 +67,15 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "strain", dependencies: ["StrainCLI"]),
+        .plugin(
+            name: "StrainPlugin",
+            capability: .command(
+                intent: .custom(verb: "strain", description: "Run Strain: suites, reports, baselines, the gate"),
+                permissions: [.writeToPackageDirectory(reason: "Strain writes run records and reports under Reports/")]
+            ),
+            dependencies: ["strain"],
+            path: "Sources/StrainPlugin"
+        ),
         // The gate's statistics: Foundation only, so any module can build on it.
         .target(name: "StrainGate", dependencies: ["StrainRecords"]),
         .testTarget(

@@ -26,7 +26,7 @@ struct GateCommand: ParsableCommand {
 
         Exit codes (also in gate.json): 0 nothing regressed and no outcome got worse; 1 a regression or an outcome that got worse; \
         2 usage or input error (a bad or missing baseline, an unsupported schema, a refused fingerprint); 3 harness error or incomplete data \
-        (a missing row, a trial the harness failed). Writes gate.json, gate.md and junit.xml into --out.
+        (a missing row, a trial the harness failed). Writes gate.json, gate.md (a pull-request comment), gate.html (the comparison view) and junit.xml into --out.
         """
     )
 
@@ -60,7 +60,7 @@ struct GateCommand: ParsableCommand {
     @Option(parsing: .upToNextOption, help: "What to print: text, github (workflow commands, plus $GITHUB_STEP_SUMMARY).")
     var format: [GateFormat] = [.text]
 
-    @Option(help: "Where to write gate.json, gate.md and junit.xml (and the interleaved runs).")
+    @Option(help: "Where to write gate.json, gate.md, gate.html and junit.xml (and the interleaved runs).")
     var out: String?
 
     @OptionGroup var location: BaselineCommand.Location
@@ -110,6 +110,7 @@ struct GateCommand: ParsableCommand {
         try writeOutput(json, to: (directory as NSString).appendingPathComponent("gate.json"))
         try writeOutput(Data(report.renderMarkdown().utf8), to: (directory as NSString).appendingPathComponent("gate.md"))
         try writeOutput(Data(report.renderJUnit().utf8), to: (directory as NSString).appendingPathComponent("junit.xml"))
+        try writeOutput(Data(report.renderHTML().utf8), to: (directory as NSString).appendingPathComponent("gate.html"))
         for format in format {
             switch format {
             case .text: print(TerminalReport.safe(report.renderText()))
@@ -122,7 +123,7 @@ struct GateCommand: ParsableCommand {
                 }
             }
         }
-        print("Wrote \(directory)/gate.json, gate.md and junit.xml")
+        print("Wrote \(directory)/gate.json, gate.md, gate.html and junit.xml")
     }
 
     func runCalibration(rerun: String) throws(GateError) {

@@ -199,4 +199,29 @@ import Testing
         #expect(verdicts.filter { $0.key != "frames thread(8MiB)" }.values.allSatisfy { !["regressed", "outcomeChanged", "missing", "harnessError"].contains($0) }, "\(verdicts)")
         #expect(result.stdout.contains("stack-high-water"))
     }
+
+    @Test func theCommandPluginRunsTheUsersOwnStrainAndCollapsesEveryFailureToOne() throws {
+        let folder = try GateEndToEndTests.folder()
+        _ = try Self.build(workPercent: 100, frameBytes: 512, into: folder, name: "base")
+        func plugin(_ arguments: [String]) throws -> (status: Int32, output: String) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["swift", "package", "--package-path", repository.appendingPathComponent(".build/gate-fixture-package").path,
+                                 "--scratch-path", repository.appendingPathComponent(".build/gate-fixture-build").path,
+                                 "--allow-writing-to-package-directory", "strain", "--product", "gate-fixture", "--configuration", "debug"] + arguments
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = pipe
+            try process.run()
+            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, output)
+        }
+        let list = try plugin(["list"])
+        #expect(list.status == 0, "\(list.output)")
+        #expect(list.output.contains("spin") && list.output.contains("frames"), "the user's own scenarios: \(list.output)")
+        let refused = try plugin(["gate", folder + "/none", "--baseline", "nothing"])
+        #expect(refused.status == 1, "SwiftPM turns the gate's exit 2 into 1: \(refused.output)")
+        #expect(refused.output.contains("exited 2"))
+    }
 }

@@ -276,16 +276,18 @@ public enum Gate {
         let delta = threshold.0.delta ?? 0
         let floor = threshold.0.floor ?? 0
         let lower = descriptor.polarity != .higherIsBetter
-        // The worst case on each side: the highest of a lower-is-better metric.
-        let old = lower ? before.max()! : before.min()!
-        let new = lower ? after.max()! : after.min()!
+        let sampled = sampledMetrics.contains(descriptor.name)
+        // The worst case on each side (the highest of a lower-is-better metric); for a
+        // sampled count, whose worst case is a sampling accident, the median.
+        let old = sampled ? GateStatistics.median(before)! : lower ? before.max()! : before.min()!
+        let new = sampled ? GateStatistics.median(after)! : lower ? after.max()! : after.min()!
         var comparison = MetricComparison(
             metric: descriptor.name, unit: descriptor.unit, noise: descriptor.noise, polarity: descriptor.polarity,
             baselineMedian: old, candidateMedian: new, changePercent: old != 0 ? (new / old - 1) * 100 : nil,
             baselineCount: before.count, candidateCount: after.count, delta: delta, floor: floor,
             thresholdSource: threshold.1, verdict: .unchanged, reason: ""
         )
-        let spread = before.max()! - before.min()!
+        let spread = sampled ? 0 : before.max()! - before.min()!
         let worse = lower ? new - old : old - new
         // A sampled count can miss a short-lived thread: it is deterministic only
         // when repetitions of the baseline agree.
@@ -311,7 +313,9 @@ public enum Gate {
         return comparison
     }
 
-    /// Deterministic metrics that are sampled, not counted exactly.
+    /// Deterministic metrics that are sampled, not counted exactly: the parent reads
+    /// the thread count every 5 ms, so a worker GCD starts for a moment is seen in
+    /// some repetitions and not others (an A/A of 10 repetitions saw 4 and 5).
     static let sampledMetrics: Set<String> = ["peak-threads"]
 
     static func timingSkeleton(_ descriptor: MetricDescriptor, _ before: [Double], _ after: [Double], _ threshold: (MetricThreshold, String)) -> MetricComparison {
