@@ -63,11 +63,14 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "strain", dependencies: ["StrainCLI"]),
+        // The gate's statistics: Foundation only, so any module can build on it.
+        .target(name: "StrainGate", dependencies: ["StrainRecords"]),
         .testTarget(
             name: "StrainTests",
             dependencies: ["StrainRecords", "StrainKit", "StrainRunner", "StrainReports", "StrainScenarios", "StrainCLI"],
             // A fixed run.json, the golden reports rendered from it and the JUnit schema, read by path.
             exclude: ["Fixtures"]
         ),
+        .testTarget(name: "StrainGateTests", dependencies: ["StrainGate"]),
     ]
 )

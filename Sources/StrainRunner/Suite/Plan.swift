@@ -7,6 +7,12 @@ public struct Plan: Sendable {
     public let suite: Suite
     public let trials: [TrialSpec]
 
+    /// A plan of exactly these trials.
+    public init(suite: Suite, trials: [TrialSpec]) {
+        self.suite = suite
+        self.trials = trials
+    }
+
     public init(suite: Suite) {
         self.suite = suite
         var trials: [TrialSpec] = []
