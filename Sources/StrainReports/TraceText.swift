@@ -88,9 +88,10 @@ public enum TraceText {
         return text
     }
 
-    /// `init(coder:) → decodeObject(forKey:) → … × 1,532`.
+    /// `init(coder:) at GraphModel.swift:172:22 → decodeObject(forKey:) → … × 1,532`:
+    /// each frame's source location when it has one.
     public static func cycle(_ cycle: RecursionCycle) -> String {
-        let names = cycle.frames.map { $0.symbol ?? String(format: "0x%llx", $0.address) }
+        let names = cycle.frames.map { frame in (frame.symbol ?? String(format: "0x%llx", frame.address)) + (frame.location.map { " at \($0)" } ?? "") }
         return names.joined(separator: " → ") + " × \(Format.count(Double(cycle.repetitions)))"
     }
 
