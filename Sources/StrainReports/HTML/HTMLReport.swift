@@ -183,7 +183,7 @@ public enum HTMLReport {
         }
         if compared, group.rows.contains(where: { $0.medianPeakRSSBytes != nil }) {
             let bars = group.rows.map { SVGChart.Bar(label: $0.strategy.description, value: $0.medianPeakRSSBytes) }
-            figure(SVGChart.bars(bars, title: "peak RSS (median)", format: { Format.bytes($0) }, scaleMaximum: scales.memory), into: &page)
+            figure(SVGChart.bars(bars, title: "peak RSS (median)", format: { Format.bytes($0) }, scaleMaximum: scales.memory, binary: true), into: &page)
         }
         if compared, group.rows.contains(where: { $0.stackHighWaterBytes != nil }) {
             let bars = group.rows.map { row -> SVGChart.Bar in
@@ -191,9 +191,10 @@ public enum HTMLReport {
                 return SVGChart.Bar(label: row.strategy.description, value: row.stackHighWaterBytes.map(Double.init), limit: row.stackSizeBytes.map(Double.init),
                                     marked: overflowed, note: overflowed ? "overflowed" : nil)
             }
-            figure(SVGChart.bars(bars, title: "stack used against the stack the thread had (dashed); red ✕: overflowed", format: { Format.bytes($0) }, limitLabel: "stack size", scaleMaximum: scales.stack), into: &page)
+            figure(SVGChart.bars(bars, title: "stack used against the stack the thread had (dashed); red ✕: overflowed", format: { Format.bytes($0) }, limitLabel: "stack size", scaleMaximum: scales.stack, binary: true), into: &page)
         }
-        if group.rows.contains(where: { $0.trials.count > 1 }) || group.rows.contains(where: { row in row.trials.contains { $0.outcome.kind != .completed } }) {
+        // An outcome histogram only when it compares strategies or shows repetitions that differ.
+        if compared || group.rows.contains(where: { Set($0.trials.map(\.outcome.description)).count > 1 }) {
             figure(SVGChart.stacked(group.rows.map { ($0.strategy.description, outcomeCounts($0.trials)) }, title: "outcomes across repetitions"), into: &page)
         }
         page.raw("</div>\n</article>\n")

@@ -38,14 +38,14 @@ enum SVGChart {
 
     /// Horizontal bars on a labelled axis from 0 to `scaleMaximum` (default: the
     /// largest value), so charts that share a maximum share a scale.
-    static func bars(_ bars: [Bar], title: String, format: (Double) -> String, limitLabel: String? = nil, scaleMaximum: Double? = nil) -> String {
+    static func bars(_ bars: [Bar], title: String, format: (Double) -> String, limitLabel: String? = nil, scaleMaximum: Double? = nil, binary: Bool = false) -> String {
         let rowHeight = 22.0
         let labelWidth = 190.0
         let plotWidth = width - labelWidth - 24
         let top = 24.0
         let height = Double(bars.count) * rowHeight + top + 26
         let largest = bars.flatMap { [$0.value, $0.high, $0.limit].compactMap { $0 } }.max() ?? 1
-        let axisTicks = niceTicks(upTo: max(largest, scaleMaximum ?? 0))
+        let axisTicks = niceTicks(upTo: max(largest, scaleMaximum ?? 0), binary: binary)
         let maximum = axisTicks.last ?? 1
         let scale = maximum > 0 ? plotWidth / maximum : 0
         var svg = header(height: height, title: title)
@@ -183,7 +183,8 @@ enum SVGChart {
                 for point in points {
                     svg += "<circle cx=\"\(f(px(point.x)))\" cy=\"\(f(py(point.y)))\" r=\"3\" fill=\"\(color)\"><title>\(HTMLText.escape(line.name)): \(HTMLText.escape(formatX(point.x))), \(HTMLText.escape(formatY(point.y)))</title></circle>"
                     if labelPoints, series.count == 1 {
-                        svg += text(x: px(point.x) + 5, y: py(point.y) - 6, formatY(point.y), cssClass: "point-label")
+                        let rightHalf = px(point.x) > left + plotWidth / 2
+                        svg += text(x: px(point.x) + (rightHalf ? -5 : 5), y: py(point.y) - 6, formatY(point.y), anchor: rightHalf ? "end" : "start", cssClass: "point-label")
                     }
                 }
             }
@@ -194,11 +195,12 @@ enum SVGChart {
     }
 
     /// 0 and round steps (1, 2 or 5 × 10ⁿ) up to the first at or above `maximum`: 4 to 6 ticks.
-    static func niceTicks(upTo maximum: Double) -> [Double] {
+    /// `binary`: steps that are powers of two (bytes: 0, 2, 4, 6, 8 MiB).
+    static func niceTicks(upTo maximum: Double, binary: Bool = false) -> [Double] {
         guard maximum.isFinite, maximum > 0 else { return [0, 1] }
         let rough = maximum / 4
         let magnitude = pow(10, floor(log10(rough)))
-        let step = [1.0, 2, 2.5, 5, 10].map { $0 * magnitude }.first { $0 >= rough } ?? 10 * magnitude
+        let step = binary ? pow(2, ceil(log2(rough))) : [1.0, 2, 2.5, 5, 10].map { $0 * magnitude }.first { $0 >= rough } ?? 10 * magnitude
         var ticks: [Double] = []
         var value = 0.0
         while value < maximum - step * 1e-9 {
