@@ -8,6 +8,8 @@ let package = Package(
         .executable(name: "strain", targets: ["strain"]),
         .library(name: "StrainKit", targets: ["StrainKit"]),
         .library(name: "StrainCLI", targets: ["StrainCLI"]),
+        // The built-in scenarios, for a user's own `strain` beside its own catalog.
+        .library(name: "StrainScenarios", targets: ["StrainScenarios"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -58,7 +60,7 @@ let package = Package(
         .target(
             name: "StrainCLI",
             dependencies: [
-                "StrainRunner", "StrainReports", "StrainScenarios",
+                "StrainRunner", "StrainReports", "StrainGate", "StrainScenarios",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -71,6 +73,6 @@ let package = Package(
             // A fixed run.json, the golden reports rendered from it and the JUnit schema, read by path.
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "StrainGateTests", dependencies: ["StrainGate"]),
+        .testTarget(name: "StrainGateTests", dependencies: ["StrainGate", "StrainRecords"]),
     ]
 )

@@ -7,11 +7,13 @@ import Synchronization
 public enum StrainExitCode {
     /// Every trial ended in an outcome its suite expects.
     public static let success: Int32 = 0
-    /// At least one trial ended in an outcome its suite does not expect.
+    /// At least one trial ended in an outcome its suite does not expect; for the
+    /// gate, a regression or an outcome that got worse.
     public static let unexpectedOutcome: Int32 = 1
     /// A usage or input error: bad arguments, a bad suite file, an unreadable run.json.
     public static let inputError: Int32 = 2
-    /// The harness failed: a trial ended in `harnessError`, or reports could not be written.
+    /// The harness failed (a trial ended in `harnessError`, reports could not be
+    /// written), or the gate's data is incomplete (a missing row or shard).
     public static let harnessError: Int32 = 3
 }
 
@@ -114,10 +116,10 @@ struct Strain: ParsableCommand {
         commandName: "strain",
         abstract: "Stress-test Swift concurrency: stack exhaustion, starvation and their costs, per strategy.",
         discussion: """
-        Exit codes: 0 every outcome expected; 1 an unexpected outcome; 2 usage or input error; 3 harness error.
+        Exit codes: 0 every outcome expected (gate: nothing regressed); 1 an unexpected outcome (gate: a regression or a worse outcome); 2 usage or input error; 3 harness error or incomplete data.
         """,
         version: "strain \(StrainVersion.current)",
-        subcommands: [RunCommand.self, ReportCommand.self, ListCommand.self],
+        subcommands: [RunCommand.self, ReportCommand.self, ListCommand.self, BaselineCommand.self, CompareCommand.self, GateCommand.self, MergeCommand.self],
         defaultSubcommand: RunCommand.self
     )
 }
