@@ -28,7 +28,7 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Replace the run an --out folder already holds.")
     var force = false
 
-    @Option(parsing: .upToNextOption, help: "Reports to write besides run.json: html, md, junit (default: all of them).")
+    @Option(parsing: .upToNextOption, help: "Reports to write besides run.json: html (report.html), md (summary.md), junit (junit.xml); default: all three. json names run.json itself, which is always written.")
     var format: [ReportFormat] = [.html, .md, .junit]
 
     @Option(name: .customLong("filter"), help: ArgumentHelp(
@@ -47,6 +47,9 @@ struct RunCommand: ParsableCommand {
 
     @Flag(help: "Print the plan, one trial a line, and run nothing.")
     var list = false
+
+    /// The most repetitions `--repetitions` takes (`SuiteLimits.repetitions`).
+    static let maximumRepetitions = SuiteLimits.repetitions.upperBound
 
     /// The suite read when none is named.
     static let defaultSuite = "Scenarios/smoke.yaml"
@@ -112,7 +115,7 @@ struct RunCommand: ParsableCommand {
             shard: selectedShard.map { ShardRecord(index: $0.index, count: $0.count, trialCount: plan.trials.count) }
         )
         if list {
-            for trial in plan.trials { print(TerminalReport.safe(trial.name)) }
+            for trial in plan.trials { print(TerminalReport.safe(trial.name.description)) }
             let shardText = selectedShard.map { " (shard \($0) of a plan of \(selected.trials.count))" } ?? ""
             print("\(plan.trials.count) trials\(shardText)")
             return
@@ -151,12 +154,12 @@ struct RunCommand: ParsableCommand {
         let resumed = plan.trials.count - remaining.count
         print(TerminalReport.safe("Running \(suiteName): \(plan.trials.count) trials from \(suitePath)") + (resumed > 0 ? " (\(resumed) finished before, resumed)" : ""))
         fflush(nil)
-        let columns = Self.terminalColumns()
         let record: RunRecord
         do {
             let started = Date()
+            var estimate = ProgressEstimate()
             if interactive, let first = remaining.first {
-                print(TerminalReport.safe(terminal.progressLine(done: resumed, total: plan.trials.count, elapsedSeconds: 0, next: first.name)), terminator: "")
+                print(TerminalReport.safe(terminal.progressLine(done: resumed, total: plan.trials.count, elapsedSeconds: 0, next: first.name.description, columns: Self.terminalColumns())), terminator: "")
                 fflush(nil)
             }
             var ranNow = 0
@@ -172,9 +175,13 @@ struct RunCommand: ParsableCommand {
                 // On a terminal, unexpected trials keep a line of their own and one
                 // progress line below them says how far the run is and what runs next.
                 if !trial.expected { print("\r\u{1B}[2K" + line) }
-                let next = ranNow < remaining.count ? remaining[ranNow].name : nil
-                let progress = TerminalReport.safe(terminal.progressLine(done: done, total: total, elapsedSeconds: Date().timeIntervalSince(started), next: next))
-                print("\r\u{1B}[2K" + String(progress.prefix(columns - 1)), terminator: done < total ? "" : "\n")
+                let next = ranNow < remaining.count ? remaining[ranNow].name.description : nil
+                let elapsed = Date().timeIntervalSince(started)
+                estimate.finished(atElapsed: elapsed)
+                // The line never reaches the last column: a line that wraps leaves its first half behind at each redraw.
+                let progress = TerminalReport.safe(terminal.progressLine(done: done, total: total, elapsedSeconds: elapsed, next: next,
+                                                                         secondsLeft: estimate.secondsLeft(remaining: remaining.count - ranNow), columns: Self.terminalColumns()))
+                print("\r\u{1B}[2K" + progress, terminator: done < total ? "" : "\n")
                 fflush(nil)
             }
         } catch {
@@ -203,10 +210,14 @@ struct RunCommand: ParsableCommand {
         if record.trials.contains(where: { !$0.expected }) { throw ExitCode(StrainExitCode.unexpectedOutcome) }
     }
 
-    /// The terminal's width from `COLUMNS`, within 40 to 1,000 whatever it says.
+    /// The terminal's width in columns (TIOCGWINSZ, read at each redraw so a
+    /// resized window is followed), else `COLUMNS`, else 80; within 20 to 1,000
+    /// whatever they say (a hostile `COLUMNS` must not overflow the arithmetic).
     static func terminalColumns() -> Int {
-        let columns = Int(ProcessInfo.processInfo.environment["COLUMNS"]?.trimmingCharacters(in: .whitespaces) ?? "") ?? 120
-        return min(1000, max(40, columns))
+        var size = winsize()
+        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return min(1000, max(20, Int(size.ws_col))) }
+        let columns = Int(ProcessInfo.processInfo.environment["COLUMNS"]?.trimmingCharacters(in: .whitespaces) ?? "") ?? 80
+        return min(1000, max(20, columns))
     }
 
     static func timestamp() -> String {

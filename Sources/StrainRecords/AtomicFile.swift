@@ -5,53 +5,72 @@ import Glibc
 import Darwin
 #endif
 
-/// Writes a whole file or nothing: a temporary file beside the destination,
-/// fsynced, then renamed over it, then the folder fsynced. A reader sees the old
-/// file or the new one, never a torn one, even if the writer is killed midway.
+/// Writes a file so that a reader sees the old contents or the new, never a torn
+/// one: a temporary file beside it, fsynced, then renamed over it.
 public enum AtomicFile {
-    /// An error of the write, with the path and the errno.
+    /// Why a write failed, with the path.
     public struct WriteError: Error, Sendable, CustomStringConvertible {
         public var path: String
-        public var errno: Int32
-        public var step: String
-        public var description: String { "could not \(step) \(path): \(String(cString: strerror(errno)))" }
+        public var reason: String
+        /// The file exists and the caller asked not to replace it.
+        public var exists: Bool
+        public var description: String { "\(path): \(reason)" }
     }
 
-    public static func write(_ data: Data, to path: String) throws(WriteError) {
-        let folder = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
-        let temporary = ((folder.isEmpty ? "." : folder) as NSString)
-            .appendingPathComponent(".\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp")
+    /// Writes `data` to `path`. With `replacing: false` an existing file is left
+    /// alone and the write fails with `exists` set, atomically (no check-then-write race).
+    public static func write(_ data: Data, to path: String, replacing: Bool = true) throws(WriteError) {
+        let directory = (path as NSString).deletingLastPathComponent
+        let temporary = (directory.isEmpty ? "." : directory) + "/.\((path as NSString).lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw WriteError(path: path, errno: errno, step: "create a temporary file for") }
-        var failure: WriteError?
-        data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
+        guard descriptor >= 0 else { throw WriteError(path: path, reason: String(cString: strerror(errno)), exists: false) }
+        var written = 0
+        let failure: String? = data.withUnsafeBytes { buffer -> String? in
+            while written < buffer.count {
+                let result = systemWrite(descriptor, buffer.baseAddress! + written, buffer.count - written)
+                if result < 0 {
                     if errno == EINTR { continue }
-                    failure = WriteError(path: path, errno: errno, step: "write")
-                    return
+                    return String(cString: strerror(errno))
                 }
-                offset += written
+                written += result
             }
+            return fsync(descriptor) == 0 ? nil : String(cString: strerror(errno))
         }
-        if failure == nil, fsync(descriptor) != 0 { failure = WriteError(path: path, errno: errno, step: "flush") }
         close(descriptor)
-        if failure == nil, rename(temporary, path) != 0 { failure = WriteError(path: path, errno: errno, step: "replace") }
         if let failure {
             unlink(temporary)
-            throw failure
+            throw WriteError(path: path, reason: failure, exists: false)
         }
-        // The rename itself reaches the disk with the folder.
-        let folderDescriptor = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folderDescriptor >= 0 {
-            fsync(folderDescriptor)
-            close(folderDescriptor)
+        if replacing {
+            guard rename(temporary, path) == 0 else {
+                let reason = String(cString: strerror(errno))
+                unlink(temporary)
+                throw WriteError(path: path, reason: reason, exists: false)
+            }
+        } else {
+            // link(2) fails with EEXIST rather than replace: the no-overwrite check and the write are one step.
+            let linked = link(temporary, path) == 0
+            let code = errno
+            unlink(temporary)
+            guard linked else {
+                throw WriteError(path: path, reason: code == EEXIST ? "exists already" : String(cString: strerror(code)), exists: code == EEXIST)
+            }
+        }
+        let directoryDescriptor = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryDescriptor >= 0 {
+            fsync(directoryDescriptor)
+            close(directoryDescriptor)
         }
     }
+}
 
+#if canImport(Glibc)
+private let systemWrite = Glibc.write
+#elseif canImport(Darwin)
+private let systemWrite = Darwin.write
+#endif
+
+extension AtomicFile {
     /// The canonical path of an existing file (symbolic links and `..` resolved), nil if it does not exist.
     public static func canonicalPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }

@@ -10,9 +10,9 @@ public enum RunRecordFile {
         }
     }
 
-    /// Writes run.json whole or not at all (`AtomicFile`).
+    /// Writes run.json atomically (temporary file, fsync, rename).
     public static func write(_ run: RunRecord, to path: String) throws {
-        try AtomicFile.write(encode(run), to: path)
+        try AtomicFile.write(try encode(run), to: path)
     }
 
     /// run.json's bytes: pretty, with sorted keys, so two renderings compare.

@@ -13,6 +13,10 @@ struct MalformedSuite: Sendable, CustomTestStringConvertible {
 
 extension MalformedSuite {
     static let all: [MalformedSuite] = [
+        // Found by the suite parser's fuzzer (Tests/Fuzz): YAML breaks lines at \r too, and
+        // placing the second use of a duplicated key trapped on a range past the file's \n count.
+        MalformedSuite(name: "fuzz-duplicate-key-after-carriage-returns", yaml: "runs: []\rname: s\rname: t\r",
+                       error: "bad.yaml:3:1: error: the key 'name' appears twice in one mapping (first at line 2); keep one of them"),
         MalformedSuite(name: "empty", yaml: "",
                        error: "bad.yaml: error: the suite file is empty; it needs at least `name:` and `runs:`"),
         MalformedSuite(name: "only-comment", yaml: "# nothing\n",

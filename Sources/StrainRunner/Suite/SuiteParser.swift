@@ -63,8 +63,8 @@ public struct SuiteParser: Sendable {
         self.catalog = catalog
     }
 
-    static let suiteKeys = ["name", "description", "repetitions", "timeout", "stall", "profiles", "runs"]
-    static let runKeys = ["scenario", "parameters", "strategies", "profiles", "repetitions", "timeout", "stall", "memory-limit", "thread-limit", "expect"]
+    static let suiteKeys = ["name", "description", "repetitions", "timeout", "stall", "profiles", "gate", "runs"]
+    static let runKeys = ["scenario", "parameters", "strategies", "profiles", "repetitions", "timeout", "stall", "memory-limit", "thread-limit", "expect", "gate"]
 
     /// The most mistakes one parse lists; the rest are counted.
     public static let maximumErrors = 20
@@ -137,9 +137,11 @@ public struct SuiteParser: Sendable {
             let key = duplicates.first ?? ""
             let shown = key.count > 40 ? String(key.prefix(40)) + "…" : key
             let first = context.mark
-            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            // YAML also breaks lines at \r, so its line numbers can run past a count of \n
+            // (found by fuzzing: a range with lowerBound > upperBound trapped here).
+            let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
             var again: (line: Int, column: Int)?
-            for index in first.line..<lines.count {
+            for index in max(0, first.line)..<max(max(0, first.line), lines.count) {
                 let line = lines[index]
                 let indent = line.prefix { $0 == " " || $0 == "-" }.count
                 if indent == first.column - 1, line.dropFirst(indent).hasPrefix("\(key):") {
@@ -305,6 +307,60 @@ private final class SuiteReader {
         return "\(Int(seconds))s"
     }
 
+    /// The gate's thresholds: `metric: {delta: 10%, floor: 1ms}`, for metrics Strain or
+    /// one of the catalog's scenarios declares.
+    func thresholds(_ node: Node) throws(SuiteError) -> [String: MetricThreshold] {
+        let known = MetricDescriptor.builtIn + catalog.declaredMetrics(of: catalog.names)
+        var result: [String: MetricThreshold] = [:]
+        for (name, keyNode, value) in try mapping(node, "`gate:`", keys: known.map(\.name)) {
+            let descriptor = known.first { $0.name == name }!
+            var threshold = MetricThreshold()
+            for (field, _, fieldValue) in try mapping(value, "the gate's threshold for \(name)", keys: ["delta", "floor"]) {
+                let text = try string(fieldValue, field).trimmingCharacters(in: .whitespaces)
+                if field == "delta" {
+                    let number = text.hasSuffix("%") ? Double(text.dropLast()).map { $0 / 100 } : Double(text)
+                    guard let number, number.isFinite, (0...10).contains(number) else {
+                        throw error(fieldValue, "'\(text)' is not a valid delta for \(name); write a relative change from 0% to 1000%, e.g. 10%")
+                    }
+                    threshold.delta = number
+                } else {
+                    guard let number = Self.floor(text, unit: descriptor.unit), number.isFinite, (0...1e15).contains(number) else {
+                        throw error(fieldValue, "'\(text)' is not a valid floor for \(name) (\(descriptor.unit.rawValue)); write an amount from 0, e.g. \(Self.floorExample(descriptor.unit))")
+                    }
+                    threshold.floor = number
+                }
+            }
+            _ = keyNode
+            result[name] = threshold
+        }
+        return result
+    }
+
+    /// A floor in the metric's unit: durations for seconds and nanoseconds, sizes for bytes.
+    static func floor(_ text: String, unit: MetricDescriptor.Unit) -> Double? {
+        switch unit {
+        case .bytes:
+            return ByteSize.parse(text).map(Double.init)
+        case .seconds, .nanoseconds:
+            let units: [(String, Double)] = [("ns", 1e-9), ("µs", 1e-6), ("us", 1e-6), ("ms", 1e-3), ("s", 1)]
+            for (suffix, factor) in units where text.hasSuffix(suffix) {
+                guard let value = Double(text.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)) else { return nil }
+                return unit == .seconds ? value * factor : value * factor * 1e9
+            }
+            return Double(text)
+        default:
+            return Double(text)
+        }
+    }
+
+    static func floorExample(_ unit: MetricDescriptor.Unit) -> String {
+        switch unit {
+        case .bytes: "4KiB"
+        case .seconds, .nanoseconds: "1ms"
+        default: "2"
+        }
+    }
+
     func profiles(_ node: Node) throws(SuiteError) -> [Profile] {
         var result: [Profile] = []
         let names = Profile.allCases.map(\.rawValue)
@@ -327,6 +383,7 @@ private final class SuiteReader {
         var stallNode: Node?
         var profiles: [Profile] = [.linux]
         var runNodes: Node?
+        var gate: [String: MetricThreshold] = [:]
         guard let entries = collect({ () throws(SuiteError) in try mapping(root, "the suite", keys: SuiteParser.suiteKeys) }) else { return nil }
         for (key, _, value) in entries {
             switch key {
@@ -338,6 +395,7 @@ private final class SuiteReader {
                 stallNode = value
                 stall = collect { () throws(SuiteError) in try duration(value, "stall", range: SuiteLimits.stallSeconds) } ?? stall
             case "profiles": profiles = collect { () throws(SuiteError) in try self.profiles(value) } ?? profiles
+            case "gate": gate = collect { () throws(SuiteError) in try thresholds(value) } ?? [:]
             default: runNodes = value
             }
         }
@@ -360,7 +418,7 @@ private final class SuiteReader {
             if let run = self.run(node, repetitions: repetitions, timeout: timeout, stall: stall, profiles: profiles) { runs.append(run) }
         }
         return Suite(name: name ?? "", description: description, path: path, repetitions: repetitions, timeoutSeconds: timeout,
-                     stallSeconds: stall, profiles: profiles, runs: runs)
+                     stallSeconds: stall, profiles: profiles, runs: runs, gate: gate)
     }
 
     /// A stall threshold must leave the deadline room to be reached.
@@ -384,6 +442,7 @@ private final class SuiteReader {
             scenario: scenarioName, parameters: [], strategies: [], profiles: profiles,
             repetitions: repetitions, timeoutSeconds: timeout, stallSeconds: stall, expectations: [:]
         )
+        run.line = node.mark?.line
         var given: [String: [String]] = [:]
         var expectNode: Node?
         var stallNode: Node?
@@ -403,6 +462,7 @@ private final class SuiteReader {
             case "memory-limit": run.memoryLimitBytes = collect { () throws(SuiteError) in try memoryLimit(value) }
             case "thread-limit": run.threadLimit = collect { () throws(SuiteError) in try threadLimit(value) }
             case "expect": expectNode = value
+            case "gate": run.gate = collect { () throws(SuiteError) in try thresholds(value) } ?? [:]
             default: break
             }
         }
