@@ -31,7 +31,7 @@ public struct GuardComparison: Sendable {
         public var workersTogether: String {
             guard let together = Statistics.median(measured.compactMap { $0.metrics.custom["workers at the start"] }) else { return "–" }
             // A record read from disk may hold any number here (1e300): never trap converting it.
-            let count = Int(exactly: together.rounded()).map(String.init) ?? String(format: "%g", together)
+            let count = Int(exactly: together.rounded(.towardZero)).map(String.init) ?? String(format: "%g", together)
             return "\(count)/\(trials.first?.parameters["workers"] ?? "?")"
         }
         public var medianContextSwitches: Double? {

@@ -49,7 +49,8 @@ final class Watchdog: Sendable {
 
     init(stallSeconds: Double, context: ScenarioContext, claim: @escaping @Sendable () -> Bool,
          measure: @escaping @Sendable () -> TrialMetrics, onStall: @escaping @Sendable (Stall) -> Void) {
-        self.stallNanoseconds = UInt64(max(0.01, stallSeconds) * 1e9)
+        // Saturating: a spec from elsewhere (not this parser) must not trap the child here.
+        self.stallNanoseconds = max(10_000_000, TrialSupervisor.nanoseconds(stallSeconds))
         self.context = context
         self.claim = claim
         self.measure = measure
