@@ -1,6 +1,7 @@
 import Foundation
 import StrainKit
 import StrainRunner
+import StrainScenarios
 import Testing
 
 /// The runner as a hostile user treats it: signals, kills, a closed stdout, two
@@ -282,5 +283,25 @@ import Testing
             let result = try StrainBinary.run(["report", path, "--format", format, "--out", "-"])
             #expect(result.status == 0, "\(format): \(result.stderr)")
         }
+    }
+
+    @Test func everyMistakeOfASuiteIsReportedInOneRunBeforeAnyChildStarts() throws {
+        let folder = try temporaryFolder()
+        let suite = (folder as NSString).appendingPathComponent("four.yaml")
+        try "name: s\ntimeout: 1e300s\nstall: infinity\nruns:\n  - scenario: nop\n    strategies: [gcd-globl, thread(1025KiB), \"thread-pool(4096, 16KiB)\"]\n    repetitions: 9223372036854775807\n".write(toFile: suite, atomically: true, encoding: .utf8)
+        let result = try StrainBinary.run(["run", suite, "--out", (folder as NSString).appendingPathComponent("out")])
+        #expect(result.status == 2)
+        #expect(result.stdout.isEmpty, "nothing ran, not even the Running line")
+        #expect(result.stderr == """
+        \(suite):2:10: error: timeout '1e300s' is out of range; write a duration from 10ms to 24h
+        \(suite):3:8: error: 'infinity' is not a valid stall; write a duration from 100ms to 24h, such as 500ms, 60s or 5m
+        \(suite):5:15: error: unknown scenario 'nop' (did you mean 'noop'?); valid scenarios: \(ScenarioCatalog.builtIn.names.joined(separator: ", "))
+        \(suite):6:18: error: unknown strategy 'gcd-globl' (did you mean 'gcd-global'?); valid strategies: gcd-global(qos), gcd-serial, gcd-concurrent, thread(stack), thread-queue(stack), thread-pool(n, stack), gcd-serial-queues, task(priority), main
+        \(suite):6:29: error: the stack size in 'thread(1025KiB)' is not a whole number of 4KiB pages; did you mean thread(1028KiB)?
+        \(suite):6:46: error: the stack size in 'thread-pool(4096, 16KiB)' is under 32KiB, too small for Swift's runtime to start work on; use 32KiB or more
+        \(suite):7:18: error: '9223372036854775807' is not a valid repetitions; write a whole number from 1 to 10000
+
+        """)
+        #expect(!FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent("out")), "no output folder was made")
     }
 }
