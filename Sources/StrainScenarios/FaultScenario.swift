@@ -12,11 +12,11 @@ public struct FaultScenario: Scenario {
     public static let kinds = [
         "bus-error", "divide-by-zero", "fatal-error", "index-out-of-range", "integer-overflow", "cxx-terminate",
         "ignore-sigterm", "flood-output", "garbage-result", "exit-zero-without-result", "exit-mid-trial",
-        "grandchild", "memory-exhaustion", "thread-bomb",
+        "grandchild", "grandchild-then-hang", "memory-exhaustion", "thread-bomb",
     ]
     public static let parameters: [ParameterSpec] = [
         ParameterSpec("kind", .choice(kinds), default: "bus-error",
-                      summary: "how the trial breaks: a signal (bus-error, divide-by-zero), a Swift runtime trap with its message (fatal-error, index-out-of-range, integer-overflow), std::terminate, a loop that ignores SIGTERM, megabytes on stdout and stderr, garbage or nothing on the result pipe, exit(3) mid-trial, a grandchild left behind, memory or threads until a limit stops it"),
+                      summary: "how the trial breaks: a signal (bus-error, divide-by-zero), a Swift runtime trap with its message (fatal-error, index-out-of-range, integer-overflow), std::terminate, a loop that ignores SIGTERM, megabytes on stdout and stderr, garbage or nothing on the result pipe, exit(3) mid-trial, a grandchild left behind (or one beside a hang), memory or threads until a limit stops it"),
         ParameterSpec("megabytes", .integer(1...1024), default: "8", summary: "how much flood-output writes to each of stdout and stderr"),
     ]
 
@@ -74,6 +74,9 @@ public struct FaultScenario: Scenario {
         case "exit-zero-without-result": _exit(0)
         case "exit-mid-trial": exit(3)
         case "grandchild": try spawnGrandchild()
+        case "grandchild-then-hang":
+            try spawnGrandchild()
+            while one > 0 { sleep(60) }
         case "memory-exhaustion": try exhaustMemory()
         case "thread-bomb": try threadBomb()
         default: break

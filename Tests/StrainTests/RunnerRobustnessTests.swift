@@ -65,6 +65,26 @@ import Testing
         #expect(Processes.members(ofGroup: child).isEmpty)
     }
 
+    @Test func aTrialsGrandchildrenDieWithItWhenTheRunnerIsKilledWithSigkill() throws {
+        let folder = try temporaryFolder()
+        _ = try writeSuite("name: g\nruns:\n  - scenario: fault\n    parameters: {kind: grandchild-then-hang}\n    strategies: [main]\n    timeout: 60s\n", in: folder)
+        let runner = try BackgroundStrain(["run", "suite.yaml", "--out", "out"], in: folder)
+        let child = try #require(runner.children().first)
+        let giveUp = Date().addingTimeInterval(20)
+        var grandchildren: [Int32] = []
+        while grandchildren.isEmpty && Date() < giveUp {
+            let text = (try? String(contentsOfFile: "/proc/\(child)/task/\(child)/children", encoding: .utf8)) ?? ""
+            grandchildren = text.split(separator: " ").compactMap { Int32($0) }
+            usleep(20_000)
+        }
+        let grandchild = try #require(grandchildren.first)
+        runner.signal(SIGKILL)
+        _ = runner.finish(timeout: 10)
+        #expect(Processes.waitUntilGone(child, seconds: 5))
+        #expect(Processes.waitUntilGone(grandchild, seconds: 5), "the parent-death handler killed the whole process group")
+        #expect(Processes.members(ofGroup: child).isEmpty)
+    }
+
     @Test func aResumedRunAfterSigkillRunsOnlyTheUnfinishedTrialsAndMatchesAnUninterruptedRun() throws {
         let folder = try temporaryFolder()
         // Short deadlines so the resumed run ends quickly.
