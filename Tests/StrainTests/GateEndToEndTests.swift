@@ -147,6 +147,11 @@ import Testing
             let plantedWorkPercent = \(workPercent)
             let plantedFrameBytes = \(frameBytes)
             """.write(toFile: package + "/Sources/gate-fixture/Planted.swift", atomically: true, encoding: .utf8)
+        // SwiftPM keeps a path dependency's file list in its build plan: plan again, so
+        // files added to Strain since the last build are seen (the objects stay cached).
+        let scratch = repository.appendingPathComponent(".build/gate-fixture-build").path
+        try? fileManager.removeItem(atPath: scratch + "/debug.yaml")
+        try? fileManager.removeItem(atPath: scratch + "/debug/description.json")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["swift", "build", "--package-path", package, "--scratch-path", repository.appendingPathComponent(".build/gate-fixture-build").path]
@@ -206,8 +211,8 @@ import Testing
         func plugin(_ arguments: [String]) throws -> (status: Int32, output: String) {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["swift", "package", "--package-path", repository.appendingPathComponent(".build/gate-fixture-package").path,
-                                 "--scratch-path", repository.appendingPathComponent(".build/gate-fixture-build").path,
+            process.arguments = ["swift", "package", "--package-path", Self.repository.appendingPathComponent(".build/gate-fixture-package").path,
+                                 "--scratch-path", Self.repository.appendingPathComponent(".build/gate-fixture-build").path,
                                  "--allow-writing-to-package-directory", "strain", "--product", "gate-fixture", "--configuration", "debug"] + arguments
             let pipe = Pipe()
             process.standardOutput = pipe
