@@ -19,14 +19,16 @@ struct GateCommand: ParsableCommand {
         commandName: "gate",
         abstract: "Fail CI on regressions: interleaved A/B of two builds (the default way), or a run against a stored baseline.",
         discussion: """
-        Interleaved:  strain gate --baseline-binary OLD [--candidate-binary NEW] SUITE --repetitions 10
-                      runs both builds' trials in one job, alternating repetitions (ABBA), each build through its own `run`.
-        Cross-run:    strain gate CURRENT/run.json --baseline NAME|PATH
-        Calibrate:    strain gate --calibrate RERUN/run.json --baseline NAME   (an A/A run of the baseline's code on another occasion)
+        Interleaved (the default way): strain gate --baseline-binary OLD [--candidate-binary NEW] SUITE --repetitions 10. \
+        Both builds' trials run in one job, repetitions alternating (ABBA), each build through its own `run`.
+
+        Cross-run: strain gate CURRENT/run.json --baseline NAME|PATH. \
+        Calibrate it first with an A/A run of the baseline's commit: strain gate --calibrate RERUN/run.json --baseline NAME.
 
         Exit codes (also in gate.json): 0 nothing regressed and no outcome got worse; 1 a regression or an outcome that got worse; \
         2 usage or input error (a bad or missing baseline, an unsupported schema, a refused fingerprint); 3 harness error or incomplete data \
-        (a missing row, a trial the harness failed). Writes gate.json, gate.md (a pull-request comment), gate.html (the comparison view) and junit.xml into --out.
+        (a missing row, a trial the harness failed). Writes gate.json, gate.md (a pull-request comment), gate.html (the comparison view) \
+        and junit.xml into --out.
         """
     )
 
@@ -50,6 +52,9 @@ struct GateCommand: ParsableCommand {
 
     @Option(name: .customLong("skip"), help: ArgumentHelp("Interleaved: passed to each build's `run --skip`.", valueName: "text"))
     var skips: [String] = []
+
+    @Option(help: ArgumentHelp("Interleaved: run shard K of N of the plan on both builds (see `strain run --shard`).", valueName: "K/N"))
+    var shard: String?
 
     @Option(help: ArgumentHelp("Record a calibration: this A/A rerun's drift against --baseline sets its cross-run δ.", valueName: "run.json"))
     var calibrate: String?
@@ -82,7 +87,7 @@ struct GateCommand: ParsableCommand {
                 directory = out ?? "Reports/gate-\(runTimestamp())"
                 let runner = InterleavedGate(
                     baselineBinary: baselineBinary, candidateBinary: candidateBinary ?? currentExecutablePath(),
-                    suite: suite, repetitions: repetitions, filters: filters, skips: skips, directory: directory
+                    suite: suite, repetitions: repetitions, filters: filters, skips: skips, shard: shard, directory: directory
                 )
                 let (old, new) = try runner.run()
                 report = try Gate.compare(baseline: old, candidate: new, options: GateOptions(mode: .interleaved))
@@ -153,6 +158,7 @@ struct InterleavedGate {
     var repetitions: Int
     var filters: [String]
     var skips: [String]
+    var shard: String?
     var directory: String
 
     func run() throws(GateError) -> (baseline: RunRecord, candidate: RunRecord) {
@@ -193,6 +199,7 @@ struct InterleavedGate {
         var arguments = ["run", suite, "--repetitions", "1", "--out", out, "--format", "json"]
         for filter in filters { arguments += ["--filter", filter] }
         for skip in skips { arguments += ["--skip", skip] }
+        if let shard { arguments += ["--shard", shard] }
         let log = (directory as NSString).appendingPathComponent("rounds/\(label).log")
         try? FileManager.default.createDirectory(atPath: (directory as NSString).appendingPathComponent("rounds"), withIntermediateDirectories: true)
         FileManager.default.createFile(atPath: log, contents: nil)

@@ -147,6 +147,11 @@ import Testing
             let plantedWorkPercent = \(workPercent)
             let plantedFrameBytes = \(frameBytes)
             """.write(toFile: package + "/Sources/gate-fixture/Planted.swift", atomically: true, encoding: .utf8)
+        // SwiftPM keeps a path dependency's file list in its build plan: plan again, so
+        // files added to Strain since the last build are seen (the objects stay cached).
+        let scratch = repository.appendingPathComponent(".build/gate-fixture-build").path
+        try? fileManager.removeItem(atPath: scratch + "/debug.yaml")
+        try? fileManager.removeItem(atPath: scratch + "/debug/description.json")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["swift", "build", "--package-path", package, "--scratch-path", repository.appendingPathComponent(".build/gate-fixture-build").path]
@@ -183,7 +188,7 @@ import Testing
         let folder = try GateEndToEndTests.folder()
         let base = try Self.build(workPercent: 100, frameBytes: 512, into: folder, name: "base")
         let slower = try Self.build(workPercent: 130, frameBytes: 512, into: folder, name: "slower")
-        let (result, verdicts) = try Self.gate(base, slower, repetitions: 10, folder: folder + "/gate")
+        let (result, verdicts) = try Self.gate(base, slower, repetitions: 16, folder: folder + "/gate")
         #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
         #expect(verdicts["spin main"] == "regressed", "\(verdicts)")
         #expect(verdicts.filter { $0.key != "spin main" }.values.allSatisfy { !["regressed", "outcomeChanged", "missing", "harnessError"].contains($0) }, "\(verdicts)")
