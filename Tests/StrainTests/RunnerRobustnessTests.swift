@@ -109,6 +109,26 @@ import Testing
         #expect(lines.count == 4, "the header and three trials, none twice")
     }
 
+    @Test func aJournalLineCutShortByAKillIsDroppedOnResumeAndTheTrialRunsAgain() throws {
+        let folder = try temporaryFolder()
+        let suite = try writeSuite("name: s\nruns:\n  - scenario: noop\n    strategies: [main, gcd-serial]\n", in: folder)
+        let out = (folder as NSString).appendingPathComponent("out")
+        #expect(try StrainBinary.run(["run", suite, "--out", out]).status == 0)
+        let journalPath = (out as NSString).appendingPathComponent("trials.jsonl")
+        let lines = try String(contentsOfFile: journalPath, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 3)
+        // As if killed in the middle of writing the second trial's line.
+        try (lines[0] + "\n" + lines[1] + "\n" + lines[2].prefix(40)).write(toFile: journalPath, atomically: true, encoding: .utf8)
+        let resumed = try StrainBinary.run(["run", "--resume", out])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.stdout.contains("(1 finished before, resumed)"))
+        let record = try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json"))
+        #expect(record.trials.map(\.id.description) == ["noop main linux #1", "noop gcd-serial linux #1"])
+        let after = try String(contentsOfFile: journalPath, encoding: .utf8)
+        #expect(after.split(separator: "\n").count == 3, "the torn line is gone and the trial's new line follows the last whole one")
+        #expect(after.hasSuffix("\n"))
+    }
+
     @Test func resumingWithAnotherPlanIsRefusedWithBothHashes() throws {
         let folder = try temporaryFolder()
         let suite = try writeSuite("name: s\nruns:\n  - scenario: noop\n    strategies: [main, gcd-serial]\n", in: folder)
