@@ -168,7 +168,7 @@ import Testing
         let folder = try temporaryFolder()
         let suite = try writeSuite("name: s\nruns:\n  - scenario: noop\n    strategies: [main]\n", in: folder)
         let file = (folder as NSString).appendingPathComponent("a-file")
-        FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
+        _ = FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
         let cases: [(String, String)] = [
             ("-", "error: -: `-` names standard output, but a run writes a folder of files; give a folder, e.g. --out Reports/mine\n"),
             (file, "error: \(file): exists and is not a folder; give a folder for run.json, trials.jsonl and the reports\n"),

@@ -93,8 +93,8 @@ final class BackgroundStrain {
     init(_ arguments: [String], in folder: String) throws {
         stdoutPath = (folder as NSString).appendingPathComponent("stdout-\(UUID().uuidString)")
         stderrPath = (folder as NSString).appendingPathComponent("stderr-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: stdoutPath, contents: nil)
-        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: StrainBinary.path)
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: folder)
