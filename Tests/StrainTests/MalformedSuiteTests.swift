@@ -1,3 +1,4 @@
+import Foundation
 import StrainRunner
 import StrainScenarios
 import Testing
@@ -186,7 +187,7 @@ extension MalformedSuite {
         MalformedSuite(name: "escape-in-name", yaml: "name: s\nruns:\n  - scenario: \"noop\\e[2J\"\n    strategies: [main]\n",
                        error: "bad.yaml:3:15: error: unknown scenario 'noop\\u{1b}[2J'; valid scenarios: noop, stack-depth, cyclic-graph, nested-json, crash, fault, thread-explosion, rw-barrier-collection, sync-cycle, cooperative-starvation, contended-collection, reentrant-guard, combine-store"),
         MalformedSuite(name: "non-scalar-key", yaml: "name: s\n? [a]\n: 1\nruns:\n  - scenario: noop\n    strategies: [main]\n",
-                       error: "bad.yaml:2:3: error: the suite has a key that is not plain text; write `key: value`"),
+                       error: "bad.yaml:2:1: error: a complex key (`?`); suite keys are plain names: write `key: value`"),
         MalformedSuite(name: "four-mistakes", yaml: "name: s\ntimeout: forever\nruns:\n  - scenario: nop\n    strategies: [gcd-globl, thread(1025KiB)]\n    expect: complete\n",
                        error: "bad.yaml:2:10: error: 'forever' is not a valid timeout; write a duration from 10ms to 24h, such as 500ms, 60s or 5m\nbad.yaml:4:15: error: unknown scenario 'nop' (did you mean 'noop'?); valid scenarios: noop, stack-depth, cyclic-graph, nested-json, crash, fault, thread-explosion, rw-barrier-collection, sync-cycle, cooperative-starvation, contended-collection, reentrant-guard, combine-store\nbad.yaml:5:18: error: unknown strategy 'gcd-globl' (did you mean 'gcd-global'?); valid strategies: gcd-global(qos), gcd-serial, gcd-concurrent, thread(stack), thread-queue(stack), thread-pool(n, stack), gcd-serial-queues, task(priority), main\nbad.yaml:5:29: error: the stack size in 'thread(1025KiB)' is not a whole number of 4KiB pages; did you mean thread(1028KiB)?"),
     ]
@@ -206,5 +207,22 @@ extension MalformedSuite {
     @Test func atLeastSixtyMalformedSuitesAreChecked() {
         #expect(MalformedSuite.all.count >= 60)
         #expect(Set(MalformedSuite.all.map(\.name)).count == MalformedSuite.all.count)
+    }
+
+    /// Inputs the fuzzers (Tests/Fuzz) found, kept in Tests/Fuzz/regressions/suite:
+    /// each must be refused or accepted quickly, never trap or hang.
+    @Test func everyInputTheFuzzerFoundIsHandledQuickly() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fuzz/regressions/suite")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(files.count >= 2)
+        for file in files {
+            let data = try Data(contentsOf: folder.appendingPathComponent(file))
+            // As the harness does: any bytes, repaired to UTF-8.
+            let text = String(decoding: data, as: UTF8.self)
+            let started = Date()
+            _ = try? SuiteParser(catalog: .builtIn).parse(text, path: file)
+            #expect(Date().timeIntervalSince(started) < 2, "\(file) took \(Date().timeIntervalSince(started)) s")
+        }
     }
 }

@@ -86,6 +86,7 @@ public struct SuiteParser: Sendable {
 
     public func parse(_ text: String, path: String) throws(SuiteError) -> Suite {
         if let tabs = Self.tabProblems(text, path: path) { throw tabs }
+        if let complex = Self.complexKeyProblems(text, path: path) { throw complex }
         let root: Node
         do {
             guard let node = try Yams.compose(yaml: text) else {
@@ -115,6 +116,28 @@ public struct SuiteParser: Sendable {
             let column = line.distance(from: line.startIndex, to: tab) + 1
             problems.append(SuiteError(file: path, line: number + 1, column: column,
                                        message: "a tab indents this line; YAML indents with spaces only: replace the tab with spaces"))
+        }
+        return SuiteReader.combined(problems)
+    }
+
+    /// Every complex mapping key (`? …`, or a `[…]:` / `{…}:` key). A suite never
+    /// needs one, and Yams compares such keys against each other to find
+    /// duplicates so slowly that 1.7 KB of them took over a minute (found by fuzzing).
+    static func complexKeyProblems(_ text: String, path: String) -> SuiteError? {
+        var problems: [SuiteError] = []
+        for (number, line) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }).enumerated() {
+            var rest = line[...]
+            var column = 1
+            while let first = rest.first, first == " " || first == "-" && (rest.dropFirst().first.map { $0 == " " } ?? true) {
+                rest = rest.dropFirst()
+                column += 1
+            }
+            let explicit = rest.first == "?" && (rest.dropFirst().first.map { $0 == " " || $0 == "\t" } ?? true)
+            let flow = (rest.first == "[" || rest.first == "{") && rest.contains(where: { $0 == ":" })
+                && rest.firstMatch(of: /^[\[{].*[\]}]\s*:(\s|$)/) != nil
+            guard explicit || flow else { continue }
+            problems.append(SuiteError(file: path, line: number + 1, column: column,
+                                       message: "a complex key (\(explicit ? "`?`" : "a list or mapping used as a key")); suite keys are plain names: write `key: value`"))
         }
         return SuiteReader.combined(problems)
     }
