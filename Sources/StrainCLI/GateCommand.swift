@@ -142,7 +142,10 @@ struct GateCommand: ParsableCommand {
             throw GateError(.input, "the rerun is of commit \(rerunCommit.prefix(12)), the baseline of \(commit.prefix(12)): a calibration needs the same code run again")
         }
         let (calibrated, rows) = Gate.calibrate(file, with: run)
-        try location.store.write(calibrated, force: true)
+        guard rows > 0 else {
+            throw GateError(.input, "\(rerun) shares no completed timing row with baseline \(file.name); a calibration needs a rerun of the same suite")
+        }
+        try location.store.replace(file, with: calibrated)
         print("Calibrated baseline \(file.name) from \(rerun): \(rows) timing row-metrics, \(calibrated.calibrationRuns ?? 1) A/A run(s) so far")
     }
 }
