@@ -55,7 +55,7 @@ struct Strain: ParsableCommand {
         discussion: """
         Exit codes: 0 every outcome expected; 1 an unexpected outcome; 2 usage or input error; 3 harness error.
         """,
-        subcommands: [RunCommand.self, ReportCommand.self, ListCommand.self],
+        subcommands: [RunCommand.self, BisectCommand.self, ReportCommand.self, ListCommand.self],
         defaultSubcommand: RunCommand.self
     )
 }

@@ -154,7 +154,7 @@ public struct TerminalReport: Sendable {
         return out
     }
 
-    private func paint(_ text: String, _ code: Int) -> String {
+    func paint(_ text: String, _ code: Int) -> String {
         color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
     }
 }

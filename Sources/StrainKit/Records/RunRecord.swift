@@ -4,11 +4,11 @@
 ///   they do not support is an input error, not a guess.
 public struct RunRecord: Codable, Sendable {
     /// The version of this format that Strain writes.
-    public static let currentSchemaVersion = 2
+    public static let currentSchemaVersion = 3
     /// Versions this Strain reads. Version 2 added the watchdog's records (thread
-    /// dumps, stalls, thread timelines, cap verdicts, `stallSeconds`); a version 1
-    /// file reads with those absent.
-    public static let supportedSchemaVersions = 1...2
+    /// dumps, stalls, thread timelines, cap verdicts, `stallSeconds`); version 3
+    /// added `bisect`. An older file reads with those absent.
+    public static let supportedSchemaVersions = 1...3
 
     public var schemaVersion: Int
     /// The Strain version that wrote the record.
@@ -20,6 +20,8 @@ public struct RunRecord: Codable, Sendable {
     /// The parent's own peak resident set size over the run, in bytes.
     public var runnerPeakRSSBytes: Int
     public var trials: [TrialRecord]
+    /// What `strain bisect` found; its probes are the trials (absent before version 3).
+    public var bisect: BisectSection?
 
     public init(
         suite: ResolvedSuite, environment: EnvironmentRecord, startedAt: String, finishedAt: String,

@@ -15,6 +15,15 @@ public enum ByteSize {
         return Int(trimmed).flatMap { $0 >= 0 ? $0 : nil }
     }
 
+    /// `512KiB`, `4296KiB`, `100B`: the largest unit that divides the size exactly,
+    /// so the text parses back to the same bytes (strategy names are a wire format).
+    public static func exact(_ bytes: Int) -> String {
+        for (suffix, factor) in [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)] where bytes >= factor && bytes % factor == 0 {
+            return "\(bytes / factor)\(suffix)"
+        }
+        return "\(bytes)"
+    }
+
     /// `512KiB`, `8MiB`, `1.5MiB`, `100B`: the shortest exact form, else one decimal.
     public static func format(_ bytes: Int) -> String {
         let units: [(String, Int)] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)]

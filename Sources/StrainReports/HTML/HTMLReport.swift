@@ -32,6 +32,7 @@ public enum HTMLReport {
             page.raw("</section>\n")
         }
 
+        bisect(run, into: &page)
         verdicts(run, into: &page)
         traces(run, into: &page)
         stalls(run, into: &page)
