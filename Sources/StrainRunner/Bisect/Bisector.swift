@@ -129,6 +129,7 @@ public final class Bisector {
     /// direction of `step` whose every repetition satisfies `holds`: gallop, then bisect.
     private func edge(from start: Int, step: Int, end: Int, _ state: inout SearchState,
                       holds: ([ProbeResult]) -> Bool) throws(HarnessFailure) -> Int? {
+        if holds(try repeated(start, &state)) { return start }
         var inside = start
         var distance = abs(step)
         while state.probeCount < BisectRequest.probeBudget {
