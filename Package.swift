@@ -39,17 +39,18 @@ let package = Package(
                 .linkedLibrary("lzma"),
             ]
         ),
-        // run.json's JSON Schema lives beside the records it describes.
+        // run.json's vocabulary: depends on Foundation only, so the reports and the
+        // gate build where libunwind is absent. Its JSON Schema lives beside it.
+        .target(name: "StrainRecords", exclude: ["RunRecord.schema.json"]),
         .target(
             name: "StrainKit",
-            dependencies: ["CStrainProbe", .product(name: "Histogram", package: "hdrhistogram-swift")],
-            exclude: ["Records/RunRecord.schema.json"]
+            dependencies: ["StrainRecords", "CStrainProbe", .product(name: "Histogram", package: "hdrhistogram-swift")]
         ),
         .target(
             name: "StrainRunner",
             dependencies: ["StrainKit", .product(name: "Yams", package: "Yams")]
         ),
-        .target(name: "StrainReports", dependencies: ["StrainKit"]),
+        .target(name: "StrainReports", dependencies: ["StrainRecords"]),
         .target(
             name: "StrainScenarios",
             dependencies: ["StrainKit", .product(name: "OpenCombine", package: "OpenCombine")]
@@ -62,11 +63,14 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "strain", dependencies: ["StrainCLI"]),
+        // The gate's statistics: Foundation only, so any module can build on it.
+        .target(name: "StrainGate", dependencies: ["StrainRecords"]),
         .testTarget(
             name: "StrainTests",
-            dependencies: ["StrainKit", "StrainRunner", "StrainReports", "StrainScenarios", "StrainCLI"],
+            dependencies: ["StrainRecords", "StrainKit", "StrainRunner", "StrainReports", "StrainScenarios", "StrainCLI"],
             // A fixed run.json, the golden reports rendered from it and the JUnit schema, read by path.
             exclude: ["Fixtures"]
         ),
+        .testTarget(name: "StrainGateTests", dependencies: ["StrainGate"]),
     ]
 )

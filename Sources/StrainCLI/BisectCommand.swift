@@ -153,7 +153,7 @@ struct BisectCommand: ParsableCommand {
         let stallSeconds = try Self.duration(stall, option: "--stall")
         let seed = UInt64(truncatingIfNeeded: "\(scenario)|\(values.sorted { $0.key < $1.key })".hashValueStable)
         func request(_ question: BisectRequest.Question, strategy: StrategySpec, parameters: [String: String], low: Int, high: Int) -> BisectRequest {
-            BisectRequest(scenario: scenario, parameters: parameters, question: question, strategy: strategy, profile: profile,
+            BisectRequest(scenario: scenario, parameters: parameters, parameterOrder: type.parameters.map(\.name), question: question, strategy: strategy, profile: profile,
                           low: low, high: high, repetitions: repetitions, timeoutSeconds: timeoutSeconds,
                           stallSeconds: stallSeconds, exhaustive: exhaustive, seed: seed)
         }

@@ -19,20 +19,72 @@ struct RunCommand: ParsableCommand {
     @Option(parsing: .upToNextOption, help: "Reports to write besides run.json: html, md, junit (default: all of them).")
     var format: [ReportFormat] = [.html, .md, .junit]
 
+    @Option(name: .customLong("filter"), help: ArgumentHelp(
+        "Run only trials that match: scenario=NAME, strategy=NAME, profile=NAME, PARAMETER=VALUE, or text in the trial's name. Repeat for more (a trial runs when it matches any).",
+        valueName: "text"))
+    var filters: [String] = []
+
+    @Option(name: .customLong("skip"), help: ArgumentHelp("Leave out trials that match (same forms as --filter). Repeatable.", valueName: "text"))
+    var skips: [String] = []
+
+    @Option(help: ArgumentHelp("Repetitions of every run, over the suite's (1 to \(Self.maximumRepetitions)).", valueName: "n"))
+    var repetitions: Int?
+
+    @Option(help: ArgumentHelp("Run shard K of N (1 ≤ K ≤ N ≤ \(Shard.maximumCount)): the trials whose key hashes to it, the same on every machine. Join the shards with `strain merge`.", valueName: "K/N"))
+    var shard: String?
+
+    @Flag(help: "Print the plan, one trial a line, and run nothing.")
+    var list = false
+
+    /// The most repetitions `--repetitions` takes.
+    static let maximumRepetitions = 10_000
+
     func run() throws {
         let catalog = activeCatalog.withLock { $0 }
-        let parsed: Suite
+        var parsed: Suite
         do {
             parsed = try SuiteParser(catalog: catalog).parse(contentsOf: suite)
         } catch {
             FileHandle.standardError.write(Data("\(error.description)\n".utf8))
             throw ExitCode(StrainExitCode.inputError)
         }
-        let plan = Plan(suite: parsed)
+        if let repetitions {
+            guard (1...Self.maximumRepetitions).contains(repetitions) else {
+                throw ValidationError("--repetitions \(repetitions) is out of range; give a whole number from 1 to \(Self.maximumRepetitions)")
+            }
+            parsed.repetitions = repetitions
+            for index in parsed.runs.indices { parsed.runs[index].repetitions = repetitions }
+        }
+        var selectedShard: Shard?
+        if let shard {
+            guard let parsedShard = Shard(parsing: shard) else {
+                throw ValidationError("--shard '\(shard)' is not K/N with 1 ≤ K ≤ N ≤ \(Shard.maximumCount); write e.g. --shard 2/4")
+            }
+            selectedShard = parsedShard
+        }
+        let selected = Plan(suite: parsed).selecting(TrialSelection(filters: filters, skips: skips))
+        guard !selected.trials.isEmpty else {
+            FileHandle.standardError.write(Data("error: no trial of \(suite) matches the --filter and --skip given; `strain run \(suite) --list` prints the plan\n".utf8))
+            throw ExitCode(StrainExitCode.inputError)
+        }
+        let plan = selectedShard.map { selected.shard($0) } ?? selected
+        let planRecord = PlanRecord(
+            hash: selected.identity, trialCount: selected.trials.count,
+            shard: selectedShard.map { ShardRecord(index: $0.index, count: $0.count, trialCount: plan.trials.count) }
+        )
+        if list {
+            for trial in plan.trials { print(TerminalReport.safe(trial.name)) }
+            let shardText = selectedShard.map { " (shard \($0) of a plan of \(selected.trials.count))" } ?? ""
+            print("\(plan.trials.count) trials\(shardText)")
+            return
+        }
         let directory = out ?? "Reports/\(parsed.name)-\(Self.timestamp())"
         let interactive = isatty(STDOUT_FILENO) == 1
         let terminal = TerminalReport(color: interactive && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
-        let controller = RunController(supervisor: TrialSupervisor(executable: currentExecutablePath()), outputDirectory: directory)
+        let controller = RunController(
+            supervisor: TrialSupervisor(executable: currentExecutablePath()), outputDirectory: directory,
+            customMetrics: catalog.declaredMetrics(of: plan.trials.map(\.scenario))
+        )
 
         print("Running \(parsed.name): \(plan.trials.count) trials from \(suite)")
         let record: RunRecord
@@ -42,7 +94,7 @@ struct RunCommand: ParsableCommand {
                 print(terminal.progressLine(done: 0, total: plan.trials.count, elapsedSeconds: 0, next: first.name), terminator: "")
                 fflush(nil)
             }
-            record = try controller.run(plan) { trial, index, total in
+            record = try controller.run(plan, planRecord: planRecord) { trial, index, total in
                 let line = TerminalReport.safe(terminal.trialLine(trial, index: index, total: total))
                 guard interactive else {
                     // Not a terminal (CI logs, pipes): a plain line per trial.

@@ -1,4 +1,4 @@
-import StrainKit
+import StrainRecords
 
 /// `strain bisect`'s answers as text: one headline per search, its sentence, the
 /// slope, the probes' count and wall time. Shared by the terminal, Markdown and HTML.

@@ -1,5 +1,5 @@
 import Foundation
-import StrainKit
+import StrainRecords
 
 /// Thread dumps and pool verdicts as lines of text.
 public enum DumpText {

@@ -1,5 +1,5 @@
 import Foundation
-import StrainKit
+import StrainRecords
 
 /// "Which guard should I use": per contention level, the guards ranked by
 /// median throughput, with their latency, fairness and outcome histogram across
@@ -8,7 +8,7 @@ import StrainKit
 public struct GuardComparison: Sendable {
     public struct Row: Sendable {
         public var guardName: String
-        public var strategy: String
+        public var strategy: StrategySpec
         public var trials: [TrialRecord]
 
         public var outcomes: String { RunSummary.Row(strategy: strategy, trials: trials).outcomes }
@@ -41,17 +41,14 @@ public struct GuardComparison: Sendable {
     }
 
     public struct Table: Sendable {
-        public var scenario: String
-        /// The parameters the rows share (all but `guard`).
-        public var parameters: [String: String]
-        public var profile: String
+        /// What the rows share: the scenario, its parameters but the guard and the
+        /// measurement knobs, and the profile.
+        public var key: ComparisonKey
         /// Fastest first; guards that never finished a trial last.
         public var rows: [Row]
 
-        public var title: String {
-            let text = parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
-            return "\(scenario)\(text.isEmpty ? "" : " (\(text))") on \(profile): guards by throughput"
-        }
+        public var scenario: String { key.scenario }
+        public var title: String { "\(key.title): guards by throughput" }
     }
 
     public let tables: [Table]
@@ -60,11 +57,11 @@ public struct GuardComparison: Sendable {
         var tables: [Table] = []
         for trial in run.trials where Self.applies(to: trial, in: run) {
             guard let guardName = trial.parameters["guard"] else { continue }
-            var shared = trial.parameters
+            var shared = trial.key.comparison
             // Measurement knobs, not conditions: rows that differ only in them compare.
-            for knob in ["guard", "operations", "sample-every", "subscriptions"] { shared[knob] = nil }
-            let tableIndex = tables.firstIndex { $0.scenario == trial.scenario && $0.parameters == shared && $0.profile == trial.profile } ?? {
-                tables.append(Table(scenario: trial.scenario, parameters: shared, profile: trial.profile, rows: []))
+            shared.parameters.removeAll { ["guard", "operations", "sample-every", "subscriptions"].contains($0.name) }
+            let tableIndex = tables.firstIndex { $0.key == shared } ?? {
+                tables.append(Table(key: shared, rows: []))
                 return tables.count - 1
             }()
             if let row = tables[tableIndex].rows.firstIndex(where: { $0.guardName == guardName && $0.strategy == trial.strategy }) {
@@ -94,7 +91,7 @@ public struct GuardComparison: Sendable {
     /// The cells of a row, as both reports show them.
     public static func cells(_ row: Row, rank: Int) -> [String] {
         [
-            row.medianThroughput == nil || !row.allCompleted ? "–" : "\(rank)", row.guardName, row.strategy,
+            row.medianThroughput == nil || !row.allCompleted ? "–" : "\(rank)", row.guardName, row.strategy.description,
             Format.rate(row.medianThroughput), Format.nanoseconds(row.medianP50), Format.nanoseconds(row.medianP99),
             Format.nanoseconds(row.medianP999), row.medianFairness.map { String(format: "%.2f", $0) } ?? "–", row.workersTogether, row.outcomes,
         ]

@@ -1,5 +1,5 @@
 import Foundation
-import StrainKit
+import StrainRecords
 
 /// `junit.xml`: one test case per trial, grouped in a test suite per scenario,
 /// in the shape Jenkins, GitLab and GitHub's test-report actions read. A trial

@@ -1,4 +1,4 @@
-import StrainKit
+import StrainRecords
 
 /// `summary.md`: the comparison tables, the stack verdicts and the traces,
 /// fit for a pull-request comment.
@@ -18,7 +18,7 @@ public enum MarkdownReport {
             for row in group.rows {
                 let outcome = row.allExpected ? escape(row.outcomes) : "**\(escape(row.outcomes))** (expected \(escape(row.trials[0].expectedOutcomes.joined(separator: ", "))))"
                 let depth = row.medianDepth.map { Format.count($0) } ?? row.medianFrames.map { "\(Format.count($0)) frames" } ?? "–"
-                out += "| \(escape(row.strategy)) | \(outcome) | \(Format.duration(row.medianWallSeconds)) | \(Format.bytes(row.medianPeakRSSBytes)) | \(row.peakThreads.map(String.init) ?? "–") | \(Format.stack(used: row.stackHighWaterBytes, size: row.stackSizeBytes)) | \(depth) |\n"
+                out += "| \(escape(row.strategy.description)) | \(outcome) | \(Format.duration(row.medianWallSeconds)) | \(Format.bytes(row.medianPeakRSSBytes)) | \(row.peakThreads.map(String.init) ?? "–") | \(Format.stack(used: row.stackHighWaterBytes, size: row.stackSizeBytes)) | \(depth) |\n"
             }
             out += "\n"
         }
@@ -54,7 +54,7 @@ public enum MarkdownReport {
             out += "## Traces\n\n"
             for trial in faults {
                 guard let trace = trial.trace else { continue }
-                out += "<details><summary>\(escapeHTML(trial.scenario)) \(escapeHTML(trial.strategy)) on \(escapeHTML(trial.profile)): \(escapeHTML(TraceText.headline(trace)))</summary>\n\n"
+                out += "<details><summary>\(escapeHTML(trial.scenario)) \(escapeHTML(trial.strategy.description)) on \(escapeHTML(trial.profile.rawValue)): \(escapeHTML(TraceText.headline(trace)))</summary>\n\n"
                 if let cycle = trace.cycle { out += "Cycle: `\(TraceText.cycle(cycle).replacingOccurrences(of: "`", with: "'"))`\n\n" }
                 out += "```\n" + TraceText.lines(trace).map(code).joined(separator: "\n") + "\n```\n\n</details>\n\n"
             }
@@ -66,7 +66,7 @@ public enum MarkdownReport {
             if let summary = DumpText.watchdogSummary(run) { out += "\(escape(summary)).\n\n" }
             for trial in stalls {
                 guard let dump = trial.dump else { continue }
-                out += "<details><summary>\(escapeHTML(trial.scenario)) \(escapeHTML(trial.strategy)) on \(escapeHTML(trial.profile)): \(escapeHTML(DumpText.headline(trial)))</summary>\n\n"
+                out += "<details><summary>\(escapeHTML(trial.scenario)) \(escapeHTML(trial.strategy.description)) on \(escapeHTML(trial.profile.rawValue)): \(escapeHTML(DumpText.headline(trial)))</summary>\n\n"
                 if let cycle = dump.waitCycle { out += "Wait cycle: \(escape(cycle.description))\n\n" }
                 for group in dump.groups {
                     out += "- \(escape(DumpText.group(group)))\n"

@@ -1,5 +1,5 @@
 import Foundation
-import StrainKit
+import StrainRecords
 
 /// The report formats, by the names `--format` takes.
 public enum ReportFormat: String, CaseIterable, Sendable {

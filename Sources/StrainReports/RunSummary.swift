@@ -1,11 +1,11 @@
 import Foundation
-import StrainKit
+import StrainRecords
 
 /// The trials of a run grouped the way the reports show them: per scenario,
 /// per parameter combination and profile, one row per strategy.
 public struct RunSummary: Sendable {
     public struct Row: Sendable {
-        public var strategy: String
+        public var strategy: StrategySpec
         public var trials: [TrialRecord]
 
         /// `completed`, or `2 completed, 1 stackOverflow` when repetitions differ.
@@ -34,16 +34,14 @@ public struct RunSummary: Sendable {
     }
 
     public struct Group: Sendable {
-        public var scenario: String
-        public var parameters: [String: String]
-        public var profile: String
+        /// What the rows share: scenario, parameters and profile.
+        public var key: ComparisonKey
         public var rows: [Row]
 
+        public var scenario: String { key.scenario }
+        public var profile: Profile { key.profile }
         /// `cyclic-graph (operation=archive, size=200) on ios`.
-        public var title: String {
-            let parameterText = parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
-            return "\(scenario)\(parameterText.isEmpty ? "" : " (\(parameterText))") on \(profile)"
-        }
+        public var title: String { key.title }
     }
 
     public let groups: [Group]
@@ -53,16 +51,18 @@ public struct RunSummary: Sendable {
 
     public init(_ run: RunRecord) {
         var groups: [Group] = []
+        var groupIndex: [ComparisonKey: Int] = [:]
         for trial in run.trials {
-            if let index = groups.firstIndex(where: { $0.scenario == trial.scenario && $0.parameters == trial.parameters && $0.profile == trial.profile }) {
-                if let row = groups[index].rows.firstIndex(where: { $0.strategy == trial.strategy }) {
-                    groups[index].rows[row].trials.append(trial)
-                } else {
-                    groups[index].rows.append(Row(strategy: trial.strategy, trials: [trial]))
-                }
+            let key = trial.key.comparison
+            guard let index = groupIndex[key] else {
+                groupIndex[key] = groups.count
+                groups.append(Group(key: key, rows: [Row(strategy: trial.strategy, trials: [trial])]))
+                continue
+            }
+            if let row = groups[index].rows.firstIndex(where: { $0.strategy == trial.strategy }) {
+                groups[index].rows[row].trials.append(trial)
             } else {
-                groups.append(Group(scenario: trial.scenario, parameters: trial.parameters, profile: trial.profile,
-                                    rows: [Row(strategy: trial.strategy, trials: [trial])]))
+                groups[index].rows.append(Row(strategy: trial.strategy, trials: [trial]))
             }
         }
         self.groups = groups

@@ -1,4 +1,4 @@
-import StrainKit
+import StrainRecords
 
 /// Whether more stack would help: for each scenario and parameter combination
 /// that overflowed, what the stack sizes tried say about its recursion.

@@ -1,5 +1,5 @@
 import Foundation
-import StrainKit
+import StrainRecords
 
 /// A fault trace as lines of text: the head, the recursion collapsed, the tail.
 public enum TraceText {

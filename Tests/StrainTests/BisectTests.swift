@@ -20,7 +20,8 @@ final class FakeProbeRunner: BisectProbeRunner {
         let value = valueOf(spec)
         probed.append(value)
         let outcome = completes(value, spec.repetition) ? TrialOutcome.completed : TrialOutcome(kind: .stackOverflow, signal: SIGSEGV)
-        return TrialRecord(spec: spec, outcome: outcome, metrics: TrialMetrics(), trace: nil, stdout: nil, stderr: nil, startedAt: "")
+        return TrialRecord(id: spec.id, index: spec.index, seed: spec.seed, outcome: outcome, expected: true,
+                           expectedOutcomes: spec.expected.map(\.description), metrics: TrialMetrics(), startedAt: "")
     }
 
     static func stack(_ spec: TrialSpec) -> Int { spec.strategy.chosenStackBytes! }
@@ -151,9 +152,9 @@ final class FakeProbeRunner: BisectProbeRunner {
         """, timeout: 120)
         #expect(plain.status == 0, "\(plain.stdout)\n\(plain.stderr)")
         let trials = try #require(plainRun).trials
-        #expect(trials.filter { $0.strategy == "thread(\(ByteSize.exact(stack - 8192)))" }.allSatisfy { $0.outcome.kind == .stackOverflow },
+        #expect(trials.filter { $0.strategy.description == "thread(\(ByteSize.exact(stack - 8192)))" }.allSatisfy { $0.outcome.kind == .stackOverflow },
                 "two pages below the bisect's answer overflows")
-        #expect(trials.filter { $0.strategy == "thread(\(ByteSize.exact(stack + 4096)))" }.allSatisfy { $0.outcome.kind == .completed },
+        #expect(trials.filter { $0.strategy.description == "thread(\(ByteSize.exact(stack + 4096)))" }.allSatisfy { $0.outcome.kind == .completed },
                 "a page above completes")
     }
 

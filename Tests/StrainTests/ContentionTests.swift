@@ -78,12 +78,12 @@ import Testing
 
     @Test func guardsAreRankedByMedianThroughputWithTheCrashedLast() {
         func trial(_ guardName: String, _ throughput: Double?, _ outcome: TrialOutcome = .completed, repetition: Int = 1) -> TrialRecord {
-            let spec = TrialSpec(index: 0, scenario: "contended-collection", parameters: ["guard": guardName, "workers": "8"],
-                                 strategy: .gcdGlobal(.default), profile: .linux, repetition: repetition, seed: 1,
-                                 timeoutSeconds: 10, stallSeconds: 1, expected: [ExpectedOutcome(kind: .completed)])
+            let key = TrialKey(scenario: "contended-collection", parameters: [.init(name: "guard", value: guardName), .init(name: "workers", value: "8")],
+                               strategy: .gcdGlobal(.default), profile: .linux)
             var metrics = TrialMetrics()
             metrics.throughputPerSecond = throughput
-            return TrialRecord(spec: spec, outcome: outcome, metrics: metrics, trace: nil, stdout: nil, stderr: nil, startedAt: "")
+            return TrialRecord(id: TrialID(key: key, repetition: repetition), index: 0, seed: 1, outcome: outcome,
+                               expected: outcome.kind == .completed, expectedOutcomes: ["completed"], metrics: metrics, startedAt: "")
         }
         let run = RunRecord(
             suite: ResolvedSuite(name: "t", description: nil, path: "t.yaml", repetitions: 1, timeoutSeconds: 10, stallSeconds: 1, profiles: ["linux"], runs: []),

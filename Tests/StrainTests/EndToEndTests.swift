@@ -43,7 +43,7 @@ import Testing
         #expect(summary.contains("| thread(512KiB) | stackOverflow |"))
         #expect(summary.contains("Deep but finite"))
         let schema = try SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
-        #expect(schema.valid, "run.json does not match Sources/StrainKit/Records/RunRecord.schema.json: \(schema.output)")
+        #expect(schema.valid, "run.json does not match Sources/StrainRecords/RunRecord.schema.json: \(schema.output)")
     }
 
     @Test func aGCDWorkerOverflowsUnderTheIOSProfileWhereItSurvivesOnLinux() throws {

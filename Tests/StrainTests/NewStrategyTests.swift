@@ -83,19 +83,19 @@ import Testing
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         let record = try #require(run)
         for strategy in ["operation-queue(4)", "task-executor(4, 512KiB)"] {
-            let trial = try #require(record.trials.first { $0.scenario == "thread-explosion" && $0.strategy == strategy })
+            let trial = try #require(record.trials.first { $0.scenario == "thread-explosion" && $0.strategy.description == strategy })
             #expect(trial.outcome.kind == .starved, "\(strategy): \(trial.outcome)")
             let dump = try #require(trial.dump)
             let blocked = try #require(dump.groups.first { $0.inWork }, "\(strategy): \(dump.groups.map(\.summary))")
             #expect(blocked.frames.contains { $0.symbol?.contains("ThreadExplosionScenario") == true })
         }
-        let executorTrial = try #require(record.trials.first { $0.scenario == "thread-explosion" && $0.strategy == "task-executor(4, 512KiB)" })
+        let executorTrial = try #require(record.trials.first { $0.scenario == "thread-explosion" && $0.strategy.description == "task-executor(4, 512KiB)" })
         #expect(executorTrial.dump?.groups.first { $0.inWork }?.count == 4, "exactly the executor's 4 threads hold the blocked work")
 
-        let free = try #require(record.trials.first { $0.scenario == "cooperative-starvation" && $0.strategy == "task-executor(2, 512KiB)" })
+        let free = try #require(record.trials.first { $0.scenario == "cooperative-starvation" && $0.strategy.description == "task-executor(2, 512KiB)" })
         #expect(free.outcome.kind == .completed, "\(free.outcome)")
         #expect(free.metrics.custom["probe ran"] == 1, "the probe Task on the cooperative pool ran while the executor's threads were blocked")
-        let pool = try #require(record.trials.first { $0.scenario == "cooperative-starvation" && $0.strategy == "task" })
+        let pool = try #require(record.trials.first { $0.scenario == "cooperative-starvation" && $0.strategy.description == "task" })
         #expect(pool.outcome.kind == .starved, "the same blockers on the cooperative pool starve it: \(pool.outcome)")
     }
 }

@@ -52,7 +52,7 @@ struct StrainBinary {
 
 extension RunRecord {
     func trials(_ strategy: String, profile: String = "linux") -> [TrialRecord] {
-        trials.filter { $0.strategy == strategy && $0.profile == profile }
+        trials.filter { $0.strategy.description == strategy && $0.profile.rawValue == profile }
     }
 }
 
@@ -61,7 +61,7 @@ extension RunRecord {
 enum SchemaCheck {
     static var schemaPath: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Sources/StrainKit/Records/RunRecord.schema.json").path
+            .appendingPathComponent("Sources/StrainRecords/RunRecord.schema.json").path
     }
 
     static func validate(_ runJSON: String) throws -> (valid: Bool, output: String) {

@@ -10,12 +10,21 @@ public protocol Scenario: Sendable {
     static var summary: String { get }
     /// The parameters the scenario takes, with their valid values.
     static var parameters: [ParameterSpec] { get }
+    /// The metrics the scenario records with `ScenarioContext.record`, each with its
+    /// unit, direction and noise class, so the reports show them with units and the
+    /// gate can judge them. A recorded metric declared here is never judged.
+    static var metrics: [MetricDescriptor] { get }
 
     /// Creates the scenario; the values have already passed their specs' checks.
     init(parameters: ParameterValues) throws
 
     /// Builds what the work needs and returns the work itself.
     func prepare(context: ScenarioContext) throws -> Workload
+}
+
+extension Scenario {
+    /// No metrics of its own, by default.
+    public static var metrics: [MetricDescriptor] { [] }
 }
 
 /// The measured part of a scenario: given the trial's strategy, it runs the work

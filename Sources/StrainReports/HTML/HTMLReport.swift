@@ -1,5 +1,5 @@
 import Foundation
-import StrainKit
+import StrainRecords
 
 /// `report.html`: one self-contained page (inline CSS and SVG, no scripts, no
 /// fonts or images from anywhere) that shows a run at a glance: comparison
@@ -69,31 +69,31 @@ public enum HTMLReport {
             let spread = walls.count > 1 ? "\(Format.duration(walls.min())) – \(Format.duration(walls.max()))" : "–"
             let depth = row.medianDepth.map { Format.count($0) } ?? row.medianFrames.map { "\(Format.count($0)) frames" } ?? "–"
             let outcome = row.allExpected ? e(row.outcomes) : "<b class=\"bad\">\(e(row.outcomes))</b> (expected \(e(row.trials[0].expectedOutcomes.joined(separator: ", "))))"
-            page.raw("<tr\(row.allExpected ? "" : " class=\"unexpected\"")><td>\(e(row.strategy))</td><td>\(outcome)</td><td class=\"num\">\(e(Format.duration(row.medianWallSeconds)))</td><td class=\"num\">\(e(spread))</td><td class=\"num\">\(e(Format.bytes(row.medianPeakRSSBytes)))</td><td class=\"num\">\(row.peakThreads.map(String.init) ?? "–")</td><td class=\"num\">\(e(Format.stack(used: row.stackHighWaterBytes, size: row.stackSizeBytes)))</td><td class=\"num\">\(e(depth))</td></tr>\n")
+            page.raw("<tr\(row.allExpected ? "" : " class=\"unexpected\"")><td>\(e(row.strategy.description))</td><td>\(outcome)</td><td class=\"num\">\(e(Format.duration(row.medianWallSeconds)))</td><td class=\"num\">\(e(spread))</td><td class=\"num\">\(e(Format.bytes(row.medianPeakRSSBytes)))</td><td class=\"num\">\(row.peakThreads.map(String.init) ?? "–")</td><td class=\"num\">\(e(Format.stack(used: row.stackHighWaterBytes, size: row.stackSizeBytes)))</td><td class=\"num\">\(e(depth))</td></tr>\n")
         }
         page.raw("</tbody></table>\n<div class=\"charts\">\n")
         if group.rows.contains(where: { $0.medianWallSeconds != nil }) {
             let bars = group.rows.map { row -> SVGChart.Bar in
                 let walls = row.trials.compactMap(\.metrics.wallSeconds)
-                return SVGChart.Bar(label: row.strategy, value: row.medianWallSeconds, low: walls.min(), high: walls.max(),
+                return SVGChart.Bar(label: row.strategy.description, value: row.medianWallSeconds, low: walls.min(), high: walls.max(),
                                     note: row.medianWallSeconds == nil ? row.outcomes : nil)
             }
             figure(SVGChart.bars(bars, title: "median wall time (line: min–max across repetitions)", format: { Format.duration($0) }), into: &page)
         }
         if group.rows.contains(where: { $0.medianPeakRSSBytes != nil }) {
-            let bars = group.rows.map { SVGChart.Bar(label: $0.strategy, value: $0.medianPeakRSSBytes) }
+            let bars = group.rows.map { SVGChart.Bar(label: $0.strategy.description, value: $0.medianPeakRSSBytes) }
             figure(SVGChart.bars(bars, title: "peak RSS (median)", format: { Format.bytes($0) }), into: &page)
         }
         if group.rows.contains(where: { $0.stackSizeBytes != nil }) {
             let bars = group.rows.map { row -> SVGChart.Bar in
                 let overflowed = row.trials.contains { $0.outcome.kind == .stackOverflow }
-                return SVGChart.Bar(label: row.strategy, value: row.stackHighWaterBytes.map(Double.init), limit: row.stackSizeBytes.map(Double.init),
+                return SVGChart.Bar(label: row.strategy.description, value: row.stackHighWaterBytes.map(Double.init), limit: row.stackSizeBytes.map(Double.init),
                                     marked: overflowed, note: overflowed ? "overflowed" : nil)
             }
             figure(SVGChart.bars(bars, title: "stack used (bar) against the stack the thread had (red line); ✕ overflowed", format: { Format.bytes($0) }, limitLabel: "stack size"), into: &page)
         }
         if group.rows.contains(where: { $0.trials.count > 1 }) || group.rows.contains(where: { row in row.trials.contains { $0.outcome.kind != .completed } }) {
-            figure(SVGChart.stacked(group.rows.map { ($0.strategy, outcomeCounts($0.trials)) }, title: "outcomes across repetitions"), into: &page)
+            figure(SVGChart.stacked(group.rows.map { ($0.strategy.description, outcomeCounts($0.trials)) }, title: "outcomes across repetitions"), into: &page)
         }
         page.raw("</div>\n</article>\n")
     }
@@ -190,7 +190,7 @@ public enum HTMLReport {
         for trial in chosen.prefix(12) {
             let points = trial.threadTimeline!.map { (x: $0.seconds, y: Double($0.threads)) }
             let label = "\(trial.strategy) \(trial.profile): \(trial.outcome.description)"
-            let svg = SVGChart.lines([SVGChart.Series(name: trial.strategy, points: points)], title: label,
+            let svg = SVGChart.lines([SVGChart.Series(name: trial.strategy.description, points: points)], title: label,
                                      xLabel: "seconds since the child started", yLabel: "threads",
                                      formatX: { String(format: "%.2f", $0) }, formatY: { String(format: "%.0f", $0) }, step: true)
             page.raw("<figure>\(svg)<figcaption>\(e(parameterText(trial)))</figcaption></figure>\n")

@@ -104,10 +104,9 @@ public struct BisectController {
             repetitions: first.repetitions, timeoutSeconds: first.timeoutSeconds, stallSeconds: first.stallSeconds,
             profiles: [first.profile.rawValue],
             runs: requests.map { request in
-                var parameters = request.fixedParameters.mapValues { [$0] }
-                switch request.question {
-                case .stack: break
-                case .parameter(let name): parameters[name] = ["\(request.low)…\(request.high)"]
+                let parameters = request.parameterOrder.compactMap { name -> ParameterSweep? in
+                    if case .parameter(name) = request.question { return ParameterSweep(name: name, values: ["\(request.low)…\(request.high)"]) }
+                    return request.parameters[name].map { ParameterSweep(name: name, values: [$0]) }
                 }
                 return ResolvedRun(
                     scenario: request.scenario, parameters: parameters, strategies: [request.strategyName],

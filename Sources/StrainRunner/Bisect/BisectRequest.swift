@@ -15,6 +15,8 @@ public struct BisectRequest: Sendable {
     public var scenario: String
     /// Every parameter of the scenario with its value (the searched one is set per probe).
     public var parameters: [String: String]
+    /// The scenario's parameter names in its declared order: the order of a probe's `TrialKey`.
+    public var parameterOrder: [String]
     public var question: Question
     /// Where a parameter search's probes run; a stack search runs on `thread(stack)`.
     public var strategy: StrategySpec
@@ -49,11 +51,12 @@ public struct BisectRequest: Sendable {
     public static let probeBudget = 400
 
     public init(
-        scenario: String, parameters: [String: String], question: Question, strategy: StrategySpec, profile: Profile,
+        scenario: String, parameters: [String: String], parameterOrder: [String]? = nil, question: Question, strategy: StrategySpec, profile: Profile,
         low: Int, high: Int, repetitions: Int, timeoutSeconds: Double, stallSeconds: Double, exhaustive: Bool, seed: UInt64
     ) {
         self.scenario = scenario
         self.parameters = parameters
+        self.parameterOrder = parameterOrder ?? parameters.keys.sorted()
         self.question = question
         self.strategy = strategy
         self.profile = profile
@@ -88,6 +91,13 @@ public struct BisectRequest: Sendable {
         case .stack: parameters
         case .parameter(let name): parameters.merging([name: String(value)]) { $1 }
         }
+    }
+
+    /// The key of a probe at `value`.
+    func key(at value: Int) -> TrialKey {
+        let values = parameters(at: value)
+        return TrialKey(scenario: scenario, parameters: parameterOrder.compactMap { name in values[name].map { TrialKey.Parameter(name: name, value: $0) } },
+                        strategy: strategy(at: value), profile: profile)
     }
 
     /// Every parameter but the searched one, for the record.

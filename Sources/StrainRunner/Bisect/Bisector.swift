@@ -164,8 +164,7 @@ public final class Bisector {
         let request = state.request
         let repetition = state.results[value, default: []].count + 1
         let spec = TrialSpec(
-            index: nextIndex, scenario: request.scenario, parameters: request.parameters(at: value),
-            strategy: request.strategy(at: value), profile: request.profile, repetition: repetition, seed: request.seed,
+            index: nextIndex, id: TrialID(key: request.key(at: value), repetition: repetition), seed: request.seed,
             timeoutSeconds: request.timeoutSeconds, stallSeconds: request.stallSeconds,
             expected: [ExpectedOutcome(kind: .completed), ExpectedOutcome(kind: .stackOverflow)]
         )

@@ -10,7 +10,7 @@ public enum EnvironmentProbe {
         func field<T>(_ value: T) -> String {
             withUnsafeBytes(of: value) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         }
-        return EnvironmentRecord(
+        var record = EnvironmentRecord(
             host: field(names.nodename),
             cores: ProcessInfo.processInfo.activeProcessorCount,
             memoryBytes: Int(ProcessInfo.processInfo.physicalMemory),
@@ -23,6 +23,63 @@ public enum EnvironmentProbe {
             ],
             gitCommit: gitCommit(in: workingDirectory)
         )
+        record.cpuModel = cpuModel
+        record.cgroupCPULimit = cgroupCPULimit
+        record.buildConfiguration = buildConfiguration
+        record.loadAverageStart = loadAverage
+        return record
+    }
+
+    /// `debug` or `release`: how this binary was built.
+    static var buildConfiguration: String {
+        #if DEBUG
+        "debug"
+        #else
+        "release"
+        #endif
+    }
+
+    /// The first CPU's model name from `/proc/cpuinfo`.
+    static var cpuModel: String? {
+        guard let text = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8) else { return nil }
+        return text.split(separator: "\n").first { $0.hasPrefix("model name") }
+            .flatMap { $0.split(separator: ":", maxSplits: 1).last }
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
+    /// CPUs the cgroup (v2 `cpu.max`) allows this process; nil when unlimited or unknown.
+    static var cgroupCPULimit: Double? {
+        guard let text = try? String(contentsOfFile: "/sys/fs/cgroup/cpu.max", encoding: .utf8) else { return nil }
+        let parts = text.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        guard parts.count == 2, let quota = Double(parts[0]), let period = Double(parts[1]), period > 0 else { return nil }
+        return quota / period
+    }
+
+    /// The 1-minute load average.
+    public static var loadAverage: Double? {
+        var loads = [Double](repeating: 0, count: 3)
+        return getloadavg(&loads, 3) >= 1 ? loads[0] : nil
+    }
+
+    /// The machine's CPU time counters (`/proc/stat`'s `cpu` line), in ticks.
+    public struct CPUTimes: Sendable {
+        public var total: Double
+        public var steal: Double
+
+        public static func now() -> CPUTimes? {
+            guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+                  let line = text.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") }) else { return nil }
+            let fields = line.split(separator: " ").dropFirst().compactMap { Double($0) }
+            guard fields.count >= 8 else { return nil }
+            // user nice system idle iowait irq softirq steal [guest guest_nice, already in user]
+            return CPUTimes(total: fields.prefix(8).reduce(0, +), steal: fields[7])
+        }
+
+        /// Share of the ticks since `start` that the hypervisor stole.
+        public func stealFraction(since start: CPUTimes) -> Double? {
+            let total = self.total - start.total
+            return total > 0 ? (steal - start.steal) / total : nil
+        }
     }
 
     /// The compiler that built this binary.
@@ -50,15 +107,22 @@ public enum EnvironmentProbe {
     static func gitCommit(in directory: String) -> String? {
         var url = URL(fileURLWithPath: directory)
         for _ in 0..<32 {
-            let git = url.appendingPathComponent(".git")
+            var git = url.appendingPathComponent(".git")
+            // A worktree's .git is a file naming its own git directory.
+            if let pointer = try? String(contentsOf: git, encoding: .utf8), pointer.hasPrefix("gitdir: ") {
+                git = URL(fileURLWithPath: pointer.dropFirst(8).trimmingCharacters(in: .whitespacesAndNewlines))
+            }
             if let head = try? String(contentsOf: git.appendingPathComponent("HEAD"), encoding: .utf8) {
                 let trimmed = head.trimmingCharacters(in: .whitespacesAndNewlines)
                 guard trimmed.hasPrefix("ref: ") else { return trimmed }
                 let ref = String(trimmed.dropFirst(5))
-                if let commit = try? String(contentsOf: git.appendingPathComponent(ref), encoding: .utf8) {
+                // A worktree keeps its refs in the common git directory.
+                let common = (try? String(contentsOf: git.appendingPathComponent("commondir"), encoding: .utf8))
+                    .map { URL(fileURLWithPath: $0.trimmingCharacters(in: .whitespacesAndNewlines), relativeTo: git.appendingPathComponent("x")).standardizedFileURL } ?? git
+                if let commit = try? String(contentsOf: common.appendingPathComponent(ref), encoding: .utf8) {
                     return commit.trimmingCharacters(in: .whitespacesAndNewlines)
                 }
-                let packed = (try? String(contentsOf: git.appendingPathComponent("packed-refs"), encoding: .utf8)) ?? ""
+                let packed = (try? String(contentsOf: common.appendingPathComponent("packed-refs"), encoding: .utf8)) ?? ""
                 return packed.split(separator: "\n").first { $0.hasSuffix(" " + ref) }.map { String($0.prefix(40)) }
             }
             let parent = url.deletingLastPathComponent()

@@ -7,10 +7,13 @@ import StrainKit
 public struct RunController: Sendable {
     public var supervisor: TrialSupervisor
     public var outputDirectory: String
+    /// The metrics the plan's scenarios declare, recorded in run.json.
+    public var customMetrics: [MetricDescriptor]
 
-    public init(supervisor: TrialSupervisor, outputDirectory: String) {
+    public init(supervisor: TrialSupervisor, outputDirectory: String, customMetrics: [MetricDescriptor] = []) {
         self.supervisor = supervisor
         self.outputDirectory = outputDirectory
+        self.customMetrics = customMetrics
     }
 
     /// Paths of what a run writes.
@@ -18,11 +21,14 @@ public struct RunController: Sendable {
     public var journalPath: String { (outputDirectory as NSString).appendingPathComponent("trials.jsonl") }
 
     /// Runs every trial of `plan`; `progress` hears of each as it ends.
-    public func run(_ plan: Plan, progress: (TrialRecord, Int, Int) -> Void) throws -> RunRecord {
+    /// Runs every trial of `plan`; `progress` hears of each as it ends. `planRecord`
+    /// says what the whole plan was when `plan` is one shard of it.
+    public func run(_ plan: Plan, planRecord: PlanRecord? = nil, progress: (TrialRecord, Int, Int) -> Void) throws -> RunRecord {
         try FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
         let journal = try Journal(path: journalPath)
         let startedAt = Date().formatted(.iso8601)
-        let environment = EnvironmentProbe.current()
+        var environment = EnvironmentProbe.current()
+        let cpuAtStart = EnvironmentProbe.CPUTimes.now()
         var trials: [TrialRecord] = []
         trials.reserveCapacity(plan.trials.count)
         for spec in plan.trials {
@@ -31,11 +37,17 @@ public struct RunController: Sendable {
             trials.append(record)
             progress(record, trials.count, plan.trials.count)
         }
+        environment.loadAverageEnd = EnvironmentProbe.loadAverage
+        if let cpuAtStart, let cpuAtEnd = EnvironmentProbe.CPUTimes.now() {
+            environment.stealFraction = cpuAtEnd.stealFraction(since: cpuAtStart)
+        }
         var usage = rusage()
         getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
         let run = RunRecord(
             suite: plan.suite.resolved, environment: environment, startedAt: startedAt,
-            finishedAt: Date().formatted(.iso8601), runnerPeakRSSBytes: usage.ru_maxrss * 1024, trials: trials
+            finishedAt: Date().formatted(.iso8601), runnerPeakRSSBytes: usage.ru_maxrss * 1024, trials: trials,
+            customMetrics: customMetrics.isEmpty ? nil : customMetrics,
+            plan: planRecord ?? PlanRecord(hash: plan.identity, trialCount: plan.trials.count, shard: nil)
         )
         try RunRecordFile.write(run, to: runJSONPath)
         return run

@@ -7,6 +7,12 @@ public struct Plan: Sendable {
     public let suite: Suite
     public let trials: [TrialSpec]
 
+    /// A plan of exactly these trials.
+    public init(suite: Suite, trials: [TrialSpec]) {
+        self.suite = suite
+        self.trials = trials
+    }
+
     public init(suite: Suite) {
         self.suite = suite
         var trials: [TrialSpec] = []
@@ -17,9 +23,9 @@ public struct Plan: Sendable {
                         // One seed per combination and repetition: every strategy gets the same graph.
                         let seed = Self.seed("\(suite.name)|\(run.scenario)|\(combination.sorted { $0.key < $1.key })|\(repetition)")
                         for strategy in run.strategies {
+                            let key = TrialKey(scenario: run.scenario, parameters: Self.ordered(combination, as: run.parameters), strategy: strategy, profile: profile)
                             trials.append(TrialSpec(
-                                index: trials.count, scenario: run.scenario, parameters: combination,
-                                strategy: strategy, profile: profile, repetition: repetition, seed: seed,
+                                index: trials.count, id: TrialID(key: key, repetition: repetition), seed: seed,
                                 timeoutSeconds: run.timeoutSeconds, stallSeconds: run.stallSeconds, expected: run.expected(for: strategy)
                             ))
                         }
@@ -37,6 +43,11 @@ public struct Plan: Sendable {
                 parameter.values.map { value in combination.merging([parameter.name: value]) { $1 } }
             }
         }
+    }
+
+    /// A combination's values in the run's parameter order.
+    static func ordered(_ combination: [String: String], as parameters: [(name: String, values: [String])]) -> [TrialKey.Parameter] {
+        parameters.compactMap { parameter in combination[parameter.name].map { TrialKey.Parameter(name: parameter.name, value: $0) } }
     }
 
     /// FNV-1a: a seed that is the same for the same text on every machine and run.

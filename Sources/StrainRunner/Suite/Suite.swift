@@ -24,7 +24,7 @@ public struct Suite: Sendable {
             runs: runs.map { run in
                 ResolvedRun(
                     scenario: run.scenario,
-                    parameters: Dictionary(uniqueKeysWithValues: run.parameters.map { ($0.name, $0.values) }),
+                    parameters: run.parameters.map { ParameterSweep(name: $0.name, values: $0.values) },
                     strategies: run.strategies.map(\.description),
                     profiles: run.profiles.map(\.rawValue),
                     repetitions: run.repetitions,

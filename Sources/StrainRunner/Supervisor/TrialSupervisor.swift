@@ -36,7 +36,7 @@ public struct TrialSupervisor: Sendable {
         do {
             specJSON = String(decoding: try JSONEncoder().encode(spec), as: UTF8.self)
         } catch {
-            return TrialRecord(spec: spec, outcome: TrialOutcome(kind: .harnessError, message: "could not encode the trial spec: \(error)"),
+            return TrialRecord(graded: spec, outcome: TrialOutcome(kind: .harnessError, message: "could not encode the trial spec: \(error)"),
                                metrics: TrialMetrics(), trace: nil, stdout: nil, stderr: nil, startedAt: startedAt)
         }
         var environment = ProcessInfo.processInfo.environment
@@ -52,7 +52,7 @@ public struct TrialSupervisor: Sendable {
             child = try ChildProcess.spawn(executable: executable, arguments: ["_trial", specJSON],
                                            environment: environment.map { "\($0.key)=\($0.value)" }, shared: heartbeat?.descriptor)
         } catch {
-            return TrialRecord(spec: spec, outcome: TrialOutcome(kind: .harnessError, message: error.description),
+            return TrialRecord(graded: spec, outcome: TrialOutcome(kind: .harnessError, message: error.description),
                                metrics: TrialMetrics(), trace: nil, stdout: nil, stderr: nil, startedAt: startedAt)
         }
         let watched = watch(child, start: start, deadline: start + UInt64(spec.timeoutSeconds * 1e9), heartbeat: heartbeat)
@@ -279,7 +279,7 @@ public struct TrialSupervisor: Sendable {
         metrics.peakThreads = max(metrics.peakThreads ?? 0, watched.peakThreads)
         metrics.trialSeconds = trialSeconds
 
-        var record = TrialRecord(spec: spec, outcome: outcome, metrics: metrics, trace: trace,
+        var record = TrialRecord(graded: spec, outcome: outcome, metrics: metrics, trace: trace,
                                  stdout: watched.output.text, stderr: watched.error.text, startedAt: startedAt)
         record.dump = dump
         record.stall = stall

@@ -14,6 +14,13 @@ import Synchronization
 public struct ContendedCollectionScenario: Scenario {
     public static let name = "contended-collection"
     public static let summary = "a shared array, dictionary or set hammered by W workers through one of 11 guards: throughput, latency percentiles, fairness, lost or duplicated elements"
+    public static let metrics: [MetricDescriptor] = [
+        MetricDescriptor(name: "ns per op", unit: .nanoseconds, polarity: .lowerIsBetter, noise: .timing, summary: "the workers' nanoseconds per operation, uncontended reference runs"),
+        MetricDescriptor(name: "ratio to C reference", unit: .ratio, polarity: .lowerIsBetter, noise: .timing, summary: "the worker loop's cost against a tight C loop"),
+        MetricDescriptor(name: "C reference ns per op", unit: .nanoseconds, polarity: nil, noise: .timing, summary: "a tight C pthread_mutex loop in the same child"),
+        MetricDescriptor(name: "workers at the start", unit: .count, polarity: nil, noise: .timing, summary: "workers waiting at the start gate when the work began"),
+        MetricDescriptor(name: "operations", unit: .count, polarity: nil, noise: .deterministic, summary: "operations done"),
+    ]
     public static let parameters: [ParameterSpec] = [
         ParameterSpec("guard", .choice(GuardKind.names), default: "NSLock",
                       summary: "how the collection is guarded; actor runs its workers as tasks whatever the strategy"),

@@ -8,6 +8,10 @@ import Synchronization
 public struct CyclicGraphScenario: Scenario {
     public static let name = "cyclic-graph"
     public static let summary = "archive, unarchive or traverse an NSCoding graph: a cyclic league of teams, or an acyclic chain"
+    public static let metrics: [MetricDescriptor] = [
+        MetricDescriptor(name: "objects", unit: .count, polarity: nil, noise: .deterministic, summary: "objects in the graph"),
+        MetricDescriptor(name: "archiveBytes", unit: .bytes, polarity: .lowerIsBetter, noise: .deterministic, summary: "bytes of the keyed archive"),
+    ]
     public static let parameters: [ParameterSpec] = [
         ParameterSpec("operation", .choice(["archive", "unarchive", "traverse"]), default: "archive",
                       summary: "NSKeyedArchiver, NSKeyedUnarchiver (requiresSecureCoding = false), or a recursive walk"),

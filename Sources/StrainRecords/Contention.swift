@@ -1,5 +1,3 @@
-import Histogram
-
 /// A latency distribution, summed up from an HDR histogram of nanoseconds.
 public struct LatencySummary: Codable, Hashable, Sendable {
     /// Operations whose latency was recorded (a sample of all operations).
@@ -14,24 +12,29 @@ public struct LatencySummary: Codable, Hashable, Sendable {
     /// The percentile curve: (percentile, nanoseconds) points, for charts.
     public var curve: [LatencyPoint]
 
-    public init(_ histogram: Histogram<UInt64>) {
-        count = Int(histogram.totalCount)
-        minNanoseconds = Int(histogram.min)
-        p50Nanoseconds = Int(histogram.valueAtPercentile(50))
-        p90Nanoseconds = Int(histogram.valueAtPercentile(90))
-        p99Nanoseconds = Int(histogram.valueAtPercentile(99))
-        p999Nanoseconds = Int(histogram.valueAtPercentile(99.9))
-        maxNanoseconds = Int(histogram.max)
-        meanNanoseconds = histogram.totalCount == 0 ? 0 : histogram.mean
-        curve = [0, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 100].map { percentile in
-            LatencyPoint(percentile: percentile, nanoseconds: Int(histogram.valueAtPercentile(percentile)))
-        }
+    public init(count: Int, minNanoseconds: Int, p50Nanoseconds: Int, p90Nanoseconds: Int, p99Nanoseconds: Int,
+                p999Nanoseconds: Int, maxNanoseconds: Int, meanNanoseconds: Double, curve: [LatencyPoint]) {
+        self.count = count
+        self.minNanoseconds = minNanoseconds
+        self.p50Nanoseconds = p50Nanoseconds
+        self.p90Nanoseconds = p90Nanoseconds
+        self.p99Nanoseconds = p99Nanoseconds
+        self.p999Nanoseconds = p999Nanoseconds
+        self.maxNanoseconds = maxNanoseconds
+        self.meanNanoseconds = meanNanoseconds
+        self.curve = curve
     }
 }
 
+/// One point of a latency curve.
 public struct LatencyPoint: Codable, Hashable, Sendable {
     public var percentile: Double
     public var nanoseconds: Int
+
+    public init(percentile: Double, nanoseconds: Int) {
+        self.percentile = percentile
+        self.nanoseconds = nanoseconds
+    }
 }
 
 /// How evenly the workers shared the operations.

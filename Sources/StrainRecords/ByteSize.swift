@@ -15,16 +15,17 @@ public enum ByteSize {
         return Int(trimmed).flatMap { $0 >= 0 ? $0 : nil }
     }
 
-    /// `512KiB`, `4296KiB`, `100B`: the largest unit that divides the size exactly,
-    /// so the text parses back to the same bytes (strategy names are a wire format).
+    /// `512KiB`, `8MiB`, `1025KiB`, `20000B`: the shortest form that parses back to
+    /// the same number, for names that are identities (a strategy in a `TrialKey`).
     public static func exact(_ bytes: Int) -> String {
-        for (suffix, factor) in [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)] where bytes >= factor && bytes % factor == 0 {
+        let units: [(String, Int)] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)]
+        for (suffix, factor) in units where bytes >= factor && bytes % factor == 0 {
             return "\(bytes / factor)\(suffix)"
         }
-        return "\(bytes)"
+        return "\(bytes)B"
     }
 
-    /// `512KiB`, `8MiB`, `1.5MiB`, `100B`: the shortest exact form, else one decimal.
+    /// `512KiB`, `8MiB`, `1.5MiB`, `100B`: the shortest exact form, else one decimal (for reading, not parsing).
     public static func format(_ bytes: Int) -> String {
         let units: [(String, Int)] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)]
         for (suffix, factor) in units where bytes >= factor {

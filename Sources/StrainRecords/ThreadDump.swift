@@ -154,13 +154,4 @@ public struct CapVerdict: Codable, Hashable, Sendable {
         self.needed = needed
         self.message = "needed \(needed) blocked workers; GCD's cap on \(platforms) is \(cap): this hangs there"
     }
-
-    /// The verdicts for a trial on `strategy` whose peak of blocked workers was `needed`.
-    public static func verdicts(strategy: StrategySpec, needed: Int?) -> [CapVerdict] {
-        guard strategy.usesDispatchPool, let needed else { return [] }
-        let byCap = Dictionary(grouping: Profile.allCases.filter { needed > $0.gcdThreadCap }, by: \.gcdThreadCap)
-        return byCap.keys.sorted().map { cap in
-            CapVerdict(platforms: byCap[cap]!.map(\.rawValue).joined(separator: " and "), cap: cap, needed: needed)
-        }
-    }
 }

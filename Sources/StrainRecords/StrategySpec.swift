@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 
 /// Where a scenario's work runs: a name from a suite, parsed and validated.
@@ -185,30 +184,9 @@ public enum StrategySpec: Hashable, Sendable, CustomStringConvertible, Codable {
 /// Swift concurrency's task priorities, by the names suites use.
 public enum TaskPriorityName: String, Codable, Hashable, Sendable, CaseIterable {
     case background, utility, low, medium, high, userInitiated
-
-    public var taskPriority: TaskPriority {
-        switch self {
-        case .background: .background
-        case .utility: .utility
-        case .low: .low
-        case .medium: .medium
-        case .high: .high
-        case .userInitiated: .userInitiated
-        }
-    }
 }
 
 /// GCD's quality-of-service classes, by the names suites use.
 public enum QualityOfServiceName: String, Codable, Hashable, Sendable, CaseIterable {
     case background, utility, `default`, userInitiated, userInteractive
-
-    public var dispatchQoS: DispatchQoS.QoSClass {
-        switch self {
-        case .background: .background
-        case .utility: .utility
-        case .default: .default
-        case .userInitiated: .userInitiated
-        case .userInteractive: .userInteractive
-        }
-    }
 }

@@ -1,0 +1,139 @@
+/// What a metric is: its name, unit, which direction is better and how noisy it is.
+/// The reports and the gate read these instead of knowing metric names.
+public struct MetricDescriptor: Codable, Hashable, Sendable {
+    /// The unit a metric's values are in.
+    public enum Unit: String, Codable, Hashable, Sendable {
+        /// Seconds.
+        case seconds
+        /// Nanoseconds.
+        case nanoseconds
+        /// Bytes.
+        case bytes
+        /// A plain count (threads, frames, operations).
+        case count
+        /// Events per second.
+        case perSecond
+        /// A dimensionless ratio.
+        case ratio
+    }
+
+    /// Which direction is better.
+    public enum Polarity: String, Codable, Hashable, Sendable {
+        /// Smaller values are better (time, memory, stack).
+        case lowerIsBetter
+        /// Larger values are better (throughput).
+        case higherIsBetter
+    }
+
+    /// How a metric varies between repetitions of unchanged code.
+    public enum Noise: String, Codable, Hashable, Sendable {
+        /// The same code gives the same value (stack high-water, frames at overflow,
+        /// peak threads): compared exactly against an absolute tolerance, one
+        /// repetition is enough.
+        case deterministic
+        /// Varies with the machine's load (wall and CPU time, RSS, throughput,
+        /// latency): compared with a statistical test over repetitions.
+        case timing
+    }
+
+    /// The name suites, reports and the gate use (`wall`, `stack-high-water`).
+    public var name: String
+    public var unit: Unit
+    /// Nil for a metric that is shown but never judged (a scenario's metric that
+    /// declares no direction).
+    public var polarity: Polarity?
+    public var noise: Noise
+    /// One line for the reader.
+    public var summary: String
+
+    public init(name: String, unit: Unit, polarity: Polarity?, noise: Noise, summary: String) {
+        self.name = name
+        self.unit = unit
+        self.polarity = polarity
+        self.noise = noise
+        self.summary = summary
+    }
+
+    /// Strain's own metrics, measured for every trial where they apply.
+    public static let builtIn: [MetricDescriptor] = [
+        MetricDescriptor(name: "wall", unit: .seconds, polarity: .lowerIsBetter, noise: .timing, summary: "seconds the scenario's work ran"),
+        MetricDescriptor(name: "cpu", unit: .seconds, polarity: .lowerIsBetter, noise: .timing, summary: "the child's user and system CPU seconds"),
+        MetricDescriptor(name: "rss", unit: .bytes, polarity: .lowerIsBetter, noise: .timing, summary: "the child's peak resident set size"),
+        MetricDescriptor(name: "throughput", unit: .perSecond, polarity: .higherIsBetter, noise: .timing, summary: "operations per second across all workers"),
+        MetricDescriptor(name: "latency-p50", unit: .nanoseconds, polarity: .lowerIsBetter, noise: .timing, summary: "median latency of an operation"),
+        MetricDescriptor(name: "latency-p99", unit: .nanoseconds, polarity: .lowerIsBetter, noise: .timing, summary: "99th percentile latency of an operation"),
+        MetricDescriptor(name: "latency-p999", unit: .nanoseconds, polarity: .lowerIsBetter, noise: .timing, summary: "99.9th percentile latency of an operation"),
+        MetricDescriptor(name: "stack-high-water", unit: .bytes, polarity: .lowerIsBetter, noise: .deterministic, summary: "the deepest any work thread's stack went"),
+        MetricDescriptor(name: "peak-threads", unit: .count, polarity: .lowerIsBetter, noise: .deterministic, summary: "the most threads the child had at once"),
+        MetricDescriptor(name: "peak-blocked-workers", unit: .count, polarity: .lowerIsBetter, noise: .deterministic, summary: "the most workers blocked at once in marked blocking calls"),
+        MetricDescriptor(name: "depth", unit: .count, polarity: .higherIsBetter, noise: .deterministic, summary: "the recursion depth reached (at an overflow: fewer means larger frames)"),
+        MetricDescriptor(name: "frames", unit: .count, polarity: .higherIsBetter, noise: .deterministic, summary: "frames on the stack at an overflow (fewer means larger frames)"),
+    ]
+
+    /// The built-in descriptor called `name`, if there is one.
+    public static func builtIn(named name: String) -> MetricDescriptor? {
+        builtIn.first { $0.name == name }
+    }
+
+    /// The descriptor for a scenario metric nobody declared: shown, never judged.
+    public static func undeclared(_ name: String) -> MetricDescriptor {
+        MetricDescriptor(name: name, unit: .ratio, polarity: nil, noise: .timing, summary: "declared by no scenario")
+    }
+}
+
+extension TrialMetrics {
+    /// This trial's value of the metric `name`: a built-in one or a scenario's own;
+    /// nil when the trial did not measure it.
+    public func value(of name: String) -> Double? {
+        switch name {
+        case "wall": wallSeconds
+        case "cpu": userSeconds.flatMap { user in systemSeconds.map { user + $0 } }
+        case "rss": peakRSSBytes.map(Double.init)
+        case "throughput": throughputPerSecond
+        case "latency-p50": latency.map { Double($0.p50Nanoseconds) }
+        case "latency-p99": latency.map { Double($0.p99Nanoseconds) }
+        case "latency-p999": latency.map { Double($0.p999Nanoseconds) }
+        case "stack-high-water": stackHighWaterBytes.map(Double.init)
+        case "peak-threads": peakThreads.map(Double.init)
+        case "peak-blocked-workers": peakBlockedWorkers.map(Double.init)
+        case "depth": depth.map(Double.init)
+        case "frames": frames.map(Double.init)
+        default: custom[name]
+        }
+    }
+}
+
+/// How much worse a metric may get before the gate calls it a regression.
+///
+/// A timing metric regresses when the test says it is worse by more than `delta`
+/// (relative) and the median change also exceeds `floor` (absolute, in the metric's
+/// unit). A deterministic metric regresses when it is worse by more than both.
+public struct MetricThreshold: Codable, Hashable, Sendable {
+    /// Relative change allowed: 0.1 is 10 %.
+    public var delta: Double?
+    /// Absolute change allowed, in the metric's unit.
+    public var floor: Double?
+
+    public init(delta: Double? = nil, floor: Double? = nil) {
+        self.delta = delta
+        self.floor = floor
+    }
+
+    /// The documented defaults: about 10 % for time, 2 % for RSS, one page for stack.
+    public static func defaults(for metric: MetricDescriptor) -> MetricThreshold {
+        switch (metric.noise, metric.unit) {
+        case (.deterministic, .bytes): MetricThreshold(delta: 0, floor: 4096)
+        case (.deterministic, _): MetricThreshold(delta: 0, floor: 0)
+        case (.timing, .bytes): MetricThreshold(delta: 0.02, floor: 256 * 1024)
+        case (.timing, .seconds): MetricThreshold(delta: 0.10, floor: 0.001)
+        case (.timing, .nanoseconds): MetricThreshold(delta: 0.10, floor: 1_000)
+        case (.timing, _): MetricThreshold(delta: 0.10, floor: 0)
+        }
+    }
+
+    /// This threshold with the fields `other` sets taking their place.
+    public func overridden(by other: MetricThreshold?) -> MetricThreshold {
+        guard let other else { return self }
+        return MetricThreshold(delta: other.delta ?? delta, floor: other.floor ?? floor)
+    }
+}

@@ -1,0 +1,232 @@
+/// The record of one run: the one source every report and the gate read.
+///
+/// - Important: readers check `schemaVersion` before anything else; a version
+///   they do not support is an input error, not a guess.
+public struct RunRecord: Codable, Sendable {
+    /// The version of this format that Strain writes.
+    public static let currentSchemaVersion = 4
+    /// Versions this Strain reads. Version 2 added the watchdog's records (thread
+    /// dumps, stalls, thread timelines, cap verdicts, `stallSeconds`); a version 1
+    /// file reads with those absent. Version 3 keys every trial by a typed
+    /// `TrialKey` (parameters in order), declares scenario metrics, carries the
+    /// suite's gate thresholds, the plan's identity and shard, and the machine's
+    /// fingerprint; version 1 and 2 trials read with their parameters in name order.
+    /// Version 4 added `bisect`.
+    public static let supportedSchemaVersions = 1...4
+
+    public var schemaVersion: Int
+    /// The Strain version that wrote the record.
+    public var strainVersion: String
+    public var suite: ResolvedSuite
+    public var environment: EnvironmentRecord
+    public var startedAt: String
+    public var finishedAt: String
+    /// The parent's own peak resident set size over the run, in bytes.
+    public var runnerPeakRSSBytes: Int
+    public var trials: [TrialRecord]
+    /// The metrics the run's scenarios declared for themselves (absent before version 3).
+    public var customMetrics: [MetricDescriptor]?
+    /// What was planned: the plan's identity and size, and the shard this run covered.
+    public var plan: PlanRecord?
+    /// The machines that ran it, one per shard, for a run merged from shards.
+    public var shards: [ShardRecord]?
+    /// Whether the run was stopped before its plan was done (a signal).
+    public var interrupted: Bool?
+    /// What `strain bisect` found; its probes are the trials (absent before version 4).
+    public var bisect: BisectSection?
+
+    public init(
+        suite: ResolvedSuite, environment: EnvironmentRecord, startedAt: String, finishedAt: String,
+        runnerPeakRSSBytes: Int, trials: [TrialRecord], customMetrics: [MetricDescriptor]? = nil, plan: PlanRecord? = nil
+    ) {
+        self.schemaVersion = Self.currentSchemaVersion
+        self.strainVersion = StrainVersion.current
+        self.suite = suite
+        self.environment = environment
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.runnerPeakRSSBytes = runnerPeakRSSBytes
+        self.trials = trials
+        self.customMetrics = customMetrics
+        self.plan = plan
+    }
+
+    /// Every metric a reader should know of in this run: Strain's own, the
+    /// scenarios' declared ones, and any other a trial carries (never judged).
+    public var metricDescriptors: [MetricDescriptor] {
+        var descriptors = MetricDescriptor.builtIn
+        var known = Set(descriptors.map(\.name))
+        for descriptor in customMetrics ?? [] where known.insert(descriptor.name).inserted { descriptors.append(descriptor) }
+        for name in Set(trials.flatMap(\.metrics.custom.keys)).sorted() where known.insert(name).inserted {
+            descriptors.append(.undeclared(name))
+        }
+        return descriptors
+    }
+}
+
+/// What a run set out to do: the whole plan's identity, and which shard of it this
+/// run covered.
+public struct PlanRecord: Codable, Hashable, Sendable {
+    /// A hash of every trial ID in the plan (after filters, before sharding): two
+    /// runs with the same hash planned the same trials.
+    public var hash: String
+    /// Trials in the whole plan.
+    public var trialCount: Int
+    /// The shard this run covered, nil for the whole plan.
+    public var shard: ShardRecord?
+
+    public init(hash: String, trialCount: Int, shard: ShardRecord?) {
+        self.hash = hash
+        self.trialCount = trialCount
+        self.shard = shard
+    }
+}
+
+/// One shard of a plan: `index` of `count`, from 1, and where it ran.
+public struct ShardRecord: Codable, Hashable, Sendable {
+    public var index: Int
+    public var count: Int
+    /// Trials this shard ran.
+    public var trialCount: Int?
+    /// The machine that ran it (set when shards are merged).
+    public var environment: EnvironmentRecord?
+
+    public init(index: Int, count: Int, trialCount: Int? = nil, environment: EnvironmentRecord? = nil) {
+        self.index = index
+        self.count = count
+        self.trialCount = trialCount
+        self.environment = environment
+    }
+}
+
+/// The suite as the run resolved it: every default filled in.
+public struct ResolvedSuite: Codable, Hashable, Sendable {
+    public var name: String
+    public var description: String?
+    /// Path of the suite file the run read.
+    public var path: String
+    public var repetitions: Int
+    public var timeoutSeconds: Double
+    /// The watchdog's threshold: seconds without progress while work is pending
+    /// (absent in version 1 files).
+    public var stallSeconds: Double?
+    public var profiles: [String]
+    public var runs: [ResolvedRun]
+    /// The gate's thresholds for the whole suite, by metric name.
+    public var gate: [String: MetricThreshold]?
+
+    public init(name: String, description: String?, path: String, repetitions: Int, timeoutSeconds: Double, stallSeconds: Double?, profiles: [String], runs: [ResolvedRun], gate: [String: MetricThreshold]? = nil) {
+        self.name = name
+        self.description = description
+        self.path = path
+        self.repetitions = repetitions
+        self.timeoutSeconds = timeoutSeconds
+        self.stallSeconds = stallSeconds
+        self.profiles = profiles
+        self.runs = runs
+        self.gate = gate
+    }
+}
+
+/// One `runs:` entry of a suite, resolved.
+public struct ResolvedRun: Codable, Hashable, Sendable {
+    public var scenario: String
+    /// Each parameter's values, in the scenario's order (version 1 and 2 files: in name order).
+    public var parameters: [ParameterSweep]
+    public var strategies: [String]
+    public var profiles: [String]
+    public var repetitions: Int
+    public var timeoutSeconds: Double
+    public var stallSeconds: Double?
+    /// Expected outcomes per strategy; `default` for the rest.
+    public var expect: [String: [String]]
+    /// The gate's thresholds for this run's trials, by metric name, over the suite's.
+    public var gate: [String: MetricThreshold]?
+
+    public init(scenario: String, parameters: [ParameterSweep], strategies: [String], profiles: [String], repetitions: Int, timeoutSeconds: Double, stallSeconds: Double?, expect: [String: [String]], gate: [String: MetricThreshold]? = nil) {
+        self.scenario = scenario
+        self.parameters = parameters
+        self.strategies = strategies
+        self.profiles = profiles
+        self.repetitions = repetitions
+        self.timeoutSeconds = timeoutSeconds
+        self.stallSeconds = stallSeconds
+        self.expect = expect
+        self.gate = gate
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case scenario, parameters, strategies, profiles, repetitions, timeoutSeconds, stallSeconds, expect, gate
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        scenario = try container.decode(String.self, forKey: .scenario)
+        if let sweeps = try? container.decode([ParameterSweep].self, forKey: .parameters) {
+            parameters = sweeps
+        } else {
+            // Versions 1 and 2: a mapping, written with sorted keys.
+            parameters = try container.decode([String: [String]].self, forKey: .parameters)
+                .sorted { $0.key < $1.key }.map { ParameterSweep(name: $0.key, values: $0.value) }
+        }
+        strategies = try container.decode([String].self, forKey: .strategies)
+        profiles = try container.decode([String].self, forKey: .profiles)
+        repetitions = try container.decode(Int.self, forKey: .repetitions)
+        timeoutSeconds = try container.decode(Double.self, forKey: .timeoutSeconds)
+        stallSeconds = try container.decodeIfPresent(Double.self, forKey: .stallSeconds)
+        expect = try container.decode([String: [String]].self, forKey: .expect)
+        gate = try container.decodeIfPresent([String: MetricThreshold].self, forKey: .gate)
+    }
+}
+
+/// One parameter of a run and the values it sweeps.
+public struct ParameterSweep: Codable, Hashable, Sendable {
+    public var name: String
+    public var values: [String]
+
+    public init(name: String, values: [String]) {
+        self.name = name
+        self.values = values
+    }
+}
+
+/// Where a run happened.
+public struct EnvironmentRecord: Codable, Hashable, Sendable {
+    public var host: String
+    public var cores: Int
+    public var memoryBytes: Int
+    public var kernel: String
+    public var architecture: String
+    public var swiftVersion: String
+    /// Soft limits in force for the runner (`stack`, `nofile`, `nproc`, `as`), bytes or counts; -1 for unlimited.
+    public var rlimits: [String: Int]
+    /// The git commit of the working directory, when it is a repository.
+    public var gitCommit: String?
+    /// The CPU's model name (`/proc/cpuinfo`).
+    public var cpuModel: String?
+    /// CPUs the cgroup allows (`cpu.max` quota / period); nil when unlimited.
+    public var cgroupCPULimit: Double?
+    /// `debug` or `release`: how the runner was built.
+    public var buildConfiguration: String?
+    /// The 1-minute load average at the start and the end of the run.
+    public var loadAverageStart: Double?
+    public var loadAverageEnd: Double?
+    /// Share of CPU time stolen by the hypervisor during the run (`/proc/stat`), 0 to 1.
+    public var stealFraction: Double?
+
+    public init(host: String, cores: Int, memoryBytes: Int, kernel: String, architecture: String, swiftVersion: String, rlimits: [String: Int], gitCommit: String?) {
+        self.host = host
+        self.cores = cores
+        self.memoryBytes = memoryBytes
+        self.kernel = kernel
+        self.architecture = architecture
+        self.swiftVersion = swiftVersion
+        self.rlimits = rlimits
+        self.gitCommit = gitCommit
+    }
+}
+
+/// The version of Strain itself.
+public enum StrainVersion {
+    public static let current = "0.1.0"
+}

@@ -1,0 +1,139 @@
+/// What a trial is, apart from its repetition: the scenario, its parameter values,
+/// the strategy and the profile. Every report, the journal, resume, shards and the
+/// gate join trials by it.
+///
+/// Two keys are equal when they name the same scenario, strategy and profile and the
+/// same value for each parameter, whatever order the parameters were listed in: a
+/// suite that reorders or extends its matrix still joins to its baseline.
+/// `description` is the one place a trial's name is spelled.
+public struct TrialKey: Codable, Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// One parameter's value, as the suite wrote it.
+    public struct Parameter: Codable, Hashable, Sendable {
+        public var name: String
+        public var value: String
+
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    public var scenario: String
+    /// The parameter values in the scenario's declared order (its suite's sweep order).
+    public var parameters: [Parameter]
+    public var strategy: StrategySpec
+    public var profile: Profile
+
+    public init(scenario: String, parameters: [Parameter], strategy: StrategySpec, profile: Profile) {
+        self.scenario = scenario
+        self.parameters = parameters
+        self.strategy = strategy
+        self.profile = profile
+    }
+
+    /// The value of parameter `name`, or nil when the trial has none by that name.
+    public subscript(parameter name: String) -> String? {
+        parameters.first { $0.name == name }?.value
+    }
+
+    /// `operation=archive, size=200`, in the key's order; empty without parameters.
+    public var parameterSummary: String {
+        parameters.map { "\($0.name)=\($0.value)" }.joined(separator: ", ")
+    }
+
+    /// `cyclic-graph[operation=archive, size=200]`: the scenario and its parameters.
+    public var configuration: String {
+        parameters.isEmpty ? scenario : "\(scenario)[\(parameterSummary)]"
+    }
+
+    /// `cyclic-graph[operation=archive, size=200] thread(512KiB) ios`.
+    public var description: String {
+        "\(configuration) \(strategy) \(profile.rawValue)"
+    }
+
+    /// The key with its parameters sorted by name: what equality, hashing and the
+    /// shard hash see.
+    public var canonicalText: String {
+        let sorted = parameters.sorted { $0.name < $1.name }.map { "\($0.name)=\($0.value)" }.joined(separator: ", ")
+        return "\(scenario)[\(sorted)] \(strategy) \(profile.rawValue)"
+    }
+
+    /// FNV-1a of `canonicalText`: the same for the same key on every machine, run and
+    /// suite order (shards are assigned by it).
+    public var stableHash: UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in canonicalText.utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        return hash
+    }
+
+    public static func == (left: TrialKey, right: TrialKey) -> Bool {
+        left.scenario == right.scenario && left.strategy == right.strategy && left.profile == right.profile
+            && Set(left.parameters) == Set(right.parameters) && left.parameters.count == right.parameters.count
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(canonicalText)
+    }
+
+    /// Orders keys by their canonical text, for stable listings.
+    public static func < (left: TrialKey, right: TrialKey) -> Bool {
+        left.canonicalText < right.canonicalText
+    }
+}
+
+/// One trial: its key and its repetition (from 1).
+public struct TrialID: Codable, Hashable, Sendable, Comparable, CustomStringConvertible {
+    public var key: TrialKey
+    public var repetition: Int
+
+    public init(key: TrialKey, repetition: Int) {
+        self.key = key
+        self.repetition = repetition
+    }
+
+    /// `cyclic-graph[size=200] thread(512KiB) ios #1`.
+    public var description: String { "\(key) #\(repetition)" }
+
+    public static func < (left: TrialID, right: TrialID) -> Bool {
+        left.key == right.key ? left.repetition < right.repetition : left.key < right.key
+    }
+}
+
+/// What trials share when they are compared side by side: the key without its
+/// strategy (scenario, parameters, profile). Equal whatever the parameters' order.
+public struct ComparisonKey: Hashable, Sendable {
+    public var scenario: String
+    public var parameters: [TrialKey.Parameter]
+    public var profile: Profile
+
+    public init(_ key: TrialKey) {
+        scenario = key.scenario
+        parameters = key.parameters
+        profile = key.profile
+    }
+
+    /// `cyclic-graph (operation=archive, size=200) on ios`.
+    public var title: String {
+        let text = parameters.map { "\($0.name)=\($0.value)" }.joined(separator: ", ")
+        return "\(scenario)\(text.isEmpty ? "" : " (\(text))") on \(profile.rawValue)"
+    }
+
+    public static func == (left: ComparisonKey, right: ComparisonKey) -> Bool {
+        left.scenario == right.scenario && left.profile == right.profile
+            && left.parameters.count == right.parameters.count && Set(left.parameters) == Set(right.parameters)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(scenario)
+        hasher.combine(profile)
+        hasher.combine(Set(parameters))
+    }
+}
+
+extension TrialKey {
+    /// The key without its strategy.
+    public var comparison: ComparisonKey { ComparisonKey(self) }
+}

@@ -1,0 +1,131 @@
+/// One finished trial as the run records it.
+///
+/// Grading (`expected`) and the platform cap verdicts are decided by the runner
+/// and stored here; the record computes nothing.
+public struct TrialRecord: Codable, Hashable, Sendable {
+    /// The trial's identity: its key and repetition.
+    public var id: TrialID
+    /// Position of the trial in its plan, from 0 (the order it ran in a serial run).
+    public var index: Int
+    public var seed: UInt64
+    public var outcome: TrialOutcome
+    /// Whether the suite listed this outcome among those it expects.
+    public var expected: Bool
+    /// What the suite expected, for the reader of a report.
+    public var expectedOutcomes: [String]
+    public var metrics: TrialMetrics
+    /// The stack of the faulting thread, for `stackOverflow` and `crashed`.
+    public var trace: FaultTrace?
+    /// Every thread's stack, grouped, for `starved` and `deadlocked`.
+    public var dump: ThreadDump?
+    /// What the watchdog saw when it called the stall.
+    public var stall: StallReport?
+    /// The child's thread count over the whole trial, sampled by the parent
+    /// (a point where the count changed).
+    public var threadTimeline: [ThreadSample]?
+    /// Platforms whose GCD cap this trial's blocked workers exceeded.
+    public var capVerdicts: [CapVerdict]?
+    /// The child's standard output and error, capped.
+    public var stdout: String?
+    public var stderr: String?
+    /// ISO 8601 time the trial started.
+    public var startedAt: String
+
+    public init(
+        id: TrialID, index: Int, seed: UInt64, outcome: TrialOutcome, expected: Bool, expectedOutcomes: [String],
+        metrics: TrialMetrics, trace: FaultTrace? = nil, capVerdicts: [CapVerdict]? = nil,
+        stdout: String? = nil, stderr: String? = nil, startedAt: String
+    ) {
+        self.id = id
+        self.index = index
+        self.seed = seed
+        self.outcome = outcome
+        self.expected = expected
+        self.expectedOutcomes = expectedOutcomes
+        self.metrics = metrics
+        self.trace = trace
+        self.capVerdicts = capVerdicts
+        self.stdout = stdout
+        self.stderr = stderr
+        self.startedAt = startedAt
+    }
+
+    public var key: TrialKey { id.key }
+    public var scenario: String {
+        get { id.key.scenario }
+        set { id.key.scenario = newValue }
+    }
+    public var strategy: StrategySpec { id.key.strategy }
+    public var profile: Profile { id.key.profile }
+    public var repetition: Int { id.repetition }
+    /// Parameter values by name; setting one keeps the others' order and appends a new name.
+    public var parameters: [String: String] {
+        get { Dictionary(id.key.parameters.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first }) }
+        set {
+            var ordered = id.key.parameters.compactMap { old in newValue[old.name].map { TrialKey.Parameter(name: old.name, value: $0) } }
+            let known = Set(ordered.map(\.name))
+            ordered += newValue.filter { !known.contains($0.key) }.sorted { $0.key < $1.key }.map { TrialKey.Parameter(name: $0.key, value: $0.value) }
+            id.key.parameters = ordered
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case key, repetition, index, seed, outcome, expected, expectedOutcomes, metrics, trace, dump, stall
+        case threadTimeline, capVerdicts, stdout, stderr, startedAt
+        // Versions 1 and 2 spelled the key out flat.
+        case scenario, parameters, strategy, profile
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let key: TrialKey
+        if container.contains(.key) {
+            key = try container.decode(TrialKey.self, forKey: .key)
+        } else {
+            // Versions 1 and 2: parameters were a mapping written with sorted keys, so
+            // their order is the names' order.
+            let parameters = try container.decode([String: String].self, forKey: .parameters)
+            key = TrialKey(
+                scenario: try container.decode(String.self, forKey: .scenario),
+                parameters: parameters.sorted { $0.key < $1.key }.map { TrialKey.Parameter(name: $0.key, value: $0.value) },
+                strategy: try container.decode(StrategySpec.self, forKey: .strategy),
+                profile: try container.decode(Profile.self, forKey: .profile)
+            )
+        }
+        id = TrialID(key: key, repetition: try container.decode(Int.self, forKey: .repetition))
+        index = try container.decode(Int.self, forKey: .index)
+        seed = try container.decode(UInt64.self, forKey: .seed)
+        outcome = try container.decode(TrialOutcome.self, forKey: .outcome)
+        expected = try container.decode(Bool.self, forKey: .expected)
+        expectedOutcomes = try container.decode([String].self, forKey: .expectedOutcomes)
+        metrics = try container.decode(TrialMetrics.self, forKey: .metrics)
+        trace = try container.decodeIfPresent(FaultTrace.self, forKey: .trace)
+        dump = try container.decodeIfPresent(ThreadDump.self, forKey: .dump)
+        stall = try container.decodeIfPresent(StallReport.self, forKey: .stall)
+        threadTimeline = try container.decodeIfPresent([ThreadSample].self, forKey: .threadTimeline)
+        capVerdicts = try container.decodeIfPresent([CapVerdict].self, forKey: .capVerdicts)
+        stdout = try container.decodeIfPresent(String.self, forKey: .stdout)
+        stderr = try container.decodeIfPresent(String.self, forKey: .stderr)
+        startedAt = try container.decode(String.self, forKey: .startedAt)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id.key, forKey: .key)
+        try container.encode(id.repetition, forKey: .repetition)
+        try container.encode(index, forKey: .index)
+        try container.encode(seed, forKey: .seed)
+        try container.encode(outcome, forKey: .outcome)
+        try container.encode(expected, forKey: .expected)
+        try container.encode(expectedOutcomes, forKey: .expectedOutcomes)
+        try container.encode(metrics, forKey: .metrics)
+        try container.encodeIfPresent(trace, forKey: .trace)
+        try container.encodeIfPresent(dump, forKey: .dump)
+        try container.encodeIfPresent(stall, forKey: .stall)
+        try container.encodeIfPresent(threadTimeline, forKey: .threadTimeline)
+        try container.encodeIfPresent(capVerdicts, forKey: .capVerdicts)
+        try container.encodeIfPresent(stdout, forKey: .stdout)
+        try container.encodeIfPresent(stderr, forKey: .stderr)
+        try container.encode(startedAt, forKey: .startedAt)
+    }
+}
