@@ -15,5 +15,7 @@ extension ScenarioCatalog {
         ContendedCollectionScenario.self,
         ReentrantGuardScenario.self,
         CombineStoreScenario.self,
+        QueueFloodScenario.self,
+        ConfinementScenario.self,
     ])
 }

@@ -23,11 +23,14 @@ public struct TrialSupervisor: Sendable {
     public var timelineCap = 2000
     public let traceBuilder: TraceBuilder
     public let dumpBuilder: ThreadDumpBuilder
+    /// Names the frames of confinement violations.
+    let symbolizer: Symbolizer
 
     public init(executable: String, symbolizer: Symbolizer = Symbolizer()) {
         self.executable = executable
         self.traceBuilder = TraceBuilder(symbolizer: symbolizer)
         self.dumpBuilder = ThreadDumpBuilder(symbolizer: symbolizer)
+        self.symbolizer = symbolizer
     }
 
     public func run(_ spec: TrialSpec) -> TrialRecord {
@@ -206,6 +209,7 @@ public struct TrialSupervisor: Sendable {
         var trace: FaultTrace?
         var dump: ThreadDump?
         var stall: StallReport?
+        var confinement: [ConfinementViolation]?
 
         let exitedNormally = (watched.status & 0x7f) == 0
         let exitStatus = (watched.status >> 8) & 0xff
@@ -232,6 +236,9 @@ public struct TrialSupervisor: Sendable {
                 dump = dumpBuilder.dump(from: raw)
             }
             stall = report.stall
+            if let raw = report.confinementViolations {
+                confinement = raw.map { ConfinementVerdict.named($0, maps: report.maps ?? "", symbolizer: symbolizer) }
+            }
             if let last = report.lastHeartbeatNanoseconds, watched.lastResultRead > last {
                 stall?.recordedAfterSeconds = Double(watched.lastResultRead - last) / 1e9
             }
@@ -283,6 +290,7 @@ public struct TrialSupervisor: Sendable {
                                  stdout: watched.output.text, stderr: watched.error.text, startedAt: startedAt)
         record.dump = dump
         record.stall = stall
+        record.confinementViolations = confinement
         record.threadTimeline = watched.timeline.isEmpty ? nil : Self.thinned(watched.timeline, to: timelineCap)
         return record
     }
