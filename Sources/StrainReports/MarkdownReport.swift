@@ -60,6 +60,7 @@ public enum MarkdownReport {
             }
         }
 
+        out += ConfinementText.markdown(run)
         let stalls = DumpText.distinctStalls(run)
         if !stalls.isEmpty {
             out += "## Stalls\n\n"

@@ -107,6 +107,7 @@ public struct TerminalReport: Sendable {
                 else if let first = trace.firstFrames.first { lines.append("    at: \(first.displayName)") }
             }
         }
+        lines += confinementLines(run)
         let stalls = DumpText.distinctStalls(run)
         if !stalls.isEmpty {
             lines.append("")

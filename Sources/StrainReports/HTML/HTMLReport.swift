@@ -35,6 +35,7 @@ public enum HTMLReport {
         bisect(run, into: &page)
         verdicts(run, into: &page)
         traces(run, into: &page)
+        confinement(run, into: &page)
         stalls(run, into: &page)
         environment(run, into: &page)
         page.raw("</body>\n</html>\n")

@@ -33,9 +33,12 @@ extension ConfinementVerdict {
     }
 
     /// The stack from the scenario's own frame out: the checker's frames on top dropped.
+    /// (Unoptimised builds add frames of their own there: closures, `withUnsafeMutableBufferPointer`.)
     static func outsideChecker(_ frames: [Frame]) -> [Frame] {
-        let checker = ["ConfinementLog.", "static ConfinementLog.", "Confined.", "ConfinementChecker.", "strain_capture_stack"]
-        let inside = frames.prefix { frame in checker.contains { frame.symbol?.hasPrefix($0) == true } }
-        return inside.count < frames.count ? Array(frames.dropFirst(inside.count)) : frames
+        let checker = ["ConfinementLog.", "Confined.", "ConfinementChecker.", "strain_capture_stack", "withUnsafeMutableBufferPointer"]
+        let window = frames.prefix(16)
+        guard let last = window.lastIndex(where: { frame in checker.contains { frame.symbol?.contains($0) == true } }),
+              last + 1 < frames.count else { return frames }
+        return Array(frames.dropFirst(last + 1))
     }
 }
