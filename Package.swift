@@ -8,6 +8,10 @@ let package = Package(
         .executable(name: "strain", targets: ["strain"]),
         .library(name: "StrainKit", targets: ["StrainKit"]),
         .library(name: "StrainCLI", targets: ["StrainCLI"]),
+        // The built-in scenarios, for a user's own `strain` beside its own catalog.
+        .library(name: "StrainScenarios", targets: ["StrainScenarios"]),
+        // `swift package strain run|gate|compare|report …` in a package that depends on Strain.
+        .plugin(name: "StrainPlugin", targets: ["StrainPlugin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -58,11 +62,20 @@ let package = Package(
         .target(
             name: "StrainCLI",
             dependencies: [
-                "StrainRunner", "StrainReports", "StrainScenarios",
+                "StrainRunner", "StrainReports", "StrainGate", "StrainScenarios",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(name: "strain", dependencies: ["StrainCLI"]),
+        .plugin(
+            name: "StrainPlugin",
+            capability: .command(
+                intent: .custom(verb: "strain", description: "Run Strain: suites, reports, baselines, the gate"),
+                permissions: [.writeToPackageDirectory(reason: "Strain writes run records and reports under Reports/")]
+            ),
+            dependencies: ["strain"],
+            path: "Sources/StrainPlugin"
+        ),
         // The gate's statistics: Foundation only, so any module can build on it.
         .target(name: "StrainGate", dependencies: ["StrainRecords"]),
         .testTarget(
@@ -71,6 +84,6 @@ let package = Package(
             // A fixed run.json, the golden reports rendered from it and the JUnit schema, read by path.
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "StrainGateTests", dependencies: ["StrainGate"]),
+        .testTarget(name: "StrainGateTests", dependencies: ["StrainGate", "StrainRecords"]),
     ]
 )

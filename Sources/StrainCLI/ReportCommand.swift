@@ -16,7 +16,7 @@ struct ReportCommand: ParsableCommand {
     @Argument(help: "The run.json to render.")
     var runJSON: String
 
-    @Option(help: "The format: html, md, junit or json (default: html).")
+    @Option(help: "The format: html (report.html, default), md (summary.md), junit (junit.xml) or json (run.json again, rewritten in this Strain's current schema version, e.g. to upgrade an older record).")
     var format: ReportFormat = .html
 
     @Option(help: "Where to write it (default: beside run.json, as report.html, summary.md, junit.xml or run.json; - for standard output).")

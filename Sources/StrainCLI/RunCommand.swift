@@ -16,7 +16,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Where to write run.json, trials.jsonl and the reports (default: Reports/<suite>-<timestamp>).")
     var out: String?
 
-    @Option(parsing: .upToNextOption, help: "Reports to write besides run.json: html, md, junit (default: all of them).")
+    @Option(parsing: .upToNextOption, help: "Reports to write besides run.json: html (report.html), md (summary.md), junit (junit.xml); default: all three. json names run.json itself, which is always written.")
     var format: [ReportFormat] = [.html, .md, .junit]
 
     @Option(name: .customLong("filter"), help: ArgumentHelp(
@@ -90,8 +90,9 @@ struct RunCommand: ParsableCommand {
         let record: RunRecord
         do {
             let started = Date()
+            var estimate = ProgressEstimate()
             if interactive, let first = plan.trials.first {
-                print(terminal.progressLine(done: 0, total: plan.trials.count, elapsedSeconds: 0, next: first.name), terminator: "")
+                print(String(terminal.progressLine(done: 0, total: plan.trials.count, elapsedSeconds: 0, next: first.name.description, columns: Self.terminalColumns())), terminator: "")
                 fflush(nil)
             }
             record = try controller.run(plan, planRecord: planRecord) { trial, index, total in
@@ -104,10 +105,13 @@ struct RunCommand: ParsableCommand {
                 // On a terminal, unexpected trials keep a line of their own and one
                 // progress line below them says how far the run is and what runs next.
                 if !trial.expected { print("\r\u{1B}[2K" + line) }
-                let next = index < total ? plan.trials[index].name : nil
-                let progress = TerminalReport.safe(terminal.progressLine(done: index, total: total, elapsedSeconds: Date().timeIntervalSince(started), next: next))
-                let columns = Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 120
-                print("\r\u{1B}[2K" + String(progress.prefix(max(40, columns - 1))), terminator: index < total ? "" : "\n")
+                let next = index < total ? plan.trials[index].name.description : nil
+                let elapsed = Date().timeIntervalSince(started)
+                estimate.finished(atElapsed: elapsed)
+                // The line never reaches the last column: a line that wraps leaves its first half behind at each redraw.
+                let progress = TerminalReport.safe(terminal.progressLine(done: index, total: total, elapsedSeconds: elapsed, next: next,
+                                                                         secondsLeft: estimate.secondsLeft(remaining: total - index), columns: Self.terminalColumns()))
+                print("\r\u{1B}[2K" + progress, terminator: index < total ? "" : "\n")
                 fflush(nil)
             }
         } catch {
@@ -130,6 +134,14 @@ struct RunCommand: ParsableCommand {
 
         if record.trials.contains(where: { $0.outcome.kind == .harnessError }) { throw ExitCode(StrainExitCode.harnessError) }
         if record.trials.contains(where: { !$0.expected }) { throw ExitCode(StrainExitCode.unexpectedOutcome) }
+    }
+
+    /// The terminal's width in columns (TIOCGWINSZ, read at each redraw so a
+    /// resized window is followed), else `COLUMNS`, else 80.
+    static func terminalColumns() -> Int {
+        var size = winsize()
+        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        return Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 80
     }
 
     static func timestamp() -> String {

@@ -7,11 +7,13 @@ import Synchronization
 public enum StrainExitCode {
     /// Every trial ended in an outcome its suite expects.
     public static let success: Int32 = 0
-    /// At least one trial ended in an outcome its suite does not expect.
+    /// At least one trial ended in an outcome its suite does not expect; for the
+    /// gate, a regression or an outcome that got worse.
     public static let unexpectedOutcome: Int32 = 1
     /// A usage or input error: bad arguments, a bad suite file, an unreadable run.json.
     public static let inputError: Int32 = 2
-    /// The harness failed: a trial ended in `harnessError`, or reports could not be written.
+    /// The harness failed (a trial ended in `harnessError`, reports could not be
+    /// written), or the gate's data is incomplete (a missing row or shard).
     public static let harnessError: Int32 = 3
 }
 
@@ -25,6 +27,10 @@ public enum StrainCommand {
             TrialCommand.runChild(arguments: Array(arguments.dropFirst()), catalog: catalog)
         }
         activeCatalog.withLock { $0 = catalog }
+        if let mistake = Suggestion.unknownCommand(in: arguments) {
+            FileHandle.standardError.write(Data((mistake + "\n").utf8))
+            exit(StrainExitCode.inputError)
+        }
         do {
             var command = try Strain.parseAsRoot(arguments)
             try command.run()
@@ -32,15 +38,72 @@ public enum StrainCommand {
         } catch let code as ExitCode {
             exit(code.rawValue)
         } catch {
-            let message = Strain.fullMessage(for: error)
+            var message = Strain.fullMessage(for: error)
             let code = Strain.exitCode(for: error)
             if code == .success {
                 print(message)
                 exit(StrainExitCode.success)
             }
+            if let hint = Suggestion.forUnknownOption(in: message, arguments: arguments) { message += "\n" + hint }
             FileHandle.standardError.write(Data((message + "\n").utf8))
             exit(StrainExitCode.inputError)
         }
+    }
+}
+
+/// "Did you mean": the nearest command or option to a mistyped one.
+enum Suggestion {
+    /// The commands a user types (the hidden `_trial` is not one).
+    static let commands: [any ParsableCommand.Type] = Strain.configuration.subcommands
+
+    static func name(of command: any ParsableCommand.Type) -> String {
+        command.configuration.commandName ?? String(describing: command).lowercased()
+    }
+
+    /// `error: unknown command 'rnu'; did you mean 'run'?` for a first argument that
+    /// is no command, no option and no file, but close to a command's name.
+    static func unknownCommand(in arguments: [String]) -> String? {
+        guard let first = arguments.first, !first.hasPrefix("-"), !first.contains("/"), !first.contains("."),
+              !FileManager.default.fileExists(atPath: first) else { return nil }
+        let names = commands.map(name(of:))
+        guard !names.contains(first), let nearest = nearest(to: first, among: names) else { return nil }
+        return "error: unknown command '\(first)'; did you mean '\(nearest)'?\nCommands: \(names.joined(separator: ", ")). See 'strain --help'."
+    }
+
+    /// `did you mean '--format'?` for argument-parser's "Unknown option '--formt'".
+    static func forUnknownOption(in message: String, arguments: [String]) -> String? {
+        guard let match = message.firstMatch(of: /Unknown option '(-[^']+)'/) else { return nil }
+        let typed = String(match.1)
+        let command = commands.first { arguments.first == name(of: $0) } ?? Strain.configuration.defaultSubcommand ?? RunCommand.self
+        let help = command.helpMessage(columns: 200)
+        let options = Set(help.matches(of: /--[a-z][a-z0-9-]*/).map { String($0.0) } + ["--help", "--version"])
+        guard let nearest = nearest(to: typed, among: options.sorted()) else { return nil }
+        return "Did you mean '\(nearest)'? See 'strain \(name(of: command)) --help'."
+    }
+
+    /// The candidate within a small edit distance (a third of the word's length, at least 1), or one it starts.
+    static func nearest(to word: String, among candidates: [String]) -> String? {
+        let scored = candidates.map { (candidate: $0, distance: distance(word, $0)) }.sorted { $0.distance < $1.distance }
+        if let best = scored.first, best.distance <= max(1, word.count / 3) { return best.candidate }
+        return candidates.first { $0.hasPrefix(word) && word.count >= 2 }
+    }
+
+    /// Levenshtein distance, with a swap of neighbours counted as one edit.
+    static func distance(_ left: String, _ right: String) -> Int {
+        let a = Array(left), b = Array(right)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var table = Array(repeating: Array(repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { table[i][0] = i }
+        for j in 0...b.count { table[0][j] = j }
+        for i in 1...a.count {
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1) }
+            }
+        }
+        return table[a.count][b.count]
     }
 }
 
@@ -53,9 +116,10 @@ struct Strain: ParsableCommand {
         commandName: "strain",
         abstract: "Stress-test Swift concurrency: stack exhaustion, starvation and their costs, per strategy.",
         discussion: """
-        Exit codes: 0 every outcome expected; 1 an unexpected outcome; 2 usage or input error; 3 harness error.
+        Exit codes: 0 every outcome expected (gate: nothing regressed); 1 an unexpected outcome (gate: a regression or a worse outcome); 2 usage or input error; 3 harness error or incomplete data.
         """,
-        subcommands: [RunCommand.self, BisectCommand.self, ReportCommand.self, ListCommand.self],
+        version: "strain \(StrainVersion.current)",
+        subcommands: [RunCommand.self, BisectCommand.self, ReportCommand.self, ListCommand.self, BaselineCommand.self, CompareCommand.self, GateCommand.self, MergeCommand.self],
         defaultSubcommand: RunCommand.self
     )
 }

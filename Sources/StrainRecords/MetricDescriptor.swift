@@ -119,10 +119,14 @@ public struct MetricThreshold: Codable, Hashable, Sendable {
         self.floor = floor
     }
 
-    /// The documented defaults: about 10 % for time, 2 % for RSS, one page for stack.
+    /// The documented defaults: about 10 % for time, 2 % for RSS, one page for stack,
+    /// one thread for the sampled peak thread count, exact for other counts.
     public static func defaults(for metric: MetricDescriptor) -> MetricThreshold {
         switch (metric.noise, metric.unit) {
         case (.deterministic, .bytes): MetricThreshold(delta: 0, floor: 4096)
+        // A sampled thread count moves by one between identical runs (a worker GCD
+        // starts for a moment): one thread of tolerance.
+        case (.deterministic, _) where metric.name == "peak-threads": MetricThreshold(delta: 0, floor: 1)
         case (.deterministic, _): MetricThreshold(delta: 0, floor: 0)
         case (.timing, .bytes): MetricThreshold(delta: 0.02, floor: 256 * 1024)
         case (.timing, .seconds): MetricThreshold(delta: 0.10, floor: 0.001)

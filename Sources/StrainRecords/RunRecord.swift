@@ -142,8 +142,10 @@ public struct ResolvedRun: Codable, Hashable, Sendable {
     public var expect: [String: [String]]
     /// The gate's thresholds for this run's trials, by metric name, over the suite's.
     public var gate: [String: MetricThreshold]?
+    /// The line of the suite file where this entry starts (for CI annotations).
+    public var line: Int?
 
-    public init(scenario: String, parameters: [ParameterSweep], strategies: [String], profiles: [String], repetitions: Int, timeoutSeconds: Double, stallSeconds: Double?, expect: [String: [String]], gate: [String: MetricThreshold]? = nil) {
+    public init(scenario: String, parameters: [ParameterSweep], strategies: [String], profiles: [String], repetitions: Int, timeoutSeconds: Double, stallSeconds: Double?, expect: [String: [String]], gate: [String: MetricThreshold]? = nil, line: Int? = nil) {
         self.scenario = scenario
         self.parameters = parameters
         self.strategies = strategies
@@ -153,10 +155,11 @@ public struct ResolvedRun: Codable, Hashable, Sendable {
         self.stallSeconds = stallSeconds
         self.expect = expect
         self.gate = gate
+        self.line = line
     }
 
     private enum CodingKeys: String, CodingKey {
-        case scenario, parameters, strategies, profiles, repetitions, timeoutSeconds, stallSeconds, expect, gate
+        case scenario, parameters, strategies, profiles, repetitions, timeoutSeconds, stallSeconds, expect, gate, line
     }
 
     public init(from decoder: any Decoder) throws {
@@ -176,6 +179,7 @@ public struct ResolvedRun: Codable, Hashable, Sendable {
         stallSeconds = try container.decodeIfPresent(Double.self, forKey: .stallSeconds)
         expect = try container.decode([String: [String]].self, forKey: .expect)
         gate = try container.decodeIfPresent([String: MetricThreshold].self, forKey: .gate)
+        line = try container.decodeIfPresent(Int.self, forKey: .line)
     }
 }
 

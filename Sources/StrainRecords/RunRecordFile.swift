@@ -10,8 +10,9 @@ public enum RunRecordFile {
         }
     }
 
+    /// Writes run.json atomically (temporary file, fsync, rename).
     public static func write(_ run: RunRecord, to path: String) throws {
-        try encode(run).write(to: URL(fileURLWithPath: path), options: .atomic)
+        try AtomicFile.write(try encode(run), to: path)
     }
 
     /// run.json's bytes: pretty, with sorted keys, so two renderings compare.

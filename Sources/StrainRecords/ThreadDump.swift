@@ -15,6 +15,8 @@ public struct ThreadDump: Codable, Hashable, Sendable {
     public var unreached: [Int]
     /// Nanoseconds from the first request to the last answer in the child.
     public var dumpNanoseconds: Int
+    /// How file:line was resolved, and which modules had no debug information.
+    public var sourceLocations: SourceLocations?
 
     public init(method: String, threadCount: Int, groups: [ThreadGroup], waitCycle: WaitCycle?, unreached: [Int], dumpNanoseconds: Int) {
         self.method = method

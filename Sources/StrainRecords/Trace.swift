@@ -12,20 +12,104 @@ public struct Frame: Codable, Hashable, Sendable {
     public var symbol: String?
     /// Offset of the address from the function's start.
     public var symbolOffset: UInt64?
+    /// The source file of the call or fault in `symbol`, from the module's debug
+    /// information (llvm-symbolizer); nil when the module has none.
+    public var file: String?
+    /// The line in `file`, from 1.
+    public var line: Int?
+    /// The column in `line`, from 1; nil when the debug information has none.
+    public var column: Int?
+    /// Functions the compiler inlined into `symbol` at this address, innermost
+    /// (where the address really is) first; `file`/`line` is then where `symbol`
+    /// called the outermost of them.
+    public var inlined: [InlinedFrame]?
 
-    public init(address: UInt64, module: String? = nil, moduleOffset: UInt64? = nil, symbol: String? = nil, symbolOffset: UInt64? = nil) {
+    public init(address: UInt64, module: String? = nil, moduleOffset: UInt64? = nil, symbol: String? = nil, symbolOffset: UInt64? = nil,
+                file: String? = nil, line: Int? = nil, column: Int? = nil, inlined: [InlinedFrame]? = nil) {
         self.address = address
         self.module = module
         self.moduleOffset = moduleOffset
         self.symbol = symbol
         self.symbolOffset = symbolOffset
+        self.file = file
+        self.line = line
+        self.column = column
+        self.inlined = inlined
     }
 
-    /// `NSKeyedUnarchiver.decodeObject(forKey:) (libFoundation.so)`, or the address.
+    /// The module's file name without its folder: `libFoundation.so`.
+    public var moduleName: String? {
+        module.map { $0.split(separator: "/").last.map(String.init) ?? $0 }
+    }
+
+    /// `GraphModel.swift:172:22`, or nil without debug information.
+    public var location: String? { SourceLocation.text(file: file, line: line, column: column) }
+
+    /// `NSKeyedUnarchiver.decodeObject(forKey:) (libFoundation.so)`, or the address;
+    /// `ChainNode.init(coder:) at GraphModel.swift:172:22 (strain)` with a source location.
     public var displayName: String {
         let name = symbol ?? String(format: "0x%llx", address)
-        guard let module else { return name }
-        return "\(name) (\(module.split(separator: "/").last.map(String.init) ?? module))"
+        let place = location.map { " at \($0)" } ?? ""
+        guard let moduleName else { return name + place }
+        return "\(name)\(place) (\(moduleName))"
+    }
+}
+
+/// A function the compiler inlined into a frame's function, with its own source location.
+public struct InlinedFrame: Codable, Hashable, Sendable {
+    /// The inlined function's name, demangled.
+    public var symbol: String?
+    public var file: String?
+    public var line: Int?
+    public var column: Int?
+
+    public init(symbol: String?, file: String?, line: Int?, column: Int?) {
+        self.symbol = symbol
+        self.file = file
+        self.line = line
+        self.column = column
+    }
+
+    /// `GraphModel.swift:172:22`, or nil without debug information.
+    public var location: String? { SourceLocation.text(file: file, line: line, column: column) }
+
+    /// `Array.append(_:) at ArrayShared.swift:12:5 [inlined]`.
+    public var displayName: String {
+        (symbol ?? "?") + (location.map { " at \($0)" } ?? "") + " [inlined]"
+    }
+}
+
+/// How a trace's or dump's frames were given source locations, so a report can
+/// say why a frame has none.
+public struct SourceLocations: Codable, Hashable, Sendable {
+    /// The llvm-symbolizer that resolved file:line, or nil when none was found
+    /// (names then come from the ELF symbol tables only).
+    public var symbolizer: String?
+    /// Modules in the trace whose frames got no file:line (no debug information).
+    public var modulesWithoutDebugInfo: [String]
+
+    public init(symbolizer: String?, modulesWithoutDebugInfo: [String]) {
+        self.symbolizer = symbolizer
+        self.modulesWithoutDebugInfo = modulesWithoutDebugInfo
+    }
+
+    /// `no file:line for libc.so.6 (no debug information)`, or nil when every module had it.
+    public var note: String? {
+        guard symbolizer != nil else {
+            return "no file:line: llvm-symbolizer was not found (next to swift or on PATH); names come from the ELF symbol tables"
+        }
+        guard !modulesWithoutDebugInfo.isEmpty else { return nil }
+        return "no file:line for \(modulesWithoutDebugInfo.joined(separator: ", ")) (no debug information)"
+    }
+}
+
+/// `File.swift:12:5`: the one spelling of a source location.
+public enum SourceLocation {
+    public static func text(file: String?, line: Int?, column: Int?) -> String? {
+        guard let file, !file.isEmpty, let line, line > 0 else { return nil }
+        let name = file.split(separator: "/").last.map(String.init) ?? file
+        guard let column, column > 0 else { return "\(name):\(line)" }
+        return "\(name):\(line):\(column)"
     }
 }
 
@@ -37,11 +121,17 @@ public struct RecursionCycle: Codable, Hashable, Sendable {
     public var repetitions: Int
     /// Index, counted from the faulting frame, where the repetition starts.
     public var startIndex: Int
+    /// Index of the first frame after the repetition on the caller's side: the
+    /// frame that entered the recursion. The span `startIndex..<endIndex` holds
+    /// `repetitions` whole periods and what is left of one more. Nil in records
+    /// written before Strain kept it.
+    public var endIndex: Int?
 
-    public init(frames: [Frame], repetitions: Int, startIndex: Int) {
+    public init(frames: [Frame], repetitions: Int, startIndex: Int, endIndex: Int? = nil) {
         self.frames = frames
         self.repetitions = repetitions
         self.startIndex = startIndex
+        self.endIndex = endIndex
     }
 }
 
@@ -67,6 +157,14 @@ public struct FaultTrace: Codable, Hashable, Sendable {
     public var firstFrames: [Frame]
     /// The outermost frames, the thread's entry last.
     public var lastFrames: [Frame]
+    /// Index of `lastFrames[0]` in the whole stack; nil in older records, where
+    /// `lastFrames` ends the stack (`totalFrames - lastFrames.count`).
+    public var lastFramesStartIndex: Int?
+    /// The frames just outside the cycle on the caller's side, from
+    /// `cycle.endIndex`, when they are not already among `lastFrames`.
+    public var entryFrames: [Frame]?
+    /// How file:line was resolved, and which modules had no debug information.
+    public var sourceLocations: SourceLocations?
     /// The repeating part, when the stack has one.
     public var cycle: RecursionCycle?
     /// The recursion depth the scenario had marked when the fault hit.
@@ -97,6 +195,9 @@ public struct FaultTrace: Codable, Hashable, Sendable {
         self.walkNanoseconds = walkNanoseconds
         self.captureNanoseconds = captureNanoseconds
     }
+
+    /// Index of `lastFrames[0]` in the whole stack.
+    public var lastStartIndex: Int { lastFramesStartIndex ?? max(0, totalFrames - lastFrames.count) }
 
     /// The faulting thread's stack size, when its bounds are known.
     public var stackSizeBytes: Int? {

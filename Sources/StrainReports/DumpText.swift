@@ -30,7 +30,7 @@ public enum DumpText {
 
     /// A group's whole stack, one frame a line.
     public static func frames(_ group: ThreadGroup) -> [String] {
-        group.frames.enumerated().map { "#\($0.offset)  \($0.element.displayName)" }
+        group.frames.enumerated().flatMap { TraceText.frameLines($0.element, index: $0.offset) }
     }
 
     /// `12 stalls: last heartbeat to record, median 412 ms (threshold + 12.0 ms); dumps, median 1.2 ms for 5 threads`.
@@ -50,26 +50,31 @@ public enum DumpText {
 
     /// One trial per distinct stall (scenario, parameters, strategy, profile, outcome).
     public static func distinctStalls(_ run: RunRecord) -> [TrialRecord] {
-        var seen = Set<String>()
+        struct Seen: Hashable {
+            var key: TrialKey
+            var outcome: TrialOutcome.Kind
+        }
+        var seen = Set<Seen>()
         return run.trials.filter { trial in
             guard trial.dump != nil else { return false }
-            return seen.insert("\(trial.scenario)|\(trial.parameters.sorted { $0.key < $1.key })|\(trial.strategy)|\(trial.profile)|\(trial.outcome.kind)").inserted
+            return seen.insert(Seen(key: trial.key, outcome: trial.outcome.kind)).inserted
         }
     }
 
     /// Distinct cap verdicts: `rw-barrier-collection[…] gcd-serial-queues linux: needed 131 …`.
-    public static func capVerdicts(_ run: RunRecord) -> [(trial: String, verdict: CapVerdict)] {
-        var seen = Set<String>()
-        var result: [(String, CapVerdict)] = []
+    public static func capVerdicts(_ run: RunRecord) -> [(trial: TrialKey, verdict: CapVerdict)] {
+        struct Seen: Hashable {
+            var key: TrialKey
+            var cap: Int
+        }
+        var seen = Set<Seen>()
+        var result: [(TrialKey, CapVerdict)] = []
         for trial in run.trials {
             for verdict in trial.capVerdicts ?? [] {
-                let parameters = trial.parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
-                let name = "\(trial.scenario)\(parameters.isEmpty ? "" : "[\(parameters)]") \(trial.strategy) \(trial.profile)"
-                // Repetitions differ in the count; keep the largest per trial name and cap.
-                if seen.insert("\(name)|\(verdict.cap)").inserted {
-                    let needed = run.trials.filter { "\($0.scenario)|\($0.parameters)|\($0.strategy)|\($0.profile)" == "\(trial.scenario)|\(trial.parameters)|\(trial.strategy)|\(trial.profile)" }
-                        .compactMap(\.metrics.peakBlockedWorkers).max() ?? verdict.needed
-                    result.append((name, CapVerdict(platforms: verdict.platforms, cap: verdict.cap, needed: needed)))
+                // Repetitions differ in the count; keep the largest per trial key and cap.
+                if seen.insert(Seen(key: trial.key, cap: verdict.cap)).inserted {
+                    let needed = run.trials.filter { $0.key == trial.key }.compactMap(\.metrics.peakBlockedWorkers).max() ?? verdict.needed
+                    result.append((trial.key, CapVerdict(platforms: verdict.platforms, cap: verdict.cap, needed: needed)))
                 }
             }
         }

@@ -32,13 +32,13 @@ public enum JUnitReport {
     }
 
     static func testCase(_ trial: TrialRecord, suite: String) -> String {
-        let parameters = trial.parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
-        let name = "\(trial.scenario)\(parameters.isEmpty ? "" : "[\(parameters)]") \(trial.strategy) \(trial.profile) #\(trial.repetition)"
+        let name = trial.id.description
         var xml = "    <testcase name=\"\(a(name))\" classname=\"\(a("\(suite).\(trial.scenario)"))\" time=\"\(seconds(trial.metrics.trialSeconds ?? 0))\">\n"
         if !trial.expected {
             let tag = trial.outcome.kind == .harnessError ? "error" : "failure"
             var message = "\(trial.outcome.description), expected \(trial.expectedOutcomes.joined(separator: " or "))"
             if let detail = trial.outcome.message { message += ": \(detail)" }
+            if let reason = CrashReason.message(stderr: trial.stderr) { message += " — \(reason)" }
             xml += "      <\(tag) message=\"\(a(message))\" type=\"\(a(trial.outcome.kind.rawValue))\">\(t(details(trial)))</\(tag)>\n"
         }
         if let out = trial.stdout, !out.isEmpty { xml += "      <system-out>\(t(out))</system-out>\n" }
@@ -51,9 +51,10 @@ public enum JUnitReport {
     static func details(_ trial: TrialRecord) -> String {
         var lines = ["outcome: \(trial.outcome.description)"]
         if let message = trial.outcome.message { lines.append(message) }
+        if let reason = CrashReason.message(stderr: trial.stderr) { lines.append("reason: \(reason)") }
         if let trace = trial.trace {
             lines.append(TraceText.headline(trace))
-            lines += TraceText.lines(trace, edge: 8)
+            lines += TraceText.lines(trace)
         }
         if let dump = trial.dump {
             if let cycle = dump.waitCycle { lines.append("wait cycle: \(cycle.description)") }

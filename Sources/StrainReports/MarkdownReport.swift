@@ -49,13 +49,25 @@ public enum MarkdownReport {
             out += "\n"
         }
 
+        let sweeps = GrowthSweep.sweeps(run)
+        if !sweeps.isEmpty {
+            out += "## Growth\n\n"
+            for sweep in sweeps {
+                out += "- **\(escape(sweep.title))**: " + sweep.fitLines.map(escape).joined(separator: "; ") + "\n"
+            }
+            out += "\n"
+        }
+
         let faults = distinctTraces(run)
         if !faults.isEmpty {
             out += "## Traces\n\n"
             for trial in faults {
                 guard let trace = trial.trace else { continue }
-                out += "<details><summary>\(escapeHTML(trial.scenario)) \(escapeHTML(trial.strategy.description)) on \(escapeHTML(trial.profile.rawValue)): \(escapeHTML(TraceText.headline(trace)))</summary>\n\n"
+                let reason = CrashReason.message(stderr: trial.stderr)
+                out += "<details><summary>\(escapeHTML(trial.key.description)): \(escapeHTML(TraceText.headline(trace)))\(reason.map { " — " + escapeHTML($0) } ?? "")</summary>\n\n"
+                if let reason { out += "Reason: `\(reason.replacingOccurrences(of: "`", with: "'"))`\n\n" }
                 if let cycle = trace.cycle { out += "Cycle: `\(TraceText.cycle(cycle).replacingOccurrences(of: "`", with: "'"))`\n\n" }
+                if let entry = TraceLayout(trace).entry { out += "Entered from: `\(entry.frame.displayName.replacingOccurrences(of: "`", with: "'"))`\n\n" }
                 out += "```\n" + TraceText.lines(trace).map(code).joined(separator: "\n") + "\n```\n\n</details>\n\n"
             }
         }
@@ -67,7 +79,7 @@ public enum MarkdownReport {
             if let summary = DumpText.watchdogSummary(run) { out += "\(escape(summary)).\n\n" }
             for trial in stalls {
                 guard let dump = trial.dump else { continue }
-                out += "<details><summary>\(escapeHTML(trial.scenario)) \(escapeHTML(trial.strategy.description)) on \(escapeHTML(trial.profile.rawValue)): \(escapeHTML(DumpText.headline(trial)))</summary>\n\n"
+                out += "<details><summary>\(escapeHTML(trial.key.description)): \(escapeHTML(DumpText.headline(trial)))</summary>\n\n"
                 if let cycle = dump.waitCycle { out += "Wait cycle: \(escape(cycle.description))\n\n" }
                 for group in dump.groups {
                     out += "- \(escape(DumpText.group(group)))\n"
@@ -83,7 +95,7 @@ public enum MarkdownReport {
         let caps = DumpText.capVerdicts(run)
         if !caps.isEmpty {
             out += "## Thread caps\n\n"
-            for (trial, verdict) in caps { out += "- \(escape(trial)): **\(escape(verdict.message))**\n" }
+            for (key, verdict) in caps { out += "- \(escape(key.description)): **\(escape(verdict.message))**\n" }
             out += "\n"
         }
 
@@ -97,10 +109,14 @@ public enum MarkdownReport {
 
     /// One trial per distinct trace (scenario, parameters, strategy, profile, signal): repetitions repeat themselves.
     static func distinctTraces(_ run: RunRecord) -> [TrialRecord] {
-        var seen = Set<String>()
+        struct Seen: Hashable {
+            var key: TrialKey
+            var signal: Int32
+        }
+        var seen = Set<Seen>()
         return run.trials.filter { trial in
             guard let trace = trial.trace else { return false }
-            return seen.insert("\(trial.scenario)|\(trial.parameters.sorted { $0.key < $1.key })|\(trial.strategy)|\(trial.profile)|\(trace.signal)").inserted
+            return seen.insert(Seen(key: trial.key, signal: trace.signal)).inserted
         }
     }
 
@@ -110,9 +126,10 @@ public enum MarkdownReport {
         line.replacingOccurrences(of: "```", with: "`\u{200B}``")
     }
 
-    /// Escapes what would break a GitHub-flavoured table cell or start markup.
+    /// Escapes what would break a GitHub-flavoured table cell or start markup:
+    /// `|`, and `_` and `*`, which would turn `perform(_:) … (_:)` italic.
     static func escape(_ text: String) -> String {
-        escapeHTML(text).replacingOccurrences(of: "|", with: "\\|")
+        escapeHTML(text).replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "_", with: "\\_").replacingOccurrences(of: "*", with: "\\*")
     }
 
     /// HTML's special characters escaped, and line breaks and other control

@@ -12,8 +12,10 @@ public struct StackVerdict: Sendable {
         case undetermined
     }
 
-    public var scenario: String
-    public var parameters: [String: String]
+    /// What the verdict is about: a trial's key, its scenario and parameter values
+    /// (its strategy and profile are those of the first trial, and not part of it).
+    public var key: TrialKey
+    public var scenario: String { key.scenario }
     public var kind: Kind
     /// Stack sizes that overflowed and that completed, ascending.
     public var overflowedStacks: [Int]
@@ -23,13 +25,28 @@ public struct StackVerdict: Sendable {
     /// The sentence the reports print.
     public var explanation: String
 
-    public static func verdicts(for run: RunRecord) -> [StackVerdict] {
-        var keys: [(String, [String: String])] = []
-        for trial in run.trials where !keys.contains(where: { $0.0 == trial.scenario && $0.1 == trial.parameters }) {
-            keys.append((trial.scenario, trial.parameters))
+    /// The scenario and its parameter values, whatever their order: what a verdict
+    /// joins across strategies and profiles.
+    struct Configuration: Hashable {
+        var scenario: String
+        var parameters: Set<TrialKey.Parameter>
+
+        init(_ key: TrialKey) {
+            scenario = key.scenario
+            parameters = Set(key.parameters)
         }
-        return keys.compactMap { scenario, parameters in
-            let trials = run.trials.filter { $0.scenario == scenario && $0.parameters == parameters }
+    }
+
+    public static func verdicts(for run: RunRecord) -> [StackVerdict] {
+        var order: [Configuration] = []
+        var byConfiguration: [Configuration: [TrialRecord]] = [:]
+        for trial in run.trials {
+            let configuration = Configuration(trial.key)
+            if byConfiguration[configuration] == nil { order.append(configuration) }
+            byConfiguration[configuration, default: []].append(trial)
+        }
+        return order.compactMap { configuration in
+            let trials = byConfiguration[configuration]!
             let overflows = trials.filter { $0.outcome.kind == .stackOverflow }
             guard !overflows.isEmpty else { return nil }
             let overflowed = Set(overflows.compactMap(\.metrics.stackSizeBytes)).sorted()
@@ -56,14 +73,13 @@ public struct StackVerdict: Sendable {
                 kind = .undetermined
                 explanation = "Overflows \(sizes)\(completed.isEmpty ? "" : ", completes on \(completed.map { ByteSize.format($0) }.joined(separator: ", "))"). Run it on a larger stack too (e.g. thread(8MiB), thread(64MiB)) to tell deep recursion from unbounded."
             }
-            return StackVerdict(scenario: scenario, parameters: parameters, kind: kind, overflowedStacks: overflowed,
+            return StackVerdict(key: trials[0].key, kind: kind, overflowedStacks: overflowed,
                                 completedStacks: completed, framesByStack: framesByStack, explanation: explanation)
         }
     }
 
     /// `cyclic-graph (operation=unarchive, shape=league, size=20)`.
     public var title: String {
-        let text = parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
-        return text.isEmpty ? scenario : "\(scenario) (\(text))"
+        key.parameters.isEmpty ? key.scenario : "\(key.scenario) (\(key.parameterSummary))"
     }
 }

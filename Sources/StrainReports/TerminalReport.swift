@@ -14,23 +14,41 @@ public struct TerminalReport: Sendable {
         let width = String(total).count
         let position = String(repeating: " ", count: max(0, width - String(index).count)) + "\(index)"
         let mark = trial.expected ? paint("ok ", 32) : paint("!! ", 31)
-        let parameters = trial.parameters.isEmpty ? "" : "[" + trial.parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",") + "]"
         let time = Format.duration(trial.metrics.wallSeconds ?? trial.metrics.trialSeconds)
-        return "[\(position)/\(total)] \(mark) \(trial.scenario)\(parameters) \(trial.strategy) \(trial.profile) #\(trial.repetition)  \(trial.outcome)  \(time)"
+        var line = "[\(position)/\(total)] \(mark) \(trial.id)  \(trial.outcome)  \(time)"
+        if !trial.expected, let reason = CrashReason.message(stderr: trial.stderr) { line += "  — \(reason)" }
+        return line
     }
 
     /// `[######······] 12/35  0:08 left  next: sync-cycle gcd-serial linux #1`:
-    /// the line a terminal shows while a run goes on.
-    public func progressLine(done: Int, total: Int, elapsedSeconds: Double, next: String?, width: Int = 24) -> String {
-        let filled = total > 0 ? min(width, done * width / total) : width
-        let bar = String(repeating: "#", count: filled) + String(repeating: "·", count: width - filled)
-        var line = "[\(bar)] \(done)/\(total)"
+    /// the line a terminal shows while a run goes on, at most `columns - 1`
+    /// characters wide (a line as wide as the terminal wraps on some), the next
+    /// trial's name shortened first. `secondsLeft` is the estimate to show.
+    public func progressLine(done: Int, total: Int, elapsedSeconds: Double, next: String?, width: Int = 24,
+                             secondsLeft: Double? = nil, columns: Int = .max) -> String {
+        let budget = max(10, columns == .max ? .max : columns - 1)
+        var barWidth = width
+        // A narrow terminal gets a shorter bar before it loses the count.
+        let count = " \(done)/\(total)"
+        if barWidth + 2 + count.count > budget { barWidth = max(4, budget - 2 - count.count) }
+        let filled = total > 0 ? min(barWidth, done * barWidth / total) : barWidth
+        let bar = String(repeating: "#", count: filled) + String(repeating: "·", count: barWidth - filled)
+        var line = "[\(bar)]\(count)"
         if done > 0, done < total {
-            let left = elapsedSeconds / Double(done) * Double(total - done)
-            line += "  \(Self.clock(left)) left"
+            let left = secondsLeft ?? elapsedSeconds / Double(done) * Double(total - done)
+            let text = "  \(Self.clock(left)) left"
+            if line.count + text.count <= budget { line += text }
         }
-        if let next { line += "  next: \(next)" }
-        return line
+        if let next {
+            let label = "  next: "
+            let room = budget - line.count - label.count
+            if room >= next.count {
+                line += label + next
+            } else if room >= 8 {
+                line += label + next.prefix(room - 1) + "…"
+            }
+        }
+        return String(line.prefix(budget))
     }
 
     /// `1:05`, `0:08`.
@@ -63,6 +81,9 @@ public struct TerminalReport: Sendable {
             for (row, cells) in zip(group.rows, rows) {
                 let text = "  " + line(cells)
                 lines.append(row.allExpected ? text : paint(text + "   (expected \(row.trials[0].expectedOutcomes.joined(separator: ", ")))", 31))
+                if !row.allExpected, let reason = row.trials.lazy.compactMap({ CrashReason.message(stderr: $0.stderr) }).first {
+                    lines.append(paint("    reason: \(reason)", 31))
+                }
             }
         }
         for table in GuardComparison(run).tables {
@@ -102,9 +123,26 @@ public struct TerminalReport: Sendable {
             lines.append(paint("Traces", 1))
             for trial in traced {
                 guard let trace = trial.trace else { continue }
-                lines.append("  \(trial.scenario) \(trial.strategy) \(trial.profile): \(TraceText.headline(trace))")
-                if let cycle = trace.cycle { lines.append("    cycle: \(TraceText.cycle(cycle))") }
-                else if let first = trace.firstFrames.first { lines.append("    at: \(first.displayName)") }
+                lines.append("  \(trial.key): \(TraceText.headline(trace))")
+                if let reason = CrashReason.message(stderr: trial.stderr) { lines.append("    reason: \(reason)") }
+                if let cycle = trace.cycle {
+                    if let fault = trace.firstFrames.first { lines.append("    fault: #0  \(fault.displayName)") }
+                    lines.append("    cycle: \(TraceText.cycle(cycle))")
+                    let layout = TraceLayout(trace)
+                    if let entry = layout.entry {
+                        lines.append("    entered from: #\(Format.count(Double(entry.index)))  \(entry.frame.displayName)")
+                        // When the entry is still the runtime's, the first frame with a source location after it is the caller's code.
+                        if entry.frame.location == nil, let user = layout.firstLocated(after: entry.index) {
+                            lines.append("    called from: #\(Format.count(Double(user.index)))  \(user.frame.displayName)")
+                        }
+                    }
+                } else if let first = trace.firstFrames.first {
+                    lines.append("    at: \(first.displayName)")
+                    if let point = TraceText.pointOfFailure(trace), point != first, let index = trace.firstFrames.firstIndex(of: point) {
+                        lines.append("    in: #\(index)  \(point.displayName)")
+                    }
+                }
+                if let note = trace.sourceLocations?.note { lines.append("    (\(note))") }
             }
         }
         lines += confinementLines(run)
@@ -115,7 +153,7 @@ public struct TerminalReport: Sendable {
             if let summary = DumpText.watchdogSummary(run) { lines.append("  \(summary)") }
             for trial in stalls {
                 guard let dump = trial.dump else { continue }
-                lines.append("  \(trial.scenario) \(trial.strategy) \(trial.profile): \(DumpText.headline(trial))")
+                lines.append("  \(trial.key): \(DumpText.headline(trial))")
                 if let cycle = dump.waitCycle { lines.append("    cycle: \(cycle.description)") }
                 for group in dump.groups.prefix(4) { lines.append("    \(DumpText.group(group))") }
                 if dump.groups.count > 4 { lines.append("    … \(dump.groups.count - 4) more groups in run.json") }
@@ -125,7 +163,16 @@ public struct TerminalReport: Sendable {
         if !caps.isEmpty {
             lines.append("")
             lines.append(paint("Thread caps", 1))
-            for (trial, verdict) in caps { lines.append("  \(trial): \(verdict.message)") }
+            for (key, verdict) in caps { lines.append("  \(key): \(verdict.message)") }
+        }
+        let sweeps = GrowthSweep.sweeps(run)
+        if !sweeps.isEmpty {
+            lines.append("")
+            lines.append(paint("Growth", 1))
+            for sweep in sweeps {
+                lines.append("  \(sweep.title)")
+                for fit in sweep.fitLines { lines.append("    \(fit)") }
+            }
         }
         lines.append("")
         let unexpected = summary.unexpected.count
@@ -157,5 +204,32 @@ public struct TerminalReport: Sendable {
 
     func paint(_ text: String, _ code: Int) -> String {
         color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    }
+}
+
+/// The time a run has left, from how long its trials took: the mean of the
+/// trials so far blended with the mean of the last few, so a run whose later
+/// trials are slower (stalls waiting out their threshold) or faster corrects its
+/// estimate as they finish.
+public struct ProgressEstimate: Sendable {
+    private var finishes: [Double] = []
+    /// Trials the recent mean looks back over.
+    public var window = 8
+
+    public init() {}
+
+    /// Notes that a trial finished `elapsedSeconds` after the run started.
+    public mutating func finished(atElapsed elapsedSeconds: Double) {
+        finishes.append(elapsedSeconds)
+    }
+
+    /// Seconds left for `remaining` trials; nil before the first trial finished.
+    public func secondsLeft(remaining: Int) -> Double? {
+        guard let last = finishes.last, !finishes.isEmpty else { return nil }
+        let overall = last / Double(finishes.count)
+        let recentCount = min(window, finishes.count)
+        let recentStart = finishes.count > recentCount ? finishes[finishes.count - recentCount - 1] : 0
+        let recent = (last - recentStart) / Double(recentCount)
+        return Double(remaining) * (overall + recent) / 2
     }
 }

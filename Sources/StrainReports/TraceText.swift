@@ -1,6 +1,70 @@
 import Foundation
 import StrainRecords
 
+/// A fault trace laid out once for every format: the frames from the fault,
+/// the recursion folded into one period and its count, the frame that entered
+/// it, the thread's outermost frames, and a marker with a count for every
+/// stretch not shown. The frames shown, the markers and the cycle's span add up
+/// to the trace's `totalFrames`.
+public struct TraceLayout: Sendable {
+    public enum Part: Sendable {
+        /// A frame at its index in the whole stack; `isEntry` for the first frame
+        /// outside the recursion on the caller's side.
+        case frame(index: Int, Frame, isEntry: Bool)
+        /// `count` frames from `from` that the record does not keep.
+        case skipped(from: Int, count: Int)
+        /// The recursion: `count` frames from `from`, `cycle.repetitions` whole periods.
+        case cycle(RecursionCycle, from: Int, count: Int)
+    }
+
+    public var parts: [Part]
+
+    public init(_ trace: FaultTrace) {
+        var parts: [Part] = []
+        var position = 0
+        let cycleStart = trace.cycle?.startIndex ?? Int.max
+        let entryIndex = trace.cycle?.endIndex
+        func skip(to index: Int) {
+            if index > position { parts.append(.skipped(from: position, count: index - position)) }
+            position = max(position, index)
+        }
+        func add(_ frames: [Frame], from start: Int) {
+            for (offset, frame) in frames.enumerated() {
+                let index = start + offset
+                guard index >= position, index < trace.totalFrames else { continue }
+                skip(to: index)
+                parts.append(.frame(index: index, frame, isEntry: index == entryIndex))
+                position = index + 1
+            }
+        }
+        add(Array(trace.firstFrames.prefix(max(0, min(cycleStart, trace.firstFrames.count)))), from: 0)
+        if let cycle = trace.cycle {
+            skip(to: cycle.startIndex)
+            // Records before Strain kept the cycle's end: it ran at most to the kept tail.
+            let end = min(trace.totalFrames, cycle.endIndex ?? max(cycle.startIndex + cycle.frames.count * cycle.repetitions, trace.lastStartIndex))
+            parts.append(.cycle(cycle, from: cycle.startIndex, count: max(0, end - cycle.startIndex)))
+            position = max(position, end)
+            if let entry = trace.entryFrames, let entryIndex { add(entry, from: entryIndex) }
+        }
+        add(trace.lastFrames, from: trace.lastStartIndex)
+        skip(to: trace.totalFrames)
+        self.parts = parts
+    }
+
+    /// The first kept frame after `index` that has a source location: on the
+    /// caller's side of a runtime's frames, the user's code.
+    public func firstLocated(after index: Int) -> (index: Int, frame: Frame)? {
+        for case let .frame(at, frame, _) in parts where at > index && frame.location != nil { return (at, frame) }
+        return nil
+    }
+
+    /// The frame that entered the recursion, when it is kept.
+    public var entry: (index: Int, frame: Frame)? {
+        for case let .frame(index, frame, true) in parts { return (index, frame) }
+        return nil
+    }
+}
+
 /// A fault trace as lines of text: the head, the recursion collapsed, the tail.
 public enum TraceText {
     /// `SIGSEGV at 0x7f…, 2.1 KiB below the 512 KiB stack's low end; 1,532 frames`.
@@ -24,30 +88,81 @@ public enum TraceText {
         return text
     }
 
-    /// `init(coder:) → decodeObject(forKey:) → … × 1,532`.
+    /// `init(coder:) at GraphModel.swift:172:22 → decodeObject(forKey:) → … × 1,532`:
+    /// each frame's source location when it has one.
     public static func cycle(_ cycle: RecursionCycle) -> String {
-        let names = cycle.frames.map { $0.symbol ?? String(format: "0x%llx", $0.address) }
+        let names = cycle.frames.map { frame in (frame.symbol ?? String(format: "0x%llx", frame.address)) + (frame.location.map { " at \($0)" } ?? "") }
         return names.joined(separator: " → ") + " × \(Format.count(Double(cycle.repetitions)))"
     }
 
-    /// The whole trace, one frame a line, with the cycle collapsed.
-    public static func lines(_ trace: FaultTrace, edge: Int = 8) -> [String] {
-        var lines: [String] = []
-        let cycleStart = trace.cycle?.startIndex ?? Int.max
-        for (index, frame) in trace.firstFrames.prefix(min(edge, cycleStart)).enumerated() {
-            lines.append("#\(index)  \(frame.displayName)")
-        }
-        if let cycle = trace.cycle {
-            lines.append("… recursion from frame #\(cycle.startIndex): \(cycle.frames.count) frames repeated × \(Format.count(Double(cycle.repetitions))):")
-            for frame in cycle.frames { lines.append("      \(frame.displayName)") }
-        } else if trace.totalFrames > edge {
-            lines.append("…")
-        }
-        let firstLast = trace.totalFrames - trace.lastFrames.count
-        for (offset, frame) in trace.lastFrames.suffix(edge).enumerated() {
-            let index = firstLast + trace.lastFrames.count - min(edge, trace.lastFrames.count) + offset
-            lines.append("#\(index)  \(frame.displayName)")
-        }
+    /// `⟳ a cycle of 5 frames × 786 (frames #14–#3,945)`.
+    public static func cycleMarker(_ cycle: RecursionCycle, from: Int, count: Int) -> String {
+        let noun = cycle.frames.count == 1 ? "1 frame" : "\(cycle.frames.count) frames"
+        let span = count > 0 ? " (frames #\(Format.count(Double(from)))–#\(Format.count(Double(from + count - 1))))" : ""
+        return "⟳ a cycle of \(noun) × \(Format.count(Double(cycle.repetitions)))\(span)"
+    }
+
+    /// `… 3,924 frames …` or `… 1 frame …`.
+    public static func skippedMarker(_ count: Int) -> String {
+        "… \(Format.count(Double(count))) \(count == 1 ? "frame" : "frames") not kept …"
+    }
+
+    /// The inlined functions of a frame, innermost first, then the frame itself.
+    public static func frameLines(_ frame: Frame, index: Int, indent: String = "") -> [String] {
+        let number = "#\(index)"
+        var lines = (frame.inlined ?? []).map { "\(indent)\(number)  \($0.displayName)" }
+        lines.append("\(indent)\(number)  \(frame.displayName)")
         return lines
+    }
+
+    /// The whole trace, one frame a line, with the cycle collapsed and a counted
+    /// marker for every stretch not shown.
+    public static func lines(_ trace: FaultTrace) -> [String] {
+        var lines: [String] = []
+        for part in TraceLayout(trace).parts {
+            switch part {
+            case .frame(let index, let frame, let isEntry):
+                var frameLines = frameLines(frame, index: index)
+                if isEntry { frameLines[frameLines.count - 1] += "   ← entered the recursion" }
+                lines += frameLines
+            case .skipped(_, let count):
+                lines.append(skippedMarker(count))
+            case .cycle(let cycle, let from, let count):
+                lines.append(cycleMarker(cycle, from: from, count: count) + ":")
+                for frame in cycle.frames {
+                    lines += (frame.inlined ?? []).map { "      \($0.displayName)" }
+                    lines.append("      \(frame.displayName)")
+                }
+            }
+        }
+        if let note = trace.sourceLocations?.note { lines.append("(\(note))") }
+        return lines
+    }
+
+    /// The frame to point at for a crash: the first with a source location
+    /// outside the C library, else the first named one, else the fault's.
+    public static func pointOfFailure(_ trace: FaultTrace) -> Frame? {
+        let frames = trace.firstFrames
+        return frames.first { $0.location != nil && !($0.moduleName ?? "").hasPrefix("libc.so") && !($0.moduleName ?? "").hasPrefix("ld-linux") }
+            ?? frames.first { $0.symbol != nil } ?? frames.first
+    }
+}
+
+/// The runtime's or the C library's last words before a crash, read from the
+/// child's standard error: Swift's `Fatal error: …`, glibc's `double free or
+/// corruption (!prev)`, an assertion's text.
+public enum CrashReason {
+    /// The message, or nil when the child said nothing recognisable.
+    public static func message(stderr: String?) -> String? {
+        guard let stderr else { return nil }
+        let lines = stderr.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        // Swift: "Swift/Array.swift:123: Fatal error: Index out of range" (or "Fatal error: …" alone).
+        if let fatal = lines.last(where: { $0.contains("Fatal error:") || $0.contains("Precondition failed") || $0.contains("Assertion failed") }) {
+            return fatal
+        }
+        // glibc's malloc checks and abort messages: the last line that is not the harness's own.
+        let glibc = ["double free", "corrupted", "free(): ", "malloc(): ", "realloc(): ", "munmap_chunk(): ", "malloc_consolidate(): ",
+                     "*** stack smashing detected", "*** buffer overflow detected", "Assertion `", "terminate called", "pure virtual method called"]
+        return lines.last { line in glibc.contains { line.contains($0) } }
     }
 }

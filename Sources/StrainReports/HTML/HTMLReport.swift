@@ -13,30 +13,36 @@ public enum HTMLReport {
         var page = Page()
         page.raw("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
         page.raw("<title>Strain run: \(e(run.suite.name))</title>\n<style>\(css)</style>\n</head>\n<body>\n")
-        header(run, summary: summary, into: &page)
+        let links = Links(run)
+        header(run, summary: summary, links: links, into: &page)
 
         let scenarios = run.trials.map(\.scenario).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
-        page.raw("<nav><ul>")
         let anchors = Dictionary(uniqueKeysWithValues: scenarios.enumerated().map { ($0.element, "scenario-\($0.offset + 1)") })
+        let sweeps = GrowthSweep.sweeps(run)
+        let hasVerdicts = !StackVerdict.verdicts(for: run).isEmpty || !DumpText.capVerdicts(run).isEmpty || !ReferenceComparison.lines(run).isEmpty
+        page.raw("<nav><ul>")
         for scenario in scenarios { page.raw("<li><a href=\"#\(anchors[scenario]!)\">\(e(scenario))</a></li>") }
+        if hasVerdicts { page.raw("<li><a href=\"#verdicts\">verdicts</a></li>") }
+        if !links.traces.isEmpty { page.raw("<li><a href=\"#traces\">traces</a></li>") }
+        if !links.stalls.isEmpty { page.raw("<li><a href=\"#stalls\">stalls</a></li>") }
         page.raw("<li><a href=\"#environment\">environment</a></li></ul></nav>\n")
 
         for scenario in scenarios {
             page.raw("<section class=\"scenario\" id=\"\(anchors[scenario]!)\">\n<h2>\(e(scenario))</h2>\n")
             for table in comparison.tables where table.scenario == scenario { guardTable(table, into: &page) }
-            for group in summary.groups where group.scenario == scenario && !GuardComparison.covers(group, in: run) {
-                groupSection(group, into: &page)
-            }
-            sweeps(run.trials.filter { $0.scenario == scenario }, into: &page)
+            let groups = summary.groups.filter { $0.scenario == scenario && !GuardComparison.covers($0, in: run) }
+            let scales = Scales(groups)
+            for group in groups { groupSection(group, scales: scales, links: links, into: &page) }
+            for sweep in sweeps where sweep.scenario == scenario { sweepSection(sweep, into: &page) }
             timelines(run.trials.filter { $0.scenario == scenario }, into: &page)
             page.raw("</section>\n")
         }
 
         bisect(run, into: &page)
         verdicts(run, into: &page)
-        traces(run, into: &page)
+        traces(run, links: links, into: &page)
         confinement(run, into: &page)
-        stalls(run, into: &page)
+        stalls(run, links: links, into: &page)
         environment(run, into: &page)
         page.raw("</body>\n</html>\n")
         return page.html
@@ -44,63 +50,160 @@ public enum HTMLReport {
 
     // MARK: - Sections
 
-    static func header(_ run: RunRecord, summary: RunSummary, into page: inout Page) {
+    /// Where each trace and dump is on the page, so anything that names a trial can link to it.
+    struct Links {
+        /// Anchors of the distinct traces and dumps, in page order.
+        var traces: [(trial: TrialRecord, anchor: String)] = []
+        var stalls: [(trial: TrialRecord, anchor: String)] = []
+        private var traceByKey: [TrialKey: String] = [:]
+        private var stallByKey: [TrialKey: String] = [:]
+
+        init(_ run: RunRecord) {
+            for (index, trial) in MarkdownReport.distinctTraces(run).enumerated() {
+                let anchor = "trace-\(index + 1)"
+                traces.append((trial, anchor))
+                if traceByKey[trial.key] == nil { traceByKey[trial.key] = anchor }
+            }
+            for (index, trial) in DumpText.distinctStalls(run).enumerated() {
+                let anchor = "stall-\(index + 1)"
+                stalls.append((trial, anchor))
+                if stallByKey[trial.key] == nil { stallByKey[trial.key] = anchor }
+            }
+        }
+
+        /// The anchor of the trial's trace or dump: its own signal's or outcome's first, else its key's.
+        func anchor(for trial: TrialRecord) -> String? {
+            if trial.trace != nil {
+                return traces.first { $0.trial.key == trial.key && $0.trial.trace?.signal == trial.trace?.signal }?.anchor ?? traceByKey[trial.key]
+            }
+            if trial.dump != nil {
+                return stalls.first { $0.trial.key == trial.key && $0.trial.outcome.kind == trial.outcome.kind }?.anchor ?? stallByKey[trial.key]
+            }
+            return nil
+        }
+    }
+
+    /// The answer first: what failed, why, and what to do, each linked to its
+    /// trace or dump, before any table.
+    static func header(_ run: RunRecord, summary: RunSummary, links: Links, into page: inout Page) {
         page.raw("<header>\n<h1>Strain run: \(e(run.suite.name))</h1>\n")
         if let description = run.suite.description { page.raw("<p class=\"description\">\(e(description))</p>\n") }
         let unexpected = summary.unexpected.count
         let verdict = unexpected == 0 ? "<span class=\"ok\">every outcome expected</span>" : "<span class=\"bad\">\(unexpected) unexpected</span>"
         page.raw("<p class=\"counts\">\(summary.trialCount) trials: \(verdict). Suite <code>\(e(run.suite.path))</code>, started \(e(run.startedAt)), finished \(e(run.finishedAt)).</p>\n")
+        page.raw("</header>\n")
+
+        let stack = StackVerdict.verdicts(for: run)
+        let caps = DumpText.capVerdicts(run)
+        guard unexpected > 0 || !stack.isEmpty || !links.stalls.isEmpty || !caps.isEmpty else { return }
+        page.raw("<section id=\"answer\" class=\"answer\">\n")
         if unexpected > 0 {
-            page.raw("<ul class=\"unexpected\">")
+            page.raw("<h2>What failed</h2>\n<ul class=\"unexpected\">")
             for trial in summary.unexpected {
-                page.raw("<li>\(e(trialName(trial))): <b>\(e(trial.outcome.description))</b>, expected \(e(trial.expectedOutcomes.joined(separator: ", ")))")
+                var outcome = "<b>\(e(trial.outcome.description))</b>"
+                if let anchor = links.anchor(for: trial) { outcome = "<a href=\"#\(anchor)\">\(outcome)</a>" }
+                page.raw("<li>\(e(trial.id.description)): \(outcome), expected \(e(trial.expectedOutcomes.joined(separator: ", ")))")
+                if let reason = CrashReason.message(stderr: trial.stderr) { page.raw(" — <span class=\"reason\">\(e(reason))</span>") }
                 if let message = trial.outcome.message { page.raw(" — \(e(message))") }
+                if let trace = trial.trace, let point = trace.cycle.map({ _ in TraceLayout(trace).entry?.frame }) ?? TraceText.pointOfFailure(trace) {
+                    page.raw("<br><span class=\"where\">\(trace.cycle == nil ? "at" : "entered the recursion at") <code>\(e(point.displayName))</code></span>")
+                }
                 page.raw("</li>")
             }
             page.raw("</ul>\n")
         }
-        page.raw("</header>\n")
+        if !stack.isEmpty || !caps.isEmpty {
+            page.raw("<h2>Why, and what to do</h2>\n<ul class=\"advice\">")
+            for verdict in stack {
+                let overflow = run.trials.first { StackVerdict.Configuration($0.key) == StackVerdict.Configuration(verdict.key) && $0.outcome.kind == .stackOverflow }
+                let link = overflow.flatMap { links.anchor(for: $0) }.map { " <a href=\"#\($0)\">trace</a>" } ?? ""
+                page.raw("<li><b>\(e(verdict.title))</b>: \(e(verdict.explanation))\(link)</li>")
+            }
+            for (key, cap) in caps {
+                let trial = run.trials.first { $0.key == key && $0.dump != nil }
+                let link = trial.flatMap { links.anchor(for: $0) }.map { " <a href=\"#\($0)\">dump</a>" } ?? ""
+                page.raw("<li><b>\(e(key.description))</b>: \(e(cap.message))\(link)</li>")
+            }
+            page.raw("</ul>\n")
+        }
+        if !links.stalls.isEmpty {
+            page.raw("<h2>Stalls</h2>\n<ul class=\"stall-list\">")
+            for (trial, anchor) in links.stalls {
+                page.raw("<li><a href=\"#\(anchor)\">\(e(trial.key.description))</a>: \(e(trial.outcome.description))")
+                if let cycle = trial.dump?.waitCycle { page.raw(" — \(e(cycle.description))") }
+                page.raw("</li>")
+            }
+            page.raw("</ul>\n")
+        }
+        page.raw("</section>\n")
     }
 
-    static func groupSection(_ group: RunSummary.Group, into page: inout Page) {
+    /// One scale per metric across the groups of a scenario, so a bar's length
+    /// means the same in every chart of the comparison.
+    struct Scales {
+        var wall: Double
+        var memory: Double
+        var stack: Double
+
+        init(_ groups: [RunSummary.Group]) {
+            let rows = groups.filter { $0.rows.count > 1 }.flatMap(\.rows)
+            wall = rows.flatMap { HTMLReport.finishedWalls($0) }.max() ?? 0
+            memory = rows.compactMap(\.medianPeakRSSBytes).max() ?? 0
+            stack = rows.flatMap { [$0.stackHighWaterBytes, $0.stackSizeBytes].compactMap { $0.map(Double.init) } }.max() ?? 0
+        }
+    }
+
+    /// Wall times of the trials that ran their work to an end: a starved,
+    /// deadlocked or timed-out trial's time is the watchdog's, not the work's.
+    static func finishedWalls(_ row: RunSummary.Row) -> [Double] {
+        row.trials.filter { [.completed, .threw, .invariantViolated].contains($0.outcome.kind) }.compactMap(\.metrics.wallSeconds)
+    }
+
+    static func groupSection(_ group: RunSummary.Group, scales: Scales, links: Links, into page: inout Page) {
         page.raw("<article class=\"group\">\n<h3>\(e(group.title))</h3>\n")
-        page.raw("<table class=\"comparison\"><thead><tr><th>strategy</th><th>outcome</th><th>median wall</th><th>spread</th><th>peak RSS</th><th>threads</th><th>stack used / size</th><th>depth</th></tr></thead><tbody>\n")
+        page.raw("<div class=\"table\"><table class=\"comparison\"><thead><tr><th>strategy</th><th>outcome</th><th>median wall</th><th>spread</th><th>peak RSS</th><th>threads</th><th>stack used / size</th><th>depth</th></tr></thead><tbody>\n")
         for row in group.rows {
             let walls = row.trials.compactMap(\.metrics.wallSeconds)
             let spread = walls.count > 1 ? "\(Format.duration(walls.min())) – \(Format.duration(walls.max()))" : "–"
             let depth = row.medianDepth.map { Format.count($0) } ?? row.medianFrames.map { "\(Format.count($0)) frames" } ?? "–"
-            let outcome = row.allExpected ? e(row.outcomes) : "<b class=\"bad\">\(e(row.outcomes))</b> (expected \(e(row.trials[0].expectedOutcomes.joined(separator: ", "))))"
+            var outcome = row.allExpected ? e(row.outcomes) : "<b class=\"bad\">\(e(row.outcomes))</b> (expected \(e(row.trials[0].expectedOutcomes.joined(separator: ", "))))"
+            if let anchor = row.trials.lazy.compactMap({ links.anchor(for: $0) }).first {
+                outcome += " <a href=\"#\(anchor)\">\(row.trials.contains { $0.trace != nil } ? "trace" : "dump")</a>"
+            }
             page.raw("<tr\(row.allExpected ? "" : " class=\"unexpected\"")><td>\(e(row.strategy.description))</td><td>\(outcome)</td><td class=\"num\">\(e(Format.duration(row.medianWallSeconds)))</td><td class=\"num\">\(e(spread))</td><td class=\"num\">\(e(Format.bytes(row.medianPeakRSSBytes)))</td><td class=\"num\">\(row.peakThreads.map(String.init) ?? "–")</td><td class=\"num\">\(e(Format.stack(used: row.stackHighWaterBytes, size: row.stackSizeBytes)))</td><td class=\"num\">\(e(depth))</td></tr>\n")
         }
-        page.raw("</tbody></table>\n<div class=\"charts\">\n")
-        if group.rows.contains(where: { $0.medianWallSeconds != nil }) {
+        page.raw("</tbody></table></div>\n<div class=\"charts\">\n")
+        // One strategy's bar is always full width and says nothing the table does not.
+        let compared = group.rows.count > 1
+        if compared, group.rows.contains(where: { !finishedWalls($0).isEmpty }) {
             let bars = group.rows.map { row -> SVGChart.Bar in
-                let walls = row.trials.compactMap(\.metrics.wallSeconds)
-                return SVGChart.Bar(label: row.strategy.description, value: row.medianWallSeconds, low: walls.min(), high: walls.max(),
-                                    note: row.medianWallSeconds == nil ? row.outcomes : nil)
+                let walls = finishedWalls(row)
+                return SVGChart.Bar(label: row.strategy.description, value: Statistics.median(walls), low: walls.min(), high: walls.max(),
+                                    note: walls.isEmpty ? "\(row.outcomes): no time to compare" : nil)
             }
-            figure(SVGChart.bars(bars, title: "median wall time (line: min–max across repetitions)", format: { Format.duration($0) }), into: &page)
+            figure(SVGChart.bars(bars, title: "median wall time of finished trials (line: min–max)", format: { Format.duration($0) }, scaleMaximum: scales.wall), into: &page)
         }
-        if group.rows.contains(where: { $0.medianPeakRSSBytes != nil }) {
+        if compared, group.rows.contains(where: { $0.medianPeakRSSBytes != nil }) {
             let bars = group.rows.map { SVGChart.Bar(label: $0.strategy.description, value: $0.medianPeakRSSBytes) }
-            figure(SVGChart.bars(bars, title: "peak RSS (median)", format: { Format.bytes($0) }), into: &page)
+            figure(SVGChart.bars(bars, title: "peak RSS (median)", format: { Format.bytes($0) }, scaleMaximum: scales.memory, binary: true), into: &page)
         }
-        if group.rows.contains(where: { $0.stackSizeBytes != nil }) {
+        if compared, group.rows.contains(where: { $0.stackHighWaterBytes != nil }) {
             let bars = group.rows.map { row -> SVGChart.Bar in
                 let overflowed = row.trials.contains { $0.outcome.kind == .stackOverflow }
                 return SVGChart.Bar(label: row.strategy.description, value: row.stackHighWaterBytes.map(Double.init), limit: row.stackSizeBytes.map(Double.init),
                                     marked: overflowed, note: overflowed ? "overflowed" : nil)
             }
-            figure(SVGChart.bars(bars, title: "stack used (bar) against the stack the thread had (red line); ✕ overflowed", format: { Format.bytes($0) }, limitLabel: "stack size"), into: &page)
+            figure(SVGChart.bars(bars, title: "stack used against the stack the thread had (dashed); red ✕: overflowed", format: { Format.bytes($0) }, limitLabel: "stack size", scaleMaximum: scales.stack, binary: true), into: &page)
         }
-        if group.rows.contains(where: { $0.trials.count > 1 }) || group.rows.contains(where: { row in row.trials.contains { $0.outcome.kind != .completed } }) {
+        // An outcome histogram only when it compares strategies or shows repetitions that differ.
+        if compared || group.rows.contains(where: { Set($0.trials.map(\.outcome.description)).count > 1 }) {
             figure(SVGChart.stacked(group.rows.map { ($0.strategy.description, outcomeCounts($0.trials)) }, title: "outcomes across repetitions"), into: &page)
         }
         page.raw("</div>\n</article>\n")
     }
 
     static func guardTable(_ table: GuardComparison.Table, into page: inout Page) {
-        page.raw("<article class=\"group guards\">\n<h3>\(e(table.title))</h3>\n<table class=\"comparison\"><thead><tr>")
+        page.raw("<article class=\"group guards\">\n<h3>\(e(table.title))</h3>\n<div class=\"table\"><table class=\"comparison\"><thead><tr>")
         for (index, column) in GuardComparison.header.enumerated() { page.raw("<th\(index >= 3 && index <= 8 ? " class=\"num\"" : "")>\(e(column))</th>") }
         page.raw("</tr></thead><tbody>\n")
         for (index, row) in table.rows.enumerated() {
@@ -109,12 +212,12 @@ public enum HTMLReport {
             for (column, cell) in cells.enumerated() { page.raw("<td\(column >= 3 && column <= 8 ? " class=\"num\"" : "")>\(e(cell))</td>") }
             page.raw("</tr>\n")
         }
-        page.raw("</tbody></table>\n<div class=\"charts\">\n")
+        page.raw("</tbody></table></div>\n<div class=\"charts\">\n")
         let measured = table.rows.filter { $0.medianThroughput != nil }
         // Name rows by guard alone when they share one strategy.
         let oneStrategy = Set(table.rows.map(\.strategy)).count == 1
         let label = { (row: GuardComparison.Row) in oneStrategy ? row.guardName : "\(row.guardName) \(row.strategy)" }
-        if !measured.isEmpty {
+        if measured.count > 1 {
             let bars = table.rows.map { SVGChart.Bar(label: label($0), value: $0.medianThroughput, note: $0.medianThroughput == nil ? $0.outcomes : nil) }
             figure(SVGChart.bars(bars, title: "throughput (median, operations per second)", format: { Format.rate($0) }), into: &page)
             // Percentile curves on a "nines" axis: 90 → 1, 99 → 2, 99.9 → 3.
@@ -126,75 +229,67 @@ public enum HTMLReport {
             figure(SVGChart.lines(series, title: "latency by percentile (first repetition)", xLabel: "percentile", yLabel: "latency",
                                   logY: true, formatX: { nineLabel($0) }, formatY: { Format.nanoseconds($0) }, xTicks: [0, 0.301, 1, 2, 3, 4]), into: &page)
         }
-        figure(SVGChart.stacked(table.rows.map { (label($0), outcomeCounts($0.trials)) }, title: "outcomes across repetitions"), into: &page)
+        if measured.count == 1, let row = measured.first, let latency = row.trials.compactMap(\.metrics.latency).first {
+            let points = latency.curve.filter { $0.percentile < 100 && $0.nanoseconds > 0 }.map { (x: nines($0.percentile), y: Double($0.nanoseconds)) }
+            figure(SVGChart.lines([SVGChart.Series(name: label(row), points: points)], title: "latency by percentile (first repetition)", xLabel: "percentile", yLabel: "latency",
+                                  logY: true, formatX: { nineLabel($0) }, formatY: { Format.nanoseconds($0) }, xTicks: [0, 0.301, 1, 2, 3, 4]), into: &page)
+        }
+        if table.rows.count > 1 || table.rows.contains(where: { Set($0.trials.map(\.outcome.description)).count > 1 }) {
+            figure(SVGChart.stacked(table.rows.map { (label($0), outcomeCounts($0.trials)) }, title: "outcomes across repetitions"), into: &page)
+        }
         page.raw("</div>\n</article>\n")
     }
 
-    /// Time and memory against each numeric parameter swept with three or more values.
-    static func sweeps(_ trials: [TrialRecord], into page: inout Page) {
-        let names = Set(trials.flatMap(\.parameters.keys)).sorted()
-        for name in names {
-            let values = Set(trials.compactMap { number($0.parameters[name]) })
-            guard values.count >= 3 else { continue }
-            var rest: [[String: String]] = []
-            for trial in trials {
-                var others = trial.parameters
-                others[name] = nil
-                if !rest.contains(others) { rest.append(others) }
-            }
-            for others in rest {
-                let members = trials.filter { trial in
-                    var remaining = trial.parameters
-                    remaining[name] = nil
-                    return remaining == others && number(trial.parameters[name]) != nil
-                }
-                let keys = members.map { "\($0.strategy) \($0.profile)" }.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
-                func series(_ metric: (TrialRecord) -> Double?) -> [(SVGChart.Series, GrowthFit?)] {
-                    keys.compactMap { key in
-                        let byValue = Dictionary(grouping: members.filter { "\($0.strategy) \($0.profile)" == key }) { number($0.parameters[name])! }
-                        let points = byValue.keys.sorted().compactMap { x in Statistics.median(byValue[x]!.compactMap(metric)).map { (x: x, y: $0) } }
-                        guard points.count >= 2 else { return nil }
-                        return (SVGChart.Series(name: key, points: points), GrowthFit(points))
-                    }
-                }
-                let time = series { $0.metrics.wallSeconds }
-                let memory = series { $0.metrics.peakRSSBytes.map(Double.init) }
-                guard !time.isEmpty || !memory.isEmpty else { continue }
-                let fixed = others.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
-                page.raw("<article class=\"group sweep\">\n<h3>\(e(members[0].scenario)): growth with \(e(name))\(fixed.isEmpty ? "" : " (\(e(fixed)))")</h3>\n<ul class=\"fits\">")
-                for (line, fit) in time { if let fit { page.raw("<li>\(e(line.name)): <b>\(e(fit.description(of: "time", over: name)))</b></li>") } }
-                for (line, fit) in memory { if let fit { page.raw("<li>\(e(line.name)): \(e(fit.description(of: "peak RSS", over: name)))</li>") } }
-                page.raw("</ul>\n<div class=\"charts\">\n")
-                if !time.isEmpty {
-                    figure(SVGChart.lines(time.map(\.0), title: "median wall time against \(name) (log–log)", xLabel: name, yLabel: "wall time",
-                                          logX: true, logY: true, formatX: { Format.count($0) }, formatY: { Format.duration($0) }), into: &page)
-                }
-                if !memory.isEmpty {
-                    figure(SVGChart.lines(memory.map(\.0), title: "peak RSS against \(name) (log–log)", xLabel: name, yLabel: "peak RSS",
-                                          logX: true, logY: true, formatX: { Format.count($0) }, formatY: { Format.bytes($0) }), into: &page)
-                }
-                page.raw("</div>\n</article>\n")
-            }
+    /// Time and memory against a numeric parameter swept over three or more values,
+    /// on log–log axes, with the fitted exponents.
+    static func sweepSection(_ sweep: GrowthSweep, into page: inout Page) {
+        page.raw("<article class=\"group sweep\">\n<h3>\(e(sweep.title))</h3>\n<ul class=\"fits\">")
+        for line in sweep.fitLines { page.raw("<li>\(e(line))</li>") }
+        page.raw("</ul>\n<div class=\"charts\">\n")
+        let xs = sweep.time.flatMap(\.points).map(\.x) + sweep.memory.flatMap(\.points).map(\.x)
+        let xTicks = xs.isEmpty ? nil : Array(Set(xs)).sorted()
+        if !sweep.time.isEmpty {
+            figure(SVGChart.lines(sweep.time.map { SVGChart.Series(name: $0.name, points: $0.points) }, title: "median wall time against \(sweep.parameter) (log–log)",
+                                  xLabel: sweep.parameter, yLabel: "wall time", logX: true, logY: true, formatX: { Format.count($0) },
+                                  formatY: { Format.duration($0) }, xTicks: xTicks, labelPoints: true), into: &page)
         }
+        if !sweep.memory.isEmpty {
+            let baseline = sweep.memoryBaselineBytes
+            let series = sweep.memory.map { line in
+                SVGChart.Series(name: line.name, points: line.points.map { (x: $0.x, y: $0.y - (baseline ?? 0)) })
+            }
+            let ys = series.flatMap(\.points).map(\.y).filter { $0 > 0 }
+            let title = baseline.map { "peak RSS above the \(Format.bytes($0)) baseline against \(sweep.parameter) (log–log)" } ?? "peak RSS against \(sweep.parameter) (log–log)"
+            figure(SVGChart.lines(series, title: title, xLabel: sweep.parameter, yLabel: "peak RSS", logX: true, logY: true,
+                                  formatX: { Format.count($0) }, formatY: { Format.bytes($0) }, xTicks: xTicks,
+                                  yTicks: ys.isEmpty ? nil : SVGChart.byteTicks(from: ys.min()!, to: ys.max()!), labelPoints: true), into: &page)
+        }
+        page.raw("</div>\n</article>\n")
     }
 
     /// Thread count over time for stalled trials and trials that started many threads.
     static func timelines(_ trials: [TrialRecord], into page: inout Page) {
-        var seen = Set<String>()
+        var seen = Set<TrialKey>()
         let chosen = trials.filter { trial in
             guard let timeline = trial.threadTimeline, timeline.count > 1 else { return false }
             guard trial.stall != nil || (timeline.map(\.threads).max() ?? 0) >= 16 else { return false }
-            return seen.insert("\(trial.parameters.sorted { $0.key < $1.key })|\(trial.strategy)|\(trial.profile)").inserted
+            return seen.insert(trial.key).inserted
         }
         guard !chosen.isEmpty else { return }
         page.raw("<article class=\"group timelines\">\n<h3>\(e(chosen[0].scenario)): threads over time</h3>\n<div class=\"charts\">\n")
         for trial in chosen.prefix(12) {
             let points = trial.threadTimeline!.map { (x: $0.seconds, y: Double($0.threads)) }
-            let label = "\(trial.strategy) \(trial.profile): \(trial.outcome.description)"
+            let label = "\(trial.strategy) \(trial.profile.rawValue): \(trial.outcome.description)"
+            // Whole threads on the count axis; seconds with as many decimals as the step needs.
+            let yTicks = SVGChart.niceTicks(upTo: max(1, points.map(\.y).max() ?? 1)).filter { $0 == $0.rounded() }
+            let xTicks = SVGChart.niceTicks(upTo: points.map(\.x).max() ?? 1)
+            let step = xTicks.count > 1 ? xTicks[1] - xTicks[0] : 1
+            let decimals = max(0, Int(-floor(log10(step) + 1e-9)))
             let svg = SVGChart.lines([SVGChart.Series(name: trial.strategy.description, points: points)], title: label,
                                      xLabel: "seconds since the child started", yLabel: "threads",
-                                     formatX: { String(format: "%.2f", $0) }, formatY: { String(format: "%.0f", $0) }, step: true)
-            page.raw("<figure>\(svg)<figcaption>\(e(parameterText(trial)))</figcaption></figure>\n")
+                                     formatX: { String(format: "%.\(decimals)f s", $0) }, formatY: { String(format: "%.0f", $0) }, step: true,
+                                     xTicks: xTicks, yTicks: yTicks.count >= 2 ? yTicks : [0, 1])
+            page.raw("<figure>\(svg)<figcaption>\(e(trial.key.parameterSummary))</figcaption></figure>\n")
         }
         page.raw("</div>\n</article>\n")
     }
@@ -206,44 +301,48 @@ public enum HTMLReport {
         guard !stack.isEmpty || !caps.isEmpty || !reference.isEmpty else { return }
         page.raw("<section id=\"verdicts\">\n<h2>Verdicts</h2>\n<ul>")
         for verdict in stack { page.raw("<li><b>\(e(verdict.title))</b>: \(e(verdict.explanation))</li>") }
-        for (trial, verdict) in caps { page.raw("<li><b>\(e(trial))</b>: \(e(verdict.message))</li>") }
+        for (key, verdict) in caps { page.raw("<li><b>\(e(key.description))</b>: \(e(verdict.message))</li>") }
         for line in reference { page.raw("<li>pthread_mutex lock/unlock, the harness against a C loop: \(e(line))</li>") }
         page.raw("</ul>\n</section>\n")
     }
 
-    static func traces(_ run: RunRecord, into page: inout Page) {
-        let traced = MarkdownReport.distinctTraces(run)
-        guard !traced.isEmpty else { return }
+    static func traces(_ run: RunRecord, links: Links, into page: inout Page) {
+        guard !links.traces.isEmpty else { return }
         page.raw("<section id=\"traces\">\n<h2>Traces</h2>\n")
-        for trial in traced {
+        // The first trace nobody expected is open; the rest are one click away.
+        let firstUnexpected = links.traces.first { !$0.trial.expected }?.anchor
+        for (trial, anchor) in links.traces {
             guard let trace = trial.trace else { continue }
-            page.raw("<details class=\"trace\"><summary>\(e(trialName(trial))): \(e(TraceText.headline(trace)))</summary>\n<ol class=\"frames\">")
-            let cycleStart = trace.cycle?.startIndex ?? Int.max
-            for (index, frame) in trace.firstFrames.prefix(min(cycleStart, trace.firstFrames.count)).enumerated() { frameItem(frame, index: index, into: &page) }
-            if let cycle = trace.cycle {
-                page.raw("<li class=\"cycle\"><details><summary>⟳ a cycle of \(cycle.frames.count) frames, repeated \(e(Format.count(Double(cycle.repetitions)))) times</summary><ol class=\"frames\">")
-                for (index, frame) in cycle.frames.enumerated() { frameItem(frame, index: index, into: &page) }
-                page.raw("</ol></details></li>")
+            let reason = CrashReason.message(stderr: trial.stderr)
+            page.raw("<details class=\"trace\" id=\"\(anchor)\"\(anchor == firstUnexpected ? " open" : "")><summary>\(e(trial.key.description)): \(e(TraceText.headline(trace)))\(reason.map { " — <span class=\"reason\">\(e($0))</span>" } ?? "")</summary>\n")
+            if let note = trace.sourceLocations?.note { page.raw("<p class=\"note\">\(e(note))</p>\n") }
+            page.raw("<ol class=\"frames\">")
+            for part in TraceLayout(trace).parts {
+                switch part {
+                case .frame(let index, let frame, let isEntry):
+                    frameItem(frame, index: index, entry: isEntry, into: &page)
+                case .skipped(_, let count):
+                    page.raw("<li class=\"gap\">\(e(TraceText.skippedMarker(count)))</li>")
+                case .cycle(let cycle, let from, let count):
+                    page.raw("<li class=\"cycle\"><details><summary>\(e(TraceText.cycleMarker(cycle, from: from, count: count)))</summary><ol class=\"frames period\">")
+                    for frame in cycle.frames { frameItem(frame, index: nil, into: &page) }
+                    page.raw("</ol></details></li>")
+                }
             }
-            if trace.omittedFrames > 0 || trace.cycle != nil {
-                page.raw("<li class=\"gap\">… \(e(Format.count(Double(trace.totalFrames - trace.firstFrames.count - trace.lastFrames.count)))) more frames …</li>")
-            }
-            let lastStart = trace.totalFrames - trace.lastFrames.count
-            for (offset, frame) in trace.lastFrames.enumerated() { frameItem(frame, index: lastStart + offset, into: &page) }
             page.raw("</ol></details>\n")
         }
         page.raw("</section>\n")
     }
 
-    static func stalls(_ run: RunRecord, into page: inout Page) {
-        let stalled = DumpText.distinctStalls(run)
-        guard !stalled.isEmpty else { return }
+    static func stalls(_ run: RunRecord, links: Links, into page: inout Page) {
+        guard !links.stalls.isEmpty else { return }
         page.raw("<section id=\"stalls\">\n<h2>Stalls</h2>\n")
         if let summary = DumpText.watchdogSummary(run) { page.raw("<p>\(e(summary)).</p>\n") }
-        for trial in stalled {
+        for (trial, anchor) in links.stalls {
             guard let dump = trial.dump else { continue }
-            page.raw("<details class=\"dump\" open><summary>\(e(trialName(trial))): \(e(DumpText.headline(trial)))</summary>\n")
+            page.raw("<details class=\"dump\" id=\"\(anchor)\" open><summary>\(e(trial.key.description)): \(e(DumpText.headline(trial)))</summary>\n")
             if let cycle = dump.waitCycle { page.raw("<p class=\"cycle\">Wait cycle: \(e(cycle.description))</p>\n") }
+            if let note = dump.sourceLocations?.note { page.raw("<p class=\"note\">\(e(note))</p>\n") }
             for group in dump.groups {
                 page.raw("<details class=\"thread-group\"><summary>\(e(DumpText.group(group)))</summary>\n")
                 let threads = group.threads.map { "\($0.tid) \($0.name) (\($0.state)\($0.wait.map { ", " + $0 } ?? "")\($0.viaPtrace ? ", ptrace" : ""))" }
@@ -288,12 +387,22 @@ public enum HTMLReport {
         page.raw("<figure>\(svg)</figure>\n")
     }
 
-    static func frameItem(_ frame: Frame, index: Int, into page: inout Page) {
+    /// One frame: its inlined functions first (same number), then the function,
+    /// its source location and its module. `index` nil: a frame of the cycle's period.
+    static func frameItem(_ frame: Frame, index: Int?, entry: Bool = false, into page: inout Page) {
+        let value = index.map { " value=\"\($0)\"" } ?? ""
+        for inlined in frame.inlined ?? [] {
+            page.raw("<li\(value) class=\"inlined\"><span class=\"symbol\">\(e(inlined.symbol ?? "?"))</span>\(location(inlined.location, file: inlined.file)) <span class=\"module\">inlined</span></li>")
+        }
         let name = frame.symbol ?? String(format: "0x%llx", frame.address)
-        var module = "?"
-        if let path = frame.module { module = path.split(separator: "/").last.map(String.init) ?? path }
         let offset = frame.moduleOffset.map { String(format: "+0x%llx", $0) } ?? ""
-        page.raw("<li value=\"\(index)\"><span class=\"symbol\">\(e(name))</span> <span class=\"module\">\(e(module))\(e(offset))</span></li>")
+        page.raw("<li\(value)\(entry ? " class=\"entry\"" : "")><span class=\"symbol\">\(e(name))</span>\(location(frame.location, file: frame.file)) <span class=\"module\">\(e(frame.moduleName ?? "?"))\(e(offset))</span>\(entry ? " <span class=\"entry-mark\">← entered the recursion</span>" : "")</li>")
+    }
+
+    /// ` <span class="location" title="/full/path">File.swift:12:5</span>`, or nothing.
+    static func location(_ text: String?, file: String?) -> String {
+        guard let text else { return "" }
+        return " <span class=\"location\" title=\"\(e(file ?? text))\">\(e(text))</span>"
     }
 
     static func outcomeCounts(_ trials: [TrialRecord]) -> [(name: String, count: Int)] {
@@ -303,19 +412,6 @@ public enum HTMLReport {
             if let index = counts.firstIndex(where: { $0.name == name }) { counts[index].count += 1 } else { counts.append((name, 1)) }
         }
         return counts
-    }
-
-    static func trialName(_ trial: TrialRecord) -> String {
-        "\(trial.scenario)\(trial.parameters.isEmpty ? "" : "[\(parameterText(trial))]") \(trial.strategy) \(trial.profile) #\(trial.repetition)"
-    }
-
-    static func parameterText(_ trial: TrialRecord) -> String {
-        trial.parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
-    }
-
-    /// A parameter value as a finite number (`nan` and `inf` parse, but are not points).
-    static func number(_ text: String?) -> Double? {
-        text.flatMap(Double.init).flatMap { $0.isFinite ? $0 : nil }
     }
 
     static func nines(_ percentile: Double) -> Double { percentile >= 100 ? 6 : -log10(1 - percentile / 100) }
@@ -335,9 +431,16 @@ public enum HTMLReport {
     th{background:#f5f5f7;font-weight:600}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
     tr.unexpected td{background:#fdecec}.charts{display:flex;flex-wrap:wrap;gap:10px}figure{margin:0;border:1px solid #e4e4e8;border-radius:6px;padding:6px;background:#fcfcfd}
     svg text{font-family:-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;font-size:11px;fill:#333}svg .chart-title{font-weight:600;font-size:12px}
-    svg .muted{fill:#999}svg .overflow-mark{fill:#c1121f;font-weight:700}svg .in-bar{fill:#fff;font-size:10px}
-    details{margin:4px 0}summary{cursor:pointer}ol.frames{margin:4px 0 8px;padding-left:42px;overflow-x:auto}ol.frames li{white-space:nowrap}
-    .module{color:#777}.cycle>details>summary{color:#7b2cbf;font-weight:600}li.gap{list-style:none;color:#777}
+    svg .muted{fill:#999}svg .overflow-mark{fill:#c1121f;font-weight:700}svg .in-bar{fill:#fff;font-size:10px}svg text.value.in-bar{fill:#fff}
+    details{margin:4px 0}summary{cursor:pointer}ol.frames{margin:4px 0 8px;padding-left:58px;overflow-x:auto}ol.frames li{white-space:nowrap}
+    ol.period{list-style:none;padding-left:18px}li.inlined{color:#555}li.entry{background:#fff6d6}.entry-mark{color:#8a5a00;font-weight:600}
+    .location{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px;color:#1b4965;font-weight:600}
+    .module{color:#777}.cycle>details>summary{color:#1b4965;font-weight:600}li.gap{list-style:none;color:#777}
+    .answer{border:1px solid #e4e4e8;border-radius:6px;padding:4px 14px 8px;background:#fcfcfd}.answer h2{font-size:16px;border:0;margin:10px 0 4px}
+    .reason{color:#9d0208;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}.where{color:#555;font-size:12px}p.note{color:#777;font-size:12px;margin:2px 0}
+    div.table{max-width:100%;overflow-x:auto}td.num{white-space:nowrap}svg.chart{width:600px;max-width:100%;height:auto;display:block}figure{max-width:100%;box-sizing:border-box}
+    svg .point-label{font-size:10px;fill:#555}svg .tick{font-size:10px;fill:#555}
+    @media (max-width:640px){body{padding:0 8px 24px}th,td{padding:2px 6px}ol.frames{padding-left:46px}}
     .thread-group>summary{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}p.threads{color:#555;font-size:12px;margin:2px 0 2px 18px}
     figcaption{font-size:11px;color:#555;max-width:560px}pre.suite{background:#f5f5f7;padding:10px;overflow:auto;max-height:420px}ul.fits{margin:2px 0 8px}
     """

@@ -8,10 +8,17 @@ public enum HTMLText {
     }
 }
 
-/// Small SVG charts drawn by Strain itself: no scripts, no fonts fetched.
+/// Small SVG charts drawn by Strain itself: no scripts, no fonts fetched. They
+/// scale down with the page (a `viewBox`, no fixed width).
+///
+/// Colours keep one meaning each: strategies and series take the palette, which
+/// has no red, green or purple; red is only an overflow or a failure, and the
+/// outcome colours are those of the outcome histogram.
 enum SVGChart {
     static let width = 600.0
-    static let palette = ["#3366cc", "#dc7f00", "#2b9348", "#c1121f", "#7b2cbf", "#00838f", "#8d6e63", "#5c677d"]
+    static let palette = ["#3366cc", "#dc7f00", "#00838f", "#8d6e63", "#5c677d", "#b08900", "#1b4965", "#c05299"]
+    static let barColor = "#3366cc"
+    static let failureColor = "#c1121f"
     static let outcomeColors: [String: String] = [
         "completed": "#2b9348", "threw": "#dc7f00", "invariantViolated": "#e85d04", "stackOverflow": "#c1121f",
         "crashed": "#9d0208", "starved": "#7b2cbf", "deadlocked": "#5a189a", "timedOut": "#5c677d", "harnessError": "#000000",
@@ -29,36 +36,57 @@ enum SVGChart {
         var note: String?
     }
 
-    /// Horizontal bars: labels on the left, values to the right.
-    static func bars(_ bars: [Bar], title: String, format: (Double) -> String, limitLabel: String? = nil) -> String {
+    /// Horizontal bars on a labelled axis from 0 to `scaleMaximum` (default: the
+    /// largest value), so charts that share a maximum share a scale.
+    static func bars(_ bars: [Bar], title: String, format: (Double) -> String, limitLabel: String? = nil, scaleMaximum: Double? = nil, binary: Bool = false) -> String {
         let rowHeight = 22.0
         let labelWidth = 190.0
-        let plotWidth = width - labelWidth - 90
-        let height = Double(bars.count) * rowHeight + 34
-        let maximum = bars.flatMap { [$0.value, $0.high, $0.limit].compactMap { $0 } }.max() ?? 1
+        let plotWidth = width - labelWidth - 24
+        let top = 24.0
+        let height = Double(bars.count) * rowHeight + top + 26
+        let largest = bars.flatMap { [$0.value, $0.high, $0.limit].compactMap { $0 } }.max() ?? 1
+        let axisTicks = niceTicks(upTo: max(largest, scaleMaximum ?? 0), binary: binary)
+        let maximum = axisTicks.last ?? 1
         let scale = maximum > 0 ? plotWidth / maximum : 0
         var svg = header(height: height, title: title)
+        let axisY = top + Double(bars.count) * rowHeight + 2
+        for tick in axisTicks {
+            let x = labelWidth + tick * scale
+            svg += "<line class=\"grid\" x1=\"\(f(x))\" x2=\"\(f(x))\" y1=\"\(f(top))\" y2=\"\(f(axisY))\" stroke=\"#eee\"/>"
+            svg += text(x: x, y: axisY + 14, format(tick), anchor: tick == 0 ? "start" : (tick == maximum ? "end" : "middle"), cssClass: "tick")
+        }
+        svg += "<line class=\"axis\" x1=\"\(f(labelWidth))\" x2=\"\(f(labelWidth + plotWidth))\" y1=\"\(f(axisY))\" y2=\"\(f(axisY))\" stroke=\"#999\"/>"
         for (index, bar) in bars.enumerated() {
-            let y = 24 + Double(index) * rowHeight
+            let y = top + Double(index) * rowHeight
             svg += text(x: labelWidth - 6, y: y + 14, bar.label, anchor: "end", cssClass: "label")
+            let limitX = bar.limit.map { labelWidth + $0 * scale }
             if let value = bar.value {
                 let length = max(1, value * scale)
-                svg += "<rect class=\"bar\" x=\"\(f(labelWidth))\" y=\"\(f(y + 3))\" width=\"\(f(length))\" height=\"\(f(rowHeight - 8))\" fill=\"\(palette[index % palette.count])\"><title>\(HTMLText.escape(bar.label)): \(HTMLText.escape(format(value)))</title></rect>"
+                let color = bar.marked ? failureColor : barColor
+                svg += "<rect class=\"bar\" x=\"\(f(labelWidth))\" y=\"\(f(y + 3))\" width=\"\(f(length))\" height=\"\(f(rowHeight - 8))\" fill=\"\(color)\"><title>\(HTMLText.escape(bar.label)): \(HTMLText.escape(format(value)))</title></rect>"
                 if let low = bar.low, let high = bar.high, high > low {
                     let mid = y + rowHeight / 2 - 1
                     svg += "<line class=\"whisker\" x1=\"\(f(labelWidth + low * scale))\" x2=\"\(f(labelWidth + high * scale))\" y1=\"\(f(mid))\" y2=\"\(f(mid))\" stroke=\"#222\"/>"
                 }
-                let end = max(length, (bar.high ?? 0) * scale)
-                svg += text(x: labelWidth + end + 6, y: y + 14, format(value) + (bar.note.map { " " + $0 } ?? ""), cssClass: "value")
+                let label = format(value) + (bar.note.map { " " + $0 } ?? "")
+                let labelWidthEstimate = Double(label.count) * 6.2
+                var end = max(length, (bar.high ?? 0) * scale)
+                // Past the limit line rather than across it.
+                if let limitX, labelWidth + end + 6 + labelWidthEstimate > limitX - 2, labelWidth + end < limitX + 4 { end = limitX - labelWidth + 2 }
+                if labelWidth + end + 6 + labelWidthEstimate <= width - 2 {
+                    svg += text(x: labelWidth + end + 6, y: y + 14, label, cssClass: "value")
+                } else {
+                    // No room to the right: inside the bar's end, in white.
+                    svg += text(x: labelWidth + length - 4, y: y + 14, label, anchor: "end", cssClass: "value in-bar")
+                }
             } else {
                 svg += text(x: labelWidth + 4, y: y + 14, bar.note ?? "no value", cssClass: "value muted")
             }
-            if let limit = bar.limit {
-                let x = labelWidth + limit * scale
-                svg += "<line class=\"limit\" x1=\"\(f(x))\" x2=\"\(f(x))\" y1=\"\(f(y + 1))\" y2=\"\(f(y + rowHeight - 3))\" stroke=\"#c1121f\" stroke-width=\"2\"><title>\(HTMLText.escape(limitLabel ?? "limit")): \(HTMLText.escape(format(limit)))</title></line>"
+            if let limitX, let limit = bar.limit {
+                svg += "<line class=\"limit\" x1=\"\(f(limitX))\" x2=\"\(f(limitX))\" y1=\"\(f(y + 1))\" y2=\"\(f(y + rowHeight - 3))\" stroke=\"#222\" stroke-width=\"2\" stroke-dasharray=\"3 2\"><title>\(HTMLText.escape(limitLabel ?? "limit")): \(HTMLText.escape(format(limit)))</title></line>"
             }
             if bar.marked {
-                svg += text(x: labelWidth - 180, y: y + 14, "✕", cssClass: "overflow-mark")
+                svg += text(x: 4, y: y + 14, "✕", cssClass: "overflow-mark")
             }
         }
         return svg + "</svg>"
@@ -80,7 +108,8 @@ enum SVGChart {
                 let length = Double(part.count) / maximum * plotWidth
                 let kind = part.name.split(separator: "(").first.map(String.init) ?? part.name
                 svg += "<rect class=\"outcome\" x=\"\(f(x))\" y=\"\(f(y + 3))\" width=\"\(f(length))\" height=\"\(f(rowHeight - 8))\" fill=\"\(outcomeColors[kind] ?? "#888")\"><title>\(part.count) \(HTMLText.escape(part.name))</title></rect>"
-                if length > 60 { svg += text(x: x + 4, y: y + 14, "\(part.count) \(part.name)", cssClass: "in-bar") }
+                let label = "\(part.count) \(part.name)"
+                if length > Double(label.count) * 5.8 + 8 { svg += text(x: x + 4, y: y + 14, label, cssClass: "in-bar") }
                 x += length
             }
         }
@@ -94,9 +123,10 @@ enum SVGChart {
     }
 
     static func lines(_ series: [Series], title: String, xLabel: String, yLabel: String, logX: Bool = false, logY: Bool = false,
-                      formatX: (Double) -> String, formatY: (Double) -> String, step: Bool = false, xTicks: [Double]? = nil) -> String {
+                      formatX: (Double) -> String, formatY: (Double) -> String, step: Bool = false, xTicks: [Double]? = nil,
+                      yTicks: [Double]? = nil, labelPoints: Bool = false) -> String {
         let height = 260.0
-        let left = 70.0, right = 190.0, top = 26.0, bottom = 40.0
+        let left = 70.0, right = 170.0, top = 26.0, bottom = 40.0
         let plotWidth = width - left - right
         let plotHeight = height - top - bottom
         let usable = { (point: (x: Double, y: Double)) in
@@ -105,27 +135,37 @@ enum SVGChart {
         let all = series.flatMap(\.points).filter(usable)
         guard !all.isEmpty else { return "" }
         func transform(_ value: Double, _ log: Bool) -> Double { log ? log10(value) : value }
-        var minX = all.map { transform($0.x, logX) }.min()!, maxX = all.map { transform($0.x, logX) }.max()!
-        var minY = logY ? all.map { transform($0.y, true) }.min()! : 0, maxY = all.map { transform($0.y, logY) }.max()!
-        if maxX == minX { maxX = minX + 1; minX -= 0 }
-        if maxY == minY { maxY = minY + 1 }
-        if logY { minY = floor(minY); maxY = ceil(maxY) }
+        // Linear axes start at 0 and end on a round tick; log axes span the data, padded a little.
+        let xValues = all.map(\.x), yValues = all.map(\.y)
+        let chosenX = xTicks ?? (logX ? logTicks(from: xValues.min()!, to: xValues.max()!) : niceTicks(upTo: xValues.max()!))
+        let chosenY = yTicks ?? (logY ? logTicks(from: yValues.min()!, to: yValues.max()!) : niceTicks(upTo: yValues.max()!))
+        var minX = logX ? log10(min(xValues.min()!, chosenX.first ?? .infinity)) : min(0, xValues.min()!)
+        var maxX = logX ? log10(max(xValues.max()!, chosenX.last ?? 0)) : max(xValues.max()!, chosenX.last ?? 0)
+        var minY = logY ? log10(min(yValues.min()!, chosenY.first ?? .infinity)) : 0
+        var maxY = logY ? log10(max(yValues.max()!, chosenY.last ?? 0)) : max(yValues.max()!, chosenY.last ?? 0)
+        if logX { minX -= 0.05; maxX += 0.05 }
+        if logY { minY -= 0.05; maxY += 0.05 }
+        if maxX <= minX { maxX = minX + 1 }
+        if maxY <= minY { maxY = minY + 1 }
         let px = { (x: Double) in left + (transform(x, logX) - minX) / (maxX - minX) * plotWidth }
         let py = { (y: Double) in top + plotHeight - (transform(y, logY) - minY) / (maxY - minY) * plotHeight }
         var svg = header(height: height, title: title)
         svg += "<rect class=\"plot\" x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(plotWidth))\" height=\"\(f(plotHeight))\" fill=\"none\" stroke=\"#bbb\"/>"
-        // Y ticks: decades on a log axis, quarters on a linear one.
-        let yTicks = ticks(from: minY, to: maxY, log: logY)
-        for tick in yTicks {
+        var seenY = Set<String>()
+        for tick in chosenY where transform(tick, logY) >= minY - 1e-9 && transform(tick, logY) <= maxY + 1e-9 {
+            let label = formatY(tick)
+            guard seenY.insert(label).inserted else { continue }
             let y = py(tick)
             svg += "<line class=\"grid\" x1=\"\(f(left))\" x2=\"\(f(left + plotWidth))\" y1=\"\(f(y))\" y2=\"\(f(y))\" stroke=\"#eee\"/>"
-            svg += text(x: left - 6, y: y + 4, formatY(tick), anchor: "end", cssClass: "tick")
+            svg += text(x: left - 6, y: y + 4, label, anchor: "end", cssClass: "tick")
         }
-        let xs = xTicks ?? ticks(from: logX ? floor(minX) : minX, to: logX ? ceil(maxX) : maxX, log: logX)
-        for tick in xs where transform(tick, logX) >= minX - 1e-9 && transform(tick, logX) <= maxX + 1e-9 {
+        var seenX = Set<String>()
+        for tick in chosenX where transform(tick, logX) >= minX - 1e-9 && transform(tick, logX) <= maxX + 1e-9 {
+            let label = formatX(tick)
+            guard seenX.insert(label).inserted else { continue }
             let x = px(tick)
             svg += "<line class=\"grid\" x1=\"\(f(x))\" x2=\"\(f(x))\" y1=\"\(f(top))\" y2=\"\(f(top + plotHeight))\" stroke=\"#eee\"/>"
-            svg += text(x: x, y: top + plotHeight + 16, formatX(tick), anchor: "middle", cssClass: "tick")
+            svg += text(x: x, y: top + plotHeight + 16, label, anchor: "middle", cssClass: "tick")
         }
         svg += text(x: left + plotWidth / 2, y: height - 6, xLabel, anchor: "middle", cssClass: "axis")
         svg += "<text class=\"axis\" transform=\"translate(14 \(f(top + plotHeight / 2))) rotate(-90)\" text-anchor=\"middle\">\(HTMLText.escape(yLabel))</text>"
@@ -142,32 +182,68 @@ enum SVGChart {
             if !step {
                 for point in points {
                     svg += "<circle cx=\"\(f(px(point.x)))\" cy=\"\(f(py(point.y)))\" r=\"3\" fill=\"\(color)\"><title>\(HTMLText.escape(line.name)): \(HTMLText.escape(formatX(point.x))), \(HTMLText.escape(formatY(point.y)))</title></circle>"
+                    if labelPoints, series.count == 1 {
+                        let rightHalf = px(point.x) > left + plotWidth / 2
+                        svg += text(x: px(point.x) + (rightHalf ? -5 : 5), y: py(point.y) - 6, formatY(point.y), anchor: rightHalf ? "end" : "start", cssClass: "point-label")
+                    }
                 }
             }
             svg += "<rect x=\"\(f(left + plotWidth + 12))\" y=\"\(f(top + Double(index) * 18))\" width=\"10\" height=\"10\" fill=\"\(color)\"/>"
-            svg += text(x: left + plotWidth + 26, y: top + Double(index) * 18 + 9, line.name, cssClass: "legend")
+            svg += text(x: left + plotWidth + 26, y: top + Double(index) * 18 + 9, String(line.name.prefix(24)), cssClass: "legend")
         }
         return svg + "</svg>"
     }
 
-    /// Decades on a log axis (bounds given as exponents), quarters on a linear one.
-    private static func ticks(from low: Double, to high: Double, log: Bool) -> [Double] {
-        if log {
-            var result: [Double] = []
-            var exponent = low
-            while exponent <= high + 1e-9 {
-                result.append(pow(10, exponent))
-                exponent += 1
-            }
-            return result
+    /// 0 and round steps (1, 2 or 5 × 10ⁿ) up to the first at or above `maximum`: 4 to 6 ticks.
+    /// `binary`: steps that are powers of two (bytes: 0, 2, 4, 6, 8 MiB).
+    static func niceTicks(upTo maximum: Double, binary: Bool = false) -> [Double] {
+        guard maximum.isFinite, maximum > 0 else { return [0, 1] }
+        let rough = maximum / 4
+        let magnitude = pow(10, floor(log10(rough)))
+        let step = binary ? pow(2, ceil(log2(rough))) : [1.0, 2, 2.5, 5, 10].map { $0 * magnitude }.first { $0 >= rough } ?? 10 * magnitude
+        var ticks: [Double] = []
+        var value = 0.0
+        while value < maximum - step * 1e-9 {
+            ticks.append(value)
+            value = (Double(ticks.count) * step)
         }
-        var result: [Double] = []
-        for quarter in 0...4 { result.append(low + (high - low) * Double(quarter) / 4) }
-        return result
+        ticks.append(value)
+        return ticks
+    }
+
+    /// Round values (1, 2, 5 × 10ⁿ, or every decade over a wide range) within [low, high], at least two.
+    static func logTicks(from low: Double, to high: Double) -> [Double] {
+        guard low > 0, high >= low else { return [] }
+        let decades = log10(high) - log10(low)
+        let multipliers: [Double] = decades > 3 ? [1] : decades > 1.2 ? [1, 2, 5] : [1, 1.5, 2, 3, 5, 7]
+        var ticks: [Double] = []
+        var exponent = floor(log10(low))
+        while exponent <= ceil(log10(high)) {
+            for multiplier in multipliers {
+                let value = multiplier * pow(10, exponent)
+                if value >= low * 0.999 && value <= high * 1.001 { ticks.append(value) }
+            }
+            exponent += 1
+        }
+        if ticks.count < 2 { ticks = [low, high] }
+        return ticks
+    }
+
+    /// Powers of two in bytes (1 MiB, 2 MiB, 4 MiB …) within [low, high], for memory on a log axis.
+    static func byteTicks(from low: Double, to high: Double) -> [Double] {
+        guard low > 0, high >= low else { return [] }
+        var ticks: [Double] = []
+        var value = pow(2, floor(log2(low)))
+        while value <= high * 1.001 {
+            if value >= low * 0.999 { ticks.append(value) }
+            value *= 2
+        }
+        if ticks.count < 2 { ticks = [low, high] }
+        return ticks
     }
 
     private static func header(height: Double, title: String) -> String {
-        "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"\(f(width))\" height=\"\(f(height))\" viewBox=\"0 0 \(f(width)) \(f(height))\" role=\"img\" aria-label=\"\(HTMLText.escape(title))\">"
+        "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(f(width)) \(f(height))\" role=\"img\" aria-label=\"\(HTMLText.escape(title))\">"
             + text(x: 4, y: 14, title, cssClass: "chart-title")
     }
 

@@ -12,6 +12,8 @@ public struct Suite: Sendable {
     public var stallSeconds: Double
     public var profiles: [Profile]
     public var runs: [SuiteRun]
+    /// The gate's thresholds for the whole suite, by metric name.
+    public var gate: [String: MetricThreshold] = [:]
 
     /// The watchdog's threshold when a suite does not set `stall:`.
     public static let defaultStallSeconds = 2.0
@@ -30,9 +32,11 @@ public struct Suite: Sendable {
                     repetitions: run.repetitions,
                     timeoutSeconds: run.timeoutSeconds,
                     stallSeconds: run.stallSeconds,
-                    expect: run.expectations.mapValues { $0.map(\.description) }
+                    expect: run.expectations.mapValues { $0.map(\.description) },
+                    gate: run.gate.isEmpty ? nil : run.gate, line: run.line
                 )
-            }
+            },
+            gate: gate.isEmpty ? nil : gate
         )
     }
 }
@@ -49,6 +53,10 @@ public struct SuiteRun: Sendable {
     public var stallSeconds: Double
     /// Accepted outcomes by strategy name; the key `default` covers the rest.
     public var expectations: [String: [ExpectedOutcome]]
+    /// The gate's thresholds for this run's trials, by metric name.
+    public var gate: [String: MetricThreshold] = [:]
+    /// The line of the suite file where the entry starts.
+    public var line: Int?
 
     /// What the suite accepts for a trial on `strategy`.
     public func expected(for strategy: StrategySpec) -> [ExpectedOutcome] {

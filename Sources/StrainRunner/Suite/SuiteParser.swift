@@ -35,8 +35,8 @@ public struct SuiteParser: Sendable {
         self.catalog = catalog
     }
 
-    static let suiteKeys = ["name", "description", "repetitions", "timeout", "stall", "profiles", "runs"]
-    static let runKeys = ["scenario", "parameters", "strategies", "profiles", "repetitions", "timeout", "stall", "expect"]
+    static let suiteKeys = ["name", "description", "repetitions", "timeout", "stall", "profiles", "gate", "runs"]
+    static let runKeys = ["scenario", "parameters", "strategies", "profiles", "repetitions", "timeout", "stall", "expect", "gate"]
 
     public func parse(contentsOf path: String) throws(SuiteError) -> Suite {
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -143,6 +143,60 @@ private struct SuiteReader {
         throw error(node, "'\(text)' is not a valid \(what); write a duration such as 500ms, 60s or 5m")
     }
 
+    /// The gate's thresholds: `metric: {delta: 10%, floor: 1ms}`, for metrics Strain or
+    /// one of the catalog's scenarios declares.
+    func thresholds(_ node: Node) throws(SuiteError) -> [String: MetricThreshold] {
+        let known = MetricDescriptor.builtIn + catalog.declaredMetrics(of: catalog.names)
+        var result: [String: MetricThreshold] = [:]
+        for (name, keyNode, value) in try mapping(node, "`gate:`", keys: known.map(\.name)) {
+            let descriptor = known.first { $0.name == name }!
+            var threshold = MetricThreshold()
+            for (field, _, fieldValue) in try mapping(value, "the gate's threshold for \(name)", keys: ["delta", "floor"]) {
+                let text = try string(fieldValue, field).trimmingCharacters(in: .whitespaces)
+                if field == "delta" {
+                    let number = text.hasSuffix("%") ? Double(text.dropLast()).map { $0 / 100 } : Double(text)
+                    guard let number, number.isFinite, (0...10).contains(number) else {
+                        throw error(fieldValue, "'\(text)' is not a valid delta for \(name); write a relative change from 0% to 1000%, e.g. 10%")
+                    }
+                    threshold.delta = number
+                } else {
+                    guard let number = Self.floor(text, unit: descriptor.unit), number.isFinite, (0...1e15).contains(number) else {
+                        throw error(fieldValue, "'\(text)' is not a valid floor for \(name) (\(descriptor.unit.rawValue)); write an amount from 0, e.g. \(Self.floorExample(descriptor.unit))")
+                    }
+                    threshold.floor = number
+                }
+            }
+            _ = keyNode
+            result[name] = threshold
+        }
+        return result
+    }
+
+    /// A floor in the metric's unit: durations for seconds and nanoseconds, sizes for bytes.
+    static func floor(_ text: String, unit: MetricDescriptor.Unit) -> Double? {
+        switch unit {
+        case .bytes:
+            return ByteSize.parse(text).map(Double.init)
+        case .seconds, .nanoseconds:
+            let units: [(String, Double)] = [("ns", 1e-9), ("µs", 1e-6), ("us", 1e-6), ("ms", 1e-3), ("s", 1)]
+            for (suffix, factor) in units where text.hasSuffix(suffix) {
+                guard let value = Double(text.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)) else { return nil }
+                return unit == .seconds ? value * factor : value * factor * 1e9
+            }
+            return Double(text)
+        default:
+            return Double(text)
+        }
+    }
+
+    static func floorExample(_ unit: MetricDescriptor.Unit) -> String {
+        switch unit {
+        case .bytes: "4KiB"
+        case .seconds, .nanoseconds: "1ms"
+        default: "2"
+        }
+    }
+
     func profiles(_ node: Node) throws(SuiteError) -> [Profile] {
         var result: [Profile] = []
         for (text, element) in try strings(node, "profiles") {
@@ -162,6 +216,7 @@ private struct SuiteReader {
         var stall = Suite.defaultStallSeconds
         var profiles: [Profile] = [.linux]
         var runNodes: Node?
+        var gate: [String: MetricThreshold] = [:]
         for (key, _, value) in try mapping(root, "the suite", keys: SuiteParser.suiteKeys) {
             switch key {
             case "name": name = try string(value, "name")
@@ -170,6 +225,7 @@ private struct SuiteReader {
             case "timeout": timeout = try duration(value, "timeout")
             case "stall": stall = try duration(value, "stall")
             case "profiles": profiles = try self.profiles(value)
+            case "gate": gate = try thresholds(value)
             default: runNodes = value
             }
         }
@@ -183,7 +239,7 @@ private struct SuiteReader {
             runs.append(try run(node, repetitions: repetitions, timeout: timeout, stall: stall, profiles: profiles))
         }
         return Suite(name: name, description: description, path: path, repetitions: repetitions, timeoutSeconds: timeout,
-                     stallSeconds: stall, profiles: profiles, runs: runs)
+                     stallSeconds: stall, profiles: profiles, runs: runs, gate: gate)
     }
 
     func run(_ node: Node, repetitions: Int, timeout: Double, stall: Double, profiles: [Profile]) throws(SuiteError) -> SuiteRun {
@@ -199,6 +255,7 @@ private struct SuiteReader {
             scenario: scenarioName, parameters: [], strategies: [], profiles: profiles,
             repetitions: repetitions, timeoutSeconds: timeout, stallSeconds: stall, expectations: [:]
         )
+        run.line = node.mark?.line
         var given: [String: [String]] = [:]
         var expectNode: Node?
         for (key, _, value) in entries {
@@ -210,6 +267,7 @@ private struct SuiteReader {
             case "timeout": run.timeoutSeconds = try duration(value, "timeout")
             case "stall": run.stallSeconds = try duration(value, "stall")
             case "expect": expectNode = value
+            case "gate": run.gate = try thresholds(value)
             default: break
             }
         }

@@ -10,6 +10,8 @@ public enum RecursionCycleFinder {
         public var period: Int
         /// Whole periods in the stretch.
         public var repetitions: Int
+        /// Index just past the stretch, which may end in part of one more period.
+        public var end: Int
 
         /// Elements the stretch covers.
         public var length: Int { period * repetitions }
@@ -42,7 +44,7 @@ public enum RecursionCycleFinder {
             }
             let repetitions = (bestLength + period) / period
             guard repetitions >= minimumRepetitions else { continue }
-            let match = Match(start: bestStart, period: period, repetitions: repetitions)
+            let match = Match(start: bestStart, period: period, repetitions: repetitions, end: bestStart + bestLength + period)
             // A multiple of a shorter period covers no more: keep the shorter one.
             if best == nil || match.length > best!.length + best!.period - 1 {
                 best = match
@@ -52,43 +54,83 @@ public enum RecursionCycleFinder {
     }
 }
 
-/// Turns a raw fault record into the trace a report shows.
+/// Turns a raw fault record into the trace a report shows: the frames from the
+/// fault to the recursion, the recursion as one period and its count, the frames
+/// from where the caller entered it, and the thread's outermost frames; every
+/// frame's index is its place in the whole stack.
 public struct TraceBuilder: Sendable {
     public let symbolizer: Symbolizer
-    /// Frames kept at each end of the trace in the record.
+    /// Frames kept from the fault, and at the thread's outer end.
     public var edgeFrames = 16
+    /// Frames kept from the recursion's entry, when the outer end is farther.
+    public var entryFrames = 8
 
     public init(symbolizer: Symbolizer) {
         self.symbolizer = symbolizer
     }
 
     public func trace(from record: FaultRecord) -> FaultTrace {
-        let kept = record.headFrames + record.tailFrames
-        var cycle: RecursionCycle?
-        if let match = RecursionCycleFinder.find(in: record.headFrames) {
-            var repetitions = match.repetitions
-            // A stack longer than the buffer lost its middle; when the cycle runs
-            // to the end of the head and the tail repeats it too, count through the gap.
-            if record.omittedFrames > 0, match.start + match.length + match.period >= record.headFrames.count {
-                let period = Array(record.headFrames[match.start..<(match.start + match.period)])
-                if let tailMatch = RecursionCycleFinder.find(in: record.tailFrames), tailMatch.period == match.period,
-                   Set(record.tailFrames[tailMatch.start..<(tailMatch.start + tailMatch.period)]) == Set(period) {
-                    repetitions += (record.omittedFrames + tailMatch.length) / match.period
-                }
-            }
-            let frames = symbolizer.frames(for: Array(record.headFrames[match.start..<(match.start + match.period)]), maps: record.maps, firstIsExact: match.start == 0)
-            cycle = RecursionCycle(frames: frames, repetitions: repetitions, startIndex: match.start)
+        let head = record.headFrames
+        let tail = record.tailFrames
+        let omitted = record.omittedFrames
+        let total = max(record.totalFrames, head.count + tail.count + omitted)
+        /// The address at `index` in the whole stack; nil inside the gap the handler could not keep.
+        func address(_ index: Int) -> UInt64? {
+            if index < head.count { return head[index] }
+            let tailIndex = index - head.count - omitted
+            return tailIndex >= 0 && tailIndex < tail.count ? tail[tailIndex] : nil
         }
-        let first = symbolizer.frames(for: Array(kept.prefix(edgeFrames)), maps: record.maps, firstIsExact: true)
-        let lastAddresses = Array(kept.suffix(min(edgeFrames, max(0, kept.count - edgeFrames))))
-        let last = symbolizer.frames(for: lastAddresses, maps: record.maps, firstIsExact: false)
-        return FaultTrace(
+        func addresses(_ range: Range<Int>) -> [UInt64] { range.compactMap(address) }
+
+        var cycle: RecursionCycle?
+        var match = RecursionCycleFinder.find(in: omitted == 0 ? head + tail : head)
+        if var found = match, omitted > 0, found.end >= head.count {
+            // The stack lost its middle: when the tail starts inside the same cycle, count through the gap.
+            let period = Array(head[found.start..<(found.start + found.period)])
+            if let tailMatch = RecursionCycleFinder.find(in: tail), tailMatch.start == 0, tailMatch.period == found.period,
+               Set(tail[0..<tailMatch.period]) == Set(period) {
+                found.end = head.count + omitted + tailMatch.end
+                found.repetitions = (found.end - found.start) / found.period
+            }
+            match = found
+        }
+        if let match {
+            let frames = symbolizer.frames(for: Array(addresses(match.start..<(match.start + match.period))), maps: record.maps, firstIsExact: match.start == 0)
+            cycle = RecursionCycle(frames: frames, repetitions: match.repetitions, startIndex: match.start, endIndex: match.end)
+        }
+
+        let firstCount: Int
+        var entry: [Frame]?
+        let lastStart: Int
+        if let match {
+            firstCount = min(match.start, edgeFrames)
+            let outer = total - match.end
+            if outer <= edgeFrames * 2 {
+                lastStart = match.end
+            } else {
+                entry = symbolizer.frames(for: addresses(match.end..<(match.end + entryFrames)), maps: record.maps, firstIsExact: false)
+                lastStart = total - edgeFrames
+            }
+        } else if total <= edgeFrames * 2 + entryFrames {
+            firstCount = total
+            lastStart = total
+        } else {
+            firstCount = edgeFrames
+            lastStart = total - edgeFrames
+        }
+        let first = symbolizer.frames(for: addresses(0..<firstCount), maps: record.maps, firstIsExact: true)
+        let last = symbolizer.frames(for: addresses(lastStart..<total), maps: record.maps, firstIsExact: false)
+        var trace = FaultTrace(
             signal: record.signal, faultAddress: record.address, isStackOverflow: record.isOverflow,
             stackLow: record.stackLow, stackHigh: record.stackHigh, guardSizeBytes: record.guardSize,
-            totalFrames: record.totalFrames, omittedFrames: record.omittedFrames,
+            totalFrames: total, omittedFrames: omitted,
             firstFrames: first, lastFrames: last, cycle: cycle,
             markedDepth: record.markedDepth > 0 ? record.markedDepth : nil,
             walkNanoseconds: record.walkNanoseconds, captureNanoseconds: record.captureNanoseconds
         )
+        trace.lastFramesStartIndex = lastStart
+        trace.entryFrames = entry
+        trace.sourceLocations = symbolizer.sourceLocations(of: first + (cycle?.frames ?? []) + (entry ?? []) + last)
+        return trace
     }
 }

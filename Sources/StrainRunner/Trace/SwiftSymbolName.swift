@@ -5,30 +5,56 @@ enum SwiftSymbolName {
     static func simplify(_ demangled: String) -> String {
         var text = Substring(demangled)
         var notes: [String] = []
-        for prefix in ["merged ", "outlined ", "reabstraction thunk helper from "] where text.hasPrefix(prefix) {
-            text = text.dropFirst(prefix.count)
+        func note(_ text: String) { if !notes.contains(text) { notes.append(text) } }
+        func finish(_ result: String) -> String { notes.isEmpty ? result : result + " [\(notes.joined(separator: ", "))]" }
+        // The compiler's wrappers around a name, in any order and nesting:
+        // "merged partial apply forwarder for generic specialization <…> of closure #1 in …".
+        var stripped = true
+        while stripped {
+            stripped = false
+            for prefix in ["merged ", "outlined "] where text.hasPrefix(prefix) {
+                text = text.dropFirst(prefix.count)
+                stripped = true
+            }
+            // "(1) suspend resume partial function for X": a piece of async X after an await.
+            if text.first == "(", let close = text.firstIndex(of: ")"), text[text.index(after: text.startIndex)..<close].allSatisfy(\.isNumber) {
+                let rest = text[text.index(after: close)...]
+                for kind in [" suspend resume partial function for ", " await resume partial function for "] where rest.hasPrefix(kind) {
+                    text = rest.dropFirst(kind.count)
+                    note("async resume")
+                    stripped = true
+                }
+            }
+            if text.hasPrefix("partial apply forwarder for ") {
+                text = text.dropFirst("partial apply forwarder for ".count)
+                note("partial apply")
+                stripped = true
+            }
+            // "function signature specialization <Arg[0] = Owned To Guaranteed> of X": the optimizer's copy of X.
+            for prefix in ["function signature specialization ", "generic specialization ", "generic partial specialization "] where text.hasPrefix(prefix) {
+                let open = text.index(text.startIndex, offsetBy: prefix.count)
+                guard open < text.endIndex, text[open] == "<", let close = matchingParenthesis(in: text, from: open) else { continue }
+                let rest = text[text.index(after: close)...]
+                guard rest.hasPrefix(" of ") else { continue }
+                text = rest.dropFirst(" of ".count)
+                stripped = true
+            }
+            if text.hasPrefix("protocol witness for ") {
+                text = text.dropFirst("protocol witness for ".count)
+                if let conformance = text.range(of: " in conformance ") { text = text[..<conformance.lowerBound] }
+                note("witness")
+                stripped = true
+            }
         }
-        // "function signature specialization <Arg[0] = Owned To Guaranteed> of X": the optimizer's copy of X.
-        for prefix in ["function signature specialization <", "generic specialization <"] where text.hasPrefix(prefix) {
-            if let of = text.range(of: "> of ") { text = text[of.upperBound...] }
-        }
-        if text.hasPrefix("partial apply forwarder for ") {
-            text = text.dropFirst("partial apply forwarder for ".count)
-            notes.append("partial apply")
-        }
+        // "reabstraction thunk helper <A> from @callee_guaranteed (…) to …": what follows is a type, not a name.
+        if text.hasPrefix("reabstraction thunk") { return finish("reabstraction thunk") }
         // "closure #4 () -> () in Module.Type.method(…) -> ()": name the closure by where it is.
         for prefix in ["closure #", "implicit closure #"] where text.hasPrefix(prefix) {
             guard let hash = text.firstIndex(of: "#") else { break }
             let end = text[text.index(after: hash)...].firstIndex { !$0.isNumber } ?? text.endIndex
             if let within = topLevelRange(of: " in ", in: text) {
-                let result = "\(text[..<end]) in \(simplify(String(text[within.upperBound...])))"
-                return notes.isEmpty ? result : result + " [\(notes.joined(separator: ", "))]"
+                return finish("\(text[..<end]) in \(simplify(String(text[within.upperBound...])))")
             }
-        }
-        if text.hasPrefix("protocol witness for ") {
-            text = text.dropFirst("protocol witness for ".count)
-            if let conformance = text.range(of: " in conformance ") { text = text[..<conformance.lowerBound] }
-            notes.append("witness")
         }
         var qualifier = ""
         for prefix in ["static ", "class "] where text.hasPrefix(prefix) {
@@ -38,11 +64,16 @@ enum SwiftSymbolName {
         var name = ""
         var index = text.startIndex
         // The qualified name runs to the parameter list: the first "(" that is not
-        // a private discriminator "(name in _HASH)".
+        // a private discriminator "(name in _HASH)" or an extension's "(extension in Module):".
         while index < text.endIndex {
             let character = text[index]
             if character == "(" {
                 let rest = text[index...]
+                if rest.hasPrefix("(extension in "), let close = rest.firstIndex(of: ")") {
+                    index = text.index(after: close)
+                    if index < text.endIndex, text[index] == ":" { index = text.index(after: index) }
+                    continue
+                }
                 if let close = rest.firstIndex(of: ")"), rest[..<close].contains(" in _") {
                     let inner = rest[rest.index(after: index)..<close]
                     name += inner.components(separatedBy: " in _").first ?? String(inner)
@@ -51,6 +82,11 @@ enum SwiftSymbolName {
                 }
                 break
             }
+            // A generic signature, `map<A, B where …>`, says nothing a reader of a trace needs.
+            if character == "<", !name.isEmpty, let close = matchingParenthesis(in: text, from: index) {
+                index = text.index(after: close)
+                continue
+            }
             name.append(character)
             index = text.index(after: index)
         }
@@ -58,7 +94,11 @@ enum SwiftSymbolName {
         if index < text.endIndex, let close = matchingParenthesis(in: text, from: index) {
             let parameters = text[text.index(after: index)..<close]
             labels = "(" + topLevelParts(parameters).map { part in
-                if let colon = part.firstIndex(of: ":") { return String(part[..<colon]).trimmed + ":" }
+                // `forKey: Swift.String` has a label; `(A.Element) throws -> B` or `[K: V]` has none.
+                if let colon = part.firstIndex(of: ":") {
+                    let label = String(part[..<colon]).trimmed
+                    if !label.isEmpty, label.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) { return label + ":" }
+                }
                 return "_:"
             }.joined() + ")"
             if parameters.isEmpty { labels = "()" }
@@ -68,8 +108,7 @@ enum SwiftSymbolName {
         if components.count == 2, !name.hasPrefix("closure"), components[0].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) {
             name = String(components[1])
         }
-        let result = qualifier + name + labels
-        return notes.isEmpty ? result : result + " [\(notes.joined(separator: ", "))]"
+        return finish(qualifier + name + labels)
     }
 
     /// The first `needle` outside any brackets.

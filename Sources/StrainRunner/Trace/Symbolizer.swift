@@ -5,13 +5,43 @@ import Synchronization
 
 /// Names the addresses of a child that is gone: the module from the child's
 /// /proc/self/maps as it was at the fault, the function from the module's ELF
-/// symbol table, Swift and C++ names demangled.
+/// symbol table, Swift and C++ names demangled, and file:line:column (with the
+/// inlined functions) from llvm-symbolizer when one is found.
 public final class Symbolizer: Sendable {
     /// Symbol tables by file path, read once per run.
     private let tables = Mutex<[String: ELFSymbolTable?]>([:])
     private let names = Mutex<[String: String]>([:])
+    /// llvm-symbolizer's answers by `module@address`.
+    private let locations = Mutex<[String: [LLVMSymbolizer.Location]]>([:])
+    /// The llvm-symbolizer process, started at the first frame that needs it.
+    private let locator: Mutex<(started: Bool, instance: LLVMSymbolizer?)>
 
-    public init() {}
+    /// The llvm-symbolizer used for file:line, or nil when there is none.
+    public let llvmSymbolizerPath: String?
+
+    /// `llvmSymbolizer`: the executable to use; by default the one next to
+    /// `swift`, else on PATH (`STRAIN_LLVM_SYMBOLIZER=none` turns it off).
+    public init(llvmSymbolizer: String? = Symbolizer.defaultLLVMSymbolizer()) {
+        llvmSymbolizerPath = llvmSymbolizer
+        locator = Mutex((started: false, instance: nil))
+    }
+
+    /// The toolchain's llvm-symbolizer (next to `swift`), else one on PATH; nil
+    /// when there is none or `STRAIN_LLVM_SYMBOLIZER=none`.
+    public static func defaultLLVMSymbolizer() -> String? { LLVMSymbolizer.locate() }
+
+    /// How `frames` got their source locations: the symbolizer, and the modules
+    /// none of whose frames has one.
+    public func sourceLocations(of frames: [Frame]) -> SourceLocations {
+        var withLines = Set<String>()
+        var modules: [String] = []
+        for frame in frames {
+            guard let name = frame.moduleName else { continue }
+            if !modules.contains(name) { modules.append(name) }
+            if frame.location != nil || frame.inlined?.contains(where: { $0.location != nil }) == true { withLines.insert(name) }
+        }
+        return SourceLocations(symbolizer: llvmSymbolizerPath, modulesWithoutDebugInfo: modules.filter { !withLines.contains($0) })
+    }
 
     /// One line of /proc/PID/maps that maps a file.
     struct Mapping {
@@ -39,23 +69,87 @@ public final class Symbolizer: Sendable {
     public func frames(for addresses: [UInt64], maps: String, firstIsExact: Bool) -> [Frame] {
         let mappings = Self.mappings(maps)
         var cache: [UInt64: Frame] = [:]
-        return addresses.enumerated().map { index, address in
+        var virtualAddresses: [UInt64: UInt64] = [:]
+        let named = addresses.enumerated().map { index, address in
             // A return address points after the call; look up the call itself.
             let lookup = index == 0 && firstIsExact ? address : address &- 1
-            if let known = cache[lookup] { return Frame(address: address, module: known.module, moduleOffset: known.moduleOffset, symbol: known.symbol, symbolOffset: known.symbolOffset) }
+            if let known = cache[lookup] {
+                var frame = known
+                frame.address = address
+                return frame
+            }
             var frame = Frame(address: address)
             if let mapping = mappings.first(where: { lookup >= $0.start && lookup < $0.end }) {
                 let fileOffset = lookup - mapping.start + mapping.fileOffset
                 frame.module = mapping.path
                 frame.moduleOffset = fileOffset
-                if let table = table(for: mapping.path), let virtual = table.virtualAddress(forFileOffset: fileOffset),
-                   let (symbol, offset) = table.symbol(containing: virtual) {
-                    frame.symbol = demangled(symbol.name)
-                    frame.symbolOffset = offset
+                if let table = table(for: mapping.path), let virtual = table.virtualAddress(forFileOffset: fileOffset) {
+                    virtualAddresses[lookup] = virtual
+                    if let (symbol, offset) = table.symbol(containing: virtual) {
+                        frame.symbol = demangled(symbol.name)
+                        frame.symbolOffset = offset
+                    }
                 }
             }
             cache[lookup] = frame
             return frame
+        }
+        return locate(named, addresses: addresses, firstIsExact: firstIsExact, virtualAddresses: virtualAddresses)
+    }
+
+    /// `frames` with file:line:column and inlined functions, for the unique
+    /// addresses llvm-symbolizer has not answered yet, asked in one batch.
+    private func locate(_ frames: [Frame], addresses: [UInt64], firstIsExact: Bool, virtualAddresses: [UInt64: UInt64]) -> [Frame] {
+        guard llvmSymbolizerPath != nil else { return frames }
+        func key(_ module: String, _ address: UInt64) -> String { "\(module)@\(address)" }
+        var queries: [(module: String, address: UInt64)] = []
+        var asked = Set<String>()
+        let known = locations.withLock { $0 }
+        for (index, frame) in frames.enumerated() {
+            let lookup = index == 0 && firstIsExact ? addresses[index] : addresses[index] &- 1
+            guard let module = frame.module, let virtual = virtualAddresses[lookup] else { continue }
+            let id = key(module, virtual)
+            if known[id] == nil, asked.insert(id).inserted { queries.append((module, virtual)) }
+        }
+        if !queries.isEmpty, let tool = symbolizerProcess() {
+            let answers = tool.locations(queries)
+            locations.withLock { cache in
+                for (query, answer) in zip(queries, answers) { cache[key(query.module, query.address)] = answer ?? [] }
+            }
+        }
+        let all = locations.withLock { $0 }
+        return frames.enumerated().map { index, frame in
+            let lookup = index == 0 && firstIsExact ? addresses[index] : addresses[index] &- 1
+            guard let module = frame.module, let virtual = virtualAddresses[lookup],
+                  let found = all[key(module, virtual)], let outer = found.last else { return frame }
+            var frame = frame
+            // The debug information names the function the address is really in, also
+            // where the ELF tables have no symbol (glibc's internals, through libc6-dbg).
+            if let function = outer.function {
+                let name = demangled(function)
+                if frame.symbol != name, let start = outer.startAddress, virtual >= start {
+                    frame.symbolOffset = virtual - start
+                } else if frame.symbol == nil {
+                    frame.symbolOffset = nil
+                }
+                frame.symbol = name
+            }
+            frame.file = outer.file
+            frame.line = outer.line
+            frame.column = outer.column
+            let inlined = found.dropLast().map { InlinedFrame(symbol: $0.function.map(demangled), file: $0.file, line: $0.line, column: $0.column) }
+            frame.inlined = inlined.isEmpty ? nil : Array(inlined)
+            return frame
+        }
+    }
+
+    private func symbolizerProcess() -> LLVMSymbolizer? {
+        locator.withLock { state in
+            if !state.started, let path = llvmSymbolizerPath {
+                state.started = true
+                state.instance = LLVMSymbolizer(path: path)
+            }
+            return state.instance
         }
     }
 

@@ -39,8 +39,10 @@ public struct ThreadDumpBuilder: Sendable {
         }.sorted { ($0.inWork ? 1 : 0, $0.count, -($0.threads.first?.tid ?? 0)) > ($1.inWork ? 1 : 0, $1.count, -($1.threads.first?.tid ?? 0)) }
         let unreached = raw.threads.filter { $0.frames.isEmpty }.map(\.tid).sorted()
         let method = raw.threads.contains(where: \.viaPtrace) ? (raw.method == "ptrace" ? "ptrace" : "signal+ptrace") : raw.method
-        return ThreadDump(method: method, threadCount: raw.threads.count, groups: ordered, waitCycle: raw.waitCycle,
-                          unreached: unreached, dumpNanoseconds: raw.dumpNanoseconds)
+        var dump = ThreadDump(method: method, threadCount: raw.threads.count, groups: ordered, waitCycle: raw.waitCycle,
+                              unreached: unreached, dumpNanoseconds: raw.dumpNanoseconds)
+        dump.sourceLocations = symbolizer.sourceLocations(of: ordered.flatMap(\.frames))
+        return dump
     }
 
     /// Frames of the harness's wrappers around scenario work.

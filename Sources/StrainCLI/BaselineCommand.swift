@@ -1,0 +1,98 @@
+import ArgumentParser
+import Foundation
+import StrainGate
+import StrainKit
+
+struct BaselineCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "baseline",
+        abstract: "Store runs to gate against: save, list, show, delete.",
+        subcommands: [Save.self, List.self, Show.self, Delete.self]
+    )
+
+    struct Location: ParsableArguments {
+        @Option(help: "The directory baselines live in.")
+        var baselines: String = BaselineStore.defaultDirectory
+
+        var store: BaselineStore { BaselineStore(directory: baselines) }
+    }
+
+    struct Save: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Save a run.json as a named baseline (atomically; never replaces one without --force).")
+
+        @Argument(help: "The run.json to save, or its directory.")
+        var runJSON: String
+
+        @Option(help: "The baseline's name (letters, digits, '.', '_', '-').")
+        var name: String = "main"
+
+        @Flag(help: "Replace a baseline of that name.")
+        var force = false
+
+        @OptionGroup var location: Location
+
+        func run() throws {
+            do {
+                let record = try readRun(runJSON)
+                let path = try location.store.save(record, name: name, source: runJSON, force: force)
+                print("Saved baseline \(name): \(record.trials.count) trials of \(record.suite.name), commit \(record.environment.gitCommit.map { String($0.prefix(12)) } ?? "unknown"), to \(path)")
+            } catch { throw error.exit() }
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the stored baselines.")
+        @OptionGroup var location: Location
+
+        func run() {
+            let baselines = location.store.list()
+            guard !baselines.isEmpty else {
+                print("No baselines in \(location.baselines). Save one with `strain baseline save RUN.json --name main`.")
+                return
+            }
+            for file in baselines {
+                let calibrated = file.calibrationRuns.map { ", calibrated by \($0) A/A run\($0 == 1 ? "" : "s")" } ?? ""
+                print("\(file.name)  \(file.run.suite.name), \(file.run.trials.count) trials, commit \(file.run.environment.gitCommit.map { String($0.prefix(12)) } ?? "unknown"), \(file.run.environment.host), saved \(file.savedAt)\(calibrated)")
+            }
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show a baseline: its run, machine and calibration.")
+        @Argument(help: "The baseline's name.")
+        var name: String
+        @OptionGroup var location: Location
+
+        func run() throws {
+            do {
+                let file = try location.store.resolve(name)
+                let run = file.run
+                let environment = run.environment
+                print("Baseline \(file.name), saved \(file.savedAt) from \(file.source)")
+                print("  suite \(run.suite.name) (\(run.suite.path)), \(run.trials.count) trials, \(Set(run.trials.map(\.key)).count) trial keys, schema \(run.schemaVersion), Strain \(run.strainVersion)")
+                print("  commit \(environment.gitCommit ?? "unknown")")
+                print("  machine \(environment.host): \(environment.architecture), \(environment.cores) cores, \(environment.memoryBytes / (1 << 20)) MiB, \(environment.kernel), \(environment.cpuModel ?? "CPU unknown"), Swift \(environment.swiftVersion), \(environment.buildConfiguration ?? "build unknown")")
+                if let calibration = file.calibration {
+                    let deltas = calibration.values.sorted()
+                    print("  calibration: \(calibration.count) row-metrics from \(file.calibrationRuns ?? 0) A/A run(s); δ median \(Int((deltas[deltas.count / 2] * 100).rounded()))%, largest \(Int(((deltas.last ?? 0) * 100).rounded()))%")
+                } else {
+                    print("  not calibrated: cross-run timings are inconclusive until `strain gate --calibrate RUN.json --baseline \(file.name)`")
+                }
+            } catch { throw error.exit() }
+        }
+    }
+
+    struct Delete: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete a stored baseline.")
+        @Argument(help: "The baseline's name.")
+        var name: String
+        @OptionGroup var location: Location
+
+        func run() throws {
+            do {
+                try location.store.delete(name)
+                print("Deleted baseline \(name)")
+            } catch { throw error.exit() }
+        }
+    }
+}

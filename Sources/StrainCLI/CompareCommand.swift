@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+import StrainGate
+import StrainKit
+
+struct CompareCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compare",
+        abstract: "Compare a run with a baseline: per trial and metric, medians, change, interval and verdict. Never fails on a regression (use `strain gate`).",
+        discussion: "BASELINE is a stored baseline's name or a run.json. Exit 0, or 2 for bad input."
+    )
+
+    @Argument(help: "The baseline: a name in --baselines, or a run.json.")
+    var baseline: String
+
+    @Argument(help: "The current run.json, or its directory.")
+    var current: String
+
+    @OptionGroup var location: BaselineCommand.Location
+
+    func run() throws {
+        do {
+            let file = try location.store.resolve(baseline)
+            let run = try readRun(current)
+            let report = try Gate.compare(baseline: file.run, candidate: run, options: GateOptions(
+                mode: .crossRun, allowFingerprintMismatch: true, calibration: file.calibration ?? [:], baselineName: file.name))
+            print(Self.table(report))
+        } catch { throw error.exit() }
+    }
+
+    /// Every row-metric with values on both sides.
+    static func table(_ report: GateReport) -> String {
+        var lines = ["Compared \(report.suite) against \(report.baselineName ?? "the baseline"): \(report.conclusion)"]
+        for difference in report.fingerprint {
+            lines.append("  \(difference.hard ? "machine differs" : "note"): \(difference.field) \(difference.baseline) → \(difference.candidate)")
+        }
+        for row in report.rows {
+            lines.append("\(row.key)  [\(row.verdict.label)]")
+            if row.verdict == .new || row.verdict == .missing || row.outcomeReason != nil {
+                lines.append("    outcome: \(GateReport.histogramLine(row))\(row.outcomeReason.map { " — \($0)" } ?? "")")
+            }
+            for metric in row.metrics {
+                let old = metric.baselineMedian.map { Gate.format($0, metric.unit) } ?? "–"
+                let new = metric.candidateMedian.map { Gate.format($0, metric.unit) } ?? "–"
+                let change = metric.changePercent.map { String(format: "%+.1f%%", $0) } ?? "–"
+                let interval = metric.ratioLow.map { low in String(format: " (95%% ×%.3f–×%.3f)", low, metric.ratioHigh ?? low) } ?? ""
+                lines.append("    \(metric.metric): \(old) → \(new), \(change)\(interval)  \(metric.verdict.label): \(metric.reason)")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension GateReport {
+    /// `completed ×10 → completed ×9, crashed(SIGABRT) ×1`.
+    static func histogramLine(_ row: RowComparison) -> String {
+        func text(_ counts: [String: Int]) -> String {
+            counts.isEmpty ? "–" : counts.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ")
+        }
+        return "\(text(row.baselineOutcomes)) → \(text(row.candidateOutcomes))"
+    }
+}

@@ -1,0 +1,219 @@
+import ArgumentParser
+import Foundation
+import StrainGate
+import StrainKit
+import StrainReports
+import StrainRunner
+
+/// Output formats of the gate, besides gate.json.
+enum GateFormat: String, ExpressibleByArgument, CaseIterable {
+    /// The summary on standard output.
+    case text
+    /// GitHub Actions workflow commands on standard output, and the Markdown
+    /// comparison appended to `$GITHUB_STEP_SUMMARY` when it is set.
+    case github
+}
+
+struct GateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gate",
+        abstract: "Fail CI on regressions: interleaved A/B of two builds (the default way), or a run against a stored baseline.",
+        discussion: """
+        Interleaved:  strain gate --baseline-binary OLD [--candidate-binary NEW] SUITE --repetitions 10
+                      runs both builds' trials in one job, alternating repetitions (ABBA), each build through its own `run`.
+        Cross-run:    strain gate CURRENT/run.json --baseline NAME|PATH
+        Calibrate:    strain gate --calibrate RERUN/run.json --baseline NAME   (an A/A run of the baseline's code on another occasion)
+
+        Exit codes (also in gate.json): 0 nothing regressed and no outcome got worse; 1 a regression or an outcome that got worse; \
+        2 usage or input error (a bad or missing baseline, an unsupported schema, a refused fingerprint); 3 harness error or incomplete data \
+        (a missing row, a trial the harness failed). Writes gate.json, gate.md (a pull-request comment), gate.html (the comparison view) and junit.xml into --out.
+        """
+    )
+
+    @Argument(help: "Interleaved: the suite file. Cross-run: the current run.json or its directory.")
+    var input: String?
+
+    @Option(help: "Cross-run: the baseline, a name in --baselines or a run.json. With --calibrate: the stored baseline to calibrate.")
+    var baseline: String?
+
+    @Option(help: "Interleaved: the base build's strain executable.")
+    var baselineBinary: String?
+
+    @Option(help: "Interleaved: the candidate build's strain executable (default: this one).")
+    var candidateBinary: String?
+
+    @Option(help: ArgumentHelp("Interleaved: repetitions per build (1 to \(RunCommand.maximumRepetitions)).", valueName: "n"))
+    var repetitions: Int = 10
+
+    @Option(name: .customLong("filter"), help: ArgumentHelp("Interleaved: passed to each build's `run --filter`.", valueName: "text"))
+    var filters: [String] = []
+
+    @Option(name: .customLong("skip"), help: ArgumentHelp("Interleaved: passed to each build's `run --skip`.", valueName: "text"))
+    var skips: [String] = []
+
+    @Option(help: ArgumentHelp("Record a calibration: this A/A rerun's drift against --baseline sets its cross-run δ.", valueName: "run.json"))
+    var calibrate: String?
+
+    @Flag(help: "Cross-run: compare although the machines' hard fingerprint fields differ (timings are then not judged).")
+    var allowFingerprintMismatch = false
+
+    @Option(parsing: .upToNextOption, help: "What to print: text, github (workflow commands, plus $GITHUB_STEP_SUMMARY).")
+    var format: [GateFormat] = [.text]
+
+    @Option(help: "Where to write gate.json, gate.md, gate.html and junit.xml (and the interleaved runs).")
+    var out: String?
+
+    @OptionGroup var location: BaselineCommand.Location
+
+    func run() throws {
+        do {
+            if let calibrate {
+                try runCalibration(rerun: calibrate)
+                return
+            }
+            let report: GateReport
+            let directory: String
+            if let baselineBinary {
+                guard let suite = input else { throw GateError(.input, "an interleaved gate needs the suite file: strain gate --baseline-binary OLD SUITE") }
+                guard baseline == nil else { throw GateError(.input, "--baseline is for a cross-run gate; an interleaved gate compares --baseline-binary with --candidate-binary") }
+                guard (1...RunCommand.maximumRepetitions).contains(repetitions) else {
+                    throw GateError(.input, "--repetitions \(repetitions) is out of range; give a whole number from 1 to \(RunCommand.maximumRepetitions)")
+                }
+                directory = out ?? "Reports/gate-\(runTimestamp())"
+                let runner = InterleavedGate(
+                    baselineBinary: baselineBinary, candidateBinary: candidateBinary ?? currentExecutablePath(),
+                    suite: suite, repetitions: repetitions, filters: filters, skips: skips, directory: directory
+                )
+                let (old, new) = try runner.run()
+                report = try Gate.compare(baseline: old, candidate: new, options: GateOptions(mode: .interleaved))
+            } else {
+                guard let current = input, let baseline else {
+                    throw GateError(.input, "give either --baseline-binary OLD SUITE (interleaved) or CURRENT --baseline NAME (cross-run)")
+                }
+                let file = try location.store.resolve(baseline)
+                let run = try readRun(current)
+                directory = out ?? ((FileManager.default.fileExists(atPath: current + "/run.json") ? current : (current as NSString).deletingLastPathComponent) as NSString).appendingPathComponent("gate")
+                report = try Gate.compare(baseline: file.run, candidate: run, options: GateOptions(
+                    mode: .crossRun, allowFingerprintMismatch: allowFingerprintMismatch, calibration: file.calibration ?? [:], baselineName: file.name))
+            }
+            try write(report, into: directory)
+            if report.exitCode != 0 { throw ExitCode(report.exitCode) }
+        } catch let error as GateError { throw error.exit() }
+    }
+
+    func write(_ report: GateReport, into directory: String) throws(GateError) {
+        do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
+            throw GateError(.input, "\(directory): cannot create the output directory: \(error.localizedDescription)")
+        }
+        let json: Data
+        do { json = try report.encoded() } catch { throw GateError(.incomplete, "could not encode gate.json: \(error)") }
+        try writeOutput(json, to: (directory as NSString).appendingPathComponent("gate.json"))
+        try writeOutput(Data(report.renderMarkdown().utf8), to: (directory as NSString).appendingPathComponent("gate.md"))
+        try writeOutput(Data(report.renderJUnit().utf8), to: (directory as NSString).appendingPathComponent("junit.xml"))
+        try writeOutput(Data(report.renderHTML().utf8), to: (directory as NSString).appendingPathComponent("gate.html"))
+        for format in format {
+            switch format {
+            case .text: print(TerminalReport.safe(report.renderText()))
+            case .github:
+                print(report.renderGitHub(), terminator: "")
+                if let summary = ProcessInfo.processInfo.environment["GITHUB_STEP_SUMMARY"], !summary.isEmpty {
+                    do { try report.appendStepSummary(to: summary) } catch {
+                        FileHandle.standardError.write(Data("warning: could not append to $GITHUB_STEP_SUMMARY (\(summary)): \(error)\n".utf8))
+                    }
+                }
+            }
+        }
+        print("Wrote \(directory)/gate.json, gate.md, gate.html and junit.xml")
+    }
+
+    func runCalibration(rerun: String) throws(GateError) {
+        guard let baseline else { throw GateError(.input, "--calibrate needs --baseline NAME: the stored baseline whose code the rerun ran again") }
+        let file = try location.store.resolve(baseline)
+        guard !baseline.contains("/"), !baseline.hasSuffix(".json") else {
+            throw GateError(.input, "--calibrate records into a stored baseline; give its name, not a path (save it first with `strain baseline save`)")
+        }
+        let run = try readRun(rerun)
+        if let commit = file.run.environment.gitCommit, let rerunCommit = run.environment.gitCommit, commit != rerunCommit {
+            throw GateError(.input, "the rerun is of commit \(rerunCommit.prefix(12)), the baseline of \(commit.prefix(12)): a calibration needs the same code run again")
+        }
+        let (calibrated, rows) = Gate.calibrate(file, with: run)
+        try location.store.write(calibrated, force: true)
+        print("Calibrated baseline \(file.name) from \(rerun): \(rows) timing row-metrics, \(calibrated.calibrationRuns ?? 1) A/A run(s) so far")
+    }
+}
+
+/// Runs two builds' trials in one job, alternating: round r runs A then B when r
+/// is odd, B then A when even (ABBA), each as one repetition of its own `run`, read
+/// back through run.json (whose schema version is checked), so builds that link
+/// different Strain versions still compare.
+struct InterleavedGate {
+    var baselineBinary: String
+    var candidateBinary: String
+    var suite: String
+    var repetitions: Int
+    var filters: [String]
+    var skips: [String]
+    var directory: String
+
+    func run() throws(GateError) -> (baseline: RunRecord, candidate: RunRecord) {
+        for (name, path) in [("--baseline-binary", baselineBinary), ("--candidate-binary", candidateBinary)] {
+            guard FileManager.default.isExecutableFile(atPath: path) else {
+                throw GateError(.input, "\(name) \(path) is not an executable file; build it first (e.g. swift build -c release) and give its path")
+            }
+        }
+        guard FileManager.default.fileExists(atPath: suite) else { throw GateError(.input, "\(suite): no such suite file") }
+        do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
+            throw GateError(.input, "\(directory): cannot create the output directory: \(error.localizedDescription)")
+        }
+        var baselineRounds: [RunRecord] = []
+        var candidateRounds: [RunRecord] = []
+        let started = Date()
+        for round in 1...repetitions {
+            let order = round % 2 == 1 ? [true, false] : [false, true]
+            for isBaseline in order {
+                let record = try runOnce(isBaseline ? baselineBinary : candidateBinary, label: "\(isBaseline ? "A" : "B")\(round)")
+                if isBaseline { baselineRounds.append(record) } else { candidateRounds.append(record) }
+            }
+            print("round \(round)/\(repetitions) done (A and B), \(Int(Date().timeIntervalSince(started))) s")
+            fflush(nil)
+        }
+        let baseline = try RunMerger.joinRounds(baselineRounds)
+        let candidate = try RunMerger.joinRounds(candidateRounds)
+        do {
+            try RunRecordFile.write(baseline, to: (directory as NSString).appendingPathComponent("baseline-run.json"))
+            try RunRecordFile.write(candidate, to: (directory as NSString).appendingPathComponent("candidate-run.json"))
+        } catch { throw GateError(.input, "cannot write the joined runs under \(directory): \(error)") }
+        return (baseline, candidate)
+    }
+
+    func runOnce(_ binary: String, label: String) throws(GateError) -> RunRecord {
+        let out = (directory as NSString).appendingPathComponent("rounds/\(label)")
+        var arguments = ["run", suite, "--repetitions", "1", "--out", out, "--format", "json"]
+        for filter in filters { arguments += ["--filter", filter] }
+        for skip in skips { arguments += ["--skip", skip] }
+        let log = (directory as NSString).appendingPathComponent("rounds/\(label).log")
+        try? FileManager.default.createDirectory(atPath: (directory as NSString).appendingPathComponent("rounds"), withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: log, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        guard let handle = FileHandle(forWritingAtPath: log) else { throw GateError(.input, "cannot write \(log)") }
+        process.standardOutput = handle
+        process.standardError = handle
+        process.standardInput = FileHandle.nullDevice
+        do { try process.run() } catch { throw GateError(.input, "cannot start \(binary): \(error.localizedDescription)") }
+        process.waitUntilExit()
+        try? handle.close()
+        let status = process.terminationStatus
+        let tail = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").suffix(3).joined(separator: " | ")
+        if process.terminationReason == .uncaughtSignal {
+            throw GateError(.incomplete, "\(binary) (round \(label)) died of signal \(status): \(tail)")
+        }
+        switch status {
+        case 0, 1: break
+        case 2: throw GateError(.input, "\(binary) refused `\(arguments.joined(separator: " "))` (exit 2): \(tail). Both builds must be a Strain that has `run --repetitions` and reads this suite")
+        default: throw GateError(.incomplete, "\(binary) (round \(label)) exited \(status): \(tail); see \(log)")
+        }
+        return try readRun((out as NSString).appendingPathComponent("run.json"))
+    }
+}

@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import StrainGate
+import StrainKit
+import StrainReports
+
+struct MergeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "merge",
+        abstract: "Join the runs of `strain run --shard K/N` into one run, refusing mixed or incomplete shards.",
+        discussion: "Exit 0 when merged; 2 when the shards are of different suites, plans, commits or schema versions; 3 when a shard or a trial is missing."
+    )
+
+    @Argument(help: "Each shard's run.json, or its directory.")
+    var shards: [String]
+
+    @Option(help: "Where to write the merged run.json and its reports.")
+    var out: String = "Reports/merged-\(runTimestamp())"
+
+    @Option(parsing: .upToNextOption, help: "Reports to write besides run.json: html, md, junit (default: all of them).")
+    var format: [ReportFormat] = [.html, .md, .junit]
+
+    func run() throws {
+        do {
+            var runs: [(path: String, run: RunRecord)] = []
+            for path in shards { runs.append((path, try readRun(path))) }
+            let merged = try RunMerger.mergeShards(runs)
+            do { try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true) } catch {
+                throw GateError(.input, "\(out): cannot create the output directory: \(error.localizedDescription)")
+            }
+            let runPath = (out as NSString).appendingPathComponent("run.json")
+            do { try RunRecordFile.write(merged, to: runPath) } catch { throw GateError(.input, "cannot write \(runPath): \(error)") }
+            var written = [runPath]
+            for format in format where format != .json {
+                let path = (out as NSString).appendingPathComponent(format.fileName)
+                do { try writeOutput(try format.render(merged), to: path) } catch let error as GateError { throw error } catch {
+                    throw GateError(.incomplete, "could not render \(path): \(error)")
+                }
+                written.append(path)
+            }
+            print("Merged \(runs.count) shards: \(merged.trials.count) trials of \(merged.suite.name), plan \(merged.plan?.hash ?? "?"). Wrote \(written.joined(separator: ", "))")
+        } catch let error as GateError { throw error.exit() }
+    }
+}

@@ -1,0 +1,396 @@
+import Foundation
+import StrainRecords
+
+/// How a gate compares.
+public struct GateOptions: Sendable {
+    public var mode: GateReport.Mode
+    /// The false-discovery level across every tested row-metric.
+    public var q: Double
+    /// Compare across machines whose hard fingerprint fields differ (timings are then not judged).
+    public var allowFingerprintMismatch: Bool
+    /// Calibrated δ per row-metric (`TrialKey.canonicalText|metric`), for cross-run timings.
+    public var calibration: [String: Double]
+    /// The stored baseline's name, for the report.
+    public var baselineName: String?
+
+    public init(mode: GateReport.Mode, q: Double = 0.05, allowFingerprintMismatch: Bool = false,
+                calibration: [String: Double] = [:], baselineName: String? = nil) {
+        self.mode = mode
+        self.q = q
+        self.allowFingerprintMismatch = allowFingerprintMismatch
+        self.calibration = calibration
+        self.baselineName = baselineName
+    }
+
+    /// The key a calibrated δ is stored under.
+    public static func calibrationKey(_ key: TrialKey, _ metric: String) -> String { "\(key.canonicalText)|\(metric)" }
+}
+
+/// A gate that cannot decide because its input is wrong (exit 2) or incomplete (exit 3).
+public struct GateError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable {
+        /// Usage or input: a bad or missing baseline, an unsupported schema, a refused fingerprint.
+        case input
+        /// The harness failed or the data is incomplete.
+        case incomplete
+    }
+
+    public var kind: Kind
+    public var description: String
+
+    public init(_ kind: Kind, _ description: String) {
+        self.kind = kind
+        self.description = description
+    }
+}
+
+/// The decision rule: outcomes and deterministic metrics exactly, timings by a
+/// δ-shifted one-sided Mann-Whitney test with Benjamini-Hochberg across every tested
+/// row-metric (research/gate.md measured why).
+public enum Gate {
+    public static func compare(baseline: RunRecord, candidate: RunRecord, options: GateOptions) throws(GateError) -> GateReport {
+        let fingerprint = MachineFingerprint.differences(baseline, candidate)
+        let hard = fingerprint.filter(\.hard)
+        if options.mode == .crossRun, !hard.isEmpty, !options.allowFingerprintMismatch {
+            let fields = hard.map { "\($0.field) (\($0.baseline) → \($0.candidate))" }.joined(separator: ", ")
+            throw GateError(.input, "the baseline's machine differs in \(fields); timings from it do not compare. Gate interleaved on one machine, save a baseline from this machine, or pass --allow-fingerprint-mismatch to judge outcomes and deterministic metrics only")
+        }
+        let timingsComparable = options.mode == .interleaved || hard.isEmpty
+
+        let baselineByKey = Dictionary(grouping: baseline.trials, by: \.key)
+        let candidateByKey = Dictionary(grouping: candidate.trials, by: \.key)
+        var keys: [TrialKey] = []
+        var seen = Set<TrialKey>()
+        for trial in candidate.trials + baseline.trials where seen.insert(trial.key).inserted { keys.append(trial.key) }
+
+        var descriptors = candidate.metricDescriptors
+        for descriptor in baseline.metricDescriptors where !descriptors.contains(where: { $0.name == descriptor.name }) {
+            descriptors.append(descriptor)
+        }
+        descriptors.removeAll { $0.polarity == nil }
+
+        // First pass: outcomes, deterministic metrics, and the timing tests to run.
+        var rows: [RowComparison] = []
+        var pending: [(row: Int, metric: Int, oriented: (baseline: [Double], candidate: [Double]))] = []
+        for key in keys {
+            let old = baselineByKey[key] ?? []
+            let new = candidateByKey[key] ?? []
+            var row = RowComparison(
+                key: key, verdict: .unchanged, baselineOutcomes: histogram(old), candidateOutcomes: histogram(new),
+                outcomeReason: nil, metrics: [], suiteLine: suiteLine(of: key, in: candidate) ?? suiteLine(of: key, in: baseline)
+            )
+            if old.isEmpty {
+                row.verdict = .new
+                row.outcomeReason = "in the candidate only"
+            } else if new.isEmpty {
+                row.verdict = .missing
+                row.outcomeReason = "in the baseline, not in the candidate: the candidate's data is incomplete"
+            } else if let error = new.first(where: { $0.outcome.kind == .harnessError }) {
+                row.verdict = .harnessError
+                row.outcomeReason = "the harness failed: \(error.outcome.message ?? "no message")"
+            } else {
+                (row.verdict, row.outcomeReason) = outcomeVerdict(baseline: old, candidate: new)
+                let reference = referenceKind(old)
+                for descriptor in descriptors {
+                    let metricIndex = row.metrics.count
+                    let threshold = self.threshold(for: descriptor, key: key, in: candidate)
+                    if descriptor.noise == .deterministic {
+                        guard let reference else { continue }
+                        let before = old.filter { $0.outcome.kind == reference }.compactMap { $0.metrics.value(of: descriptor.name) }
+                        let after = new.filter { $0.outcome.kind == reference }.compactMap { $0.metrics.value(of: descriptor.name) }
+                        guard !before.isEmpty, !after.isEmpty else { continue }
+                        row.metrics.append(deterministic(descriptor, before, after, threshold))
+                    } else {
+                        let before = old.filter { $0.outcome.kind == .completed }.compactMap { $0.metrics.value(of: descriptor.name) }
+                        let after = new.filter { $0.outcome.kind == .completed }.compactMap { $0.metrics.value(of: descriptor.name) }
+                        guard !before.isEmpty, !after.isEmpty else { continue }
+                        var comparison = timingSkeleton(descriptor, before, after, threshold)
+                        if !timingsComparable {
+                            comparison.verdict = .inconclusive
+                            comparison.reason = "the machines differ in \(hard.map(\.field).joined(separator: ", ")): timings not compared"
+                        } else if options.mode == .crossRun {
+                            if let calibrated = options.calibration[GateOptions.calibrationKey(key, descriptor.name)] {
+                                if calibrated > comparison.delta {
+                                    comparison.delta = calibrated
+                                    comparison.thresholdSource = "calibration"
+                                }
+                            } else {
+                                comparison.verdict = .inconclusive
+                                comparison.reason = "a cross-run timing needs a δ calibrated from an A/A run of the baseline (strain gate --calibrate), or an interleaved gate"
+                            }
+                        }
+                        if comparison.verdict != .inconclusive {
+                            let orient: (Double) -> Double = descriptor.polarity == .higherIsBetter ? { 1 / $0 } : { $0 }
+                            if before.allSatisfy({ $0 > 0 && $0.isFinite }), after.allSatisfy({ $0 > 0 && $0.isFinite }) {
+                                pending.append((rows.count, metricIndex, (before.map(orient), after.map(orient))))
+                            } else {
+                                comparison.verdict = .notGated
+                                comparison.reason = "zero or non-finite values cannot be compared on a log scale"
+                            }
+                        }
+                        row.metrics.append(comparison)
+                    }
+                }
+            }
+            rows.append(row)
+        }
+
+        // Second pass: the tests, with Benjamini-Hochberg across every tested row-metric.
+        let required = GateStatistics.minimumRepetitions(rows: max(1, pending.count), q: options.q)
+        var tested: [(row: Int, metric: Int, worse: Double, better: Double, ratio: Double)] = []
+        for item in pending {
+            var comparison = rows[item.row].metrics[item.metric]
+            let (before, after) = item.oriented
+            let floorP = smallestPValue(before.count, after.count)
+            guard floorP <= options.q / Double(max(1, pending.count)) else {
+                comparison.verdict = .inconclusive
+                comparison.reason = "too few repetitions to judge: needs ≥ \(required) per side (has \(before.count) and \(after.count))"
+                rows[item.row].metrics[item.metric] = comparison
+                continue
+            }
+            guard let worse = GateStatistics.shiftedMannWhitney(baseline: before, candidate: after, delta: comparison.delta),
+                  let better = GateStatistics.shiftedMannWhitney(baseline: after, candidate: before, delta: comparison.delta),
+                  let ratio = GateStatistics.hodgesLehmannRatio(baseline: before, candidate: after) else {
+                comparison.verdict = .notGated
+                comparison.reason = "the values could not be tested"
+                rows[item.row].metrics[item.metric] = comparison
+                continue
+            }
+            // With ties the normal approximation can go below what any arrangement of
+            // these sizes can reach; a p-value never claims more than the exact floor.
+            let worseP = max(worse.pValue, floorP)
+            let betterP = max(better.pValue, floorP)
+            comparison.pValue = worseP
+            rows[item.row].metrics[item.metric] = comparison
+            tested.append((item.row, item.metric, worseP, betterP, ratio))
+        }
+        let worseQ = GateStatistics.benjaminiHochberg(tested.map(\.worse))
+        let betterQ = GateStatistics.benjaminiHochberg(tested.map(\.better))
+        for (index, test) in tested.enumerated() {
+            var comparison = rows[test.row].metrics[test.metric]
+            comparison.qValue = worseQ[index]
+            let absolute = abs((comparison.candidateMedian ?? 0) - (comparison.baselineMedian ?? 0))
+            let change = String(format: "%+.1f%%", comparison.changePercent ?? 0)
+            if worseQ[index] <= options.q, test.ratio > 1 + comparison.delta, absolute > comparison.floor {
+                comparison.verdict = .regressed
+                comparison.reason = "worse by \(change), beyond δ \(percent(comparison.delta)) (q \(String(format: "%.3g", worseQ[index])))"
+            } else if betterQ[index] <= options.q, test.ratio < 1 / (1 + comparison.delta), absolute > comparison.floor {
+                comparison.verdict = .improved
+                comparison.reason = "better by \(change), beyond δ \(percent(comparison.delta))"
+            } else {
+                comparison.verdict = .unchanged
+                comparison.reason = "within δ \(percent(comparison.delta)) (\(change))"
+            }
+            rows[test.row].metrics[test.metric] = comparison
+        }
+        for index in rows.indices where ![.new, .missing, .harnessError].contains(rows[index].verdict) {
+            let worst = rows[index].metrics.map(\.verdict).max { $0.severity < $1.severity }
+            if let worst, worst.severity > rows[index].verdict.severity { rows[index].verdict = worst }
+        }
+
+        var counts: [String: Int] = [:]
+        for row in rows { counts[row.verdict.rawValue, default: 0] += 1 }
+        let incomplete = rows.contains { $0.verdict == .missing || $0.verdict == .harnessError }
+        let failed = rows.contains { $0.verdict == .regressed || $0.verdict == .outcomeChanged }
+        let exitCode: Int32 = incomplete ? 3 : failed ? 1 : 0
+        let summary = GateVerdict.allCases.compactMap { verdict in counts[verdict.rawValue].map { "\($0) \(verdict.label)" } }.joined(separator: ", ")
+        let conclusion = switch exitCode {
+        case 3: "incomplete: \(summary)"
+        case 1: "failed: \(summary)"
+        default: "passed: \(summary)"
+        }
+        return GateReport(
+            mode: options.mode, suite: candidate.suite.name, suitePath: candidate.suite.path,
+            baselineCommit: baseline.environment.gitCommit, candidateCommit: candidate.environment.gitCommit,
+            baselineName: options.baselineName, q: options.q, requiredRepetitions: required, fingerprint: fingerprint,
+            rows: rows, counts: counts, exitCode: exitCode, conclusion: conclusion
+        )
+    }
+
+    /// `completed: 9, crashed(SIGABRT): 1`.
+    static func histogram(_ trials: [TrialRecord]) -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for trial in trials { counts[trial.outcome.description, default: 0] += 1 }
+        return counts
+    }
+
+    /// The outcome kind whose metrics compare: the baseline's most common ending,
+    /// when it is one that measures (completed, or an overflow's frames and depth).
+    static func referenceKind(_ trials: [TrialRecord]) -> TrialOutcome.Kind? {
+        let kinds = Dictionary(grouping: trials, by: \.outcome.kind).mapValues(\.count)
+        guard let (kind, _) = kinds.max(by: { $0.value < $1.value || ($0.value == $1.value && $0.key.rawValue > $1.key.rawValue) }) else { return nil }
+        return [.completed, .stackOverflow].contains(kind) ? kind : nil
+    }
+
+    /// Outcomes: a failing outcome the baseline never had, or an expected outcome
+    /// become unexpected, always fails; a row that now completes where it failed is fixed.
+    /// A row whose suite expects several outcomes (a race) may show any of them.
+    static func outcomeVerdict(baseline: [TrialRecord], candidate: [TrialRecord]) -> (GateVerdict, String?) {
+        let before = Set(baseline.map(\.outcome.description))
+        let newlyUnexpected = candidate.filter { !$0.expected }.map(\.outcome.description)
+        if baseline.allSatisfy(\.expected), let first = newlyUnexpected.first {
+            return (.outcomeChanged, "\(first) is not what the suite expects; the baseline's outcomes all were")
+        }
+        let appeared = Set(candidate.map(\.outcome.description)).subtracting(before)
+        let expectsSeveral = Set(candidate.flatMap(\.expectedOutcomes)).count > 1
+        let worse = appeared.filter { $0 != TrialOutcome.Kind.completed.rawValue }
+        if let first = worse.sorted().first {
+            let expectedHere = candidate.first { $0.outcome.description == first }?.expected ?? false
+            if !(expectsSeveral && expectedHere) {
+                return (.outcomeChanged, "\(first) is new: the baseline ended only in \(before.sorted().joined(separator: ", "))")
+            }
+        }
+        if appeared.contains(TrialOutcome.Kind.completed.rawValue), worse.isEmpty {
+            return (.fixed, "completes now: the baseline ended in \(before.sorted().joined(separator: ", "))")
+        }
+        return (.unchanged, nil)
+    }
+
+    /// The threshold for `metric` on `key`: the default, then the suite's, then its run's.
+    static func threshold(for metric: MetricDescriptor, key: TrialKey, in run: RunRecord) -> (MetricThreshold, String) {
+        var threshold = MetricThreshold.defaults(for: metric)
+        var source = "default"
+        if let suite = run.suite.gate?[metric.name] {
+            threshold = threshold.overridden(by: suite)
+            source = "suite"
+        }
+        if let entry = runEntry(of: key, in: run), let own = entry.gate?[metric.name] {
+            threshold = threshold.overridden(by: own)
+            source = "run at line \(entry.line.map(String.init) ?? "?")"
+        }
+        return (threshold, source)
+    }
+
+    /// The suite's `runs:` entry that planned `key`.
+    static func runEntry(of key: TrialKey, in run: RunRecord) -> ResolvedRun? {
+        run.suite.runs.first { entry in
+            entry.scenario == key.scenario && entry.strategies.contains { (try? StrategySpec(parsing: $0)) == key.strategy }
+                && entry.profiles.contains(key.profile.rawValue)
+                && key.parameters.allSatisfy { parameter in entry.parameters.first { $0.name == parameter.name }?.values.contains(parameter.value) ?? false }
+        }
+    }
+
+    static func suiteLine(of key: TrialKey, in run: RunRecord) -> Int? { runEntry(of: key, in: run)?.line }
+
+    static func deterministic(_ descriptor: MetricDescriptor, _ before: [Double], _ after: [Double], _ threshold: (MetricThreshold, String)) -> MetricComparison {
+        let delta = threshold.0.delta ?? 0
+        let floor = threshold.0.floor ?? 0
+        let lower = descriptor.polarity != .higherIsBetter
+        let sampled = sampledMetrics.contains(descriptor.name)
+        // The worst case on each side (the highest of a lower-is-better metric); for a
+        // sampled count, whose worst case is a sampling accident, the median.
+        let old = sampled ? GateStatistics.median(before)! : lower ? before.max()! : before.min()!
+        let new = sampled ? GateStatistics.median(after)! : lower ? after.max()! : after.min()!
+        var comparison = MetricComparison(
+            metric: descriptor.name, unit: descriptor.unit, noise: descriptor.noise, polarity: descriptor.polarity,
+            baselineMedian: old, candidateMedian: new, changePercent: old != 0 ? (new / old - 1) * 100 : nil,
+            baselineCount: before.count, candidateCount: after.count, delta: delta, floor: floor,
+            thresholdSource: threshold.1, verdict: .unchanged, reason: ""
+        )
+        let spread = sampled ? 0 : before.max()! - before.min()!
+        let worse = lower ? new - old : old - new
+        // A sampled count can miss a short-lived thread: it is deterministic only
+        // when repetitions of the baseline agree.
+        if sampledMetrics.contains(descriptor.name), before.count < 2 {
+            comparison.verdict = .notGated
+            comparison.reason = "sampled: gated when at least 2 baseline repetitions agree (has \(before.count))"
+            return comparison
+        }
+        let relative = old != 0 ? abs(worse / old) : .infinity
+        let change = "\(format(old, descriptor.unit)) → \(format(new, descriptor.unit))"
+        if spread > floor {
+            comparison.verdict = .notGated
+            comparison.reason = "varies by \(format(spread, descriptor.unit)) across the baseline's repetitions, more than its tolerance \(format(floor, descriptor.unit))"
+        } else if worse > floor, relative > delta {
+            comparison.verdict = .regressed
+            comparison.reason = "\(change), beyond the tolerance \(format(floor, descriptor.unit))\(delta > 0 ? " and \(percent(delta))" : "")"
+        } else if -worse > floor, relative > delta {
+            comparison.verdict = .improved
+            comparison.reason = "\(change)"
+        } else {
+            comparison.reason = "\(change), within \(format(floor, descriptor.unit))"
+        }
+        return comparison
+    }
+
+    /// Deterministic metrics that are sampled, not counted exactly: the parent reads
+    /// the thread count every 5 ms, so a worker GCD starts for a moment is seen in
+    /// some repetitions and not others (an A/A of 10 repetitions saw 4 and 5).
+    static let sampledMetrics: Set<String> = ["peak-threads"]
+
+    static func timingSkeleton(_ descriptor: MetricDescriptor, _ before: [Double], _ after: [Double], _ threshold: (MetricThreshold, String)) -> MetricComparison {
+        let old = GateStatistics.median(before)
+        let new = GateStatistics.median(after)
+        let interval = GateStatistics.ratioInterval(baseline: before, candidate: after, confidence: 0.95)
+        return MetricComparison(
+            metric: descriptor.name, unit: descriptor.unit, noise: descriptor.noise, polarity: descriptor.polarity,
+            baselineMedian: old, candidateMedian: new,
+            changePercent: old.flatMap { old in new.flatMap { old != 0 ? ($0 / old - 1) * 100 : nil } },
+            ratio: GateStatistics.hodgesLehmannRatio(baseline: before, candidate: after),
+            ratioLow: interval?.lowerBound, ratioHigh: interval?.upperBound,
+            baselineCount: before.count, candidateCount: after.count,
+            delta: threshold.0.delta ?? 0.1, floor: threshold.0.floor ?? 0, thresholdSource: threshold.1,
+            verdict: .unchanged, reason: ""
+        )
+    }
+
+    /// 1 / C(m + n, m): the smallest one-sided p a rank test of these sizes can give.
+    static func smallestPValue(_ m: Int, _ n: Int) -> Double {
+        exp(lgamma(Double(m) + 1) + lgamma(Double(n) + 1) - lgamma(Double(m + n) + 1))
+    }
+
+    static func percent(_ value: Double) -> String { String(format: "%g%%", (value * 1000).rounded() / 10) }
+
+    /// A value with its unit, compactly.
+    public static func format(_ value: Double, _ unit: MetricDescriptor.Unit) -> String {
+        switch unit {
+        case .seconds:
+            if value >= 1 { return String(format: "%.2f s", value) }
+            if value >= 0.001 { return String(format: "%.2f ms", value * 1000) }
+            return String(format: "%.0f µs", value * 1e6)
+        case .nanoseconds:
+            if value >= 1e6 { return String(format: "%.1f ms", value / 1e6) }
+            if value >= 1e3 { return String(format: "%.1f µs", value / 1e3) }
+            return String(format: "%.0f ns", value)
+        case .bytes:
+            if abs(value) >= Double(1 << 20) { return String(format: "%.1f MiB", value / Double(1 << 20)) }
+            if abs(value) >= 1024 { return String(format: "%.1f KiB", value / 1024) }
+            return String(format: "%.0f B", value)
+        case .count: return String(format: "%.0f", value)
+        case .perSecond: return String(format: "%.3g/s", value)
+        case .ratio: return String(format: "%.3g", value)
+        }
+    }
+}
+
+extension Gate {
+    /// Calibrates a baseline for cross-run gates from an A/A run: another run of the
+    /// same code on another occasion. Each timing row-metric's δ becomes twice the
+    /// drift seen (the far end of the ratio's 95 % interval), never below its
+    /// threshold, and never lower than an earlier calibration's.
+    public static func calibrate(_ baseline: BaselineFile, with rerun: RunRecord) -> (BaselineFile, rows: Int) {
+        var file = baseline
+        var calibration = file.calibration ?? [:]
+        let before = Dictionary(grouping: baseline.run.trials, by: \.key)
+        let after = Dictionary(grouping: rerun.trials, by: \.key)
+        var calibrated = 0
+        for descriptor in baseline.run.metricDescriptors where descriptor.noise == .timing && descriptor.polarity != nil {
+            for (key, old) in before {
+                guard let new = after[key] else { continue }
+                let a = old.filter { $0.outcome.kind == .completed }.compactMap { $0.metrics.value(of: descriptor.name) }.filter { $0 > 0 && $0.isFinite }
+                let b = new.filter { $0.outcome.kind == .completed }.compactMap { $0.metrics.value(of: descriptor.name) }.filter { $0 > 0 && $0.isFinite }
+                guard !a.isEmpty, !b.isEmpty, let ratio = GateStatistics.hodgesLehmannRatio(baseline: a, candidate: b) else { continue }
+                let interval = GateStatistics.ratioInterval(baseline: a, candidate: b, confidence: 0.95)
+                let far = max(interval?.upperBound ?? ratio, 1 / (interval?.lowerBound ?? ratio), ratio, 1 / ratio)
+                let (threshold, _) = self.threshold(for: descriptor, key: key, in: baseline.run)
+                let delta = max(2 * (far - 1), threshold.delta ?? 0.1)
+                let name = GateOptions.calibrationKey(key, descriptor.name)
+                calibration[name] = max(calibration[name] ?? 0, delta)
+                calibrated += 1
+            }
+        }
+        file.calibration = calibration
+        file.calibrationRuns = (file.calibrationRuns ?? 0) + 1
+        return (file, calibrated)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import StrainRecords
+
+extension GateReport {
+    /// The comparison view: one self-contained page (inline CSS, no scripts) that
+    /// answers first (the conclusion and what failed, with δ and where it came from,
+    /// the effect with its interval, the q-value, n per side and the outcomes), then
+    /// every other row.
+    public func renderHTML() -> String {
+        let e = Self.html
+        var page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        page += "<title>Strain gate: \(e(suite))</title>\n<style>\(Self.css)</style>\n</head>\n<body>\n"
+        let status = exitCode == 0 ? "pass" : "fail"
+        page += "<header><h1>Strain gate: \(e(suite))</h1>\n<p class=\"\(status)\"><b>\(e(conclusion))</b></p>\n"
+        page += "<p>\(mode == .interleaved ? "Interleaved A/B: both builds ran in one job, repetitions alternating." : "Cross-run against \(e(baselineName ?? "a stored baseline")); timings judged with a δ calibrated from A/A runs.")"
+        if let baselineCommit, let candidateCommit { page += " Baseline <code>\(e(String(baselineCommit.prefix(12))))</code>, candidate <code>\(e(String(candidateCommit.prefix(12))))</code>." }
+        page += " A timing row can fail only with ≥ \(requiredRepetitions) repetitions per side; Benjamini-Hochberg q = \(q).</p>\n"
+        if !fingerprint.isEmpty {
+            page += "<p class=\"note\">Machines differ: " + fingerprint.map { "\(e($0.field)) \(e($0.baseline)) → \(e($0.candidate))\($0.hard ? " (hard)" : "")" }.joined(separator: "; ") + "</p>\n"
+        }
+        page += "</header>\n<main>\n"
+        let failing = self.failing
+        if !failing.isEmpty {
+            page += "<section id=\"failing\"><h2>What failed</h2>\n" + Self.table(failing, failingOnly: true) + "</section>\n"
+        }
+        let others = shownRows.filter { !$0.verdict.fails }
+        if !others.isEmpty {
+            page += "<section id=\"other\"><h2>Improved, inconclusive, new</h2>\n" + Self.table(others, failingOnly: false) + "</section>\n"
+        }
+        let unchanged = rows.filter { $0.verdict == .unchanged }
+        page += "<section id=\"unchanged\"><details><summary>\(unchanged.count) unchanged row\(unchanged.count == 1 ? "" : "s")</summary>\n<ul>"
+        for row in unchanged { page += "<li>\(e(row.key.description))</li>" }
+        page += "</ul></details></section>\n</main>\n</body>\n</html>\n"
+        return page
+    }
+
+    static func table(_ rows: [RowComparison], failingOnly: Bool) -> String {
+        let e = html
+        var out = "<div class=\"scroll\"><table>\n<thead><tr><th>verdict</th><th>trial</th><th>metric</th><th>baseline → candidate</th><th>effect (95% interval)</th><th>q</th><th>n</th><th>δ, floor (from)</th><th>outcomes</th></tr></thead>\n<tbody>\n"
+        for row in rows {
+            let outcomes = "\(e(histogramText(row.baselineOutcomes))) → \(e(histogramText(row.candidateOutcomes)))"
+            if let reason = row.outcomeReason, [.outcomeChanged, .missing, .harnessError, .new, .fixed].contains(row.verdict) {
+                out += "<tr class=\"\(row.verdict.fails ? "bad" : "")\"><td>\(e(row.verdict.label))</td><td>\(e(row.key.description))</td><td>outcome</td><td colspan=\"5\">\(e(reason))</td><td>\(outcomes)</td></tr>\n"
+            }
+            for metric in row.metrics where failingOnly ? metric.verdict.fails : (metric.verdict != .unchanged && metric.verdict != .notGated) {
+                let values = "\(metric.baselineMedian.map { Gate.format($0, metric.unit) } ?? "–") → \(metric.candidateMedian.map { Gate.format($0, metric.unit) } ?? "–")"
+                    + (metric.changePercent.map { String(format: " (%+.1f%%)", $0) } ?? "")
+                let effect = metric.ratio.map { ratio in String(format: "×%.3f", ratio) + (metric.ratioLow.map { String(format: " (%.3f–%.3f)", $0, metric.ratioHigh ?? $0) } ?? "") } ?? e(metric.reason)
+                out += "<tr class=\"\(metric.verdict.fails ? "bad" : "")\"><td>\(e(metric.verdict.label))</td><td>\(e(row.key.description))</td><td>\(e(metric.metric))</td><td class=\"num\">\(e(values))</td><td class=\"num\">\(effect)</td>"
+                out += "<td class=\"num\">\(metric.qValue.map { String(format: "%.3g", $0) } ?? "–")</td><td class=\"num\">\(metric.baselineCount)/\(metric.candidateCount)</td>"
+                out += "<td>\(e(Gate.percent(metric.delta))), \(e(Gate.format(metric.floor, metric.unit))) (\(e(metric.thresholdSource)))</td><td>\(outcomes)</td></tr>\n"
+            }
+        }
+        return out + "</tbody></table></div>\n"
+    }
+
+    static func html(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default:
+                if scalar.value < 0x20 && scalar != "\n" && scalar != "\t" { continue }
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    static let css = """
+        body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1200px;padding:1em;color:#1d1d1f}
+        h1{font-size:1.5em;margin:.2em 0}h2{font-size:1.15em;margin-top:1.4em}
+        .pass b{color:#1a7f37}.fail b{color:#c62828}.note{color:#8a5a00}
+        .scroll{overflow-x:auto}table{border-collapse:collapse;width:100%}
+        th,td{border-bottom:1px solid #ddd;padding:.3em .5em;text-align:left;vertical-align:top}
+        td.num{white-space:nowrap;text-align:right}tr.bad td{background:#fdecea}
+        code{font-size:.95em}
+        """
+}

@@ -1,0 +1,80 @@
+import Foundation
+import StrainRecords
+
+extension GateReport {
+    /// The marker a bot finds its own pull-request comment by.
+    public static let commentMarker = "<!-- strain-gate -->"
+    /// GitHub's limit for a comment body.
+    public static let commentLimit = 65_536
+
+    /// A Markdown comparison for a pull-request comment or a job summary, under `limit` characters.
+    public func renderMarkdown(limit: Int = GateReport.commentLimit) -> String {
+        var head = "\(Self.commentMarker)\n### Strain gate: \(Self.escape(suite)) — \(Self.escape(conclusion))\n\n"
+        head += mode == .interleaved
+            ? "Interleaved A/B: both builds ran in one job, repetitions alternating.\n"
+            : "Cross-run against \(Self.escape(baselineName ?? "a stored baseline")); timings use a δ calibrated from A/A runs.\n"
+        if let baselineCommit, let candidateCommit { head += "Baseline `\(baselineCommit.prefix(12))`, candidate `\(candidateCommit.prefix(12))`.\n" }
+        if !fingerprint.isEmpty {
+            head += "\nMachines differ: " + fingerprint.map { "\($0.field) \(Self.escape($0.baseline)) → \(Self.escape($0.candidate))\($0.hard ? " (hard)" : "")" }.joined(separator: "; ") + "\n"
+        }
+        var body = ""
+        let failing = self.failing
+        if !failing.isEmpty {
+            body += "\n| verdict | trial | what | change | effect (95% interval) | q | n | δ (from) | outcomes baseline → candidate |\n|---|---|---|---:|---|---:|---|---|---|\n"
+            for row in failing { body += Self.rows(row, failingOnly: true).joined() }
+        }
+        var rest = ""
+        let others = shownRows.filter { !$0.verdict.fails }
+        if !others.isEmpty {
+            rest += "\n<details><summary>\(others.count) other row\(others.count == 1 ? "" : "s") (improved, inconclusive, new, fixed)</summary>\n\n"
+            rest += "| verdict | trial | what | change | effect (95% interval) | q | n | δ (from) | outcomes baseline → candidate |\n|---|---|---|---:|---|---:|---|---|---|\n"
+            for row in others { rest += Self.rows(row, failingOnly: false).joined() }
+            rest += "\n</details>\n"
+        }
+        let unchanged = rows.filter { $0.verdict == .unchanged }.count
+        let tail = "\n\(unchanged) row\(unchanged == 1 ? "" : "s") unchanged. A timing row can fail only with ≥ \(requiredRepetitions) repetitions per side; BH q = \(q).\n"
+        var text = head + body + rest + tail
+        if text.count > limit {
+            let note = "\n_Cut to fit a comment: see gate.json or the HTML report for every row._\n"
+            text = String((head + body).prefix(limit - note.count - tail.count)) + note + tail
+        }
+        return text
+    }
+
+    static func rows(_ row: RowComparison, failingOnly: Bool) -> [String] {
+        let outcomes = "\(escape(histogramText(row.baselineOutcomes))) → \(escape(histogramText(row.candidateOutcomes)))"
+        var lines: [String] = []
+        if row.verdict == .outcomeChanged || row.verdict == .missing || row.verdict == .harnessError || row.verdict == .new || row.verdict == .fixed {
+            lines.append("| **\(row.verdict.label)** | \(escape(row.key.description)) | outcome | | \(escape(row.outcomeReason ?? "")) | | | | \(outcomes) |\n")
+        }
+        for metric in row.metrics where failingOnly ? metric.verdict.fails : (metric.verdict != .unchanged && metric.verdict != .notGated) {
+            let effect: String
+            if let ratio = metric.ratio {
+                effect = String(format: "×%.3f", ratio) + ((metric.ratioLow).map { low in String(format: " (%.3f–%.3f)", low, metric.ratioHigh ?? low) } ?? "")
+            } else {
+                effect = escape(metric.reason)
+            }
+            let change = metric.changePercent.map { String(format: "%+.1f%%", $0) } ?? ""
+            let q = metric.qValue.map { String(format: "%.3g", $0) } ?? ""
+            lines.append("| \(metric.verdict.fails ? "**\(metric.verdict.label)**" : metric.verdict.label) | \(escape(row.key.description)) | \(escape(metric.metric)) | \(change) | \(effect) | \(q) | \(metric.baselineCount)/\(metric.candidateCount) | \(Gate.percent(metric.delta)), \(escape(Gate.format(metric.floor, metric.unit))) (\(escape(metric.thresholdSource))) | \(outcomes) |\n")
+        }
+        return lines
+    }
+
+    /// Markdown-safe text for a table cell.
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            switch character {
+            case "|": out += "\\|"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "&": out += "&amp;"
+            case "_", "*", "`", "[", "]": out += "\\\(character)"
+            case "\n", "\r": out += " "
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,70 @@
+import StrainCLI
+import StrainKit
+import StrainScenarios
+
+/// Busy work whose amount a build can change: a timing row for the gate.
+struct SpinScenario: Scenario {
+    static let name = "spin"
+    static let summary = "hashes a counter `work` times on the strategy"
+    static let parameters: [ParameterSpec] = [
+        ParameterSpec("work", .integer(1...1_000_000_000), default: "1000000", summary: "iterations of the loop"),
+    ]
+
+    let work: Int
+
+    init(parameters: ParameterValues) {
+        work = parameters.integer("work") * plantedWorkPercent / 100
+    }
+
+    func prepare(context: ScenarioContext) throws -> Workload {
+        let work = work
+        return { executor in
+            try executor.perform {
+                var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+                for value in 0..<work {
+                    hash ^= UInt64(truncatingIfNeeded: value)
+                    hash &*= 0x0000_0100_0000_01b3
+                }
+                context.record("hash", Double(hash & 0xFF))
+            }
+        }
+    }
+}
+
+/// Recursion whose frame size a build can change: a stack row for the gate.
+struct FramesScenario: Scenario {
+    static let name = "frames"
+    static let summary = "recurses `depth` levels, each keeping the build's frame on the stack"
+    static let parameters: [ParameterSpec] = [
+        ParameterSpec("depth", .integer(1...100_000), default: "2000", summary: "levels of recursion"),
+    ]
+
+    let depth: Int
+
+    init(parameters: ParameterValues) {
+        depth = parameters.integer("depth")
+    }
+
+    func prepare(context: ScenarioContext) throws -> Workload {
+        let depth = depth
+        return { executor in
+            try executor.perform { _ = descendFrames(1, of: depth) }
+        }
+    }
+}
+
+/// One level keeps `plantedFrameBytes` on the stack and touches both ends.
+@inline(never)
+func descendFrames(_ level: Int, of depth: Int) -> Int {
+    withUnsafeTemporaryAllocation(byteCount: plantedFrameBytes, alignment: 16) { buffer in
+        buffer[0] = UInt8(truncatingIfNeeded: level)
+        buffer[plantedFrameBytes - 1] = UInt8(truncatingIfNeeded: level >> 8)
+        RecursionDepth.mark(level)
+        if level == depth { return level }
+        let deeper = descendFrames(level + 1, of: depth)
+        // Reading the buffer after the call keeps this from becoming a tail call.
+        return deeper &+ Int(buffer[plantedFrameBytes - 1] & 0)
+    }
+}
+
+StrainCommand.main(catalog: ScenarioCatalog([SpinScenario.self, FramesScenario.self] + ScenarioCatalog.builtIn.scenarios))

@@ -1,0 +1,223 @@
+import Foundation
+import StrainGate
+import StrainRecords
+import Testing
+
+/// Records built by hand, so each rule of the gate is checked on exactly the data it needs.
+enum Fake {
+    static let environment = EnvironmentRecord(host: "h", cores: 2, memoryBytes: 1 << 34, kernel: "Linux 6", architecture: "x86_64", swiftVersion: "6.3", rlimits: [:], gitCommit: "abc")
+
+    static func key(_ scenario: String = "spin", _ parameters: [(String, String)] = [("work", "1")], strategy: StrategySpec = .main) -> TrialKey {
+        TrialKey(scenario: scenario, parameters: parameters.map { .init(name: $0.0, value: $0.1) }, strategy: strategy, profile: .linux)
+    }
+
+    static func trial(_ key: TrialKey, repetition: Int, wall: Double? = nil, stack: Int? = nil,
+                      outcome: TrialOutcome = .completed, expected: Bool = true) -> TrialRecord {
+        var metrics = TrialMetrics()
+        metrics.wallSeconds = wall
+        metrics.stackHighWaterBytes = stack
+        return TrialRecord(id: TrialID(key: key, repetition: repetition), index: repetition, seed: 1, outcome: outcome,
+                           expected: expected, expectedOutcomes: ["completed"], metrics: metrics, startedAt: "")
+    }
+
+    static func run(_ trials: [TrialRecord], environment: EnvironmentRecord = Fake.environment) -> RunRecord {
+        RunRecord(
+            suite: ResolvedSuite(name: "s", description: nil, path: "s.yaml", repetitions: 1, timeoutSeconds: 10, stallSeconds: 2, profiles: ["linux"], runs: []),
+            environment: environment, startedAt: "", finishedAt: "", runnerPeakRSSBytes: 0, trials: trials
+        )
+    }
+
+    /// n wall times around `center`, spread ±2 %, deterministic.
+    static func walls(_ n: Int, center: Double, salt: Int = 0) -> [Double] {
+        (0..<n).map { center * (1 + 0.02 * sin(Double($0 * 7 + salt))) }
+    }
+}
+
+struct GateDecisionTests {
+    @Test func anAABetweenIdenticalDistributionsPasses() throws {
+        let key = Fake.key()
+        let old = Fake.walls(10, center: 0.05).enumerated().map { Fake.trial(key, repetition: $0.offset + 1, wall: $0.element, stack: 65536) }
+        let new = Fake.walls(10, center: 0.05, salt: 3).enumerated().map { Fake.trial(key, repetition: $0.offset + 1, wall: $0.element, stack: 65536) }
+        let report = try Gate.compare(baseline: Fake.run(old), candidate: Fake.run(new), options: GateOptions(mode: .interleaved))
+        #expect(report.exitCode == 0, "\(report.renderText())")
+        #expect(report.rows.first?.metrics.first { $0.metric == "wall" }?.verdict == .unchanged)
+    }
+
+    @Test func aThirtyPercentSlowerRowRegressesWithItsEffectIntervalAndQValue() throws {
+        let slow = Fake.key()
+        let steady = Fake.key("noop", [])
+        let old = Fake.walls(10, center: 0.05).enumerated().flatMap { [Fake.trial(slow, repetition: $0.offset + 1, wall: $0.element), Fake.trial(steady, repetition: $0.offset + 1, wall: $0.element / 10)] }
+        let new = Fake.walls(10, center: 0.065, salt: 5).enumerated().flatMap { [Fake.trial(slow, repetition: $0.offset + 1, wall: $0.element), Fake.trial(steady, repetition: $0.offset + 1, wall: $0.element / 20)] }
+        let report = try Gate.compare(baseline: Fake.run(old), candidate: Fake.run(new), options: GateOptions(mode: .interleaved))
+        #expect(report.exitCode == 1)
+        let row = try #require(report.rows.first { $0.key == slow })
+        #expect(row.verdict == .regressed)
+        let wall = try #require(row.metrics.first { $0.metric == "wall" })
+        #expect(abs((wall.ratio ?? 0) - 1.3) < 0.03)
+        #expect((wall.ratioLow ?? 0) <= (wall.ratio ?? 0) && (wall.ratio ?? 0) <= (wall.ratioHigh ?? 0))
+        #expect((wall.qValue ?? 1) < 0.05)
+        #expect(report.rows.first { $0.key == steady }?.verdict == .improved, "getting faster never fails")
+    }
+
+    @Test func aStackHighWaterThatGrewBeyondAPageFailsWithOneRepetition() throws {
+        let key = Fake.key("frames", [("depth", "2000")], strategy: .thread(stackBytes: 8 << 20))
+        let report = try Gate.compare(
+            baseline: Fake.run([Fake.trial(key, repetition: 1, wall: 0.01, stack: 1_200_000)]),
+            candidate: Fake.run([Fake.trial(key, repetition: 1, wall: 0.01, stack: 1_440_000)]),
+            options: GateOptions(mode: .interleaved))
+        #expect(report.exitCode == 1)
+        let stack = try #require(report.rows[0].metrics.first { $0.metric == "stack-high-water" })
+        #expect(stack.verdict == .regressed)
+        #expect(report.rows[0].metrics.first { $0.metric == "wall" }?.verdict == .inconclusive, "one repetition cannot judge a timing")
+    }
+
+    @Test func aStackWithinOnePageIsUnchanged() throws {
+        let key = Fake.key()
+        let report = try Gate.compare(
+            baseline: Fake.run([Fake.trial(key, repetition: 1, stack: 100_000)]),
+            candidate: Fake.run([Fake.trial(key, repetition: 1, stack: 104_000)]), options: GateOptions(mode: .interleaved))
+        #expect(report.exitCode == 0)
+    }
+
+    @Test func anOutcomeThatGotWorseFailsWhateverTheStatistics() throws {
+        let key = Fake.key()
+        let report = try Gate.compare(
+            baseline: Fake.run([Fake.trial(key, repetition: 1, wall: 0.01)]),
+            candidate: Fake.run([Fake.trial(key, repetition: 1, outcome: TrialOutcome(kind: .stackOverflow, signal: 11), expected: false)]),
+            options: GateOptions(mode: .interleaved))
+        #expect(report.exitCode == 1)
+        #expect(report.rows[0].verdict == .outcomeChanged)
+    }
+
+    @Test func aNewOutcomeInTheHistogramFailsEvenWhenMostRepetitionsComplete() throws {
+        let key = Fake.key()
+        let old = (1...5).map { Fake.trial(key, repetition: $0, wall: 0.01) }
+        var new = (1...5).map { Fake.trial(key, repetition: $0, wall: 0.01) }
+        new[4] = Fake.trial(key, repetition: 5, outcome: TrialOutcome(kind: .crashed, signal: 6))
+        let report = try Gate.compare(baseline: Fake.run(old), candidate: Fake.run(new), options: GateOptions(mode: .interleaved))
+        #expect(report.rows[0].verdict == .outcomeChanged)
+    }
+
+    @Test func aRowThatNowCompletesIsFixedAndPasses() throws {
+        let key = Fake.key()
+        let report = try Gate.compare(
+            baseline: Fake.run([Fake.trial(key, repetition: 1, outcome: TrialOutcome(kind: .stackOverflow, signal: 11))]),
+            candidate: Fake.run([Fake.trial(key, repetition: 1, wall: 0.01)]), options: GateOptions(mode: .interleaved))
+        #expect(report.rows[0].verdict == .fixed)
+        #expect(report.exitCode == 0)
+    }
+
+    @Test func aMissingRowIsIncompleteDataNeverAPass() throws {
+        let report = try Gate.compare(
+            baseline: Fake.run([Fake.trial(Fake.key(), repetition: 1), Fake.trial(Fake.key("noop", []), repetition: 1)]),
+            candidate: Fake.run([Fake.trial(Fake.key(), repetition: 1)]), options: GateOptions(mode: .interleaved))
+        #expect(report.exitCode == 3)
+        #expect(report.rows.contains { $0.verdict == .missing })
+    }
+
+    @Test func tooFewRepetitionsAreInconclusiveAndSayHowManyAreNeeded() throws {
+        let key = Fake.key()
+        let report = try Gate.compare(
+            baseline: Fake.run((1...2).map { Fake.trial(key, repetition: $0, wall: 0.05 + Double($0) * 0.001) }),
+            candidate: Fake.run((1...2).map { Fake.trial(key, repetition: $0, wall: 0.09 + Double($0) * 0.001) }), options: GateOptions(mode: .interleaved))
+        let wall = try #require(report.rows[0].metrics.first { $0.metric == "wall" })
+        #expect(wall.verdict == .inconclusive)
+        #expect(wall.reason.contains("needs ≥ \(report.requiredRepetitions) per side"))
+        #expect(report.exitCode == 0)
+    }
+
+    @Test func keysJoinWhateverOrderTheParametersWereListedIn() throws {
+        let report = try Gate.compare(
+            baseline: Fake.run([Fake.trial(Fake.key("graph", [("size", "2"), ("shape", "chain")]), repetition: 1)]),
+            candidate: Fake.run([Fake.trial(Fake.key("graph", [("shape", "chain"), ("size", "2")]), repetition: 1)]),
+            options: GateOptions(mode: .interleaved))
+        #expect(report.rows.count == 1)
+        #expect(report.exitCode == 0)
+    }
+
+    @Test func aCrossRunAgainstAMachineThatDiffersIsRefusedUnlessAllowed() throws {
+        var other = Fake.environment
+        other.cores = 16
+        let key = Fake.key()
+        let baseline = Fake.run([Fake.trial(key, repetition: 1, stack: 1000)], environment: other)
+        let candidate = Fake.run([Fake.trial(key, repetition: 1, stack: 1000)])
+        #expect(throws: GateError.self) { try Gate.compare(baseline: baseline, candidate: candidate, options: GateOptions(mode: .crossRun)) }
+        let allowed = try Gate.compare(baseline: baseline, candidate: candidate, options: GateOptions(mode: .crossRun, allowFingerprintMismatch: true))
+        #expect(allowed.fingerprint.contains { $0.field == "cores" && $0.hard })
+    }
+
+    @Test func aCrossRunTimingIsInconclusiveUntilCalibratedAndUsesTheCalibratedDelta() throws {
+        let key = Fake.key()
+        let old = Fake.walls(10, center: 0.05).enumerated().map { Fake.trial(key, repetition: $0.offset + 1, wall: $0.element) }
+        let rerun = Fake.walls(10, center: 0.06, salt: 2).enumerated().map { Fake.trial(key, repetition: $0.offset + 1, wall: $0.element) }
+        let uncalibrated = try Gate.compare(baseline: Fake.run(old), candidate: Fake.run(rerun), options: GateOptions(mode: .crossRun))
+        #expect(uncalibrated.rows[0].metrics.first { $0.metric == "wall" }?.verdict == .inconclusive)
+        // The A/A rerun drifted 20 %: calibrated, the same drift no longer fails.
+        let (calibrated, rows) = Gate.calibrate(BaselineFile(name: "b", savedAt: "", source: "", run: Fake.run(old)), with: Fake.run(rerun))
+        #expect(rows >= 1)
+        let report = try Gate.compare(baseline: Fake.run(old), candidate: Fake.run(rerun), options: GateOptions(mode: .crossRun, calibration: calibrated.calibration ?? [:]))
+        let wall = try #require(report.rows[0].metrics.first { $0.metric == "wall" })
+        #expect(wall.thresholdSource == "calibration")
+        #expect(wall.verdict == .unchanged, "\(wall.reason)")
+    }
+
+    @Test func githubAnnotationsEscapeTheirDataAndProperties() {
+        #expect(GateReport.data("50% a\r\nb") == "50%25 a%0D%0Ab")
+        #expect(GateReport.property("a:b,c%") == "a%3Ab%2Cc%25")
+    }
+
+    @Test func githubShowsTheWorstTenErrorsThenANoticeWithTheRest() throws {
+        let old = (1...12).map { Fake.trial(Fake.key("s\($0)", []), repetition: 1, wall: 0.01) }
+        let new = (1...12).map { Fake.trial(Fake.key("s\($0)", []), repetition: 1, outcome: TrialOutcome(kind: .crashed, signal: 11), expected: false) }
+        let report = try Gate.compare(baseline: Fake.run(old), candidate: Fake.run(new), options: GateOptions(mode: .interleaved))
+        let lines = report.renderGitHub().split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix("::error ") }.count == 10)
+        #expect(lines.contains { $0.hasPrefix("::notice") && $0.contains("2 more failing rows") })
+        #expect(lines.first?.contains("file=s.yaml") == true)
+    }
+
+    @Test func theMarkdownCommentCarriesItsMarkerAndStaysUnderTheLimit() throws {
+        let old = (1...400).map { Fake.trial(Fake.key("scenario-with-a-long-name-\($0)", [("parameter", String(repeating: "x", count: 80))]), repetition: 1, wall: 0.01) }
+        let new = old.map { Fake.trial($0.key, repetition: 1, outcome: TrialOutcome(kind: .crashed, signal: 11), expected: false) }
+        let report = try Gate.compare(baseline: Fake.run(old), candidate: Fake.run(new), options: GateOptions(mode: .interleaved))
+        let markdown = report.renderMarkdown(limit: 65_536)
+        #expect(markdown.hasPrefix(GateReport.commentMarker))
+        #expect(markdown.count <= 65_536)
+        #expect(markdown.contains("Cut to fit"))
+    }
+}
+
+struct ShardMergeTests {
+    static func shard(_ index: Int, of count: Int, trials: [TrialRecord], plan: String = "p", total: Int) -> RunRecord {
+        var run = Fake.run(trials)
+        run.plan = PlanRecord(hash: plan, trialCount: total, shard: ShardRecord(index: index, count: count, trialCount: trials.count))
+        return run
+    }
+
+    @Test func completeShardsMergeIntoTheWholePlan() throws {
+        let trials = (1...6).map { Fake.trial(Fake.key("s\($0)", []), repetition: 1) }
+        let merged = try RunMerger.mergeShards([
+            ("a", Self.shard(1, of: 2, trials: Array(trials[0..<2]), total: 6)),
+            ("b", Self.shard(2, of: 2, trials: Array(trials[2...]), total: 6)),
+        ])
+        #expect(Set(merged.trials.map(\.id)) == Set(trials.map(\.id)))
+        #expect(merged.shards?.count == 2)
+        #expect(merged.plan?.shard == nil)
+    }
+
+    @Test func aMissingShardIsIncomplete() {
+        let trials = (1...6).map { Fake.trial(Fake.key("s\($0)", []), repetition: 1) }
+        #expect {
+            try RunMerger.mergeShards([("a", Self.shard(1, of: 3, trials: Array(trials[0..<2]), total: 6))])
+        } throws: { ($0 as? GateError)?.kind == .incomplete && "\($0)".contains("2/3, 3/3") }
+    }
+
+    @Test func shardsOfDifferentPlansAreRefused() {
+        #expect {
+            try RunMerger.mergeShards([
+                ("a", Self.shard(1, of: 2, trials: [], plan: "p", total: 0)),
+                ("b", Self.shard(2, of: 2, trials: [], plan: "q", total: 0)),
+            ])
+        } throws: { ($0 as? GateError)?.kind == .input && "\($0)".contains("another plan") }
+    }
+}

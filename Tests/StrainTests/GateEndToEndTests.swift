@@ -1,0 +1,232 @@
+import Foundation
+import StrainRecords
+import Testing
+
+/// The gate through the built binary: real runs, real children, real builds of a
+/// user package with a planted regression.
+@Suite(.serialized) struct GateEndToEndTests {
+    static func folder() throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strain-gate-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    static func write(_ text: String, _ path: String) throws {
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    static let twoRows = """
+        name: gate-e2e
+        timeout: 30s
+        profiles: [linux]
+        runs:
+          - scenario: noop
+            strategies: [main, thread(512KiB)]
+          - scenario: stack-depth
+            parameters: {frame: 256B, limit: 500}
+            strategies: [thread(8MiB)]
+        """
+
+    @Test func anInterleavedAAGateOfOneBinaryPassesAndWritesItsVerdictFiles() throws {
+        let folder = try Self.folder()
+        let suite = folder + "/suite.yaml"
+        try Self.write(Self.twoRows, suite)
+        let result = try StrainBinary.run(["gate", "--baseline-binary", StrainBinary.path, suite, "--repetitions", "6", "--out", folder + "/gate"], timeout: 180)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let gate = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/gate/gate.json"))) as? [String: Any]
+        #expect(gate?["exitCode"] as? Int == 0)
+        #expect(gate?["mode"] as? String == "interleaved")
+        let rounds = try FileManager.default.contentsOfDirectory(atPath: folder + "/gate/rounds").filter { !$0.hasSuffix(".log") }
+        #expect(rounds.count == 12, "6 rounds of A and B, each a run of its own: \(rounds.sorted())")
+        let junit = folder + "/gate/junit.xml"
+        let check = try XMLSchemaCheck.validate(junit, schema: ReportTests.fixtures.appendingPathComponent("junit-jenkins-xunit.xsd").path)
+        #expect(check.valid, "\(check.output)")
+    }
+
+    @Test func aMissingBaselineIsAnInputError() throws {
+        let folder = try Self.folder()
+        let result = try StrainBinary.run(["gate", folder + "/nothing/run.json", "--baseline", "main", "--baselines", folder + "/baselines"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("no baseline named 'main'"), "\(result.stderr)")
+    }
+
+    @Test func aReorderedSuiteJoinsItsBaselineAndARowItLostIsIncomplete() throws {
+        let folder = try Self.folder()
+        let suite = folder + "/suite.yaml"
+        try Self.write(Self.twoRows, suite)
+        let first = try StrainBinary.run(["run", suite, "--out", folder + "/a", "--format", "json"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let saved = try StrainBinary.run(["baseline", "save", folder + "/a", "--name", "base", "--baselines", folder + "/baselines"])
+        #expect(saved.status == 0, "\(saved.stderr)")
+        // The same trials, listed the other way round: runs, strategies and parameters.
+        try Self.write("""
+            name: gate-e2e
+            timeout: 30s
+            profiles: [linux]
+            runs:
+              - scenario: stack-depth
+                parameters: {limit: 500, frame: 256B}
+                strategies: [thread(8MiB)]
+              - scenario: noop
+                strategies: [thread(512KiB), main]
+            """, suite)
+        let second = try StrainBinary.run(["run", suite, "--out", folder + "/b", "--format", "json"])
+        #expect(second.status == 0)
+        let gate = try StrainBinary.run(["gate", folder + "/b", "--baseline", "base", "--baselines", folder + "/baselines"])
+        #expect(gate.status == 0, "\(gate.stdout)\n\(gate.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/b/gate/gate.json"))) as? [String: Any]
+        let rows = report?["rows"] as? [[String: Any]] ?? []
+        #expect(rows.count == 3)
+        #expect(!rows.contains { ["missing", "new"].contains($0["verdict"] as? String) }, "every row joined: \(rows.map { $0["verdict"] ?? "" })")
+
+        let filtered = try StrainBinary.run(["run", suite, "--out", folder + "/c", "--format", "json", "--skip", "scenario=noop"])
+        #expect(filtered.status == 0)
+        let incomplete = try StrainBinary.run(["gate", folder + "/c", "--baseline", "base", "--baselines", folder + "/baselines"])
+        #expect(incomplete.status == 3, "\(incomplete.stdout)")
+        #expect(incomplete.stdout.contains("MISSING noop"))
+    }
+
+    @Test func shardsOneTwoAndThreeOfThreeMergeIntoTheUnshardedPlan() throws {
+        let folder = try Self.folder()
+        let suite = folder + "/suite.yaml"
+        try Self.write("""
+            name: shards
+            timeout: 30s
+            profiles: [linux, ios]
+            runs:
+              - scenario: noop
+                strategies: [main, gcd-global, thread(512KiB)]
+              - scenario: stack-depth
+                parameters: {frame: [64B, 256B], limit: 100}
+                strategies: [thread(8MiB), main]
+            """, suite)
+        let whole = try StrainBinary.run(["run", suite, "--list"])
+        let planned = Set(whole.stdout.split(separator: "\n").dropLast().map(String.init))
+        #expect(planned.count == 14)
+        var shardIDs: [Set<String>] = []
+        for index in 1...3 {
+            let run = try StrainBinary.run(["run", suite, "--shard", "\(index)/3", "--out", folder + "/shard\(index)", "--format", "json"])
+            #expect(run.status == 0, "\(run.stderr)")
+            let record = try RunRecordFile.read(from: folder + "/shard\(index)/run.json")
+            shardIDs.append(Set(record.trials.map(\.id.description)))
+        }
+        #expect(shardIDs[0].isDisjoint(with: shardIDs[1]) && shardIDs[1].isDisjoint(with: shardIDs[2]) && shardIDs[0].isDisjoint(with: shardIDs[2]))
+        let missing = try StrainBinary.run(["merge", folder + "/shard1", folder + "/shard3", "--out", folder + "/partial"])
+        #expect(missing.status == 3)
+        #expect(missing.stderr.contains("2/3"))
+        let merged = try StrainBinary.run(["merge", folder + "/shard1", folder + "/shard2", folder + "/shard3", "--out", folder + "/merged"])
+        #expect(merged.status == 0, "\(merged.stderr)")
+        let record = try RunRecordFile.read(from: folder + "/merged/run.json")
+        #expect(Set(record.trials.map(\.id.description)) == planned)
+        #expect(record.shards?.count == 3)
+    }
+}
+
+/// A user package over Strain in three builds: the base, one whose `spin` does 30 %
+/// more work, one whose `frames` keeps a 25 % larger frame.
+@Suite(.serialized) struct PlantedRegressionTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Builds the fixture with the planted constants and returns a copy of its binary.
+    static func build(workPercent: Int, frameBytes: Int, into folder: String, name: String) throws -> String {
+        let source = repository.appendingPathComponent("Tests/GateFixture").path
+        let package = repository.appendingPathComponent(".build/gate-fixture-package").path
+        let fileManager = FileManager.default
+        if !fileManager.fileExists(atPath: package) {
+            try fileManager.createDirectory(atPath: package + "/Sources", withIntermediateDirectories: true)
+            try fileManager.copyItem(atPath: source + "/Sources/gate-fixture", toPath: package + "/Sources/gate-fixture")
+        }
+        let template = try String(contentsOfFile: source + "/Package.swift.template", encoding: .utf8)
+        let manifest = template.replacingOccurrences(of: "@STRAIN_PATH@", with: repository.path)
+        if (try? String(contentsOfFile: package + "/Package.swift", encoding: .utf8)) != manifest {
+            try manifest.write(toFile: package + "/Package.swift", atomically: true, encoding: .utf8)
+        }
+        try fileManager.removeItem(atPath: package + "/Sources/gate-fixture/main.swift")
+        try fileManager.copyItem(atPath: source + "/Sources/gate-fixture/main.swift", toPath: package + "/Sources/gate-fixture/main.swift")
+        try """
+            let plantedWorkPercent = \(workPercent)
+            let plantedFrameBytes = \(frameBytes)
+            """.write(toFile: package + "/Sources/gate-fixture/Planted.swift", atomically: true, encoding: .utf8)
+        // SwiftPM keeps a path dependency's file list in its build plan: plan again, so
+        // files added to Strain since the last build are seen (the objects stay cached).
+        let scratch = repository.appendingPathComponent(".build/gate-fixture-build").path
+        try? fileManager.removeItem(atPath: scratch + "/debug.yaml")
+        try? fileManager.removeItem(atPath: scratch + "/debug/description.json")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["swift", "build", "--package-path", package, "--scratch-path", repository.appendingPathComponent(".build/gate-fixture-build").path]
+        let log = Pipe()
+        process.standardOutput = log
+        process.standardError = log
+        try process.run()
+        let output = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw BuildError(output: output) }
+        let binary = folder + "/" + name
+        try fileManager.copyItem(atPath: repository.appendingPathComponent(".build/gate-fixture-build/debug/gate-fixture").path, toPath: binary)
+        return binary
+    }
+
+    struct BuildError: Error { var output: String }
+
+    static let suite = repository.appendingPathComponent("Tests/GateFixture/gate-fixture.yaml").path
+
+    static func gate(_ old: String, _ new: String, repetitions: Int, folder: String) throws -> (StrainBinary.Result, [String: String]) {
+        let result = try StrainBinary.run(["gate", "--baseline-binary", old, "--candidate-binary", new, suite,
+                                           "--repetitions", "\(repetitions)", "--out", folder], timeout: 300)
+        let data = try Data(contentsOf: URL(fileURLWithPath: folder + "/gate.json"))
+        let rows = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["rows"] as? [[String: Any]] ?? []
+        var verdicts: [String: String] = [:]
+        for row in rows {
+            let key = row["key"] as? [String: Any]
+            verdicts["\(key?["scenario"] ?? "?") \(key?["strategy"] ?? "?")"] = row["verdict"] as? String
+        }
+        return (result, verdicts)
+    }
+
+    @Test func aPlantedThirtyPercentSlowdownFailsTheInterleavedGateOnExactlyThatRow() throws {
+        let folder = try GateEndToEndTests.folder()
+        let base = try Self.build(workPercent: 100, frameBytes: 512, into: folder, name: "base")
+        let slower = try Self.build(workPercent: 130, frameBytes: 512, into: folder, name: "slower")
+        let (result, verdicts) = try Self.gate(base, slower, repetitions: 10, folder: folder + "/gate")
+        #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
+        #expect(verdicts["spin main"] == "regressed", "\(verdicts)")
+        #expect(verdicts.filter { $0.key != "spin main" }.values.allSatisfy { !["regressed", "outcomeChanged", "missing", "harnessError"].contains($0) }, "\(verdicts)")
+    }
+
+    @Test func aPlantedTwentyFivePercentLargerFrameFailsOnExactlyThatRowWithOneRepetition() throws {
+        let folder = try GateEndToEndTests.folder()
+        let base = try Self.build(workPercent: 100, frameBytes: 512, into: folder, name: "base")
+        let larger = try Self.build(workPercent: 100, frameBytes: 640, into: folder, name: "larger")
+        let (result, verdicts) = try Self.gate(base, larger, repetitions: 1, folder: folder + "/gate")
+        #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
+        #expect(verdicts["frames thread(8MiB)"] == "regressed", "\(verdicts)")
+        #expect(verdicts.filter { $0.key != "frames thread(8MiB)" }.values.allSatisfy { !["regressed", "outcomeChanged", "missing", "harnessError"].contains($0) }, "\(verdicts)")
+        #expect(result.stdout.contains("stack-high-water"))
+    }
+
+    @Test func theCommandPluginRunsTheUsersOwnStrainAndCollapsesEveryFailureToOne() throws {
+        let folder = try GateEndToEndTests.folder()
+        _ = try Self.build(workPercent: 100, frameBytes: 512, into: folder, name: "base")
+        func plugin(_ arguments: [String]) throws -> (status: Int32, output: String) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["swift", "package", "--package-path", Self.repository.appendingPathComponent(".build/gate-fixture-package").path,
+                                 "--scratch-path", Self.repository.appendingPathComponent(".build/gate-fixture-build").path,
+                                 "--allow-writing-to-package-directory", "strain", "--product", "gate-fixture", "--configuration", "debug"] + arguments
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = pipe
+            try process.run()
+            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, output)
+        }
+        let list = try plugin(["list"])
+        #expect(list.status == 0, "\(list.output)")
+        #expect(list.output.contains("spin") && list.output.contains("frames"), "the user's own scenarios: \(list.output)")
+        let refused = try plugin(["gate", folder + "/none", "--baseline", "nothing"])
+        #expect(refused.status == 1, "SwiftPM turns the gate's exit 2 into 1: \(refused.output)")
+        #expect(refused.output.contains("exited 2"))
+    }
+}
