@@ -51,6 +51,9 @@ struct GateCommand: ParsableCommand {
     @Option(name: .customLong("skip"), help: ArgumentHelp("Interleaved: passed to each build's `run --skip`.", valueName: "text"))
     var skips: [String] = []
 
+    @Option(help: ArgumentHelp("Interleaved: run shard K of N of the plan on both builds (see `strain run --shard`).", valueName: "K/N"))
+    var shard: String?
+
     @Option(help: ArgumentHelp("Record a calibration: this A/A rerun's drift against --baseline sets its cross-run δ.", valueName: "run.json"))
     var calibrate: String?
 
@@ -82,7 +85,7 @@ struct GateCommand: ParsableCommand {
                 directory = out ?? "Reports/gate-\(runTimestamp())"
                 let runner = InterleavedGate(
                     baselineBinary: baselineBinary, candidateBinary: candidateBinary ?? currentExecutablePath(),
-                    suite: suite, repetitions: repetitions, filters: filters, skips: skips, directory: directory
+                    suite: suite, repetitions: repetitions, filters: filters, skips: skips, shard: shard, directory: directory
                 )
                 let (old, new) = try runner.run()
                 report = try Gate.compare(baseline: old, candidate: new, options: GateOptions(mode: .interleaved))
@@ -153,6 +156,7 @@ struct InterleavedGate {
     var repetitions: Int
     var filters: [String]
     var skips: [String]
+    var shard: String?
     var directory: String
 
     func run() throws(GateError) -> (baseline: RunRecord, candidate: RunRecord) {
@@ -191,6 +195,7 @@ struct InterleavedGate {
         var arguments = ["run", suite, "--repetitions", "1", "--out", out, "--format", "json"]
         for filter in filters { arguments += ["--filter", filter] }
         for skip in skips { arguments += ["--skip", skip] }
+        if let shard { arguments += ["--shard", shard] }
         let log = (directory as NSString).appendingPathComponent("rounds/\(label).log")
         try? FileManager.default.createDirectory(atPath: (directory as NSString).appendingPathComponent("rounds"), withIntermediateDirectories: true)
         FileManager.default.createFile(atPath: log, contents: nil)

@@ -188,7 +188,7 @@ import Testing
         let folder = try GateEndToEndTests.folder()
         let base = try Self.build(workPercent: 100, frameBytes: 512, into: folder, name: "base")
         let slower = try Self.build(workPercent: 130, frameBytes: 512, into: folder, name: "slower")
-        let (result, verdicts) = try Self.gate(base, slower, repetitions: 10, folder: folder + "/gate")
+        let (result, verdicts) = try Self.gate(base, slower, repetitions: 16, folder: folder + "/gate")
         #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
         #expect(verdicts["spin main"] == "regressed", "\(verdicts)")
         #expect(verdicts.filter { $0.key != "spin main" }.values.allSatisfy { !["regressed", "outcomeChanged", "missing", "harnessError"].contains($0) }, "\(verdicts)")

@@ -16,18 +16,33 @@ extension GateReport {
         for difference in fingerprint {
             lines.append("  \(difference.hard ? "machine differs" : "note"): \(difference.field) \(difference.baseline) → \(difference.candidate)")
         }
-        for row in shownRows {
+        // Failing rows in full; improved, fixed, new and missing rows with what changed;
+        // inconclusive ones counted by reason (gate.json, gate.md and gate.html have each).
+        for row in shownRows where row.verdict != .inconclusive {
             lines.append("  \(row.verdict.label.uppercased()) \(row.key)")
             if let reason = row.outcomeReason, row.verdict != .unchanged { lines.append("      outcome: \(reason)") }
-            for metric in row.metrics where metric.verdict != .unchanged && metric.verdict != .notGated {
+            for metric in row.metrics where metric.verdict.fails || metric.verdict == .improved {
                 lines.append("      \(metric.metric): \(metric.reason)\(Self.statistics(metric))")
             }
         }
+        var reasons: [String: Int] = [:]
+        for row in rows where row.verdict == .inconclusive {
+            for reason in Set(row.metrics.filter { $0.verdict == .inconclusive }.map { Self.reasonKind($0.reason) }) { reasons[reason, default: 0] += 1 }
+        }
         let inconclusive = rows.filter { $0.verdict == .inconclusive }.count
         if inconclusive > 0 {
-            lines.append("  \(inconclusive) row\(inconclusive == 1 ? "" : "s") inconclusive: a timing row can fail only with ≥ \(requiredRepetitions) repetitions per side here")
+            let why = reasons.sorted { $0.value > $1.value }.map { "\($0.value) \($0.key)" }.joined(separator: "; ")
+            lines.append("  \(inconclusive) row\(inconclusive == 1 ? "" : "s") inconclusive (\(why)); a timing row can fail only with ≥ \(requiredRepetitions) repetitions per side here")
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// An inconclusive metric's reason without its numbers, for counting.
+    static func reasonKind(_ reason: String) -> String {
+        if reason.hasPrefix("too few repetitions") { return "too few repetitions" }
+        if reason.hasPrefix("the machines differ") { return "machines differ" }
+        if reason.hasPrefix("a cross-run timing") { return "cross-run timings not calibrated" }
+        return reason
     }
 
     /// ` [n 10/10, ratio 1.31 (1.25–1.38), q 0.0004, δ 10% from suite]`.
