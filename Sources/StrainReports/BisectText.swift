@@ -71,12 +71,11 @@ public enum BisectText {
 }
 
 extension TerminalReport {
-    /// `  probe 7  cyclic-graph[size=2000] thread(1.3MiB) linux #1  completed  31.2 ms`.
+    /// `  probe 7  cyclic-graph[operation=unarchive, shape=chain, size=2000] thread(1300KiB) linux #1  completed  31.2 ms`.
     public func probeLine(_ trial: TrialRecord, index: Int) -> String {
-        let parameters = trial.parameters.isEmpty ? "" : "[" + trial.parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",") + "]"
         let outcome = trial.outcome.kind == .completed ? paint(trial.outcome.description, 32) : paint(trial.outcome.description, 33)
         let time = Format.duration(trial.metrics.trialSeconds)
-        return "  probe \(index)  \(trial.scenario)\(parameters) \(trial.strategy) \(trial.profile) #\(trial.repetition)  \(outcome)  \(time)"
+        return "  probe \(index)  \(trial.key.configuration) \(trial.strategy) \(trial.profile.rawValue) #\(trial.repetition)  \(outcome)  \(time)"
     }
 
     /// The bisect's answers, for the end of `strain bisect`.
