@@ -33,6 +33,7 @@ public final class ConfinementChecker: Sendable {
         self.init(log: context.confinement)
     }
 
+    /// A checker that records into `log` (a test's own, for instance).
     public init(log: ConfinementLog) {
         self.log = log
     }
@@ -81,6 +82,7 @@ public struct OwningQueue: Sendable {
         }
     }
 
+    /// The queue's label, as violations name their owner.
     public var label: String { queue.label }
 }
 
@@ -204,13 +206,20 @@ public final class ConfinementLog: Sendable {
 }
 
 /// A violation as the child saw it: raw return addresses, named by the parent.
+/// The fields mean what `ConfinementViolation`'s do; the stacks are return addresses, innermost first.
 public struct RawConfinementViolation: Codable, Hashable, Sendable {
+    /// The kind of object touched.
     public var object: String
+    /// What was done to it (`title (read)`).
     public var access: String
+    /// `queue LABEL` or `thread TID`.
     public var owner: String
+    /// The thread that touched it.
     public var threadID: Int
     public var threadName: String
+    /// Accesses from this call site.
     public var count: Int
+    /// The wrong access's stack, and the stack that confined the object.
     public var accessStack: [UInt]
     public var ownerStack: [UInt]
 }

@@ -27,6 +27,7 @@ public final class SizedTaskExecutor: _Concurrency.TaskExecutor, Sendable {
         }
     }
 
+    /// Queues `job` for the next free thread of this executor, first in first out.
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedTaskExecutor()

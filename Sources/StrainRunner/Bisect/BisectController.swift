@@ -7,7 +7,9 @@ import StrainKit
 /// writes the whole as a run: the probes as its trials (journalled as they
 /// end), the answers as run.json's `bisect` section.
 public struct BisectController {
+    /// Where the probes run (the supervisor).
     public var runner: any BisectProbeRunner
+    /// Where run.json and trials.jsonl go.
     public var outputDirectory: String
 
     public init(runner: any BisectProbeRunner, outputDirectory: String) {

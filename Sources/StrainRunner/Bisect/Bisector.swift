@@ -4,6 +4,7 @@ import StrainKit
 /// Runs one probe of a bisect: a trial in, its record out. The supervisor (a
 /// real child per probe) in a run; a fake with a known boundary in unit tests.
 public protocol BisectProbeRunner {
+    /// Runs the trial to its end and returns its record; never throws (a crash is an outcome).
     func run(_ spec: TrialSpec) -> TrialRecord
 }
 
@@ -23,6 +24,7 @@ public final class Bisector {
     /// Hears of each probe as it ends.
     private let progress: (TrialRecord) -> Void
 
+    /// A bisector whose probes run on `runner`, numbered from `firstIndex`.
     public init(runner: any BisectProbeRunner, firstIndex: Int = 0, progress: @escaping (TrialRecord) -> Void = { _ in }) {
         self.runner = runner
         self.progress = progress
