@@ -26,14 +26,18 @@ struct BaselineCommand: ParsableCommand {
         @Option(help: "The baseline's name (letters, digits, '.', '_', '-').")
         var name: String = "main"
 
-        @Flag(help: "Replace a baseline of that name.")
+        @Flag(help: "Replace a baseline of that name; save a run that has harness errors.")
         var force = false
 
         @OptionGroup var location: Location
 
         func run() throws {
-            do {
+            do throws(GateError) {
                 let record = try readRun(runJSON)
+                let broken = record.trials.filter { $0.outcome.kind == .harnessError }
+                if !broken.isEmpty, !force {
+                    throw GateError(.input, "\(runJSON) has \(broken.count) trial\(broken.count == 1 ? "" : "s") where the harness failed (\(broken[0].id)); a baseline without their data would hide regressions. Run it again, or pass --force")
+                }
                 let path = try location.store.save(record, name: name, source: runJSON, force: force)
                 print("Saved baseline \(name): \(record.trials.count) trials of \(record.suite.name), commit \(record.environment.gitCommit.map { String($0.prefix(12)) } ?? "unknown"), to \(path)")
             } catch { throw error.exit() }
@@ -72,7 +76,7 @@ struct BaselineCommand: ParsableCommand {
                 print("  suite \(run.suite.name) (\(run.suite.path)), \(run.trials.count) trials, \(Set(run.trials.map(\.key)).count) trial keys, schema \(run.schemaVersion), Strain \(run.strainVersion)")
                 print("  commit \(environment.gitCommit ?? "unknown")")
                 print("  machine \(environment.host): \(environment.architecture), \(environment.cores) cores, \(environment.memoryBytes / (1 << 20)) MiB, \(environment.kernel), \(environment.cpuModel ?? "CPU unknown"), Swift \(environment.swiftVersion), \(environment.buildConfiguration ?? "build unknown")")
-                if let calibration = file.calibration {
+                if let calibration = file.calibration, !calibration.isEmpty {
                     let deltas = calibration.values.sorted()
                     print("  calibration: \(calibration.count) row-metrics from \(file.calibrationRuns ?? 0) A/A run(s); δ median \(Int((deltas[deltas.count / 2] * 100).rounded()))%, largest \(Int(((deltas.last ?? 0) * 100).rounded()))%")
                 } else {

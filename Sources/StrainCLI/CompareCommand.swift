@@ -37,7 +37,7 @@ struct CompareCommand: ParsableCommand {
         for row in report.rows {
             lines.append("\(row.key)  [\(row.verdict.label)]")
             if row.verdict == .new || row.verdict == .missing || row.outcomeReason != nil {
-                lines.append("    outcome: \(GateReport.histogramLine(row))\(row.outcomeReason.map { " — \($0)" } ?? "")")
+                lines.append("    outcome: \(GateReport.histogramText(row.baselineOutcomes)) → \(GateReport.histogramText(row.candidateOutcomes))\(row.outcomeReason.map { " — \($0)" } ?? "")")
             }
             for metric in row.metrics {
                 let old = metric.baselineMedian.map { Gate.format($0, metric.unit) } ?? "–"
@@ -48,15 +48,5 @@ struct CompareCommand: ParsableCommand {
             }
         }
         return lines.joined(separator: "\n")
-    }
-}
-
-extension GateReport {
-    /// `completed ×10 → completed ×9, crashed(SIGABRT) ×1`.
-    static func histogramLine(_ row: RowComparison) -> String {
-        func text(_ counts: [String: Int]) -> String {
-            counts.isEmpty ? "–" : counts.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ")
-        }
-        return "\(text(row.baselineOutcomes)) → \(text(row.candidateOutcomes))"
     }
 }

@@ -19,14 +19,16 @@ struct GateCommand: ParsableCommand {
         commandName: "gate",
         abstract: "Fail CI on regressions: interleaved A/B of two builds (the default way), or a run against a stored baseline.",
         discussion: """
-        Interleaved:  strain gate --baseline-binary OLD [--candidate-binary NEW] SUITE --repetitions 10
-                      runs both builds' trials in one job, alternating repetitions (ABBA), each build through its own `run`.
-        Cross-run:    strain gate CURRENT/run.json --baseline NAME|PATH
-        Calibrate:    strain gate --calibrate RERUN/run.json --baseline NAME   (an A/A run of the baseline's code on another occasion)
+        Interleaved (the default way): strain gate --baseline-binary OLD [--candidate-binary NEW] SUITE --repetitions 10. \
+        Both builds' trials run in one job, repetitions alternating (ABBA), each build through its own `run`.
+
+        Cross-run: strain gate CURRENT/run.json --baseline NAME|PATH. \
+        Calibrate it first with an A/A run of the baseline's commit: strain gate --calibrate RERUN/run.json --baseline NAME.
 
         Exit codes (also in gate.json): 0 nothing regressed and no outcome got worse; 1 a regression or an outcome that got worse; \
         2 usage or input error (a bad or missing baseline, an unsupported schema, a refused fingerprint); 3 harness error or incomplete data \
-        (a missing row, a trial the harness failed). Writes gate.json, gate.md (a pull-request comment), gate.html (the comparison view) and junit.xml into --out.
+        (a missing row, a trial the harness failed). Writes gate.json, gate.md (a pull-request comment), gate.html (the comparison view) \
+        and junit.xml into --out.
         """
     )
 
@@ -140,7 +142,10 @@ struct GateCommand: ParsableCommand {
             throw GateError(.input, "the rerun is of commit \(rerunCommit.prefix(12)), the baseline of \(commit.prefix(12)): a calibration needs the same code run again")
         }
         let (calibrated, rows) = Gate.calibrate(file, with: run)
-        try location.store.write(calibrated, force: true)
+        guard rows > 0 else {
+            throw GateError(.input, "\(rerun) shares no completed timing row with baseline \(file.name); a calibration needs a rerun of the same suite")
+        }
+        try location.store.replace(file, with: calibrated)
         print("Calibrated baseline \(file.name) from \(rerun): \(rows) timing row-metrics, \(calibrated.calibrationRuns ?? 1) A/A run(s) so far")
     }
 }

@@ -187,6 +187,81 @@ struct GateDecisionTests {
     }
 }
 
+/// Findings of a review, each reproduced before it was fixed.
+struct GateReviewFindingTests {
+    static func gate(_ old: [TrialRecord], _ new: [TrialRecord]) throws -> GateReport {
+        try Gate.compare(baseline: Fake.run(old), candidate: Fake.run(new), options: GateOptions(mode: .interleaved))
+    }
+
+    @Test func aRowThatMostlyCompletedAndNowNeverDoesIsAnOutcomeChange() throws {
+        let key = Fake.key()
+        let timedOut = TrialOutcome(kind: .timedOut)
+        let old = (1...5).map { Fake.trial(key, repetition: $0, wall: 0.01) } + [Fake.trial(key, repetition: 6, outcome: timedOut, expected: false)]
+        let new = (1...6).map { Fake.trial(key, repetition: $0, outcome: timedOut, expected: false) }
+        let report = try Self.gate(old, new)
+        #expect(report.rows[0].verdict == .outcomeChanged, "\(report.rows[0])")
+        #expect(report.exitCode == 1)
+    }
+
+    @Test func anUnexpectedNewOutcomeIsNotHiddenBehindAnExpectedOne() throws {
+        let key = Fake.key()
+        func trial(_ repetition: Int, _ outcome: TrialOutcome, _ expected: Bool) -> TrialRecord {
+            var trial = Fake.trial(key, repetition: repetition, wall: 0.01, outcome: outcome, expected: expected)
+            trial.expectedOutcomes = ["completed", "crashed"]
+            return trial
+        }
+        let old = (1...5).map { trial($0, .completed, true) } + [trial(6, TrialOutcome(kind: .deadlocked), false)]
+        let new = (1...2).map { trial($0, TrialOutcome(kind: .crashed, signal: 6), true) } + (3...6).map { trial($0, TrialOutcome(kind: .timedOut), false) }
+        #expect(try Self.gate(old, new).rows[0].verdict == .outcomeChanged)
+    }
+
+    @Test func aThroughputThatDropsToZeroRegresses() throws {
+        let key = Fake.key()
+        func trial(_ repetition: Int, _ throughput: Double) -> TrialRecord {
+            var trial = Fake.trial(key, repetition: repetition, wall: 0.01)
+            trial.metrics.throughputPerSecond = throughput
+            return trial
+        }
+        let report = try Self.gate((1...8).map { trial($0, 1000 + Double($0)) }, (1...8).map { trial($0, 0) })
+        let throughput = try #require(report.rows[0].metrics.first { $0.metric == "throughput" })
+        #expect(throughput.verdict == .regressed, "\(throughput.reason)")
+        #expect(throughput.reason.hasPrefix("worse by 100.0%"), "the change reads as a magnitude: \(throughput.reason)")
+    }
+
+    @Test func aHarnessErrorInTheBaselineIsIncompleteDataNotAFix() throws {
+        let key = Fake.key()
+        let report = try Self.gate([Fake.trial(key, repetition: 1, outcome: TrialOutcome(kind: .harnessError, message: "spawn failed"), expected: false)],
+                                   [Fake.trial(key, repetition: 1, wall: 0.01)])
+        #expect(report.rows[0].verdict == .harnessError)
+        #expect(report.exitCode == 3)
+    }
+
+    @Test func aThreadExplosionFailsWithOneRepetitionAndJitterOfOneThreadDoesNot() throws {
+        let key = Fake.key(strategy: .gcdGlobal(.default))
+        func trial(_ threads: Int) -> TrialRecord {
+            var trial = Fake.trial(key, repetition: 1, wall: 0.01)
+            trial.metrics.peakThreads = threads
+            return trial
+        }
+        #expect(try Self.gate([trial(4)], [trial(64)]).rows[0].metrics.first { $0.metric == "peak-threads" }?.verdict == .regressed)
+        #expect(try Self.gate([trial(4)], [trial(5)]).rows[0].metrics.first { $0.metric == "peak-threads" }?.verdict == .unchanged)
+    }
+
+    @Test func aCalibrationFromARunThatSharesNoRowCalibratesNothing() {
+        let baseline = BaselineFile(name: "b", savedAt: "", source: "", run: Fake.run((1...3).map { Fake.trial(Fake.key(), repetition: $0, wall: 0.01) }))
+        let (_, rows) = Gate.calibrate(baseline, with: Fake.run((1...3).map { Fake.trial(Fake.key("other", []), repetition: $0, wall: 0.01) }))
+        #expect(rows == 0)
+    }
+
+    @Test func theCommentLimitCountsBytesNotCharacters() throws {
+        let old = (1...3000).map { Fake.trial(Fake.key("s\($0)", [("name", "→×δ–→×δ–→×δ–")]), repetition: 1, wall: 0.01) }
+        let report = try Self.gate(old, [])
+        let markdown = report.renderMarkdown(limit: GateReport.commentLimit)
+        #expect(markdown.utf8.count <= GateReport.commentLimit)
+        #expect(markdown.hasSuffix("BH q = 0.05.\n"), "the tail survives the cut")
+    }
+}
+
 struct ShardMergeTests {
     static func shard(_ index: Int, of count: Int, trials: [TrialRecord], plan: String = "p", total: Int) -> RunRecord {
         var run = Fake.run(trials)

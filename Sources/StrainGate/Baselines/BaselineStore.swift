@@ -1,5 +1,8 @@
 import Foundation
 import StrainRecords
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A stored baseline: a run, its name, and the δ calibrated for cross-run gates.
 public struct BaselineFile: Codable, Sendable {
@@ -80,6 +83,21 @@ public struct BaselineStore: Sendable {
             }
             throw GateError(.input, "cannot write \(error.path): \(error.reason)")
         }
+    }
+
+    /// Replaces `old` with `new` (a calibration), unless the stored file changed since
+    /// `old` was read: another save or calibration in between is refused, not lost.
+    public func replace(_ old: BaselineFile, with new: BaselineFile) throws(GateError) {
+        let lockPath = (directory as NSString).appendingPathComponent(".\(new.name).lock")
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw GateError(.input, "\(lockPath): cannot open the baseline's lock") }
+        defer { close(descriptor) }
+        flock(descriptor, LOCK_EX)
+        let current = try load(new.name)
+        guard current.savedAt == old.savedAt, current.calibrationRuns == old.calibrationRuns else {
+            throw GateError(.input, "baseline \(new.name) changed while it was being calibrated (saved or calibrated again); calibrate once more")
+        }
+        try write(new, force: true)
     }
 
     /// The baselines stored, by name.

@@ -85,9 +85,10 @@ public enum Gate {
             } else if new.isEmpty {
                 row.verdict = .missing
                 row.outcomeReason = "in the baseline, not in the candidate: the candidate's data is incomplete"
-            } else if let error = new.first(where: { $0.outcome.kind == .harnessError }) {
+            } else if let error = (new + old).first(where: { $0.outcome.kind == .harnessError }) {
                 row.verdict = .harnessError
-                row.outcomeReason = "the harness failed: \(error.outcome.message ?? "no message")"
+                let side = new.contains(error) ? "candidate" : "baseline"
+                row.outcomeReason = "the harness failed in the \(side): \(error.outcome.message ?? "no message")"
             } else {
                 (row.verdict, row.outcomeReason) = outcomeVerdict(baseline: old, candidate: new)
                 let reference = referenceKind(old)
@@ -96,13 +97,14 @@ public enum Gate {
                     let threshold = self.threshold(for: descriptor, key: key, in: candidate)
                     if descriptor.noise == .deterministic {
                         guard let reference else { continue }
-                        let before = old.filter { $0.outcome.kind == reference }.compactMap { $0.metrics.value(of: descriptor.name) }
-                        let after = new.filter { $0.outcome.kind == reference }.compactMap { $0.metrics.value(of: descriptor.name) }
+                        let before = old.filter { $0.outcome.kind == reference }.compactMap { $0.metrics.value(of: descriptor.name) }.filter(\.isFinite)
+                        let after = new.filter { $0.outcome.kind == reference }.compactMap { $0.metrics.value(of: descriptor.name) }.filter(\.isFinite)
                         guard !before.isEmpty, !after.isEmpty else { continue }
                         row.metrics.append(deterministic(descriptor, before, after, threshold))
                     } else {
-                        let before = old.filter { $0.outcome.kind == .completed }.compactMap { $0.metrics.value(of: descriptor.name) }
-                        let after = new.filter { $0.outcome.kind == .completed }.compactMap { $0.metrics.value(of: descriptor.name) }
+                        // NaN says nothing: that repetition is left out, not the metric.
+                        let before = old.filter { $0.outcome.kind == .completed }.compactMap { $0.metrics.value(of: descriptor.name) }.filter { !$0.isNaN }
+                        let after = new.filter { $0.outcome.kind == .completed }.compactMap { $0.metrics.value(of: descriptor.name) }.filter { !$0.isNaN }
                         guard !before.isEmpty, !after.isEmpty else { continue }
                         var comparison = timingSkeleton(descriptor, before, after, threshold)
                         if !timingsComparable {
@@ -120,13 +122,10 @@ public enum Gate {
                             }
                         }
                         if comparison.verdict != .inconclusive {
-                            let orient: (Double) -> Double = descriptor.polarity == .higherIsBetter ? { 1 / $0 } : { $0 }
-                            if before.allSatisfy({ $0 > 0 && $0.isFinite }), after.allSatisfy({ $0 > 0 && $0.isFinite }) {
-                                pending.append((rows.count, metricIndex, (before.map(orient), after.map(orient))))
-                            } else {
-                                comparison.verdict = .notGated
-                                comparison.reason = "zero or non-finite values cannot be compared on a log scale"
-                            }
+                            // On a log scale a zero is clamped to a tiny positive value, so a
+                            // throughput that drops to 0 is the worst a rank can be, not ignored.
+                            let orient: (Double) -> Double = descriptor.polarity == .higherIsBetter ? { 1 / Self.clamped($0) } : { Self.clamped($0) }
+                            pending.append((rows.count, metricIndex, (before.map(orient), after.map(orient))))
                         }
                         row.metrics.append(comparison)
                     }
@@ -170,7 +169,8 @@ public enum Gate {
             var comparison = rows[test.row].metrics[test.metric]
             comparison.qValue = worseQ[index]
             let absolute = abs((comparison.candidateMedian ?? 0) - (comparison.baselineMedian ?? 0))
-            let change = String(format: "%+.1f%%", comparison.changePercent ?? 0)
+            let change = String(format: "%.1f%% (%@ → %@)", abs(comparison.changePercent ?? 0),
+                                format(comparison.baselineMedian ?? 0, comparison.unit), format(comparison.candidateMedian ?? 0, comparison.unit))
             if worseQ[index] <= options.q, test.ratio > 1 + comparison.delta, absolute > comparison.floor {
                 comparison.verdict = .regressed
                 comparison.reason = "worse by \(change), beyond δ \(percent(comparison.delta)) (q \(String(format: "%.3g", worseQ[index])))"
@@ -179,7 +179,7 @@ public enum Gate {
                 comparison.reason = "better by \(change), beyond δ \(percent(comparison.delta))"
             } else {
                 comparison.verdict = .unchanged
-                comparison.reason = "within δ \(percent(comparison.delta)) (\(change))"
+                comparison.reason = "within δ \(percent(comparison.delta)) (changed \(change))"
             }
             rows[test.row].metrics[test.metric] = comparison
         }
@@ -222,28 +222,56 @@ public enum Gate {
         return [.completed, .stackOverflow].contains(kind) ? kind : nil
     }
 
-    /// Outcomes: a failing outcome the baseline never had, or an expected outcome
-    /// become unexpected, always fails; a row that now completes where it failed is fixed.
-    /// A row whose suite expects several outcomes (a race) may show any of them.
+    /// Outcomes fail whatever the timings say:
+    /// - an outcome the baseline never had that the suite does not expect;
+    /// - an unexpected outcome where every baseline repetition was expected;
+    /// - a failing outcome new to a row that expects one outcome (a row whose suite
+    ///   expects several, a race, may show any of them);
+    /// - more unexpected, or fewer completed, repetitions than the baseline had,
+    ///   beyond chance (one-sided Fisher exact test at 0.05: a row that mostly
+    ///   completed and now never does).
+    /// A row that completes where it failed is fixed.
     static func outcomeVerdict(baseline: [TrialRecord], candidate: [TrialRecord]) -> (GateVerdict, String?) {
         let before = Set(baseline.map(\.outcome.description))
-        let newlyUnexpected = candidate.filter { !$0.expected }.map(\.outcome.description)
-        if baseline.allSatisfy(\.expected), let first = newlyUnexpected.first {
-            return (.outcomeChanged, "\(first) is not what the suite expects; the baseline's outcomes all were")
-        }
         let appeared = Set(candidate.map(\.outcome.description)).subtracting(before)
+        for name in appeared.sorted() where candidate.contains(where: { $0.outcome.description == name && !$0.expected }) {
+            return (.outcomeChanged, "\(name) is new and not what the suite expects; the baseline ended only in \(before.sorted().joined(separator: ", "))")
+        }
+        if baseline.allSatisfy(\.expected), let first = candidate.first(where: { !$0.expected }) {
+            return (.outcomeChanged, "\(first.outcome) is not what the suite expects; the baseline's outcomes all were")
+        }
         let expectsSeveral = Set(candidate.flatMap(\.expectedOutcomes)).count > 1
         let worse = appeared.filter { $0 != TrialOutcome.Kind.completed.rawValue }
-        if let first = worse.sorted().first {
-            let expectedHere = candidate.first { $0.outcome.description == first }?.expected ?? false
-            if !(expectsSeveral && expectedHere) {
-                return (.outcomeChanged, "\(first) is new: the baseline ended only in \(before.sorted().joined(separator: ", "))")
-            }
+        if !expectsSeveral, let first = worse.sorted().first {
+            return (.outcomeChanged, "\(first) is new: the baseline ended only in \(before.sorted().joined(separator: ", "))")
+        }
+        let unexpected = (baseline.filter { !$0.expected }.count, candidate.filter { !$0.expected }.count)
+        if fisherRise(unexpected.0, of: baseline.count, to: unexpected.1, of: candidate.count) < 0.05 {
+            return (.outcomeChanged, "unexpected outcomes rose from \(unexpected.0) of \(baseline.count) to \(unexpected.1) of \(candidate.count) repetitions")
+        }
+        let failing = (baseline.filter { $0.outcome.kind != .completed }.count, candidate.filter { $0.outcome.kind != .completed }.count)
+        if failing.0 < baseline.count, fisherRise(failing.0, of: baseline.count, to: failing.1, of: candidate.count) < 0.05 {
+            return (.outcomeChanged, "completions fell from \(baseline.count - failing.0) of \(baseline.count) to \(candidate.count - failing.1) of \(candidate.count) repetitions")
         }
         if appeared.contains(TrialOutcome.Kind.completed.rawValue), worse.isEmpty {
             return (.fixed, "completes now: the baseline ended in \(before.sorted().joined(separator: ", "))")
         }
         return (.unchanged, nil)
+    }
+
+    /// One-sided Fisher exact test that `b` events of `n` are more than `a` of `m`
+    /// would give by chance: P(X ≥ b) for the hypergeometric draw of n from m + n
+    /// trials holding a + b events.
+    static func fisherRise(_ a: Int, of m: Int, to b: Int, of n: Int) -> Double {
+        guard n > 0, m > 0, b * m > a * n else { return 1 }
+        let events = a + b
+        let total = m + n
+        func logChoose(_ n: Int, _ k: Int) -> Double { lgamma(Double(n) + 1) - lgamma(Double(k) + 1) - lgamma(Double(n - k) + 1) }
+        var p = 0.0
+        for x in b...min(n, events) where events - x <= m {
+            p += exp(logChoose(events, x) + logChoose(total - events, n - x) - logChoose(total, n))
+        }
+        return min(1, p)
     }
 
     /// The threshold for `metric` on `key`: the default, then the suite's, then its run's.
@@ -274,7 +302,7 @@ public enum Gate {
 
     static func deterministic(_ descriptor: MetricDescriptor, _ before: [Double], _ after: [Double], _ threshold: (MetricThreshold, String)) -> MetricComparison {
         let delta = threshold.0.delta ?? 0
-        let floor = threshold.0.floor ?? 0
+        var floor = threshold.0.floor ?? 0
         let lower = descriptor.polarity != .higherIsBetter
         let sampled = sampledMetrics.contains(descriptor.name)
         // The worst case on each side (the highest of a lower-is-better metric); for a
@@ -289,17 +317,17 @@ public enum Gate {
         )
         let spread = sampled ? 0 : before.max()! - before.min()!
         let worse = lower ? new - old : old - new
-        // A sampled count can miss a short-lived thread: it is deterministic only
-        // when repetitions of the baseline agree.
-        if sampledMetrics.contains(descriptor.name), before.count < 2 {
-            comparison.verdict = .notGated
-            comparison.reason = "sampled: gated when at least 2 baseline repetitions agree (has \(before.count))"
-            return comparison
+        // A sampled count from one baseline repetition is judged only against a wide
+        // tolerance (2 and half the baseline): a thread explosion fails, jitter does not.
+        if sampled, before.count < 2 {
+            floor = max(floor, 2, old / 2)
+            comparison.floor = floor
+            comparison.thresholdSource += ", widened for one sampled repetition"
         }
         let relative = old != 0 ? abs(worse / old) : .infinity
         let change = "\(format(old, descriptor.unit)) → \(format(new, descriptor.unit))"
         if spread > floor {
-            comparison.verdict = .notGated
+            comparison.verdict = .inconclusive
             comparison.reason = "varies by \(format(spread, descriptor.unit)) across the baseline's repetitions, more than its tolerance \(format(floor, descriptor.unit))"
         } else if worse > floor, relative > delta {
             comparison.verdict = .regressed
@@ -321,6 +349,8 @@ public enum Gate {
     static func timingSkeleton(_ descriptor: MetricDescriptor, _ before: [Double], _ after: [Double], _ threshold: (MetricThreshold, String)) -> MetricComparison {
         let old = GateStatistics.median(before)
         let new = GateStatistics.median(after)
+        let before = before.map(clamped)
+        let after = after.map(clamped)
         let interval = GateStatistics.ratioInterval(baseline: before, candidate: after, confidence: 0.95)
         return MetricComparison(
             metric: descriptor.name, unit: descriptor.unit, noise: descriptor.noise, polarity: descriptor.polarity,
@@ -332,6 +362,12 @@ public enum Gate {
             delta: threshold.0.delta ?? 0.1, floor: threshold.0.floor ?? 0, thresholdSource: threshold.1,
             verdict: .unchanged, reason: ""
         )
+    }
+
+    /// A value brought onto a log scale: zero and below become a tiny positive
+    /// value, infinity the largest finite one.
+    static func clamped(_ value: Double) -> Double {
+        min(max(value, 1e-12), Double.greatestFiniteMagnitude)
     }
 
     /// 1 / C(m + n, m): the smallest one-sided p a rank test of these sizes can give.

@@ -41,7 +41,8 @@ extension GateReport {
 
     /// Appends the Markdown comparison to `$GITHUB_STEP_SUMMARY`, cut under its 1 MiB limit.
     public func appendStepSummary(to path: String) throws {
-        let text = renderMarkdown(limit: Self.stepSummaryLimit - 1024)
+        let held = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
+        let text = renderMarkdown(limit: max(4096, Self.stepSummaryLimit - 1024 - held))
         guard let handle = FileHandle(forWritingAtPath: path) else {
             try Data(text.utf8).write(to: URL(fileURLWithPath: path))
             return

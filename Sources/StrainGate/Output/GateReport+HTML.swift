@@ -54,22 +54,8 @@ extension GateReport {
         return out + "</tbody></table></div>\n"
     }
 
-    static func html(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default:
-                if scalar.value < 0x20 && scalar != "\n" && scalar != "\t" { continue }
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
+    /// HTML text: the same escaping as XML (`&#39;` and `&apos;` both mean `'` in HTML5).
+    static func html(_ text: String) -> String { xml(text) }
 
     static let css = """
         body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1200px;padding:1em;color:#1d1d1f}

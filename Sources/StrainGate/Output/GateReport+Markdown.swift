@@ -7,7 +7,8 @@ extension GateReport {
     /// GitHub's limit for a comment body.
     public static let commentLimit = 65_536
 
-    /// A Markdown comparison for a pull-request comment or a job summary, under `limit` characters.
+    /// A Markdown comparison for a pull-request comment or a job summary, under
+    /// `limit` UTF-8 bytes (GitHub's limits count bytes; every row has `→` and `×`).
     public func renderMarkdown(limit: Int = GateReport.commentLimit) -> String {
         var head = "\(Self.commentMarker)\n### Strain gate: \(Self.escape(suite)) — \(Self.escape(conclusion))\n\n"
         head += mode == .interleaved
@@ -34,9 +35,16 @@ extension GateReport {
         let unchanged = rows.filter { $0.verdict == .unchanged }.count
         let tail = "\n\(unchanged) row\(unchanged == 1 ? "" : "s") unchanged. A timing row can fail only with ≥ \(requiredRepetitions) repetitions per side; BH q = \(q).\n"
         var text = head + body + rest + tail
-        if text.count > limit {
-            let note = "\n_Cut to fit a comment: see gate.json or the HTML report for every row._\n"
-            text = String((head + body).prefix(limit - note.count - tail.count)) + note + tail
+        if text.utf8.count > limit {
+            let note = "\n_Cut to fit: see gate.json or gate.html for every row._\n"
+            let budget = max(0, limit - note.utf8.count - tail.utf8.count)
+            // Whole lines only, so a table row or a character is never cut in half.
+            var kept = ""
+            for line in (head + body).split(separator: "\n", omittingEmptySubsequences: false) {
+                guard kept.utf8.count + line.utf8.count + 1 <= budget else { break }
+                kept += line + "\n"
+            }
+            text = kept + note + tail
         }
         return text
     }

@@ -59,7 +59,7 @@ extension GateReport {
     }
 
     /// `completed ×9, crashed(SIGABRT) ×1`.
-    static func histogramText(_ counts: [String: Int]) -> String {
+    public static func histogramText(_ counts: [String: Int]) -> String {
         counts.isEmpty ? "–" : counts.sorted { $0.value == $1.value ? $0.key < $1.key : $0.value > $1.value }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ")
     }
 
