@@ -36,7 +36,9 @@ enum BisectExplanation {
         case (.alwaysCompletes, .parameter):
             return "On \(search.strategy) (\(search.profile)), \(search.parameter!) completes at every value tried up to \(grouped(search.passing!)), the top of the range."
         case (.neverCompletes, .stack):
+            let overflowed = results.values.joined().contains { $0.record.outcome.kind == .stackOverflow }
             return "Fails on every stack tried up to \(ByteSize.format(search.failing!))\(failure)."
+                + (overflowed ? "" : " None of the probes overflowed: this is not a matter of stack.")
         case (.neverCompletes, .parameter):
             return "On \(search.strategy) (\(search.profile)), it fails even at \(search.parameter!)=\(grouped(search.failing!)), the bottom of the range\(failure)."
         }
