@@ -77,6 +77,20 @@ final class FakeProbeRunner: BisectProbeRunner {
         #expect(runner.probed == [1])
     }
 
+    @Test func aStackSearchWhoseProbesAllThrowSaysItIsNotAMatterOfStack() throws {
+        final class Throwing: BisectProbeRunner {
+            func run(_ spec: TrialSpec) -> TrialRecord {
+                TrialRecord(id: spec.id, index: spec.index, seed: spec.seed, outcome: TrialOutcome(kind: .threw, message: "too deep"),
+                            expected: false, expectedOutcomes: [], metrics: TrialMetrics(), startedAt: "")
+            }
+        }
+        let search = try Bisector(runner: Throwing()).search(request(.stack, low: 16 << 10, high: 1 << 30))
+        #expect(search.verdict == .neverCompletes)
+        #expect(search.probes.count == 5, "512KiB, 8MiB, 64MiB, 512MiB and 1GiB: no unbounded verdict without overflows")
+        #expect(search.explanation.contains("threw: too deep"))
+        #expect(search.explanation.hasSuffix("this is not a matter of stack."))
+    }
+
     @Test func aStackThatCompletesEvenOn16KiBIsReportedAsSuch() throws {
         let runner = FakeProbeRunner(valueOf: FakeProbeRunner.stack) { _, _ in true }
         let search = try Bisector(runner: runner).search(request(.stack, low: 16 << 10, high: 1 << 30))
