@@ -124,6 +124,7 @@ extension StrategySpec {
         case .thread: .thread(stackBytes: bytes)
         case .threadQueue: .threadQueue(stackBytes: bytes)
         case .threadPool(let count, _): .threadPool(count: count, stackBytes: bytes)
+        case .taskExecutor(let count, _): .taskExecutor(count: count, stackBytes: bytes)
         default: nil
         }
     }
@@ -131,7 +132,7 @@ extension StrategySpec {
     /// The stack the strategy's threads are given, when the strategy sets it.
     public var chosenStackBytes: Int? {
         switch self {
-        case .thread(let bytes), .threadQueue(let bytes), .threadPool(_, let bytes): bytes
+        case .thread(let bytes), .threadQueue(let bytes), .threadPool(_, let bytes), .taskExecutor(_, let bytes): bytes
         default: nil
         }
     }
