@@ -4,14 +4,15 @@
 ///   they do not support is an input error, not a guess.
 public struct RunRecord: Codable, Sendable {
     /// The version of this format that Strain writes.
-    public static let currentSchemaVersion = 3
+    public static let currentSchemaVersion = 4
     /// Versions this Strain reads. Version 2 added the watchdog's records (thread
     /// dumps, stalls, thread timelines, cap verdicts, `stallSeconds`); a version 1
     /// file reads with those absent. Version 3 keys every trial by a typed
     /// `TrialKey` (parameters in order), declares scenario metrics, carries the
     /// suite's gate thresholds, the plan's identity and shard, and the machine's
     /// fingerprint; version 1 and 2 trials read with their parameters in name order.
-    public static let supportedSchemaVersions = 1...3
+    /// Version 4 added `bisect`.
+    public static let supportedSchemaVersions = 1...4
 
     public var schemaVersion: Int
     /// The Strain version that wrote the record.
@@ -31,6 +32,8 @@ public struct RunRecord: Codable, Sendable {
     public var shards: [ShardRecord]?
     /// Whether the run was stopped before its plan was done (a signal).
     public var interrupted: Bool?
+    /// What `strain bisect` found; its probes are the trials (absent before version 4).
+    public var bisect: BisectSection?
 
     public init(
         suite: ResolvedSuite, environment: EnvironmentRecord, startedAt: String, finishedAt: String,

@@ -22,6 +22,11 @@ public enum StrategySpec: Hashable, Sendable, CustomStringConvertible, Codable {
     case task(TaskPriorityName)
     /// The child's main thread.
     case main
+    /// An `OperationQueue` with `maxConcurrentOperationCount = width`, an operation per piece of work.
+    case operationQueue(width: Int)
+    /// Swift concurrency on a `TaskExecutor` backed by `count` threads with this stack:
+    /// a `Task` with that executor preference per piece of work.
+    case taskExecutor(count: Int, stackBytes: Int)
 
     /// `Thread.stackSize` below this is silently ignored by Foundation (8 MiB instead).
     public static let minimumThreadStackBytes = 16 * 1024
@@ -41,6 +46,8 @@ public enum StrategySpec: Hashable, Sendable, CustomStringConvertible, Codable {
         ("gcd-serial-queues", "each piece of work on a new private serial DispatchQueue (libdispatch's overcommit pool)"),
         ("task(priority)", "Swift concurrency: a detached Task per piece of work; priority is one of \(TaskPriorityName.allCases.map(\.rawValue).joined(separator: ", ")) (default: medium)"),
         ("main", "the child's main thread"),
+        ("operation-queue(width)", "an OperationQueue with maxConcurrentOperationCount = width (1 to \(maximumPoolThreads)), an operation per piece of work; its threads are GCD's"),
+        ("task-executor(n, stack)", "Swift concurrency on a TaskExecutor of n Threads with stackSize = stack, e.g. task-executor(2, 8MiB): a Task with that executor preference per piece of work"),
     ]
 
     public var description: String {
@@ -54,6 +61,8 @@ public enum StrategySpec: Hashable, Sendable, CustomStringConvertible, Codable {
         case .gcdSerialQueues: "gcd-serial-queues"
         case .task(let priority): priority == .medium ? "task" : "task(\(priority.rawValue))"
         case .main: "main"
+        case .operationQueue(let width): "operation-queue(\(width))"
+        case .taskExecutor(let count, let bytes): "task-executor(\(count), \(ByteSize.exact(bytes)))"
         }
     }
 
@@ -61,8 +70,8 @@ public enum StrategySpec: Hashable, Sendable, CustomStringConvertible, Codable {
     /// differs between platforms (the portability verdict applies to these).
     public var usesDispatchPool: Bool {
         switch self {
-        case .gcdGlobal, .gcdSerial, .gcdConcurrent, .gcdSerialQueues: true
-        case .thread, .threadQueue, .threadPool, .task, .main: false
+        case .gcdGlobal, .gcdSerial, .gcdConcurrent, .gcdSerialQueues, .operationQueue: true
+        case .thread, .threadQueue, .threadPool, .task, .main, .taskExecutor: false
         }
     }
 
@@ -78,8 +87,9 @@ public enum StrategySpec: Hashable, Sendable, CustomStringConvertible, Codable {
         var argument: String?
         if let open = trimmed.firstIndex(of: "(") {
             guard trimmed.hasSuffix(")") else {
-                if trimmed.hasPrefix("thread-pool") {
-                    throw ParseError(description: "'\(trimmed)' opens a parenthesis it does not close; in a [a, b] list a comma ends the item, so quote this strategy: \"thread-pool(64, 512KiB)\"")
+                if trimmed.hasPrefix("thread-pool") || trimmed.hasPrefix("task-executor") {
+                    let example = trimmed.hasPrefix("thread-pool") ? "thread-pool(64, 512KiB)" : "task-executor(2, 8MiB)"
+                    throw ParseError(description: "'\(trimmed)' opens a parenthesis it does not close; in a [a, b] list a comma ends the item, so quote this strategy: \"\(example)\"")
                 }
                 throw ParseError(description: "'\(trimmed)' opens a parenthesis it does not close; write e.g. thread(512KiB)")
             }
@@ -118,6 +128,20 @@ public enum StrategySpec: Hashable, Sendable, CustomStringConvertible, Codable {
                 throw ParseError(description: "'\(parts[0])' in '\(trimmed)' is not a thread count from 1 to \(Self.maximumPoolThreads); write e.g. thread-pool(64, 512KiB)")
             }
             self = .threadPool(count: count, stackBytes: try Self.threadStack(parts[1], in: trimmed))
+        case "operation-queue":
+            guard let argument, let width = Int(argument), (1...Self.maximumPoolThreads).contains(width) else {
+                throw ParseError(description: "'\(trimmed)' needs a width from 1 to \(Self.maximumPoolThreads) (maxConcurrentOperationCount); write e.g. operation-queue(4)")
+            }
+            self = .operationQueue(width: width)
+        case "task-executor":
+            let parts = argument?.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) } ?? []
+            guard parts.count == 2 else {
+                throw ParseError(description: "'\(trimmed)' needs a thread count and a stack size; write e.g. task-executor(2, 8MiB)")
+            }
+            guard let count = Int(parts[0]), (1...Self.maximumPoolThreads).contains(count) else {
+                throw ParseError(description: "'\(parts[0])' in '\(trimmed)' is not a thread count from 1 to \(Self.maximumPoolThreads); write e.g. task-executor(2, 8MiB)")
+            }
+            self = .taskExecutor(count: count, stackBytes: try Self.threadStack(parts[1], in: trimmed))
         case "thread", "thread-queue":
             guard let argument else {
                 throw ParseError(description: "'\(name)' needs a stack size; write e.g. \(name)(512KiB)")

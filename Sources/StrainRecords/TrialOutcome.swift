@@ -10,6 +10,9 @@ public struct TrialOutcome: Codable, Hashable, Sendable, CustomStringConvertible
         case invariantViolated
         /// A thread ran out of stack; the trial carries the trace.
         case stackOverflow
+        /// The work touched an object from a queue or thread that does not own it;
+        /// the trial carries each violation with both stacks.
+        case confinementViolated
         /// The child died of a signal that was not stack exhaustion.
         case crashed
         /// No progress while work was queued (watchdog).

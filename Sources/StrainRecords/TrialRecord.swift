@@ -20,6 +20,8 @@ public struct TrialRecord: Codable, Hashable, Sendable {
     public var dump: ThreadDump?
     /// What the watchdog saw when it called the stall.
     public var stall: StallReport?
+    /// Accesses from the wrong queue or thread, for `confinementViolated`.
+    public var confinementViolations: [ConfinementViolation]?
     /// The child's thread count over the whole trial, sampled by the parent
     /// (a point where the count changed).
     public var threadTimeline: [ThreadSample]?
@@ -72,6 +74,7 @@ public struct TrialRecord: Codable, Hashable, Sendable {
     private enum CodingKeys: String, CodingKey {
         case key, repetition, index, seed, outcome, expected, expectedOutcomes, metrics, trace, dump, stall
         case threadTimeline, capVerdicts, stdout, stderr, startedAt
+        case confinementViolations
         // Versions 1 and 2 spelled the key out flat.
         case scenario, parameters, strategy, profile
     }
@@ -102,6 +105,7 @@ public struct TrialRecord: Codable, Hashable, Sendable {
         trace = try container.decodeIfPresent(FaultTrace.self, forKey: .trace)
         dump = try container.decodeIfPresent(ThreadDump.self, forKey: .dump)
         stall = try container.decodeIfPresent(StallReport.self, forKey: .stall)
+        confinementViolations = try container.decodeIfPresent([ConfinementViolation].self, forKey: .confinementViolations)
         threadTimeline = try container.decodeIfPresent([ThreadSample].self, forKey: .threadTimeline)
         capVerdicts = try container.decodeIfPresent([CapVerdict].self, forKey: .capVerdicts)
         stdout = try container.decodeIfPresent(String.self, forKey: .stdout)
@@ -122,6 +126,7 @@ public struct TrialRecord: Codable, Hashable, Sendable {
         try container.encodeIfPresent(trace, forKey: .trace)
         try container.encodeIfPresent(dump, forKey: .dump)
         try container.encodeIfPresent(stall, forKey: .stall)
+        try container.encodeIfPresent(confinementViolations, forKey: .confinementViolations)
         try container.encodeIfPresent(threadTimeline, forKey: .threadTimeline)
         try container.encodeIfPresent(capVerdicts, forKey: .capVerdicts)
         try container.encodeIfPresent(stdout, forKey: .stdout)

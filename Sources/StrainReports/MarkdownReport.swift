@@ -41,6 +41,7 @@ public enum MarkdownReport {
             out += reference.map { "- \(escape($0))\n" }.joined() + "\n"
         }
 
+        out += BisectText.markdown(run)
         let verdicts = StackVerdict.verdicts(for: run)
         if !verdicts.isEmpty {
             out += "## Stack verdicts\n\n"
@@ -71,6 +72,7 @@ public enum MarkdownReport {
             }
         }
 
+        out += ConfinementText.markdown(run)
         let stalls = DumpText.distinctStalls(run)
         if !stalls.isEmpty {
             out += "## Stalls\n\n"

@@ -145,6 +145,7 @@ public struct TerminalReport: Sendable {
                 if let note = trace.sourceLocations?.note { lines.append("    (\(note))") }
             }
         }
+        lines += confinementLines(run)
         let stalls = DumpText.distinctStalls(run)
         if !stalls.isEmpty {
             lines.append("")
@@ -201,7 +202,7 @@ public struct TerminalReport: Sendable {
         return out
     }
 
-    private func paint(_ text: String, _ code: Int) -> String {
+    func paint(_ text: String, _ code: Int) -> String {
         color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
     }
 }

@@ -16,5 +16,7 @@ extension ScenarioCatalog {
         ContendedCollectionScenario.self,
         ReentrantGuardScenario.self,
         CombineStoreScenario.self,
+        QueueFloodScenario.self,
+        ConfinementScenario.self,
     ])
 }

@@ -208,6 +208,30 @@ int strain_dump_slot_read(size_t index, strain_dump_thread *out);
 /// pthread_mutex_lock/unlock pair over `iterations` pairs, in a tight C loop.
 double strain_reference_mutex_ns(long iterations);
 
+// MARK: - The calling thread's stack (strain_stack.c)
+
+/// Walks the calling thread's own stack into `ips` (at most `max_frames`
+/// instruction pointers, innermost first) and returns how many it wrote. For
+/// ordinary code, not signal handlers: a confinement violation's stacks.
+size_t strain_capture_stack(uintptr_t *ips, size_t max_frames);
+
+/// The owner (a confinement token) the calling thread is running for: set by
+/// `OwningQueue.sync`/`async` around their blocks, read by every checked access.
+/// Inline, so an access that is fine costs one thread-local load.
+extern _Thread_local uintptr_t strain_confinement_owner __attribute__((tls_model("initial-exec")));
+
+static inline uintptr_t strain_confinement_current(void) { return strain_confinement_owner; }
+
+/// Sets the calling thread's owner and returns the one it replaces.
+static inline uintptr_t strain_confinement_swap(uintptr_t owner) {
+    uintptr_t previous = strain_confinement_owner;
+    strain_confinement_owner = owner;
+    return previous;
+}
+
+/// The calling thread's kernel id, cached in a thread-local after the first call.
+int strain_thread_id_cached(void);
+
 // MARK: - Remote unwinding (strain_ptrace.c; used by the parent)
 
 /// Unwinds thread `tid` of a child this process may ptrace, from outside, with

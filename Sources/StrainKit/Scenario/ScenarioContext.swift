@@ -14,6 +14,8 @@ public final class ScenarioContext: Sendable {
     public let heartbeat = Heartbeat()
     /// Who waits for what, for the watchdog to name wait cycles.
     public let waits = WaitRegistry()
+    /// Accesses from the wrong queue or thread that `ConfinementChecker`s caught.
+    public let confinement = ConfinementLog()
     private let threadReports = Mutex<[ThreadReport]>([])
     private let customMetrics = Mutex<[String: Double]>([:])
     private let operations = Mutex<OperationMeasurements>(OperationMeasurements())

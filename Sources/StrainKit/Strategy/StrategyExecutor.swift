@@ -40,6 +40,10 @@ extension StrategySpec {
             TaskExecutor(spec: self, priority: priority.taskPriority, context: context)
         case .main:
             MainThreadExecutor(spec: self, context: context)
+        case .operationQueue(let width):
+            OperationQueueExecutor(spec: self, width: width, context: context)
+        case .taskExecutor(let count, let bytes):
+            SizedTaskExecutorStrategy(spec: self, count: count, stackBytes: bytes, context: context)
         }
     }
 }

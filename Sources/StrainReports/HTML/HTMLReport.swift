@@ -38,8 +38,10 @@ public enum HTMLReport {
             page.raw("</section>\n")
         }
 
+        bisect(run, into: &page)
         verdicts(run, into: &page)
         traces(run, links: links, into: &page)
+        confinement(run, into: &page)
         stalls(run, links: links, into: &page)
         environment(run, into: &page)
         page.raw("</body>\n</html>\n")

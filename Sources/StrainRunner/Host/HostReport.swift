@@ -20,6 +20,10 @@ public struct HostReport: Codable, Sendable {
     /// CLOCK_MONOTONIC of the scenario's last heartbeat (shared by parent and
     /// child), so the parent can time the stall to the moment it reads the report.
     public var lastHeartbeatNanoseconds: UInt64?
+    /// For `confinementViolated`: each violation with raw stacks, and the child's
+    /// memory map to name their frames by.
+    public var confinementViolations: [RawConfinementViolation]?
+    public var maps: String?
 
     public init(outcome: TrialOutcome, metrics: TrialMetrics, threads: [ThreadReport], threadsAtStart: Int,
                 stall: StallReport? = nil, dump: RawDump? = nil, lastHeartbeatNanoseconds: UInt64? = nil) {

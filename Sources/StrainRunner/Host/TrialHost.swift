@@ -114,8 +114,10 @@ public enum TrialHost {
         case .failure(let violation as InvariantViolation): outcome = TrialOutcome(kind: .invariantViolated, message: violation.description)
         case .failure(let error): outcome = TrialOutcome(kind: .threw, message: ErrorText.describe(error))
         }
-        return HostReport(outcome: outcome, metrics: measure(context: context, before: before, started: started, ended: ended),
-                          threads: context.reports, threadsAtStart: threadsAtStart)
+        var report = HostReport(outcome: outcome, metrics: measure(context: context, before: before, started: started, ended: ended),
+                                threads: context.reports, threadsAtStart: threadsAtStart)
+        ConfinementVerdict.apply(context.confinement, to: &report)
+        return report
     }
 
     /// The trial's measurements from its start to `ended`.

@@ -47,7 +47,8 @@ public struct JournalError: Error, Sendable, CustomStringConvertible {
 /// newline) is dropped when the journal is resumed.
 public final class Journal {
     public let path: String
-    public let header: JournalHeader
+    /// The plan the journal belongs to; nil for a journal without one (bisect's probes).
+    public let header: JournalHeader?
     /// The trials already in the journal when it was opened (resume), in journal order.
     public let finished: [TrialRecord]
     private let descriptor: Int32
@@ -71,6 +72,17 @@ public final class Journal {
             close(descriptor)
             throw error
         }
+    }
+
+    /// Opens (creating) a journal without a plan header and appends to it, as
+    /// `strain bisect` journals its probes; such a journal cannot be resumed.
+    public init(path: String) throws(JournalError) {
+        self.path = path
+        self.header = nil
+        self.finished = []
+        descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw JournalError(path: path, message: "cannot open the journal: \(String(cString: strerror(errno)))") }
+        encoder.outputFormatting = [.sortedKeys]
     }
 
     /// Opens an existing journal to continue it: reads its header and finished

@@ -31,7 +31,7 @@ public struct RunController: Sendable {
     /// ends, with the count of finished trials and the plan's size.
     public func run(_ plan: Plan, planRecord: PlanRecord, journal: Journal, runJSONPath: String,
                     progress: (TrialRecord, Int, Int) -> Void) throws -> RunRecord {
-        let startedAt = journal.finished.isEmpty ? Date().formatted(.iso8601) : journal.header.startedAt
+        let startedAt = journal.finished.isEmpty ? Date().formatted(.iso8601) : journal.header?.startedAt ?? Date().formatted(.iso8601)
         var environment = EnvironmentProbe.current()
         let cpuAtStart = EnvironmentProbe.CPUTimes.now()
         let planned = Set(plan.trials.map(\.id))

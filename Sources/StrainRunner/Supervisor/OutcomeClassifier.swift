@@ -12,10 +12,13 @@ import StrainKit
 public struct OutcomeClassifier: Sendable {
     public let traceBuilder: TraceBuilder
     public let dumpBuilder: ThreadDumpBuilder
+    /// Names the frames of confinement violations.
+    let symbolizer: Symbolizer
 
-    public init(traceBuilder: TraceBuilder, dumpBuilder: ThreadDumpBuilder) {
+    public init(traceBuilder: TraceBuilder, dumpBuilder: ThreadDumpBuilder, symbolizer: Symbolizer = Symbolizer()) {
         self.traceBuilder = traceBuilder
         self.dumpBuilder = dumpBuilder
+        self.symbolizer = symbolizer
     }
 
     /// The classified trial, before the parent's own measurements are merged in.
@@ -25,6 +28,7 @@ public struct OutcomeClassifier: Sendable {
         public var trace: FaultTrace?
         public var dump: ThreadDump?
         public var stall: StallReport?
+        public var confinement: [ConfinementViolation]?
     }
 
     public func classify(_ watched: Watched, timeoutSeconds: Double, stallSeconds: Double) -> Classified {
@@ -83,6 +87,9 @@ public struct OutcomeClassifier: Sendable {
             classified.dump = dumpBuilder.dump(from: raw)
         }
         classified.stall = report.stall
+        if let raw = report.confinementViolations {
+            classified.confinement = raw.map { ConfinementVerdict.named($0, maps: report.maps ?? "", symbolizer: symbolizer) }
+        }
         if let last = report.lastHeartbeatNanoseconds, watched.lastResultRead > last {
             classified.stall?.recordedAfterSeconds = Double(watched.lastResultRead - last) / 1e9
         }

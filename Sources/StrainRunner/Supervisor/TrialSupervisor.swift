@@ -28,7 +28,8 @@ public struct TrialSupervisor: Sendable {
 
     public init(executable: String, symbolizer: Symbolizer = Symbolizer()) {
         self.executable = executable
-        self.classifier = OutcomeClassifier(traceBuilder: TraceBuilder(symbolizer: symbolizer), dumpBuilder: ThreadDumpBuilder(symbolizer: symbolizer))
+        self.classifier = OutcomeClassifier(traceBuilder: TraceBuilder(symbolizer: symbolizer), dumpBuilder: ThreadDumpBuilder(symbolizer: symbolizer),
+                                            symbolizer: symbolizer)
     }
 
     /// Runs one trial; a trial the runner stopped (a stop signal) is a `harnessError`.
@@ -120,6 +121,7 @@ public struct TrialSupervisor: Sendable {
                                  stdout: watched.output.text, stderr: watched.error.text, startedAt: startedAt)
         record.dump = classified.dump
         record.stall = classified.stall
+        record.confinementViolations = classified.confinement
         record.threadTimeline = watched.timeline.isEmpty ? nil : Self.thinned(watched.timeline, to: timelineCap)
         return record
     }

@@ -1,0 +1,115 @@
+import StrainRecords
+
+/// `strain bisect`'s answers as text: one headline per search, its sentence, the
+/// slope, the probes' count and wall time. Shared by the terminal, Markdown and HTML.
+public enum BisectText {
+    /// `cyclic-graph (operation=unarchive, shape=chain, size=2000): smallest stack 1.3MiB`.
+    public static func headline(_ search: BisectSearch) -> String {
+        let parameters = search.parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
+        let subject = parameters.isEmpty ? search.scenario : "\(search.scenario) (\(parameters))"
+        let answer: String
+        switch (search.verdict, search.question) {
+        case (.boundary, .stack), (.alwaysCompletes, .stack):
+            answer = "needs \(ByteSize.exact(search.passing!)) of stack (\(Format.bytes(Double(search.passing!))))"
+        case (.boundary, .parameter), (.alwaysCompletes, .parameter):
+            answer = "\(search.parameter!) ≤ \(Format.count(Double(search.passing!))) completes on \(search.strategy), \(search.profile)"
+        case (.nondeterministic, _):
+            answer = "not deterministic"
+        case (.unbounded, _):
+            answer = "unbounded: no stack is enough"
+        case (.neverCompletes, .stack):
+            answer = "fails on every stack tried"
+        case (.neverCompletes, .parameter):
+            answer = "fails even at \(search.parameter!)=\(search.failing.map(String.init) ?? "?") on \(search.strategy), \(search.profile)"
+        }
+        return "\(subject): \(answer)"
+    }
+
+    /// `About 668 bytes of stack per unit of size (…). Predicted size that completes — …`.
+    public static func slopeSentence(_ slope: StackSlope) -> String {
+        let count = { (value: Int) in Format.count(Double(value)) }
+        let fits = slope.capacities.map { capacity in
+            "\(capacity.name): \(capacity.largestValue.map { "up to ~\(count($0))" } ?? "not even 1")"
+        }.joined(separator: "; ")
+        let points = slope.points.map { "\(slope.parameter)=\(count($0.value)) on \(ByteSize.exact($0.stackBytes))" }.joined(separator: " and ")
+        return "About \(count(Int(slope.bytesPerUnit.rounded()))) bytes of stack per unit of \(slope.parameter) (from \(points); fixed cost \(ByteSize.format(max(0, Int(slope.interceptBytes))))). Predicted largest \(slope.parameter) that completes — \(fits)."
+    }
+
+    /// `14 probes in 0.61 s`.
+    public static func cost(_ search: BisectSearch) -> String {
+        "\(search.probes.count) probes in \(Format.duration(search.wallSeconds))"
+    }
+
+    /// Every line of the section, plain.
+    public static func lines(_ section: BisectSection) -> [String] {
+        var lines: [String] = []
+        for search in section.searches {
+            lines.append("\(headline(search))  (\(cost(search)))")
+            lines.append("  \(search.explanation)")
+        }
+        if let slope = section.slope { lines.append(slopeSentence(slope)) }
+        lines.append("Whole bisect: \(section.searches.map(\.probes.count).reduce(0, +)) probes in \(Format.duration(section.wallSeconds)).")
+        return lines
+    }
+
+    /// The `## Bisect` section of summary.md, or "" without one.
+    static func markdown(_ run: RunRecord) -> String {
+        guard let section = run.bisect else { return "" }
+        var out = "## Bisect\n\n"
+        for search in section.searches {
+            out += "- **\(MarkdownReport.escape(headline(search)))** (\(cost(search))): \(MarkdownReport.escape(search.explanation))\n"
+        }
+        if let slope = section.slope {
+            out += "\n| stack | largest \(MarkdownReport.escape(slope.parameter)) predicted |\n| --- | ---: |\n"
+            for capacity in slope.capacities {
+                out += "| \(MarkdownReport.escape(capacity.name)) | \(capacity.largestValue.map { Format.count(Double($0)) } ?? "none") |\n"
+            }
+            out += "\n\(MarkdownReport.escape(slopeSentence(slope)))\n"
+        }
+        return out + "\nWhole bisect: \(section.searches.map(\.probes.count).reduce(0, +)) probes in \(Format.duration(section.wallSeconds)).\n\n"
+    }
+}
+
+extension TerminalReport {
+    /// `  probe 7  cyclic-graph[operation=unarchive, shape=chain, size=2000] thread(1300KiB) linux #1  completed  31.2 ms`.
+    public func probeLine(_ trial: TrialRecord, index: Int) -> String {
+        let outcome = trial.outcome.kind == .completed ? paint(trial.outcome.description, 32) : paint(trial.outcome.description, 33)
+        let time = Format.duration(trial.metrics.trialSeconds)
+        return "  probe \(index)  \(trial.key.configuration) \(trial.strategy) \(trial.profile.rawValue) #\(trial.repetition)  \(outcome)  \(time)"
+    }
+
+    /// The bisect's answers, for the end of `strain bisect`.
+    public func renderBisect(_ run: RunRecord) -> String {
+        guard let section = run.bisect else { return "" }
+        var lines = [paint("Bisect", 1)]
+        for search in section.searches {
+            lines.append("  " + paint(BisectText.headline(search), search.verdict == .boundary || search.verdict == .alwaysCompletes ? 32 : 33) + "  (\(BisectText.cost(search)))")
+            lines.append("    \(search.explanation)")
+        }
+        if let slope = section.slope {
+            lines.append("  " + BisectText.slopeSentence(slope))
+        }
+        lines.append("  Whole bisect: \(section.searches.map(\.probes.count).reduce(0, +)) probes in \(Format.duration(section.wallSeconds)).")
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension HTMLReport {
+    /// The bisect's answers, when the run is a bisect.
+    static func bisect(_ run: RunRecord, into page: inout Page) {
+        guard let section = run.bisect else { return }
+        page.raw("<section id=\"bisect\">\n<h2>Bisect</h2>\n<ul>")
+        for search in section.searches {
+            page.raw("<li><b>\(e(BisectText.headline(search)))</b> (\(e(BisectText.cost(search)))): \(e(search.explanation))</li>")
+        }
+        page.raw("</ul>\n")
+        if let slope = section.slope {
+            page.raw("<table><thead><tr><th>stack</th><th>largest \(e(slope.parameter)) predicted</th></tr></thead><tbody>")
+            for capacity in slope.capacities {
+                page.raw("<tr><td>\(e(capacity.name))</td><td class=\"num\">\(e(capacity.largestValue.map { Format.count(Double($0)) } ?? "none"))</td></tr>")
+            }
+            page.raw("</tbody></table>\n<p>\(e(BisectText.slopeSentence(slope)))</p>\n")
+        }
+        page.raw("<p>Whole bisect: \(section.searches.map(\.probes.count).reduce(0, +)) probes in \(e(Format.duration(section.wallSeconds))).</p>\n</section>\n")
+    }
+}

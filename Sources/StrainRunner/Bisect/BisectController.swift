@@ -1,0 +1,122 @@
+import CStrainProbe
+import Foundation
+import Glibc
+import StrainKit
+
+/// Runs a bisect's searches, fits the slope from their boundary points, and
+/// writes the whole as a run: the probes as its trials (journalled as they
+/// end), the answers as run.json's `bisect` section.
+public struct BisectController {
+    /// Where the probes run (the supervisor).
+    public var runner: any BisectProbeRunner
+    /// Where run.json and trials.jsonl go.
+    public var outputDirectory: String
+
+    public init(runner: any BisectProbeRunner, outputDirectory: String) {
+        self.runner = runner
+        self.outputDirectory = outputDirectory
+    }
+
+    public var runJSONPath: String { (outputDirectory as NSString).appendingPathComponent("run.json") }
+    public var journalPath: String { (outputDirectory as NSString).appendingPathComponent("trials.jsonl") }
+
+    /// Why a bisect could not finish.
+    public enum Failure: Error, CustomStringConvertible {
+        /// A probe ended in a harness error.
+        case harness(String)
+        /// The records could not be written.
+        case records(any Error)
+
+        public var description: String {
+            switch self {
+            case .harness(let text): text
+            case .records(let error): "could not write the run's records: \(error)"
+            }
+        }
+    }
+
+    /// Runs `requests` in order. With `slopeParameter`, the first two searches'
+    /// boundaries are the points the slope is fitted through.
+    public func run(_ requests: [BisectRequest], slopeParameter: String?, progress: @escaping (TrialRecord) -> Void) throws(Failure) -> RunRecord {
+        let journal: Journal
+        do {
+            try FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
+            journal = try Journal(path: journalPath)
+        } catch {
+            throw .records(error)
+        }
+        let startedAt = Date().formatted(.iso8601)
+        let environment = EnvironmentProbe.current()
+        let started = strain_monotonic_ns()
+        var journalError: (any Error)?
+        let bisector = Bisector(runner: runner) { trial in
+            do { try journal.append(trial) } catch { journalError = error }
+            progress(trial)
+        }
+        var searches: [BisectSearch] = []
+        for request in requests {
+            do {
+                searches.append(try bisector.search(request))
+            } catch {
+                throw .harness(error.description)
+            }
+        }
+        if let journalError { throw .records(journalError) }
+        let slope = slopeParameter.flatMap { name in
+            Self.slope(parameter: name, searches: searches, requests: requests)
+        }
+        var usage = rusage()
+        getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
+        var run = RunRecord(
+            suite: Self.suite(requests), environment: environment, startedAt: startedAt,
+            finishedAt: Date().formatted(.iso8601), runnerPeakRSSBytes: usage.ru_maxrss * 1024, trials: bisector.trials
+        )
+        run.bisect = BisectSection(searches: searches, slope: slope, wallSeconds: Double(strain_monotonic_ns() - started) / 1e9)
+        do {
+            try RunRecordFile.write(run, to: runJSONPath)
+        } catch {
+            throw .records(error)
+        }
+        return run
+    }
+
+    /// The line through the first two searches' boundaries, when both found one.
+    static func slope(parameter: String, searches: [BisectSearch], requests: [BisectRequest]) -> StackSlope? {
+        guard searches.count >= 2, requests.count >= 2 else { return nil }
+        let points = zip(searches.prefix(2), requests.prefix(2)).compactMap { search, request -> BoundaryPoint? in
+            guard search.verdict == .boundary || search.verdict == .nondeterministic, let passing = search.passing else { return nil }
+            switch request.question {
+            case .stack:
+                guard let value = request.parameters[parameter].flatMap(Int.init) else { return nil }
+                return BoundaryPoint(value: value, stackBytes: passing)
+            case .parameter:
+                guard let stack = request.strategy.chosenStackBytes else { return nil }
+                return BoundaryPoint(value: passing, stackBytes: stack)
+            }
+        }
+        guard points.count == 2 else { return nil }
+        return StackSlope.fit(parameter: parameter, points[0], points[1])
+    }
+
+    /// The searches as the suite a run.json records.
+    static func suite(_ requests: [BisectRequest]) -> ResolvedSuite {
+        let first = requests[0]
+        return ResolvedSuite(
+            name: "bisect-\(first.scenario)", description: "strain bisect", path: "(strain bisect)",
+            repetitions: first.repetitions, timeoutSeconds: first.timeoutSeconds, stallSeconds: first.stallSeconds,
+            profiles: [first.profile.rawValue],
+            runs: requests.map { request in
+                let parameters = request.parameterOrder.compactMap { name -> ParameterSweep? in
+                    if case .parameter(name) = request.question { return ParameterSweep(name: name, values: ["\(request.low)…\(request.high)"]) }
+                    return request.parameters[name].map { ParameterSweep(name: name, values: [$0]) }
+                }
+                return ResolvedRun(
+                    scenario: request.scenario, parameters: parameters, strategies: [request.strategyName],
+                    profiles: [request.profile.rawValue], repetitions: request.repetitions,
+                    timeoutSeconds: request.timeoutSeconds, stallSeconds: request.stallSeconds,
+                    expect: ["default": ["completed", "stackOverflow"]]
+                )
+            }
+        )
+    }
+}

@@ -1,0 +1,126 @@
+import Dispatch
+import Foundation
+import StrainKit
+
+/// Objects that belong to one queue, as Core Data's managed objects belong to
+/// their context's queue, touched from another.
+///
+/// The "context" is a serial queue; its notes are created on it and confined to
+/// it by a `ConfinementChecker`. The work, on the trial's strategy, reads and
+/// writes the notes inside `sync` blocks on the context's queue (the right way,
+/// `performAndWait`), and in `violating` mode also reads a few titles directly
+/// from its own thread, as code that logs a managed object's property off its
+/// queue does. Each such access is recorded with its stack and the stack that
+/// confined the note, and the trial ends `confinementViolated`.
+///
+/// `unchecked` does the same owner-side accesses on plain objects, so the two
+/// modes' `accessNanoseconds` give the checker's cost when nothing is wrong.
+public struct ConfinementScenario: Scenario {
+    public static let name = "confinement"
+    public static let summary = "objects confined to a queue (as managed objects to their context) touched from another: each wrong-queue access recorded with both stacks; the checker's cost per access"
+    public static let metrics: [MetricDescriptor] = [
+        MetricDescriptor(name: "accessNanoseconds", unit: .nanoseconds, polarity: .lowerIsBetter, noise: .timing, summary: "one read or write of a note on its own queue"),
+        MetricDescriptor(name: "confinementViolations", unit: .count, polarity: .lowerIsBetter, noise: .deterministic, summary: "accesses from the wrong queue or thread"),
+    ]
+    public static let parameters: [ParameterSpec] = [
+        ParameterSpec("mode", .choice(["confined", "violating", "unchecked"]), default: "violating",
+                      summary: "confined: every access on the owner's queue; violating: a few reads from the work's own thread too; unchecked: plain objects, no checker (the cost baseline)"),
+        ParameterSpec("objects", .integer(1...100_000), default: "100", summary: "notes in the context"),
+        ParameterSpec("accesses", .integer(1...100_000_000), default: "1000000", summary: "reads and writes on the owner's queue"),
+        ParameterSpec("violations", .integer(1...100_000), default: "3", summary: "reads from the wrong thread (violating mode)"),
+    ]
+
+    enum Mode: String { case confined, violating, unchecked }
+
+    let mode: Mode
+    let objects: Int
+    let accesses: Int
+    let violations: Int
+
+    public init(parameters: ParameterValues) {
+        mode = Mode(rawValue: parameters.string("mode")) ?? .violating
+        objects = parameters.integer("objects")
+        accesses = parameters.integer("accesses")
+        violations = parameters.integer("violations")
+    }
+
+    public func prepare(context: ScenarioContext) throws -> Workload {
+        let checker = ConfinementChecker(context: context)
+        let owner = checker.owningQueue(label: "strain.confinement.context")
+        let scenario = self
+        switch mode {
+        case .unchecked:
+            let notes = owner.sync { (0..<objects).map { Note(title: "Note \($0)") } }
+            let shared = Prepared(notes)
+            return { executor in
+                try executor.perform {
+                    try context.unit {
+                        let nanoseconds = owner.sync { scenario.touch(count: shared.value.count) { shared.value[$0].count += 1; return shared.value[$0].count } }
+                        try scenario.finish(nanoseconds: nanoseconds, total: owner.sync { shared.value.reduce(0) { $0 + $1.count } }, context: context)
+                    }
+                }
+            }
+        case .confined, .violating:
+            let notes = owner.sync { (0..<objects).map { makeNote($0, checker: checker, owner: owner) } }
+            let violate = mode == .violating
+            return { executor in
+                try executor.perform {
+                    try context.unit {
+                        let nanoseconds = owner.sync {
+                            scenario.touch(count: notes.count) { index in
+                                notes[index].write("count") { $0.count += 1; return $0.count }
+                            }
+                        }
+                        if violate {
+                            // The bug: a property read off the context's queue, for a log line.
+                            for index in 0..<scenario.violations {
+                                _ = logTitle(of: notes[index % notes.count])
+                            }
+                        }
+                        let total = owner.sync { notes.reduce(0) { sum, note in sum + note.read("count") { $0.count } } }
+                        try scenario.finish(nanoseconds: nanoseconds, total: total, context: context)
+                    }
+                }
+            }
+        }
+    }
+
+    /// `accesses` writes spread over the notes, on the owner's queue; nanoseconds per access.
+    func touch(count: Int, _ access: (Int) -> Int) -> Double {
+        let started = DispatchTime.now().uptimeNanoseconds
+        var sink = 0
+        var index = 0
+        for _ in 0..<accesses {
+            sink &+= access(index)
+            index += 1
+            if index == count { index = 0 }
+        }
+        let elapsed = DispatchTime.now().uptimeNanoseconds - started
+        withExtendedLifetime(sink) {}
+        return Double(elapsed) / Double(accesses)
+    }
+
+    func finish(nanoseconds: Double, total: Int, context: ScenarioContext) throws {
+        context.record("accessNanoseconds", nanoseconds)
+        try context.check(total == accesses, "the notes counted \(total) writes; the work made \(accesses)")
+    }
+}
+
+/// A managed object's stand-in: a class with a title and a counter.
+final class Note {
+    var title: String
+    var count = 0
+    init(title: String) { self.title = title }
+}
+
+/// Creates a note on its context's queue and confines it there: the owner's stack.
+@inline(never)
+func makeNote(_ index: Int, checker: ConfinementChecker, owner: OwningQueue) -> Confined<Note> {
+    checker.confine(Note(title: "Note \(index)"), to: owner, name: "Note")
+}
+
+/// Reads a note's title for a log line, from whatever thread calls it: the wrong access.
+@inline(never)
+func logTitle(of note: Confined<Note>) -> String {
+    note.read("title") { $0.title }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import StrainKit
+import StrainRecords
+import Testing
+
+/// `queue-flood` and `confinement` in real children: outcomes and counts, never timings.
+@Suite(.serialized) struct QueueScenarioTests {
+    @Test func aProgressFloodDeliversEveryUpdateAndTheGranularityFixDeliversAHundred() throws {
+        let (result, run, out) = try StrainBinary.runSuite("""
+        name: flood
+        timeout: 60s
+        runs:
+          - scenario: queue-flood
+            parameters: {items: 20000, progress: [every-item, every-percent]}
+            strategies: [gcd-global, operation-queue(1)]
+        """, timeout: 120)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let trials = try #require(run).trials
+        #expect(trials.count == 4)
+        for trial in trials {
+            #expect(trial.outcome.kind == .completed, "\(trial.id): \(trial.outcome)")
+            let custom = trial.metrics.custom
+            let everyItem = trial.key[parameter: "progress"] == "every-item"
+            #expect(custom["progressUpdates"] == (everyItem ? 20000 : 100), "\(trial.id)")
+            for metric in ["baselineImportSeconds", "importSeconds", "slowdown", "totalSeconds", "unrelatedJobLatencySeconds", "cancelSeconds", "cancelledAtItem"] {
+                #expect(custom[metric] != nil, "\(trial.id) records \(metric)")
+            }
+        }
+        let schema = try SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
+        #expect(schema.valid, "run.json does not match the schema: \(schema.output)")
+    }
+
+    @Test func aReadOffTheOwningQueueEndsConfinementViolatedWithTheAccessAndTheOwnerStacks() throws {
+        let (result, run, out) = try StrainBinary.runSuite("""
+        name: confinement
+        runs:
+          - scenario: confinement
+            parameters: {mode: violating, accesses: 1000, violations: 5}
+            strategies: [thread(512KiB), "task-executor(1, 512KiB)"]
+            expect: confinementViolated
+          - scenario: confinement
+            parameters: {mode: [confined, unchecked], accesses: 1000}
+            strategies: [gcd-global]
+        """, timeout: 120)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let record = try #require(run)
+        for strategy in ["thread(512KiB)", "task-executor(1, 512KiB)"] {
+            let trial = try #require(record.trials.first { $0.strategy.description == strategy })
+            #expect(trial.outcome.kind == .confinementViolated, "\(strategy): \(trial.outcome)")
+            #expect(trial.outcome.message?.contains("Note.title (read)") == true, "\(trial.outcome.message ?? "")")
+            let violations = try #require(trial.confinementViolations)
+            #expect(violations.count == 1, "five reads from one call site are one record")
+            let violation = try #require(violations.first)
+            #expect(violation.count == 5)
+            #expect(violation.owner == "queue strain.confinement.context")
+            #expect(violation.accessStack.first?.symbol == "logTitle(of:)", "the access stack starts at the scenario's frame: \(violation.accessStack.prefix(3).map(\.symbol))")
+            #expect(violation.ownerStack.first?.symbol?.hasPrefix("makeNote") == true, "the owner stack is where the note was confined: \(violation.ownerStack.prefix(3).map(\.symbol))")
+            #expect(violation.ownerStack.contains { $0.symbol?.contains("OwningQueue.sync") == true })
+            #expect(trial.metrics.custom["confinementViolations"] == 5)
+        }
+        for trial in record.trials where trial.strategy.description == "gcd-global" {
+            #expect(trial.outcome.kind == .completed, "\(trial.id): \(trial.outcome)")
+            #expect(trial.confinementViolations == nil)
+            #expect(trial.metrics.custom["accessNanoseconds"] != nil)
+        }
+        #expect(result.stdout.contains("Confinement violations"))
+        let summary = try String(contentsOfFile: (out as NSString).appendingPathComponent("summary.md"), encoding: .utf8)
+        #expect(summary.contains("## Confinement violations"))
+        let schema = try SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
+        #expect(schema.valid, "run.json does not match the schema: \(schema.output)")
+    }
+
+    @Test func theCheckerTellsItsOwnQueueFromEveryOtherThreadInProcess() {
+        let log = ConfinementLog()
+        let checker = ConfinementChecker(log: log)
+        let owner = checker.owningQueue(label: "test.owner")
+        let other = checker.owningQueue(label: "test.other")
+        let value = owner.sync { checker.confine([1, 2, 3], to: owner, name: "Numbers") }
+        #expect(owner.sync { value.read("count") { $0.count } } == 3)
+        owner.sync { value.write("append") { $0.append(4) } }
+        #expect(log.total == 0, "accesses inside the owner's sync are fine")
+        _ = other.sync { value.read("count") { $0.count } }
+        _ = value.read("first") { $0.first }
+        owner.sync { other.sync { _ = value.read("nested") { $0.last } } }
+        #expect(log.total == 3, "another owning queue, no queue at all, and a queue nested inside the owner's block are all wrong")
+        #expect(Set(log.violations.map(\.access)) == ["count (read)", "first (read)", "nested (read)"])
+        let mine = checker.confineToCurrentThread("thread-owned")
+        _ = mine.read("self") { $0 }
+        #expect(log.total == 3)
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            _ = mine.read("self") { $0 }
+            done.signal()
+        }
+        done.wait()
+        #expect(log.total == 4, "a thread-confined value read from a GCD worker")
+    }
+}
