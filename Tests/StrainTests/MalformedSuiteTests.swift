@@ -1,4 +1,5 @@
 import Foundation
+import StrainKit
 import StrainRunner
 import StrainScenarios
 import Testing
@@ -10,6 +11,10 @@ struct MalformedSuite: Sendable, CustomTestStringConvertible {
     var yaml: String
     var error: String
     var testDescription: String { name }
+
+    /// The lists the messages name, as the catalog and the records spell them now.
+    static let strategies = StrategySpec.catalog.map(\.syntax).joined(separator: ", ")
+    static let outcomes = TrialOutcome.Kind.allCases.filter { $0 != .harnessError }.map(\.rawValue).joined(separator: ", ")
 }
 
 extension MalformedSuite {
@@ -47,11 +52,11 @@ extension MalformedSuite {
         MalformedSuite(name: "run-not-mapping", yaml: "name: s\nruns:\n  - noop\n",
                        error: "bad.yaml:3:5: error: a run must be a mapping of keys to values (scenario, parameters, strategies, profiles, repetitions, timeout, stall, memory-limit, thread-limit, expect, gate)"),
         MalformedSuite(name: "no-scenario", yaml: "name: s\nruns:\n  - strategies: [main]\n",
-                       error: "bad.yaml:3:5: error: this run has no `scenario:`; valid scenarios: noop, stack-depth, cyclic-graph, nested-json, crash, fault, thread-explosion, rw-barrier-collection, sync-cycle, cooperative-starvation, contended-collection, reentrant-guard, combine-store"),
+                       error: "bad.yaml:3:5: error: this run has no `scenario:`; valid scenarios: \(ScenarioCatalog.builtIn.names.joined(separator: ", "))"),
         MalformedSuite(name: "unknown-scenario", yaml: "name: s\nruns:\n  - scenario: nop\n    strategies: [main]\n",
-                       error: "bad.yaml:3:15: error: unknown scenario 'nop' (did you mean 'noop'?); valid scenarios: noop, stack-depth, cyclic-graph, nested-json, crash, fault, thread-explosion, rw-barrier-collection, sync-cycle, cooperative-starvation, contended-collection, reentrant-guard, combine-store"),
+                       error: "bad.yaml:3:15: error: unknown scenario 'nop' (did you mean 'noop'?); valid scenarios: \(ScenarioCatalog.builtIn.names.joined(separator: ", "))"),
         MalformedSuite(name: "unknown-scenario-far", yaml: "name: s\nruns:\n  - scenario: quantum\n    strategies: [main]\n",
-                       error: "bad.yaml:3:15: error: unknown scenario 'quantum'; valid scenarios: noop, stack-depth, cyclic-graph, nested-json, crash, fault, thread-explosion, rw-barrier-collection, sync-cycle, cooperative-starvation, contended-collection, reentrant-guard, combine-store"),
+                       error: "bad.yaml:3:15: error: unknown scenario 'quantum'; valid scenarios: \(ScenarioCatalog.builtIn.names.joined(separator: ", "))"),
         MalformedSuite(name: "scenario-list", yaml: "name: s\nruns:\n  - scenario: [noop]\n    strategies: [main]\n",
                        error: "bad.yaml:3:15: error: scenario must be a single value, not a list or mapping"),
         MalformedSuite(name: "no-strategies", yaml: "name: s\nruns:\n  - scenario: noop\n",
@@ -59,9 +64,9 @@ extension MalformedSuite {
         MalformedSuite(name: "empty-strategies", yaml: "name: s\nruns:\n  - scenario: noop\n    strategies: []\n",
                        error: "bad.yaml:4:17: error: strategies is an empty list; give at least one value"),
         MalformedSuite(name: "unknown-strategy", yaml: "name: s\nruns:\n  - scenario: noop\n    strategies: [gcd-globl]\n",
-                       error: "bad.yaml:4:18: error: unknown strategy 'gcd-globl' (did you mean 'gcd-global'?); valid strategies: gcd-global(qos), gcd-serial, gcd-concurrent, thread(stack), thread-queue(stack), thread-pool(n, stack), gcd-serial-queues, task(priority), main"),
+                       error: "bad.yaml:4:18: error: unknown strategy 'gcd-globl' (did you mean 'gcd-global'?); valid strategies: \(MalformedSuite.strategies)"),
         MalformedSuite(name: "unknown-strategy-far", yaml: "name: s\nruns:\n  - scenario: noop\n    strategies: [turbo]\n",
-                       error: "bad.yaml:4:18: error: unknown strategy 'turbo'; valid strategies: gcd-global(qos), gcd-serial, gcd-concurrent, thread(stack), thread-queue(stack), thread-pool(n, stack), gcd-serial-queues, task(priority), main"),
+                       error: "bad.yaml:4:18: error: unknown strategy 'turbo'; valid strategies: \(MalformedSuite.strategies)"),
         MalformedSuite(name: "strategy-twice", yaml: "name: s\nruns:\n  - scenario: noop\n    strategies: [main, main]\n",
                        error: "bad.yaml:4:24: error: strategy 'main' is listed twice; list each once"),
         MalformedSuite(name: "thread-no-stack", yaml: "name: s\nruns:\n  - scenario: noop\n    strategies: [thread]\n",
@@ -93,7 +98,7 @@ extension MalformedSuite {
         MalformedSuite(name: "pool-one-arg", yaml: "name: s\nruns:\n  - scenario: noop\n    strategies: [\"thread-pool(8)\"]\n",
                        error: "bad.yaml:4:18: error: 'thread-pool(8)' needs a thread count and a stack size; write e.g. thread-pool(64, 512KiB)"),
         MalformedSuite(name: "pool-unquoted", yaml: "name: s\nruns:\n  - scenario: noop\n    strategies: [thread-pool(8, 512KiB)]\n",
-                       error: "bad.yaml:4:18: error: 'thread-pool(8' opens a parenthesis it does not close; in a [a, b] list a comma ends the item, so quote this strategy: \"thread-pool(64, 512KiB)\"\nbad.yaml:4:33: error: unknown strategy '512KiB)'; valid strategies: gcd-global(qos), gcd-serial, gcd-concurrent, thread(stack), thread-queue(stack), thread-pool(n, stack), gcd-serial-queues, task(priority), main"),
+                       error: "bad.yaml:4:18: error: 'thread-pool(8' opens a parenthesis it does not close; in a [a, b] list a comma ends the item, so quote this strategy: \"thread-pool(64, 512KiB)\"\nbad.yaml:4:33: error: unknown strategy '512KiB)'; valid strategies: \(MalformedSuite.strategies)"),
         MalformedSuite(name: "gcd-bad-qos", yaml: "name: s\nruns:\n  - scenario: noop\n    strategies: [gcd-global(fast)]\n",
                        error: "bad.yaml:4:18: error: unknown QoS 'fast' in 'gcd-global(fast)'; use one of background, utility, default, userInitiated, userInteractive"),
         MalformedSuite(name: "task-bad-priority", yaml: "name: s\nruns:\n  - scenario: noop\n    strategies: [task(urgent)]\n",
@@ -163,15 +168,15 @@ extension MalformedSuite {
         MalformedSuite(name: "param-mapping", yaml: "name: s\nruns:\n  - scenario: cyclic-graph\n    parameters: [size]\n    strategies: [main]\n",
                        error: "bad.yaml:4:17: error: the parameters of 'cyclic-graph' must be a mapping of keys to values (operation, shape, size, players, games)"),
         MalformedSuite(name: "unknown-outcome", yaml: "name: s\nruns:\n  - scenario: noop\n    strategies: [main]\n    expect: complete\n",
-                       error: "bad.yaml:5:13: error: unknown outcome 'complete' (did you mean 'completed'?); valid outcomes: completed, threw, invariantViolated, stackOverflow, crashed, starved, deadlocked, timedOut (crashed takes a signal: crashed(SIGSEGV))"),
+                       error: "bad.yaml:5:13: error: unknown outcome 'complete' (did you mean 'completed'?); valid outcomes: \(MalformedSuite.outcomes) (crashed takes a signal: crashed(SIGSEGV))"),
         MalformedSuite(name: "unknown-outcome-far", yaml: "name: s\nruns:\n  - scenario: noop\n    strategies: [main]\n    expect: exploded\n",
-                       error: "bad.yaml:5:13: error: unknown outcome 'exploded'; valid outcomes: completed, threw, invariantViolated, stackOverflow, crashed, starved, deadlocked, timedOut (crashed takes a signal: crashed(SIGSEGV))"),
+                       error: "bad.yaml:5:13: error: unknown outcome 'exploded'; valid outcomes: \(MalformedSuite.outcomes) (crashed takes a signal: crashed(SIGSEGV))"),
         MalformedSuite(name: "harness-error-expected", yaml: "name: s\nruns:\n  - scenario: noop\n    strategies: [main]\n    expect: harnessError\n",
-                       error: "bad.yaml:5:13: error: unknown outcome 'harnessError'; valid outcomes: completed, threw, invariantViolated, stackOverflow, crashed, starved, deadlocked, timedOut (crashed takes a signal: crashed(SIGSEGV))"),
+                       error: "bad.yaml:5:13: error: unknown outcome 'harnessError'; valid outcomes: \(MalformedSuite.outcomes) (crashed takes a signal: crashed(SIGSEGV))"),
         MalformedSuite(name: "expect-other-strategy", yaml: "name: s\nruns:\n  - scenario: noop\n    strategies: [main]\n    expect:\n      gcd-serial: completed\n",
                        error: "bad.yaml:6:7: error: expect names 'gcd-serial', which this run does not list in `strategies:` (main); name one of those or `default`"),
         MalformedSuite(name: "expect-bad-strategy", yaml: "name: s\nruns:\n  - scenario: noop\n    strategies: [main]\n    expect:\n      gcd-turbo: completed\n",
-                       error: "bad.yaml:6:7: error: unknown strategy 'gcd-turbo'; valid strategies: gcd-global(qos), gcd-serial, gcd-concurrent, thread(stack), thread-queue(stack), thread-pool(n, stack), gcd-serial-queues, task(priority), main"),
+                       error: "bad.yaml:6:7: error: unknown strategy 'gcd-turbo'; valid strategies: \(MalformedSuite.strategies)"),
         MalformedSuite(name: "tab-indent", yaml: "name: s\nruns:\n\t- scenario: noop\n\t  strategies: [main]\n",
                        error: "bad.yaml:3:1: error: a tab indents this line; YAML indents with spaces only: replace the tab with spaces\nbad.yaml:4:1: error: a tab indents this line; YAML indents with spaces only: replace the tab with spaces"),
         MalformedSuite(name: "unclosed-bracket", yaml: "name: s\nruns:\n  - scenario: noop\n    strategies: [main, gcd-serial\n    expect: completed\n",
@@ -185,11 +190,11 @@ extension MalformedSuite {
         MalformedSuite(name: "bad-indent", yaml: "name: s\nruns:\n  - scenario: noop\n   strategies: [main]\n",
                        error: "bad.yaml:4:4: error: not valid YAML: did not find expected '-' indicator"),
         MalformedSuite(name: "escape-in-name", yaml: "name: s\nruns:\n  - scenario: \"noop\\e[2J\"\n    strategies: [main]\n",
-                       error: "bad.yaml:3:15: error: unknown scenario 'noop\\u{1b}[2J'; valid scenarios: noop, stack-depth, cyclic-graph, nested-json, crash, fault, thread-explosion, rw-barrier-collection, sync-cycle, cooperative-starvation, contended-collection, reentrant-guard, combine-store"),
+                       error: "bad.yaml:3:15: error: unknown scenario 'noop\\u{1b}[2J'; valid scenarios: \(ScenarioCatalog.builtIn.names.joined(separator: ", "))"),
         MalformedSuite(name: "non-scalar-key", yaml: "name: s\n? [a]\n: 1\nruns:\n  - scenario: noop\n    strategies: [main]\n",
                        error: "bad.yaml:2:1: error: a complex key (`?`); suite keys are plain names: write `key: value`"),
         MalformedSuite(name: "four-mistakes", yaml: "name: s\ntimeout: forever\nruns:\n  - scenario: nop\n    strategies: [gcd-globl, thread(1025KiB)]\n    expect: complete\n",
-                       error: "bad.yaml:2:10: error: 'forever' is not a valid timeout; write a duration from 10ms to 24h, such as 500ms, 60s or 5m\nbad.yaml:4:15: error: unknown scenario 'nop' (did you mean 'noop'?); valid scenarios: noop, stack-depth, cyclic-graph, nested-json, crash, fault, thread-explosion, rw-barrier-collection, sync-cycle, cooperative-starvation, contended-collection, reentrant-guard, combine-store\nbad.yaml:5:18: error: unknown strategy 'gcd-globl' (did you mean 'gcd-global'?); valid strategies: gcd-global(qos), gcd-serial, gcd-concurrent, thread(stack), thread-queue(stack), thread-pool(n, stack), gcd-serial-queues, task(priority), main\nbad.yaml:5:29: error: the stack size in 'thread(1025KiB)' is not a whole number of 4KiB pages; did you mean thread(1028KiB)?"),
+                       error: "bad.yaml:2:10: error: 'forever' is not a valid timeout; write a duration from 10ms to 24h, such as 500ms, 60s or 5m\nbad.yaml:4:15: error: unknown scenario 'nop' (did you mean 'noop'?); valid scenarios: \(ScenarioCatalog.builtIn.names.joined(separator: ", "))\nbad.yaml:5:18: error: unknown strategy 'gcd-globl' (did you mean 'gcd-global'?); valid strategies: \(MalformedSuite.strategies)\nbad.yaml:5:29: error: the stack size in 'thread(1025KiB)' is not a whole number of 4KiB pages; did you mean thread(1028KiB)?"),
     ]
 }
 

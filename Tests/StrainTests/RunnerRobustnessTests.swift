@@ -297,7 +297,7 @@ import Testing
         let cases: [(String, String)] = [
             (notJSON, "error: \(notJSON): is not valid JSON (Invalid value around character 1); give a run.json that `strain run` wrote\n"),
             (noVersion, "error: \(noVersion): is JSON but has no `schemaVersion`, so it is not a run.json\n"),
-            (future, "error: \(future): run.json schema version 99 is not supported; this Strain reads versions 1 to 3\n"),
+            (future, "error: \(future): run.json schema version 99 is not supported; this Strain reads versions \(RunRecord.supportedSchemaVersions.lowerBound) to \(RunRecord.supportedSchemaVersions.upperBound)\n"),
             (folder, "error: \(folder): is a folder, not a file; give the path of a run.json that `strain run` wrote inside it\n"),
             ("/nonexistent/run.json", "error: /nonexistent/run.json: no such file; give the path of a run.json that `strain run` wrote\n"),
         ]
@@ -336,7 +336,7 @@ import Testing
         \(suite):2:10: error: timeout '1e300s' is out of range; write a duration from 10ms to 24h
         \(suite):3:8: error: 'infinity' is not a valid stall; write a duration from 100ms to 24h, such as 500ms, 60s or 5m
         \(suite):5:15: error: unknown scenario 'nop' (did you mean 'noop'?); valid scenarios: \(ScenarioCatalog.builtIn.names.joined(separator: ", "))
-        \(suite):6:18: error: unknown strategy 'gcd-globl' (did you mean 'gcd-global'?); valid strategies: gcd-global(qos), gcd-serial, gcd-concurrent, thread(stack), thread-queue(stack), thread-pool(n, stack), gcd-serial-queues, task(priority), main
+        \(suite):6:18: error: unknown strategy 'gcd-globl' (did you mean 'gcd-global'?); valid strategies: \(MalformedSuite.strategies)
         \(suite):6:29: error: the stack size in 'thread(1025KiB)' is not a whole number of 4KiB pages; did you mean thread(1028KiB)?
         \(suite):6:46: error: the stack size in 'thread-pool(4096, 16KiB)' is under 32KiB, too small for Swift's runtime to start work on; use 32KiB or more
         \(suite):7:18: error: '9223372036854775807' is not a valid repetitions; write a whole number from 1 to 10000
