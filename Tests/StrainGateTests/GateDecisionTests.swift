@@ -236,15 +236,22 @@ struct GateReviewFindingTests {
         #expect(report.exitCode == 3)
     }
 
-    @Test func aThreadExplosionFailsWithOneRepetitionAndJitterOfOneThreadDoesNot() throws {
+    @Test func aThreadExplosionFailsOnceTheBaselineShowsItsCountIsStableAndJitterOfOneThreadDoesNot() throws {
         let key = Fake.key(strategy: .gcdGlobal(.default))
-        func trial(_ threads: Int) -> TrialRecord {
-            var trial = Fake.trial(key, repetition: 1, wall: 0.01)
-            trial.metrics.peakThreads = threads
-            return trial
+        func trials(_ threads: [Int]) -> [TrialRecord] {
+            threads.enumerated().map { index, count in
+                var trial = Fake.trial(key, repetition: index + 1, wall: 0.01)
+                trial.metrics.peakThreads = count
+                return trial
+            }
         }
-        #expect(try Self.gate([trial(4)], [trial(64)]).rows[0].metrics.first { $0.metric == "peak-threads" }?.verdict == .regressed)
-        #expect(try Self.gate([trial(4)], [trial(5)]).rows[0].metrics.first { $0.metric == "peak-threads" }?.verdict == .unchanged)
+        func verdict(_ old: [Int], _ new: [Int]) throws -> GateVerdict? {
+            try Self.gate(trials(old), trials(new)).rows[0].metrics.first { $0.metric == "peak-threads" }?.verdict
+        }
+        #expect(try verdict([4, 4, 5], [64, 64, 64]) == .regressed)
+        #expect(try verdict([4, 5, 4], [5, 5, 4]) == .unchanged)
+        #expect(try verdict([4], [64]) == .inconclusive, "one sampled repetition cannot show the count is stable")
+        #expect(try verdict([35, 102], [100, 100]) == .inconclusive, "a count that varies in the baseline is not deterministic")
     }
 
     @Test func aCalibrationFromARunThatSharesNoRowCalibratesNothing() {

@@ -302,7 +302,7 @@ public enum Gate {
 
     static func deterministic(_ descriptor: MetricDescriptor, _ before: [Double], _ after: [Double], _ threshold: (MetricThreshold, String)) -> MetricComparison {
         let delta = threshold.0.delta ?? 0
-        var floor = threshold.0.floor ?? 0
+        let floor = threshold.0.floor ?? 0
         let lower = descriptor.polarity != .higherIsBetter
         let sampled = sampledMetrics.contains(descriptor.name)
         // The worst case on each side (the highest of a lower-is-better metric); for a
@@ -315,14 +315,15 @@ public enum Gate {
             baselineCount: before.count, candidateCount: after.count, delta: delta, floor: floor,
             thresholdSource: threshold.1, verdict: .unchanged, reason: ""
         )
-        let spread = sampled ? 0 : before.max()! - before.min()!
+        let spread = before.max()! - before.min()!
         let worse = lower ? new - old : old - new
-        // A sampled count from one baseline repetition is judged only against a wide
-        // tolerance (2 and half the baseline): a thread explosion fails, jitter does not.
+        // A sampled count is deterministic only when the baseline shows it: one
+        // repetition cannot (a thread explosion's peak was 35 in one smoke run and
+        // 102 in the next).
         if sampled, before.count < 2 {
-            floor = max(floor, 2, old / 2)
-            comparison.floor = floor
-            comparison.thresholdSource += ", widened for one sampled repetition"
+            comparison.verdict = .inconclusive
+            comparison.reason = "sampled: gated when at least 2 baseline repetitions agree within \(format(floor, descriptor.unit)) (has \(before.count))"
+            return comparison
         }
         let relative = old != 0 ? abs(worse / old) : .infinity
         let change = "\(format(old, descriptor.unit)) → \(format(new, descriptor.unit))"
