@@ -8,7 +8,7 @@ public enum MarkdownReport {
         var out = "# Strain run: \(escape(run.suite.name))\n\n"
         if let description = run.suite.description { out += "\(escape(description))\n\n" }
         let unexpected = summary.unexpected.count
-        out += "\(summary.trialCount) trials, \(unexpected == 0 ? "every outcome expected" : "**\(unexpected) unexpected**")."
+        out += "\(summary.trialCount) trials, \(unexpected == 0 ? "every outcome expected" : "**\(unexpected) unexpected**")\(run.interrupted == true ? " **\(escape(run.interruptionNote.trimmingCharacters(in: .whitespaces)))**" : "")."
         out += " Suite \(escape(run.suite.path)), started \(escape(run.startedAt)).\n\n"
 
         for group in summary.groups where !GuardComparison.covers(group, in: run) {

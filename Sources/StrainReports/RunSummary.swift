@@ -72,6 +72,15 @@ public struct RunSummary: Sendable {
     }
 }
 
+extension RunRecord {
+    /// ` (interrupted after 28 of 35 planned trials)`, or empty for a run that finished its plan.
+    public var interruptionNote: String {
+        guard interrupted == true else { return "" }
+        let planned = plan.map { $0.shard?.trialCount ?? $0.trialCount }
+        return planned.map { " (interrupted after \(trials.count) of \($0) planned trials)" } ?? " (interrupted)"
+    }
+}
+
 /// The statistics the reports quote.
 public enum Statistics {
     public static func median(_ values: [Double]) -> Double? {

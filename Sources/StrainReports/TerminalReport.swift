@@ -176,7 +176,8 @@ public struct TerminalReport: Sendable {
         }
         lines.append("")
         let unexpected = summary.unexpected.count
-        lines.append("\(summary.trialCount) trials: " + (unexpected == 0 ? paint("every outcome expected", 32) : paint("\(unexpected) unexpected", 31)))
+        lines.append("\(summary.trialCount) trials: " + (unexpected == 0 ? paint("every outcome expected", 32) : paint("\(unexpected) unexpected", 31))
+                     + (run.interrupted == true ? paint(run.interruptionNote, 31) : ""))
         return lines.joined(separator: "\n")
     }
 

@@ -54,6 +54,9 @@ import Testing
             #expect(FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent("out/\(report)")))
         }
         #expect(result.stderr.contains("strain run --resume out"), "\(result.stderr)")
+        #expect(result.stdout.contains("interrupted after 1 of 3 planned trials"), "the summary says the run stopped short: \(result.stdout)")
+        let summary = try String(contentsOfFile: (folder as NSString).appendingPathComponent("out/summary.md"), encoding: .utf8)
+        #expect(summary.contains("interrupted after 1 of 3 planned trials"))
     }
 
     @Test func aChildDiesWithItsRunnerEvenWhenTheRunnerIsKilledWithSigkill() throws {

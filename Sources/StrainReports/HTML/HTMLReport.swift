@@ -89,7 +89,8 @@ public enum HTMLReport {
         page.raw("<header>\n<h1>Strain run: \(e(run.suite.name))</h1>\n")
         if let description = run.suite.description { page.raw("<p class=\"description\">\(e(description))</p>\n") }
         let unexpected = summary.unexpected.count
-        let verdict = unexpected == 0 ? "<span class=\"ok\">every outcome expected</span>" : "<span class=\"bad\">\(unexpected) unexpected</span>"
+        let verdict = (unexpected == 0 ? "<span class=\"ok\">every outcome expected</span>" : "<span class=\"bad\">\(unexpected) unexpected</span>")
+            + (run.interrupted == true ? "<span class=\"bad\">\(e(run.interruptionNote))</span>" : "")
         page.raw("<p class=\"counts\">\(summary.trialCount) trials: \(verdict). Suite <code>\(e(run.suite.path))</code>, started \(e(run.startedAt)), finished \(e(run.finishedAt)).</p>\n")
         page.raw("</header>\n")
 
