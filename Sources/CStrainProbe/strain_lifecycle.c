@@ -78,6 +78,13 @@ int strain_child_bind_to_parent(int expected_parent) {
     return 0;
 }
 
+// Makes the runner the subreaper of its descendants: a trial's grandchild that
+// left the trial's process group (setsid) is re-parented to the runner when the
+// trial's child ends, instead of to init, so the runner can find and kill it.
+int strain_runner_become_subreaper(void) {
+    return prctl(PR_SET_CHILD_SUBREAPER, 1) == 0 ? 0 : errno;
+}
+
 // pipe2 is a GNU extension that Swift's Glibc module does not import.
 int strain_pipe_cloexec(int ends[2]) {
     return pipe2(ends, O_CLOEXEC) == 0 ? 0 : errno;

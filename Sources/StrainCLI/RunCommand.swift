@@ -151,6 +151,7 @@ struct RunCommand: ParsableCommand {
         )
         let remaining = RunController.remaining(plan, after: journal.finished)
         RunnerSignals.catchStopSignals()
+        RunnerSignals.adoptOrphans()
         let resumed = plan.trials.count - remaining.count
         print(TerminalReport.safe("Running \(suiteName): \(plan.trials.count) trials from \(suitePath)") + (resumed > 0 ? " (\(resumed) finished before, resumed)" : ""))
         fflush(nil)

@@ -12,11 +12,11 @@ public struct FaultScenario: Scenario {
     public static let kinds = [
         "bus-error", "divide-by-zero", "fatal-error", "index-out-of-range", "integer-overflow", "cxx-terminate",
         "ignore-sigterm", "flood-output", "garbage-result", "exit-zero-without-result", "exit-mid-trial",
-        "grandchild", "grandchild-then-hang", "memory-exhaustion", "thread-bomb",
+        "grandchild", "grandchild-then-hang", "session-grandchild", "memory-exhaustion", "thread-bomb",
     ]
     public static let parameters: [ParameterSpec] = [
         ParameterSpec("kind", .choice(kinds), default: "bus-error",
-                      summary: "how the trial breaks: a signal (bus-error, divide-by-zero), a Swift runtime trap with its message (fatal-error, index-out-of-range, integer-overflow), std::terminate, a loop that ignores SIGTERM, megabytes on stdout and stderr, garbage or nothing on the result pipe, exit(3) mid-trial, a grandchild left behind (or one beside a hang), memory or threads until a limit stops it"),
+                      summary: "how the trial breaks: a signal (bus-error, divide-by-zero), a Swift runtime trap with its message (fatal-error, index-out-of-range, integer-overflow), std::terminate, a loop that ignores SIGTERM, megabytes on stdout and stderr, garbage or nothing on the result pipe, exit(3) mid-trial, a grandchild left behind (or one beside a hang, or one in a session of its own), memory or threads until a limit stops it"),
         ParameterSpec("megabytes", .integer(1...1024), default: "8", summary: "how much flood-output writes to each of stdout and stderr"),
     ]
 
@@ -74,6 +74,7 @@ public struct FaultScenario: Scenario {
         case "exit-zero-without-result": _exit(0)
         case "exit-mid-trial": exit(3)
         case "grandchild": try spawnGrandchild()
+        case "session-grandchild": try spawnGrandchild(newSession: true)
         case "grandchild-then-hang":
             try spawnGrandchild()
             while one > 0 { sleep(60) }
@@ -83,12 +84,22 @@ public struct FaultScenario: Scenario {
         }
     }
 
-    /// Starts `sleep 600` in the trial's process group and leaves it behind.
-    static func spawnGrandchild() throws {
+    /// Starts `sleep 600` and leaves it behind: in the trial's process group, or
+    /// with `newSession` in a session of its own (`setsid`), out of the group's
+    /// reach, holding no descriptor of the trial's (so only a kill ends it early).
+    static func spawnGrandchild(newSession: Bool = false) throws {
         var pid: pid_t = 0
-        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sleep"), strdup("600"), nil]
+        // bash, not sh: dash cannot close a descriptor above 9.
+        let script = "for fd in /proc/$$/fd/*; do n=${fd##*/}; [ \"$n\" -gt 2 ] && eval \"exec $n>&-\"; done 2>/dev/null; exec /bin/sleep 600 </dev/null >/dev/null 2>&1"
+        let words = newSession ? ["/bin/bash", "-c", script] : ["/bin/sleep", "600"]
+        let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
-        let status = posix_spawn(&pid, "/bin/sleep", nil, nil, argv, environ)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // POSIX_SPAWN_SETSID (glibc 2.26): the grandchild calls setsid before exec.
+        if newSession { posix_spawnattr_setflags(&attributes, 0x80) }
+        let status = posix_spawn(&pid, words[0], nil, &attributes, argv, environ)
         guard status == 0 else { throw Exhausted(description: "could not start the grandchild: errno \(status)") }
         let line = Array("grandchild \(pid)\n".utf8)
         _ = line.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }

@@ -45,6 +45,9 @@ import Testing
         #expect(grandchild.outcome.kind == .completed)
         let pid = try #require(grandchild.stdout?.split(separator: " ").last.flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
         #expect(Processes.waitUntilGone(pid, seconds: 5), "the grandchild died with its trial's process group")
+        let escaped = try #require(trials("session-grandchild").first)
+        let escapedPID = try #require(escaped.stdout?.split(separator: " ").last.flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
+        #expect(Processes.waitUntilGone(escapedPID, seconds: 5), "a grandchild in a session of its own was adopted by the runner and killed")
 
         #expect(trials("memory-exhaustion").first?.outcome.kind == .threw)
         #expect(trials("memory-exhaustion").first?.outcome.message?.contains("under a limit of 512 MiB") == true)

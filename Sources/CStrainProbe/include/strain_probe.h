@@ -129,6 +129,10 @@ void strain_runner_request_stop(int signal_number);
 /// Returns 0 or an errno value.
 int strain_child_bind_to_parent(int expected_parent);
 
+/// Makes the calling process the child subreaper of its descendants
+/// (PR_SET_CHILD_SUBREAPER). Returns 0 or an errno.
+int strain_runner_become_subreaper(void);
+
 /// A pipe whose both ends are close-on-exec from the moment they exist (pipe2),
 /// so a spawn on another thread never inherits them. Returns 0 or an errno value.
 int strain_pipe_cloexec(int ends[2]);

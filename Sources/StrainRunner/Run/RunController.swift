@@ -70,6 +70,12 @@ public enum RunnerSignals {
         _ = strain_runner_catch_stop_signals()
     }
 
+    /// Makes the runner the subreaper of its descendants, so a trial's grandchild
+    /// that left the trial's process group comes back to the runner to be killed.
+    public static func adoptOrphans() {
+        AdoptedOrphans.adopt()
+    }
+
     /// The first stop signal the runner caught, nil while none has.
     public static var stopSignal: Int32? {
         let signal = strain_runner_stop_signal()

@@ -72,6 +72,9 @@ public struct TrialSupervisor: Sendable {
         let watch = ChildWatch(outputCap: outputCap, resultCap: resultCap, teardown: TeardownStep.gentleThenForced(graceSeconds: gracePeriod),
                                samplingInterval: samplingInterval, threadLimit: spec.threadLimit)
         let watched = watch.watch(child, start: start, deadline: start &+ Self.nanoseconds(spec.timeoutSeconds), heartbeat: heartbeat)
+        // Grandchildren that left the trial's process group (setsid) and were
+        // adopted by the runner when the child ended die with the trial too.
+        AdoptedOrphans.killAll()
         if watched.stoppedByRunner { return nil }
         let elapsed = Double(strain_monotonic_ns() - start) / 1e9
         return record(spec, watched, trialSeconds: elapsed, startedAt: startedAt)
