@@ -38,7 +38,7 @@ public enum JUnitReport {
             let tag = trial.outcome.kind == .harnessError ? "error" : "failure"
             var message = "\(trial.outcome.description), expected \(trial.expectedOutcomes.joined(separator: " or "))"
             if let detail = trial.outcome.message { message += ": \(detail)" }
-            if let reason = CrashReason.message(stderr: trial.stderr) { message += " — \(reason)" }
+            if let reason = CrashReason.message(for: trial) { message += " — \(reason)" }
             xml += "      <\(tag) message=\"\(a(message))\" type=\"\(a(trial.outcome.kind.rawValue))\">\(t(details(trial)))</\(tag)>\n"
         }
         if let out = trial.stdout, !out.isEmpty { xml += "      <system-out>\(t(out))</system-out>\n" }
@@ -51,7 +51,7 @@ public enum JUnitReport {
     static func details(_ trial: TrialRecord) -> String {
         var lines = ["outcome: \(trial.outcome.description)"]
         if let message = trial.outcome.message { lines.append(message) }
-        if let reason = CrashReason.message(stderr: trial.stderr) { lines.append("reason: \(reason)") }
+        if let reason = CrashReason.message(for: trial) { lines.append("reason: \(reason)") }
         if let trace = trial.trace {
             lines.append(TraceText.headline(trace))
             lines += TraceText.lines(trace)

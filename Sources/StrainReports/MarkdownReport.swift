@@ -63,7 +63,7 @@ public enum MarkdownReport {
             out += "## Traces\n\n"
             for trial in faults {
                 guard let trace = trial.trace else { continue }
-                let reason = CrashReason.message(stderr: trial.stderr)
+                let reason = CrashReason.message(for: trial)
                 out += "<details><summary>\(escapeHTML(trial.key.description)): \(escapeHTML(TraceText.headline(trace)))\(reason.map { " — " + escapeHTML($0) } ?? "")</summary>\n\n"
                 if let reason { out += "Reason: `\(reason.replacingOccurrences(of: "`", with: "'"))`\n\n" }
                 if let cycle = trace.cycle { out += "Cycle: `\(TraceText.cycle(cycle).replacingOccurrences(of: "`", with: "'"))`\n\n" }

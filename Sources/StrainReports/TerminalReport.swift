@@ -16,7 +16,7 @@ public struct TerminalReport: Sendable {
         let mark = trial.expected ? paint("ok ", 32) : paint("!! ", 31)
         let time = Format.duration(trial.metrics.wallSeconds ?? trial.metrics.trialSeconds)
         var line = "[\(position)/\(total)] \(mark) \(trial.id)  \(trial.outcome)  \(time)"
-        if !trial.expected, let reason = CrashReason.message(stderr: trial.stderr) { line += "  — \(reason)" }
+        if !trial.expected, let reason = CrashReason.message(for: trial) { line += "  — \(reason)" }
         return line
     }
 
@@ -81,7 +81,7 @@ public struct TerminalReport: Sendable {
             for (row, cells) in zip(group.rows, rows) {
                 let text = "  " + line(cells)
                 lines.append(row.allExpected ? text : paint(text + "   (expected \(row.trials[0].expectedOutcomes.joined(separator: ", ")))", 31))
-                if !row.allExpected, let reason = row.trials.lazy.compactMap({ CrashReason.message(stderr: $0.stderr) }).first {
+                if !row.allExpected, let reason = row.trials.lazy.compactMap({ CrashReason.message(for: $0) }).first {
                     lines.append(paint("    reason: \(reason)", 31))
                 }
             }
@@ -124,7 +124,7 @@ public struct TerminalReport: Sendable {
             for trial in traced {
                 guard let trace = trial.trace else { continue }
                 lines.append("  \(trial.key): \(TraceText.headline(trace))")
-                if let reason = CrashReason.message(stderr: trial.stderr) { lines.append("    reason: \(reason)") }
+                if let reason = CrashReason.message(for: trial) { lines.append("    reason: \(reason)") }
                 if let cycle = trace.cycle {
                     if let fault = trace.firstFrames.first { lines.append("    fault: #0  \(fault.displayName)") }
                     lines.append("    cycle: \(TraceText.cycle(cycle))")

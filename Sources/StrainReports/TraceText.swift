@@ -152,6 +152,16 @@ public enum TraceText {
 /// child's standard error: Swift's `Fatal error: …`, glibc's `double free or
 /// corruption (!prev)`, an assertion's text.
 public enum CrashReason {
+    /// The trial's reason: what the child said on standard error, or else the
+    /// runtime's name for the trap it hit, which an -O build prints nowhere but
+    /// keeps in its debug information as an inlined frame
+    /// (`Swift runtime failure: arithmetic overflow`).
+    public static func message(for trial: TrialRecord) -> String? {
+        if let said = message(stderr: trial.stderr) { return said }
+        guard let fault = trial.trace?.firstFrames.first else { return nil }
+        return fault.inlined?.lazy.compactMap(\.symbol).first { $0.hasPrefix("Swift runtime failure: ") }
+    }
+
     /// The message, or nil when the child said nothing recognisable.
     public static func message(stderr: String?) -> String? {
         guard let stderr else { return nil }

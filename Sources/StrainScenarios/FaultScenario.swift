@@ -55,12 +55,13 @@ public struct FaultScenario: Scenario {
         case "integer-overflow":
             var value = Int.max - one
             value += one + one
-            _ = value
+            // Printed, so an optimised build cannot drop the sum and its overflow check.
+            print(value)
         case "cxx-terminate": FaultInjection.cxxTerminate()
         case "ignore-sigterm":
             signal(SIGTERM, SIG_IGN)
-            var spin = 0
-            while one > 0 { spin &+= 1 }
+            // A loop with no side effect may be removed by an optimised build: yield in it.
+            while one > 0 { sched_yield() }
         case "flood-output":
             let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20)
             for _ in 0..<megabytes {

@@ -1,5 +1,6 @@
 import Foundation
 import StrainKit
+import StrainReports
 import StrainRunner
 import Testing
 
@@ -26,6 +27,8 @@ import Testing
         #expect(trials("index-out-of-range").allSatisfy { $0.stderr?.contains("Fatal error: Index out of range") == true })
         #expect(outcomes("integer-overflow") == ["crashed(SIGILL)"])
         #expect(trials("integer-overflow").allSatisfy { $0.trace?.firstFrames.first?.symbol?.contains("FaultScenario.fail") == true })
+        #expect(trials("integer-overflow").allSatisfy { CrashReason.message(for: $0) == "Swift runtime failure: arithmetic overflow" },
+                "an overflow's reason is the runtime's name for its trap, from the debug information")
         #expect(outcomes("cxx-terminate") == ["crashed(SIGABRT)"])
         #expect(trials("cxx-terminate").first?.stderr?.contains("terminate called without an active exception") == true)
         let overflows = record.trials.filter { $0.scenario == "stack-depth" }

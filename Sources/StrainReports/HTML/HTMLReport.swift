@@ -104,7 +104,7 @@ public enum HTMLReport {
                 var outcome = "<b>\(e(trial.outcome.description))</b>"
                 if let anchor = links.anchor(for: trial) { outcome = "<a href=\"#\(anchor)\">\(outcome)</a>" }
                 page.raw("<li>\(e(trial.id.description)): \(outcome), expected \(e(trial.expectedOutcomes.joined(separator: ", ")))")
-                if let reason = CrashReason.message(stderr: trial.stderr) { page.raw(" — <span class=\"reason\">\(e(reason))</span>") }
+                if let reason = CrashReason.message(for: trial) { page.raw(" — <span class=\"reason\">\(e(reason))</span>") }
                 if let message = trial.outcome.message { page.raw(" — \(e(message))") }
                 if let trace = trial.trace, let point = trace.cycle.map({ _ in TraceLayout(trace).entry?.frame }) ?? TraceText.pointOfFailure(trace) {
                     page.raw("<br><span class=\"where\">\(trace.cycle == nil ? "at" : "entered the recursion at") <code>\(e(point.displayName))</code></span>")
@@ -314,7 +314,7 @@ public enum HTMLReport {
         let firstUnexpected = links.traces.first { !$0.trial.expected }?.anchor
         for (trial, anchor) in links.traces {
             guard let trace = trial.trace else { continue }
-            let reason = CrashReason.message(stderr: trial.stderr)
+            let reason = CrashReason.message(for: trial)
             page.raw("<details class=\"trace\" id=\"\(anchor)\"\(anchor == firstUnexpected ? " open" : "")><summary>\(e(trial.key.description)): \(e(TraceText.headline(trace)))\(reason.map { " — <span class=\"reason\">\(e($0))</span>" } ?? "")</summary>\n")
             if let note = trace.sourceLocations?.note { page.raw("<p class=\"note\">\(e(note))</p>\n") }
             page.raw("<ol class=\"frames\">")
