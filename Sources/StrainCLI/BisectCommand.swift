@@ -84,7 +84,7 @@ struct BisectCommand: ParsableCommand {
             FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
             throw ExitCode(StrainExitCode.inputError)
         }
-        let directory = out ?? "Reports/bisect-\(scenario)-\(RunCommand.timestamp())"
+        let directory = out ?? "Reports/bisect-\(scenario)-\(runTimestamp())"
         let color = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
         let terminal = TerminalReport(color: color)
         let controller = BisectController(runner: TrialSupervisor(executable: currentExecutablePath()), outputDirectory: directory)
@@ -258,12 +258,5 @@ struct BisectCommand: ParsableCommand {
 
 private extension String {
     /// FNV-1a of the text: the same on every run, unlike `hashValue`.
-    var hashValueStable: UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01b3
-        }
-        return hash
-    }
+    var hashValueStable: UInt64 { StableHash.fnv1a(self) }
 }

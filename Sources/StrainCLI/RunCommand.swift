@@ -124,7 +124,7 @@ struct RunCommand: ParsableCommand {
             throw CommandFailure.input("\(resume!): its journal belongs to another plan (hash \(header.plan.hash), \(header.plan.trialCount) trials) than \(suitePath) gives now (hash \(planRecord.hash), \(planRecord.trialCount) trials): the suite, the filters, the repetitions or the shard changed; run it afresh with --force")
         }
         if directory == nil {
-            let path = out ?? "Reports/\(SuiteLimits.safeFileName(parsed.name))-\(Self.timestamp())"
+            let path = out ?? "Reports/\(SuiteLimits.safeFileName(parsed.name))-\(runTimestamp())"
             do {
                 let opened = try OutputDirectory(path: path, mode: force ? .force : .fresh)
                 directory = opened
@@ -219,13 +219,6 @@ struct RunCommand: ParsableCommand {
         if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return min(1000, max(20, Int(size.ws_col))) }
         let columns = Int(ProcessInfo.processInfo.environment["COLUMNS"]?.trimmingCharacters(in: .whitespaces) ?? "") ?? 80
         return min(1000, max(20, columns))
-    }
-
-    static func timestamp() -> String {
-        let formatter = DateFormatter()
-        formatter.dateFormat = "yyyyMMdd-HHmmss"
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: Date())
     }
 }
 

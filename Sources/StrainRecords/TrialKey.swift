@@ -60,14 +60,7 @@ public struct TrialKey: Codable, Hashable, Sendable, Comparable, CustomStringCon
 
     /// FNV-1a of `canonicalText`: the same for the same key on every machine, run and
     /// suite order (shards are assigned by it).
-    public var stableHash: UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in canonicalText.utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01b3
-        }
-        return hash
-    }
+    public var stableHash: UInt64 { StableHash.fnv1a(canonicalText) }
 
     public static func == (left: TrialKey, right: TrialKey) -> Bool {
         left.scenario == right.scenario && left.strategy == right.strategy && left.profile == right.profile

@@ -54,12 +54,5 @@ public struct Plan: Sendable {
     }
 
     /// FNV-1a: a seed that is the same for the same text on every machine and run.
-    static func seed(_ text: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01b3
-        }
-        return hash
-    }
+    static func seed(_ text: String) -> UInt64 { StableHash.fnv1a(text) }
 }

@@ -67,12 +67,7 @@ extension Plan {
     /// The plan's identity: a hash of every trial ID in it, whatever their order.
     public var identity: String {
         let text = trials.map { "\($0.key.canonicalText) #\($0.repetition)" }.sorted().joined(separator: "\n")
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01b3
-        }
-        return String(hash, radix: 16)
+        return String(StableHash.fnv1a(text), radix: 16)
     }
 
     /// The trials `selection` keeps, in plan order (each keeps its plan index).
