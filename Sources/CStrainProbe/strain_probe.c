@@ -152,14 +152,21 @@ uint64_t strain_monotonic_ns(void) {
 
 // A fault counts as stack exhaustion when its address lies in the guard region
 // under the thread's stack or just below it (a large frame can step over the
-// guard), or in the last page of the stack itself.
-static int strain_is_overflow(uintptr_t address) {
+// guard), or in the last page of the stack itself, and the faulting frame's
+// stack pointer is at the bottom of the stack too. The second condition keeps
+// a wild pointer that happens to land under a stack (a data race freeing a
+// buffer twice, say) from being called an overflow: there the stack pointer is
+// still high up in the stack. A walk that could not read the stack pointer
+// leaves the address alone to decide.
+static int strain_is_overflow(uintptr_t address, uintptr_t sp) {
     if (!strain_thread_ready || address == 0) return 0;
     const uintptr_t low = strain_thread_stack.low;
     const size_t page = 4096;
     size_t below = strain_thread_stack.guard_size + 1024 * 1024;
     uintptr_t floor = low > below ? low - below : 0;
-    return address >= floor && address < low + page;
+    if (!(address >= floor && address < low + page)) return 0;
+    const size_t bottom = 64 * 1024;
+    return sp == 0 || sp < low + bottom;
 }
 
 static void strain_fault_handler(int signal_number, siginfo_t *info, void *context) {
@@ -176,7 +183,6 @@ static void strain_fault_handler(int signal_number, siginfo_t *info, void *conte
     }
 
     uintptr_t address = (uintptr_t)info->si_addr;
-    int overflow = (signal_number == SIGSEGV || signal_number == SIGBUS) && strain_is_overflow(address);
 
     // Walk from the interrupted frame. On x86-64 unw_context_t is a ucontext_t,
     // so the signal's context is the walk's starting point.
@@ -203,6 +209,7 @@ static void strain_fault_handler(int signal_number, siginfo_t *info, void *conte
         } while (unw_step(&cursor) > 0);
     }
     uint64_t walked_ns = strain_monotonic_ns();
+    int overflow = (signal_number == SIGSEGV || signal_number == SIGBUS) && strain_is_overflow(address, first_sp);
 
     strain_put_string("STRAIN-FAULT 1\n");
     strain_put_field_decimal("signal", signal_number);
