@@ -134,6 +134,33 @@ import Testing
         _ = try running.wait(timeout: 20)
     }
 
+    @Test func theStallWatchdogDumpsADeadlockedGCDPoolOnceAndNamesIt() throws {
+        let program = try TestPrograms.swiftOverflow()
+        let out = Self.folder()
+        let running = try ProgramRun.start(StrainBinary.path, ["exec", "--out", out, "--stall", "1s", "--", program, "gcd-deadlock"],
+                                           environment: ["SWIFT_BACKTRACE": "enable=no"])
+        defer { running.stop() }
+        let ready = try #require(running.readLine(timeout: 20))
+        let pid = try #require(Int32(ready.split(separator: " ").last ?? ""))
+        let first = (out as NSString).appendingPathComponent("dump-1.txt")
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: first) && Date() < deadline { usleep(50_000) }
+        #expect(FileManager.default.fileExists(atPath: first), "the watchdog dumped the stuck pool")
+        kill(pid, SIGKILL)
+        let result = try running.wait(timeout: 20)
+        #expect(result.termination == .signaled(SIGKILL))
+        let run = try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json"))
+        let trial = try #require(run.trials.first)
+        #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome)")
+        #expect(trial.outcome.message?.contains("pool threads under dispatch or concurrency frames") == true, "\(trial.outcome)")
+        #expect(trial.stall?.thresholdSeconds == 1)
+        let dump = try #require(trial.dump)
+        #expect(dump.groups.contains { $0.count >= 2 && $0.summary.contains("futex wait") && $0.frames.contains { $0.symbol?.contains("_dispatch_worker_thread") == true } },
+                "\(dump.groups.map(\.summary))")
+        #expect(!FileManager.default.fileExists(atPath: (out as NSString).appendingPathComponent("dump-2.txt")), "it dumps once")
+        #expect(result.stderr.contains("deadlocked"), "\(result.stderr)")
+    }
+
     @Test func badInvocationsFailWithTheirOwnCodes() throws {
         let missing = try ProgramRun.run(StrainBinary.path, ["exec", "--out", Self.folder(), "--", "/nonexistent/program"])
         #expect(missing.termination == .exited(127))

@@ -104,7 +104,7 @@ public struct ExecSupervisor: Sendable {
         var peakRSS = 0
         let statusPath = "/proc/\(program.pid)/status"
         var ended: (TerminationStatus, rusage)?
-        func collectDumps(stallVerdict: ExecStallVerdict? = nil) -> ExecDump? {
+        func collectDumps(_ stallVerdict: ExecStallVerdict?) -> ExecDump? {
             var newest: ExecDump?
             for path in probe.dumpFiles(pid: program.pid) where !readDumps.contains(path) {
                 readDumps.insert(path)
@@ -123,32 +123,17 @@ public struct ExecSupervisor: Sendable {
                 peakThreads = max(peakThreads, status.threads ?? 0)
                 peakRSS = max(peakRSS, status.peakRSSBytes ?? 0)
             }
-            _ = collectDumps()
-            if stall == nil, var current = watch, let suspicion = current.step(now: strain_monotonic_ns()) {
+            _ = collectDumps(nil)
+            if stall == nil, var current = watch {
+                let suspicion = current.step(now: strain_monotonic_ns())
                 watch = current
-                // Ask for a dump, and judge the pools from the stacks it brings.
-                let before = Set(probe.dumpFiles(pid: program.pid))
-                _ = strain_sigqueue(program.pid, SIGSYS, STRAIN_DUMP_REQUEST_VALUE)
-                let deadline = strain_monotonic_ns() &+ 3_000_000_000
-                while strain_monotonic_ns() < deadline, Set(probe.dumpFiles(pid: program.pid)).subtracting(before).isEmpty {
-                    usleep(10_000)
+                if let suspicion {
+                    stall = judgeStall(suspicion, watch: &current, probe: probe, pid: program.pid, collect: collectDumps)
+                    watch = stall == nil ? current : nil
                 }
-                let judged = Set(probe.dumpFiles(pid: program.pid)).subtracting(before).sorted().last
-                    .flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }.flatMap(ProbeFolder.parseDump)
-                if let raw = judged, let verdict = StallWatch.judge(dumpBuilder.dump(from: raw), suspicion: suspicion) {
-                    stall = (verdict, suspicion.report(thresholdSeconds: current.thresholdSeconds))
-                    _ = collectDumps(stallVerdict: verdict)
-                    watch = nil
-                } else {
-                    _ = collectDumps()
-                    current.restart(now: strain_monotonic_ns())
-                    watch = current
-                }
-            } else if stall == nil, let current = watch {
-                watch = current
             }
         }
-        _ = collectDumps()
+        _ = collectDumps(nil)
         let (termination, usage) = ended!
         let wall = Double(strain_monotonic_ns() - started) / 1e9
 
@@ -171,7 +156,7 @@ public struct ExecSupervisor: Sendable {
             let after: String
             switch termination {
             case .signaled(let signal) where signal == fault.signal: after = ""
-            default: after = "; after the probe passed the signal on, the program \(termination)"
+            default: after = "; after the probe passed the signal on, the program \(Self.ended(termination))"
             }
             outcome = TrialOutcome(kind: fault.isOverflow ? .stackOverflow : .crashed, signal: fault.signal,
                                    message: (fault.isComplete ? "" : "the fault record was cut short") + after)
@@ -188,7 +173,7 @@ public struct ExecSupervisor: Sendable {
             }
         }
         if let stall {
-            outcome = TrialOutcome(kind: stall.verdict.kind, message: "\(stall.verdict.message); then the program \(termination)")
+            outcome = TrialOutcome(kind: stall.verdict.kind, message: "\(stall.verdict.message); then the program \(Self.ended(termination))")
         }
         let key = TrialKey(scenario: "exec", parameters: [
             TrialKey.Parameter(name: "program", value: request.program),
@@ -212,6 +197,38 @@ public struct ExecSupervisor: Sendable {
                                runnerPeakRSSBytes: ownUsage.ru_maxrss * 1024, trials: [trial])
         record.plan = PlanRecord(hash: String(format: "%016llx", key.stableHash), trialCount: 1, shard: nil)
         return ExecResult(pid: program.pid, termination: termination, record: record, dumps: dumps)
+    }
+
+    /// Asks the suspected program for a dump and judges its pools from the stacks;
+    /// nil (and the watch restarted) when they are not stuck.
+    private func judgeStall(_ suspicion: StallWatch.Suspicion, watch: inout StallWatch, probe: ProbeFolder, pid: Int32,
+                            collect: (ExecStallVerdict?) -> ExecDump?) -> (verdict: ExecStallVerdict, report: StallReport)? {
+        let before = Set(probe.dumpFiles(pid: pid))
+        _ = strain_sigqueue(pid, SIGSYS, STRAIN_DUMP_REQUEST_VALUE)
+        let deadline = strain_monotonic_ns() &+ 3_000_000_000
+        var fresh: [String] = []
+        while strain_monotonic_ns() < deadline {
+            fresh = probe.dumpFiles(pid: pid).filter { !before.contains($0) }
+            if !fresh.isEmpty { break }
+            usleep(10_000)
+        }
+        let raw = fresh.last.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }.flatMap(ProbeFolder.parseDump)
+        if let raw, let verdict = StallWatch.judge(dumpBuilder.dump(from: raw), suspicion: suspicion) {
+            _ = collect(verdict)
+            return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds))
+        }
+        // Not stuck: this dump was the watchdog's question only; no one asked to see it.
+        for file in fresh { unlink(file) }
+        watch.restart(now: strain_monotonic_ns())
+        return nil
+    }
+
+    /// `exited with status 3`, `was killed by SIGKILL`.
+    static func ended(_ termination: TerminationStatus) -> String {
+        switch termination {
+        case .exited: termination.description
+        case .signaled: "was " + termination.description
+        }
     }
 
     /// `a 'b c'`: arguments as a POSIX shell would read them back.

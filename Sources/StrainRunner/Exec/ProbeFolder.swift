@@ -34,6 +34,9 @@ public struct ProbeFolder: Sendable {
         access(file("sigquit-\(pid)"), F_OK) == 0
     }
 
+    /// The wait shown for the thread that took the dump request: it was interrupted, so /proc cannot say.
+    public static let tookRequest = "took the dump request"
+
     func file(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
 
     /// A dump as the probe wrote it: `STRAIN-DUMP 1`, fields, then per thread its
@@ -81,8 +84,9 @@ public struct ProbeFolder: Sendable {
         let raw = threads.map { thread -> RawThread in
             // The thread that took the request was interrupted by it: its /proc
             // files show it answering, not what it was doing.
-            let state = thread.tid == requestedOn ? nil : thread.stat.flatMap { ThreadState(tid: thread.tid, stat: $0, syscall: thread.syscall) }
-            return RawThread(tid: thread.tid, name: thread.name, state: state?.state ?? "?", wait: state?.wait,
+            let tookRequest = thread.tid == requestedOn
+            let state = tookRequest ? nil : thread.stat.flatMap { ThreadState(tid: thread.tid, stat: $0, syscall: thread.syscall) }
+            return RawThread(tid: thread.tid, name: thread.name, state: state?.state ?? "?", wait: tookRequest ? Self.tookRequest : state?.wait,
                              inWork: thread.inWork, frames: thread.answered ? thread.frames : [], viaPtrace: false)
         }
         return RawDump(method: "signal", threads: raw, maps: maps.joined(separator: "\n"),

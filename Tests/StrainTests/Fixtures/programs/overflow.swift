@@ -1,7 +1,7 @@
 // A Swift program for `strain exec`'s end-to-end tests (ExecTests): overflows
-// its stack on the thread kind its first argument names. It knows nothing of
-// Strain; without it, each of these dies with status 139 and, for every kind
-// but main, no output at all.
+// its stack on the thread kind its first argument names, or deadlocks its GCD
+// pool. It knows nothing of Strain; without it, each overflow dies with status
+// 139 and, for every kind but main, no output at all.
 import Dispatch
 import Foundation
 
@@ -36,7 +36,15 @@ case "gcd":
 case "task":
     Task.detached { overflow() }
     while true { sleep(1) }
+case "gcd-deadlock":
+    // Two blocks wait for a semaphore no one signals; main waits for them.
+    let group = DispatchGroup()
+    let never = DispatchSemaphore(value: 0)
+    for _ in 0..<2 { DispatchQueue.global().async(group: group) { never.wait() } }
+    print("ready \(getpid())")
+    fflush(stdout)
+    group.wait()
 default:
-    FileHandle.standardError.write(Data("usage: overflow main|thread|gcd|task\n".utf8))
+    FileHandle.standardError.write(Data("usage: overflow main|thread|gcd|task|gcd-deadlock\n".utf8))
     exit(64)
 }
