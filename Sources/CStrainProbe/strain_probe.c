@@ -68,7 +68,7 @@ strain_sigaction_function strain_sigaction = sigaction;
 #define STRAIN_TLS __thread __attribute__((tls_model("initial-exec")))
 static STRAIN_TLS int strain_thread_ready;
 static STRAIN_TLS strain_stack_bounds strain_thread_stack;
-static STRAIN_TLS void *strain_thread_altstack;
+static STRAIN_TLS char *strain_thread_altstack;
 
 // MARK: - Async-signal-safe output
 
@@ -471,6 +471,43 @@ int strain_probe_dump_signal(void) { return strain_dump_signal_number; }
 
 size_t strain_probe_frame_capacity(void) { return strain_frame_capacity; }
 
+// Alternate stacks of ended threads, kept for the next threads: a program that
+// creates and joins threads at a high rate pays mmap, mprotect and munmap (and
+// munmap's TLB shootdown) only when the cache is empty or full. A try-lock, never
+// a wait: after a fork in the middle of a take or a give, the child's cache
+// stays busy and it maps and unmaps instead of deadlocking.
+#define STRAIN_ALTSTACK_CACHE 64
+static void *strain_altstack_cache[STRAIN_ALTSTACK_CACHE];
+static int strain_altstack_cached;
+static atomic_flag strain_altstack_busy = ATOMIC_FLAG_INIT;
+
+// A region of a guard page and an alternate stack; NULL (errno set) when none could be mapped.
+static char *strain_altstack_take(size_t page) {
+    if (!atomic_flag_test_and_set_explicit(&strain_altstack_busy, memory_order_acquire)) {
+        char *cached = strain_altstack_cached > 0 ? strain_altstack_cache[--strain_altstack_cached] : NULL;
+        atomic_flag_clear_explicit(&strain_altstack_busy, memory_order_release);
+        if (cached != NULL) return cached;
+    }
+    // The alternate stack has a PROT_NONE page below it, so a handler that ran
+    // out of room faults visibly instead of writing over another mapping.
+    char *region = mmap(NULL, STRAIN_ALTSTACK_SIZE + page, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (region == MAP_FAILED) return NULL;
+    mprotect(region, page, PROT_NONE);
+    return region;
+}
+
+// Takes back a region no thread uses as its alternate stack any more.
+static void strain_altstack_give(char *region, size_t page) {
+    if (!atomic_flag_test_and_set_explicit(&strain_altstack_busy, memory_order_acquire)) {
+        int kept = strain_altstack_cached < STRAIN_ALTSTACK_CACHE;
+        if (kept) strain_altstack_cache[strain_altstack_cached++] = region;
+        atomic_flag_clear_explicit(&strain_altstack_busy, memory_order_release);
+        if (kept) return;
+    }
+    munmap(region, STRAIN_ALTSTACK_SIZE + page);
+}
+
 int strain_thread_prepare(void) {
     if (strain_thread_ready) return 0;
 
@@ -484,20 +521,16 @@ int strain_thread_prepare(void) {
     pthread_attr_getguardsize(&attributes, &guard_size);
     pthread_attr_destroy(&attributes);
 
-    // The alternate stack has a PROT_NONE page below it, so a handler that ran
-    // out of room faults visibly instead of writing over another mapping.
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    char *region = mmap(NULL, STRAIN_ALTSTACK_SIZE + page, PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (region == MAP_FAILED) return errno;
-    mprotect(region, page, PROT_NONE);
+    char *region = strain_altstack_take(page);
+    if (region == NULL) return errno;
     stack_t alternate;
     alternate.ss_sp = region + page;
     alternate.ss_size = STRAIN_ALTSTACK_SIZE;
     alternate.ss_flags = 0;
     if (sigaltstack(&alternate, NULL) != 0) {
         int error = errno;
-        munmap(region, STRAIN_ALTSTACK_SIZE + page);
+        strain_altstack_give(region, page);
         return error;
     }
 
@@ -517,8 +550,7 @@ void strain_thread_release(void) {
     memset(&off, 0, sizeof(off));
     off.ss_flags = SS_DISABLE;
     if (sigaltstack(&off, NULL) != 0) return;  // in use: this is a handler; keep it
-    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    munmap(strain_thread_altstack, STRAIN_ALTSTACK_SIZE + page);
+    strain_altstack_give(strain_thread_altstack, (size_t)sysconf(_SC_PAGESIZE));
     strain_thread_altstack = NULL;
     strain_thread_ready = 0;
 }
