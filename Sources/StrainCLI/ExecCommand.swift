@@ -76,7 +76,6 @@ struct ExecCommand: ParsableCommand {
         case .exited(let code):
             if code != 0 { throw ExitCode(code) }
         case .signaled(let signal):
-            FileHandle.standardError.synchronizeFile()
             strain_exit_like_signal(signal)
         }
     }

@@ -71,6 +71,30 @@ import Testing
         #expect(trial.trace?.firstFrames.first?.symbol == "null_write")
     }
 
+    @Test func aForkedChildKeepsTheProbeAndRecordsItsFaultUnderItsOwnPid() throws {
+        let programs = try TestPrograms.c()
+        let out = Self.folder()
+        let (result, run) = try Self.exec(programs.faults, ["fork-child-fault"], out: out)
+        #expect(result.termination == .exited(0))
+        let fields = result.stdout.split(separator: " ")
+        #expect(fields.count == 4 && fields[2] == "signal" && fields[3] == "11\n", "the child died of its own SIGSEGV: \(result.stdout)")
+        let child = try #require(Int32(fields.count > 1 ? String(fields[1]) : ""))
+        let fault = try #require(ProbeFolder(path: (out as NSString).appendingPathComponent("probe")).faultRecord(pid: child))
+        #expect(fault.signal == SIGSEGV)
+        #expect(fault.isComplete)
+        #expect(run?.trials.first?.outcome.kind == .completed, "the program itself completed")
+
+        // Every report format and the gate's comparison read an exec run like any other.
+        let runJSON = (out as NSString).appendingPathComponent("run.json")
+        for format in ["html", "md", "junit"] {
+            let report = try ProgramRun.run(StrainBinary.path, ["report", runJSON, "--format", format, "--out", "-"])
+            #expect(report.termination == .exited(0), "\(format): \(report.stderr)")
+            #expect(report.stdout.contains("exec"), "\(format)")
+        }
+        let compare = try ProgramRun.run(StrainBinary.path, ["compare", runJSON, runJSON])
+        #expect(compare.termination == .exited(0), "\(compare.stdout)\(compare.stderr)")
+    }
+
     @Test func aProgramThatNeverFaultsPrintsExactlyWhatItPrintsWithoutStrain() throws {
         let programs = try TestPrograms.c()
         let arguments = ["quiet", "one", "two words", "--out", "x"]

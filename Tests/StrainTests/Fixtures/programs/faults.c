@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifdef WITH_EARLY_HANDLER
@@ -116,6 +117,14 @@ int main(int argc, char **argv) {
         fflush(stdout);
         pause();
         sleep(5);
+    } else if (strcmp(mode, "fork-child-fault") == 0) {
+        // A forked child inherits the probe: its fault is recorded under its own pid.
+        pid_t child = fork();
+        if (child == 0) null_write();
+        int status = 0;
+        waitpid(child, &status, 0);
+        printf("child %d %s %d\n", child, WIFSIGNALED(status) ? "signal" : "exit", WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+        return 0;
     } else if (strcmp(mode, "quiet") == 0) {
         // Never faults: what it prints must come out the same with and without Strain.
         printf("stdout line 1\nargs:");
@@ -135,7 +144,7 @@ int main(int argc, char **argv) {
         pthread_join(thread, NULL);
         return 3;
     } else {
-        fprintf(stderr, "usage: faults thread-overflow|handler-after|handler-signal|handler-before|hang|own-quit|quiet\n");
+        fprintf(stderr, "usage: faults thread-overflow|handler-after|handler-signal|handler-before|hang|own-quit|fork-child-fault|quiet\n");
         return 64;
     }
     return 0;
