@@ -16,7 +16,7 @@ strain = os.path.abspath(sys.argv[1])
 rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 21
 work = tempfile.mkdtemp(prefix="strain-overhead-")
 binary = os.path.join(work, "threads")
-subprocess.run(["cc", "-O2", "-o", binary, os.path.join(here, "threads.c"), "-lpthread"], check=True)
+subprocess.run(["cc" if shutil.which("cc") else "clang", "-O2", "-o", binary, os.path.join(here, "threads.c"), "-lpthread"], check=True)
 
 cases = [("threads", "30000"), ("throughput", "400000000")]
 results = {(mode, under): [] for mode, _ in cases for under in (False, True)}

@@ -312,12 +312,19 @@ enum TestPrograms {
         return path
     }()
 
+    /// `cc`, or the Swift toolchain's own clang where there is no system compiler.
+    static let compiler: String = {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let hasCC = path.split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/cc") }
+        return hasCC ? "cc" : "clang"
+    }()
+
     private static let builtC: Result<CPrograms, BuildError> = Result { () throws(BuildError) -> CPrograms in
         let faults = folder + "/faults"
         let early = folder + "/faults-early"
-        try compile(["cc", "-O0", "-g", "-o", faults, sources + "/faults.c", "-lpthread"])
-        try compile(["cc", "-shared", "-fPIC", "-o", folder + "/libearly.so", sources + "/early.c"])
-        try compile(["cc", "-O0", "-g", "-DWITH_EARLY_HANDLER", "-o", early, sources + "/faults.c", "-L" + folder, "-learly", "-Wl,-rpath," + folder, "-lpthread"])
+        try compile([compiler, "-O0", "-g", "-o", faults, sources + "/faults.c", "-lpthread"])
+        try compile([compiler, "-shared", "-fPIC", "-o", folder + "/libearly.so", sources + "/early.c"])
+        try compile([compiler, "-O0", "-g", "-DWITH_EARLY_HANDLER", "-o", early, sources + "/faults.c", "-L" + folder, "-learly", "-Wl,-rpath," + folder, "-lpthread"])
         return CPrograms(faults: faults, faultsWithEarlyHandler: early)
     }
 
