@@ -185,6 +185,18 @@ import Testing
         #expect(result.stderr.contains("deadlocked"), "\(result.stderr)")
     }
 
+    @Test func aProgramThatNeedsMoreGCDWorkersThanApplesCapGetsTheCapVerdict() throws {
+        let program = try TestPrograms.swiftOverflow()
+        let (result, run) = try Self.exec(program, ["gcd-wide"], out: Self.folder(), options: ["--profile", "ios"])
+        #expect(result.termination == .exited(0), "\(result.stderr)")
+        #expect(result.stdout == "done\n")
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .completed)
+        let verdict = try #require(trial.capVerdicts?.first, "\(trial.metrics)")
+        #expect(verdict.cap == 64)
+        #expect(verdict.needed >= 100, "\(verdict.message)")
+    }
+
     @Test func badInvocationsFailWithTheirOwnCodes() throws {
         let missing = try ProgramRun.run(StrainBinary.path, ["exec", "--out", Self.folder(), "--", "/nonexistent/program"])
         #expect(missing.termination == .exited(127))

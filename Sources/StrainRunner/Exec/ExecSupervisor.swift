@@ -102,6 +102,8 @@ public struct ExecSupervisor: Sendable {
         var stall: (verdict: ExecStallVerdict, report: StallReport)?
         var peakThreads = 0
         var peakRSS = 0
+        var peakWorkers = 0
+        var nextWorkerCount: UInt64 = 0
         let statusPath = "/proc/\(program.pid)/status"
         var ended: (TerminationStatus, rusage)?
         func collectDumps(_ stallVerdict: ExecStallVerdict?) -> ExecDump? {
@@ -122,6 +124,12 @@ public struct ExecSupervisor: Sendable {
             if let status = ProcessStatus.read(statusPath) {
                 peakThreads = max(peakThreads, status.threads ?? 0)
                 peakRSS = max(peakRSS, status.peakRSSBytes ?? 0)
+                // Past the smallest GCD cap, count the pool's workers (their names), four times a second.
+                let now = strain_monotonic_ns()
+                if (status.threads ?? 0) > Self.smallestGCDCap, now >= nextWorkerCount {
+                    peakWorkers = max(peakWorkers, Self.dispatchWorkers(pid: program.pid))
+                    nextWorkerCount = now &+ 250_000_000
+                }
             }
             _ = collectDumps(nil)
             if stall == nil, var current = watch {
@@ -183,6 +191,8 @@ public struct ExecSupervisor: Sendable {
         var trial = TrialRecord(id: TrialID(key: key, repetition: 1), index: 0, seed: 0, outcome: outcome,
                                 expected: expected.contains { $0.accepts(outcome) }, expectedOutcomes: expected.map(\.description),
                                 metrics: metrics, trace: trace, startedAt: startedAt)
+        let verdicts = CapVerdict.verdicts(strategy: .gcdGlobal(.default), needed: peakWorkers > Self.smallestGCDCap ? peakWorkers : nil)
+        trial.capVerdicts = verdicts.isEmpty ? nil : verdicts
         trial.dump = stall.flatMap { verdict in dumps.last { $0.stall != nil }?.dump } ?? dumps.last?.dump
         trial.stall = stall?.report
         let run = ResolvedRun(scenario: "exec", parameters: key.parameters.map { ParameterSweep(name: $0.name, values: [$0.value]) },
@@ -221,6 +231,20 @@ public struct ExecSupervisor: Sendable {
         for file in fresh { unlink(file) }
         watch.restart(now: strain_monotonic_ns())
         return nil
+    }
+
+    /// The smallest GCD thread cap of any profile (64, Apple's).
+    static let smallestGCDCap = Profile.allCases.map(\.gcdThreadCap).min() ?? 64
+
+    /// The program's libdispatch workers now: threads named after a root queue
+    /// (`com.apple.root.default-qos`, cut to its last 15 characters, `oot.default-qos`).
+    /// A new worker starts only while the others are busy, so their peak is how
+    /// many the program needed at once.
+    static func dispatchWorkers(pid: Int32) -> Int {
+        ThreadState.tids(pid: String(pid)).filter { tid in
+            let name = (try? String(contentsOfFile: "/proc/\(pid)/task/\(tid)/comm", encoding: .utf8)) ?? ""
+            return name.contains("qos")
+        }.count
     }
 
     /// `exited with status 3`, `was killed by SIGKILL`.

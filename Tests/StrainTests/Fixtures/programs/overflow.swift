@@ -44,7 +44,24 @@ case "gcd-deadlock":
     print("ready \(getpid())")
     fflush(stdout)
     group.wait()
+case "gcd-wide":
+    // 100 private serial queues, a blocked block on each: libdispatch starts a
+    // worker for each (its overcommit pool), more than Apple's cap of 64.
+    let group = DispatchGroup()
+    let release = DispatchSemaphore(value: 0)
+    let started = DispatchSemaphore(value: 0)
+    for index in 0..<100 {
+        DispatchQueue(label: "wide.\(index)").async(group: group) {
+            started.signal()
+            release.wait()
+        }
+    }
+    for _ in 0..<100 { started.wait() }
+    usleep(600_000)  // long enough for strain exec to count the workers
+    for _ in 0..<100 { release.signal() }
+    group.wait()
+    print("done")
 default:
-    FileHandle.standardError.write(Data("usage: overflow main|thread|gcd|task|gcd-deadlock\n".utf8))
+    FileHandle.standardError.write(Data("usage: overflow main|thread|gcd|task|gcd-deadlock|gcd-wide\n".utf8))
     exit(64)
 }
