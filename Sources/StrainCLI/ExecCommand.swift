@@ -33,9 +33,13 @@ struct ExecCommand: ParsableCommand {
 
     func run() throws {
         var command = command
-        if command.first == "--" { command.removeFirst() }
+        let afterDashes = command.first == "--"
+        if afterDashes { command.removeFirst() }
         guard let program = command.first, !program.isEmpty else {
             throw CommandFailure(code: ExecError.Code.setup.rawValue, message: "no program to run; write strain exec [--out DIR] -- PROGRAM [ARGUMENTS…]")
+        }
+        if !afterDashes, program.hasPrefix("-") {
+            throw CommandFailure(code: ExecError.Code.setup.rawValue, message: "unknown option '\(program)'; strain exec takes --out, --stall and --profile, then the program and its arguments after --")
         }
         guard let profile = Profile(rawValue: profile) else {
             throw CommandFailure(code: ExecError.Code.setup.rawValue, message: "--profile '\(self.profile)' is not a profile; use one of \(Profile.allCases.map(\.rawValue).joined(separator: ", "))")

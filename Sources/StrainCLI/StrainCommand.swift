@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StrainKit
+import StrainRunner
 import Synchronization
 
 /// Strain's exit codes: a contract CI scripts rely on.
@@ -70,7 +71,8 @@ public enum StrainCommand {
             }
             if let hint = Suggestion.forUnknownOption(in: message, arguments: arguments) { message += "\n" + hint }
             writeStandardError(message)
-            exit(StrainExitCode.inputError)
+            // `strain exec` exits with its program's status, so its own usage errors take 125, as env(1)'s do.
+            exit(arguments.first == "exec" ? ExecError.Code.setup.rawValue : StrainExitCode.inputError)
         }
     }
 }

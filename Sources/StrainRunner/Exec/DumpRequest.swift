@@ -24,7 +24,7 @@ public enum DumpRequest {
         let maps = Watchdog.contents(of: "/proc/\(pid)/maps")
         guard maps.contains("/" + ProbeLibrary.fileName) else {
             throw ExecError(.input, maps.isEmpty
-                ? "cannot read /proc/\(pid)/maps (\(String(cString: strerror(errno)))): is process \(pid) yours?"
+                ? "cannot read the memory map of process \(pid) (/proc/\(pid)/maps): it has ended, or it is not yours"
                 : "process \(pid) was not started under strain exec (no \(ProbeLibrary.fileName) in its memory); start it with `strain exec -- PROGRAM`")
         }
         // The environment the program started with, as the kernel keeps it: the
