@@ -108,7 +108,7 @@ typedef struct {
 static void *strain_thread_trampoline(void *raw) {
     strain_thread_start start = *(strain_thread_start *)raw;
     free(raw);
-    if (strain_thread_prepare() == 0) pthread_setspecific(strain_thread_key, (void *)1);
+    if (strain_thread_prepare_alternate_stack() == 0) pthread_setspecific(strain_thread_key, (void *)1);
     return start.start(start.argument);
 }
 

@@ -66,7 +66,8 @@ strain_sigaction_function strain_sigaction = sigaction;
 // initial-exec model keeps reads in the handler free of __tls_get_addr (and its
 // allocation) in libStrainProbe.so too, which is preloaded, never dlopen'd.
 #define STRAIN_TLS __thread __attribute__((tls_model("initial-exec")))
-static STRAIN_TLS int strain_thread_ready;
+static STRAIN_TLS int strain_thread_ready;  // the alternate stack is installed
+static STRAIN_TLS int strain_thread_bounds_known;
 static STRAIN_TLS strain_stack_bounds strain_thread_stack;
 static STRAIN_TLS char *strain_thread_altstack;
 
@@ -222,15 +223,101 @@ uint64_t strain_monotonic_ns(void) {
 // buffer twice, say) from being called an overflow: there the stack pointer is
 // still high up in the stack. A walk that could not read the stack pointer
 // leaves the address alone to decide.
-static int strain_is_overflow(uintptr_t address, uintptr_t sp) {
-    if (!strain_thread_ready || address == 0) return 0;
-    const uintptr_t low = strain_thread_stack.low;
+static int strain_is_overflow(uintptr_t address, uintptr_t sp, const strain_stack_bounds *bounds) {
+    if (bounds == NULL || address == 0) return 0;
+    const uintptr_t low = bounds->low;
     const size_t page = 4096;
-    size_t below = strain_thread_stack.guard_size + 1024 * 1024;
+    size_t below = bounds->guard_size + 1024 * 1024;
     uintptr_t floor = low > below ? low - below : 0;
     if (!(address >= floor && address < low + page)) return 0;
     const size_t bottom = 64 * 1024;
     return sp == 0 || sp < low + bottom;
+}
+
+// One line of /proc/self/maps: `start-end perms …`; 0 when it is not one.
+static int strain_parse_mapping(const char *line, size_t length, uintptr_t *start, uintptr_t *end, char perms[4]) {
+    size_t at = 0;
+    uintptr_t values[2] = {0, 0};
+    for (int field = 0; field < 2; field++) {
+        size_t digits = 0;
+        for (; at < length; at++, digits++) {
+            char c = line[at];
+            int value = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+            if (value < 0) break;
+            values[field] = values[field] * 16 + (uintptr_t)value;
+        }
+        if (digits == 0 || at >= length || line[at] != (field == 0 ? '-' : ' ')) return 0;
+        at++;
+    }
+    if (at + 4 > length) return 0;
+    memcpy(perms, line + at, 4);
+    *start = values[0];
+    *end = values[1];
+    return 1;
+}
+
+// The stack of a thread whose bounds were never asked for (a thread under
+// `strain exec` skips pthread_getattr_np, about 0.6 µs of every pthread_create):
+// the readable and writable mapping holding `sp`, and the PROT_NONE guard right
+// under it, from /proc/self/maps. When `sp` itself ran into the guard, the stack
+// is the mapping right above. glibc maps a thread's guard and stack as one block,
+// so this is what pthread_getattr_np would have said. Only open, read and close:
+// async-signal-safe.
+static int strain_stack_from_maps(uintptr_t sp, strain_stack_bounds *out) {
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    char buffer[4096];
+    size_t used = 0;
+    uintptr_t previous_start = 0, previous_end = 0;
+    int previous_guard = 0, in_guard = 0, found = 0, done = 0;
+    size_t guard = 0;
+    while (!done) {
+        ssize_t n = read(fd, buffer + used, sizeof(buffer) - used);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        used += (size_t)n;
+        size_t line_start = 0;
+        for (size_t i = 0; i < used && !done; i++) {
+            if (buffer[i] != '\n') continue;
+            uintptr_t start, end;
+            char perms[4];
+            if (strain_parse_mapping(buffer + line_start, i - line_start, &start, &end, perms)) {
+                int writable = perms[0] == 'r' && perms[1] == 'w';
+                int is_guard = perms[0] == '-' && perms[1] == '-' && perms[2] == '-';
+                if (in_guard) {
+                    if (start == previous_end && writable) {
+                        out->low = start;
+                        out->high = end;
+                        out->guard_size = guard;
+                        found = 1;
+                    }
+                    done = 1;
+                } else if (sp >= start && sp < end) {
+                    if (writable) {
+                        out->low = start;
+                        out->high = end;
+                        out->guard_size = previous_guard && previous_end == start ? previous_end - previous_start : 0;
+                        found = 1;
+                        done = 1;
+                    } else if (is_guard) {
+                        in_guard = 1;
+                        guard = end - start;
+                    } else {
+                        done = 1;
+                    }
+                }
+                previous_start = start;
+                previous_end = end;
+                previous_guard = is_guard;
+            }
+            line_start = i + 1;
+        }
+        memmove(buffer, buffer + line_start, used - line_start);
+        used -= line_start;
+        if (used == sizeof(buffer)) used = 0;  // a line longer than the buffer: skip it
+    }
+    close(fd);
+    return found;
 }
 
 // Restores the disposition the probe replaced (or the one the program set
@@ -320,7 +407,10 @@ static void strain_fault_handler(int signal_number, siginfo_t *info, void *conte
         } while (unw_step(&cursor) > 0);
     }
     uint64_t walked_ns = strain_monotonic_ns();
-    int overflow = (signal_number == SIGSEGV || signal_number == SIGBUS) && strain_is_overflow(address, first_sp);
+    strain_stack_bounds bounds = strain_thread_stack;
+    int bounds_known = strain_thread_bounds_known || strain_stack_from_maps(first_sp != 0 ? first_sp : address, &bounds);
+    int overflow = (signal_number == SIGSEGV || signal_number == SIGBUS) &&
+        strain_is_overflow(address, first_sp, bounds_known ? &bounds : NULL);
 
     // A program under `strain exec` gets a file of its own in the run folder;
     // a trial writes to its result pipe.
@@ -340,10 +430,10 @@ static void strain_fault_handler(int signal_number, siginfo_t *info, void *conte
     strain_writer_field_decimal(&writer, "tid", (long long)syscall(SYS_gettid));
     strain_writer_field_decimal(&writer, "overflow", overflow);
     strain_writer_field_decimal(&writer, "prepared", strain_thread_ready);
-    if (strain_thread_ready) {
-        strain_writer_field_hex(&writer, "stack_low", strain_thread_stack.low);
-        strain_writer_field_hex(&writer, "stack_high", strain_thread_stack.high);
-        strain_writer_field_decimal(&writer, "guard", (long long)strain_thread_stack.guard_size);
+    if (bounds_known) {
+        strain_writer_field_hex(&writer, "stack_low", bounds.low);
+        strain_writer_field_hex(&writer, "stack_high", bounds.high);
+        strain_writer_field_decimal(&writer, "guard", (long long)bounds.guard_size);
     }
     strain_writer_field_decimal(&writer, "depth", strain_depth);
     strain_writer_field_decimal(&writer, "frames_total", (long long)total);
@@ -508,19 +598,8 @@ static void strain_altstack_give(char *region, size_t page) {
     munmap(region, STRAIN_ALTSTACK_SIZE + page);
 }
 
-int strain_thread_prepare(void) {
+int strain_thread_prepare_alternate_stack(void) {
     if (strain_thread_ready) return 0;
-
-    pthread_attr_t attributes;
-    int status = pthread_getattr_np(pthread_self(), &attributes);
-    if (status != 0) return status;
-    void *stack_address = NULL;
-    size_t stack_size = 0;
-    size_t guard_size = 0;
-    pthread_attr_getstack(&attributes, &stack_address, &stack_size);
-    pthread_attr_getguardsize(&attributes, &guard_size);
-    pthread_attr_destroy(&attributes);
-
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);
     char *region = strain_altstack_take(page);
     if (region == NULL) return errno;
@@ -533,13 +612,29 @@ int strain_thread_prepare(void) {
         strain_altstack_give(region, page);
         return error;
     }
-
-    strain_thread_stack.low = (uintptr_t)stack_address;
-    strain_thread_stack.high = (uintptr_t)stack_address + stack_size;
-    strain_thread_stack.guard_size = guard_size;
     strain_thread_altstack = region;
     strain_thread_ready = 1;
     return 0;
+}
+
+int strain_thread_prepare(void) {
+    if (strain_thread_ready && strain_thread_bounds_known) return 0;
+    if (!strain_thread_bounds_known) {
+        pthread_attr_t attributes;
+        int status = pthread_getattr_np(pthread_self(), &attributes);
+        if (status != 0) return status;
+        void *stack_address = NULL;
+        size_t stack_size = 0;
+        size_t guard_size = 0;
+        pthread_attr_getstack(&attributes, &stack_address, &stack_size);
+        pthread_attr_getguardsize(&attributes, &guard_size);
+        pthread_attr_destroy(&attributes);
+        strain_thread_stack.low = (uintptr_t)stack_address;
+        strain_thread_stack.high = (uintptr_t)stack_address + stack_size;
+        strain_thread_stack.guard_size = guard_size;
+        strain_thread_bounds_known = 1;
+    }
+    return strain_thread_prepare_alternate_stack();
 }
 
 void strain_thread_release(void) {
@@ -553,6 +648,7 @@ void strain_thread_release(void) {
     strain_altstack_give(strain_thread_altstack, (size_t)sysconf(_SC_PAGESIZE));
     strain_thread_altstack = NULL;
     strain_thread_ready = 0;
+    strain_thread_bounds_known = 0;
 }
 
 int strain_thread_bounds(strain_stack_bounds *out) {

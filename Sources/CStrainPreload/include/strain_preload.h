@@ -1,8 +1,9 @@
 // CStrainPreload: what makes CStrainProbe a library any program can be started
 // with (LD_PRELOAD=libStrainProbe.so, which `strain exec` sets): a constructor
 // that installs the probe from the environment, and interposers on
-// pthread_create (every thread gets an alternate signal stack and recorded
-// bounds before its start routine) and on sigaction/signal (a handler the
+// pthread_create (every thread gets an alternate signal stack before its start
+// routine; a fault finds the thread's stack bounds in /proc/self/maps) and on
+// sigaction/signal (a handler the
 // program installs later is kept and chained to, not installed over the probe).
 //
 // Nothing here is called by name: the dynamic linker runs the constructor and
