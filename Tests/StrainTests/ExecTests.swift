@@ -158,10 +158,11 @@ import Testing
         _ = try running.wait(timeout: 20)
     }
 
-    @Test func theStallWatchdogDumpsADeadlockedGCDPoolOnceAndNamesIt() throws {
+    /// Runs `overflow MODE` under `strain exec --stall 1s` until the watchdog's dump, then kills it.
+    static func stalled(_ mode: String) throws -> (ProgramRun.Result, TrialRecord, String) {
         let program = try TestPrograms.swiftOverflow()
         let out = Self.folder()
-        let running = try ProgramRun.start(StrainBinary.path, ["exec", "--out", out, "--stall", "1s", "--", program, "gcd-deadlock"],
+        let running = try ProgramRun.start(StrainBinary.path, ["exec", "--out", out, "--stall", "1s", "--", program, mode],
                                            environment: ["SWIFT_BACKTRACE": "enable=no"])
         defer { running.stop() }
         let ready = try #require(running.readLine(timeout: 20))
@@ -173,16 +174,28 @@ import Testing
         kill(pid, SIGKILL)
         let result = try running.wait(timeout: 20)
         #expect(result.termination == .signaled(SIGKILL))
+        #expect(!FileManager.default.fileExists(atPath: (out as NSString).appendingPathComponent("dump-2.txt")), "it dumps once")
         let run = try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json"))
-        let trial = try #require(run.trials.first)
+        return (result, try #require(run.trials.first), out)
+    }
+
+    @Test func theStallWatchdogDumpsADeadlockedGCDPoolOnceAndNamesIt() throws {
+        let (result, trial, _) = try Self.stalled("gcd-deadlock")
         #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome)")
         #expect(trial.outcome.message?.contains("pool threads under dispatch or concurrency frames") == true, "\(trial.outcome)")
         #expect(trial.stall?.thresholdSeconds == 1)
         let dump = try #require(trial.dump)
         #expect(dump.groups.contains { $0.count >= 2 && $0.summary.contains("futex wait") && $0.frames.contains { $0.symbol?.contains("_dispatch_worker_thread") == true } },
                 "\(dump.groups.map(\.summary))")
-        #expect(!FileManager.default.fileExists(atPath: (out as NSString).appendingPathComponent("dump-2.txt")), "it dumps once")
         #expect(result.stderr.contains("deadlocked"), "\(result.stderr)")
+    }
+
+    @Test func theStallWatchdogCallsABlockedCooperativePoolStarved() throws {
+        let (_, trial, _) = try Self.stalled("task-starve")
+        #expect(trial.outcome.kind == .starved, "\(trial.outcome)")
+        let dump = try #require(trial.dump)
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        #expect(dump.groups.contains { $0.count == cores && $0.frames.contains { $0.symbol == "swift_job_run" } }, "\(dump.groups.map(\.summary))")
     }
 
     @Test func aProgramThatNeedsMoreGCDWorkersThanApplesCapGetsTheCapVerdict() throws {

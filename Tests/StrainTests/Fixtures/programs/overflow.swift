@@ -1,6 +1,6 @@
 // A Swift program for `strain exec`'s end-to-end tests (ExecTests): overflows
-// its stack on the thread kind its first argument names, or deadlocks its GCD
-// pool. It knows nothing of Strain; without it, each overflow dies with status
+// its stack on the thread kind its first argument names, deadlocks its GCD
+// pool, starves Swift concurrency's pool or needs many GCD workers at once. It knows nothing of Strain; without it, each overflow dies with status
 // 139 and, for every kind but main, no output at all.
 import Dispatch
 import Foundation
@@ -44,6 +44,17 @@ case "gcd-deadlock":
     print("ready \(getpid())")
     fflush(stdout)
     group.wait()
+case "task-starve":
+    // As many tasks as the cooperative pool has threads block on a semaphore; the
+    // next task never runs; main sleeps (a wait with a timeout).
+    let never = DispatchSemaphore(value: 0)
+    for _ in 0..<ProcessInfo.processInfo.activeProcessorCount {
+        Task.detached { never.wait() }
+    }
+    Task.detached { print("never runs") }
+    print("ready \(getpid())")
+    fflush(stdout)
+    while true { sleep(1) }
 case "gcd-wide":
     // 100 private serial queues, a blocked block on each: libdispatch starts a
     // worker for each (its overcommit pool), more than Apple's cap of 64.
@@ -62,6 +73,6 @@ case "gcd-wide":
     group.wait()
     print("done")
 default:
-    FileHandle.standardError.write(Data("usage: overflow main|thread|gcd|task|gcd-deadlock|gcd-wide\n".utf8))
+    FileHandle.standardError.write(Data("usage: overflow main|thread|gcd|task|gcd-deadlock|task-starve|gcd-wide\n".utf8))
     exit(64)
 }
