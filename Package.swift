@@ -49,7 +49,9 @@ let package = Package(
                 // Linked by swiftc, a library gets swiftrt.o and libswiftCore.so, whose
                 // runtime would then start in every C program run under `strain exec`.
                 // Embedded mode links C objects with neither. Only this target (only
-                // in the StrainProbe product) carries the flag.
+                // in the StrainProbe product) carries the flag, so a package that
+                // depends on Strain by version still uses every other product (checked
+                // with a tagged clone and StrainKit).
                 .unsafeFlags(["-enable-experimental-feature", "Embedded"], .when(platforms: [.linux])),
             ]
         ),
