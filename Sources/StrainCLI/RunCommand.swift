@@ -48,6 +48,9 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Print the plan, one trial a line, and run nothing.")
     var list = false
 
+    @Option(help: ArgumentHelp("How each trial starts: server (a copy of a pre-loaded trial server, the default) or spawn (a fresh process of the binary). Each trial is its own process either way.", valueName: "server|spawn"))
+    var isolation: TrialIsolation = .server
+
     /// The most repetitions `--repetitions` takes (`SuiteLimits.repetitions`).
     static let maximumRepetitions = SuiteLimits.repetitions.upperBound
 
@@ -146,7 +149,7 @@ struct RunCommand: ParsableCommand {
         let interactive = isatty(STDOUT_FILENO) == 1
         let terminal = TerminalReport(color: interactive && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
         let controller = RunController(
-            supervisor: TrialSupervisor(executable: currentExecutablePath()),
+            supervisor: TrialSupervisor(executable: currentExecutablePath(), isolation: isolation),
             customMetrics: catalog.declaredMetrics(of: plan.trials.map(\.scenario))
         )
         let remaining = RunController.remaining(plan, after: journal.finished)
@@ -221,6 +224,8 @@ struct RunCommand: ParsableCommand {
         return min(1000, max(20, columns))
     }
 }
+
+extension TrialIsolation: ExpressibleByArgument {}
 
 /// Writes a line to standard error, ignoring a reader that went away.
 func writeStandardError(_ text: String) {

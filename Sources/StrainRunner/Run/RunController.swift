@@ -37,6 +37,8 @@ public struct RunController: Sendable {
         let planned = Set(plan.trials.map(\.id))
         var byID: [TrialID: TrialRecord] = [:]
         for record in journal.finished where planned.contains(record.id) && byID[record.id] == nil { byID[record.id] = record }
+        // The trial server starts here, on the thread that runs the trials and outlives them.
+        supervisor.server?.prepare()
         for spec in Self.remaining(plan, after: Array(byID.values)) {
             if RunnerSignals.stopSignal != nil { break }
             guard let record = supervisor.runUnlessStopped(spec) else { break }
@@ -56,6 +58,7 @@ public struct RunController: Sendable {
             finishedAt: Date().formatted(.iso8601), runnerPeakRSSBytes: usage.ru_maxrss * 1024, trials: trials,
             customMetrics: customMetrics.isEmpty ? nil : customMetrics, plan: planRecord
         )
+        run.execution = supervisor.executionRecord()
         if trials.count < plan.trials.count { run.interrupted = true }
         try RunRecordFile.write(run, to: runJSONPath)
         return run

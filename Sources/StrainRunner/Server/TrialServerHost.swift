@@ -1,0 +1,96 @@
+import CStrainProbe
+import Foundation
+import Glibc
+import StrainKit
+
+/// The trial server's side: a process of the same binary that has loaded the
+/// Swift runtime, Foundation and the scenario catalog once, stays single-threaded,
+/// and copies itself into one trial per request.
+///
+/// Each copy is a process of its own with its own address space, started with
+/// CLONE_PARENT so that its parent is the runner (see `strain_server_fork_trial`):
+/// the runner reaps it, reads its resource use, ptraces it and is the thread its
+/// parent-death signal is tied to, exactly as for a spawned trial. The copy then
+/// runs `TrialHost.run`, which applies the profile (default pthread stack size,
+/// `RLIMIT_STACK`, checked by the kernel when the main stack grows) before any
+/// thread starts.
+///
+/// - Important: nothing here may start a thread (no GCD, no `Task`, no Foundation
+///   API that starts one) or lock a Swift `Mutex` on this thread: a copy has only
+///   this thread, and would inherit a lock held elsewhere or a stale cached thread id.
+public enum TrialServerHost {
+    /// The fd of the server's socket to its runner.
+    static let socketDescriptor: Int32 = 3
+
+    public static func serve(catalog: ScenarioCatalog) -> Never {
+        // Never outlive the runner: its death kills this process group (the server alone).
+        let parent = getenv(ChildEnvironment.parentPID).flatMap { Int32(String(cString: $0)) } ?? 0
+        let bindStatus = strain_child_bind_to_parent(parent)
+        let prepareStatus = strain_server_prepare()
+        let threads = Int(strain_thread_count())
+        if bindStatus != 0 || prepareStatus != 0 || threads != 1 {
+            reply(.refused(errno: prepareStatus != 0 ? prepareStatus : bindStatus,
+                           message: "the trial server cannot copy itself (parent-death signal errno \(bindStatus), thread id errno \(prepareStatus), \(threads) threads running)"))
+            _exit(3)
+        }
+        reply(.ready(version: TrialServerRequest.currentVersion, pid: getpid()))
+
+        var buffer = [UInt8](repeating: 0, count: TrialServerRequest.maximumBytes)
+        while true {
+            var descriptors = [Int32](repeating: -1, count: 4)
+            var count = descriptors.count
+            let length = strain_server_receive(socketDescriptor, &buffer, buffer.count, &descriptors, &count)
+            // The runner closed its end (it is done, or gone): so is the server.
+            if length == 0 { _exit(0) }
+            if length < 0 {
+                if length == -Int(EMSGSIZE) {
+                    reply(.refused(errno: EMSGSIZE, message: "the request was larger than \(TrialServerRequest.maximumBytes) bytes or carried more than 4 descriptors"))
+                    continue
+                }
+                _exit(3)
+            }
+            let received = Array(descriptors[0..<count])
+            defer { received.forEach { _ = close($0) } }
+            guard let request = try? JSONDecoder().decode(TrialServerRequest.self, from: Data(buffer[0..<length])),
+                  request.version == TrialServerRequest.currentVersion else {
+                reply(.refused(errno: EPROTO, message: "the request is not a version \(TrialServerRequest.currentVersion) trial server request"))
+                continue
+            }
+            guard received.count == (request.shared ? 4 : 3) else {
+                reply(.refused(errno: EPROTO, message: "the request came with \(received.count) descriptors, not \(request.shared ? 4 : 3)"))
+                continue
+            }
+            // A copy of a process with other threads could inherit their locks held.
+            let running = Int(strain_thread_count())
+            guard running == 1 else {
+                reply(.refused(errno: EDEADLK, message: "the trial server has \(running) threads; it copies itself only while it has one"))
+                continue
+            }
+            let pid = strain_server_fork_trial()
+            if pid == 0 { becomeTrial(request, received, catalog: catalog) }
+            if pid < 0 {
+                reply(.refused(errno: -Int32(pid), message: "could not copy the trial server: \(String(cString: strerror(-Int32(pid))))"))
+            } else {
+                reply(.started(pid: pid))
+            }
+        }
+    }
+
+    /// The copy's first steps: the trial's descriptors in place, then the trial.
+    private static func becomeTrial(_ request: TrialServerRequest, _ descriptors: [Int32], catalog: ScenarioCatalog) -> Never {
+        let status = strain_server_child_setup(descriptors[0], descriptors[1], descriptors[2], request.shared ? descriptors[3] : -1)
+        // Without its descriptors the copy cannot report: its exit without a report is the runner's harnessError.
+        if status != 0 { _exit(126) }
+        if request.shared {
+            setenv(ChildEnvironment.heartbeatDescriptor, String(ChildEnvironment.sharedDescriptor), 1)
+        } else {
+            unsetenv(ChildEnvironment.heartbeatDescriptor)
+        }
+        TrialHost.run(specJSON: request.spec, catalog: catalog)
+    }
+
+    private static func reply(_ reply: TrialServerReply) {
+        guard let bytes = try? JSONEncoder().encode(reply) else { return }
+        _ = bytes.withUnsafeBytes { strain_server_send(socketDescriptor, $0.baseAddress, $0.count, nil, 0) }
+    }
+}
