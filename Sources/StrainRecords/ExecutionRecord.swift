@@ -21,6 +21,9 @@ public struct ExecutionRecord: Codable, Hashable, Sendable {
     public var fallback: String?
     /// The most trials that ran at once (`--jobs`).
     public var jobs: Int
+    /// The runner's own resident set size as the run went on: after its first
+    /// trial, then after every tenth of the plan (so a leak shows as a slope).
+    public var runnerRSS: [RunnerRSSSample]?
 
     public init(isolation: TrialIsolation, serverTrials: Int = 0, serverRestarts: Int = 0, fallback: String? = nil, jobs: Int = 1) {
         self.isolation = isolation
@@ -28,5 +31,16 @@ public struct ExecutionRecord: Codable, Hashable, Sendable {
         self.serverRestarts = serverRestarts
         self.fallback = fallback
         self.jobs = jobs
+    }
+}
+
+/// The runner's resident set size (VmRSS) after `trials` trials of the run.
+public struct RunnerRSSSample: Codable, Hashable, Sendable {
+    public var trials: Int
+    public var bytes: Int
+
+    public init(trials: Int, bytes: Int) {
+        self.trials = trials
+        self.bytes = bytes
     }
 }

@@ -39,12 +39,19 @@ public struct RunController: Sendable {
         for record in journal.finished where planned.contains(record.id) && byID[record.id] == nil { byID[record.id] = record }
         // The trial server starts here, on the thread that runs the trials and outlives them.
         supervisor.server?.prepare()
-        for spec in Self.remaining(plan, after: Array(byID.values)) {
+        let remaining = Self.remaining(plan, after: Array(byID.values))
+        var rss: [RunnerRSSSample] = []
+        let sampleEvery = max(1, remaining.count / 10)
+        for (index, spec) in remaining.enumerated() {
             if RunnerSignals.stopSignal != nil { break }
             guard let record = supervisor.runUnlessStopped(spec) else { break }
             try journal.append(record)
             byID[record.id] = record
             progress(record, byID.count, plan.trials.count)
+            let ran = index + 1
+            if ran == 1 || ran % sampleEvery == 0 || ran == remaining.count, let bytes = ProcessStatus.read("/proc/self/status")?.residentBytes {
+                if rss.last?.trials != ran { rss.append(RunnerRSSSample(trials: ran, bytes: bytes)) }
+            }
         }
         environment.loadAverageEnd = EnvironmentProbe.loadAverage
         if let cpuAtStart, let cpuAtEnd = EnvironmentProbe.CPUTimes.now() {
@@ -59,6 +66,7 @@ public struct RunController: Sendable {
             customMetrics: customMetrics.isEmpty ? nil : customMetrics, plan: planRecord
         )
         run.execution = supervisor.executionRecord()
+        run.execution?.runnerRSS = rss.isEmpty ? nil : rss
         if trials.count < plan.trials.count { run.interrupted = true }
         try RunRecordFile.write(run, to: runJSONPath)
         return run

@@ -21,6 +21,8 @@ import StrainKit
 public enum TrialServerHost {
     /// The fd of the server's socket to its runner.
     static let socketDescriptor: Int32 = 3
+    /// `STRAIN_TRIAL_SERVER=refuse` makes the server refuse to start: the runner then spawns every trial.
+    static let refuseVariable = "STRAIN_TRIAL_SERVER"
 
     public static func serve(catalog: ScenarioCatalog) -> Never {
         // Never outlive the runner: its death kills this process group (the server alone).
@@ -28,6 +30,11 @@ public enum TrialServerHost {
         let bindStatus = strain_child_bind_to_parent(parent)
         let prepareStatus = strain_server_prepare()
         let threads = Int(strain_thread_count())
+        // How the tests exercise the runner's fall back to spawning.
+        if getenv(refuseVariable).map({ String(cString: $0) }) == "refuse" {
+            reply(.refused(errno: 0, message: "the trial server refused to start (\(refuseVariable)=refuse)"))
+            _exit(3)
+        }
         if bindStatus != 0 || prepareStatus != 0 || threads != 1 {
             reply(.refused(errno: prepareStatus != 0 ? prepareStatus : bindStatus,
                            message: "the trial server cannot copy itself (parent-death signal errno \(bindStatus), thread id errno \(prepareStatus), \(threads) threads running)"))
@@ -81,6 +88,13 @@ public enum TrialServerHost {
         let status = strain_server_child_setup(descriptors[0], descriptors[1], descriptors[2], request.shared ? descriptors[3] : -1)
         // Without its descriptors the copy cannot report: its exit without a report is the runner's harnessError.
         if status != 0 { _exit(126) }
+        // `strain _trial` in /proc/PID/cmdline and ps, as a spawned trial: the
+        // argument's bytes are rewritten in place ("_trial-server" is longer).
+        if CommandLine.argc > 1, let argument = CommandLine.unsafeArgv[1] {
+            let length = strlen(argument)
+            memset(argument, 0, length)
+            _ = "_trial".withCString { strncpy(argument, $0, length) }
+        }
         if request.shared {
             setenv(ChildEnvironment.heartbeatDescriptor, String(ChildEnvironment.sharedDescriptor), 1)
         } else {
