@@ -51,6 +51,12 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("How each trial starts: server (a copy of a pre-loaded trial server, the default) or spawn (a fresh process of the binary). Each trial is its own process either way.", valueName: "server|spawn"))
     var isolation: TrialIsolation = .server
 
+    @Option(help: ArgumentHelp("Trials to run at once (1 to \(Self.maximumJobs); default 1). For runs where outcomes matter more than timings: trials that share the cores slow each other, and the gate will not compare such timings with a serial run's unless asked.", valueName: "n"))
+    var jobs: Int = 1
+
+    /// The most trials `--jobs` runs at once.
+    static let maximumJobs = 64
+
     /// The most repetitions `--repetitions` takes (`SuiteLimits.repetitions`).
     static let maximumRepetitions = SuiteLimits.repetitions.upperBound
 
@@ -60,6 +66,9 @@ struct RunCommand: ParsableCommand {
     func validate() throws {
         if resume != nil, force { throw ValidationError("--resume and --force contradict each other: --resume continues the run in the folder, --force replaces it; give one") }
         if let resume, let out, resume != out { throw ValidationError("--resume \(resume) and --out \(out) name two folders; a resumed run writes into the folder it continues, so drop --out") }
+        if !(1...Self.maximumJobs).contains(jobs) {
+            throw ValidationError("--jobs \(jobs) is out of range; give a whole number from 1 to \(Self.maximumJobs)")
+        }
         if let repetitions, !SuiteLimits.repetitions.contains(repetitions) {
             throw ValidationError("--repetitions \(repetitions) is out of range; give a whole number from 1 to \(SuiteLimits.repetitions.upperBound)")
         }
@@ -167,7 +176,7 @@ struct RunCommand: ParsableCommand {
                 fflush(nil)
             }
             var ranNow = 0
-            record = try controller.run(plan, planRecord: planRecord, journal: journal, runJSONPath: directory.runJSONPath) { trial, done, total in
+            record = try controller.run(plan, planRecord: planRecord, journal: journal, runJSONPath: directory.runJSONPath, jobs: jobs) { trial, done, total in
                 ranNow += 1
                 let line = TerminalReport.safe(terminal.trialLine(trial, index: done, total: total))
                 guard interactive else {

@@ -29,7 +29,11 @@ public struct RunController: Sendable {
     /// Runs every trial of `plan` the journal does not hold, appending each to it,
     /// and writes run.json to `runJSONPath`. `progress` hears of each trial as it
     /// ends, with the count of finished trials and the plan's size.
-    public func run(_ plan: Plan, planRecord: PlanRecord, journal: Journal, runJSONPath: String,
+    ///
+    /// With `jobs` above 1, that many trials run at once on worker threads; they
+    /// finish out of order, and each is journaled and reported as it finishes,
+    /// on the calling thread. run.json lists them in plan order all the same.
+    public func run(_ plan: Plan, planRecord: PlanRecord, journal: Journal, runJSONPath: String, jobs: Int = 1,
                     progress: (TrialRecord, Int, Int) -> Void) throws -> RunRecord {
         let startedAt = journal.finished.isEmpty ? Date().formatted(.iso8601) : journal.header?.startedAt ?? Date().formatted(.iso8601)
         var environment = EnvironmentProbe.current()
@@ -42,15 +46,26 @@ public struct RunController: Sendable {
         let remaining = Self.remaining(plan, after: Array(byID.values))
         var rss: [RunnerRSSSample] = []
         let sampleEvery = max(1, remaining.count / 10)
-        for (index, spec) in remaining.enumerated() {
-            if RunnerSignals.stopSignal != nil { break }
-            guard let record = supervisor.runUnlessStopped(spec) else { break }
+        var ran = 0
+        func finished(_ record: TrialRecord) throws {
             try journal.append(record)
             byID[record.id] = record
             progress(record, byID.count, plan.trials.count)
-            let ran = index + 1
+            ran += 1
             if ran == 1 || ran % sampleEvery == 0 || ran == remaining.count, let bytes = ProcessStatus.read("/proc/self/status")?.residentBytes {
-                if rss.last?.trials != ran { rss.append(RunnerRSSSample(trials: ran, bytes: bytes)) }
+                rss.append(RunnerRSSSample(trials: ran, bytes: bytes))
+            }
+        }
+        var atOnce = min(1, remaining.count)
+        if jobs <= 1 {
+            for spec in remaining {
+                if RunnerSignals.stopSignal != nil { break }
+                guard let record = supervisor.runUnlessStopped(spec) else { break }
+                try finished(record)
+            }
+        } else {
+            atOnce = try TrialPool(jobs: jobs, supervisor: supervisor).run(remaining) { record in
+                if let record { try finished(record) }
             }
         }
         environment.loadAverageEnd = EnvironmentProbe.loadAverage
@@ -65,7 +80,7 @@ public struct RunController: Sendable {
             finishedAt: Date().formatted(.iso8601), runnerPeakRSSBytes: usage.ru_maxrss * 1024, trials: trials,
             customMetrics: customMetrics.isEmpty ? nil : customMetrics, plan: planRecord
         )
-        run.execution = supervisor.executionRecord()
+        run.execution = supervisor.executionRecord(jobs: max(1, atOnce))
         run.execution?.runnerRSS = rss.isEmpty ? nil : rss
         if trials.count < plan.trials.count { run.interrupted = true }
         try RunRecordFile.write(run, to: runJSONPath)
