@@ -40,7 +40,10 @@ public final class TrialServer: Sendable {
 
     public init(executable: String, environment: [String], notice: @escaping @Sendable (String) -> Void) {
         self.executable = executable
-        self.environment = environment
+        // Every symbol bound once, at the server's start, rather than at first call in
+        // every copy (which drops it again, unless the runner had it set itself).
+        self.environment = environment.contains { $0.hasPrefix("LD_BIND_NOW=") }
+            ? environment : environment + ["LD_BIND_NOW=1", "\(TrialServerHost.bindNowVariable)=1"]
         self.notice = notice
     }
 

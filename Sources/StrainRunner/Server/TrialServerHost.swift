@@ -23,6 +23,8 @@ public enum TrialServerHost {
     static let socketDescriptor: Int32 = 3
     /// `STRAIN_TRIAL_SERVER=refuse` makes the server refuse to start: the runner then spawns every trial.
     static let refuseVariable = "STRAIN_TRIAL_SERVER"
+    /// Set beside `LD_BIND_NOW=1` when the runner added it for the server, so its copies drop both.
+    static let bindNowVariable = "STRAIN_TRIAL_SERVER_BIND_NOW"
 
     public static func serve(catalog: ScenarioCatalog) -> Never {
         // Never outlive the runner: its death kills this process group (the server alone).
@@ -40,6 +42,7 @@ public enum TrialServerHost {
                            message: "the trial server cannot copy itself (parent-death signal errno \(bindStatus), thread id errno \(prepareStatus), \(threads) threads running)"))
             _exit(3)
         }
+        warmUp()
         reply(.ready(version: TrialServerRequest.currentVersion, pid: getpid()))
 
         var buffer = [UInt8](repeating: 0, count: TrialServerRequest.maximumBytes)
@@ -73,8 +76,11 @@ public enum TrialServerHost {
                 reply(.refused(errno: EDEADLK, message: "the trial server has \(running) threads; it copies itself only while it has one"))
                 continue
             }
+            // Decoded here, once: the copy starts with its spec in hand, and the
+            // decoder's first-use work is done in the server for every later copy.
+            let spec = Result { try JSONDecoder().decode(TrialSpec.self, from: Data(request.spec.utf8)) }
             let pid = strain_server_fork_trial()
-            if pid == 0 { becomeTrial(request, received, catalog: catalog) }
+            if pid == 0 { becomeTrial(request, spec, received, catalog: catalog) }
             if pid < 0 {
                 reply(.refused(errno: -Int32(pid), message: "could not copy the trial server: \(String(cString: strerror(-Int32(pid))))"))
             } else {
@@ -84,7 +90,8 @@ public enum TrialServerHost {
     }
 
     /// The copy's first steps: the trial's descriptors in place, then the trial.
-    private static func becomeTrial(_ request: TrialServerRequest, _ descriptors: [Int32], catalog: ScenarioCatalog) -> Never {
+    private static func becomeTrial(_ request: TrialServerRequest, _ spec: Result<TrialSpec, any Error>, _ descriptors: [Int32],
+                                    catalog: ScenarioCatalog) -> Never {
         let status = strain_server_child_setup(descriptors[0], descriptors[1], descriptors[2], request.shared ? descriptors[3] : -1)
         // Without its descriptors the copy cannot report: its exit without a report is the runner's harnessError.
         if status != 0 { _exit(126) }
@@ -100,7 +107,20 @@ public enum TrialServerHost {
         } else {
             unsetenv(ChildEnvironment.heartbeatDescriptor)
         }
-        TrialHost.run(specJSON: request.spec, catalog: catalog)
+        // The server's symbols were bound at its start; programs a trial starts bind as usual.
+        if getenv(bindNowVariable) != nil {
+            unsetenv("LD_BIND_NOW")
+            unsetenv(bindNowVariable)
+        }
+        TrialHost.run(decoded: spec, catalog: catalog)
+    }
+
+    /// What every copy would otherwise do for the first time itself: the Swift
+    /// runtime's first conformance lookups and metadata for the report's types.
+    /// Nothing here starts a thread or takes a Swift `Mutex`.
+    private static func warmUp() {
+        let report = HostReport(outcome: TrialOutcome(kind: .completed), metrics: TrialMetrics(), threads: [], threadsAtStart: 1)
+        if let bytes = try? JSONEncoder().encode(report) { _ = try? JSONDecoder().decode(HostReport.self, from: bytes) }
     }
 
     private static func reply(_ reply: TrialServerReply) {
