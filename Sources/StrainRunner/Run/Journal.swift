@@ -138,6 +138,24 @@ public final class Journal {
         return (header, trials, wholeBytes)
     }
 
+    /// Every whole trial line the file holds now, in journal order: what a run
+    /// reads back at its end instead of keeping each record in memory as it runs.
+    public func readTrials() throws(JournalError) -> [TrialRecord] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw JournalError(path: path, message: "cannot read the journal back")
+        }
+        if header != nil { return try Self.parse(data, path: path).trials }
+        var trials: [TrialRecord] = []
+        for (number, line) in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).enumerated() {
+            do {
+                trials.append(try JSONDecoder().decode(TrialRecord.self, from: Data(line)))
+            } catch {
+                throw JournalError(path: path, message: "line \(number + 1) is not a trial record: \(error)")
+            }
+        }
+        return trials
+    }
+
     public func append(_ record: TrialRecord) throws(JournalError) {
         let line: Data
         do { line = try encoder.encode(record) } catch {

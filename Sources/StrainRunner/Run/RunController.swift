@@ -39,18 +39,18 @@ public struct RunController: Sendable {
         var environment = EnvironmentProbe.current()
         let cpuAtStart = EnvironmentProbe.CPUTimes.now()
         let planned = Set(plan.trials.map(\.id))
-        var byID: [TrialID: TrialRecord] = [:]
-        for record in journal.finished where planned.contains(record.id) && byID[record.id] == nil { byID[record.id] = record }
+        let finishedBefore = Set(journal.finished.map(\.id)).intersection(planned)
         // The trial server starts here, on the thread that runs the trials and outlives them.
         supervisor.server?.prepare()
-        let remaining = Self.remaining(plan, after: Array(byID.values))
+        let remaining = plan.trials.filter { !finishedBefore.contains($0.id) }
         var rss: [RunnerRSSSample] = []
         let sampleEvery = max(1, remaining.count / 10)
         var ran = 0
+        // Each record goes to the journal and is let go: the runner's memory stays
+        // flat however long the run, and run.json is built from the journal at the end.
         func finished(_ record: TrialRecord) throws {
             try journal.append(record)
-            byID[record.id] = record
-            progress(record, byID.count, plan.trials.count)
+            progress(record, finishedBefore.count + ran + 1, plan.trials.count)
             ran += 1
             if ran == 1 || ran % sampleEvery == 0 || ran == remaining.count, let bytes = ProcessStatus.read("/proc/self/status")?.residentBytes {
                 rss.append(RunnerRSSSample(trials: ran, bytes: bytes))
@@ -72,9 +72,12 @@ public struct RunController: Sendable {
         if let cpuAtStart, let cpuAtEnd = EnvironmentProbe.CPUTimes.now() {
             environment.stealFraction = cpuAtEnd.stealFraction(since: cpuAtStart)
         }
+        var byID: [TrialID: TrialRecord] = [:]
+        for record in try journal.readTrials() where planned.contains(record.id) && byID[record.id] == nil { byID[record.id] = record }
+        let trials = plan.trials.compactMap { byID[$0.id] }
+        byID.removeAll()
         var usage = rusage()
         getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
-        let trials = plan.trials.compactMap { byID[$0.id] }
         var run = RunRecord(
             suite: plan.suite.resolved, environment: environment, startedAt: startedAt,
             finishedAt: Date().formatted(.iso8601), runnerPeakRSSBytes: usage.ru_maxrss * 1024, trials: trials,
