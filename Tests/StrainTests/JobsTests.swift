@@ -92,6 +92,20 @@ import Testing
         #expect(journal.split(separator: "\n").count == 5, "the header and each trial once")
     }
 
+    @Test func theGateRefusesAJobsRunAgainstASerialBaselineUnlessAsked() throws {
+        let (folder, suite) = try writeSuite("name: g\nruns:\n  - scenario: noop\n    strategies: [main, gcd-global]\n    repetitions: 2\n")
+        #expect(try StrainBinary.run(["run", suite, "--out", folder + "/serial"]).status == 0)
+        #expect(try StrainBinary.run(["run", suite, "--out", folder + "/parallel", "--jobs", "2"]).status == 0)
+        let saved = try StrainBinary.run(["baseline", "save", folder + "/serial", "--name", "serial", "--baselines", folder + "/baselines"])
+        #expect(saved.status == 0, "\(saved.stderr)")
+        let gate = ["gate", folder + "/parallel", "--baseline", "serial", "--baselines", folder + "/baselines", "--out", folder + "/gate"]
+        let refused = try StrainBinary.run(gate)
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("the baseline ran 1 trial at once and the candidate 2 (--jobs)"), "\(refused.stderr)")
+        let asked = try StrainBinary.run(gate + ["--allow-execution-mismatch"])
+        #expect(asked.status == 0, "outcomes compare, and the timings are judged as asked: \(asked.stdout)\n\(asked.stderr)")
+    }
+
     @Test func jobsOutsideItsRangeIsAnInputError() throws {
         let (_, suite) = try writeSuite("name: j\nruns:\n  - scenario: noop\n    strategies: [main]\n")
         for value in ["0", "65", "-1", "many"] {
