@@ -80,7 +80,8 @@ import Testing
         #expect(record.interrupted == true)
         #expect(record.trials.map(\.id.description) == ["noop main linux #1"])
 
-        let resumed = try StrainBinary.run(["run", "--resume", (folder as NSString).appendingPathComponent("out"), "--jobs", "3"])
+        // The journal remembers --jobs 3: the resumed run goes on three at a time without being told.
+        let resumed = try StrainBinary.run(["run", "--resume", (folder as NSString).appendingPathComponent("out")])
         #expect(resumed.status == 0, "\(resumed.stdout)\n\(resumed.stderr)")
         let finished = try RunRecordFile.read(from: (folder as NSString).appendingPathComponent("out/run.json"))
         #expect(finished.interrupted == nil)
@@ -88,6 +89,7 @@ import Testing
             "noop main linux #1", "crash[kind=hang] main linux #1", "crash[kind=hang] thread(1MiB) linux #1", "crash[kind=hang] gcd-global linux #1",
         ], "each trial once, in plan order")
         #expect(finished.trials.dropFirst().allSatisfy { $0.outcome.kind == .timedOut })
+        #expect(finished.execution?.jobs == 3, "the three remaining trials ran at once again")
         let journal = try String(contentsOfFile: (folder as NSString).appendingPathComponent("out/trials.jsonl"), encoding: .utf8)
         #expect(journal.split(separator: "\n").count == 5, "the header and each trial once")
     }

@@ -19,8 +19,13 @@ public struct JournalHeader: Codable, Sendable, Equatable {
     public var repetitions: Int?
     public var shard: String?
     public var startedAt: String
+    /// `--jobs` and `--isolation` as the run was started, so a resumed run goes on
+    /// the same way unless told otherwise (absent in older journals).
+    public var jobs: Int?
+    public var isolation: TrialIsolation?
 
-    public init(plan: PlanRecord, suite: String, filters: [String], skips: [String], repetitions: Int?, shard: String?, startedAt: String) {
+    public init(plan: PlanRecord, suite: String, filters: [String], skips: [String], repetitions: Int?, shard: String?, startedAt: String,
+                jobs: Int? = nil, isolation: TrialIsolation? = nil) {
         self.strainJournal = Self.currentVersion
         self.plan = plan
         self.suite = suite
@@ -29,6 +34,8 @@ public struct JournalHeader: Codable, Sendable, Equatable {
         self.repetitions = repetitions
         self.shard = shard
         self.startedAt = startedAt
+        self.jobs = jobs
+        self.isolation = isolation
     }
 }
 
