@@ -66,16 +66,11 @@ public enum Gate {
             throw GateError(.input, "the baseline ran \(before.jobs) trial\(before.jobs == 1 ? "" : "s") at once and the candidate \(after.jobs) (--jobs): trials that share the cores slow each other, so their timings do not compare. Run both with the same --jobs, or pass --allow-execution-mismatch to compare them anyway")
         }
         var timingsBlocked: String?
-        // A copy of the trial server touches fewer pages than a spawned child (a lower
-        // peak RSS), and its main thread starts deeper into its stack (the server's
-        // own frames lie below the trial): its metrics do not compare with a spawned one's.
-        let metricsBlocked = before.isolation != after.isolation && !options.allowExecutionMismatch
-            ? "the baseline's trials were started by \(before.isolation.rawValue) and the candidate's by \(after.isolation.rawValue) (--isolation), which moves a trial's peak RSS and its main thread's stack: metrics not compared (--allow-execution-mismatch compares them)"
-            : nil
         if options.mode == .crossRun, !hard.isEmpty {
             timingsBlocked = "the machines differ in \(hard.map(\.field).joined(separator: ", ")): timings not compared"
-        } else {
-            timingsBlocked = metricsBlocked
+        } else if before.isolation != after.isolation, !options.allowExecutionMismatch {
+            // A copy of the trial server touches fewer pages than a spawned child.
+            timingsBlocked = "the baseline's trials were started by \(before.isolation.rawValue) and the candidate's by \(after.isolation.rawValue) (--isolation), which changes a trial's peak RSS: timings not compared (--allow-execution-mismatch compares them)"
         }
 
         let baselineByKey = Dictionary(grouping: baseline.trials, by: \.key)
@@ -121,12 +116,7 @@ public enum Gate {
                         let before = old.filter { $0.outcome.kind == reference }.compactMap { $0.metrics.value(of: descriptor.name) }.filter(\.isFinite)
                         let after = new.filter { $0.outcome.kind == reference }.compactMap { $0.metrics.value(of: descriptor.name) }.filter(\.isFinite)
                         guard !before.isEmpty, !after.isEmpty else { continue }
-                        var comparison = deterministic(descriptor, before, after, threshold)
-                        if let metricsBlocked {
-                            comparison.verdict = .inconclusive
-                            comparison.reason = metricsBlocked
-                        }
-                        row.metrics.append(comparison)
+                        row.metrics.append(deterministic(descriptor, before, after, threshold))
                     } else {
                         // NaN says nothing: that repetition is left out, not the metric.
                         let before = old.filter { $0.outcome.kind == .completed }.compactMap { $0.metrics.value(of: descriptor.name) }.filter { !$0.isNaN }

@@ -27,6 +27,29 @@ public enum TrialServerHost {
     static let bindNowVariable = "STRAIN_TRIAL_SERVER_BIND_NOW"
 
     public static func serve(catalog: ScenarioCatalog) -> Never {
+        start()
+        // The loop keeps a small frame: a copy's main thread runs its trial from
+        // here, and every byte of this frame is stack its trial does not get (the
+        // work is done in helpers that have returned by the time of the copy).
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: TrialServerRequest.maximumBytes, alignment: 16)
+        while true {
+            guard let pending = nextRequest(buffer) else { continue }
+            let pid = strain_server_fork_trial()
+            if pid == 0 { becomeTrial(pending, catalog: catalog) }
+            started(pid, pending)
+        }
+    }
+
+    /// A request that passed every check: what the copy needs.
+    private struct Pending {
+        var shared: Bool
+        var spec: Result<TrialSpec, any Error>
+        var descriptors: [Int32]
+    }
+
+    /// Binds the server to its runner, checks it can copy itself, warms it up and says it is ready.
+    @inline(never)
+    private static func start() {
         // Never outlive the runner: its death kills this process group (the server alone).
         let parent = getenv(ChildEnvironment.parentPID).flatMap { Int32(String(cString: $0)) } ?? 0
         let bindStatus = strain_child_bind_to_parent(parent)
@@ -44,55 +67,61 @@ public enum TrialServerHost {
         }
         warmUp()
         reply(.ready(version: TrialServerRequest.currentVersion, pid: getpid()))
+    }
 
-        var buffer = [UInt8](repeating: 0, count: TrialServerRequest.maximumBytes)
-        while true {
-            var descriptors = [Int32](repeating: -1, count: 4)
-            var count = descriptors.count
-            let length = strain_server_receive(socketDescriptor, &buffer, buffer.count, &descriptors, &count)
-            // The runner closed its end (it is done, or gone): so is the server.
-            if length == 0 { _exit(0) }
-            if length < 0 {
-                if length == -Int(EMSGSIZE) {
-                    reply(.refused(errno: EMSGSIZE, message: "the request was larger than \(TrialServerRequest.maximumBytes) bytes or carried more than 4 descriptors"))
-                    continue
-                }
-                _exit(3)
-            }
-            let received = Array(descriptors[0..<count])
-            defer { received.forEach { _ = close($0) } }
-            guard let request = try? JSONDecoder().decode(TrialServerRequest.self, from: Data(buffer[0..<length])),
-                  request.version == TrialServerRequest.currentVersion else {
-                reply(.refused(errno: EPROTO, message: "the request is not a version \(TrialServerRequest.currentVersion) trial server request"))
-                continue
-            }
-            guard received.count == (request.shared ? 4 : 3) else {
-                reply(.refused(errno: EPROTO, message: "the request came with \(received.count) descriptors, not \(request.shared ? 4 : 3)"))
-                continue
-            }
-            // A copy of a process with other threads could inherit their locks held.
-            let running = Int(strain_thread_count())
-            guard running == 1 else {
-                reply(.refused(errno: EDEADLK, message: "the trial server has \(running) threads; it copies itself only while it has one"))
-                continue
-            }
-            // Decoded here, once: the copy starts with its spec in hand, and the
-            // decoder's first-use work is done in the server for every later copy.
-            let spec = Result { try JSONDecoder().decode(TrialSpec.self, from: Data(request.spec.utf8)) }
-            let pid = strain_server_fork_trial()
-            if pid == 0 { becomeTrial(request, spec, received, catalog: catalog) }
-            if pid < 0 {
-                reply(.refused(errno: -Int32(pid), message: "could not copy the trial server: \(String(cString: strerror(-Int32(pid))))"))
-            } else {
-                reply(.started(pid: pid))
-            }
+    /// Waits for the next request; nil after refusing one. Exits when the runner has closed its end.
+    @inline(never)
+    private static func nextRequest(_ buffer: UnsafeMutableRawBufferPointer) -> Pending? {
+        var descriptors = [Int32](repeating: -1, count: 4)
+        var count = descriptors.count
+        let length = strain_server_receive(socketDescriptor, buffer.baseAddress, buffer.count, &descriptors, &count)
+        // The runner closed its end (it is done, or gone): so is the server.
+        if length == 0 { _exit(0) }
+        if length < 0 {
+            guard length == -Int(EMSGSIZE) else { _exit(3) }
+            reply(.refused(errno: EMSGSIZE, message: "the request was larger than \(TrialServerRequest.maximumBytes) bytes or carried more than 4 descriptors"))
+            return nil
+        }
+        let received = Array(descriptors[0..<count])
+        func refuse(_ error: Int32, _ message: String) -> Pending? {
+            received.forEach { _ = close($0) }
+            reply(.refused(errno: error, message: message))
+            return nil
+        }
+        guard let request = try? JSONDecoder().decode(TrialServerRequest.self, from: Data(buffer[0..<length])),
+              request.version == TrialServerRequest.currentVersion else {
+            return refuse(EPROTO, "the request is not a version \(TrialServerRequest.currentVersion) trial server request")
+        }
+        guard received.count == (request.shared ? 4 : 3) else {
+            return refuse(EPROTO, "the request came with \(received.count) descriptors, not \(request.shared ? 4 : 3)")
+        }
+        // A copy of a process with other threads could inherit their locks held.
+        let running = Int(strain_thread_count())
+        guard running == 1 else {
+            return refuse(EDEADLK, "the trial server has \(running) threads; it copies itself only while it has one")
+        }
+        // Decoded here, once: the copy starts with its spec in hand, and the
+        // decoder's first-use work is done in the server for every later copy.
+        let spec = Result { try JSONDecoder().decode(TrialSpec.self, from: Data(request.spec.utf8)) }
+        return Pending(shared: request.shared, spec: spec, descriptors: received)
+    }
+
+    /// The server's side after a copy: its descriptors closed, the runner told.
+    @inline(never)
+    private static func started(_ pid: pid_t, _ pending: Pending) {
+        pending.descriptors.forEach { _ = close($0) }
+        if pid < 0 {
+            reply(.refused(errno: -Int32(pid), message: "could not copy the trial server: \(String(cString: strerror(-Int32(pid))))"))
+        } else {
+            reply(.started(pid: pid))
         }
     }
 
     /// The copy's first steps: the trial's descriptors in place, then the trial.
-    private static func becomeTrial(_ request: TrialServerRequest, _ spec: Result<TrialSpec, any Error>, _ descriptors: [Int32],
-                                    catalog: ScenarioCatalog) -> Never {
-        let status = strain_server_child_setup(descriptors[0], descriptors[1], descriptors[2], request.shared ? descriptors[3] : -1)
+    @inline(never)
+    private static func becomeTrial(_ pending: Pending, catalog: ScenarioCatalog) -> Never {
+        let descriptors = pending.descriptors
+        let status = strain_server_child_setup(descriptors[0], descriptors[1], descriptors[2], pending.shared ? descriptors[3] : -1)
         // Without its descriptors the copy cannot report: its exit without a report is the runner's harnessError.
         if status != 0 { _exit(126) }
         // `strain _trial` in /proc/PID/cmdline and ps, as a spawned trial: the
@@ -102,7 +131,7 @@ public enum TrialServerHost {
             memset(argument, 0, length)
             _ = "_trial".withCString { strncpy(argument, $0, length) }
         }
-        if request.shared {
+        if pending.shared {
             setenv(ChildEnvironment.heartbeatDescriptor, String(ChildEnvironment.sharedDescriptor), 1)
         } else {
             unsetenv(ChildEnvironment.heartbeatDescriptor)
@@ -112,7 +141,7 @@ public enum TrialServerHost {
             unsetenv("LD_BIND_NOW")
             unsetenv(bindNowVariable)
         }
-        TrialHost.run(decoded: spec, catalog: catalog)
+        TrialHost.run(decoded: pending.spec, catalog: catalog)
     }
 
     /// What every copy would otherwise do for the first time itself: the Swift
