@@ -9,8 +9,10 @@ import Synchronization
 ///
 /// A worker takes the next trial in plan order when its last one ends; none is
 /// taken after a stop signal or after `finished` threw. Workers are threads of
-/// their own (not GCD's): a spawned trial's parent-death signal is tied to the
-/// thread that spawned it, and these live until their last trial has ended.
+/// their own (not GCD's), and none exits before every trial has ended: a trial's
+/// parent-death signal is tied to the thread that started it (a spawned trial),
+/// or that started its trial server (a server a worker restarted), and must not
+/// fire while the run goes on.
 struct TrialPool {
     var jobs: Int
     var supervisor: TrialSupervisor
@@ -28,6 +30,7 @@ struct TrialPool {
                     shared.deliver(record)
                 }
                 shared.retire()
+                shared.waitForRelease()
             }
             thread.name = "strain.job"
             thread.start()
@@ -42,6 +45,7 @@ struct TrialPool {
                 shared.abandon()
             }
         }
+        shared.release(workers: min(jobs, specs.count))
         if let failure { throw failure }
         return shared.peak
     }
@@ -61,6 +65,8 @@ struct TrialPool {
         private let state: Mutex<State>
         /// One signal per delivery and per retired worker.
         private let signal = DispatchSemaphore(value: 0)
+        /// Signalled once per worker when every trial has ended: then the workers exit.
+        private let released = DispatchSemaphore(value: 0)
 
         init(workers: Int) { state = Mutex(State(workers: workers)) }
 
@@ -91,6 +97,12 @@ struct TrialPool {
         }
 
         func abandon() { state.withLock { $0.abandoned = true } }
+
+        func waitForRelease() { released.wait() }
+
+        func release(workers: Int) {
+            for _ in 0..<workers { released.signal() }
+        }
 
         /// The next finished record, waiting for one; `.none` once every worker has retired.
         func next() -> TrialRecord?? {

@@ -9,7 +9,9 @@ import Synchronization
 ///
 /// - Important: the trials a server starts have the runner as their parent, and
 ///   their parent-death signal is tied to the runner's thread that spawned the
-///   server. Start it (`prepare`) on a thread that lives as long as the run.
+///   server. Start it (`prepare`) on a thread that lives as long as the run; a
+///   restart happens on the thread that found the server dead, so every thread
+///   that asks for trials must outlive them too (`TrialPool`'s workers do).
 public final class TrialServer: Sendable {
     /// Starts after a death, in one run, before the runner stops trying.
     static let maximumRestarts = 3
