@@ -115,6 +115,36 @@ import Testing
         #expect(execution.serverTrials == 500, "the trial that met the dead server went to the new one")
     }
 
+    @Test func aTrialServerKilledDuringAJobsRunIsStartedAgainAndNoTrialDiesWithTheWorkerThatRestartedIt() throws {
+        let folder = try temporaryFolder()
+        try """
+        name: restart-jobs
+        runs:
+          - scenario: noop
+            strategies: [main, gcd-global]
+            repetitions: 300
+          # Last: one worker runs it to its deadline while the other, out of work,
+          # would exit; if that one restarted the server, this copy's parent-death
+          # signal is tied to it (half of the time, were workers to exit early).
+          - scenario: crash
+            parameters: {kind: hang}
+            strategies: [main]
+            timeout: 2s
+            expect: timedOut
+        """.write(toFile: (folder as NSString).appendingPathComponent("suite.yaml"), atomically: true, encoding: .utf8)
+        let runner = try BackgroundStrain(["run", "suite.yaml", "--out", "out", "--jobs", "2"], in: folder)
+        let server = try #require(runner.trialServer())
+        #expect(runner.waitForOutput("/601] ok"), "the server started trials")
+        kill(server, SIGKILL)
+        let result = runner.finish(timeout: 120)
+        #expect(result.status == 0, "\(result.stderr)")
+        let record = try RunRecordFile.read(from: (folder as NSString).appendingPathComponent("out/run.json"))
+        #expect(record.trials.count == 601)
+        #expect(record.trials.filter { $0.scenario == "noop" }.allSatisfy { $0.outcome.kind == .completed })
+        #expect(record.trials.last?.outcome.kind == .timedOut, "the last trial ran to its deadline: \(record.trials.last?.outcome.description ?? "none")")
+        #expect((record.execution?.serverRestarts ?? 0) >= 1)
+    }
+
     @Test func aTrialServerThatCannotStartFallsBackToSpawningAndSaysSo() throws {
         let (result, run, _) = try StrainBinary.runSuite("""
         name: fallback
