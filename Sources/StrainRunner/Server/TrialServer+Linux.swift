@@ -114,33 +114,33 @@ public final class TrialServer: Sendable {
     }
 
     /// One request and its reply: the trial's pid, or what went wrong with the server.
-    private func request(_ connection: Connection, specJSON: String, descriptors: [Int32]) -> Result<pid_t, ServerProblem> {
+    private func request(_ connection: Connection, specJSON: String, descriptors: [Int32]) -> Result<pid_t, Problem> {
         let message = TrialServerRequest(spec: specJSON, shared: descriptors.count == 4)
         guard let bytes = try? JSONEncoder().encode(message), bytes.count <= TrialServerRequest.maximumBytes else {
-            return .failure(ServerProblem("the trial's request could not be encoded within \(TrialServerRequest.maximumBytes) bytes"))
+            return .failure(Problem("the trial's request could not be encoded within \(TrialServerRequest.maximumBytes) bytes"))
         }
         let sent = bytes.withUnsafeBytes { buffer in
             descriptors.withUnsafeBufferPointer { fds in
                 strain_server_send(connection.socket, buffer.baseAddress, buffer.count, fds.baseAddress, fds.count)
             }
         }
-        guard sent == 0 else { return .failure(ServerProblem("sending to it failed: \(String(cString: strerror(sent)))")) }
+        guard sent == 0 else { return .failure(Problem("sending to it failed: \(String(cString: strerror(sent)))")) }
         switch Self.receiveReply(connection.socket, seconds: Self.replySeconds) {
         case .success(.started(let pid)):
             // The runner's side of the process group: whichever of it and the copy comes first.
             _ = setpgid(pid, pid)
             return .success(pid)
-        case .success(.refused(_, let reason)): return .failure(ServerProblem("it refused the trial: \(reason)"))
-        case .success(let other): return .failure(ServerProblem("it answered \(other) to a request"))
+        case .success(.refused(_, let reason)): return .failure(Problem("it refused the trial: \(reason)"))
+        case .success(let other): return .failure(Problem("it answered \(other) to a request"))
         case .failure(let problem): return .failure(problem)
         }
     }
 
     /// Spawns the server with its socket as fd 3 and waits until it says it is ready.
-    private static func launch(executable: String, environment: [String]) -> Result<Connection, ServerProblem> {
+    private static func launch(executable: String, environment: [String]) -> Result<Connection, Problem> {
         var ends: [Int32] = [-1, -1]
         let status = strain_server_socket_pair(&ends)
-        guard status == 0 else { return .failure(ServerProblem("could not make the trial server's socket: \(String(cString: strerror(status)))")) }
+        guard status == 0 else { return .failure(Problem("could not make the trial server's socket: \(String(cString: strerror(status)))")) }
         defer { close(ends[1]) }
 
         var actions = posix_spawn_file_actions_t()
@@ -175,7 +175,7 @@ public final class TrialServer: Sendable {
         let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard spawned == 0 else {
             close(ends[0])
-            return .failure(ServerProblem("could not start the trial server \(executable): \(String(cString: strerror(spawned)))"))
+            return .failure(Problem("could not start the trial server \(executable): \(String(cString: strerror(spawned)))"))
         }
         let connection = Connection(pid: pid, socket: ends[0])
         switch receiveReply(ends[0], seconds: readySeconds) {
@@ -183,38 +183,38 @@ public final class TrialServer: Sendable {
             return .success(connection)
         case .success(.ready(let version, _)):
             stop(connection, kill: true)
-            return .failure(ServerProblem("the trial server speaks version \(version) of its protocol, this runner \(TrialServerRequest.currentVersion)"))
+            return .failure(Problem("the trial server speaks version \(version) of its protocol, this runner \(TrialServerRequest.currentVersion)"))
         case .success(.refused(_, let reason)):
             stop(connection, kill: true)
-            return .failure(ServerProblem(reason))
+            return .failure(Problem(reason))
         case .success(let other):
             stop(connection, kill: true)
-            return .failure(ServerProblem("the trial server answered \(other) instead of saying it was ready"))
+            return .failure(Problem("the trial server answered \(other) instead of saying it was ready"))
         case .failure(let problem):
             stop(connection, kill: true)
-            return .failure(ServerProblem("the trial server did not start: \(problem)"))
+            return .failure(Problem("the trial server did not start: \(problem)"))
         }
     }
 
     /// Waits up to `seconds` for one reply on `socket`.
-    private static func receiveReply(_ socket: Int32, seconds: Double) -> Result<TrialServerReply, ServerProblem> {
+    private static func receiveReply(_ socket: Int32, seconds: Double) -> Result<TrialServerReply, Problem> {
         var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
         let deadline = strain_monotonic_ns() &+ UInt64(seconds * 1e9)
         while true {
             let now = strain_monotonic_ns()
-            guard now < deadline else { return .failure(ServerProblem("no answer within \(seconds) s")) }
+            guard now < deadline else { return .failure(Problem("no answer within \(seconds) s")) }
             let ready = poll(&descriptor, 1, Int32(min(1000, (deadline - now) / 1_000_000 + 1)))
             if ready > 0 { break }
-            if ready < 0 && errno != EINTR { return .failure(ServerProblem("poll failed: \(String(cString: strerror(errno)))")) }
+            if ready < 0 && errno != EINTR { return .failure(Problem("poll failed: \(String(cString: strerror(errno)))")) }
         }
         var buffer = [UInt8](repeating: 0, count: 4096)
         var noDescriptors = [Int32](repeating: -1, count: 1)
         var count = 0
         let length = strain_server_receive(socket, &buffer, buffer.count, &noDescriptors, &count)
-        if length == 0 { return .failure(ServerProblem("it exited")) }
-        if length < 0 { return .failure(ServerProblem("reading its answer failed: \(String(cString: strerror(Int32(-length))))")) }
+        if length == 0 { return .failure(Problem("it exited")) }
+        if length < 0 { return .failure(Problem("reading its answer failed: \(String(cString: strerror(Int32(-length))))")) }
         guard let reply = try? JSONDecoder().decode(TrialServerReply.self, from: Data(buffer[0..<length])) else {
-            return .failure(ServerProblem("its answer was not a reply: \(String(decoding: buffer[0..<min(length, 200)], as: UTF8.self))"))
+            return .failure(Problem("its answer was not a reply: \(String(decoding: buffer[0..<min(length, 200)], as: UTF8.self))"))
         }
         return .success(reply)
     }
@@ -229,8 +229,11 @@ public final class TrialServer: Sendable {
     }
 }
 
-/// Why a request to the trial server failed, in words for the runner's notice.
-struct ServerProblem: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+extension TrialServer {
+    /// Why a request to the trial server failed, in words for the runner's notice
+    /// (never thrown past `startTrial`: the runner restarts the server or spawns).
+    struct Problem: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
 }
