@@ -1,6 +1,7 @@
 import Foundation
 import StrainKit
-import StrainRunner
+@testable import StrainRunner
+import Synchronization
 import Testing
 
 /// The trial server (the default isolation) through the built binary: every
@@ -199,5 +200,24 @@ import Testing
         #expect(Processes.waitUntilGone(server, seconds: 5), "the server's parent-death signal ended it")
         #expect(Processes.waitUntilGone(trial, seconds: 5), "the copy's parent-death signal is tied to the runner")
         #expect(Processes.members(ofGroup: trial).isEmpty)
+    }
+}
+
+/// The trial server's protocol, from the runner's side, with requests it cannot serve.
+@Suite(.serialized) struct TrialServerProtocolTests {
+    @Test func aRequestTheServerCannotServeIsRefusedWithItsReasonAndOnlyThatTrialIsSpawned() throws {
+        let notices = Mutex<[String]>([])
+        let server = TrialServer(executable: StrainBinary.path, environment: TrialSupervisor.childEnvironment(heartbeat: false),
+                                 notice: { line in notices.withLock { $0.append(line) } })
+        server.prepare()
+        // Two descriptors where a trial needs its output, its errors and its result pipe.
+        #expect(server.startTrial(specJSON: "{}", descriptors: [1, 2]) == nil, "nothing was started")
+        let heard = notices.withLock { $0 }
+        #expect(heard == ["strain: the trial server could not start a trial (it refused the trial: the request came with 2 descriptors, not 3); spawning that trial"],
+                "\(heard)")
+        let statistics = server.statistics
+        #expect(statistics.restarts == 0, "a bad request says nothing against the server")
+        #expect(statistics.fallback == nil)
+        #expect(statistics.trials == 0)
     }
 }

@@ -79,6 +79,9 @@ public final class TrialServer: Sendable {
                 case .success(let pid):
                     state.trials += 1
                     return pid
+                case .failure(let problem) where problem.serverIsFine:
+                    notice("strain: the trial server could not start a trial (\(problem)); spawning that trial")
+                    return nil
                 case .failure(let problem):
                     Self.stop(connection, kill: true)
                     state.connection = nil
@@ -117,7 +120,7 @@ public final class TrialServer: Sendable {
     private func request(_ connection: Connection, specJSON: String, descriptors: [Int32]) -> Result<pid_t, Problem> {
         let message = TrialServerRequest(spec: specJSON, shared: descriptors.count == 4)
         guard let bytes = try? JSONEncoder().encode(message), bytes.count <= TrialServerRequest.maximumBytes else {
-            return .failure(Problem("the trial's request could not be encoded within \(TrialServerRequest.maximumBytes) bytes"))
+            return .failure(Problem("the trial's request could not be encoded within \(TrialServerRequest.maximumBytes) bytes", serverIsFine: true))
         }
         let sent = bytes.withUnsafeBytes { buffer in
             descriptors.withUnsafeBufferPointer { fds in
@@ -130,7 +133,10 @@ public final class TrialServer: Sendable {
             // The runner's side of the process group: whichever of it and the copy comes first.
             _ = setpgid(pid, pid)
             return .success(pid)
-        case .success(.refused(_, let reason)): return .failure(Problem("it refused the trial: \(reason)"))
+        case .success(.refused(let error, let reason)):
+            // A request it could not serve says nothing against the server; a server
+            // that has more than one thread (EDEADLK) must not copy itself again.
+            return .failure(Problem("it refused the trial: \(reason)", serverIsFine: error != EDEADLK))
         case .success(let other): return .failure(Problem("it answered \(other) to a request"))
         case .failure(let problem): return .failure(problem)
         }
@@ -234,6 +240,12 @@ extension TrialServer {
     /// (never thrown past `startTrial`: the runner restarts the server or spawns).
     struct Problem: Error, CustomStringConvertible {
         var description: String
-        init(_ description: String) { self.description = description }
+        /// The request was at fault, not the server: spawn that trial, keep the server.
+        var serverIsFine = false
+
+        init(_ description: String, serverIsFine: Bool = false) {
+            self.description = description
+            self.serverIsFine = serverIsFine
+        }
     }
 }
