@@ -56,10 +56,11 @@ let package = Package(
             ]
         ),
         // C that stays out of the probe: the parent's ptrace walks and demangling,
-        // stop signals, faults on purpose, the reference loop.
+        // stop signals, the trial server's fork, faults on purpose, the reference
+        // loop and the walk comparison.
         .target(
             name: "CStrainTools",
-            dependencies: ["CLibunwind"],
+            dependencies: ["CLibunwind", "CStrainProbe"],
             cSettings: [.define("_GNU_SOURCE")],
             linkerSettings: [
                 // __cxa_demangle, for naming C++ frames in traces.

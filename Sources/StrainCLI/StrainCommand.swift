@@ -46,6 +46,10 @@ public enum StrainCommand {
         if arguments.first == "_trial" {
             TrialCommand.runChild(arguments: Array(arguments.dropFirst()), catalog: catalog)
         }
+        // The trial server likewise: it copies itself into trials, so it must stay single-threaded.
+        if arguments.first == "_trial-server" {
+            TrialCommand.serve(arguments: Array(arguments.dropFirst()), catalog: catalog)
+        }
         activeCatalog.withLock { $0 = catalog }
         // A reader that went away (`strain … | head -1`) makes writes fail, never kills the runner.
         signal(SIGPIPE, SIG_IGN)

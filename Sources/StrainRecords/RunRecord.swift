@@ -34,6 +34,8 @@ public struct RunRecord: Codable, Sendable {
     public var interrupted: Bool?
     /// What `strain bisect` found; its probes are the trials (absent before version 4).
     public var bisect: BisectSection?
+    /// How the trials were started and how many ran at once (absent in older runs).
+    public var execution: ExecutionRecord?
 
     public init(
         suite: ResolvedSuite, environment: EnvironmentRecord, startedAt: String, finishedAt: String,
