@@ -53,10 +53,10 @@ struct ExecCommand: ParsableCommand {
             }
         }
         let name = (program as NSString).lastPathComponent.filter { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
-        let folderPath = out ?? "Reports/exec-\(name.isEmpty ? "program" : name)-\(runTimestamp())"
         let result: ExecResult
         do {
-            let folder = try OutputDirectory(path: folderPath, mode: .fresh)
+            let folder = try out.map { try OutputDirectory(path: $0, mode: .fresh) }
+                ?? Self.defaultFolder(base: "Reports/exec-\(name.isEmpty ? "program" : name)-\(runTimestamp())")
             let supervisor = ExecSupervisor(probeLibrary: try ProbeLibrary.locate())
             let request = ExecRequest(program: program, arguments: Array(command.dropFirst()), folder: folder.path,
                                       stallSeconds: stallSeconds, profile: profile)
@@ -82,6 +82,26 @@ struct ExecCommand: ParsableCommand {
         case .signaled(let signal):
             strain_exit_like_signal(signal)
         }
+    }
+
+    /// The default run folder: `base`, or `base-2`, `base-3`… when another exec of
+    /// the same program started in the same second already holds it (a loop, a
+    /// script starting several instances), so the program runs rather than being refused.
+    static func defaultFolder(base: String) throws(OutputDirectoryError) -> OutputDirectory {
+        var candidate = base
+        for attempt in 2...1000 {
+            do {
+                return try OutputDirectory(path: candidate, mode: .fresh)
+            } catch {
+                var info = stat()
+                // Only a folder that exists and holds (or is writing) another run is
+                // passed over; a folder that cannot be created is the user's to fix.
+                guard stat(candidate, &info) == 0, info.st_mode & S_IFMT == S_IFDIR,
+                      FileManager.default.fileExists(atPath: (candidate as NSString).appendingPathComponent(".strain.lock")) else { throw error }
+                candidate = "\(base)-\(attempt)"
+            }
+        }
+        return try OutputDirectory(path: candidate, mode: .fresh)
     }
 
     /// Writes a dump's text as DIR/dump-N.txt and says so on standard error, with each group's line.
@@ -140,7 +160,7 @@ struct DumpCommand: ParsableCommand {
         do {
             let answer = try DumpRequest.request(pid: pid, timeoutSeconds: seconds)
             print("asked with \(answer.method); written to \(answer.file)")
-            print(TerminalReport.safe(DumpText.document(answer.dump, title: "thread dump of process \(pid)")), terminator: "")
+            print(TerminalReport.safe(DumpText.document(answer.dump, title: "thread dump of process \(answer.pid)")), terminator: "")
         } catch {
             throw CommandFailure(code: error.code.rawValue, message: error.message)
         }

@@ -229,6 +229,41 @@ import Testing
         #expect(notProbed.stderr.contains("was not started under strain exec"), "\(notProbed.stderr)")
     }
 
+    @Test func execsStartedInTheSameSecondWithoutOutEachRunAndGetTheirOwnFolder() throws {
+        // Four in a row take well under a second: without --out, at least two share
+        // the default folder's timestamp, and each must still run its program.
+        let directory = Self.folder()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let script = "cd \"$1\" || exit 99; for i in 1 2 3 4; do \"$2\" exec -- /bin/sh -c 'echo ran' || echo \"failed $?\"; done"
+        let result = try ProgramRun.run("/bin/sh", ["-c", script, "sh", directory, StrainBinary.path], timeout: 60)
+        #expect(result.termination == .exited(0))
+        #expect(result.stdout == "ran\nran\nran\nran\n", "\(result.stdout)\(result.stderr)")
+        let reports = (directory as NSString).appendingPathComponent("Reports")
+        let folders = try FileManager.default.contentsOfDirectory(atPath: reports).filter { $0.hasPrefix("exec-sh-") }
+        #expect(folders.count == 4, "\(folders)")
+        for folder in folders {
+            #expect(FileManager.default.fileExists(atPath: (reports as NSString).appendingPathComponent("\(folder)/run.json")), "\(folder)")
+        }
+    }
+
+    @Test func strainDumpGivenStrainExecsOwnPidDumpsTheProgramItRuns() throws {
+        // `strain exec -- PROGRAM &` makes $! strain's pid, not the program's.
+        let programs = try TestPrograms.c()
+        let running = try ProgramRun.start(StrainBinary.path, ["exec", "--out", Self.folder(), "--", programs.faults, "hang"])
+        defer { running.stop() }
+        let ready = try #require(running.readLine(timeout: 20), "the program said it was ready")
+        let program = try #require(Int32(ready.split(separator: " ").last ?? ""))
+        let strain = running.process.processIdentifier
+        let dump = try ProgramRun.run(StrainBinary.path, ["dump", String(strain)], timeout: 30)
+        #expect(dump.termination == .exited(0), "\(dump.stderr)")
+        #expect(dump.stdout.hasPrefix("asked with SIGQUIT (process \(strain) is strain exec; asked the program it runs, process \(program))"), "\(dump.stdout)")
+        #expect(dump.stdout.contains("thread dump of process \(program): 6 threads"), "\(dump.stdout)")
+        #expect(kill(program, 0) == 0, "the dump did not stop the program")
+        kill(program, SIGKILL)
+        _ = try running.wait(timeout: 20)
+    }
+
     @Test func theProbeLibraryBesideStrainNeedsNoSwiftRuntime() throws {
         let library = try ProbeLibrary.locate(executable: StrainBinary.path)
         #expect(library.hasSuffix("/libStrainProbe.so"))

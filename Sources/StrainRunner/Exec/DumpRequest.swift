@@ -14,12 +14,20 @@ public enum DumpRequest {
         public var method: String
         /// The probe's file, in the run's probe folder.
         public var file: String
+        /// The process that answered: the program, also when asked with strain exec's own pid.
+        public var pid: Int32 = 0
     }
 
     /// Asks process `pid` for a dump and waits up to `timeoutSeconds` for it.
     public static func request(pid: Int32, timeoutSeconds: Double = 5, symbolizer: Symbolizer = Symbolizer()) throws(ExecError) -> Answer {
         guard pid > 0, kill(pid, 0) == 0 || errno == EPERM else {
             throw ExecError(.input, "no process \(pid) is running; give the pid of a program started with `strain exec -- PROGRAM`")
+        }
+        if !hasProbe(pid), let program = execProgram(of: pid) {
+            // `strain exec -- PROGRAM &` makes $! strain's own pid: dump the program it runs.
+            var answer = try request(pid: program, timeoutSeconds: timeoutSeconds, symbolizer: symbolizer)
+            answer.method += " (process \(pid) is strain exec; asked the program it runs, process \(program))"
+            return answer
         }
         let maps = Watchdog.contents(of: "/proc/\(pid)/maps")
         guard maps.contains("/" + ProbeLibrary.fileName) else {
@@ -48,10 +56,26 @@ public enum DumpRequest {
         while strain_monotonic_ns() < deadline {
             if let file = probe.dumpFiles(pid: pid).last(where: { !before.contains($0) }),
                let text = try? String(contentsOfFile: file, encoding: .utf8), let raw = ProbeFolder.parseDump(text) {
-                return Answer(dump: ThreadDumpBuilder(symbolizer: symbolizer).dump(from: raw), method: method, file: file)
+                return Answer(dump: ThreadDumpBuilder(symbolizer: symbolizer).dump(from: raw), method: method, file: file, pid: pid)
             }
             usleep(10_000)
         }
         throw ExecError(.noAnswer, "process \(pid) wrote no dump within \(String(format: "%g", timeoutSeconds))s of \(method) (every thread may block it, or a dump is already under way)")
+    }
+
+    static func hasProbe(_ pid: Int32) -> Bool {
+        Watchdog.contents(of: "/proc/\(pid)/maps").contains("/" + ProbeLibrary.fileName)
+    }
+
+    /// When `pid` is a `strain exec` supervisor, the pid of the one program it runs
+    /// (its child with the probe and Strain's probe folder in its environment).
+    static func execProgram(of pid: Int32) -> Int32? {
+        let arguments = Watchdog.contents(of: "/proc/\(pid)/cmdline").split(separator: "\0")
+        guard arguments.count >= 2, arguments[1] == "exec" else { return nil }
+        let children = Watchdog.contents(of: "/proc/\(pid)/task/\(pid)/children").split(separator: " ").compactMap { Int32($0) }
+        let programs = children.filter { child in
+            hasProbe(child) && Watchdog.contents(of: "/proc/\(child)/environ").split(separator: "\0").contains { $0.hasPrefix("STRAIN_PROBE_DIR=") }
+        }
+        return programs.count == 1 ? programs[0] : nil
     }
 }
