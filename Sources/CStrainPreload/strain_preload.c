@@ -12,6 +12,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 /// Frames a fault record keeps (head and tail), as in a trial.
 #define STRAIN_PRELOAD_FRAMES (1 << 18)
@@ -56,6 +58,18 @@ static void strain_scrub_environment(const char *library) {
     unsetenv(STRAIN_PRELOAD_LIBRARY);
     unsetenv(STRAIN_PRELOAD_THREAD_STACK);
     unsetenv(STRAIN_PRELOAD_MAIN_STACK);
+    unsetenv(STRAIN_PRELOAD_PARENT);
+}
+
+// The program ends with strain exec: SIGTERM when strain dies (a SIGKILL gives it
+// no chance to pass a signal on), as if strain had passed on a SIGTERM. A strain
+// that died before this ran has already left the program re-parented.
+static void strain_bind_to_exec(const char *parent) {
+    if (parent == NULL) return;
+    pid_t expected = (pid_t)strtol(parent, NULL, 10);
+    if (expected <= 0) return;
+    if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0) return;
+    if (getppid() != expected) kill(getpid(), SIGTERM);
 }
 
 // Frees a thread's alternate stack when it ends (the key's value is only a flag).
@@ -75,6 +89,7 @@ __attribute__((constructor)) static void strain_preload_start(void) {
     const char *main_stack = getenv(STRAIN_PRELOAD_MAIN_STACK);
     size_t thread_bytes = thread_stack != NULL ? strtoull(thread_stack, NULL, 10) : 0;
     size_t main_bytes = main_stack != NULL ? strtoull(main_stack, NULL, 10) : 0;
+    strain_bind_to_exec(getenv(STRAIN_PRELOAD_PARENT));
     strain_scrub_environment(getenv(STRAIN_PRELOAD_LIBRARY));
     if (record_directory == NULL) return;
 

@@ -264,6 +264,31 @@ import Testing
         _ = try running.wait(timeout: 20)
     }
 
+    @Test func aProgramDoesNotOutliveAStrainExecKilledBySIGKILL() throws {
+        let programs = try TestPrograms.c()
+        let out = Self.folder()
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        // In a shell, with strain's output in a file: an orphaned program must not hold
+        // the test's pipes. The script cleans up a program it finds still running.
+        let script = """
+        "$1" exec --out "$2/run" -- "$3" hang > "$2/output" 2>&1 &
+        strain=$!
+        for i in $(seq 200); do grep -q ready "$2/output" 2>/dev/null && break; sleep 0.05; done
+        program=$(grep ready "$2/output" | awk '{print $NF}')
+        [ -n "$program" ] || { kill -9 $strain; echo "no ready line"; exit 0; }
+        kill -9 $strain; wait $strain
+        for i in $(seq 200); do
+            state=$(grep '^State:' /proc/$program/status 2>/dev/null)
+            case "$state" in ""|*zombie*) echo gone; exit 0;; esac
+            sleep 0.05
+        done
+        kill -9 $program; echo "still running: $state"
+        """
+        let result = try ProgramRun.run("/bin/sh", ["-c", script, "sh", StrainBinary.path, out, programs.faults], timeout: 60)
+        #expect(result.stdout == "gone\n", "the program runs on after strain exec was killed: \(result.stdout)\(result.stderr)")
+    }
+
     @Test func theProbeLibraryBesideStrainNeedsNoSwiftRuntime() throws {
         let library = try ProbeLibrary.locate(executable: StrainBinary.path)
         #expect(library.hasSuffix("/libStrainProbe.so"))

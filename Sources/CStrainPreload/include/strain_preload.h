@@ -18,5 +18,8 @@
 #define STRAIN_PRELOAD_LIBRARY "STRAIN_PROBE_LIBRARY"
 #define STRAIN_PRELOAD_THREAD_STACK "STRAIN_PROBE_THREAD_STACK"
 #define STRAIN_PRELOAD_MAIN_STACK "STRAIN_PROBE_MAIN_STACK"
+/// strain exec's pid: the program gets SIGTERM if strain dies without passing a
+/// signal on (SIGKILL), instead of running on with nobody recording it.
+#define STRAIN_PRELOAD_PARENT "STRAIN_PROBE_PARENT"
 
 #endif

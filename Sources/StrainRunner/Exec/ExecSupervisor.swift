@@ -76,6 +76,7 @@ public struct ExecSupervisor: Sendable {
         }
         environment["STRAIN_PROBE_LIBRARY"] = probeLibrary
         environment["STRAIN_PROBE_DIR"] = request.probeFolder
+        environment["STRAIN_PROBE_PARENT"] = String(getpid())
         if let bytes = request.profile.threadStackBytes { environment["STRAIN_PROBE_THREAD_STACK"] = String(bytes) }
         if let bytes = request.profile.mainStackBytes { environment["STRAIN_PROBE_MAIN_STACK"] = String(bytes) }
         return environment
