@@ -12,8 +12,8 @@ struct ListCommand: ParsableCommand {
         print("Scenarios:")
         for scenario in catalog.scenarios {
             print("  \(scenario.name)  \(scenario.summary)")
-            for parameter in scenario.parameters {
-                print("      \(parameter.name): \(parameter.summary); \(parameter.validValues) (default \(parameter.defaultValue))")
+            for parameter in scenario.parameterSpecs {
+                print("      \(parameter.name): \(parameter.help); \(parameter.validValues) (default \(parameter.defaultValue))")
             }
         }
         print("\nStrategies:")
