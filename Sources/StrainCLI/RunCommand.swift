@@ -145,10 +145,11 @@ struct RunCommand: ParsableCommand {
                          journal: Journal, catalog: ScenarioCatalog) throws {
         let interactive = isatty(STDOUT_FILENO) == 1
         let terminal = TerminalReport(color: interactive && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
-        let controller = RunController(
+        var controller = RunController(
             supervisor: TrialSupervisor(executable: currentExecutablePath()),
             customMetrics: catalog.declaredMetrics(of: plan.trials.map(\.scenario))
         )
+        controller.rankings = catalog.rankings(of: plan.trials.map(\.scenario))
         let remaining = RunController.remaining(plan, after: journal.finished)
         RunnerSignals.catchStopSignals()
         RunnerSignals.adoptOrphans()

@@ -160,7 +160,7 @@ struct Strain: ParsableCommand {
         Exit codes: 0 every outcome expected (gate: nothing regressed); 1 an unexpected outcome (gate: a regression or a worse outcome); 2 usage or input error; 3 harness error or incomplete data; 130 and 143 stopped by SIGINT or SIGTERM (finished trials kept, run.json marked interrupted).
         """,
         version: "strain \(StrainVersion.current)",
-        subcommands: [RunCommand.self, BisectCommand.self, ReportCommand.self, ListCommand.self, BaselineCommand.self, CompareCommand.self, GateCommand.self, MergeCommand.self],
+        subcommands: [RunCommand.self, BisectCommand.self, ReportCommand.self, ListCommand.self, ExplainCommand.self, BaselineCommand.self, CompareCommand.self, GateCommand.self, MergeCommand.self],
         defaultSubcommand: RunCommand.self
     )
 }

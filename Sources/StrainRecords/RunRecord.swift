@@ -34,6 +34,9 @@ public struct RunRecord: Codable, Sendable {
     public var interrupted: Bool?
     /// What `strain bisect` found; its probes are the trials (absent before version 4).
     public var bisect: BisectSection?
+    /// The ranking tables the run's scenarios ask for (absent when none does, and
+    /// in records written before Strain wrote them: readers then rank by `guard`).
+    public var rankings: [MetricRanking]?
 
     public init(
         suite: ResolvedSuite, environment: EnvironmentRecord, startedAt: String, finishedAt: String,

@@ -99,7 +99,7 @@ import Testing
         let tables = GuardComparison(run).tables
         #expect(tables.count == 1)
         let rows = tables[0].rows
-        #expect(rows.map(\.guardName) == ["Mutex", "NSLock", "unguarded"])
+        #expect(rows.map(\.value) == ["Mutex", "NSLock", "unguarded"])
         #expect(rows[1].medianThroughput == 20e6)
         #expect(rows[2].outcomes == "1 crashed(SIGABRT), 1 invariantViolated, 1 completed")
         #expect(rows[2].medianThroughput == 80e6, "only completed trials are measured")

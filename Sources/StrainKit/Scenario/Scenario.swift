@@ -40,6 +40,9 @@ public protocol Scenario: Sendable {
     /// The outcomes the scenario typically ends in and why, for `strain explain`
     /// (`stackOverflow`: "a cyclic graph archived on a 512 KiB stack").
     static var typicalOutcomes: [TypicalOutcome] { get }
+    /// The ranking tables the scenario asks the reports for
+    /// (`RankingRequest(by: "throughput", across: Self.guardKind)`).
+    static var rankings: [RankingRequest] { get }
 
     /// Creates the scenario; the values have already passed their declarations' checks.
     init(parameters: ParameterValues) throws
@@ -55,6 +58,8 @@ extension Scenario {
     public static var metrics: [MetricDescriptor] { [] }
     /// Nothing said about outcomes, by default.
     public static var typicalOutcomes: [TypicalOutcome] { [] }
+    /// No ranking tables, by default.
+    public static var rankings: [RankingRequest] { [] }
 }
 
 /// An outcome a scenario typically ends in, and why.
@@ -82,4 +87,28 @@ public struct InvariantViolation: Error, Sendable, CustomStringConvertible {
     public var description: String
     /// A violation described by `description`.
     public init(_ description: String) { self.description = description }
+}
+
+/// A report table a scenario asks for: its trials ranked by one metric across
+/// the values of one of its parameters, one table per combination of the
+/// others ("guards by throughput"). List them in ``Scenario/rankings``.
+public struct RankingRequest: Sendable {
+    let parameter: String
+    let metric: String
+    let ignoring: [String]
+
+    /// Ranks the values of `parameter` by `metric` (one of Strain's own, such
+    /// as `throughput` or `wall`, or one the scenario declares); parameters in
+    /// `ignoring` are measurement knobs, so trials that differ only in them
+    /// share a table.
+    public init(by metric: String, across parameter: any ParameterDeclaration, ignoring: [any ParameterDeclaration] = []) {
+        self.parameter = parameter.spec.name
+        self.metric = metric
+        self.ignoring = ignoring.map(\.spec.name)
+    }
+
+    /// The request as run.json records it for `scenario`.
+    package func record(for scenario: String) -> MetricRanking {
+        MetricRanking(scenario: scenario, parameter: parameter, metric: metric, ignoring: ignoring)
+    }
 }

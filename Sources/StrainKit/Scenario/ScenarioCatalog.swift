@@ -40,6 +40,14 @@ public struct ScenarioCatalog: Sendable {
         return descriptors
     }
 
+    /// The ranking tables the named scenarios ask for, as run.json records them.
+    public func rankings(of names: some Sequence<String>) -> [MetricRanking] {
+        var seen = Set<String>()
+        return names.filter { seen.insert($0).inserted }.flatMap { name in
+            (scenario(named: name)?.rankings ?? []).map { $0.record(for: name) }
+        }
+    }
+
     /// Checks every declaration: names unique and well formed, each parameter's
     /// default valid, each metric named once and apart from Strain's own.
     ///
@@ -66,6 +74,14 @@ public struct ScenarioCatalog: Sendable {
                     problems.append("scenario '\(name)': parameter '\(spec.name)' offers no choices")
                 } else if let problem = spec.problem(with: spec.defaultValue) {
                     problems.append("scenario '\(name)': the default of parameter '\(spec.name)' is invalid: \(problem)")
+                }
+            }
+            for ranking in scenario.rankings.map({ $0.record(for: name) }) {
+                if !parameterNames.contains(ranking.parameter) {
+                    problems.append("scenario '\(name)' asks for a ranking across '\(ranking.parameter)', which is not one of its parameters")
+                }
+                if MetricDescriptor.builtIn(named: ranking.metric) == nil && !scenario.metrics.contains(where: { $0.name == ranking.metric }) {
+                    problems.append("scenario '\(name)' asks for a ranking by '\(ranking.metric)', which neither Strain nor the scenario declares; declare it in `metrics`")
                 }
             }
             var metricNames = Set<String>()

@@ -14,6 +14,8 @@ public struct RunController: Sendable {
     public var supervisor: TrialSupervisor
     /// The metrics the plan's scenarios declare, recorded in run.json.
     public var customMetrics: [MetricDescriptor]
+    /// The ranking tables the plan's scenarios ask for, recorded in run.json.
+    public var rankings: [MetricRanking] = []
 
     public init(supervisor: TrialSupervisor, customMetrics: [MetricDescriptor] = []) {
         self.supervisor = supervisor
@@ -57,6 +59,7 @@ public struct RunController: Sendable {
             customMetrics: customMetrics.isEmpty ? nil : customMetrics, plan: planRecord
         )
         if trials.count < plan.trials.count { run.interrupted = true }
+        if !rankings.isEmpty { run.rankings = rankings }
         try RunRecordFile.write(run, to: runJSONPath)
         return run
     }

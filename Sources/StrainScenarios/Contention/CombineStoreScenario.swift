@@ -17,6 +17,7 @@ public struct CombineStoreScenario: Scenario {
     static let workers = Parameter<Int>("workers", in: 0...4096, default: 0, help: "workers subscribing at once; 0 means one per core")
     static let subscriptions = Parameter<Int>("subscriptions", in: 1...10_000_000, default: 20_000, help: "subscriptions in all")
     public static let parameters: [any ParameterDeclaration] = [guardKind, workers, subscriptions]
+    public static let rankings = [RankingRequest(by: "throughput", across: guardKind, ignoring: [subscriptions])]
     public static let metrics: [MetricDescriptor] = [
         MetricDescriptor(name: "subscriptions stored", unit: .count, polarity: nil, noise: .timing, summary: "subscriptions the shared set held at the end"),
         MetricDescriptor(name: "subscribers that heard the value", unit: .count, polarity: nil, noise: .timing, summary: "subscriptions that heard the value sent after"),

@@ -45,6 +45,7 @@ public struct ContendedCollectionScenario: Scenario {
     static let sampleEvery = Parameter<Int>("sample-every", in: 1...1_000_000, default: 64,
                                             help: "time one operation in this many for the latency histogram (two clock reads each: every 16th costs about 1.5 ns per operation)")
     public static let parameters: [any ParameterDeclaration] = [guardKind, collection, element, workers, operations, reads, clearEvery, fanOut, sampleEvery]
+    public static let rankings = [RankingRequest(by: "throughput", across: guardKind, ignoring: [operations, sampleEvery])]
     public static let typicalOutcomes = [
         TypicalOutcome(.completed, because: "every guard keeps every element; the metrics rank their throughput and latency"),
         TypicalOutcome(.crashed, because: "unguarded: concurrent appends corrupt the storage and glibc aborts"),

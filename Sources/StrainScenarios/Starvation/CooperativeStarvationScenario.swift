@@ -16,6 +16,12 @@ public struct CooperativeStarvationScenario: Scenario {
     static let probePriority = Parameter<TaskPriorityName>("probe-priority", default: .medium, help: "priority of the probe Task submitted after the blockers")
     static let hold = Parameter<Int>("hold-ms", in: 1...3_600_000, default: 60_000, help: "how long a blocker blocks at most (ms); released as soon as the probe runs")
     public static let parameters: [any ParameterDeclaration] = [blockers, probePriority, hold]
+    /// Besides these, `probe latency ms`: milliseconds from the probe's submission until it ran.
+    public static let metrics = [
+        MetricDescriptor(name: "blockers", unit: .count, polarity: nil, noise: .deterministic, summary: "blocking items submitted"),
+        MetricDescriptor(name: "blockers running before the probe", unit: .count, polarity: nil, noise: .timing, summary: "blockers holding a thread when the probe was submitted"),
+        MetricDescriptor(name: "probe ran", unit: .count, polarity: nil, noise: .timing, summary: "1 when the probe ran within the hold time, else 0"),
+    ]
     public static let typicalOutcomes = [
         TypicalOutcome(.starved, because: "on the task strategy the blockers hold every cooperative thread, and a probe at their priority never runs"),
         TypicalOutcome(.completed, because: "a strategy with threads of its own, or a probe another priority lets through"),

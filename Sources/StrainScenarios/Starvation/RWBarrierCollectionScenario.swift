@@ -34,6 +34,9 @@ public struct RWBarrierCollectionScenario: Scenario {
     static let writeEvery = Parameter<Int>("write-every", in: 1...10_000, default: 10, help: "blocking-reads: one item in this many writes, the rest read")
     static let barrier = Parameter<Int>("barrier-ms", in: 0...10_000, default: 0, help: "how long each write holds the collection (ms): a slow barrier")
     public static let parameters: [any ParameterDeclaration] = [guardKind, load, operations, writeEvery, barrier]
+    public static let metrics = [
+        MetricDescriptor(name: "appends", unit: .count, polarity: nil, noise: .deterministic, summary: "appends the work items made"),
+    ]
     public static let typicalOutcomes = [
         TypicalOutcome(.completed, because: "the blog's load finishes here in milliseconds; the record says how many workers were blocked at once and whether a platform's cap would hang"),
         TypicalOutcome(.starved, because: "blocking reads behind slow barriers use up the pool, and the barrier they wait for never gets a thread"),

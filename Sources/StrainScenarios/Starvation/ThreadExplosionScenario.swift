@@ -27,6 +27,12 @@ public struct ThreadExplosionScenario: Scenario {
     static let probeAfter = Parameter<Int>("probe-after-ms", in: 0...60_000, default: 200,
                                            help: "ms after the flood before the probe is submitted, unless every item started sooner")
     public static let parameters: [any ParameterDeclaration] = [items, block, hold, probeAfter]
+    /// Besides these, `probe latency ms`: milliseconds from the probe's submission until it ran.
+    public static let metrics = [
+        MetricDescriptor(name: "items started before the probe", unit: .count, polarity: nil, noise: .timing, summary: "flood items running when the probe was submitted"),
+        MetricDescriptor(name: "flood seconds", unit: .seconds, polarity: nil, noise: .timing, summary: "from the flood's first item to the probe's submission"),
+        MetricDescriptor(name: "probe ran", unit: .count, polarity: nil, noise: .timing, summary: "1 when the probe ran within the hold time, else 0"),
+    ]
     public static let typicalOutcomes = [
         TypicalOutcome(.starved, because: "more blocked items than the pool's cap: the items past it and the probe behind them never start"),
         TypicalOutcome(.completed, because: "the pool grows to hold the flood, or the items' hold time runs out first"),

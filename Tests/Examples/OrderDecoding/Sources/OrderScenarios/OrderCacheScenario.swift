@@ -17,6 +17,8 @@ public struct OrderCacheScenario: Scenario {
     static let lookups = Parameter<Int>("lookups", in: 1...100_000_000, default: 100_000, help: "lookups in all, shared out between the workers")
     static let orders = Parameter<Int>("orders", in: 1...1_000_000, default: 1000, help: "distinct order ids asked for")
     public static let parameters: [any ParameterDeclaration] = [guardKind, workers, lookups, orders]
+    /// The report's table: the guards ranked by throughput.
+    public static let rankings = [RankingRequest(by: "throughput", across: guardKind, ignoring: [lookups])]
     public static let metrics = [
         MetricDescriptor(name: "hit ratio", unit: .ratio, polarity: .higherIsBetter, noise: .timing, summary: "lookups the cache answered"),
         MetricDescriptor(name: "orders cached", unit: .count, polarity: nil, noise: .deterministic, summary: "orders in the cache at the end"),
