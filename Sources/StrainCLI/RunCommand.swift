@@ -80,6 +80,10 @@ struct RunCommand: ParsableCommand {
         }
         let header = journal?.header
         let suitePath = suite ?? header?.suite ?? Self.defaultSuite
+        // The default is Strain's own smoke suite: a package with its own `strain` names its suite.
+        if suite == nil, header == nil, !FileManager.default.fileExists(atPath: suitePath) {
+            throw CommandFailure.input("no suite given, and there is no \(suitePath) here; name one: strain run SUITE.yaml ('strain explain SCENARIO' prints a suite to start from)")
+        }
         let filters = self.filters.isEmpty ? header?.filters ?? [] : self.filters
         let skips = self.skips.isEmpty ? header?.skips ?? [] : self.skips
         let repetitions = self.repetitions ?? header?.repetitions

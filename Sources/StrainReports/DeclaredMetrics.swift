@@ -23,8 +23,9 @@ public struct DeclaredMetrics: Sendable {
         func medians(_ trials: [TrialRecord], _ metrics: [MetricDescriptor]) -> [String] {
             metrics.map { metric in Format.value(Statistics.median(trials.compactMap { $0.metrics.custom[metric.name] }), unit: metric.unit) }
         }
-        // Groups a ranking table shows: one table beside it, a row per ranked value and strategy.
-        for ranked in GuardComparison(run).tables {
+        // Groups a ranking table shows instead of their own: one table beside it, a row per ranked value and strategy.
+        let measuringOperations = Set(run.trials.filter { $0.metrics.throughputPerSecond != nil }.map(\.scenario))
+        for ranked in GuardComparison(run).tables where measuringOperations.contains(ranked.scenario) {
             let trials = ranked.rows.flatMap(\.trials)
             let metrics = declared.filter { metric in metric.name != ranked.ranking.metric && trials.contains { $0.metrics.custom[metric.name] != nil } }
             guard !metrics.isEmpty else { continue }

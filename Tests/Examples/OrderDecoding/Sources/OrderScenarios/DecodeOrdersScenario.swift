@@ -22,8 +22,6 @@ public struct DecodeOrdersScenario: Scenario {
     static let width = Parameter<Int>("width", in: 0...100, default: 2, help: "plain lines beside each nested bundle")
     static let coding = Parameter<OrderCoding>("coding", default: .json, help: "json: JSONDecoder; keyed-archive: NSKeyedUnarchiver")
     public static let parameters: [any ParameterDeclaration] = [depth, width, coding]
-    /// The report's table: the codings ranked by how long the decode took.
-    public static let rankings = [RankingRequest(by: "wall", across: coding)]
     public static let metrics = [
         MetricDescriptor(name: "lines", unit: .count, polarity: nil, noise: .deterministic, summary: "lines in the decoded order"),
         MetricDescriptor(name: "encoded bytes", unit: .bytes, polarity: .lowerIsBetter, noise: .deterministic, summary: "bytes of the stored order"),
