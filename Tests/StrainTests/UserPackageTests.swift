@@ -97,6 +97,23 @@ enum FixturePackage {
         }
     }
 
+    @Test func theBuiltInsAndTheHelpersUseNeitherTheCModuleNorTheHistogramLibrary() {
+        for folder in ["Sources/StrainScenarios", "Sources/StrainHelpers"] {
+            for (file, text) in FixturePackage.sources(under: FixturePackage.repository.appendingPathComponent(folder).path) {
+                #expect(!text.contains("import CStrainProbe") && !text.contains("import Histogram") && !text.contains("strain_"), "\(folder)/\(file)")
+            }
+        }
+    }
+
+    @Test func theREADMEShowsEveryFileOfTheWorkedExampleAsItIs() throws {
+        let readme = try String(contentsOfFile: FixturePackage.repository.appendingPathComponent("README.md").path, encoding: .utf8)
+        for file in ["Package.swift", "orders.yaml", "Sources/OrderModel/Order.swift", "Sources/OrderScenarios/DecodeOrdersScenario.swift",
+                     "Sources/OrderScenarios/OrderCacheScenario.swift", "Sources/order-strain/main.swift"] {
+            let text = try String(contentsOfFile: Self.example + "/" + file, encoding: .utf8)
+            #expect(readme.contains(text.trimmingCharacters(in: .newlines)), "README's 'Your own scenarios' shows \(file) as it is")
+        }
+    }
+
     @Test func aMinimalUserPackageOnTheSDKAloneRunsItsScenarioAndWritesItsDeclaredMetrics() throws {
         let binary = try FixturePackage.build(Self.minimal) + "/minimal-strain"
         let out = try Self.folder() + "/run"
