@@ -110,6 +110,7 @@ import Testing
 }
 
 /// Eight threads append 2,000 elements each through a concrete guard.
+// `@unchecked Sendable`: `count` is written once, by `visit`, after every worker has finished, and read after `open` returns.
 private final class AppendCheck: GuardVisitor, @unchecked Sendable {
     typealias Value = ArrayCollection<Int>
     var count = 0

@@ -126,6 +126,9 @@ enum FixturePackage {
         let declared = try #require(record.customMetrics?.first { $0.name == "bytes per second" })
         #expect(declared.unit == .perSecond && declared.polarity == .higherIsBetter && declared.noise == .timing)
         #expect(Set(record.trials.compactMap { $0.parameters["order"] }) == ["forward", "backward"])
+        // Linking StrainKit and StrainCLI brings neither the built-ins nor OpenCombine.
+        let image = try Data(contentsOf: URL(fileURLWithPath: binary))
+        #expect(image.range(of: Data("OpenCombine".utf8)) == nil && image.range(of: Data("StrainScenarios".utf8)) == nil)
     }
 
     @Test func aScenarioThatReadsAParameterItDoesNotDeclareIsRefusedBeforeAnyTrialRuns() throws {

@@ -112,6 +112,9 @@ protocol GuardedArray: Sendable {
 }
 
 /// The blog's reader/writer array: concurrent reads with `sync`, writes as barriers.
+///
+/// `@unchecked Sendable`: `storage` is touched only inside blocks on `queue`,
+/// reads side by side and writes as barriers, which run alone.
 final class ConcurrentQueueArray: GuardedArray, @unchecked Sendable {
     private let queue = DispatchQueue(label: "strain.rw-array", attributes: .concurrent)
     private var storage: [Int] = []  // touched only on `queue`
@@ -148,6 +151,8 @@ final class ConcurrentQueueArray: GuardedArray, @unchecked Sendable {
 }
 
 /// The same array behind one `NSRecursiveLock`.
+///
+/// `@unchecked Sendable`: `storage` is touched only while `lock` is held.
 final class RecursiveLockArray: GuardedArray, @unchecked Sendable {
     private let lock = NSRecursiveLock()
     private var storage: [Int] = []  // touched only under `lock`
