@@ -48,7 +48,10 @@ public struct FloodThenProbe: Sendable {
     /// flood and waits for every item to finish.
     ///
     /// - Parameters:
+    ///   - context: the trial's context: its heartbeat hears of every item and the probe.
     ///   - submit: hands an item to the strategy (`executor.submit`).
+    ///   - waitForStartsSeconds: how long to wait for every item to start before the probe goes in.
+    ///   - beforeProbe: called with the items started and the flood's seconds, just before the probe.
     ///   - submitProbe: hands the probe to where it should run (the same executor, or a `Task` at some priority).
     ///   - block: what each item does inside its unit: block on the gate, a lock, a `sync`.
     public func run(context: ScenarioContext,

@@ -51,7 +51,11 @@ extension Parameter where Value == Int {
 extension Parameter where Value: CaseIterable & RawRepresentable, Value.RawValue == String {
     /// One of an enumeration's cases, written in suites as the case's raw value.
     ///
-    /// - Parameter choices: the cases a suite may choose (all of them by default).
+    /// - Parameters:
+    ///   - name: the name suites use.
+    ///   - defaultValue: the case used when a suite does not set the parameter.
+    ///   - help: one line for `strain list` and `strain explain`.
+    ///   - choices: the cases a suite may choose (all of them by default).
     public init(_ name: String, default defaultValue: Value, help: String, choices: [Value] = Array(Value.allCases)) {
         let names = choices.map(\.rawValue)
         spec = ParameterSpec(name: name, kind: .choice(names), defaultValue: defaultValue.rawValue, help: help)
