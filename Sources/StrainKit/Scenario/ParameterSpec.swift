@@ -147,8 +147,9 @@ public struct ParameterValues: Sendable {
     private let misreads = MisreadLog()
 
     /// The values `given` (by name, as a suite writes them) for `scenario`,
-    /// with its defaults filling in the rest.
-    package init(_ given: [String: String], for scenario: any Scenario.Type) {
+    /// with its defaults filling in the rest: how a test of yours creates a
+    /// scenario as the runner would, then checks ``problems``.
+    public init(_ given: [String: String], for scenario: any Scenario.Type) {
         var values = given
         for spec in scenario.parameterSpecs where values[spec.name] == nil { values[spec.name] = spec.defaultValue }
         self.values = values
@@ -175,7 +176,7 @@ public struct ParameterValues: Sendable {
 
     /// What the scenario read that it does not declare (or declares otherwise),
     /// each with the fix; empty when every read was of a declared parameter.
-    package var problems: [String] {
+    public var problems: [String] {
         Array(Set(misreads.all)).sorted().map { name in
                 if declared[name] != nil {
                     return "scenario '\(scenario)' reads parameter '\(name)' with a declaration other than the one it lists in `parameters`; read the declared `Parameter` itself"
