@@ -4,9 +4,9 @@ import StrainKit
 
 /// Dies on purpose, to show what Strain records for a crash that is not a stack
 /// overflow: a null dereference (SIGSEGV), abort() (SIGABRT), a Swift trap (SIGILL).
-public struct CrashScenario: Scenario {
-    public static let name = "crash"
-    public static let summary = "fails on purpose (null dereference, abort, Swift trap, throw, hang, a silent lock-order deadlock): checks the harness's crash and timeout paths"
+struct CrashScenario: Scenario {
+    static let name = "crash"
+    static let summary = "fails on purpose (null dereference, abort, Swift trap, throw, hang, a silent lock-order deadlock): checks the harness's crash and timeout paths"
     /// How the work fails.
     enum Kind: String, CaseIterable, Sendable {
         case nullDereference = "null-dereference", abort, trap, `throw`, hang, lockOrder = "lock-order", none
@@ -14,8 +14,8 @@ public struct CrashScenario: Scenario {
 
     static let kind = Parameter<Kind>("kind", default: .nullDereference,
                                       help: "how the work fails; hang sleeps until the deadline; lock-order deadlocks two threads on two NSLocks without telling the heartbeat (only the parent's ptrace dump can explain it); none completes")
-    public static let parameters: [any ParameterDeclaration] = [kind]
-    public static let typicalOutcomes = [
+    static let parameters: [any ParameterDeclaration] = [kind]
+    static let typicalOutcomes = [
         TypicalOutcome(.crashed, because: "null-dereference, abort and trap end the child with a signal (SIGSEGV, SIGABRT, the trap's)"),
         TypicalOutcome(.threw, because: "throw throws from the work"),
         TypicalOutcome(.timedOut, because: "hang and lock-order never finish and never tell the heartbeat"),
@@ -28,9 +28,9 @@ public struct CrashScenario: Scenario {
     let kind: Kind
 
     /// Reads `kind`.
-    public init(parameters: ParameterValues) { kind = parameters[Self.kind] }
+    init(parameters: ParameterValues) { kind = parameters[Self.kind] }
 
-    public func prepare(context: ScenarioContext) throws -> Workload {
+    func prepare(context: ScenarioContext) throws -> Workload {
         let kind = kind
         return { executor in
             try executor.perform {

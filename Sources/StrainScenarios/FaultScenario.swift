@@ -6,9 +6,9 @@ import StrainKit
 ///
 /// Every kind is a real fault (a real SIGBUS, a real integer division by zero), not
 /// `raise()`. `Scenarios/faults.yaml` runs them all with the outcome each must give.
-public struct FaultScenario: Scenario {
-    public static let name = "fault"
-    public static let summary = "breaks its own process on purpose (signals, runtime traps, floods, a broken result pipe, grandchildren, resource exhaustion): checks the harness, not your code"
+struct FaultScenario: Scenario {
+    static let name = "fault"
+    static let summary = "breaks its own process on purpose (signals, runtime traps, floods, a broken result pipe, grandchildren, resource exhaustion): checks the harness, not your code"
     /// How the trial breaks.
     enum Kind: String, CaseIterable, Sendable {
         case busError = "bus-error", divideByZero = "divide-by-zero", fatalError = "fatal-error", indexOutOfRange = "index-out-of-range"
@@ -21,8 +21,8 @@ public struct FaultScenario: Scenario {
     static let kind = Parameter<Kind>("kind", default: .busError,
                       help: "how the trial breaks: a signal (bus-error, divide-by-zero), a Swift runtime trap with its message (fatal-error, index-out-of-range, integer-overflow), std::terminate, a loop that ignores SIGTERM, megabytes on stdout and stderr, garbage or nothing on the result pipe, exit(3) mid-trial, a grandchild left behind (or one beside a hang, or one in a session of its own), memory or threads until a limit stops it")
     static let megabytes = Parameter<Int>("megabytes", in: 1...1024, default: 8, help: "how much flood-output writes to each of stdout and stderr")
-    public static let parameters: [any ParameterDeclaration] = [kind, megabytes]
-    public static let typicalOutcomes = [
+    static let parameters: [any ParameterDeclaration] = [kind, megabytes]
+    static let typicalOutcomes = [
         TypicalOutcome(.crashed, because: "signals and runtime traps end the child; the record keeps the trap's message"),
         TypicalOutcome(.harnessError, because: "garbage or no result on the pipe is the harness's to report, never hidden"),
         TypicalOutcome(.threw, because: "memory-exhaustion and thread-bomb throw once the limit stops them"),
@@ -37,12 +37,12 @@ public struct FaultScenario: Scenario {
     let megabytes: Int
 
     /// Reads `kind` and `megabytes`.
-    public init(parameters: ParameterValues) {
+    init(parameters: ParameterValues) {
         kind = parameters[Self.kind]
         megabytes = parameters[Self.megabytes]
     }
 
-    public func prepare(context: ScenarioContext) throws -> Workload {
+    func prepare(context: ScenarioContext) throws -> Workload {
         let kind = kind
         let megabytes = megabytes
         return { executor in

@@ -4,21 +4,21 @@ import StrainKit
 
 /// Deeply nested JSON arrays through Foundation's writers and parsers: the
 /// writers recurse until the stack runs out, the parsers refuse depth over 512.
-public struct NestedJSONScenario: Scenario {
-    public static let name = "nested-json"
-    public static let summary = "deeply nested arrays: JSONSerialization/JSONEncoder writing (stack), parsing and decoding (depth limit 512)"
+struct NestedJSONScenario: Scenario {
+    static let name = "nested-json"
+    static let summary = "deeply nested arrays: JSONSerialization/JSONEncoder writing (stack), parsing and decoding (depth limit 512)"
     /// Which writer or parser runs.
     enum Operation: String, CaseIterable, Sendable { case serialize, encode, parse, decode }
 
     static let operation = Parameter<Operation>("operation", default: .serialize,
                                                 help: "JSONSerialization.data, JSONEncoder.encode, JSONSerialization.jsonObject, JSONDecoder.decode")
     static let depth = Parameter<Int>("depth", in: 1...10_000_000, default: 100, help: "how many arrays nest inside each other")
-    public static let parameters: [any ParameterDeclaration] = [operation, depth]
-    public static let metrics = [
+    static let parameters: [any ParameterDeclaration] = [operation, depth]
+    static let metrics = [
         MetricDescriptor(name: "nesting", unit: .count, polarity: nil, noise: .deterministic, summary: "arrays nested inside each other"),
         MetricDescriptor(name: "bytes", unit: .bytes, polarity: nil, noise: .deterministic, summary: "bytes of JSON written or read"),
     ]
-    public static let typicalOutcomes = [
+    static let typicalOutcomes = [
         TypicalOutcome(.stackOverflow, because: "the writers recurse once per level and overflow first (JSONSerialization at depth 359 on 512 KiB)"),
         TypicalOutcome(.threw, because: "the parsers refuse nesting deeper than 512 with an error"),
         TypicalOutcome(.completed, because: "shallow enough for both"),
@@ -28,12 +28,12 @@ public struct NestedJSONScenario: Scenario {
     let depth: Int
 
     /// Reads `operation` and `depth`.
-    public init(parameters: ParameterValues) {
+    init(parameters: ParameterValues) {
         operation = parameters[Self.operation]
         depth = parameters[Self.depth]
     }
 
-    public func prepare(context: ScenarioContext) throws -> Workload {
+    func prepare(context: ScenarioContext) throws -> Workload {
         let depth = depth
         context.record("nesting", Double(depth))
         switch operation {

@@ -7,8 +7,9 @@ import Testing
 @Suite struct SDKDocumentationTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The modules of the StrainKit and StrainHelpers products (StrainKit re-exports StrainRecords).
-    static let modules = ["Sources/StrainKit", "Sources/StrainHelpers", "Sources/StrainRecords"]
+    /// The modules of the products a user depends on: StrainKit (which re-exports
+    /// StrainRecords), StrainHelpers, the built-ins' StrainScenarios and StrainCLI.
+    static let modules = ["Sources/StrainKit", "Sources/StrainHelpers", "Sources/StrainRecords", "Sources/StrainScenarios", "Sources/StrainCLI"]
 
     /// `path:line: declaration` for each public declaration with no `///` line
     /// right above it (attributes may sit between).

@@ -37,8 +37,9 @@ private struct Clashing: Scenario {
 }
 
 @Suite struct ScenarioSDKTests {
-    @Test func typedParametersReadBackTheSuitesValuesAndTheirDefaults() {
-        let values = ParameterValues(["frame": "1KiB", "limit": "7"], for: StackDepthScenario.self)
+    @Test func typedParametersReadBackTheSuitesValuesAndTheirDefaults() throws {
+        let stackDepth = try #require(ScenarioCatalog.builtIn.scenario(named: "stack-depth"))
+        let values = ParameterValues(["frame": "1KiB", "limit": "7"], for: stackDepth)
         #expect(values[Parameter<Int>.byteSize("frame", in: 16...1024, default: 512, help: "bytes each level keeps on the stack")] == 1024)
         let defaults = ParameterValues([:], for: Sloppy.self)
         #expect(defaults[Sloppy.mode] == .careful)

@@ -16,10 +16,10 @@ import StrainKit
 ///
 /// `unchecked` does the same owner-side accesses on plain objects, so the two
 /// modes' `accessNanoseconds` give the checker's cost when nothing is wrong.
-public struct ConfinementScenario: Scenario {
-    public static let name = "confinement"
-    public static let summary = "objects confined to a queue (as managed objects to their context) touched from another: each wrong-queue access recorded with both stacks; the checker's cost per access"
-    public static let metrics: [MetricDescriptor] = [
+struct ConfinementScenario: Scenario {
+    static let name = "confinement"
+    static let summary = "objects confined to a queue (as managed objects to their context) touched from another: each wrong-queue access recorded with both stacks; the checker's cost per access"
+    static let metrics: [MetricDescriptor] = [
         MetricDescriptor(name: "accessNanoseconds", unit: .nanoseconds, polarity: .lowerIsBetter, noise: .timing, summary: "one read or write of a note on its own queue"),
         MetricDescriptor(name: "confinementViolations", unit: .count, polarity: .lowerIsBetter, noise: .deterministic, summary: "accesses from the wrong queue or thread"),
     ]
@@ -31,8 +31,8 @@ public struct ConfinementScenario: Scenario {
     static let objects = Parameter<Int>("objects", in: 1...100_000, default: 100, help: "notes in the context")
     static let accesses = Parameter<Int>("accesses", in: 1...100_000_000, default: 1_000_000, help: "reads and writes on the owner's queue")
     static let violations = Parameter<Int>("violations", in: 1...100_000, default: 3, help: "reads from the wrong thread (violating mode)")
-    public static let parameters: [any ParameterDeclaration] = [mode, objects, accesses, violations]
-    public static let typicalOutcomes = [
+    static let parameters: [any ParameterDeclaration] = [mode, objects, accesses, violations]
+    static let typicalOutcomes = [
         TypicalOutcome(.confinementViolated, because: "violating mode reads notes off their queue; each access is recorded with both stacks"),
         TypicalOutcome(.completed, because: "confined and unchecked modes keep to the owner's queue"),
     ]
@@ -43,14 +43,14 @@ public struct ConfinementScenario: Scenario {
     let violations: Int
 
     /// Reads the mode and the counts.
-    public init(parameters: ParameterValues) {
+    init(parameters: ParameterValues) {
         mode = parameters[Self.mode]
         objects = parameters[Self.objects]
         accesses = parameters[Self.accesses]
         violations = parameters[Self.violations]
     }
 
-    public func prepare(context: ScenarioContext) throws -> Workload {
+    func prepare(context: ScenarioContext) throws -> Workload {
         let checker = ConfinementChecker(context: context)
         let owner = checker.owningQueue(label: "strain.confinement.context")
         let scenario = self

@@ -10,19 +10,19 @@ import Synchronization
 /// subscriptions (a lost `AnyCancellable` cancels itself: its subscriber never
 /// hears another value). The situation that made the blog's authors write
 /// their thread-safe array; OpenCombine stands in for Combine here.
-public struct CombineStoreScenario: Scenario {
-    public static let name = "combine-store"
-    public static let summary = "subscriptions made on W workers, each stored with store(in:) into one shared Set<AnyCancellable> through a guard; then one value sent: every subscription must hear it"
+struct CombineStoreScenario: Scenario {
+    static let name = "combine-store"
+    static let summary = "subscriptions made on W workers, each stored with store(in:) into one shared Set<AnyCancellable> through a guard; then one value sent: every subscription must hear it"
     static let guardKind = Parameter<GuardKind>("guard", default: .unguarded, help: "how the shared set is guarded")
     static let workers = Parameter<Int>("workers", in: 0...4096, default: 0, help: "workers subscribing at once; 0 means one per core")
     static let subscriptions = Parameter<Int>("subscriptions", in: 1...10_000_000, default: 20_000, help: "subscriptions in all")
-    public static let parameters: [any ParameterDeclaration] = [guardKind, workers, subscriptions]
-    public static let rankings = [RankingRequest(by: "throughput", across: guardKind, ignoring: [subscriptions])]
-    public static let metrics: [MetricDescriptor] = [
+    static let parameters: [any ParameterDeclaration] = [guardKind, workers, subscriptions]
+    static let rankings = [RankingRequest(by: "throughput", across: guardKind, ignoring: [subscriptions])]
+    static let metrics: [MetricDescriptor] = [
         MetricDescriptor(name: "subscriptions stored", unit: .count, polarity: nil, noise: .timing, summary: "subscriptions the shared set held at the end"),
         MetricDescriptor(name: "subscribers that heard the value", unit: .count, polarity: nil, noise: .timing, summary: "subscriptions that heard the value sent after"),
     ] + WorkerResults.metrics
-    public static let typicalOutcomes = [
+    static let typicalOutcomes = [
         TypicalOutcome(.completed, because: "a guard keeps every subscription, and every one hears the value"),
         TypicalOutcome(.crashed, because: "unguarded: concurrent inserts corrupt the set and glibc aborts"),
         TypicalOutcome(.invariantViolated, because: "unguarded: subscriptions lost, and a lost AnyCancellable cancels itself"),
@@ -33,14 +33,14 @@ public struct CombineStoreScenario: Scenario {
     let subscriptions: Int
 
     /// Reads the guard, the workers and the subscriptions.
-    public init(parameters: ParameterValues) {
+    init(parameters: ParameterValues) {
         guardKind = parameters[Self.guardKind]
         let requested = parameters[Self.workers]
         workers = requested == 0 ? ProcessInfo.processInfo.activeProcessorCount : requested
         subscriptions = parameters[Self.subscriptions]
     }
 
-    public func prepare(context: ScenarioContext) throws -> Workload {
+    func prepare(context: ScenarioContext) throws -> Workload {
         let scenario = self
         return { executor in
             let subject = SharedSubject()

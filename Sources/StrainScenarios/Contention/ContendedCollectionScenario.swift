@@ -10,10 +10,10 @@ import Synchronization
 /// Every guard runs the same worker loop on the same collection; only the
 /// locking differs. `unguarded` is the negative control: concurrent appends
 /// corrupt the storage (glibc aborts) or lose elements.
-public struct ContendedCollectionScenario: Scenario {
-    public static let name = "contended-collection"
-    public static let summary = "a shared array, dictionary or set hammered by W workers through one of 11 guards: throughput, latency percentiles, fairness, lost or duplicated elements"
-    public static let metrics: [MetricDescriptor] = [
+struct ContendedCollectionScenario: Scenario {
+    static let name = "contended-collection"
+    static let summary = "a shared array, dictionary or set hammered by W workers through one of 11 guards: throughput, latency percentiles, fairness, lost or duplicated elements"
+    static let metrics: [MetricDescriptor] = [
         MetricDescriptor(name: "ns per op", unit: .nanoseconds, polarity: .lowerIsBetter, noise: .timing, summary: "the workers' nanoseconds per operation, uncontended reference runs"),
         MetricDescriptor(name: "ratio to C reference", unit: .ratio, polarity: .lowerIsBetter, noise: .timing, summary: "the worker loop's cost against a tight C loop"),
         MetricDescriptor(name: "C reference ns per op", unit: .nanoseconds, polarity: nil, noise: .timing, summary: "a tight C pthread_mutex loop in the same child"),
@@ -44,9 +44,9 @@ public struct ContendedCollectionScenario: Scenario {
                                           help: "submit: each worker a work item on the strategy; concurrent-perform: DispatchQueue.concurrentPerform over the workers")
     static let sampleEvery = Parameter<Int>("sample-every", in: 1...1_000_000, default: 64,
                                             help: "time one operation in this many for the latency histogram (two clock reads each: every 16th costs about 1.5 ns per operation)")
-    public static let parameters: [any ParameterDeclaration] = [guardKind, collection, element, workers, operations, reads, clearEvery, fanOut, sampleEvery]
-    public static let rankings = [RankingRequest(by: "throughput", across: guardKind, ignoring: [operations, sampleEvery])]
-    public static let typicalOutcomes = [
+    static let parameters: [any ParameterDeclaration] = [guardKind, collection, element, workers, operations, reads, clearEvery, fanOut, sampleEvery]
+    static let rankings = [RankingRequest(by: "throughput", across: guardKind, ignoring: [operations, sampleEvery])]
+    static let typicalOutcomes = [
         TypicalOutcome(.completed, because: "every guard keeps every element; the metrics rank their throughput and latency"),
         TypicalOutcome(.crashed, because: "unguarded: concurrent appends corrupt the storage and glibc aborts"),
         TypicalOutcome(.invariantViolated, because: "unguarded: elements lost, duplicated or out of order"),
@@ -62,7 +62,7 @@ public struct ContendedCollectionScenario: Scenario {
     let sampleEvery: Int
 
     /// Reads the guard, the collection, the load and the sampling.
-    public init(parameters: ParameterValues) {
+    init(parameters: ParameterValues) {
         guardKind = parameters[Self.guardKind]
         collection = parameters[Self.collection]
         element = parameters[Self.element]
@@ -75,7 +75,7 @@ public struct ContendedCollectionScenario: Scenario {
         sampleEvery = parameters[Self.sampleEvery]
     }
 
-    public func prepare(context: ScenarioContext) throws -> Workload {
+    func prepare(context: ScenarioContext) throws -> Workload {
         let scenario = self
         return { executor in
             switch (scenario.collection, scenario.element) {

@@ -7,16 +7,16 @@ import Synchronization
 /// again by the thread that holds it. `NSRecursiveLock` and an actor allow it;
 /// `NSLock` and a default `pthread_mutex` wait for themselves forever
 /// (`deadlocked`, with the thread's stack); others trap or spin.
-public struct ReentrantGuardScenario: Scenario {
-    public static let name = "reentrant-guard"
-    public static let summary = "a guard re-entered from inside its own critical section (a guarded method calling another): which guards allow it, deadlock, trap or spin"
+struct ReentrantGuardScenario: Scenario {
+    static let name = "reentrant-guard"
+    static let summary = "a guard re-entered from inside its own critical section (a guarded method calling another): which guards allow it, deadlock, trap or spin"
     static let guardKind = Parameter<GuardKind>("guard", default: .nsLock, help: "the guard to re-enter",
                                                 choices: GuardKind.allCases.filter { $0 != .unguarded })
-    public static let parameters: [any ParameterDeclaration] = [guardKind]
-    public static let metrics = [
+    static let parameters: [any ParameterDeclaration] = [guardKind]
+    static let metrics = [
         MetricDescriptor(name: "entries", unit: .count, polarity: nil, noise: .deterministic, summary: "times the critical section ran (2 when re-entry is allowed)"),
     ]
-    public static let typicalOutcomes = [
+    static let typicalOutcomes = [
         TypicalOutcome(.completed, because: "NSRecursiveLock and an actor allow a second entry"),
         TypicalOutcome(.deadlocked, because: "NSLock, a default pthread mutex and a serial queue's sync wait for themselves forever"),
         TypicalOutcome(.crashed, because: "Mutex traps on a recursive lock; libdispatch stops a sync onto the current queue"),
@@ -26,11 +26,11 @@ public struct ReentrantGuardScenario: Scenario {
     let guardKind: GuardKind
 
     /// Reads the guard.
-    public init(parameters: ParameterValues) {
+    init(parameters: ParameterValues) {
         guardKind = parameters[Self.guardKind]
     }
 
-    public func prepare(context: ScenarioContext) throws -> Workload {
+    func prepare(context: ScenarioContext) throws -> Workload {
         let guardKind = guardKind
         return { executor in
             let entered = AtomicCounter()

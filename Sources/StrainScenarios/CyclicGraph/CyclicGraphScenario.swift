@@ -6,10 +6,10 @@ import Synchronization
 /// Builds a real `NSCoding` object graph and archives, unarchives or walks it on
 /// the trial's strategy: the articles' crash, where a cyclic model decoded on a
 /// GCD queue runs out of a 512 KiB stack.
-public struct CyclicGraphScenario: Scenario {
-    public static let name = "cyclic-graph"
-    public static let summary = "archive, unarchive or traverse an NSCoding graph: a cyclic league of teams, or an acyclic chain"
-    public static let metrics: [MetricDescriptor] = [
+struct CyclicGraphScenario: Scenario {
+    static let name = "cyclic-graph"
+    static let summary = "archive, unarchive or traverse an NSCoding graph: a cyclic league of teams, or an acyclic chain"
+    static let metrics: [MetricDescriptor] = [
         MetricDescriptor(name: "objects", unit: .count, polarity: nil, noise: .deterministic, summary: "objects in the graph"),
         MetricDescriptor(name: "archiveBytes", unit: .bytes, polarity: .lowerIsBetter, noise: .deterministic, summary: "bytes of the keyed archive"),
     ]
@@ -25,8 +25,8 @@ public struct CyclicGraphScenario: Scenario {
     static let size = Parameter<Int>("size", in: 1...1_000_000, default: 20, help: "teams in the league, or nodes in the chain")
     static let players = Parameter<Int>("players", in: 0...100, default: 3, help: "players per team (league only)")
     static let games = Parameter<Int>("games", in: 1...100, default: 4, help: "games each team hosts (league only)")
-    public static let parameters: [any ParameterDeclaration] = [operation, shape, size, players, games]
-    public static let typicalOutcomes = [
+    static let parameters: [any ParameterDeclaration] = [operation, shape, size, players, games]
+    static let typicalOutcomes = [
         TypicalOutcome(.stackOverflow, because: "NSKeyedUnarchiver recurses without end on a cyclic league; archiving recurses once per object, so a big graph overflows a 512 KiB stack"),
         TypicalOutcome(.completed, because: "an acyclic chain, or a graph small enough for the stack"),
     ]
@@ -38,7 +38,7 @@ public struct CyclicGraphScenario: Scenario {
     let gamesPerTeam: Int
 
     /// Reads the graph's operation, shape and size.
-    public init(parameters: ParameterValues) {
+    init(parameters: ParameterValues) {
         operation = parameters[Self.operation]
         shape = parameters[Self.shape]
         size = parameters[Self.size]
@@ -46,7 +46,7 @@ public struct CyclicGraphScenario: Scenario {
         gamesPerTeam = parameters[Self.games]
     }
 
-    public func prepare(context: ScenarioContext) throws -> Workload {
+    func prepare(context: ScenarioContext) throws -> Workload {
         let graph = Prepared(makeGraph(seed: context.seed))
         let root = graph.value
         let expectedObjects = countObjects(root)

@@ -18,10 +18,10 @@ import Synchronization
 ///    main queue halfway through (its wait is the latency a user feels);
 /// 3. reporting again, with a Cancel submitted to the main queue halfway through
 ///    (the time until the import stops is how long cancellation takes).
-public struct QueueFloodScenario: Scenario {
-    public static let name = "queue-flood"
-    public static let summary = "a background import reporting progress on a serial main queue every item or every 1%: total time, slowdown, an unrelated main-queue job's latency, time to cancel"
-    public static let metrics: [MetricDescriptor] = [
+struct QueueFloodScenario: Scenario {
+    static let name = "queue-flood"
+    static let summary = "a background import reporting progress on a serial main queue every item or every 1%: total time, slowdown, an unrelated main-queue job's latency, time to cancel"
+    static let metrics: [MetricDescriptor] = [
         MetricDescriptor(name: "progressUpdates", unit: .count, polarity: .lowerIsBetter, noise: .deterministic, summary: "progress blocks the main queue ran"),
         MetricDescriptor(name: "baselineImportSeconds", unit: .seconds, polarity: .lowerIsBetter, noise: .timing, summary: "the import without reporting"),
         MetricDescriptor(name: "importSeconds", unit: .seconds, polarity: .lowerIsBetter, noise: .timing, summary: "the import with reporting"),
@@ -39,8 +39,8 @@ public struct QueueFloodScenario: Scenario {
     static let items = Parameter<Int>("items", in: 100...10_000_000, default: 200_000, help: "items the import processes")
     static let progress = Parameter<Progress>("progress", default: .everyItem, help: "how often the import reports progress to the main queue")
     static let work = Parameter<Int>("work", in: 0...100_000, default: 64, help: "bytes of each item's record the import checksums (its own work per item)")
-    public static let parameters: [any ParameterDeclaration] = [items, progress, work]
-    public static let typicalOutcomes = [
+    static let parameters: [any ParameterDeclaration] = [items, progress, work]
+    static let typicalOutcomes = [
         TypicalOutcome(.completed, because: "the flood slows things down without breaking them; the metrics say how much"),
     ]
 
@@ -49,13 +49,13 @@ public struct QueueFloodScenario: Scenario {
     let workBytes: Int
 
     /// Reads `items`, `progress` and `work`.
-    public init(parameters: ParameterValues) {
+    init(parameters: ParameterValues) {
         items = parameters[Self.items]
         everyItem = parameters[Self.progress] == .everyItem
         workBytes = parameters[Self.work]
     }
 
-    public func prepare(context: ScenarioContext) throws -> Workload {
+    func prepare(context: ScenarioContext) throws -> Workload {
         let scenario = self
         let record = Prepared([UInt8]((0..<max(1, workBytes)).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
         return { executor in

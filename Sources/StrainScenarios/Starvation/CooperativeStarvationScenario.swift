@@ -9,20 +9,20 @@ import StrainKit
 /// task at the blockers' priority never runs; the watchdog ends the trial
 /// `starved`. Whether a probe at another priority gets through is what the
 /// `probe-priority` parameter asks.
-public struct CooperativeStarvationScenario: Scenario {
-    public static let name = "cooperative-starvation"
-    public static let summary = "work items that block their thread (on the task strategy: the cooperative pool), then a probe Task at a chosen priority: does it run?"
+struct CooperativeStarvationScenario: Scenario {
+    static let name = "cooperative-starvation"
+    static let summary = "work items that block their thread (on the task strategy: the cooperative pool), then a probe Task at a chosen priority: does it run?"
     static let blockers = Parameter<Int>("blockers", in: 0...1024, default: 0, help: "blocking items submitted first; 0 means one per core")
     static let probePriority = Parameter<TaskPriorityName>("probe-priority", default: .medium, help: "priority of the probe Task submitted after the blockers")
     static let hold = Parameter<Int>("hold-ms", in: 1...3_600_000, default: 60_000, help: "how long a blocker blocks at most (ms); released as soon as the probe runs")
-    public static let parameters: [any ParameterDeclaration] = [blockers, probePriority, hold]
+    static let parameters: [any ParameterDeclaration] = [blockers, probePriority, hold]
     /// Besides these, `probe latency ms`: milliseconds from the probe's submission until it ran.
-    public static let metrics = [
+    static let metrics = [
         MetricDescriptor(name: "blockers", unit: .count, polarity: nil, noise: .deterministic, summary: "blocking items submitted"),
         MetricDescriptor(name: "blockers running before the probe", unit: .count, polarity: nil, noise: .timing, summary: "blockers holding a thread when the probe was submitted"),
         MetricDescriptor(name: "probe ran", unit: .count, polarity: nil, noise: .timing, summary: "1 when the probe ran within the hold time, else 0"),
     ]
-    public static let typicalOutcomes = [
+    static let typicalOutcomes = [
         TypicalOutcome(.starved, because: "on the task strategy the blockers hold every cooperative thread, and a probe at their priority never runs"),
         TypicalOutcome(.completed, because: "a strategy with threads of its own, or a probe another priority lets through"),
     ]
@@ -32,14 +32,14 @@ public struct CooperativeStarvationScenario: Scenario {
     let holdMilliseconds: Int
 
     /// Reads the blockers, the probe's priority and the hold time.
-    public init(parameters: ParameterValues) {
+    init(parameters: ParameterValues) {
         let requested = parameters[Self.blockers]
         blockers = requested == 0 ? ProcessInfo.processInfo.activeProcessorCount : requested
         probePriority = parameters[Self.probePriority]
         holdMilliseconds = parameters[Self.hold]
     }
 
-    public func prepare(context: ScenarioContext) throws -> Workload {
+    func prepare(context: ScenarioContext) throws -> Workload {
         let scenario = self
         return { executor in try scenario.run(on: executor, context: context) }
     }

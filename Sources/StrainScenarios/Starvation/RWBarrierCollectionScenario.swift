@@ -13,9 +13,9 @@ import Synchronization
 /// Here the pool stops at 255 threads, Apple platforms stop at 64: the trial
 /// records the most workers blocked at once, and the record's verdict says
 /// where that hangs.
-public struct RWBarrierCollectionScenario: Scenario {
-    public static let name = "rw-barrier-collection"
-    public static let summary = "reader/writer array on a concurrent queue with barrier writes, or behind NSRecursiveLock, under fan-out load: count, contents, peak blocked workers"
+struct RWBarrierCollectionScenario: Scenario {
+    static let name = "rw-barrier-collection"
+    static let summary = "reader/writer array on a concurrent queue with barrier writes, or behind NSRecursiveLock, under fan-out load: count, contents, peak blocked workers"
     /// How the array is guarded.
     enum Guard: String, CaseIterable, Sendable {
         case asyncBarrier = "async-barrier", syncBarrier = "sync-barrier", recursiveLock = "recursive-lock"
@@ -33,11 +33,11 @@ public struct RWBarrierCollectionScenario: Scenario {
     static let operations = Parameter<Int>("operations", in: 1...1_000_000, default: 1000, help: "work items fanned out")
     static let writeEvery = Parameter<Int>("write-every", in: 1...10_000, default: 10, help: "blocking-reads: one item in this many writes, the rest read")
     static let barrier = Parameter<Int>("barrier-ms", in: 0...10_000, default: 0, help: "how long each write holds the collection (ms): a slow barrier")
-    public static let parameters: [any ParameterDeclaration] = [guardKind, load, operations, writeEvery, barrier]
-    public static let metrics = [
+    static let parameters: [any ParameterDeclaration] = [guardKind, load, operations, writeEvery, barrier]
+    static let metrics = [
         MetricDescriptor(name: "appends", unit: .count, polarity: nil, noise: .deterministic, summary: "appends the work items made"),
     ]
-    public static let typicalOutcomes = [
+    static let typicalOutcomes = [
         TypicalOutcome(.completed, because: "the blog's load finishes here in milliseconds; the record says how many workers were blocked at once and whether a platform's cap would hang"),
         TypicalOutcome(.starved, because: "blocking reads behind slow barriers use up the pool, and the barrier they wait for never gets a thread"),
     ]
@@ -49,7 +49,7 @@ public struct RWBarrierCollectionScenario: Scenario {
     let barrierMilliseconds: Int
 
     /// Reads the guard, the load and the counts.
-    public init(parameters: ParameterValues) {
+    init(parameters: ParameterValues) {
         guardKind = parameters[Self.guardKind]
         load = parameters[Self.load]
         operations = parameters[Self.operations]
@@ -57,7 +57,7 @@ public struct RWBarrierCollectionScenario: Scenario {
         barrierMilliseconds = parameters[Self.barrier]
     }
 
-    public func prepare(context: ScenarioContext) throws -> Workload {
+    func prepare(context: ScenarioContext) throws -> Workload {
         let scenario = self
         return { executor in try scenario.run(on: executor, context: context) }
     }

@@ -12,9 +12,9 @@ import Synchronization
 /// that one and stops the process with SIGILL ("dispatch_sync called on queue
 /// already owned by current thread"). `self-wait` hides the same mistake from it:
 /// the block waits on a semaphore that only a block queued behind it would signal.
-public struct SyncCycleScenario: Scenario {
-    public static let name = "sync-cycle"
-    public static let summary = "serial queues that sync onto each other (a ring), or onto themselves: a deadlock, with the wait cycle named"
+struct SyncCycleScenario: Scenario {
+    static let name = "sync-cycle"
+    static let summary = "serial queues that sync onto each other (a ring), or onto themselves: a deadlock, with the wait cycle named"
     /// Who syncs onto whom.
     enum Shape: String, CaseIterable, Sendable {
         case ring, selfSync = "self-sync", selfWait = "self-wait"
@@ -28,8 +28,8 @@ public struct SyncCycleScenario: Scenario {
     static let queues = Parameter<Int>("queues", in: 2...16, default: 2, help: "queues in the ring")
     static let maskSignals = Parameter<YesNo>("mask-signals", default: .no,
                                               help: "yes: the blocked threads block every signal first, as some libraries' threads do; their stacks then come from ptrace")
-    public static let parameters: [any ParameterDeclaration] = [shape, queues, maskSignals]
-    public static let typicalOutcomes = [
+    static let parameters: [any ParameterDeclaration] = [shape, queues, maskSignals]
+    static let typicalOutcomes = [
         TypicalOutcome(.deadlocked, because: "every queue's block waits for the next queue, held by a block waiting in turn; the watchdog names the cycle"),
         TypicalOutcome(.crashed, because: "self-sync: libdispatch stops the process (SIGILL, dispatch_sync on the current queue)"),
     ]
@@ -39,13 +39,13 @@ public struct SyncCycleScenario: Scenario {
     let maskSignals: Bool
 
     /// Reads the shape, the queue count and whether signals are masked.
-    public init(parameters: ParameterValues) {
+    init(parameters: ParameterValues) {
         shape = parameters[Self.shape]
         queueCount = parameters[Self.queues]
         maskSignals = parameters[Self.maskSignals] == .yes
     }
 
-    public func prepare(context: ScenarioContext) throws -> Workload {
+    func prepare(context: ScenarioContext) throws -> Workload {
         let scenario = self
         return { executor in
             try executor.perform { scenario.run(context: context) }

@@ -10,9 +10,9 @@ import StrainKit
 /// stops at 255; private serial queues reach 255 at once; a `thread-pool(n, …)`
 /// stops at n. Items beyond the cap, and the probe behind them, wait for good:
 /// the watchdog ends the trial `starved`.
-public struct ThreadExplosionScenario: Scenario {
-    public static let name = "thread-explosion"
-    public static let summary = "N blocking work items, then a probe item: peak threads, pool growth, the probe's start latency (or that it never ran)"
+struct ThreadExplosionScenario: Scenario {
+    static let name = "thread-explosion"
+    static let summary = "N blocking work items, then a probe item: peak threads, pool growth, the probe's start latency (or that it never ran)"
 
     /// How each item blocks.
     enum Block: String, CaseIterable, Sendable {
@@ -26,14 +26,14 @@ public struct ThreadExplosionScenario: Scenario {
                                      help: "how long an item blocks at most (ms); the flood is released as soon as the probe runs")
     static let probeAfter = Parameter<Int>("probe-after-ms", in: 0...60_000, default: 200,
                                            help: "ms after the flood before the probe is submitted, unless every item started sooner")
-    public static let parameters: [any ParameterDeclaration] = [items, block, hold, probeAfter]
+    static let parameters: [any ParameterDeclaration] = [items, block, hold, probeAfter]
     /// Besides these, `probe latency ms`: milliseconds from the probe's submission until it ran.
-    public static let metrics = [
+    static let metrics = [
         MetricDescriptor(name: "items started before the probe", unit: .count, polarity: nil, noise: .timing, summary: "flood items running when the probe was submitted"),
         MetricDescriptor(name: "flood seconds", unit: .seconds, polarity: nil, noise: .timing, summary: "from the flood's first item to the probe's submission"),
         MetricDescriptor(name: "probe ran", unit: .count, polarity: nil, noise: .timing, summary: "1 when the probe ran within the hold time, else 0"),
     ]
-    public static let typicalOutcomes = [
+    static let typicalOutcomes = [
         TypicalOutcome(.starved, because: "more blocked items than the pool's cap: the items past it and the probe behind them never start"),
         TypicalOutcome(.completed, because: "the pool grows to hold the flood, or the items' hold time runs out first"),
     ]
@@ -44,14 +44,14 @@ public struct ThreadExplosionScenario: Scenario {
     let probeAfterMilliseconds: Int
 
     /// Reads the flood's size, how it blocks and for how long.
-    public init(parameters: ParameterValues) {
+    init(parameters: ParameterValues) {
         items = parameters[Self.items]
         block = parameters[Self.block]
         holdMilliseconds = parameters[Self.hold]
         probeAfterMilliseconds = parameters[Self.probeAfter]
     }
 
-    public func prepare(context: ScenarioContext) throws -> Workload {
+    func prepare(context: ScenarioContext) throws -> Workload {
         let scenario = self
         return { executor in try scenario.run(on: executor, context: context) }
     }
