@@ -23,7 +23,7 @@ struct CompareCommand: ParsableCommand {
             let file = try location.store.resolve(baseline)
             let run = try readRun(current)
             let report = try Gate.compare(baseline: file.run, candidate: run, options: GateOptions(
-                mode: .crossRun, allowFingerprintMismatch: true, calibration: file.calibration ?? [:], baselineName: file.name))
+                mode: .crossRun, allowFingerprintMismatch: true, allowExecutionMismatch: true, calibration: file.calibration ?? [:], baselineName: file.name))
             print(Self.table(report))
         } catch { throw error.exit() }
     }

@@ -62,6 +62,9 @@ struct GateCommand: ParsableCommand {
     @Flag(help: "Cross-run: compare although the machines' hard fingerprint fields differ (timings are then not judged).")
     var allowFingerprintMismatch = false
 
+    @Flag(help: "Compare timings although the runs ran their trials differently: another --jobs (refused without it) or another --isolation (timings not judged without it).")
+    var allowExecutionMismatch = false
+
     @Option(parsing: .upToNextOption, help: "What to print: text, github (workflow commands, plus $GITHUB_STEP_SUMMARY).")
     var format: [GateFormat] = [.text]
 
@@ -90,7 +93,7 @@ struct GateCommand: ParsableCommand {
                     suite: suite, repetitions: repetitions, filters: filters, skips: skips, shard: shard, directory: directory
                 )
                 let (old, new) = try runner.run()
-                report = try Gate.compare(baseline: old, candidate: new, options: GateOptions(mode: .interleaved))
+                report = try Gate.compare(baseline: old, candidate: new, options: GateOptions(mode: .interleaved, allowExecutionMismatch: allowExecutionMismatch))
             } else {
                 guard let current = input, let baseline else {
                     throw GateError(.input, "give either --baseline-binary OLD SUITE (interleaved) or CURRENT --baseline NAME (cross-run)")
@@ -99,7 +102,8 @@ struct GateCommand: ParsableCommand {
                 let run = try readRun(current)
                 directory = out ?? ((FileManager.default.fileExists(atPath: current + "/run.json") ? current : (current as NSString).deletingLastPathComponent) as NSString).appendingPathComponent("gate")
                 report = try Gate.compare(baseline: file.run, candidate: run, options: GateOptions(
-                    mode: .crossRun, allowFingerprintMismatch: allowFingerprintMismatch, calibration: file.calibration ?? [:], baselineName: file.name))
+                    mode: .crossRun, allowFingerprintMismatch: allowFingerprintMismatch, allowExecutionMismatch: allowExecutionMismatch,
+                    calibration: file.calibration ?? [:], baselineName: file.name))
             }
             try write(report, into: directory)
             if report.exitCode != 0 { throw ExitCode(report.exitCode) }

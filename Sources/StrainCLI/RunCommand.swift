@@ -48,6 +48,15 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Print the plan, one trial a line, and run nothing.")
     var list = false
 
+    @Option(help: ArgumentHelp("How each trial starts: server (a copy of a pre-loaded trial server, the default) or spawn (a fresh process of the binary). Each trial is its own process either way. A resumed run keeps the one it started with.", valueName: "server|spawn"))
+    var isolation: TrialIsolation?
+
+    @Option(help: ArgumentHelp("Trials to run at once (1 to \(Self.maximumJobs); default 1, or what a resumed run started with). For runs where outcomes matter more than timings: trials that share the cores slow each other, and the gate will not compare such timings with a serial run's unless asked.", valueName: "n"))
+    var jobs: Int?
+
+    /// The most trials `--jobs` runs at once.
+    static let maximumJobs = 64
+
     /// The most repetitions `--repetitions` takes (`SuiteLimits.repetitions`).
     static let maximumRepetitions = SuiteLimits.repetitions.upperBound
 
@@ -57,6 +66,9 @@ struct RunCommand: ParsableCommand {
     func validate() throws {
         if resume != nil, force { throw ValidationError("--resume and --force contradict each other: --resume continues the run in the folder, --force replaces it; give one") }
         if let resume, let out, resume != out { throw ValidationError("--resume \(resume) and --out \(out) name two folders; a resumed run writes into the folder it continues, so drop --out") }
+        if let jobs, !(1...Self.maximumJobs).contains(jobs) {
+            throw ValidationError("--jobs \(jobs) is out of range; give a whole number from 1 to \(Self.maximumJobs)")
+        }
         if let repetitions, !SuiteLimits.repetitions.contains(repetitions) {
             throw ValidationError("--repetitions \(repetitions) is out of range; give a whole number from 1 to \(SuiteLimits.repetitions.upperBound)")
         }
@@ -88,6 +100,8 @@ struct RunCommand: ParsableCommand {
         let skips = self.skips.isEmpty ? header?.skips ?? [] : self.skips
         let repetitions = self.repetitions ?? header?.repetitions
         let shardText = shard ?? header?.shard
+        let jobs = self.jobs ?? header?.jobs ?? 1
+        let isolation = self.isolation ?? header?.isolation ?? .server
 
         var parsed: Suite
         do {
@@ -134,7 +148,7 @@ struct RunCommand: ParsableCommand {
                 directory = opened
                 journal = try Journal(creating: opened.journalPath, header: JournalHeader(
                     plan: planRecord, suite: AtomicFile.canonicalPath(suitePath) ?? suitePath, filters: filters, skips: skips, repetitions: repetitions,
-                    shard: shardText, startedAt: Date().formatted(.iso8601)))
+                    shard: shardText, startedAt: Date().formatted(.iso8601), jobs: jobs, isolation: isolation))
             } catch let error as OutputDirectoryError {
                 throw CommandFailure.input(TerminalReport.safe(error.description))
             } catch let error as JournalError {
@@ -142,15 +156,16 @@ struct RunCommand: ParsableCommand {
             }
         }
         guard let directory, let journal else { throw CommandFailure.harness("the output folder was not opened") }
-        try execute(plan, planRecord: planRecord, suiteName: parsed.name, suitePath: suitePath, directory: directory, journal: journal, catalog: catalog)
+        try execute(plan, planRecord: planRecord, suiteName: parsed.name, suitePath: suitePath, directory: directory, journal: journal, catalog: catalog,
+                    jobs: jobs, isolation: isolation)
     }
 
     private func execute(_ plan: Plan, planRecord: PlanRecord, suiteName: String, suitePath: String, directory: OutputDirectory,
-                         journal: Journal, catalog: ScenarioCatalog) throws {
+                         journal: Journal, catalog: ScenarioCatalog, jobs: Int, isolation: TrialIsolation) throws {
         let interactive = isatty(STDOUT_FILENO) == 1
         let terminal = TerminalReport(color: interactive && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
         var controller = RunController(
-            supervisor: TrialSupervisor(executable: currentExecutablePath()),
+            supervisor: TrialSupervisor(executable: currentExecutablePath(), isolation: isolation),
             customMetrics: catalog.declaredMetrics(of: plan.trials.map(\.scenario))
         )
         controller.rankings = catalog.rankings(of: plan.trials.map(\.scenario))
@@ -169,7 +184,7 @@ struct RunCommand: ParsableCommand {
                 fflush(nil)
             }
             var ranNow = 0
-            record = try controller.run(plan, planRecord: planRecord, journal: journal, runJSONPath: directory.runJSONPath) { trial, done, total in
+            record = try controller.run(plan, planRecord: planRecord, journal: journal, runJSONPath: directory.runJSONPath, jobs: jobs) { trial, done, total in
                 ranNow += 1
                 let line = TerminalReport.safe(terminal.trialLine(trial, index: done, total: total))
                 guard interactive else {
@@ -226,6 +241,8 @@ struct RunCommand: ParsableCommand {
         return min(1000, max(20, columns))
     }
 }
+
+extension TrialIsolation: ExpressibleByArgument {}
 
 /// Writes a line to standard error, ignoring a reader that went away.
 func writeStandardError(_ text: String) {

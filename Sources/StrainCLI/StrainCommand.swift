@@ -55,6 +55,10 @@ public enum StrainCommand {
         if arguments.first == "_trial" {
             TrialCommand.runChild(arguments: Array(arguments.dropFirst()), catalog: catalog)
         }
+        // The trial server likewise: it copies itself into trials, so it must stay single-threaded.
+        if arguments.first == "_trial-server" {
+            TrialCommand.serve(arguments: Array(arguments.dropFirst()), catalog: catalog)
+        }
         // A catalog whose declarations clash is the binary's mistake: say so before anything runs.
         do {
             try catalog.validate()

@@ -43,6 +43,8 @@ public struct RunRecord: Codable, Sendable {
     /// The ranking tables the run's scenarios ask for (absent when none does, and
     /// in records written before Strain wrote them: readers then rank by `guard`).
     public var rankings: [MetricRanking]?
+    /// How the trials were started and how many ran at once (absent in older runs).
+    public var execution: ExecutionRecord?
 
     /// A record of version `currentSchemaVersion` written by this Strain.
     public init(

@@ -34,6 +34,52 @@ enum Fake {
 }
 
 struct GateDecisionTests {
+    @Test func aJobsRunAgainstASerialBaselineIsRefusedUnlessAskedAndThenItsTimingsAreJudged() throws {
+        let key = Fake.key()
+        let old = Fake.walls(10, center: 0.05).enumerated().map { Fake.trial(key, repetition: $0.offset + 1, wall: $0.element) }
+        let new = Fake.walls(10, center: 0.08, salt: 3).enumerated().map { Fake.trial(key, repetition: $0.offset + 1, wall: $0.element) }
+        let serial = Fake.run(old)
+        var parallel = Fake.run(new)
+        parallel.execution = ExecutionRecord(isolation: .server, serverTrials: 10, jobs: 4)
+        for mode in [GateReport.Mode.crossRun, .interleaved] {
+            #expect(throws: GateError.self, "a --jobs 4 run against a serial one (\(mode))") {
+                try Gate.compare(baseline: serial, candidate: parallel, options: GateOptions(mode: mode, allowFingerprintMismatch: true))
+            }
+        }
+        do {
+            _ = try Gate.compare(baseline: serial, candidate: parallel, options: GateOptions(mode: .interleaved))
+        } catch {
+            #expect(error.kind == .input)
+            #expect(error.description.contains("ran 1 trial at once and the candidate 4 (--jobs)"), "\(error)")
+            #expect(error.description.contains("--allow-execution-mismatch"))
+        }
+        let asked = try Gate.compare(baseline: serial, candidate: parallel, options: GateOptions(mode: .interleaved, allowExecutionMismatch: true))
+        #expect(asked.rows.first?.metrics.first { $0.metric == "wall" }?.verdict == .regressed, "asked, the timings are compared")
+    }
+
+    @Test func spawnedTrialsAgainstServerCopiesJudgeOutcomesAndStacksButNotTimingsUnlessAsked() throws {
+        let key = Fake.key()
+        let old = Fake.walls(10, center: 0.05).enumerated().map { Fake.trial(key, repetition: $0.offset + 1, wall: $0.element, stack: 65536) }
+        let new = Fake.walls(10, center: 0.08, salt: 3).enumerated().map { Fake.trial(key, repetition: $0.offset + 1, wall: $0.element, stack: 65536) }
+        let spawned = Fake.run(old)
+        var copied = Fake.run(new)
+        copied.execution = ExecutionRecord(isolation: .server, serverTrials: 10)
+        let report = try Gate.compare(baseline: spawned, candidate: copied, options: GateOptions(mode: .interleaved))
+        let wall = try #require(report.rows.first?.metrics.first { $0.metric == "wall" })
+        #expect(wall.verdict == .inconclusive)
+        #expect(wall.reason.contains("--isolation"), "\(wall.reason)")
+        #expect(report.rows.first?.metrics.first { $0.metric == "stack-high-water" }?.verdict == .unchanged, "deterministic metrics are still judged")
+        #expect(report.exitCode == 0)
+
+        let crashed = Fake.run(new.map { var trial = $0; trial.outcome = TrialOutcome(kind: .crashed, signal: 11); trial.expected = false; return trial })
+        var crashedCopies = crashed
+        crashedCopies.execution = copied.execution
+        let worse = try Gate.compare(baseline: spawned, candidate: crashedCopies, options: GateOptions(mode: .interleaved))
+        #expect(worse.exitCode == 1, "an outcome that got worse fails whatever the isolation")
+        let asked = try Gate.compare(baseline: spawned, candidate: copied, options: GateOptions(mode: .interleaved, allowExecutionMismatch: true))
+        #expect(asked.rows.first?.metrics.first { $0.metric == "wall" }?.verdict == .regressed)
+    }
+
     @Test func anAABetweenIdenticalDistributionsPasses() throws {
         let key = Fake.key()
         let old = Fake.walls(10, center: 0.05).enumerated().map { Fake.trial(key, repetition: $0.offset + 1, wall: $0.element, stack: 65536) }

@@ -105,16 +105,31 @@ final class BackgroundStrain {
 
     var pid: Int32 { process.processIdentifier }
 
-    /// The pids of the runner's children, waiting up to `seconds` for one to appear.
+    /// The pids of the runner's trial children (its trial server left out),
+    /// waiting up to `seconds` for one to appear.
     func children(within seconds: Double = 20) -> [Int32] {
         let giveUp = Date().addingTimeInterval(seconds)
         while Date() < giveUp {
-            let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
-            let pids = text.split(separator: " ").compactMap { Int32($0) }
+            let pids = allChildren().filter { !Processes.isTrialServer($0) }
             if !pids.isEmpty { return pids }
             usleep(20_000)
         }
         return []
+    }
+
+    /// The runner's trial server, waiting up to `seconds` for it to appear.
+    func trialServer(within seconds: Double = 20) -> Int32? {
+        let giveUp = Date().addingTimeInterval(seconds)
+        while Date() < giveUp {
+            if let server = allChildren().first(where: Processes.isTrialServer) { return server }
+            usleep(5_000)
+        }
+        return nil
+    }
+
+    private func allChildren() -> [Int32] {
+        let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+        return text.split(separator: " ").compactMap { Int32($0) }.filter(Processes.isAlive)
     }
 
     /// Waits until stdout contains `text` (or `seconds` pass).
@@ -150,6 +165,14 @@ enum Processes {
               let close = stat.lastIndex(of: ")") else { return false }
         let state = stat[stat.index(close, offsetBy: 2)]
         return state != "Z" && state != "X"
+    }
+
+    /// Whether `pid` is a trial server, by its command line (`strain _trial-server`;
+    /// a trial copied from it renames itself `strain _trial` first thing).
+    static func isTrialServer(_ pid: Int32) -> Bool {
+        guard let bytes = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+        let arguments = bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        return arguments.count == 2 && arguments[1] == "_trial-server"
     }
 
     /// Waits up to `seconds` for `pid` to be gone; true when it is.

@@ -8,16 +8,20 @@ public struct GateOptions: Sendable {
     public var q: Double
     /// Compare across machines whose hard fingerprint fields differ (timings are then not judged).
     public var allowFingerprintMismatch: Bool
+    /// Compare timings although the two runs ran their trials differently: a
+    /// different `--jobs`, or spawned trials against copies of a trial server.
+    public var allowExecutionMismatch: Bool
     /// Calibrated δ per row-metric (`TrialKey.canonicalText|metric`), for cross-run timings.
     public var calibration: [String: Double]
     /// The stored baseline's name, for the report.
     public var baselineName: String?
 
-    public init(mode: GateReport.Mode, q: Double = 0.05, allowFingerprintMismatch: Bool = false,
+    public init(mode: GateReport.Mode, q: Double = 0.05, allowFingerprintMismatch: Bool = false, allowExecutionMismatch: Bool = false,
                 calibration: [String: Double] = [:], baselineName: String? = nil) {
         self.mode = mode
         self.q = q
         self.allowFingerprintMismatch = allowFingerprintMismatch
+        self.allowExecutionMismatch = allowExecutionMismatch
         self.calibration = calibration
         self.baselineName = baselineName
     }
@@ -55,7 +59,19 @@ public enum Gate {
             let fields = hard.map { "\($0.field) (\($0.baseline) → \($0.candidate))" }.joined(separator: ", ")
             throw GateError(.input, "the baseline's machine differs in \(fields); timings from it do not compare. Gate interleaved on one machine, save a baseline from this machine, or pass --allow-fingerprint-mismatch to judge outcomes and deterministic metrics only")
         }
-        let timingsComparable = options.mode == .interleaved || hard.isEmpty
+        // A record without `execution` predates the trial server and --jobs: spawned, one at a time.
+        let before = baseline.execution ?? ExecutionRecord(isolation: .spawn)
+        let after = candidate.execution ?? ExecutionRecord(isolation: .spawn)
+        if before.jobs != after.jobs, !options.allowExecutionMismatch {
+            throw GateError(.input, "the baseline ran \(before.jobs) trial\(before.jobs == 1 ? "" : "s") at once and the candidate \(after.jobs) (--jobs): trials that share the cores slow each other, so their timings do not compare. Run both with the same --jobs, or pass --allow-execution-mismatch to compare them anyway")
+        }
+        var timingsBlocked: String?
+        if options.mode == .crossRun, !hard.isEmpty {
+            timingsBlocked = "the machines differ in \(hard.map(\.field).joined(separator: ", ")): timings not compared"
+        } else if before.isolation != after.isolation, !options.allowExecutionMismatch {
+            // A copy of the trial server touches fewer pages than a spawned child.
+            timingsBlocked = "the baseline's trials were started by \(before.isolation.rawValue) and the candidate's by \(after.isolation.rawValue) (--isolation), which changes a trial's peak RSS: timings not compared (--allow-execution-mismatch compares them)"
+        }
 
         let baselineByKey = Dictionary(grouping: baseline.trials, by: \.key)
         let candidateByKey = Dictionary(grouping: candidate.trials, by: \.key)
@@ -107,9 +123,9 @@ public enum Gate {
                         let after = new.filter { $0.outcome.kind == .completed }.compactMap { $0.metrics.value(of: descriptor.name) }.filter { !$0.isNaN }
                         guard !before.isEmpty, !after.isEmpty else { continue }
                         var comparison = timingSkeleton(descriptor, before, after, threshold)
-                        if !timingsComparable {
+                        if let timingsBlocked {
                             comparison.verdict = .inconclusive
-                            comparison.reason = "the machines differ in \(hard.map(\.field).joined(separator: ", ")): timings not compared"
+                            comparison.reason = timingsBlocked
                         } else if options.mode == .crossRun {
                             if let calibrated = options.calibration[GateOptions.calibrationKey(key, descriptor.name)] {
                                 if calibrated > comparison.delta {

@@ -72,6 +72,7 @@ public struct BisectController {
             finishedAt: Date().formatted(.iso8601), runnerPeakRSSBytes: usage.ru_maxrss * 1024, trials: bisector.trials
         )
         run.bisect = BisectSection(searches: searches, slope: slope, wallSeconds: Double(strain_monotonic_ns() - started) / 1e9)
+        run.execution = (runner as? TrialSupervisor)?.executionRecord()
         do {
             try RunRecordFile.write(run, to: runJSONPath)
         } catch {

@@ -20,13 +20,22 @@ public enum TrialHost {
     static let remoteUnwindPatienceSeconds = 30
 
     public static func run(specJSON: String, catalog: ScenarioCatalog) -> Never {
+        run(decoding: specJSON, as: { try JSONDecoder().decode(TrialSpec.self, from: Data($0.utf8)) }, catalog: catalog)
+    }
+
+    /// The same, for a copy of the trial server, which decoded the spec before the copy.
+    static func run(decoded: Result<TrialSpec, any Error>, catalog: ScenarioCatalog) -> Never {
+        run(decoding: decoded, as: { try $0.get() }, catalog: catalog)
+    }
+
+    private static func run<Source>(decoding source: Source, as decode: (Source) throws -> TrialSpec, catalog: ScenarioCatalog) -> Never {
         let threadsAtStart = Int(strain_thread_count())
         // First of all: never outlive the runner, even one killed with SIGKILL.
         let parent = getenv(ChildEnvironment.parentPID).flatMap { Int32(String(cString: $0)) } ?? 0
         let bindStatus = strain_child_bind_to_parent(parent)
         let spec: TrialSpec
         do {
-            spec = try JSONDecoder().decode(TrialSpec.self, from: Data(specJSON.utf8))
+            spec = try decode(source)
         } catch {
             finish(HostReport(outcome: TrialOutcome(kind: .harnessError, message: "the child could not read its trial spec: \(error)"),
                               metrics: TrialMetrics(), threads: [], threadsAtStart: threadsAtStart))

@@ -19,8 +19,13 @@ public struct JournalHeader: Codable, Sendable, Equatable {
     public var repetitions: Int?
     public var shard: String?
     public var startedAt: String
+    /// `--jobs` and `--isolation` as the run was started, so a resumed run goes on
+    /// the same way unless told otherwise (absent in older journals).
+    public var jobs: Int?
+    public var isolation: TrialIsolation?
 
-    public init(plan: PlanRecord, suite: String, filters: [String], skips: [String], repetitions: Int?, shard: String?, startedAt: String) {
+    public init(plan: PlanRecord, suite: String, filters: [String], skips: [String], repetitions: Int?, shard: String?, startedAt: String,
+                jobs: Int? = nil, isolation: TrialIsolation? = nil) {
         self.strainJournal = Self.currentVersion
         self.plan = plan
         self.suite = suite
@@ -29,6 +34,8 @@ public struct JournalHeader: Codable, Sendable, Equatable {
         self.repetitions = repetitions
         self.shard = shard
         self.startedAt = startedAt
+        self.jobs = jobs
+        self.isolation = isolation
     }
 }
 
@@ -136,6 +143,24 @@ public final class Journal {
             }
         }
         return (header, trials, wholeBytes)
+    }
+
+    /// Every whole trial line the file holds now, in journal order: what a run
+    /// reads back at its end instead of keeping each record in memory as it runs.
+    public func readTrials() throws(JournalError) -> [TrialRecord] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw JournalError(path: path, message: "cannot read the journal back")
+        }
+        if header != nil { return try Self.parse(data, path: path).trials }
+        var trials: [TrialRecord] = []
+        for (number, line) in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).enumerated() {
+            do {
+                trials.append(try JSONDecoder().decode(TrialRecord.self, from: Data(line)))
+            } catch {
+                throw JournalError(path: path, message: "line \(number + 1) is not a trial record: \(error)")
+            }
+        }
+        return trials
     }
 
     public func append(_ record: TrialRecord) throws(JournalError) {

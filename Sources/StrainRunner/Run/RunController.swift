@@ -31,33 +31,62 @@ public struct RunController: Sendable {
     /// Runs every trial of `plan` the journal does not hold, appending each to it,
     /// and writes run.json to `runJSONPath`. `progress` hears of each trial as it
     /// ends, with the count of finished trials and the plan's size.
-    public func run(_ plan: Plan, planRecord: PlanRecord, journal: Journal, runJSONPath: String,
+    ///
+    /// With `jobs` above 1, that many trials run at once on worker threads; they
+    /// finish out of order, and each is journaled and reported as it finishes,
+    /// on the calling thread. run.json lists them in plan order all the same.
+    public func run(_ plan: Plan, planRecord: PlanRecord, journal: Journal, runJSONPath: String, jobs: Int = 1,
                     progress: (TrialRecord, Int, Int) -> Void) throws -> RunRecord {
         let startedAt = journal.finished.isEmpty ? Date().formatted(.iso8601) : journal.header?.startedAt ?? Date().formatted(.iso8601)
         var environment = EnvironmentProbe.current()
         let cpuAtStart = EnvironmentProbe.CPUTimes.now()
         let planned = Set(plan.trials.map(\.id))
-        var byID: [TrialID: TrialRecord] = [:]
-        for record in journal.finished where planned.contains(record.id) && byID[record.id] == nil { byID[record.id] = record }
-        for spec in Self.remaining(plan, after: Array(byID.values)) {
-            if RunnerSignals.stopSignal != nil { break }
-            guard let record = supervisor.runUnlessStopped(spec) else { break }
+        let finishedBefore = Set(journal.finished.map(\.id)).intersection(planned)
+        // The trial server starts here, on the thread that runs the trials and outlives them.
+        supervisor.server?.prepare()
+        let remaining = plan.trials.filter { !finishedBefore.contains($0.id) }
+        var rss: [RunnerRSSSample] = []
+        let sampleEvery = max(1, remaining.count / 10)
+        var ran = 0
+        // Each record goes to the journal and is let go: the runner's memory stays
+        // flat however long the run, and run.json is built from the journal at the end.
+        func finished(_ record: TrialRecord) throws {
             try journal.append(record)
-            byID[record.id] = record
-            progress(record, byID.count, plan.trials.count)
+            progress(record, finishedBefore.count + ran + 1, plan.trials.count)
+            ran += 1
+            if ran == 1 || ran % sampleEvery == 0 || ran == remaining.count, let bytes = ProcessStatus.read("/proc/self/status")?.residentBytes {
+                rss.append(RunnerRSSSample(trials: ran, bytes: bytes))
+            }
+        }
+        var atOnce = min(1, remaining.count)
+        if jobs <= 1 {
+            for spec in remaining {
+                if RunnerSignals.stopSignal != nil { break }
+                guard let record = supervisor.runUnlessStopped(spec) else { break }
+                try finished(record)
+            }
+        } else {
+            atOnce = try TrialPool(jobs: jobs, supervisor: supervisor).run(remaining) { record in
+                if let record { try finished(record) }
+            }
         }
         environment.loadAverageEnd = EnvironmentProbe.loadAverage
         if let cpuAtStart, let cpuAtEnd = EnvironmentProbe.CPUTimes.now() {
             environment.stealFraction = cpuAtEnd.stealFraction(since: cpuAtStart)
         }
+        var byID: [TrialID: TrialRecord] = [:]
+        for record in try journal.readTrials() where planned.contains(record.id) && byID[record.id] == nil { byID[record.id] = record }
+        let trials = plan.trials.compactMap { byID[$0.id] }
+        byID.removeAll()
         var usage = rusage()
         getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
-        let trials = plan.trials.compactMap { byID[$0.id] }
         var run = RunRecord(
             suite: plan.suite.resolved, environment: environment, startedAt: startedAt,
             finishedAt: Date().formatted(.iso8601), runnerPeakRSSBytes: usage.ru_maxrss * 1024, trials: trials,
             customMetrics: customMetrics.isEmpty ? nil : customMetrics, plan: planRecord
         )
+        run.execution = supervisor.executionRecord(jobs: max(1, atOnce))
+        run.execution?.runnerRSS = rss.isEmpty ? nil : rss
         if trials.count < plan.trials.count { run.interrupted = true }
         if !rankings.isEmpty { run.rankings = rankings }
         try RunRecordFile.write(run, to: runJSONPath)

@@ -8,4 +8,6 @@ public enum ChildEnvironment {
     public static let heartbeatDescriptor = "STRAIN_HEARTBEAT_FD"
     /// The fd of the result pipe in the child.
     public static let resultDescriptor: Int32 = 3
+    /// The fd the shared heartbeat block gets in the child.
+    public static let sharedDescriptor: Int32 = 4
 }

@@ -26,12 +26,12 @@ struct ChildProcess {
     let errorDescriptor: Int32
 
     /// The fd a shared block given to `spawn` gets in the child.
-    static let sharedDescriptor: Int32 = 4
+    static let sharedDescriptor = ChildEnvironment.sharedDescriptor
 
     static func spawn(executable: String, arguments: [String], environment: [String], shared: Int32? = nil) throws(SupervisorError) -> ChildProcess {
-        let result = try Pipe.make()
-        let output = try Pipe.make()
-        let error = try Pipe.make()
+        let result = try ChildPipe.make()
+        let output = try ChildPipe.make()
+        let error = try ChildPipe.make()
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -70,6 +70,24 @@ struct ChildProcess {
         guard status == 0 else {
             [result.read, output.read, error.read].forEach { _ = close($0) }
             throw SupervisorError(errno: status, message: "could not start \(executable)")
+        }
+        return ChildProcess(pid: pid, resultDescriptor: result.read, outputDescriptor: output.read, errorDescriptor: error.read)
+    }
+
+    /// Starts a trial as a copy of the trial server, with the same descriptors a
+    /// spawned child gets; nil when the server cannot be had (the caller spawns).
+    /// The copy is our child, in its own process group, like a spawned one.
+    static func copy(from server: TrialServer, specJSON: String, shared: Int32? = nil) throws(SupervisorError) -> ChildProcess? {
+        let result = try ChildPipe.make()
+        let output = try ChildPipe.make()
+        let error = try ChildPipe.make()
+        let pid = server.startTrial(specJSON: specJSON, descriptors: [output.write, error.write, result.write] + (shared.map { [$0] } ?? []))
+        close(result.write)
+        close(output.write)
+        close(error.write)
+        guard let pid else {
+            [result.read, output.read, error.read].forEach { _ = close($0) }
+            return nil
         }
         return ChildProcess(pid: pid, resultDescriptor: result.read, outputDescriptor: output.read, errorDescriptor: error.read)
     }
@@ -136,11 +154,11 @@ public struct TeardownStep: Sendable, Hashable {
 
 /// A pipe whose ends sit above the standard descriptors and fd 3 and are
 /// close-on-exec, so only the dup2'd copies reach the child.
-private struct Pipe {
+struct ChildPipe {
     let read: Int32
     let write: Int32
 
-    static func make() throws(SupervisorError) -> Pipe {
+    static func make() throws(SupervisorError) -> ChildPipe {
         var ends: [Int32] = [0, 0]
         // Close-on-exec from the start (pipe2), so a spawn on another thread
         // never inherits the ends; then moved above fd 3 and 4.
@@ -152,7 +170,7 @@ private struct Pipe {
         close(ends[1])
         guard read >= 0, write >= 0 else { throw SupervisorError(errno: errno, message: "could not move a pipe's descriptors") }
         _ = fcntl(read, F_SETFL, fcntl(read, F_GETFL) | O_NONBLOCK)
-        return Pipe(read: read, write: write)
+        return ChildPipe(read: read, write: write)
     }
 }
 

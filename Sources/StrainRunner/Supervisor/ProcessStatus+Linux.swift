@@ -8,6 +8,8 @@ import Foundation
 struct ProcessStatus {
     var threads: Int?
     var peakRSSBytes: Int?
+    /// Resident now (`VmRSS`).
+    var residentBytes: Int?
 
     static func read(_ path: String) -> ProcessStatus? {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
@@ -18,6 +20,9 @@ struct ProcessStatus {
             } else if line.hasPrefix("VmHWM:") {
                 let value = line.dropFirst("VmHWM:".count).trimmingCharacters(in: .whitespaces).split(separator: " ").first
                 status.peakRSSBytes = value.flatMap { Int($0) }.map { $0 * 1024 }
+            } else if line.hasPrefix("VmRSS:") {
+                let value = line.dropFirst("VmRSS:".count).trimmingCharacters(in: .whitespaces).split(separator: " ").first
+                status.residentBytes = value.flatMap { Int($0) }.map { $0 * 1024 }
             }
         }
         return status

@@ -25,11 +25,28 @@ public struct TrialSupervisor: Sendable {
     public var timelineCap = 2000
     /// Decides each trial's outcome from what the watch saw and the child said.
     public let classifier: OutcomeClassifier
+    /// How trials are started: copies of `server`, or a spawn each.
+    public let isolation: TrialIsolation
+    /// The trial server, for `.server` isolation; started at the first trial (or `prepare`).
+    public let server: TrialServer?
 
-    public init(executable: String, symbolizer: Symbolizer = Symbolizer()) {
+    /// - Parameter notice: hears the trial server's restarts and a fall back to
+    ///   spawning, one line each (standard error by default).
+    public init(executable: String, isolation: TrialIsolation = .server, symbolizer: Symbolizer = Symbolizer(),
+                notice: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }) {
         self.executable = executable
+        self.isolation = isolation
+        self.server = isolation == .server
+            ? TrialServer(executable: executable, environment: Self.childEnvironment(heartbeat: false), notice: notice) : nil
         self.classifier = OutcomeClassifier(traceBuilder: TraceBuilder(symbolizer: symbolizer), dumpBuilder: ThreadDumpBuilder(symbolizer: symbolizer),
                                             symbolizer: symbolizer)
+    }
+
+    /// How this supervisor's trials were started, for run.json.
+    public func executionRecord(jobs: Int = 1) -> ExecutionRecord {
+        let statistics = server?.statistics
+        return ExecutionRecord(isolation: isolation, serverTrials: statistics?.trials ?? 0, serverRestarts: statistics?.restarts ?? 0,
+                               fallback: statistics?.fallback, jobs: jobs)
     }
 
     /// Runs one trial; a trial the runner stopped (a stop signal) is a `harnessError`.
@@ -51,20 +68,18 @@ public struct TrialSupervisor: Sendable {
             return TrialRecord(graded: spec, outcome: TrialOutcome(kind: .harnessError, message: "could not encode the trial spec: \(error)"),
                                metrics: TrialMetrics(), trace: nil, stdout: nil, stderr: nil, startedAt: startedAt)
         }
-        var environment = ProcessInfo.processInfo.environment
-        // Swift's own backtracer would race our handler for the same signals.
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        // The child checks this against getppid() after asking for a parent-death signal.
-        environment[ChildEnvironment.parentPID] = String(getpid())
         // The heartbeat in shared memory, so a child too wedged to report can still be judged at its deadline.
         let heartbeat = SharedHeartbeat()
         defer { heartbeat?.close() }
-        if heartbeat != nil { environment[ChildEnvironment.heartbeatDescriptor] = String(ChildProcess.sharedDescriptor) }
         let start = strain_monotonic_ns()
         let child: ChildProcess
         do {
-            child = try ChildProcess.spawn(executable: executable, arguments: ["_trial", specJSON],
-                                           environment: environment.map { "\($0.key)=\($0.value)" }, shared: heartbeat?.descriptor)
+            if let server, let copy = try ChildProcess.copy(from: server, specJSON: specJSON, shared: heartbeat?.descriptor) {
+                child = copy
+            } else {
+                child = try ChildProcess.spawn(executable: executable, arguments: ["_trial", specJSON],
+                                               environment: Self.childEnvironment(heartbeat: heartbeat != nil), shared: heartbeat?.descriptor)
+            }
         } catch {
             return TrialRecord(graded: spec, outcome: TrialOutcome(kind: .harnessError, message: error.description),
                                metrics: TrialMetrics(), trace: nil, stdout: nil, stderr: nil, startedAt: startedAt)
@@ -78,6 +93,18 @@ public struct TrialSupervisor: Sendable {
         if watched.stoppedByRunner { return nil }
         let elapsed = Double(strain_monotonic_ns() - start) / 1e9
         return record(spec, watched, trialSeconds: elapsed, startedAt: startedAt)
+    }
+
+    /// A trial's environment (the trial server's too, without the heartbeat): the
+    /// runner's own, with Swift's backtracer off (it would race our handler for the
+    /// same signals) and the runner's pid, which the child checks against getppid()
+    /// after asking for a parent-death signal.
+    static func childEnvironment(heartbeat: Bool) -> [String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        environment[ChildEnvironment.parentPID] = String(getpid())
+        environment[ChildEnvironment.heartbeatDescriptor] = heartbeat ? String(ChildEnvironment.sharedDescriptor) : nil
+        return environment.map { "\($0.key)=\($0.value)" }
     }
 
     /// Seconds as nanoseconds, saturating: no value of a suite can trap here, even

@@ -1,0 +1,154 @@
+// The trial server's C: copying an already loaded process into a trial that is
+// the runner's child, and passing descriptors over the server's socket.
+//
+// Why C: clone(2) with CLONE_PARENT has no wrapper that returns in the copy (glibc's
+// clone() wants a new stack and a function), and SCM_RIGHTS needs the CMSG_*
+// macros, which Swift does not import.
+#include "strain_server.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+// Offset of `tid` in glibc's struct pthread, -1 until strain_server_prepare found it.
+static long strain_tid_offset = -1;
+
+int strain_server_prepare(void) {
+    // glibc describes its thread descriptor for libthread_db: {bits, count, offset}.
+    const uint32_t *description = dlsym(RTLD_DEFAULT, "_thread_db_pthread_tid");
+    if (description == NULL || description[0] != 8 * sizeof(pid_t) || description[1] != 1) return ENOSYS;
+    const long offset = (long)description[2];
+    const pid_t *field = (const pid_t *)((const char *)pthread_self() + offset);
+    if (*field != (pid_t)syscall(SYS_gettid)) return ENOSYS;
+    strain_tid_offset = offset;
+    return 0;
+}
+
+pid_t strain_server_fork_trial(void) {
+    if (strain_tid_offset < 0) return -ENOSYS;
+    pid_t *tid = (pid_t *)((char *)pthread_self() + strain_tid_offset);
+    // x86-64's argument order: flags, new stack (0: the copy's own, as fork),
+    // parent tid, child tid, tls. The exit signal is the server's own (SIGCHLD):
+    // CLONE_PARENT takes it from the caller, whatever the flags say.
+    long pid = syscall(SYS_clone, (unsigned long)(CLONE_PARENT | CLONE_CHILD_SETTID | SIGCHLD), NULL, NULL, tid, NULL);
+    if (pid < 0) return -errno;
+    return (pid_t)pid;
+}
+
+int strain_server_child_setup(int output, int error, int result, int shared) {
+    // Above every target first, so no dup2 below overwrites a source still needed.
+    int sources[4] = {output, error, result, shared};
+    int moved[4] = {-1, -1, -1, -1};
+    for (int i = 0; i < 4; i++) {
+        if (sources[i] < 0) continue;
+        moved[i] = fcntl(sources[i], F_DUPFD, 64);
+        if (moved[i] < 0) return errno;
+    }
+    int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (null < 0) return errno;
+    if (dup2(null, 0) < 0) return errno;
+    for (int i = 0; i < 4; i++) {
+        if (moved[i] >= 0 && dup2(moved[i], i + 1) < 0) return errno;
+    }
+    // Everything else the server had (its socket, the received originals) goes.
+    if (syscall(SYS_close_range, shared >= 0 ? 5u : 4u, ~0u, 0u) != 0) return errno;
+
+    // As posix_spawn gives a trial: nothing blocked, the default action for the
+    // signals the server (or the runner before it) may have changed.
+    static const int defaults[] = {SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGSEGV, SIGBUS, SIGILL, SIGABRT, SIGFPE, SIGTRAP, SIGSYS, SIGCHLD};
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_handler = SIG_DFL;
+    sigemptyset(&action.sa_mask);
+    for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++) sigaction(defaults[i], &action, NULL);
+    for (int signal_number = SIGRTMIN; signal_number <= SIGRTMAX; signal_number++) sigaction(signal_number, &action, NULL);
+    sigset_t none;
+    sigemptyset(&none);
+    if (sigprocmask(SIG_SETMASK, &none, NULL) != 0) return errno;
+
+    // Its own process group, so a deadline ends it and all it started (the runner
+    // sets the same group from its side: whichever comes first wins the race).
+    if (setpgid(0, 0) != 0) return errno;
+    return 0;
+}
+
+enum { strain_server_max_fds = 8 };
+
+int strain_server_send(int socket, const void *bytes, size_t length, const int *fds, size_t count) {
+    if (count > strain_server_max_fds) return EINVAL;
+    struct iovec vector = {.iov_base = (void *)bytes, .iov_len = length};
+    union {
+        char bytes[CMSG_SPACE(sizeof(int) * strain_server_max_fds)];
+        struct cmsghdr align;
+    } control;
+    memset(&control, 0, sizeof(control));
+    struct msghdr message;
+    memset(&message, 0, sizeof(message));
+    message.msg_iov = &vector;
+    message.msg_iovlen = 1;
+    if (count > 0) {
+        message.msg_control = control.bytes;
+        message.msg_controllen = CMSG_SPACE(sizeof(int) * count);
+        struct cmsghdr *header = CMSG_FIRSTHDR(&message);
+        header->cmsg_level = SOL_SOCKET;
+        header->cmsg_type = SCM_RIGHTS;
+        header->cmsg_len = CMSG_LEN(sizeof(int) * count);
+        memcpy(CMSG_DATA(header), fds, sizeof(int) * count);
+    }
+    for (;;) {
+        ssize_t sent = sendmsg(socket, &message, MSG_NOSIGNAL);
+        if (sent >= 0) return (size_t)sent == length ? 0 : EMSGSIZE;
+        if (errno != EINTR) return errno;
+    }
+}
+
+long strain_server_receive(int socket, void *buffer, size_t capacity, int *fds, size_t *count) {
+    struct iovec vector = {.iov_base = buffer, .iov_len = capacity};
+    union {
+        char bytes[CMSG_SPACE(sizeof(int) * strain_server_max_fds)];
+        struct cmsghdr align;
+    } control;
+    struct msghdr message;
+    memset(&message, 0, sizeof(message));
+    message.msg_iov = &vector;
+    message.msg_iovlen = 1;
+    message.msg_control = control.bytes;
+    message.msg_controllen = sizeof(control.bytes);
+    ssize_t length;
+    do {
+        length = recvmsg(socket, &message, MSG_CMSG_CLOEXEC);
+    } while (length < 0 && errno == EINTR);
+    if (length < 0) return -errno;
+    size_t room = *count;
+    size_t received = 0;
+    int lost = 0;
+    for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header != NULL; header = CMSG_NXTHDR(&message, header)) {
+        if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) continue;
+        size_t n = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        const int *incoming = (const int *)CMSG_DATA(header);
+        for (size_t i = 0; i < n; i++) {
+            int fd;
+            memcpy(&fd, incoming + i, sizeof(int));
+            if (received < room) fds[received++] = fd; else { close(fd); lost = 1; }
+        }
+    }
+    *count = received;
+    if (lost || (message.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+        for (size_t i = 0; i < received; i++) close(fds[i]);
+        *count = 0;
+        return -EMSGSIZE;
+    }
+    return (long)length;
+}
+
+int strain_server_socket_pair(int ends[2]) {
+    return socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ends) == 0 ? 0 : errno;
+}

@@ -1,0 +1,159 @@
+import CStrainProbe
+import Foundation
+import Glibc
+import StrainKit
+
+/// The trial server's side: a process of the same binary that has loaded the
+/// Swift runtime, Foundation and the scenario catalog once, stays single-threaded,
+/// and copies itself into one trial per request.
+///
+/// Each copy is a process of its own with its own address space, started with
+/// CLONE_PARENT so that its parent is the runner (see `strain_server_fork_trial`):
+/// the runner reaps it, reads its resource use, ptraces it and is the thread its
+/// parent-death signal is tied to, exactly as for a spawned trial. The copy then
+/// runs `TrialHost.run`, which applies the profile (default pthread stack size,
+/// `RLIMIT_STACK`, checked by the kernel when the main stack grows) before any
+/// thread starts.
+///
+/// - Important: nothing here may start a thread (no GCD, no `Task`, no Foundation
+///   API that starts one) or lock a Swift `Mutex` on this thread: a copy has only
+///   this thread, and would inherit a lock held elsewhere or a stale cached thread id.
+public enum TrialServerHost {
+    /// The fd of the server's socket to its runner.
+    static let socketDescriptor: Int32 = 3
+    /// `STRAIN_TRIAL_SERVER=refuse` makes the server refuse to start: the runner then spawns every trial.
+    static let refuseVariable = "STRAIN_TRIAL_SERVER"
+    /// Set beside `LD_BIND_NOW=1` when the runner added it for the server, so its copies drop both.
+    static let bindNowVariable = "STRAIN_TRIAL_SERVER_BIND_NOW"
+
+    public static func serve(catalog: ScenarioCatalog) -> Never {
+        start()
+        // The loop keeps a small frame: a copy's main thread runs its trial from
+        // here, and every byte of this frame is stack its trial does not get (the
+        // work is done in helpers that have returned by the time of the copy).
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: TrialServerRequest.maximumBytes, alignment: 16)
+        while true {
+            guard let pending = nextRequest(buffer) else { continue }
+            let pid = strain_server_fork_trial()
+            if pid == 0 { becomeTrial(pending, catalog: catalog) }
+            started(pid, pending)
+        }
+    }
+
+    /// A request that passed every check: what the copy needs.
+    private struct Pending {
+        var shared: Bool
+        var spec: Result<TrialSpec, any Error>
+        var descriptors: [Int32]
+    }
+
+    /// Binds the server to its runner, checks it can copy itself, warms it up and says it is ready.
+    @inline(never)
+    private static func start() {
+        // Never outlive the runner: its death kills this process group (the server alone).
+        let parent = getenv(ChildEnvironment.parentPID).flatMap { Int32(String(cString: $0)) } ?? 0
+        let bindStatus = strain_child_bind_to_parent(parent)
+        let prepareStatus = strain_server_prepare()
+        let threads = Int(strain_thread_count())
+        // How the tests exercise the runner's fall back to spawning.
+        if getenv(refuseVariable).map({ String(cString: $0) }) == "refuse" {
+            reply(.refused(errno: 0, message: "the trial server refused to start (\(refuseVariable)=refuse)"))
+            _exit(3)
+        }
+        if bindStatus != 0 || prepareStatus != 0 || threads != 1 {
+            reply(.refused(errno: prepareStatus != 0 ? prepareStatus : bindStatus,
+                           message: "the trial server cannot copy itself (parent-death signal errno \(bindStatus), thread id errno \(prepareStatus), \(threads) threads running)"))
+            _exit(3)
+        }
+        warmUp()
+        reply(.ready(version: TrialServerRequest.currentVersion, pid: getpid()))
+    }
+
+    /// Waits for the next request; nil after refusing one. Exits when the runner has closed its end.
+    @inline(never)
+    private static func nextRequest(_ buffer: UnsafeMutableRawBufferPointer) -> Pending? {
+        var descriptors = [Int32](repeating: -1, count: 4)
+        var count = descriptors.count
+        let length = strain_server_receive(socketDescriptor, buffer.baseAddress, buffer.count, &descriptors, &count)
+        // The runner closed its end (it is done, or gone): so is the server.
+        if length == 0 { _exit(0) }
+        if length < 0 {
+            guard length == -Int(EMSGSIZE) else { _exit(3) }
+            reply(.refused(errno: EMSGSIZE, message: "the request was larger than \(TrialServerRequest.maximumBytes) bytes or carried more than 4 descriptors"))
+            return nil
+        }
+        let received = Array(descriptors[0..<count])
+        func refuse(_ error: Int32, _ message: String) -> Pending? {
+            received.forEach { _ = close($0) }
+            reply(.refused(errno: error, message: message))
+            return nil
+        }
+        guard let request = try? JSONDecoder().decode(TrialServerRequest.self, from: Data(buffer[0..<length])),
+              request.version == TrialServerRequest.currentVersion else {
+            return refuse(EPROTO, "the request is not a version \(TrialServerRequest.currentVersion) trial server request")
+        }
+        guard received.count == (request.shared ? 4 : 3) else {
+            return refuse(EPROTO, "the request came with \(received.count) descriptors, not \(request.shared ? 4 : 3)")
+        }
+        // A copy of a process with other threads could inherit their locks held.
+        let running = Int(strain_thread_count())
+        guard running == 1 else {
+            return refuse(EDEADLK, "the trial server has \(running) threads; it copies itself only while it has one")
+        }
+        // Decoded here, once: the copy starts with its spec in hand, and the
+        // decoder's first-use work is done in the server for every later copy.
+        let spec = Result { try JSONDecoder().decode(TrialSpec.self, from: Data(request.spec.utf8)) }
+        return Pending(shared: request.shared, spec: spec, descriptors: received)
+    }
+
+    /// The server's side after a copy: its descriptors closed, the runner told.
+    @inline(never)
+    private static func started(_ pid: pid_t, _ pending: Pending) {
+        pending.descriptors.forEach { _ = close($0) }
+        if pid < 0 {
+            reply(.refused(errno: -Int32(pid), message: "could not copy the trial server: \(String(cString: strerror(-Int32(pid))))"))
+        } else {
+            reply(.started(pid: pid))
+        }
+    }
+
+    /// The copy's first steps: the trial's descriptors in place, then the trial.
+    @inline(never)
+    private static func becomeTrial(_ pending: Pending, catalog: ScenarioCatalog) -> Never {
+        let descriptors = pending.descriptors
+        let status = strain_server_child_setup(descriptors[0], descriptors[1], descriptors[2], pending.shared ? descriptors[3] : -1)
+        // Without its descriptors the copy cannot report: its exit without a report is the runner's harnessError.
+        if status != 0 { _exit(126) }
+        // `strain _trial` in /proc/PID/cmdline and ps, as a spawned trial: the
+        // argument's bytes are rewritten in place ("_trial-server" is longer).
+        if CommandLine.argc > 1, let argument = CommandLine.unsafeArgv[1] {
+            let length = strlen(argument)
+            memset(argument, 0, length)
+            _ = "_trial".withCString { strncpy(argument, $0, length) }
+        }
+        if pending.shared {
+            setenv(ChildEnvironment.heartbeatDescriptor, String(ChildEnvironment.sharedDescriptor), 1)
+        } else {
+            unsetenv(ChildEnvironment.heartbeatDescriptor)
+        }
+        // The server's symbols were bound at its start; programs a trial starts bind as usual.
+        if getenv(bindNowVariable) != nil {
+            unsetenv("LD_BIND_NOW")
+            unsetenv(bindNowVariable)
+        }
+        TrialHost.run(decoded: pending.spec, catalog: catalog)
+    }
+
+    /// What every copy would otherwise do for the first time itself: the Swift
+    /// runtime's first conformance lookups and metadata for the report's types.
+    /// Nothing here starts a thread or takes a Swift `Mutex`.
+    private static func warmUp() {
+        let report = HostReport(outcome: TrialOutcome(kind: .completed), metrics: TrialMetrics(), threads: [], threadsAtStart: 1)
+        if let bytes = try? JSONEncoder().encode(report) { _ = try? JSONDecoder().decode(HostReport.self, from: bytes) }
+    }
+
+    private static func reply(_ reply: TrialServerReply) {
+        guard let bytes = try? JSONEncoder().encode(reply) else { return }
+        _ = bytes.withUnsafeBytes { strain_server_send(socketDescriptor, $0.baseAddress, $0.count, nil, 0) }
+    }
+}

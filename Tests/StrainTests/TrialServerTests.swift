@@ -1,0 +1,223 @@
+import Foundation
+import StrainKit
+@testable import StrainRunner
+import Synchronization
+import Testing
+
+/// The trial server (the default isolation) through the built binary: every
+/// trial is still a process of its own, the runner's child, with its profile in
+/// force; a server that dies is replaced, and one that cannot start is left for
+/// spawning, said aloud.
+@Suite(.serialized) struct TrialServerTests {
+    @Test func aCrashAHangAnOverflowAndAFloodUnderTheTrialServerEndOnlyTheirOwnTrial() throws {
+        let (result, run, _) = try StrainBinary.runSuite("""
+        name: isolation
+        runs:
+          - scenario: noop
+            strategies: [main]
+          - scenario: crash
+            parameters: {kind: null-dereference}
+            strategies: [main, gcd-global]
+            expect: crashed
+          - scenario: crash
+            parameters: {kind: hang}
+            strategies: [thread(1MiB)]
+            timeout: 1s
+            expect: timedOut
+          - scenario: stack-depth
+            strategies: [main, thread(512KiB)]
+            expect: stackOverflow
+          - scenario: fault
+            parameters: {kind: flood-output, megabytes: 4}
+            strategies: [main]
+          - scenario: noop
+            strategies: [gcd-global]
+        """)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let record = try #require(run)
+        let execution = try #require(record.execution)
+        #expect(execution.isolation == .server)
+        #expect(execution.serverTrials == 8, "every trial was a copy of the server")
+        #expect(execution.serverRestarts == 0, "no fault of a trial reached the server")
+        #expect(execution.fallback == nil)
+        #expect(execution.jobs == 1)
+
+        let crashes = record.trials.filter { $0.parameters["kind"] == "null-dereference" }
+        #expect(crashes.count == 2)
+        #expect(crashes.allSatisfy { $0.outcome.description == "crashed(SIGSEGV)" && $0.trace?.firstFrames.first?.symbol == "strain_crash_null_dereference" })
+        let hang = try #require(record.trials.first { $0.parameters["kind"] == "hang" })
+        #expect(hang.outcome.kind == .timedOut)
+        #expect((hang.metrics.trialSeconds ?? 99) < 5, "SIGTERM to the copy's process group ended it within the grace period")
+        let overflows = record.trials.filter { $0.scenario == "stack-depth" }
+        #expect(overflows.count == 2)
+        #expect(overflows.allSatisfy { $0.outcome.kind == .stackOverflow && $0.trace?.isStackOverflow == true && ($0.trace?.totalFrames ?? 0) > 500 })
+        let flood = try #require(record.trials.first { $0.parameters["kind"] == "flood-output" })
+        #expect(flood.outcome.kind == .completed)
+        #expect(flood.stdout?.hasSuffix("[… \(4 * 1024 * 1024 - 64 * 1024) more bytes not kept]") == true)
+        #expect(record.trials.filter { $0.scenario == "noop" }.allSatisfy { $0.outcome.kind == .completed },
+                "the trials before and after the faults ran normally")
+    }
+
+    @Test func theIOSProfilesMainAndSecondaryStacksAreInForceInACopiedTrial() throws {
+        let (result, run, _) = try StrainBinary.runSuite("""
+        name: profiles
+        profiles: [linux, ios]
+        runs:
+          - scenario: stack-depth
+            strategies: [main, gcd-global]
+            expect: stackOverflow
+        """)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let record = try #require(run)
+        #expect(record.execution?.serverTrials == 4)
+        func faultDepth(_ strategy: String, _ profile: String) throws -> (reached: UInt64, size: UInt64) {
+            let trial = try #require(record.trials(strategy, profile: profile).first)
+            #expect(trial.outcome.kind == .stackOverflow, "\(strategy) \(profile): \(trial.outcome)")
+            let trace = try #require(trial.trace)
+            let high = try #require(trace.stackHigh)
+            let low = try #require(trace.stackLow)
+            return (high - trace.faultAddress, high - low)
+        }
+        // The main thread's stack grows on demand; the kernel checks RLIMIT_STACK at
+        // each fault, so the copy's 1 MiB limit is where its main thread ran out.
+        let iosMain = try faultDepth("main", "ios")
+        #expect(iosMain.reached > 1000 * 1024 && iosMain.reached <= 1024 * 1024 + 64 * 1024, "main thread overflowed at \(iosMain.reached) bytes")
+        let linuxMain = try faultDepth("main", "linux")
+        #expect(linuxMain.reached > 7 * 1024 * 1024, "on linux the main thread had the machine's 8 MiB: \(linuxMain.reached)")
+        // A GCD worker takes the default pthread stack size the copy set before it started.
+        let iosWorker = try faultDepth("gcd-global", "ios")
+        #expect(iosWorker.size == 512 * 1024)
+        let linuxWorker = try faultDepth("gcd-global", "linux")
+        #expect(linuxWorker.size == 8 * 1024 * 1024)
+    }
+
+    @Test func aTrialServerKilledMidRunIsStartedAgainAndEveryTrialStillRuns() throws {
+        let folder = try temporaryFolder()
+        try """
+        name: restart
+        repetitions: 500
+        runs:
+          - scenario: noop
+            strategies: [main]
+        """.write(toFile: (folder as NSString).appendingPathComponent("suite.yaml"), atomically: true, encoding: .utf8)
+        let runner = try BackgroundStrain(["run", "suite.yaml", "--out", "out"], in: folder)
+        let server = try #require(runner.trialServer(), "the runner started a trial server")
+        #expect(runner.waitForOutput("/500] ok"), "the server started trials")
+        kill(server, SIGKILL)
+        let result = runner.finish(timeout: 120)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("strain: the trial server (pid \(server)) failed"), "the restart is said: \(result.stderr)")
+        let record = try RunRecordFile.read(from: (folder as NSString).appendingPathComponent("out/run.json"))
+        #expect(record.trials.count == 500)
+        #expect(record.trials.allSatisfy { $0.outcome.kind == .completed })
+        let execution = try #require(record.execution)
+        #expect(execution.serverRestarts == 1)
+        #expect(execution.fallback == nil)
+        #expect(execution.serverTrials == 500, "the trial that met the dead server went to the new one")
+    }
+
+    @Test func aTrialServerKilledDuringAJobsRunIsStartedAgainAndNoTrialDiesWithTheWorkerThatRestartedIt() throws {
+        let folder = try temporaryFolder()
+        try """
+        name: restart-jobs
+        runs:
+          - scenario: noop
+            strategies: [main, gcd-global]
+            repetitions: 300
+          # Last: one worker runs it to its deadline while the other, out of work,
+          # would exit; if that one restarted the server, this copy's parent-death
+          # signal is tied to it (half of the time, were workers to exit early).
+          - scenario: crash
+            parameters: {kind: hang}
+            strategies: [main]
+            timeout: 2s
+            expect: timedOut
+        """.write(toFile: (folder as NSString).appendingPathComponent("suite.yaml"), atomically: true, encoding: .utf8)
+        let runner = try BackgroundStrain(["run", "suite.yaml", "--out", "out", "--jobs", "2"], in: folder)
+        let server = try #require(runner.trialServer())
+        #expect(runner.waitForOutput("/601] ok"), "the server started trials")
+        kill(server, SIGKILL)
+        let result = runner.finish(timeout: 120)
+        #expect(result.status == 0, "\(result.stderr)")
+        let record = try RunRecordFile.read(from: (folder as NSString).appendingPathComponent("out/run.json"))
+        #expect(record.trials.count == 601)
+        #expect(record.trials.filter { $0.scenario == "noop" }.allSatisfy { $0.outcome.kind == .completed })
+        #expect(record.trials.last?.outcome.kind == .timedOut, "the last trial ran to its deadline: \(record.trials.last?.outcome.description ?? "none")")
+        #expect((record.execution?.serverRestarts ?? 0) >= 1)
+    }
+
+    @Test func aTrialServerThatCannotStartFallsBackToSpawningAndSaysSo() throws {
+        let (result, run, _) = try StrainBinary.runSuite("""
+        name: fallback
+        runs:
+          - scenario: noop
+            strategies: [main, gcd-global]
+        """, environment: ["STRAIN_TRIAL_SERVER": "refuse"])
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        #expect(result.stderr.contains("spawning each trial from now on"), "\(result.stderr)")
+        let record = try #require(run)
+        #expect(record.trials.allSatisfy { $0.outcome.kind == .completed })
+        let execution = try #require(record.execution)
+        #expect(execution.isolation == .server)
+        #expect(execution.serverTrials == 0)
+        #expect(execution.fallback?.contains("STRAIN_TRIAL_SERVER=refuse") == true, "\(execution)")
+    }
+
+    @Test func spawnIsolationStartsEveryTrialAsAFreshProcessAndABadValueIsAnInputError() throws {
+        let folder = try temporaryFolder()
+        try "name: spawn\nruns:\n  - scenario: noop\n    strategies: [main]\n"
+            .write(toFile: (folder as NSString).appendingPathComponent("suite.yaml"), atomically: true, encoding: .utf8)
+        let suite = (folder as NSString).appendingPathComponent("suite.yaml")
+        let out = (folder as NSString).appendingPathComponent("out")
+        let spawned = try StrainBinary.run(["run", suite, "--out", out, "--isolation", "spawn"])
+        #expect(spawned.status == 0, "\(spawned.stderr)")
+        let record = try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json"))
+        #expect(record.execution?.isolation == .spawn)
+        #expect(record.execution?.serverTrials == 0)
+        #expect(record.trials.first?.outcome.kind == .completed)
+
+        let bad = try StrainBinary.run(["run", suite, "--out", out + "-bad", "--isolation", "fork"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("fork"), "\(bad.stderr)")
+    }
+
+    @Test func theTrialServerAndItsTrialDieWithARunnerKilledWithSigkill() throws {
+        let folder = try temporaryFolder()
+        try """
+        name: hanging
+        runs:
+          - scenario: crash
+            parameters: {kind: hang}
+            strategies: [main]
+            timeout: 60s
+            expect: timedOut
+        """.write(toFile: (folder as NSString).appendingPathComponent("suite.yaml"), atomically: true, encoding: .utf8)
+        let runner = try BackgroundStrain(["run", "suite.yaml", "--out", "out"], in: folder)
+        let server = try #require(runner.trialServer())
+        let trial = try #require(runner.children().first)
+        runner.signal(SIGKILL)
+        _ = runner.finish(timeout: 10)
+        #expect(Processes.waitUntilGone(server, seconds: 5), "the server's parent-death signal ended it")
+        #expect(Processes.waitUntilGone(trial, seconds: 5), "the copy's parent-death signal is tied to the runner")
+        #expect(Processes.members(ofGroup: trial).isEmpty)
+    }
+}
+
+/// The trial server's protocol, from the runner's side, with requests it cannot serve.
+@Suite(.serialized) struct TrialServerProtocolTests {
+    @Test func aRequestTheServerCannotServeIsRefusedWithItsReasonAndOnlyThatTrialIsSpawned() throws {
+        let notices = Mutex<[String]>([])
+        let server = TrialServer(executable: StrainBinary.path, environment: TrialSupervisor.childEnvironment(heartbeat: false),
+                                 notice: { line in notices.withLock { $0.append(line) } })
+        server.prepare()
+        // Two descriptors where a trial needs its output, its errors and its result pipe.
+        #expect(server.startTrial(specJSON: "{}", descriptors: [1, 2]) == nil, "nothing was started")
+        let heard = notices.withLock { $0 }
+        #expect(heard == ["strain: the trial server could not start a trial (it refused the trial: the request came with 2 descriptors, not 3); spawning that trial"],
+                "\(heard)")
+        let statistics = server.statistics
+        #expect(statistics.restarts == 0, "a bad request says nothing against the server")
+        #expect(statistics.fallback == nil)
+        #expect(statistics.trials == 0)
+    }
+}
