@@ -16,6 +16,9 @@ let package = Package(
         // The built-in scenarios (`ScenarioCatalog.builtIn`), for a user's own `strain`
         // beside its own catalog; the only product that links OpenCombine.
         .library(name: "StrainScenarios", targets: ["StrainScenarios"]),
+        // The probe as a library any program can be started with: `strain exec`
+        // preloads libStrainProbe.so, found next to the `strain` executable.
+        .library(name: "StrainProbe", type: .dynamic, targets: ["CStrainPreload"]),
         // `swift package strain run|gate|compare|report …` in a package that depends on Strain.
         .plugin(name: "StrainPlugin", targets: ["StrainPlugin"]),
     ],
@@ -34,10 +37,36 @@ let package = Package(
             pkgConfig: "libunwind",
             providers: [.apt(["libunwind-dev"])]
         ),
-        // The async-signal-safe C: crash handler, alternate stacks, stack walks.
+        // The async-signal-safe C that runs inside the process under test: crash
+        // handler, alternate stacks, stack walks, dumps. libc and libunwind only.
         .target(
             name: "CStrainProbe",
             dependencies: ["CLibunwind"],
+            cSettings: [.define("_GNU_SOURCE")]
+        ),
+        // The probe for any program: a constructor and the pthread_create and
+        // sigaction interposers, over CStrainProbe (the `StrainProbe` product).
+        .target(
+            name: "CStrainPreload",
+            dependencies: ["CStrainProbe"],
+            cSettings: [.define("_GNU_SOURCE")],
+            linkerSettings: [
+                .linkedLibrary("dl"),
+                // Linked by swiftc, a library gets swiftrt.o and libswiftCore.so, whose
+                // runtime would then start in every C program run under `strain exec`.
+                // Embedded mode links C objects with neither. Only this target (only
+                // in the StrainProbe product) carries the flag, so a package that
+                // depends on Strain by version still uses every other product (checked
+                // with a tagged clone and StrainKit).
+                .unsafeFlags(["-enable-experimental-feature", "Embedded"], .when(platforms: [.linux])),
+            ]
+        ),
+        // C that stays out of the probe: the parent's ptrace walks and demangling,
+        // stop signals, the trial server's fork, faults on purpose, the reference
+        // loop and the walk comparison.
+        .target(
+            name: "CStrainTools",
+            dependencies: ["CLibunwind", "CStrainProbe"],
             cSettings: [.define("_GNU_SOURCE")],
             linkerSettings: [
                 // __cxa_demangle, for naming C++ frames in traces.
@@ -54,11 +83,11 @@ let package = Package(
         .target(name: "StrainRecords", exclude: ["RunRecord.schema.json"]),
         .target(
             name: "StrainKit",
-            dependencies: ["StrainRecords", "CStrainProbe", .product(name: "Histogram", package: "hdrhistogram-swift")]
+            dependencies: ["StrainRecords", "CStrainProbe", "CStrainTools", .product(name: "Histogram", package: "hdrhistogram-swift")]
         ),
         .target(
             name: "StrainRunner",
-            dependencies: ["StrainKit", .product(name: "Yams", package: "Yams")]
+            dependencies: ["StrainKit", "CStrainProbe", "CStrainTools", .product(name: "Yams", package: "Yams")]
         ),
         .target(name: "StrainReports", dependencies: ["StrainRecords"]),
         // Public API of StrainKit only, like any user's scenarios.

@@ -1,13 +1,56 @@
-// Shared between the fault handler and the dump: not part of the module's API.
+// Shared between the fault handler and the dumps: not part of the module's API.
 #ifndef STRAIN_INTERNAL_H
 #define STRAIN_INTERNAL_H
 
 #include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#pragma GCC visibility push(hidden)
 
 /// Whether a SIGSYS is the watchdog's dump request rather than a real fault.
 int strain_is_dump_request(const siginfo_t *info);
 
 /// Walks the calling thread's stack from `context` into its dump slot.
 void strain_dump_answer(const siginfo_t *info, void *context);
+
+/// Whether a signal asks for a whole-process dump: the dump signal (SIGQUIT), or
+/// a SIGSYS queued from another process with STRAIN_DUMP_REQUEST_VALUE.
+int strain_is_process_dump_request(int signal_number, const siginfo_t *info);
+
+/// Dumps every thread of the process into `dump-PID-N.txt` in the record
+/// directory, from a signal handler: the calling thread walks itself from
+/// `context`, the others answer SIGSYS requests. One dump at a time.
+void strain_dump_process(int signal_number, const siginfo_t *info, void *context);
+
+/// Buffered write(2) into a caller's buffer: the only output the handlers use.
+typedef struct {
+    int fd;
+    char *buffer;
+    size_t capacity;
+    size_t used;
+} strain_writer;
+
+void strain_writer_flush(strain_writer *writer);
+void strain_writer_put(strain_writer *writer, const char *text, size_t length);
+void strain_writer_string(strain_writer *writer, const char *text);
+void strain_writer_hex(strain_writer *writer, uintptr_t value);
+void strain_writer_decimal(strain_writer *writer, long long value);
+void strain_writer_field_hex(strain_writer *writer, const char *name, uintptr_t value);
+void strain_writer_field_decimal(strain_writer *writer, const char *name, long long value);
+/// Copies a whole file (a /proc file) into the writer; `skip_newline_end` drops a trailing newline.
+void strain_writer_file(strain_writer *writer, const char *path, int skip_newline_end);
+
+/// `<record directory>/<stem><pid>[-<sequence>]<extension>` into `out`; 0 when
+/// there is no record directory or it does not fit.
+int strain_record_path(char *out, size_t capacity, const char *stem, long sequence, const char *extension);
+
+/// The record directory, "" when records go to the descriptor.
+extern char strain_record_directory[];
+
+/// sigaction(2) as the probe calls it (libc's, past the preload's interposer).
+extern strain_sigaction_function strain_sigaction;
+
+#pragma GCC visibility pop
 
 #endif

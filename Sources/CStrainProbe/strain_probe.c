@@ -7,8 +7,12 @@
 //   the work started, because an overflowed stack has no room left;
 // - it records raw instruction pointers only (~0.7 µs a frame); the parent names
 //   them after the child is gone (~55 µs a name would be far too slow here);
-// - one fault is recorded per process: a second faulting thread waits to be
-//   killed with the process.
+// - one fault is recorded per process: a second faulting thread waits until the
+//   first has written its record, then passes its signal on too;
+// - after recording, it restores the disposition it replaced (the program's own
+//   handler, or the default) and passes the signal on, so the process ends (or
+//   goes on) as it would have without the probe: 139 stays 139, a core is dumped,
+//   the program's handler or the Swift backtracer still runs.
 #include "strain_probe.h"
 #include "strain_internal.h"
 
@@ -19,6 +23,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>  // rename(2)
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -33,56 +39,68 @@
 #define STRAIN_ALTSTACK_SIZE (256 * 1024)
 #define STRAIN_OUT_BUFFER_SIZE (64 * 1024)
 
-// SIGSYS also carries the watchdog's dump requests (strain_watch.c).
+// SIGSYS also carries the dump requests (strain_watch.c).
 static const int strain_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE, SIGSYS};
 #define STRAIN_SIGNAL_COUNT (sizeof(strain_signals) / sizeof(strain_signals[0]))
+#define STRAIN_MAX_SIGNAL 65
 
 // Process-wide state, set up before any fault by strain_probe_install.
 static int strain_record_fd = 2;
 static uintptr_t *strain_frames;        // head half, then a ring for the tail half
 static size_t strain_frame_capacity;
+// 0: nothing yet; 1: a fault is being recorded, or a trial claimed its result
+// (strain_claim_result); 2: a fault's record is written.
 static atomic_int strain_capturing;
 static volatile long strain_depth;
 static volatile long strain_depth_max;
 static char strain_out[STRAIN_OUT_BUFFER_SIZE];
-static size_t strain_out_used;
 
-// Per-thread state, filled by strain_thread_prepare outside the handler. The C
-// target links into the executable, so these use a static TLS model and reading
-// them in the handler does not allocate.
-static __thread int strain_thread_ready;
-static __thread strain_stack_bounds strain_thread_stack;
+// What each owned signal's disposition was, or what the program set since: the
+// handler restores it before passing the signal on.
+static struct sigaction strain_program_actions[STRAIN_MAX_SIGNAL];
+static volatile sig_atomic_t strain_owned[STRAIN_MAX_SIGNAL];
+static volatile sig_atomic_t strain_dump_signal_number;
+strain_sigaction_function strain_sigaction = sigaction;
+
+// Per-thread state, filled by strain_thread_prepare outside the handler. The
+// initial-exec model keeps reads in the handler free of __tls_get_addr (and its
+// allocation) in libStrainProbe.so too, which is preloaded, never dlopen'd.
+#define STRAIN_TLS __thread __attribute__((tls_model("initial-exec")))
+static STRAIN_TLS int strain_thread_ready;  // the alternate stack is installed
+static STRAIN_TLS int strain_thread_bounds_known;
+static STRAIN_TLS strain_stack_bounds strain_thread_stack;
+static STRAIN_TLS char *strain_thread_altstack;
 
 // MARK: - Async-signal-safe output
 
-static void strain_flush(void) {
+void strain_writer_flush(strain_writer *writer) {
     size_t done = 0;
-    while (done < strain_out_used) {
-        ssize_t n = write(strain_record_fd, strain_out + done, strain_out_used - done);
+    while (writer->fd >= 0 && done < writer->used) {
+        ssize_t n = write(writer->fd, writer->buffer + done, writer->used - done);
         if (n < 0) {
             if (errno == EINTR) continue;
             break;  // the reader is gone; nothing more can be said
         }
         done += (size_t)n;
     }
-    strain_out_used = 0;
+    writer->used = 0;
 }
 
-static void strain_put(const char *text, size_t length) {
+void strain_writer_put(strain_writer *writer, const char *text, size_t length) {
     while (length > 0) {
-        if (strain_out_used == STRAIN_OUT_BUFFER_SIZE) strain_flush();
-        size_t room = STRAIN_OUT_BUFFER_SIZE - strain_out_used;
+        if (writer->used == writer->capacity) strain_writer_flush(writer);
+        size_t room = writer->capacity - writer->used;
         size_t chunk = length < room ? length : room;
-        memcpy(strain_out + strain_out_used, text, chunk);
-        strain_out_used += chunk;
+        memcpy(writer->buffer + writer->used, text, chunk);
+        writer->used += chunk;
         text += chunk;
         length -= chunk;
     }
 }
 
-static void strain_put_string(const char *text) { strain_put(text, strlen(text)); }
+void strain_writer_string(strain_writer *writer, const char *text) { strain_writer_put(writer, text, strlen(text)); }
 
-static void strain_put_hex(uintptr_t value) {
+void strain_writer_hex(strain_writer *writer, uintptr_t value) {
     char digits[2 + 2 * sizeof(uintptr_t)];
     size_t at = sizeof(digits);
     do {
@@ -91,10 +109,10 @@ static void strain_put_hex(uintptr_t value) {
     } while (value != 0);
     digits[--at] = 'x';
     digits[--at] = '0';
-    strain_put(digits + at, sizeof(digits) - at);
+    strain_writer_put(writer, digits + at, sizeof(digits) - at);
 }
 
-static void strain_put_decimal(long long value) {
+void strain_writer_decimal(strain_writer *writer, long long value) {
     char digits[24];
     size_t at = sizeof(digits);
     unsigned long long magnitude = value < 0 ? 0ULL - (unsigned long long)value : (unsigned long long)value;
@@ -103,36 +121,83 @@ static void strain_put_decimal(long long value) {
         magnitude /= 10;
     } while (magnitude != 0);
     if (value < 0) digits[--at] = '-';
-    strain_put(digits + at, sizeof(digits) - at);
+    strain_writer_put(writer, digits + at, sizeof(digits) - at);
 }
 
-static void strain_put_field_hex(const char *name, uintptr_t value) {
-    strain_put_string(name);
-    strain_put(" ", 1);
-    strain_put_hex(value);
-    strain_put("\n", 1);
+void strain_writer_field_hex(strain_writer *writer, const char *name, uintptr_t value) {
+    strain_writer_string(writer, name);
+    strain_writer_put(writer, " ", 1);
+    strain_writer_hex(writer, value);
+    strain_writer_put(writer, "\n", 1);
 }
 
-static void strain_put_field_decimal(const char *name, long long value) {
-    strain_put_string(name);
-    strain_put(" ", 1);
-    strain_put_decimal(value);
-    strain_put("\n", 1);
+void strain_writer_field_decimal(strain_writer *writer, const char *name, long long value) {
+    strain_writer_string(writer, name);
+    strain_writer_put(writer, " ", 1);
+    strain_writer_decimal(writer, value);
+    strain_writer_put(writer, "\n", 1);
 }
 
-// Copies /proc/self/maps as it is at the fault, so the parent can map each
-// address to its module and file offset. open/read/write are async-signal-safe.
-static void strain_put_maps(void) {
-    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+// open/read/write are async-signal-safe: /proc/self/maps as it is at the fault,
+// so the parent can map each address to its module and file offset.
+void strain_writer_file(strain_writer *writer, const char *path, int skip_newline_end) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return;
     char chunk[4096];
+    char last = 0;
     for (;;) {
         ssize_t n = read(fd, chunk, sizeof(chunk));
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) break;
-        strain_put(chunk, (size_t)n);
+        if (skip_newline_end && chunk[n - 1] == '\n') {
+            if (last) strain_writer_put(writer, &last, 1);
+            strain_writer_put(writer, chunk, (size_t)n - 1);
+            last = '\n';
+        } else {
+            if (last) strain_writer_put(writer, &last, 1);
+            strain_writer_put(writer, chunk, (size_t)n);
+            last = 0;
+        }
     }
     close(fd);
+}
+
+char strain_record_directory[PATH_MAX];
+
+int strain_record_path(char *out, size_t capacity, const char *stem, long sequence, const char *extension) {
+    if (strain_record_directory[0] == 0) return 0;
+    char pid[24], number[24];
+    size_t at = sizeof(pid);
+    pid[--at] = 0;
+    long value = (long)getpid();
+    do { pid[--at] = (char)('0' + value % 10); value /= 10; } while (value != 0);
+    const char *pid_text = pid + at;
+    const char *number_text = "";
+    if (sequence >= 0) {
+        at = sizeof(number);
+        number[--at] = 0;
+        value = sequence;
+        do { number[--at] = (char)('0' + value % 10); value /= 10; } while (value != 0);
+        number[--at] = '-';
+        number_text = number + at;
+    }
+    size_t need = strlen(strain_record_directory) + 1 + strlen(stem) + strlen(pid_text) + strlen(number_text) + strlen(extension) + 1;
+    if (need > capacity) return 0;
+    out[0] = 0;
+    // strcat is async-signal-safe in practice (it touches only its arguments).
+    strcat(out, strain_record_directory);
+    strcat(out, "/");
+    strcat(out, stem);
+    strcat(out, pid_text);
+    strcat(out, number_text);
+    strcat(out, extension);
+    return 1;
+}
+
+int strain_probe_record_to_directory(const char *directory) {
+    if (directory == NULL || strlen(directory) + 64 >= PATH_MAX) return ENAMETOOLONG;
+    strcpy(strain_record_directory, directory);
+    return 0;
 }
 
 int strain_thread_id(void) { return (int)syscall(SYS_gettid); }
@@ -158,15 +223,128 @@ uint64_t strain_monotonic_ns(void) {
 // buffer twice, say) from being called an overflow: there the stack pointer is
 // still high up in the stack. A walk that could not read the stack pointer
 // leaves the address alone to decide.
-static int strain_is_overflow(uintptr_t address, uintptr_t sp) {
-    if (!strain_thread_ready || address == 0) return 0;
-    const uintptr_t low = strain_thread_stack.low;
+static int strain_is_overflow(uintptr_t address, uintptr_t sp, const strain_stack_bounds *bounds) {
+    if (bounds == NULL || address == 0) return 0;
+    const uintptr_t low = bounds->low;
     const size_t page = 4096;
-    size_t below = strain_thread_stack.guard_size + 1024 * 1024;
+    size_t below = bounds->guard_size + 1024 * 1024;
     uintptr_t floor = low > below ? low - below : 0;
     if (!(address >= floor && address < low + page)) return 0;
     const size_t bottom = 64 * 1024;
     return sp == 0 || sp < low + bottom;
+}
+
+// One line of /proc/self/maps: `start-end perms …`; 0 when it is not one.
+static int strain_parse_mapping(const char *line, size_t length, uintptr_t *start, uintptr_t *end, char perms[4]) {
+    size_t at = 0;
+    uintptr_t values[2] = {0, 0};
+    for (int field = 0; field < 2; field++) {
+        size_t digits = 0;
+        for (; at < length; at++, digits++) {
+            char c = line[at];
+            int value = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+            if (value < 0) break;
+            values[field] = values[field] * 16 + (uintptr_t)value;
+        }
+        if (digits == 0 || at >= length || line[at] != (field == 0 ? '-' : ' ')) return 0;
+        at++;
+    }
+    if (at + 4 > length) return 0;
+    memcpy(perms, line + at, 4);
+    *start = values[0];
+    *end = values[1];
+    return 1;
+}
+
+// The stack of a thread whose bounds were never asked for (a thread under
+// `strain exec` skips pthread_getattr_np, about 0.6 µs of every pthread_create):
+// the readable and writable mapping holding `sp`, and the PROT_NONE guard right
+// under it, from /proc/self/maps. When `sp` itself ran into the guard, the stack
+// is the mapping right above. glibc maps a thread's guard and stack as one block,
+// so this is what pthread_getattr_np would have said. Only open, read and close:
+// async-signal-safe.
+static int strain_stack_from_maps(uintptr_t sp, strain_stack_bounds *out) {
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    char buffer[4096];
+    size_t used = 0;
+    uintptr_t previous_start = 0, previous_end = 0;
+    int previous_guard = 0, in_guard = 0, found = 0, done = 0;
+    size_t guard = 0;
+    while (!done) {
+        ssize_t n = read(fd, buffer + used, sizeof(buffer) - used);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        used += (size_t)n;
+        size_t line_start = 0;
+        for (size_t i = 0; i < used && !done; i++) {
+            if (buffer[i] != '\n') continue;
+            uintptr_t start, end;
+            char perms[4];
+            if (strain_parse_mapping(buffer + line_start, i - line_start, &start, &end, perms)) {
+                int writable = perms[0] == 'r' && perms[1] == 'w';
+                int is_guard = perms[0] == '-' && perms[1] == '-' && perms[2] == '-';
+                if (in_guard) {
+                    if (start == previous_end && writable) {
+                        out->low = start;
+                        out->high = end;
+                        out->guard_size = guard;
+                        found = 1;
+                    }
+                    done = 1;
+                } else if (sp >= start && sp < end) {
+                    if (writable) {
+                        out->low = start;
+                        out->high = end;
+                        out->guard_size = previous_guard && previous_end == start ? previous_end - previous_start : 0;
+                        found = 1;
+                        done = 1;
+                    } else if (is_guard) {
+                        in_guard = 1;
+                        guard = end - start;
+                    } else {
+                        done = 1;
+                    }
+                }
+                previous_start = start;
+                previous_end = end;
+                previous_guard = is_guard;
+            }
+            line_start = i + 1;
+        }
+        memmove(buffer, buffer + line_start, used - line_start);
+        used -= line_start;
+        if (used == sizeof(buffer)) used = 0;  // a line longer than the buffer: skip it
+    }
+    close(fd);
+    return found;
+}
+
+// Restores the disposition the probe replaced (or the one the program set
+// since), then passes the signal on. A fault the kernel raised for an
+// instruction (SIGSEGV, SIGBUS, SIGILL, SIGFPE) is simply returned to: the
+// instruction runs again and faults again, now with the program's handler or
+// the default action, with the real siginfo and context. A sent signal (abort's
+// SIGABRT, kill) and a trap (int3 has been stepped over) are queued again to
+// this thread, with the same siginfo where the kernel allows it; they arrive as
+// soon as this handler returns.
+static void strain_pass_on(int signal_number, siginfo_t *info) {
+    if (signal_number > 0 && signal_number < STRAIN_MAX_SIGNAL) {
+        strain_owned[signal_number] = 0;
+        strain_sigaction(signal_number, &strain_program_actions[signal_number], NULL);
+    }
+    if (info->si_code > 0 && signal_number != SIGTRAP) return;
+    pid_t pid = getpid();
+    pid_t tid = (pid_t)syscall(SYS_gettid);
+    if (syscall(SYS_rt_tgsigqueueinfo, pid, tid, signal_number, info) != 0) {
+        syscall(SYS_tgkill, pid, tid, signal_number);
+    }
+}
+
+static int strain_program_has_handler(int signal_number) {
+    const struct sigaction *action = &strain_program_actions[signal_number];
+    return (action->sa_flags & SA_SIGINFO) ? action->sa_sigaction != NULL
+        : (action->sa_handler != SIG_DFL && action->sa_handler != SIG_IGN);
 }
 
 static void strain_fault_handler(int signal_number, siginfo_t *info, void *context) {
@@ -174,12 +352,32 @@ static void strain_fault_handler(int signal_number, siginfo_t *info, void *conte
         strain_dump_answer(info, context);
         return;
     }
+    if (strain_is_process_dump_request(signal_number, info)) {
+        strain_dump_process(signal_number, info, context);
+        return;
+    }
+    if (signal_number == SIGQUIT) {
+        // The dump signal, handed back to the program while this was on its way.
+        strain_pass_on(signal_number, info);
+        return;
+    }
+    if (signal_number == SIGSYS && strain_program_has_handler(SIGSYS)) {
+        // A program that handles SIGSYS (a seccomp sandbox) does so on purpose.
+        strain_pass_on(signal_number, info);
+        return;
+    }
     uint64_t fault_ns = strain_monotonic_ns();
     int expected = 0;
     if (!atomic_compare_exchange_strong(&strain_capturing, &expected, 1)) {
-        // Another thread is already writing a record (a fault, or the trial's
-        // report, see strain_claim_result); it ends the process.
-        for (;;) pause();
+        // Another thread is writing its record, or the trial's report claimed
+        // the result (strain_claim_result, which never lets go). Once a record
+        // is written, pass this signal on as the first thread did.
+        while (atomic_load(&strain_capturing) == 1) {
+            struct timespec pause = {0, 1000 * 1000};
+            nanosleep(&pause, NULL);
+        }
+        strain_pass_on(signal_number, info);
+        return;
     }
 
     uintptr_t address = (uintptr_t)info->si_addr;
@@ -209,129 +407,248 @@ static void strain_fault_handler(int signal_number, siginfo_t *info, void *conte
         } while (unw_step(&cursor) > 0);
     }
     uint64_t walked_ns = strain_monotonic_ns();
-    int overflow = (signal_number == SIGSEGV || signal_number == SIGBUS) && strain_is_overflow(address, first_sp);
+    strain_stack_bounds bounds = strain_thread_stack;
+    int bounds_known = strain_thread_bounds_known || strain_stack_from_maps(first_sp != 0 ? first_sp : address, &bounds);
+    int overflow = (signal_number == SIGSEGV || signal_number == SIGBUS) &&
+        strain_is_overflow(address, first_sp, bounds_known ? &bounds : NULL);
 
-    strain_put_string("STRAIN-FAULT 1\n");
-    strain_put_field_decimal("signal", signal_number);
-    strain_put_field_decimal("code", info->si_code);
-    strain_put_field_hex("address", address);
-    strain_put_field_hex("sp", first_sp);
-    strain_put_field_decimal("tid", (long long)syscall(SYS_gettid));
-    strain_put_field_decimal("overflow", overflow);
-    strain_put_field_decimal("prepared", strain_thread_ready);
-    if (strain_thread_ready) {
-        strain_put_field_hex("stack_low", strain_thread_stack.low);
-        strain_put_field_hex("stack_high", strain_thread_stack.high);
-        strain_put_field_decimal("guard", (long long)strain_thread_stack.guard_size);
+    // A program under `strain exec` gets a file of its own in the run folder;
+    // a trial writes to its result pipe.
+    strain_writer writer = {strain_record_fd, strain_out, STRAIN_OUT_BUFFER_SIZE, 0};
+    char path[PATH_MAX];
+    char temporary[PATH_MAX];
+    int to_file = strain_record_path(path, sizeof(path), "fault-", -1, ".txt")
+        && strain_record_path(temporary, sizeof(temporary), "fault-", -1, ".tmp");
+    if (to_file) writer.fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+    strain_writer_string(&writer, "STRAIN-FAULT 1\n");
+    strain_writer_field_decimal(&writer, "signal", signal_number);
+    strain_writer_field_decimal(&writer, "code", info->si_code);
+    strain_writer_field_hex(&writer, "address", address);
+    strain_writer_field_hex(&writer, "sp", first_sp);
+    strain_writer_field_decimal(&writer, "pid", (long long)getpid());
+    strain_writer_field_decimal(&writer, "tid", (long long)syscall(SYS_gettid));
+    strain_writer_field_decimal(&writer, "overflow", overflow);
+    strain_writer_field_decimal(&writer, "prepared", strain_thread_ready);
+    if (bounds_known) {
+        strain_writer_field_hex(&writer, "stack_low", bounds.low);
+        strain_writer_field_hex(&writer, "stack_high", bounds.high);
+        strain_writer_field_decimal(&writer, "guard", (long long)bounds.guard_size);
     }
-    strain_put_field_decimal("depth", strain_depth);
-    strain_put_field_decimal("frames_total", (long long)total);
-    strain_put_field_decimal("walk_ns", (long long)(walked_ns - fault_ns));
+    strain_writer_field_decimal(&writer, "depth", strain_depth);
+    strain_writer_field_decimal(&writer, "frames_total", (long long)total);
+    strain_writer_field_decimal(&writer, "walk_ns", (long long)(walked_ns - fault_ns));
 
     // Frames in call order from the fault: the head as walked, then the tail ring
     // unrolled from its oldest entry. Frames between them were counted, not kept.
     size_t head = total < head_capacity ? total : head_capacity;
     size_t tail = total > head_capacity ? total - head_capacity : 0;
     if (tail > tail_capacity) tail = tail_capacity;
-    strain_put_field_decimal("frames_head", (long long)head);
-    strain_put_field_decimal("frames_tail", (long long)tail);
+    strain_writer_field_decimal(&writer, "frames_head", (long long)head);
+    strain_writer_field_decimal(&writer, "frames_tail", (long long)tail);
     for (size_t i = 0; i < head; i++) {
-        strain_put("f ", 2);
-        strain_put_hex(strain_frames[i]);
-        strain_put("\n", 1);
+        strain_writer_put(&writer, "f ", 2);
+        strain_writer_hex(&writer, strain_frames[i]);
+        strain_writer_put(&writer, "\n", 1);
     }
     size_t tail_start = total - tail;  // index, in walk order, of the oldest kept tail frame
     for (size_t i = 0; i < tail; i++) {
         size_t walk_index = tail_start + i;
-        strain_put("f ", 2);
-        strain_put_hex(strain_frames[head_capacity + (walk_index - head_capacity) % tail_capacity]);
-        strain_put("\n", 1);
+        strain_writer_put(&writer, "f ", 2);
+        strain_writer_hex(&writer, strain_frames[head_capacity + (walk_index - head_capacity) % tail_capacity]);
+        strain_writer_put(&writer, "\n", 1);
     }
-    strain_put_string("maps\n");
-    strain_put_maps();
-    strain_put_string("end-maps\n");
-    strain_flush();
-    strain_put_field_decimal("capture_ns", (long long)(strain_monotonic_ns() - fault_ns));
-    strain_put_string("END\n");
-    strain_flush();
+    strain_writer_string(&writer, "maps\n");
+    strain_writer_file(&writer, "/proc/self/maps", 0);
+    strain_writer_string(&writer, "end-maps\n");
+    strain_writer_flush(&writer);
+    strain_writer_field_decimal(&writer, "capture_ns", (long long)(strain_monotonic_ns() - fault_ns));
+    strain_writer_string(&writer, "END\n");
+    strain_writer_flush(&writer);
+    if (to_file && writer.fd >= 0) {
+        close(writer.fd);
+        // rename(2) is async-signal-safe: the record appears whole or not at all.
+        rename(temporary, path);
+    }
+    atomic_store(&strain_capturing, 2);
 
-    // Die of the same signal, so the parent sees how the child really ended.
-    struct sigaction default_action;
-    memset(&default_action, 0, sizeof(default_action));
-    default_action.sa_handler = SIG_DFL;
-    sigaction(signal_number, &default_action, NULL);
-    sigset_t unblock;
-    sigemptyset(&unblock);
-    sigaddset(&unblock, signal_number);
-    pthread_sigmask(SIG_UNBLOCK, &unblock, NULL);
-    syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), signal_number);
-    _exit(128 + signal_number);
+    // End as the process would have without the probe: the same signal, to the
+    // same disposition it had (a trial's child: the default, so the parent sees
+    // how it really ended).
+    strain_pass_on(signal_number, info);
 }
 
 // MARK: - Setup (ordinary code)
 
-int strain_probe_install(int record_fd, size_t max_frames) {
-    if (max_frames < 2) max_frames = 2;
-    size_t bytes = max_frames * sizeof(uintptr_t);
-    void *frames = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (frames == MAP_FAILED) return errno;
-    strain_frames = frames;
-    strain_frame_capacity = max_frames;
-    strain_record_fd = record_fd;
+void strain_probe_use_sigaction(strain_sigaction_function function) {
+    if (function != NULL) strain_sigaction = function;
+}
 
-    struct sigaction ignore;
-    memset(&ignore, 0, sizeof(ignore));
-    ignore.sa_handler = SIG_IGN;
-    sigaction(SIGPIPE, &ignore, NULL);
+int strain_probe_owns_signal(int signal_number) {
+    return signal_number > 0 && signal_number < STRAIN_MAX_SIGNAL && strain_owned[signal_number];
+}
 
+void strain_probe_program_action(int signal_number, const struct sigaction *action, struct sigaction *old) {
+    if (signal_number <= 0 || signal_number >= STRAIN_MAX_SIGNAL) return;
+    if (old != NULL) *old = strain_program_actions[signal_number];
+    if (action != NULL) strain_program_actions[signal_number] = *action;
+}
+
+static int strain_take_signal(int signal_number) {
     struct sigaction action;
     memset(&action, 0, sizeof(action));
     action.sa_sigaction = strain_fault_handler;
-    action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    // SA_RESTART: a dump request that lands in a blocking read or lock wait of the
+    // program resumes it, instead of making it fail with EINTR.
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
     sigemptyset(&action.sa_mask);
+    struct sigaction previous;
+    if (strain_sigaction(signal_number, &action, &previous) != 0) return errno;
+    // Installed twice (a trial server's child after a fork): keep what was there first.
+    if (!strain_owned[signal_number]) strain_program_actions[signal_number] = previous;
+    strain_owned[signal_number] = 1;
+    return 0;
+}
+
+int strain_probe_install(int record_fd, size_t max_frames) {
+    if (max_frames < 2) max_frames = 2;
+    if (strain_frames == NULL || strain_frame_capacity < max_frames) {
+        size_t bytes = max_frames * sizeof(uintptr_t);
+        void *frames = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (frames == MAP_FAILED) return errno;
+        strain_frames = frames;
+        strain_frame_capacity = max_frames;
+    }
+    strain_record_fd = record_fd;
+
+    if (record_fd >= 0) {
+        struct sigaction ignore;
+        memset(&ignore, 0, sizeof(ignore));
+        ignore.sa_handler = SIG_IGN;
+        strain_sigaction(SIGPIPE, &ignore, NULL);
+    }
     for (size_t i = 0; i < STRAIN_SIGNAL_COUNT; i++) {
-        if (sigaction(strain_signals[i], &action, NULL) != 0) return errno;
+        int status = strain_take_signal(strain_signals[i]);
+        if (status != 0) return status;
     }
     return strain_thread_prepare();
 }
 
+int strain_probe_answer_dumps_on(int signal_number) {
+    if (signal_number <= 0 || signal_number >= STRAIN_MAX_SIGNAL) return EINVAL;
+    int status = strain_take_signal(signal_number);
+    if (status == 0) strain_dump_signal_number = signal_number;
+    return status;
+}
+
+int strain_probe_release_dump_signal(int signal_number, const struct sigaction *action) {
+    if (signal_number != strain_dump_signal_number) return EINVAL;
+    if (signal_number != 0) {
+        strain_dump_signal_number = 0;
+        strain_owned[signal_number] = 0;
+        if (action != NULL) strain_program_actions[signal_number] = *action;
+        if (strain_sigaction(signal_number, &strain_program_actions[signal_number], NULL) != 0) return errno;
+    }
+    char path[PATH_MAX];
+    if (strain_record_path(path, sizeof(path), "sigquit-", -1, "")) {
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd >= 0) close(fd);
+    }
+    return 0;
+}
+
+int strain_probe_dump_signal(void) { return strain_dump_signal_number; }
+
 size_t strain_probe_frame_capacity(void) { return strain_frame_capacity; }
 
-int strain_thread_prepare(void) {
-    if (strain_thread_ready) return 0;
+// Alternate stacks of ended threads, kept for the next threads: a program that
+// creates and joins threads at a high rate pays mmap, mprotect and munmap (and
+// munmap's TLB shootdown) only when the cache is empty or full. A try-lock, never
+// a wait: after a fork in the middle of a take or a give, the child's cache
+// stays busy and it maps and unmaps instead of deadlocking.
+#define STRAIN_ALTSTACK_CACHE 64
+static void *strain_altstack_cache[STRAIN_ALTSTACK_CACHE];
+static int strain_altstack_cached;
+static atomic_flag strain_altstack_busy = ATOMIC_FLAG_INIT;
 
-    pthread_attr_t attributes;
-    int status = pthread_getattr_np(pthread_self(), &attributes);
-    if (status != 0) return status;
-    void *stack_address = NULL;
-    size_t stack_size = 0;
-    size_t guard_size = 0;
-    pthread_attr_getstack(&attributes, &stack_address, &stack_size);
-    pthread_attr_getguardsize(&attributes, &guard_size);
-    pthread_attr_destroy(&attributes);
-
+// A region of a guard page and an alternate stack; NULL (errno set) when none could be mapped.
+static char *strain_altstack_take(size_t page) {
+    if (!atomic_flag_test_and_set_explicit(&strain_altstack_busy, memory_order_acquire)) {
+        char *cached = strain_altstack_cached > 0 ? strain_altstack_cache[--strain_altstack_cached] : NULL;
+        atomic_flag_clear_explicit(&strain_altstack_busy, memory_order_release);
+        if (cached != NULL) return cached;
+    }
     // The alternate stack has a PROT_NONE page below it, so a handler that ran
     // out of room faults visibly instead of writing over another mapping.
-    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
     char *region = mmap(NULL, STRAIN_ALTSTACK_SIZE + page, PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (region == MAP_FAILED) return errno;
+    if (region == MAP_FAILED) return NULL;
     mprotect(region, page, PROT_NONE);
+    return region;
+}
+
+// Takes back a region no thread uses as its alternate stack any more.
+static void strain_altstack_give(char *region, size_t page) {
+    if (!atomic_flag_test_and_set_explicit(&strain_altstack_busy, memory_order_acquire)) {
+        int kept = strain_altstack_cached < STRAIN_ALTSTACK_CACHE;
+        if (kept) strain_altstack_cache[strain_altstack_cached++] = region;
+        atomic_flag_clear_explicit(&strain_altstack_busy, memory_order_release);
+        if (kept) return;
+    }
+    munmap(region, STRAIN_ALTSTACK_SIZE + page);
+}
+
+int strain_thread_prepare_alternate_stack(void) {
+    if (strain_thread_ready) return 0;
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    char *region = strain_altstack_take(page);
+    if (region == NULL) return errno;
     stack_t alternate;
     alternate.ss_sp = region + page;
     alternate.ss_size = STRAIN_ALTSTACK_SIZE;
     alternate.ss_flags = 0;
     if (sigaltstack(&alternate, NULL) != 0) {
         int error = errno;
-        munmap(region, STRAIN_ALTSTACK_SIZE + page);
+        strain_altstack_give(region, page);
         return error;
     }
-
-    strain_thread_stack.low = (uintptr_t)stack_address;
-    strain_thread_stack.high = (uintptr_t)stack_address + stack_size;
-    strain_thread_stack.guard_size = guard_size;
+    strain_thread_altstack = region;
     strain_thread_ready = 1;
     return 0;
+}
+
+int strain_thread_prepare(void) {
+    if (strain_thread_ready && strain_thread_bounds_known) return 0;
+    if (!strain_thread_bounds_known) {
+        pthread_attr_t attributes;
+        int status = pthread_getattr_np(pthread_self(), &attributes);
+        if (status != 0) return status;
+        void *stack_address = NULL;
+        size_t stack_size = 0;
+        size_t guard_size = 0;
+        pthread_attr_getstack(&attributes, &stack_address, &stack_size);
+        pthread_attr_getguardsize(&attributes, &guard_size);
+        pthread_attr_destroy(&attributes);
+        strain_thread_stack.low = (uintptr_t)stack_address;
+        strain_thread_stack.high = (uintptr_t)stack_address + stack_size;
+        strain_thread_stack.guard_size = guard_size;
+        strain_thread_bounds_known = 1;
+    }
+    return strain_thread_prepare_alternate_stack();
+}
+
+void strain_thread_release(void) {
+    if (!strain_thread_ready || strain_thread_altstack == NULL) return;
+    // Off first, then unmapped: a signal in between finds no alternate stack
+    // (and runs on the thread's own), never a freed one.
+    stack_t off;
+    memset(&off, 0, sizeof(off));
+    off.ss_flags = SS_DISABLE;
+    if (sigaltstack(&off, NULL) != 0) return;  // in use: this is a handler; keep it
+    strain_altstack_give(strain_thread_altstack, (size_t)sysconf(_SC_PAGESIZE));
+    strain_thread_altstack = NULL;
+    strain_thread_ready = 0;
+    strain_thread_bounds_known = 0;
 }
 
 int strain_thread_bounds(strain_stack_bounds *out) {
@@ -409,11 +726,6 @@ long strain_marked_depth(void) { return strain_depth; }
 
 long strain_deepest_marked_depth(void) { return strain_depth_max; }
 
-void strain_crash_null_dereference(void) {
-    volatile int *volatile nowhere = NULL;
-    *nowhere = 1;
-}
-
 int strain_set_stack_profile(size_t thread_stack_bytes, size_t main_stack_bytes) {
     if (main_stack_bytes != 0) {
         struct rlimit limit;
@@ -445,22 +757,4 @@ int strain_thread_count(void) {
     const char *line = strstr(text, "\nThreads:");
     if (line == NULL) return -1;
     return atoi(line + strlen("\nThreads:"));
-}
-
-// MARK: - Demangling (ordinary code, used by the parent's symbolizer)
-
-// Exported by the Swift runtime (libswiftCore) and by libstdc++ respectively.
-extern char *swift_demangle(const char *mangled, size_t length, char *buffer, size_t *buffer_size, uint32_t flags);
-extern char *__cxa_demangle(const char *mangled, char *buffer, size_t *length, int *status);
-
-char *strain_demangle_swift(const char *name) {
-    if (name == NULL) return NULL;
-    return swift_demangle(name, strlen(name), NULL, NULL, 0);
-}
-
-char *strain_demangle_cxx(const char *name) {
-    if (name == NULL || strncmp(name, "_Z", 2) != 0) return NULL;
-    int status = 0;
-    char *result = __cxa_demangle(name, NULL, NULL, &status);
-    return status == 0 ? result : NULL;
 }

@@ -2,6 +2,8 @@
 // (a confinement violation, the thread that confined an object). Not
 // async-signal-safe, and need not be: it runs in ordinary code.
 #include "strain_probe.h"
+
+#define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
 size_t strain_capture_stack(uintptr_t *ips, size_t max_frames) {

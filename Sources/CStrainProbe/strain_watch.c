@@ -16,6 +16,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>  // rename(2)
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -337,6 +339,144 @@ int strain_dump_slot_read(size_t index, strain_dump_thread *out) {
     return 1;
 }
 
+// MARK: - A whole process' dump, asked from outside (SIGQUIT, `strain dump`)
+
+#define STRAIN_PROCESS_DUMP_THREADS 4096
+#define STRAIN_SELF_FRAMES 256
+
+static int strain_request_tids[STRAIN_PROCESS_DUMP_THREADS];
+static uintptr_t strain_self_frames[STRAIN_SELF_FRAMES];
+static char strain_dump_out[64 * 1024];
+static atomic_int strain_process_dumping;
+static long strain_process_dump_sequence;
+
+int strain_is_process_dump_request(int signal_number, const siginfo_t *info) {
+    int dump_signal = strain_probe_dump_signal();
+    if (dump_signal != 0 && signal_number == dump_signal) return 1;
+    return signal_number == SIGSYS && info->si_code == SI_QUEUE && info->si_pid != getpid() &&
+        info->si_value.sival_int == STRAIN_DUMP_REQUEST_VALUE;
+}
+
+// The ids in /proc/self/task, but `self`: getdents64 and open are async-signal-safe.
+static size_t strain_list_threads(int self, int *tids, size_t capacity) {
+    size_t count = 0;
+    int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    char buffer[4096] __attribute__((aligned(8)));
+    for (;;) {
+        long length = syscall(SYS_getdents64, fd, buffer, sizeof(buffer));
+        if (length <= 0) break;
+        for (long at = 0; at < length;) {
+            // struct linux_dirent64: ino (8), off (8), reclen (2), type (1), name.
+            unsigned short record_length;
+            memcpy(&record_length, buffer + at + 16, sizeof(record_length));
+            const char *name = buffer + at + 19;
+            int tid = 0;
+            for (const char *c = name; *c >= '0' && *c <= '9'; c++) tid = tid * 10 + (*c - '0');
+            if (tid > 0 && tid != self && count < capacity) tids[count++] = tid;
+            at += record_length;
+        }
+    }
+    close(fd);
+    return count;
+}
+
+static void strain_put_thread_file(strain_writer *writer, const char *label, int tid, const char *file) {
+    char path[64] = "/proc/self/task/";
+    char digits[16];
+    size_t at = sizeof(digits);
+    digits[--at] = 0;
+    do { digits[--at] = (char)('0' + tid % 10); tid /= 10; } while (tid != 0);
+    strcat(path, digits + at);
+    strcat(path, "/");
+    strcat(path, file);
+    strain_writer_string(writer, label);
+    strain_writer_put(writer, " ", 1);
+    strain_writer_file(writer, path, 1);
+    strain_writer_put(writer, "\n", 1);
+}
+
+static void strain_put_dumped_thread(strain_writer *writer, int tid, int answered, int in_work, long total,
+                                     const uintptr_t *frames, int count) {
+    strain_writer_field_decimal(writer, "thread", tid);
+    strain_writer_field_decimal(writer, "answered", answered);
+    strain_writer_field_decimal(writer, "in_work", in_work);
+    strain_writer_field_decimal(writer, "frames_total", total);
+    strain_put_thread_file(writer, "name", tid, "comm");
+    strain_put_thread_file(writer, "stat", tid, "stat");
+    strain_put_thread_file(writer, "syscall", tid, "syscall");
+    for (int i = 0; i < count; i++) {
+        strain_writer_put(writer, "f ", 2);
+        strain_writer_hex(writer, frames[i]);
+        strain_writer_put(writer, "\n", 1);
+    }
+}
+
+void strain_dump_process(int signal_number, const siginfo_t *info, void *context) {
+    int saved_errno = errno;
+    int expected = 0;
+    if (strain_slots == NULL || atomic_load(&strain_dump_active) ||
+        !atomic_compare_exchange_strong(&strain_process_dumping, &expected, 1)) {
+        errno = saved_errno;  // a dump is under way: this request is answered by it
+        return;
+    }
+    uint64_t started = strain_monotonic_ns();
+    int self = (int)syscall(SYS_gettid);
+    size_t count = strain_list_threads(self, strain_request_tids, STRAIN_PROCESS_DUMP_THREADS);
+    if (count > strain_slot_capacity) count = strain_slot_capacity;
+    // The others answer a SIGSYS each, on their own alternate stacks, while this
+    // thread walks itself from the signal's context.
+    strain_dump_threads(strain_request_tids, count, 300ULL * 1000 * 1000);
+    atomic_store_explicit(&strain_dump_active, 0, memory_order_seq_cst);
+    long self_total = 0;
+    int self_kept = 0;
+    unw_cursor_t cursor;
+    if (unw_init_local2(&cursor, (unw_context_t *)context, UNW_INIT_SIGNAL_FRAME) == 0) {
+        do {
+            unw_word_t ip = 0;
+            if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0) break;
+            if (self_kept < STRAIN_SELF_FRAMES) strain_self_frames[self_kept++] = (uintptr_t)ip;
+            self_total++;
+        } while (unw_step(&cursor) > 0 && self_total < 100000);
+    }
+    uint64_t walked = strain_monotonic_ns();
+
+    long sequence = ++strain_process_dump_sequence;
+    char path[PATH_MAX];
+    char temporary[PATH_MAX];
+    strain_writer writer = {-1, strain_dump_out, sizeof(strain_dump_out), 0};
+    if (strain_record_path(path, sizeof(path), "dump-", sequence, ".txt") &&
+        strain_record_path(temporary, sizeof(temporary), "dump-", sequence, ".tmp")) {
+        writer.fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    }
+    if (writer.fd >= 0) {
+        strain_writer_string(&writer, "STRAIN-DUMP 1\n");
+        strain_writer_field_decimal(&writer, "pid", (long long)getpid());
+        strain_writer_field_decimal(&writer, "signal", signal_number);
+        strain_writer_field_decimal(&writer, "requester", (long long)info->si_pid);
+        strain_writer_field_decimal(&writer, "requested_on", self);
+        strain_writer_field_decimal(&writer, "dump_ns", (long long)(walked - started));
+        strain_put_dumped_thread(&writer, self, 1, strain_work_nesting > 0, self_total, strain_self_frames, self_kept);
+        for (size_t i = 0; i < count; i++) {
+            strain_dump_slot *slot = &strain_slots[i];
+            int state = atomic_load_explicit(&slot->state, memory_order_acquire);
+            if (state == STRAIN_SLOT_GONE) continue;
+            int answered = state == STRAIN_SLOT_ANSWERED;
+            strain_put_dumped_thread(&writer, strain_request_tids[i], answered, answered ? slot->in_work : 0,
+                                     answered ? slot->frames_total : 0, strain_slot_frames + i * strain_frames_per_slot,
+                                     answered ? slot->frame_count : 0);
+        }
+        strain_writer_string(&writer, "maps\n");
+        strain_writer_file(&writer, "/proc/self/maps", 0);
+        strain_writer_string(&writer, "end-maps\nEND\n");
+        strain_writer_flush(&writer);
+        close(writer.fd);
+        rename(temporary, path);
+    }
+    atomic_store(&strain_process_dumping, 0);
+    errno = saved_errno;
+}
+
 // MARK: - Thread names
 
 int strain_set_thread_name(const char *name) {
@@ -344,20 +484,4 @@ int strain_set_thread_name(const char *name) {
     strncpy(shortened, name, sizeof(shortened) - 1);
     shortened[sizeof(shortened) - 1] = 0;
     return pthread_setname_np(pthread_self(), shortened);
-}
-
-// MARK: - Reference loop
-
-double strain_reference_mutex_ns(long iterations) {
-    pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
-    uint64_t start = strain_monotonic_ns();
-    for (long i = 0; i < iterations; i++) {
-        pthread_mutex_lock(&mutex);
-        // Keep the compiler from merging or dropping the pairs.
-        __asm__ __volatile__("" ::: "memory");
-        pthread_mutex_unlock(&mutex);
-    }
-    uint64_t end = strain_monotonic_ns();
-    pthread_mutex_destroy(&mutex);
-    return iterations > 0 ? (double)(end - start) / (double)iterations : 0;
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StrainKit
+import StrainRunner
 import Synchronization
 
 /// Strain's exit codes: a contract CI scripts rely on.
@@ -91,7 +92,8 @@ public enum StrainCommand {
             }
             if let hint = Suggestion.forUnknownOption(in: message, arguments: arguments) { message += "\n" + hint }
             writeStandardError(message)
-            exit(StrainExitCode.inputError)
+            // `strain exec` exits with its program's status, so its own usage errors take 125, as env(1)'s do.
+            exit(arguments.first == "exec" ? ExecError.Code.setup.rawValue : StrainExitCode.inputError)
         }
     }
 }
@@ -164,7 +166,7 @@ struct Strain: ParsableCommand {
         Exit codes: 0 every outcome expected (gate: nothing regressed); 1 an unexpected outcome (gate: a regression or a worse outcome); 2 usage or input error; 3 harness error or incomplete data; 130 and 143 stopped by SIGINT or SIGTERM (finished trials kept, run.json marked interrupted).
         """,
         version: "strain \(StrainVersion.current)",
-        subcommands: [RunCommand.self, BisectCommand.self, ReportCommand.self, ListCommand.self, ExplainCommand.self, BaselineCommand.self, CompareCommand.self, GateCommand.self, MergeCommand.self],
+        subcommands: [RunCommand.self, BisectCommand.self, ReportCommand.self, ListCommand.self, ExplainCommand.self, BaselineCommand.self, CompareCommand.self, GateCommand.self, MergeCommand.self, ExecCommand.self, DumpCommand.self],
         defaultSubcommand: RunCommand.self
     )
 }

@@ -28,6 +28,20 @@ public enum DumpText {
         return "\(group.count) \(noun) — \(group.summary)  [\(who); \(states)\(work)\(traced)]"
     }
 
+    /// A whole dump as text: `title`, then each group's line and its stack,
+    /// indented; what `strain dump` prints and `strain exec` writes per dump.
+    public static func document(_ dump: ThreadDump, title: String) -> String {
+        let groupNoun = dump.groups.count == 1 ? "group" : "groups"
+        var lines = ["\(title): \(dump.threadCount) threads in \(dump.groups.count) \(groupNoun), dumped in \(Format.duration(Double(dump.dumpNanoseconds) / 1e9)) (\(dump.method))"]
+        if !dump.unreached.isEmpty { lines.append("not answered: \(dump.unreached.map(String.init).joined(separator: ", "))") }
+        for group in dump.groups {
+            lines.append("")
+            lines.append(Self.group(group, names: 6))
+            lines += frames(group).map { "    " + $0 }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
     /// A group's whole stack, one frame a line.
     public static func frames(_ group: ThreadGroup) -> [String] {
         group.frames.enumerated().flatMap { TraceText.frameLines($0.element, index: $0.offset) }

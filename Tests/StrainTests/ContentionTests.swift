@@ -136,15 +136,11 @@ private final class AppendCheck: GuardVisitor, @unchecked Sendable {
           - scenario: contended-collection
             parameters: {guard: [NSLock, Mutex, rw-queue-async-barrier, actor], workers: 4, operations: 20000}
             strategies: [gcd-global]
-          - scenario: contended-collection
-            parameters: {guard: unguarded, workers: 8, operations: 100000}
-            strategies: [gcd-global]
-            repetitions: 3
-            expect: [completed, crashed, invariantViolated]
         """, timeout: 120)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         let record = try #require(run)
-        for trial in record.trials where trial.parameters["guard"] != "unguarded" {
+        #expect(record.trials.count == 4)
+        for trial in record.trials {
             #expect(trial.outcome.kind == .completed, "\(trial.parameters["guard"]!): \(trial.outcome)")
             #expect((trial.metrics.throughputPerSecond ?? 0) > 0)
             let latency = try #require(trial.metrics.latency)
@@ -154,15 +150,40 @@ private final class AppendCheck: GuardVisitor, @unchecked Sendable {
             #expect(fairness.operationsPerWorker.reduce(0, +) == 20000)
             #expect(trial.metrics.custom["elements at the end"].map { $0 > 0 } == true)
         }
-        let unguarded = record.trials.filter { $0.parameters["guard"] == "unguarded" }
-        #expect(unguarded.contains { $0.outcome.kind != .completed },
-                "eight threads appending to a plain array without a guard: \(unguarded.map(\.outcome.description))")
-        for broken in unguarded where broken.outcome.kind == .crashed {
-            #expect(broken.trace != nil, "a crash comes with its trace")
-        }
         #expect(result.stdout.contains("guards by throughput"))
         let schema = try SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
         #expect(schema.valid, "run.json does not match the schema: \(schema.output)")
+    }
+
+    /// A data race is a matter of scheduling: on a loaded two-core machine three
+    /// trials once all completed (CI), and a wild pointer once landed under a
+    /// worker's stack. So the race gets up to four batches of three trials to
+    /// show itself, and whatever it ends in must be a crash or a broken
+    /// invariant, never an overflow.
+    @Test func eightThreadsAppendingToAnUnguardedArrayCrashOrLoseElementsAndNeverCountAsAnOverflow() throws {
+        var outcomes: [String] = []
+        for _ in 0..<4 {
+            let (result, run, _) = try StrainBinary.runSuite("""
+            name: unguarded
+            timeout: 30s
+            runs:
+              - scenario: contended-collection
+                parameters: {guard: unguarded, workers: 8, operations: 100000}
+                strategies: [gcd-global]
+                repetitions: 3
+                expect: [completed, crashed, invariantViolated]
+            """, timeout: 120)
+            #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+            let record = try #require(run)
+            for trial in record.trials {
+                #expect([.completed, .crashed, .invariantViolated].contains(trial.outcome.kind), "\(trial.outcome)")
+                if trial.outcome.kind == .crashed { #expect(trial.trace != nil, "a crash comes with its trace") }
+            }
+            outcomes += record.trials.map(\.outcome.description)
+            if record.trials.contains(where: { $0.outcome.kind != .completed }) { break }
+        }
+        #expect(outcomes.contains { $0 != "completed" },
+                "eight threads appending to a plain array without a guard: \(outcomes)")
     }
 
     @Test func reenteringALockDeadlocksNSLockTrapsMutexAndIsFineForNSRecursiveLock() throws {

@@ -1,4 +1,5 @@
 import CStrainProbe
+import CStrainTools
 import Dispatch
 import Foundation
 import Testing

@@ -1,4 +1,8 @@
-// CStrainProbe: the part of Strain that must run inside a signal handler.
+// CStrainProbe: the part of Strain that runs inside the process under test and
+// must be safe inside a signal handler. Linked into `strain` (its trials) and,
+// with the preload's interposers, built as libStrainProbe.so for `strain exec`:
+// one probe for both. It depends on libc and libunwind only (no Swift runtime,
+// no libstdc++); parent-only C lives in CStrainTools.
 //
 // Everything the fault handler calls is async-signal-safe: no malloc, no locks,
 // no stdio; it writes its record with write(2) into buffers allocated before any
@@ -15,6 +19,11 @@
 extern "C" {
 #endif
 
+// Hidden: inside libStrainProbe.so these names must not interpose on (or be
+// interposed by) a program that has its own copy, such as a `strain` binary run
+// under `strain exec`. Static linking into `strain` is unaffected.
+#pragma GCC visibility push(hidden)
+
 /// The stack of one thread, as pthread_getattr_np reports it.
 typedef struct {
     /// Lowest usable address; the guard region lies just below it.
@@ -25,12 +34,17 @@ typedef struct {
     size_t guard_size;
 } strain_stack_bounds;
 
-/// Installs the fault handler for SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT and
-/// SIGFPE, process-wide, writing fault records to `record_fd`.
+/// Installs the fault handler for SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT,
+/// SIGFPE and SIGSYS, process-wide, writing fault records to `record_fd` (or, after
+/// `strain_probe_record_to_directory`, to a file; pass -1 then).
 ///
 /// Allocates the frame buffer (`max_frames` instruction pointers) up front so the
-/// handler never allocates. Also ignores SIGPIPE, so a parent that went away makes
-/// writes fail instead of killing the child silently. Returns 0 or an errno value.
+/// handler never allocates. After recording a fault the handler restores the
+/// disposition it replaced (the program's handler, or the default) and passes the
+/// signal on, so the process ends as it would have without the probe. With a
+/// record descriptor (a trial) it also ignores SIGPIPE, so a parent that went
+/// away makes writes fail instead of killing the child silently. Callable again
+/// after a fork (a trial server's child). Returns 0 or an errno value.
 int strain_probe_install(int record_fd, size_t max_frames);
 
 /// Gives the calling thread an alternate signal stack and records its stack
@@ -41,6 +55,12 @@ int strain_probe_install(int record_fd, size_t max_frames);
 ///   start of every piece of scenario work, on the thread that runs it.
 /// Returns 0 or an errno value.
 int strain_thread_prepare(void);
+
+/// The alternate signal stack alone, without the bounds (pthread_getattr_np,
+/// about 0.6 µs): what the preload gives every new thread. A fault on such a
+/// thread finds its stack's bounds in /proc/self/maps instead. Returns 0 or an
+/// errno value.
+int strain_thread_prepare_alternate_stack(void);
 
 /// The calling thread's stack bounds; 0 on success, an errno value otherwise.
 int strain_thread_bounds(strain_stack_bounds *out);
@@ -88,54 +108,6 @@ uint64_t strain_monotonic_ns(void);
 
 /// Size of the process' frame buffer set by `strain_probe_install` (0 before).
 size_t strain_probe_frame_capacity(void);
-
-/// Writes a null pointer dereference: a real SIGSEGV away from any stack.
-void strain_crash_null_dereference(void);
-
-/// A real SIGBUS: a write to a shared mapping whose file was truncated under it.
-void strain_crash_bus_error(void);
-/// A real SIGFPE: an integer division by zero in C (returns only if it did not trap).
-int strain_crash_divide_by_zero(int numerator);
-/// libstdc++'s std::terminate(): a C++-style abort with its message on stderr.
-void strain_crash_cxx_terminate(void);
-
-/// Demangles a Swift symbol with the runtime's own demangler; returns a malloc'd
-/// string the caller frees, or NULL when `name` is not a Swift symbol.
-char *strain_demangle_swift(const char *name);
-
-/// Demangles an Itanium C++ symbol; returns a malloc'd string or NULL.
-char *strain_demangle_cxx(const char *name);
-
-// MARK: - Lifetimes: the runner's stop signals, the child's tie to its runner (strain_lifecycle.c)
-
-/// The signal a child asks to get when its runner dies (PR_SET_PDEATHSIG).
-#define STRAIN_PARENT_DEATH_SIGNAL (SIGRTMAX)
-
-/// The runner's side: SIGINT and SIGTERM only set a flag the supervisor polls
-/// (a second one ends the runner at once); SIGPIPE is ignored. Returns 0 or errno.
-int strain_runner_catch_stop_signals(void);
-/// The first stop signal caught (SIGINT or SIGTERM), 0 while none has been.
-int strain_runner_stop_signal(void);
-/// Sets the stop flag as if `signal_number` had arrived (tests).
-void strain_runner_request_stop(int signal_number);
-
-/// The child's side: when the runner dies, the kernel sends
-/// `STRAIN_PARENT_DEATH_SIGNAL`, whose handler kills the child's process group
-/// (the child and the grandchildren in it). Checks that the parent is still
-/// `expected_parent`, and kills the group at once if it is not.
-///
-/// - Important: the kernel sends the parent-death signal when the *thread* that
-///   spawned the child exits, so the runner spawns trials from one long-lived thread.
-/// Returns 0 or an errno value.
-int strain_child_bind_to_parent(int expected_parent);
-
-/// Makes the calling process the child subreaper of its descendants
-/// (PR_SET_CHILD_SUBREAPER). Returns 0 or an errno.
-int strain_runner_become_subreaper(void);
-
-/// A pipe whose both ends are close-on-exec from the moment they exist (pipe2),
-/// so a spawn on another thread never inherits them. Returns 0 or an errno value.
-int strain_pipe_cloexec(int ends[2]);
 
 // MARK: - Heartbeat, scenario work, thread dumps (strain_watch.c)
 
@@ -208,10 +180,6 @@ int strain_dump_threads(const int *tids, size_t count, uint64_t timeout_ns);
 /// not, -1 when it had ended before it was asked.
 int strain_dump_slot_read(size_t index, strain_dump_thread *out);
 
-/// The reference for measuring locks: nanoseconds per uncontended
-/// pthread_mutex_lock/unlock pair over `iterations` pairs, in a tight C loop.
-double strain_reference_mutex_ns(long iterations);
-
 // MARK: - The calling thread's stack (strain_stack.c)
 
 /// Walks the calling thread's own stack into `ips` (at most `max_frames`
@@ -236,14 +204,55 @@ static inline uintptr_t strain_confinement_swap(uintptr_t owner) {
 /// The calling thread's kernel id, cached in a thread-local after the first call.
 int strain_thread_id_cached(void);
 
-// MARK: - Remote unwinding (strain_ptrace.c; used by the parent)
+// MARK: - Outside a trial: any program under `strain exec` (libStrainProbe.so)
 
-/// Unwinds thread `tid` of a child this process may ptrace, from outside, with
-/// ptrace and libunwind-ptrace: attaches without stopping the others, walks up
-/// to `max_frames` instruction pointers into `ips`, detaches, leaving the thread
-/// blocked where it was. Returns the number of frames (>= 0) or -errno. `state`
-/// (may be NULL) receives the thread's state letter from /proc before attaching.
-long strain_ptrace_unwind(int tid, uintptr_t *ips, size_t max_frames, char *state);
+/// Writes fault records and thread dumps as files in `directory`
+/// (`fault-PID.txt`, `dump-PID-N.txt`) instead of to the record descriptor, so
+/// nothing reaches the program's own stdout or stderr. The path is copied; files
+/// are named by the pid at the moment they are written (a forked child has its
+/// own). Returns 0 or ENAMETOOLONG.
+int strain_probe_record_to_directory(const char *directory);
+
+/// The sigaction(2) the probe installs and restores handlers with. The preload
+/// interposes `sigaction` itself, so it hands the probe libc's.
+typedef int (*strain_sigaction_function)(int, const struct sigaction *, struct sigaction *);
+void strain_probe_use_sigaction(strain_sigaction_function function);
+
+/// Whether the probe's handler is installed for `signal_number`: then the
+/// program's own disposition is kept aside (`strain_probe_program_action`) and
+/// the signal passed on to it after the probe recorded what it needs.
+int strain_probe_owns_signal(int signal_number);
+
+/// For a signal the probe owns: reads the program's disposition into `old` and
+/// sets it from `action` (either may be NULL). What `sigaction` returns to a
+/// program under `strain exec`, and what the probe restores before passing a
+/// fault on.
+void strain_probe_program_action(int signal_number, const struct sigaction *action, struct sigaction *old);
+
+/// Makes `signal_number` (SIGQUIT) ask for a thread dump: the thread that gets it
+/// has every thread walk its own stack and writes `dump-PID-N.txt` into the record
+/// directory; the program goes on. Returns 0 or an errno value.
+int strain_probe_answer_dumps_on(int signal_number);
+
+/// Gives the dump signal back to a program that installs its own disposition for
+/// it: `action` is installed for real and dumps are then asked only with SIGSYS
+/// carrying `STRAIN_DUMP_REQUEST_VALUE`. Creates `sigquit-PID` in the record
+/// directory so `strain dump` knows (`signal_number` 0: only that, for a SIGQUIT
+/// that was never the probe's). Returns 0 or an errno value.
+int strain_probe_release_dump_signal(int signal_number, const struct sigaction *action);
+
+/// The dump signal, 0 once the program took it back.
+int strain_probe_dump_signal(void);
+
+/// The value a SIGSYS sent with sigqueue(3) carries to ask a probed process for
+/// a thread dump (`strain dump` uses it when SIGQUIT is the program's).
+#define STRAIN_DUMP_REQUEST_VALUE 0x57A1D00D
+
+/// Gives back the calling thread's alternate signal stack (at thread exit). The
+/// thread must not take a fault on that stack afterwards.
+void strain_thread_release(void);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

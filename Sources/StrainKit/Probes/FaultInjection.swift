@@ -1,4 +1,5 @@
 import CStrainProbe
+import CStrainTools
 
 /// Real faults for scenarios that demonstrate the crash path: each ends the
 /// trial `crashed` with the signal and a trace.

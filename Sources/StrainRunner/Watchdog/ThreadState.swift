@@ -23,6 +23,20 @@ public struct ThreadState: Sendable, Hashable {
     public static func read(pid: String = "self", tid: Int) -> ThreadState? {
         let base = "/proc/\(pid)/task/\(tid)"
         guard let stat = Self.contents(of: base + "/stat") else { return nil }
+        return ThreadState(tid: tid, stat: stat, syscall: Self.contents(of: base + "/syscall"))
+    }
+
+    public init(tid: Int, name: String, state: String, syscall: Int?, arguments: [UInt64]) {
+        self.tid = tid
+        self.name = name
+        self.state = state
+        self.syscall = syscall
+        self.arguments = arguments
+    }
+
+    /// A thread from the text of its `stat` and `syscall` files (a probe's dump
+    /// copies them); nil when `stat` is not one.
+    public init?(tid: Int, stat: String, syscall syscallText: String?) {
         // `tid (comm) S …`: the name may hold spaces and parentheses; the state follows the last `)`.
         guard let close = stat.lastIndex(of: ")"), let open = stat.firstIndex(of: "(") else { return nil }
         let name = String(stat[stat.index(after: open)..<close])
@@ -30,14 +44,14 @@ public struct ThreadState: Sendable, Hashable {
         let state = rest.first.map(String.init) ?? "?"
         var syscall: Int?
         var arguments: [UInt64] = []
-        if let text = Self.contents(of: base + "/syscall") {
+        if let text = syscallText {
             let fields = text.split(whereSeparator: { $0 == " " || $0 == "\n" })
             if let first = fields.first, let number = Int(first), number >= 0 {
                 syscall = number
                 arguments = fields.dropFirst().prefix(6).compactMap { UInt64($0.dropFirst(2), radix: 16) }
             }
         }
-        return ThreadState(tid: tid, name: name, state: state, syscall: syscall, arguments: arguments)
+        self.init(tid: tid, name: name, state: state, syscall: syscall, arguments: arguments)
     }
 
     private static func contents(of path: String) -> String? {

@@ -24,7 +24,7 @@
 #define _GNU_SOURCE // process_vm_readv, __WALL, PTRACE_SEIZE
 #endif
 
-#include "strain_probe.h"
+#include "strain_tools.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -3,7 +3,7 @@
 //
 // The handlers here are async-signal-safe: they store to a sig_atomic_t or call
 // kill(2), nothing else (no malloc, no locks, no stdio).
-#include "strain_probe.h"
+#include "strain_tools.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -122,3 +122,63 @@ int strain_crash_divide_by_zero(int numerator) {
 // exception ends in, "terminate called without an active exception" then abort().
 extern void _ZSt9terminatev(void) __attribute__((noreturn));
 void strain_crash_cxx_terminate(void) { _ZSt9terminatev(); }
+
+// MARK: - `strain exec`: the wrapper between a caller and its program
+
+#include <sys/resource.h>
+#include <sys/syscall.h>
+
+static volatile pid_t strain_forward_pid;
+
+// Passes a signal sent to `strain exec` on to its program. A terminal's Ctrl-C or
+// Ctrl-\ (si_code SI_KERNEL) reaches the program by itself, since it is in the
+// same foreground process group: forwarding it too would deliver it twice.
+static void strain_forward_handler(int signal_number, siginfo_t *info, void *context) {
+    (void)context;
+    if (info->si_code == SI_KERNEL) return;
+    if (strain_forward_pid > 0) kill(strain_forward_pid, signal_number);
+}
+
+int strain_exec_forward_signals(int pid) {
+    strain_forward_pid = pid;
+    static const int forwarded[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2};
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_sigaction = strain_forward_handler;
+    action.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++) {
+        if (sigaction(forwarded[i], &action, NULL) != 0) return errno;
+    }
+    return 0;
+}
+
+int strain_pidfd_open(int pid) {
+#ifdef SYS_pidfd_open
+    long fd = syscall(SYS_pidfd_open, pid, 0);
+    return fd < 0 ? -errno : (int)fd;
+#else
+    (void)pid;
+    return -ENOSYS;
+#endif
+}
+
+void strain_exit_like_signal(int signal_number) {
+    // The program's core (if any) is the one that matters: not another of strain.
+    struct rlimit none = {0, 0};
+    setrlimit(RLIMIT_CORE, &none);
+    signal(signal_number, SIG_DFL);
+    sigset_t only;
+    sigemptyset(&only);
+    sigaddset(&only, signal_number);
+    pthread_sigmask(SIG_UNBLOCK, &only, NULL);
+    raise(signal_number);
+    _exit(128 + signal_number);
+}
+
+int strain_sigqueue(int pid, int signal_number, int value) {
+    union sigval carried;
+    memset(&carried, 0, sizeof(carried));
+    carried.sival_int = value;
+    return sigqueue(pid, signal_number, carried) == 0 ? 0 : errno;
+}

@@ -1,0 +1,22 @@
+// CStrainPreload: what makes CStrainProbe a library any program can be started
+// with (LD_PRELOAD=libStrainProbe.so, which `strain exec` sets): a constructor
+// that installs the probe from the environment, and interposers on
+// pthread_create (every thread gets an alternate signal stack before its start
+// routine; a fault finds the thread's stack bounds in /proc/self/maps) and on
+// sigaction/signal (a handler the
+// program installs later is kept and chained to, not installed over the probe).
+//
+// Nothing here is called by name: the dynamic linker runs the constructor and
+// binds the program's calls to the interposers.
+#ifndef STRAIN_PRELOAD_H
+#define STRAIN_PRELOAD_H
+
+/// The environment `strain exec` sets for the probe; the constructor removes them
+/// (and the library from LD_PRELOAD), so the program and its children see the
+/// environment they would have had.
+#define STRAIN_PRELOAD_DIRECTORY "STRAIN_PROBE_DIR"
+#define STRAIN_PRELOAD_LIBRARY "STRAIN_PROBE_LIBRARY"
+#define STRAIN_PRELOAD_THREAD_STACK "STRAIN_PROBE_THREAD_STACK"
+#define STRAIN_PRELOAD_MAIN_STACK "STRAIN_PROBE_MAIN_STACK"
+
+#endif

@@ -1,0 +1,165 @@
+// The preloadable probe: installs CStrainProbe in any program at load time and
+// keeps it installed on every thread (see include/strain_preload.h).
+//
+// Rules: the constructor and the interposers run in ordinary code (malloc is
+// fine); the handlers they install are CStrainProbe's, which keep its rules.
+#include "strain_preload.h"
+#include "strain_probe.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+/// Frames a fault record keeps (head and tail), as in a trial.
+#define STRAIN_PRELOAD_FRAMES (1 << 18)
+/// Threads a dump can hold, and frames kept per thread.
+#define STRAIN_PRELOAD_DUMP_THREADS 4096
+#define STRAIN_PRELOAD_DUMP_FRAMES 128
+
+typedef int (*strain_create_function)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+typedef __sighandler_t (*strain_signal_function)(int, __sighandler_t);
+
+static strain_create_function strain_real_pthread_create;
+static strain_sigaction_function strain_real_sigaction;
+static strain_signal_function strain_real_signal;
+static int strain_preload_active;
+static pthread_key_t strain_thread_key;
+
+static void strain_find_real_functions(void) {
+    if (strain_real_sigaction != NULL) return;
+    strain_real_pthread_create = (strain_create_function)dlsym(RTLD_NEXT, "pthread_create");
+    strain_real_sigaction = (strain_sigaction_function)dlsym(RTLD_NEXT, "sigaction");
+    strain_real_signal = (strain_signal_function)dlsym(RTLD_NEXT, "signal");
+}
+
+// Removes `library` from LD_PRELOAD (where `strain exec` put it first) and the
+// probe's own variables, so the program's environment is its own again and the
+// programs it executes start without the probe.
+static void strain_scrub_environment(const char *library) {
+    const char *preload = getenv("LD_PRELOAD");
+    if (preload != NULL && library != NULL) {
+        size_t length = strlen(library);
+        if (strcmp(preload, library) == 0) {
+            unsetenv("LD_PRELOAD");
+        } else if (strncmp(preload, library, length) == 0 && (preload[length] == ':' || preload[length] == ' ')) {
+            char *rest = strdup(preload + length + 1);
+            if (rest != NULL) {
+                setenv("LD_PRELOAD", rest, 1);
+                free(rest);
+            }
+        }
+    }
+    unsetenv(STRAIN_PRELOAD_DIRECTORY);
+    unsetenv(STRAIN_PRELOAD_LIBRARY);
+    unsetenv(STRAIN_PRELOAD_THREAD_STACK);
+    unsetenv(STRAIN_PRELOAD_MAIN_STACK);
+}
+
+// Frees a thread's alternate stack when it ends (the key's value is only a flag).
+static void strain_thread_ended(void *value) {
+    (void)value;
+    strain_thread_release();
+}
+
+__attribute__((constructor)) static void strain_preload_start(void) {
+    strain_find_real_functions();
+    const char *directory = getenv(STRAIN_PRELOAD_DIRECTORY);
+    if (directory == NULL || directory[0] == 0 || strain_real_sigaction == NULL || strain_real_pthread_create == NULL) {
+        return;  // not started by `strain exec`: stay out of the way
+    }
+    char *record_directory = strdup(directory);
+    const char *thread_stack = getenv(STRAIN_PRELOAD_THREAD_STACK);
+    const char *main_stack = getenv(STRAIN_PRELOAD_MAIN_STACK);
+    size_t thread_bytes = thread_stack != NULL ? strtoull(thread_stack, NULL, 10) : 0;
+    size_t main_bytes = main_stack != NULL ? strtoull(main_stack, NULL, 10) : 0;
+    strain_scrub_environment(getenv(STRAIN_PRELOAD_LIBRARY));
+    if (record_directory == NULL) return;
+
+    // A profile (--profile ios): before any thread of the program starts.
+    if (thread_bytes != 0 || main_bytes != 0) strain_set_stack_profile(thread_bytes, main_bytes);
+    strain_probe_use_sigaction(strain_real_sigaction);
+    if (strain_probe_record_to_directory(record_directory) != 0) return;
+    free(record_directory);
+    if (pthread_key_create(&strain_thread_key, strain_thread_ended) != 0) return;
+    if (strain_dump_install(STRAIN_PRELOAD_DUMP_THREADS, STRAIN_PRELOAD_DUMP_FRAMES) != 0) return;
+    if (strain_probe_install(-1, STRAIN_PRELOAD_FRAMES) != 0) return;
+    // SIGQUIT asks for a dump unless something before us (a library's
+    // constructor, the parent's SIG_IGN) already has a use for it.
+    // Otherwise it is marked as the program's (`sigquit-PID`), and `strain dump` asks with SIGSYS.
+    struct sigaction quit;
+    if (strain_real_sigaction(SIGQUIT, NULL, &quit) == 0 && !(quit.sa_flags & SA_SIGINFO) && quit.sa_handler == SIG_DFL) {
+        strain_probe_answer_dumps_on(SIGQUIT);
+    } else {
+        strain_probe_release_dump_signal(0, NULL);
+    }
+    strain_preload_active = 1;
+}
+
+// MARK: - pthread_create
+
+typedef struct {
+    void *(*start)(void *);
+    void *argument;
+} strain_thread_start;
+
+static void *strain_thread_trampoline(void *raw) {
+    strain_thread_start start = *(strain_thread_start *)raw;
+    free(raw);
+    if (strain_thread_prepare_alternate_stack() == 0) pthread_setspecific(strain_thread_key, (void *)1);
+    return start.start(start.argument);
+}
+
+int pthread_create(pthread_t *thread, const pthread_attr_t *attributes, void *(*start)(void *), void *argument) {
+    strain_find_real_functions();
+    if (!strain_preload_active) return strain_real_pthread_create(thread, attributes, start, argument);
+    strain_thread_start *boxed = malloc(sizeof(*boxed));
+    if (boxed == NULL) return strain_real_pthread_create(thread, attributes, start, argument);
+    boxed->start = start;
+    boxed->argument = argument;
+    int status = strain_real_pthread_create(thread, attributes, strain_thread_trampoline, boxed);
+    if (status != 0) free(boxed);
+    return status;
+}
+
+// MARK: - sigaction and signal
+
+int sigaction(int signal_number, const struct sigaction *action, struct sigaction *old) {
+    strain_find_real_functions();
+    if (!strain_preload_active || !strain_probe_owns_signal(signal_number)) {
+        return strain_real_sigaction(signal_number, action, old);
+    }
+    if (signal_number == strain_probe_dump_signal() && action != NULL) {
+        int wants_default = !(action->sa_flags & SA_SIGINFO) && action->sa_handler == SIG_DFL;
+        if (!wants_default) {
+            // The program uses SIGQUIT itself: it is the program's from now on.
+            if (old != NULL) strain_probe_program_action(signal_number, NULL, old);
+            int status = strain_probe_release_dump_signal(signal_number, action);
+            if (status != 0) {
+                errno = status;
+                return -1;
+            }
+            return 0;
+        }
+    }
+    // The probe stays installed; the program's handler is kept and chained to.
+    strain_probe_program_action(signal_number, action, old);
+    return 0;
+}
+
+__sighandler_t signal(int signal_number, __sighandler_t handler) {
+    strain_find_real_functions();
+    if (!strain_preload_active || !strain_probe_owns_signal(signal_number)) {
+        return strain_real_signal(signal_number, handler);
+    }
+    struct sigaction action, old;
+    memset(&action, 0, sizeof(action));
+    action.sa_handler = handler;
+    // glibc's signal() has BSD semantics.
+    action.sa_flags = SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    if (sigaction(signal_number, &action, &old) != 0) return SIG_ERR;
+    return old.sa_handler;
+}

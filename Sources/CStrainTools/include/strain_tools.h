@@ -1,0 +1,104 @@
+// CStrainTools: the C that runs outside the probe: in the runner (ptrace walks,
+// demangling, stop signals, pipes), or in a trial's ordinary code (faults on
+// purpose, the reference loop). Not async-signal-safe and need not be; it links
+// libstdc++ (__cxa_demangle, std::terminate), libunwind-ptrace and liblzma, so it
+// stays out of the preloadable probe (CStrainProbe, libStrainProbe.so).
+#ifndef STRAIN_TOOLS_H
+#define STRAIN_TOOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <signal.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// MARK: - Faults on purpose, and names for frames (strain_tools.c, strain_lifecycle.c)
+
+/// Writes a null pointer dereference: a real SIGSEGV away from any stack.
+void strain_crash_null_dereference(void);
+
+/// A real SIGBUS: a write to a shared mapping whose file was truncated under it.
+void strain_crash_bus_error(void);
+/// A real SIGFPE: an integer division by zero in C (returns only if it did not trap).
+int strain_crash_divide_by_zero(int numerator);
+/// libstdc++'s std::terminate(): a C++-style abort with its message on stderr.
+void strain_crash_cxx_terminate(void);
+
+/// Demangles a Swift symbol with the runtime's own demangler; returns a malloc'd
+/// string the caller frees, or NULL when `name` is not a Swift symbol.
+char *strain_demangle_swift(const char *name);
+
+/// Demangles an Itanium C++ symbol; returns a malloc'd string or NULL.
+char *strain_demangle_cxx(const char *name);
+
+// MARK: - Lifetimes: the runner's stop signals, the child's tie to its runner (strain_lifecycle.c)
+
+/// The signal a child asks to get when its runner dies (PR_SET_PDEATHSIG).
+#define STRAIN_PARENT_DEATH_SIGNAL (SIGRTMAX)
+
+/// The runner's side: SIGINT and SIGTERM only set a flag the supervisor polls
+/// (a second one ends the runner at once); SIGPIPE is ignored. Returns 0 or errno.
+int strain_runner_catch_stop_signals(void);
+/// The first stop signal caught (SIGINT or SIGTERM), 0 while none has been.
+int strain_runner_stop_signal(void);
+/// Sets the stop flag as if `signal_number` had arrived (tests).
+void strain_runner_request_stop(int signal_number);
+
+/// The child's side: when the runner dies, the kernel sends
+/// `STRAIN_PARENT_DEATH_SIGNAL`, whose handler kills the child's process group
+/// (the child and the grandchildren in it). Checks that the parent is still
+/// `expected_parent`, and kills the group at once if it is not.
+///
+/// - Important: the kernel sends the parent-death signal when the *thread* that
+///   spawned the child exits, so the runner spawns trials from one long-lived thread.
+/// Returns 0 or an errno value.
+int strain_child_bind_to_parent(int expected_parent);
+
+/// Makes the calling process the child subreaper of its descendants
+/// (PR_SET_CHILD_SUBREAPER). Returns 0 or an errno.
+int strain_runner_become_subreaper(void);
+
+/// A pipe whose both ends are close-on-exec from the moment they exist (pipe2),
+/// so a spawn on another thread never inherits them. Returns 0 or an errno value.
+int strain_pipe_cloexec(int ends[2]);
+
+// MARK: - `strain exec` (strain_lifecycle.c)
+
+/// Passes SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1 and SIGUSR2 sent to this
+/// process on to `pid` (a terminal's, which reach the program by themselves, are
+/// not). Returns 0 or an errno value.
+int strain_exec_forward_signals(int pid);
+
+/// pidfd_open(2): a descriptor that polls readable when `pid` ends; -errno when
+/// the kernel has none (before Linux 5.3).
+int strain_pidfd_open(int pid);
+
+/// Ends this process by `signal_number`, as its program ended (no core of its
+/// own): a caller of `strain exec` sees the program's status, 139 for SIGSEGV.
+void strain_exit_like_signal(int signal_number) __attribute__((noreturn));
+
+/// sigqueue(3) with an int value; 0 or an errno value.
+int strain_sigqueue(int pid, int signal_number, int value);
+
+// MARK: - The reference loop (strain_tools.c)
+
+/// The reference for measuring locks: nanoseconds per uncontended
+/// pthread_mutex_lock/unlock pair over `iterations` pairs, in a tight C loop.
+double strain_reference_mutex_ns(long iterations);
+
+// MARK: - Remote unwinding (strain_ptrace.c; used by the parent)
+
+/// Unwinds thread `tid` of a child this process may ptrace, from outside, with
+/// ptrace and libunwind-ptrace: attaches without stopping the others, walks up
+/// to `max_frames` instruction pointers into `ips`, detaches, leaving the thread
+/// blocked where it was. Returns the number of frames (>= 0) or -errno. `state`
+/// (may be NULL) receives the thread's state letter from /proc before attaching.
+long strain_ptrace_unwind(int tid, uintptr_t *ips, size_t max_frames, char *state);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,148 @@
+import ArgumentParser
+import CStrainTools
+import Foundation
+import StrainKit
+import StrainReports
+import StrainRunner
+
+struct ExecCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "exec",
+        abstract: "Run any program under Strain's probe: a trace when a thread overflows its stack or crashes, thread dumps on demand.",
+        discussion: """
+        The program runs as it would without Strain: on the same terminal, with its own output and environment; \
+        libStrainProbe.so is preloaded (LD_PRELOAD) and gives every thread an alternate signal stack. \
+        A fault's trace goes to DIR/run.json (read it with `strain report DIR/run.json`) and to strain's standard error. \
+        SIGQUIT (kill -QUIT PID, Ctrl-\\) or `strain dump PID` writes a grouped all-thread dump to DIR/dump-N.txt without stopping the program. \
+        strain exits with the program's own status (a program killed by SIGSEGV kills strain by SIGSEGV: 139 in a shell); \
+        its own failures: 125 (no probe library, an unusable --out), 126 (the program cannot be run), 127 (no such program).
+        """
+    )
+
+    @Option(help: "Where to write run.json, the dumps and the probe's files (default: Reports/exec-<program>-<timestamp>).")
+    var out: String?
+
+    @Option(help: ArgumentHelp("Watch for a stuck GCD or Swift concurrency pool: after this long without CPU time (e.g. 10s), dump once and name it starved or deadlocked (100ms to 10m).", valueName: "duration"))
+    var stall: String?
+
+    @Option(help: ArgumentHelp("Emulate a platform's stacks: ios (512 KiB threads, 1 MiB main thread), macos (512 KiB threads), linux (as is).", valueName: "profile"))
+    var profile: String = Profile.linux.rawValue
+
+    @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("The program and its arguments, after --.", valueName: "program"))
+    var command: [String] = []
+
+    func run() throws {
+        var command = command
+        let afterDashes = command.first == "--"
+        if afterDashes { command.removeFirst() }
+        guard let program = command.first, !program.isEmpty else {
+            throw CommandFailure(code: ExecError.Code.setup.rawValue, message: "no program to run; write strain exec [--out DIR] -- PROGRAM [ARGUMENTS…]")
+        }
+        if !afterDashes, program.hasPrefix("-") {
+            throw CommandFailure(code: ExecError.Code.setup.rawValue, message: "unknown option '\(program)'; strain exec takes --out, --stall and --profile, then the program and its arguments after --")
+        }
+        guard let profile = Profile(rawValue: profile) else {
+            throw CommandFailure(code: ExecError.Code.setup.rawValue, message: "--profile '\(self.profile)' is not a profile; use one of \(Profile.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        var stallSeconds: Double?
+        if let stall {
+            do {
+                stallSeconds = try BisectCommand.duration(stall, option: "--stall")
+            } catch {
+                throw CommandFailure(code: ExecError.Code.setup.rawValue, message: error.description)
+            }
+        }
+        let name = (program as NSString).lastPathComponent.filter { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
+        let folderPath = out ?? "Reports/exec-\(name.isEmpty ? "program" : name)-\(runTimestamp())"
+        let result: ExecResult
+        do {
+            let folder = try OutputDirectory(path: folderPath, mode: .fresh)
+            let supervisor = ExecSupervisor(probeLibrary: try ProbeLibrary.locate())
+            let request = ExecRequest(program: program, arguments: Array(command.dropFirst()), folder: folder.path,
+                                      stallSeconds: stallSeconds, profile: profile)
+            result = try supervisor.run(request, onDump: { dump in
+                Self.write(dump, folder: folder.path, program: program)
+            })
+            try RunRecordFile.write(result.record, to: folder.runJSONPath)
+            if let trial = result.record.trials.first, trial.outcome.kind != .completed, trial.outcome.kind != .threw {
+                Self.describe(trial, runJSON: folder.runJSONPath)
+            }
+            withExtendedLifetime(folder) {}
+        } catch let error as ExecError {
+            throw CommandFailure(code: error.code.rawValue, message: error.message)
+        } catch let error as OutputDirectoryError {
+            throw CommandFailure(code: ExecError.Code.setup.rawValue, message: TerminalReport.safe(error.description))
+        } catch {
+            throw CommandFailure(code: ExecError.Code.setup.rawValue, message: "could not write the run's record: \(error)")
+        }
+        // The program's own status, as if strain were not there.
+        switch result.termination {
+        case .exited(let code):
+            if code != 0 { throw ExitCode(code) }
+        case .signaled(let signal):
+            strain_exit_like_signal(signal)
+        }
+    }
+
+    /// Writes a dump's text as DIR/dump-N.txt and says so on standard error, with each group's line.
+    static func write(_ dump: ExecDump, folder: String, program: String) {
+        let path = (folder as NSString).appendingPathComponent("dump-\(dump.number).txt")
+        var title = "thread dump \(dump.number) of \(program) at \(Date().formatted(.iso8601))"
+        if let stall = dump.stall { title += ", \(stall.kind.rawValue): \(stall.message)" }
+        try? DumpText.document(dump.dump, title: title).write(toFile: path, atomically: true, encoding: .utf8)
+        var lines = ["strain: \(title): \(dump.dump.threadCount) threads in \(dump.dump.groups.count) groups, written to \(path)"]
+        lines += dump.dump.groups.prefix(8).map { "  " + DumpText.group($0) }
+        if dump.dump.groups.count > 8 { lines.append("  … \(dump.dump.groups.count - 8) more groups") }
+        writeStandardError(TerminalReport.safe(lines.joined(separator: "\n")))
+    }
+
+    /// A fault or a stall on standard error: the headline, the trace (or the dump's groups) and where the record is.
+    static func describe(_ trial: TrialRecord, runJSON: String) {
+        var lines = ["strain: the program ended \(trial.outcome.description)\(trial.outcome.message.map { ": \($0)" } ?? "")"]
+        if let trace = trial.trace {
+            lines.append(TraceText.headline(trace))
+            lines += TraceText.lines(trace).map { "  " + $0 }
+        } else if let dump = trial.dump {
+            lines += dump.groups.prefix(8).map { "  " + DumpText.group($0) }
+        }
+        lines.append("strain: record in \(runJSON) (strain report \(runJSON))")
+        writeStandardError(TerminalReport.safe(lines.joined(separator: "\n")))
+    }
+}
+
+struct DumpCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dump",
+        abstract: "Print a grouped all-thread dump of a program running under `strain exec`, without stopping it.",
+        discussion: """
+        Asks with SIGQUIT, or, when the program handles SIGQUIT itself, with SIGSYS carrying Strain's sigqueue value \
+        (the first line says which). The dump is also written into the program's run folder. \
+        Exit codes: 0 printed; 2 no such process, or not started under strain exec; 3 no answer in time.
+        """
+    )
+
+    @Argument(help: "The program's pid (not strain's).")
+    var pid: String
+
+    @Option(help: ArgumentHelp("How long to wait for the dump (100ms to 10m).", valueName: "duration"))
+    var timeout: String = "5s"
+
+    func run() throws {
+        guard let pid = Int32(pid), pid > 0 else {
+            throw CommandFailure.input("'\(self.pid)' is not a pid; give the program's process id (strain exec prints nothing, so use pgrep or $!)")
+        }
+        let seconds: Double
+        do {
+            seconds = try BisectCommand.duration(timeout, option: "--timeout")
+        } catch {
+            throw CommandFailure.input(error.description)
+        }
+        do {
+            let answer = try DumpRequest.request(pid: pid, timeoutSeconds: seconds)
+            print("asked with \(answer.method); written to \(answer.file)")
+            print(TerminalReport.safe(DumpText.document(answer.dump, title: "thread dump of process \(pid)")), terminator: "")
+        } catch {
+            throw CommandFailure(code: error.code.rawValue, message: error.message)
+        }
+    }
+}

@@ -1,0 +1,265 @@
+import CStrainProbe
+import CStrainTools
+import Foundation
+import Glibc
+import StrainKit
+
+/// What `strain exec` was asked to run.
+public struct ExecRequest: Sendable {
+    public var program: String
+    public var arguments: [String]
+    /// The run folder: run.json, the dumps, and the probe's own files in `probe/`.
+    public var folder: String
+    /// Seconds without CPU progress after which a stuck pool is dumped, once (nil: no watchdog).
+    public var stallSeconds: Double?
+    public var profile: Profile
+
+    public init(program: String, arguments: [String], folder: String, stallSeconds: Double? = nil, profile: Profile = .linux) {
+        self.program = program
+        self.arguments = arguments
+        self.folder = folder
+        self.stallSeconds = stallSeconds
+        self.profile = profile
+    }
+
+    /// The probe's folder inside the run folder.
+    public var probeFolder: String { (folder as NSString).appendingPathComponent("probe") }
+}
+
+/// A thread dump the program wrote while it ran (SIGQUIT, `strain dump`, the watchdog).
+public struct ExecDump: Sendable {
+    /// 1 for the first dump of the run.
+    public var number: Int
+    public var dump: ThreadDump
+    /// The watchdog's verdict, when the watchdog asked for this dump.
+    public var stall: ExecStallVerdict?
+}
+
+/// How `strain exec` ended: the program's status and the run's record.
+public struct ExecResult: Sendable {
+    public var pid: Int32
+    public var termination: TerminationStatus
+    public var record: RunRecord
+    public var dumps: [ExecDump]
+}
+
+/// Runs one program under the preloaded probe and records it as a one-trial run
+/// (scenario `exec`): its exit status is the outcome, a fault record becomes a
+/// symbolized trace, dumps are symbolized and grouped as they arrive.
+///
+/// The program owns the terminal: strain reads none of its output, passes on the
+/// signals it is sent, and waits.
+public struct ExecSupervisor: Sendable {
+    public var probeLibrary: String
+    public let traceBuilder: TraceBuilder
+    public let dumpBuilder: ThreadDumpBuilder
+    /// How often the supervisor looks for dumps and samples the program, while it waits for its end.
+    public var pollMilliseconds: Int32 = 50
+
+    /// Frames of the pools the watchdog watches: libdispatch's workers and Swift concurrency's jobs.
+    static let poolFrames = ["_dispatch_worker_thread", "_dispatch_root_queue_drain", "_dispatch_lane", "swift_job_run", "runJobInEstablishedExecutorContext", "swift::runJob"]
+
+    public init(probeLibrary: String, symbolizer: Symbolizer = Symbolizer()) {
+        self.probeLibrary = probeLibrary
+        traceBuilder = TraceBuilder(symbolizer: symbolizer)
+        dumpBuilder = ThreadDumpBuilder(symbolizer: symbolizer)
+    }
+
+    /// The environment the program starts with: the caller's, the probe first in
+    /// LD_PRELOAD, and the probe's settings (which the probe removes again at start).
+    public func environment(for request: ExecRequest, base: [String: String] = ProcessInfo.processInfo.environment) -> [String: String] {
+        var environment = base
+        if let existing = base["LD_PRELOAD"], !existing.isEmpty {
+            environment["LD_PRELOAD"] = probeLibrary + ":" + existing
+        } else {
+            environment["LD_PRELOAD"] = probeLibrary
+        }
+        environment["STRAIN_PROBE_LIBRARY"] = probeLibrary
+        environment["STRAIN_PROBE_DIR"] = request.probeFolder
+        if let bytes = request.profile.threadStackBytes { environment["STRAIN_PROBE_THREAD_STACK"] = String(bytes) }
+        if let bytes = request.profile.mainStackBytes { environment["STRAIN_PROBE_MAIN_STACK"] = String(bytes) }
+        return environment
+    }
+
+    /// Runs the program to its end. `onStart` hears its pid; `onDump` each dump as it is read.
+    public func run(_ request: ExecRequest, onStart: (Int32) -> Void = { _ in }, onDump: (ExecDump) -> Void = { _ in }) throws(ExecError) -> ExecResult {
+        if let code = OutputDirectory.makeFolders(request.probeFolder) {
+            throw ExecError(.setup, "cannot create \(request.probeFolder) (\(String(cString: strerror(code)))); give an --out folder you can write to")
+        }
+        let startedAt = Date().formatted(.iso8601)
+        let environment = EnvironmentProbe.current()
+        let started = strain_monotonic_ns()
+        _ = strain_exec_forward_signals(0)
+        let program = try ProgramProcess.spawn(program: request.program, arguments: request.arguments,
+                                               environment: self.environment(for: request).map { "\($0.key)=\($0.value)" })
+        _ = strain_exec_forward_signals(program.pid)
+        onStart(program.pid)
+
+        let probe = ProbeFolder(path: request.probeFolder)
+        var dumps: [ExecDump] = []
+        var readDumps = Set<String>()
+        var watch = request.stallSeconds.map { StallWatch(pid: program.pid, thresholdSeconds: $0) }
+        var stall: (verdict: ExecStallVerdict, report: StallReport)?
+        var peakThreads = 0
+        var peakRSS = 0
+        var peakWorkers = 0
+        var nextWorkerCount: UInt64 = 0
+        let statusPath = "/proc/\(program.pid)/status"
+        var ended: (TerminationStatus, rusage)?
+        func collectDumps(_ stallVerdict: ExecStallVerdict?) -> ExecDump? {
+            var newest: ExecDump?
+            for path in probe.dumpFiles(pid: program.pid) where !readDumps.contains(path) {
+                readDumps.insert(path)
+                guard let text = try? String(contentsOfFile: path, encoding: .utf8), let raw = ProbeFolder.parseDump(text) else { continue }
+                let dump = ExecDump(number: dumps.count + 1, dump: dumpBuilder.dump(from: raw), stall: stallVerdict)
+                dumps.append(dump)
+                onDump(dump)
+                newest = dump
+            }
+            return newest
+        }
+        while ended == nil {
+            ended = program.waitForEnd(milliseconds: pollMilliseconds)
+            if ended != nil { break }
+            if let status = ProcessStatus.read(statusPath) {
+                peakThreads = max(peakThreads, status.threads ?? 0)
+                peakRSS = max(peakRSS, status.peakRSSBytes ?? 0)
+                // Past the smallest GCD cap, count the pool's workers (their names), four times a second.
+                let now = strain_monotonic_ns()
+                if (status.threads ?? 0) > Self.smallestGCDCap, now >= nextWorkerCount {
+                    peakWorkers = max(peakWorkers, Self.dispatchWorkers(pid: program.pid))
+                    nextWorkerCount = now &+ 250_000_000
+                }
+            }
+            _ = collectDumps(nil)
+            if stall == nil, var current = watch {
+                let suspicion = current.step(now: strain_monotonic_ns())
+                watch = current
+                if let suspicion {
+                    stall = judgeStall(suspicion, watch: &current, probe: probe, pid: program.pid, collect: collectDumps)
+                    watch = stall == nil ? current : nil
+                }
+            }
+        }
+        _ = collectDumps(nil)
+        let (termination, usage) = ended!
+        let wall = Double(strain_monotonic_ns() - started) / 1e9
+
+        var metrics = TrialMetrics()
+        let resources = ResourceUsage(usage)
+        metrics.wallSeconds = wall
+        metrics.trialSeconds = wall
+        metrics.userSeconds = resources.userSeconds
+        metrics.systemSeconds = resources.systemSeconds
+        metrics.voluntaryContextSwitches = resources.voluntaryContextSwitches
+        metrics.involuntaryContextSwitches = resources.involuntaryContextSwitches
+        if peakRSS > 0 { metrics.peakRSSBytes = peakRSS }
+        if peakThreads > 0 { metrics.peakThreads = peakThreads }
+
+        var outcome: TrialOutcome
+        var trace: FaultTrace?
+        if let fault = probe.faultRecord(pid: program.pid) {
+            let built = traceBuilder.trace(from: fault)
+            trace = built
+            let after: String
+            switch termination {
+            case .signaled(let signal) where signal == fault.signal: after = ""
+            default: after = "; after the probe passed the signal on, the program \(Self.ended(termination))"
+            }
+            outcome = TrialOutcome(kind: fault.isOverflow ? .stackOverflow : .crashed, signal: fault.signal,
+                                   message: (fault.isComplete ? "" : "the fault record was cut short") + after)
+            if outcome.message?.isEmpty == true { outcome.message = nil }
+            if outcome.message?.hasPrefix("; ") == true { outcome.message = String(outcome.message!.dropFirst(2)) }
+            metrics.stackSizeBytes = built.stackSizeBytes
+            metrics.stackHighWaterBytes = fault.isOverflow ? built.stackSizeBytes : nil
+            metrics.frames = fault.totalFrames
+        } else {
+            switch termination {
+            case .exited(0): outcome = .completed
+            case .exited(let code): outcome = TrialOutcome(kind: .threw, message: "the program exited with status \(code)")
+            case .signaled(let signal): outcome = TrialOutcome(kind: .crashed, signal: signal, message: "the program was killed by \(SignalName.of(signal)) (sent to it: no fault of its own was recorded)")
+            }
+        }
+        if let stall {
+            outcome = TrialOutcome(kind: stall.verdict.kind, message: "\(stall.verdict.message); then the program \(Self.ended(termination))")
+        }
+        let key = TrialKey(scenario: "exec", parameters: [
+            TrialKey.Parameter(name: "program", value: request.program),
+            TrialKey.Parameter(name: "arguments", value: Self.shellQuoted(request.arguments)),
+        ], strategy: .main, profile: request.profile)
+        let expected = [ExpectedOutcome(kind: .completed)]
+        var trial = TrialRecord(id: TrialID(key: key, repetition: 1), index: 0, seed: 0, outcome: outcome,
+                                expected: expected.contains { $0.accepts(outcome) }, expectedOutcomes: expected.map(\.description),
+                                metrics: metrics, trace: trace, startedAt: startedAt)
+        let verdicts = CapVerdict.verdicts(strategy: .gcdGlobal(.default), needed: peakWorkers > Self.smallestGCDCap ? peakWorkers : nil)
+        trial.capVerdicts = verdicts.isEmpty ? nil : verdicts
+        trial.dump = stall.flatMap { verdict in dumps.last { $0.stall != nil }?.dump } ?? dumps.last?.dump
+        trial.stall = stall?.report
+        let run = ResolvedRun(scenario: "exec", parameters: key.parameters.map { ParameterSweep(name: $0.name, values: [$0.value]) },
+                              strategies: [StrategySpec.main.description], profiles: [request.profile.rawValue], repetitions: 1,
+                              timeoutSeconds: 0, stallSeconds: request.stallSeconds, expect: ["default": expected.map(\.description)])
+        let suite = ResolvedSuite(name: "exec", description: "strain exec -- \(Self.shellQuoted([request.program] + request.arguments))",
+                                  path: request.program, repetitions: 1, timeoutSeconds: 0, stallSeconds: request.stallSeconds,
+                                  profiles: [request.profile.rawValue], runs: [run])
+        var ownUsage = rusage()
+        getrusage(Int32(RUSAGE_SELF.rawValue), &ownUsage)
+        var record = RunRecord(suite: suite, environment: environment, startedAt: startedAt, finishedAt: Date().formatted(.iso8601),
+                               runnerPeakRSSBytes: ownUsage.ru_maxrss * 1024, trials: [trial])
+        record.plan = PlanRecord(hash: String(format: "%016llx", key.stableHash), trialCount: 1, shard: nil)
+        return ExecResult(pid: program.pid, termination: termination, record: record, dumps: dumps)
+    }
+
+    /// Asks the suspected program for a dump and judges its pools from the stacks;
+    /// nil (and the watch restarted) when they are not stuck.
+    private func judgeStall(_ suspicion: StallWatch.Suspicion, watch: inout StallWatch, probe: ProbeFolder, pid: Int32,
+                            collect: (ExecStallVerdict?) -> ExecDump?) -> (verdict: ExecStallVerdict, report: StallReport)? {
+        let before = Set(probe.dumpFiles(pid: pid))
+        _ = strain_sigqueue(pid, SIGSYS, STRAIN_DUMP_REQUEST_VALUE)
+        let deadline = strain_monotonic_ns() &+ 3_000_000_000
+        var fresh: [String] = []
+        while strain_monotonic_ns() < deadline {
+            fresh = probe.dumpFiles(pid: pid).filter { !before.contains($0) }
+            if !fresh.isEmpty { break }
+            usleep(10_000)
+        }
+        let raw = fresh.last.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }.flatMap(ProbeFolder.parseDump)
+        if let raw, let verdict = StallWatch.judge(dumpBuilder.dump(from: raw), suspicion: suspicion) {
+            _ = collect(verdict)
+            return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds))
+        }
+        // Not stuck: this dump was the watchdog's question only; no one asked to see it.
+        for file in fresh { unlink(file) }
+        watch.restart(now: strain_monotonic_ns())
+        return nil
+    }
+
+    /// The smallest GCD thread cap of any profile (64, Apple's).
+    static let smallestGCDCap = Profile.allCases.map(\.gcdThreadCap).min() ?? 64
+
+    /// The program's libdispatch workers now: threads named after a root queue
+    /// (`com.apple.root.default-qos`, cut to its last 15 characters, `oot.default-qos`).
+    /// A new worker starts only while the others are busy, so their peak is how
+    /// many the program needed at once.
+    static func dispatchWorkers(pid: Int32) -> Int {
+        ThreadState.tids(pid: String(pid)).filter { tid in
+            let name = (try? String(contentsOfFile: "/proc/\(pid)/task/\(tid)/comm", encoding: .utf8)) ?? ""
+            return name.contains("qos")
+        }.count
+    }
+
+    /// `exited with status 3`, `was killed by SIGKILL`.
+    static func ended(_ termination: TerminationStatus) -> String {
+        switch termination {
+        case .exited: termination.description
+        case .signaled: "was " + termination.description
+        }
+    }
+
+    /// `a 'b c'`: arguments as a POSIX shell would read them back.
+    public static func shellQuoted(_ arguments: [String]) -> String {
+        arguments.map { argument in
+            let plain = !argument.isEmpty && argument.allSatisfy { $0.isLetter || $0.isNumber || "-_./=:,+@%".contains($0) }
+            return plain ? argument : "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        }.joined(separator: " ")
+    }
+}

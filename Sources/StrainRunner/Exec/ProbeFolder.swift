@@ -1,0 +1,95 @@
+import Foundation
+import Glibc
+import StrainKit
+
+/// The files the probe writes for a program run under `strain exec`: its fault
+/// record (`fault-PID.txt`) and its thread dumps (`dump-PID-N.txt`), each
+/// renamed into place whole, and `sigquit-PID` once the program took SIGQUIT for
+/// itself. Files are named by pid: a forked child of the program writes its own.
+public struct ProbeFolder: Sendable {
+    public let path: String
+
+    public init(path: String) {
+        self.path = path
+    }
+
+    /// The fault record of process `pid`, if its probe wrote one.
+    public func faultRecord(pid: Int32) -> FaultRecord? {
+        guard let text = try? String(contentsOfFile: file("fault-\(pid).txt"), encoding: .utf8) else { return nil }
+        return FaultRecord(parsing: text[...])
+    }
+
+    /// The dumps of process `pid` written so far, oldest first.
+    public func dumpFiles(pid: Int32) -> [String] {
+        let prefix = "dump-\(pid)-"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        return names.compactMap { name -> (Int, String)? in
+            guard name.hasPrefix(prefix), name.hasSuffix(".txt"), let number = Int(name.dropFirst(prefix.count).dropLast(4)) else { return nil }
+            return (number, file(name))
+        }.sorted { $0.0 < $1.0 }.map(\.1)
+    }
+
+    /// Whether the program installed its own SIGQUIT disposition (dumps are then asked with SIGSYS).
+    public func programTookDumpSignal(pid: Int32) -> Bool {
+        access(file("sigquit-\(pid)"), F_OK) == 0
+    }
+
+    /// The wait shown for the thread that took the dump request: it was interrupted, so /proc cannot say.
+    public static let tookRequest = "took the dump request"
+
+    func file(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
+
+    /// A dump as the probe wrote it: `STRAIN-DUMP 1`, fields, then per thread its
+    /// id, whether it answered, its name, the text of its /proc `stat` and
+    /// `syscall` files and its frames, then the maps and `END`. Nil unless whole.
+    public static func parseDump(_ text: String) -> RawDump? {
+        guard text.hasPrefix("STRAIN-DUMP 1\n"), text.hasSuffix("END\n") else { return nil }
+        struct Thread {
+            var tid: Int
+            var answered = false
+            var inWork = false
+            var name = "?"
+            var stat: String?
+            var syscall: String?
+            var frames: [UInt64] = []
+        }
+        var threads: [Thread] = []
+        var requestedOn: Int?
+        var dumpNanoseconds = 0
+        var maps: [Substring] = []
+        var inMaps = false
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false).dropFirst() {
+            if inMaps {
+                if line == "end-maps" { inMaps = false } else { maps.append(line) }
+                continue
+            }
+            if line == "maps" { inMaps = true; continue }
+            guard let space = line.firstIndex(of: " ") else { continue }
+            let key = line[..<space]
+            let value = String(line[line.index(after: space)...])
+            switch key {
+            case "thread": if let tid = Int(value) { threads.append(Thread(tid: tid)) }
+            case "requested_on": requestedOn = Int(value)
+            case "dump_ns": dumpNanoseconds = Int(value) ?? 0
+            case "answered" where !threads.isEmpty: threads[threads.count - 1].answered = value == "1"
+            case "in_work" where !threads.isEmpty: threads[threads.count - 1].inWork = value == "1"
+            case "name" where !threads.isEmpty: threads[threads.count - 1].name = value
+            case "stat" where !threads.isEmpty: threads[threads.count - 1].stat = value
+            case "syscall" where !threads.isEmpty: threads[threads.count - 1].syscall = value
+            case "f" where !threads.isEmpty:
+                if value.hasPrefix("0x"), let frame = UInt64(value.dropFirst(2), radix: 16) { threads[threads.count - 1].frames.append(frame) }
+            default: continue
+            }
+        }
+        let raw = threads.map { thread -> RawThread in
+            // The thread that took the request was interrupted by it: its /proc
+            // files show it answering, not what it was doing.
+            let tookRequest = thread.tid == requestedOn
+            let state = tookRequest ? nil : thread.stat.flatMap { ThreadState(tid: thread.tid, stat: $0, syscall: thread.syscall) }
+            return RawThread(tid: thread.tid, name: thread.name, state: state?.state ?? "?", wait: tookRequest ? Self.tookRequest : state?.wait,
+                             inWork: thread.inWork, frames: thread.answered ? thread.frames : [], viaPtrace: false)
+        }
+        return RawDump(method: "signal", threads: raw, maps: maps.joined(separator: "\n"),
+                       unanswered: threads.filter { !$0.answered }.map(\.tid), dumpNanoseconds: dumpNanoseconds, waitCycle: nil)
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import StrainKit
+
+/// The watchdog's verdict on a program under `strain exec --stall`.
+public struct ExecStallVerdict: Sendable, Hashable {
+    /// `starved` or `deadlocked`, as a trial's watchdog would name it.
+    public var kind: TrialOutcome.Kind
+    public var message: String
+}
+
+/// `strain exec --stall`: watches a program from outside, without a heartbeat.
+///
+/// A program is suspected when it used no CPU time for the threshold and none of
+/// its threads is running; a dump then shows its stacks. Threads under
+/// libdispatch's worker or Swift concurrency's job frames are the pools': stuck
+/// when they wait with no timeout, idle when they wait with one (an idle worker's
+/// wait). With a stuck pool thread, the verdict is `deadlocked` when every thread
+/// outside the pools waits with no timeout too (nothing is left to wake them), or
+/// `starved` when no pool thread is idle (work queued to the pool cannot start);
+/// anything else is not called. Called once per run.
+struct StallWatch {
+    let pid: Int32
+    let thresholdSeconds: Double
+    private var lastCPUTicks: Int?
+    private var quietSince: UInt64 = 0
+    /// The CPU time when a dump found nothing stuck: not asked again until it moves.
+    private var clearedAtTicks: Int?
+    /// Doubles after each dump that found nothing stuck, so a quiet program is not dumped over and over.
+    private var patienceSeconds: Double
+
+    init(pid: Int32, thresholdSeconds: Double) {
+        self.pid = pid
+        self.thresholdSeconds = thresholdSeconds
+        self.patienceSeconds = thresholdSeconds
+    }
+
+    /// What made the watch suspicious: how long the program was quiet, and its threads then.
+    struct Suspicion {
+        var silentSeconds: Double
+        var threads: [ThreadState]
+
+        func report(thresholdSeconds: Double) -> StallReport {
+            StallReport(thresholdSeconds: thresholdSeconds, silentSeconds: silentSeconds, reportedAfterSeconds: silentSeconds,
+                        queued: 0, started: 0, finished: 0, threadsInWork: 0,
+                        threadsInUntimedWait: threads.filter(\.isInUntimedWait).count)
+        }
+    }
+
+    /// One sample; a suspicion once no CPU time was used for the threshold and no thread runs.
+    mutating func step(now: UInt64) -> Suspicion? {
+        let ticks = Self.cpuTicks(pid: pid)
+        if ticks != lastCPUTicks || quietSince == 0 {
+            lastCPUTicks = ticks
+            quietSince = now
+            return nil
+        }
+        let silent = Double(now &- quietSince) / 1e9
+        guard silent >= patienceSeconds, ticks != clearedAtTicks else { return nil }
+        let threads = ThreadState.tids(pid: String(pid)).compactMap { ThreadState.read(pid: String(pid), tid: $0) }
+        guard !threads.contains(where: { $0.state == "R" }), threads.contains(where: \.isInUntimedWait) else { return nil }
+        return Suspicion(silentSeconds: silent, threads: threads)
+    }
+
+    /// Not a stall after all: ask again only once the program has used CPU time
+    /// and been quiet again, for twice as long.
+    mutating func restart(now: UInt64) {
+        quietSince = now
+        clearedAtTicks = lastCPUTicks
+        patienceSeconds = min(patienceSeconds * 2, 3600)
+    }
+
+    /// The verdict on the pools from a dump taken when the program was suspected.
+    static func judge(_ dump: ThreadDump, suspicion: Suspicion) -> ExecStallVerdict? {
+        // The waits as read just before the dump: the thread that took the dump
+        // request shows only that it was answering.
+        let waits = Dictionary(suspicion.threads.map { ($0.tid, $0.wait) }, uniquingKeysWith: { first, _ in first })
+        var stuckPool = 0, idlePool = 0, others = 0, stuckOthers = 0
+        for group in dump.groups {
+            let isPool = group.frames.contains { frame in
+                guard let symbol = frame.symbol else { return false }
+                return ExecSupervisor.poolFrames.contains { symbol.contains($0) }
+            }
+            for thread in group.threads {
+                let stuck = ThreadState.isUntimedWait(waits[thread.tid] ?? thread.wait)
+                switch (isPool, stuck) {
+                case (true, true): stuckPool += 1
+                case (true, false): idlePool += 1
+                case (false, let stuck):
+                    others += 1
+                    stuckOthers += stuck ? 1 : 0
+                }
+            }
+        }
+        guard stuckPool > 0 else { return nil }
+        let quiet = String(format: "%.2fs", suspicion.silentSeconds)
+        if stuckOthers == others {
+            // An idle worker waits with a timeout for work it will never get here.
+            return ExecStallVerdict(kind: .deadlocked, message: "no CPU time for \(quiet); \(stuckPool) pool threads under dispatch or concurrency frames and every other thread (\(others)) wait with no timeout: none can wake another")
+        }
+        if idlePool == 0 {
+            return ExecStallVerdict(kind: .starved, message: "no CPU time for \(quiet); all \(stuckPool) pool threads wait with no timeout under dispatch or concurrency frames, so work queued to the pool cannot start (\(others - stuckOthers) other threads wait with a timeout or sleep)")
+        }
+        return nil
+    }
+
+    /// utime + stime of the whole process, in clock ticks (`/proc/PID/stat`).
+    static func cpuTicks(pid: Int32) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        // After the name: state is field 3 of stat, utime 14 and stime 15.
+        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
+        return user + system
+    }
+}

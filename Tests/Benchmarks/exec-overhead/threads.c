@@ -1,0 +1,86 @@
+// The overhead benchmark of `strain exec` (run.py runs it): what a program pays
+// for the preloaded probe. Prints one line: `<mode> <wall seconds> <CPU seconds>
+// <rate>/s`, CPU seconds being the process' user and system time (threads) or
+// the two workers' own CPU time (throughput): on a shared machine the CPU time
+// is the steadier of the two.
+//
+//   threads N      create and join N threads, one at a time (each gets and frees
+//                  an alternate signal stack under the probe)
+//   throughput N   N iterations of hashing under a mutex on 2 threads (the probe
+//                  is not on this path at all)
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static double cpu_of(clockid_t clock) {
+    struct timespec t;
+    clock_gettime(clock, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void *nothing(void *argument) { return argument; }
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t shared_total;
+static long iterations;
+
+static double worker_cpu[2];
+
+static void *hash_loop(void *argument) {
+    int index = (int)(uintptr_t)argument - 1;
+    double cpu_start = cpu_of(CLOCK_THREAD_CPUTIME_ID);
+    uint64_t hash = (uint64_t)(uintptr_t)argument | 1;
+    for (long i = 0; i < iterations; i++) {
+        hash ^= (uint64_t)i;
+        hash *= 0x100000001b3ULL;
+        if ((i & 1023) == 0) {
+            pthread_mutex_lock(&lock);
+            shared_total += hash;
+            pthread_mutex_unlock(&lock);
+        }
+    }
+    pthread_mutex_lock(&lock);
+    shared_total += hash;
+    pthread_mutex_unlock(&lock);
+    worker_cpu[index] = cpu_of(CLOCK_THREAD_CPUTIME_ID) - cpu_start;
+    return NULL;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 3) {
+        fprintf(stderr, "usage: threads threads|throughput N\n");
+        return 64;
+    }
+    long count = atol(argv[2]);
+    if (strcmp(argv[1], "threads") == 0) {
+        double start = now();
+        double cpu_start = cpu_of(CLOCK_PROCESS_CPUTIME_ID);
+        for (long i = 0; i < count; i++) {
+            pthread_t thread;
+            if (pthread_create(&thread, NULL, nothing, NULL) != 0) return 1;
+            pthread_join(thread, NULL);
+        }
+        double seconds = now() - start;
+        double cpu = cpu_of(CLOCK_PROCESS_CPUTIME_ID) - cpu_start;
+        printf("threads %.6f %.6f %.0f/s\n", seconds, cpu, (double)count / seconds);
+    } else {
+        iterations = count;
+        pthread_t threads[2];
+        double start = now();
+        for (int i = 0; i < 2; i++) pthread_create(&threads[i], NULL, hash_loop, (void *)(uintptr_t)(i + 1));
+        for (int i = 0; i < 2; i++) pthread_join(threads[i], NULL);
+        double seconds = now() - start;
+        printf("throughput %.6f %.6f %.0f/s (%llu)\n", seconds, worker_cpu[0] + worker_cpu[1], 2.0 * (double)count / seconds,
+               (unsigned long long)(shared_total & 0xff));
+    }
+    return 0;
+}

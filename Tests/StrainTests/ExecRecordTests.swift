@@ -1,0 +1,129 @@
+import Foundation
+import StrainKit
+@testable import StrainRunner
+import Testing
+
+/// What `strain exec` reads from the probe's files, and the watchdog's rule, without a process.
+struct ExecRecordTests {
+    static let dumpText = """
+    STRAIN-DUMP 1
+    pid 700
+    signal 3
+    requester 650
+    requested_on 700
+    dump_ns 412000
+    thread 700
+    answered 1
+    in_work 0
+    frames_total 2
+    name server
+    stat 700 (server) R 1 700 700 0 -1 0 0 0 0 0 0 0 0 0 20 0 3 0 1 1 1
+    syscall running
+    f 0x1000
+    f 0x1010
+    thread 701
+    answered 1
+    in_work 0
+    frames_total 1
+    name oot.default-qos
+    stat 701 (oot.default-qos) S 1 700 700 0 -1 0 0 0 0 0 0 0 0 0 20 0 3 0 1 1 1
+    syscall 202 0x7f00 0x80 0x0 0x0 0x0 0x0 0x7ff0 0x7f10
+    f 0x2000
+    thread 702
+    answered 0
+    in_work 0
+    frames_total 0
+    name (blocked) x
+    stat 702 ((blocked) x) S 1 700 700 0 -1 0 0 0 0 0 0 0 0 0 20 0 3 0 1 1 1
+    syscall 202 0x7f00 0x80 0x0 0x0 0x0 0x0 0x7ff0 0x7f10
+    maps
+    00400000-00401000 r-xp 00000000 08:01 1 /usr/bin/server
+    end-maps
+    END
+
+    """
+
+    @Test func aProbeDumpReadsBackWithEachThreadsStateAndTheRequesterMarked() throws {
+        let raw = try #require(ProbeFolder.parseDump(Self.dumpText))
+        #expect(raw.threads.map(\.tid) == [700, 701, 702])
+        #expect(raw.threads[0].wait == ProbeFolder.tookRequest, "the thread that took the request was interrupted by it")
+        #expect(raw.threads[0].frames == [0x1000, 0x1010])
+        #expect(raw.threads[1].name == "oot.default-qos")
+        #expect(raw.threads[1].state == "S")
+        #expect(raw.threads[1].wait == "futex wait")
+        #expect(raw.threads[2].name == "(blocked) x", "a name with parentheses and a space")
+        #expect(raw.threads[2].frames.isEmpty)
+        #expect(raw.unanswered == [702])
+        #expect(raw.maps == "00400000-00401000 r-xp 00000000 08:01 1 /usr/bin/server")
+        #expect(raw.dumpNanoseconds == 412000)
+    }
+
+    @Test func aDumpCutShortIsNotRead() {
+        #expect(ProbeFolder.parseDump(String(Self.dumpText.dropLast(5))) == nil)
+        #expect(ProbeFolder.parseDump("STRAIN-DUMP 2\nEND\n") == nil)
+    }
+
+    static func group(_ tids: [Int], wait: String?, symbols: [String]) -> ThreadGroup {
+        ThreadGroup(count: tids.count, summary: wait ?? "running", inWork: false,
+                    threads: tids.map { DumpedThread(tid: $0, name: "t", state: "S", wait: wait, viaPtrace: false) },
+                    frames: symbols.enumerated().map { Frame(address: UInt64($0.offset), symbol: $0.element) })
+    }
+
+    static func suspicion(_ waits: [Int: String?]) -> StallWatch.Suspicion {
+        StallWatch.Suspicion(silentSeconds: 2, threads: waits.map { ThreadState(tid: $0.key, name: "t", state: "S", syscall: nil, arguments: []) })
+    }
+
+    static func dump(_ groups: [ThreadGroup]) -> ThreadDump {
+        ThreadDump(method: "signal", threadCount: groups.map(\.count).reduce(0, +), groups: groups, waitCycle: nil, unreached: [], dumpNanoseconds: 0)
+    }
+
+    @Test func poolWorkersAndMainAllWaitingWithNoTimeoutAreDeadlocked() throws {
+        let dump = Self.dump([
+            Self.group([2, 3], wait: "futex wait", symbols: ["DispatchSemaphore.wait()", "_dispatch_worker_thread"]),
+            Self.group([1], wait: "futex wait", symbols: ["DispatchGroup.wait()", "main"]),
+            Self.group([4], wait: "futex wait (timed)", symbols: ["_dispatch_sema4_timedwait", "_dispatch_worker_thread"]),
+        ])
+        let verdict = try #require(StallWatch.judge(dump, suspicion: Self.suspicion([:])))
+        #expect(verdict.kind == .deadlocked, "an idle worker cannot wake anyone")
+        #expect(verdict.message.contains("2 pool threads"))
+    }
+
+    @Test func aSaturatedPoolWithAThreadStillSleepingIsStarved() throws {
+        let dump = Self.dump([
+            Self.group([2, 3], wait: "futex wait", symbols: ["DispatchSemaphore.wait()", "swift_job_run", "_dispatch_worker_thread"]),
+            Self.group([1], wait: "sleep", symbols: ["usleep", "main"]),
+        ])
+        let verdict = try #require(StallWatch.judge(dump, suspicion: Self.suspicion([:])))
+        #expect(verdict.kind == .starved)
+        #expect(verdict.message.contains("all 2 pool threads"))
+    }
+
+    @Test func aPoolWithAnIdleWorkerAndASleepingMainIsNotCalled() {
+        let dump = Self.dump([
+            Self.group([2], wait: "futex wait", symbols: ["DispatchSemaphore.wait()", "_dispatch_worker_thread"]),
+            Self.group([3], wait: "futex wait (timed)", symbols: ["_dispatch_sema4_timedwait", "_dispatch_worker_thread"]),
+            Self.group([1], wait: "sleep", symbols: ["usleep", "main"]),
+        ])
+        #expect(StallWatch.judge(dump, suspicion: Self.suspicion([:])) == nil)
+    }
+
+    @Test func aQuietProgramWithoutPoolThreadsIsNotCalled() {
+        let dump = Self.dump([Self.group([1, 2], wait: "futex wait", symbols: ["pthread_mutex_lock", "main"])])
+        #expect(StallWatch.judge(dump, suspicion: Self.suspicion([:])) == nil, "a lock-order deadlock without pools is left to strain dump")
+    }
+
+    @Test func argumentsAreRecordedAsAShellWouldReadThemBack() {
+        #expect(ExecSupervisor.shellQuoted(["--port", "8080", "two words", "it's", ""]) == "--port 8080 'two words' 'it'\\''s' ''")
+    }
+
+    @Test func theProbeGoesFirstInLDPRELOADAndNamesItsFolder() {
+        let supervisor = ExecSupervisor(probeLibrary: "/opt/strain/libStrainProbe.so", symbolizer: Symbolizer(llvmSymbolizer: nil))
+        let request = ExecRequest(program: "server", arguments: [], folder: "/tmp/run", profile: .ios)
+        let environment = supervisor.environment(for: request, base: ["LD_PRELOAD": "/usr/lib/libjemalloc.so", "HOME": "/root"])
+        #expect(environment["LD_PRELOAD"] == "/opt/strain/libStrainProbe.so:/usr/lib/libjemalloc.so")
+        #expect(environment["STRAIN_PROBE_DIR"] == "/tmp/run/probe")
+        #expect(environment["STRAIN_PROBE_THREAD_STACK"] == "524288")
+        #expect(environment["STRAIN_PROBE_MAIN_STACK"] == "1048576")
+        #expect(environment["HOME"] == "/root")
+    }
+}

@@ -1,0 +1,381 @@
+import Foundation
+import StrainKit
+import StrainRunner
+import Testing
+
+/// `strain exec` and `strain dump` on real programs built here (C with cc, Swift
+/// with swiftc), run through the built binary as a user would.
+@Suite(.serialized) struct ExecTests {
+    /// `strain exec --out DIR -- PROGRAM ARGUMENTS` with Swift's own backtracer off
+    /// (it would spend a second symbolizing each crash after Strain's record).
+    static func exec(_ program: String, _ arguments: [String], out: String, options: [String] = [], timeout: Double = 60) throws -> (ProgramRun.Result, RunRecord?) {
+        let result = try ProgramRun.run(StrainBinary.path, ["exec", "--out", out] + options + ["--", program] + arguments,
+                                        environment: ["SWIFT_BACKTRACE": "enable=no"], timeout: timeout)
+        let record = try? RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json"))
+        return (result, record)
+    }
+
+    static func folder() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("strain-exec-\(UUID().uuidString)").path
+    }
+
+    @Test(arguments: ["main", "thread", "gcd", "task"])
+    func aSwiftOverflowOnEachThreadKindGivesItsRecursionCycleAndKeepsStatus139(kind: String) throws {
+        let program = try TestPrograms.swiftOverflow()
+        let out = Self.folder()
+        let (result, run) = try Self.exec(program, [kind], out: out)
+        #expect(result.termination == .signaled(SIGSEGV), "strain ends as its program did: \(result.stderr)")
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .stackOverflow)
+        #expect(trial.scenario == "exec")
+        #expect(trial.key[parameter: "arguments"] == kind)
+        let cycle = try #require(trial.trace?.cycle, "\(result.stderr)")
+        #expect(cycle.frames.contains { $0.symbol == "descend(_:_:)" }, "\(cycle.frames.map(\.symbol))")
+        #expect(cycle.repetitions > 1000)
+        #expect(result.stderr.contains("descend(_:_:)"), "strain prints the trace on its standard error")
+        let schema = try SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
+        #expect(schema.valid, "\(schema.output)")
+    }
+
+    @Test func aCThreadOverflowUnderTheIOSProfileHasA512KiBStack() throws {
+        let programs = try TestPrograms.c()
+        let (result, run) = try Self.exec(programs.faults, ["thread-overflow"], out: Self.folder(), options: ["--profile", "ios"])
+        #expect(result.termination == .signaled(SIGSEGV))
+        let trial = try #require(run?.trials.first)
+        #expect(trial.profile == .ios)
+        #expect(trial.outcome.kind == .stackOverflow)
+        #expect(trial.trace?.stackSizeBytes == 512 * 1024, "pthread_create with default attributes got the profile's stack")
+        #expect(trial.trace?.cycle?.frames.contains { $0.symbol == "recurse" } == true)
+    }
+
+    @Test(arguments: [("handler-after", 42, "own handler ran"), ("handler-signal", 42, "own handler ran")])
+    func aCProgramsOwnHandlerInstalledAfterTheProbeStillRunsAfterTheRecord(mode: String, status: Int32, printed: String) throws {
+        let programs = try TestPrograms.c()
+        let (result, run) = try Self.exec(programs.faults, [mode], out: Self.folder())
+        #expect(result.termination == .exited(status), "\(result.stderr)")
+        #expect(result.stdout == printed + "\n")
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .crashed)
+        #expect(trial.outcome.signal == SIGSEGV)
+        #expect(trial.trace?.firstFrames.first?.symbol == "null_write")
+        #expect(trial.outcome.message?.contains("exited with status \(status)") == true, "\(trial.outcome)")
+    }
+
+    @Test func aHandlerALibraryInstalledBeforeTheProbeStillRunsAfterTheRecord() throws {
+        let programs = try TestPrograms.c()
+        let (result, run) = try Self.exec(programs.faultsWithEarlyHandler, ["handler-before"], out: Self.folder())
+        #expect(result.termination == .exited(43), "\(result.stderr)")
+        #expect(result.stdout == "early handler ran\n")
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .crashed)
+        #expect(trial.trace?.firstFrames.first?.symbol == "null_write")
+    }
+
+    @Test func aForkedChildKeepsTheProbeAndRecordsItsFaultUnderItsOwnPid() throws {
+        let programs = try TestPrograms.c()
+        let out = Self.folder()
+        let (result, run) = try Self.exec(programs.faults, ["fork-child-fault"], out: out)
+        #expect(result.termination == .exited(0))
+        let fields = result.stdout.split(separator: " ")
+        #expect(fields.count == 4 && fields[2] == "signal" && fields[3] == "11\n", "the child died of its own SIGSEGV: \(result.stdout)")
+        let child = try #require(Int32(fields.count > 1 ? String(fields[1]) : ""))
+        let fault = try #require(ProbeFolder(path: (out as NSString).appendingPathComponent("probe")).faultRecord(pid: child))
+        #expect(fault.signal == SIGSEGV)
+        #expect(fault.isComplete)
+        #expect(run?.trials.first?.outcome.kind == .completed, "the program itself completed")
+
+        // Every report format and the gate's comparison read an exec run like any other.
+        let runJSON = (out as NSString).appendingPathComponent("run.json")
+        for format in ["html", "md", "junit"] {
+            let report = try ProgramRun.run(StrainBinary.path, ["report", runJSON, "--format", format, "--out", "-"])
+            #expect(report.termination == .exited(0), "\(format): \(report.stderr)")
+            #expect(report.stdout.contains("exec"), "\(format)")
+        }
+        let compare = try ProgramRun.run(StrainBinary.path, ["compare", runJSON, runJSON])
+        #expect(compare.termination == .exited(0), "\(compare.stdout)\(compare.stderr)")
+    }
+
+    @Test func aProgramThatNeverFaultsPrintsExactlyWhatItPrintsWithoutStrain() throws {
+        let programs = try TestPrograms.c()
+        let arguments = ["quiet", "one", "two words", "--out", "x"]
+        let alone = try ProgramRun.run(programs.faults, arguments)
+        let out = Self.folder()
+        let (under, run) = try Self.exec(programs.faults, arguments, out: out)
+        #expect(alone.termination == .exited(3))
+        #expect(under.termination == alone.termination)
+        #expect(under.stdout == alone.stdout)
+        #expect(under.stderr == alone.stderr)
+        #expect(alone.stdout.contains("LD_PRELOAD=(unset)\nSTRAIN_PROBE variables: 0\nSIGSEGV handler: default\n"), "\(alone.stdout)")
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .threw)
+        #expect(trial.outcome.message == "the program exited with status 3")
+        #expect(trial.key[parameter: "arguments"] == "quiet one 'two words' --out x")
+        #expect(trial.trace == nil)
+    }
+
+    @Test func aHungProgramAnswersStrainDumpWithItsGroupedStacksAndGoesOn() throws {
+        let programs = try TestPrograms.c()
+        let out = Self.folder()
+        let running = try ProgramRun.start(StrainBinary.path, ["exec", "--out", out, "--", programs.faults, "hang"])
+        defer { running.stop() }
+        let ready = try #require(running.readLine(timeout: 20), "the program said it was ready")
+        let pid = try #require(Int32(ready.split(separator: " ").last ?? ""))
+
+        let dump = try ProgramRun.run(StrainBinary.path, ["dump", String(pid)], timeout: 30)
+        #expect(dump.termination == .exited(0), "\(dump.stderr)")
+        #expect(dump.stdout.hasPrefix("asked with SIGQUIT"), "\(dump.stdout)")
+        #expect(dump.stdout.contains("6 threads"), "\(dump.stdout)")
+        #expect(dump.stdout.contains("3 threads — futex wait ← wait_for_nothing"), "the three waiters are one group: \(dump.stdout)")
+        #expect(dump.stdout.contains("lock_first_then_second") && dump.stdout.contains("lock_second_then_first"), "\(dump.stdout)")
+        #expect(kill(pid, 0) == 0, "the dump did not stop the program")
+
+        kill(pid, SIGKILL)
+        let result = try running.wait(timeout: 20)
+        #expect(result.termination == .signaled(SIGKILL))
+        let run = try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json"))
+        let trial = try #require(run.trials.first)
+        #expect(trial.outcome.kind == .crashed)
+        #expect(trial.outcome.signal == SIGKILL)
+        #expect(trial.dump?.threadCount == 6, "the run keeps the last dump")
+        let text = try String(contentsOfFile: (out as NSString).appendingPathComponent("dump-1.txt"), encoding: .utf8)
+        #expect(text.contains("wait_for_nothing"))
+        #expect(result.stderr.contains("thread dump 1 of"), "strain exec says where the dump went: \(result.stderr)")
+    }
+
+    @Test func aProgramThatHandlesSIGQUITKeepsItAndIsDumpedWithSIGSYS() throws {
+        let programs = try TestPrograms.c()
+        let running = try ProgramRun.start(StrainBinary.path, ["exec", "--out", Self.folder(), "--", programs.faults, "own-quit"])
+        defer { running.stop() }
+        let ready = try #require(running.readLine(timeout: 20))
+        let pid = try #require(Int32(ready.split(separator: " ").last ?? ""))
+        let dump = try ProgramRun.run(StrainBinary.path, ["dump", String(pid)], timeout: 30)
+        #expect(dump.termination == .exited(0), "\(dump.stderr)")
+        #expect(dump.stdout.hasPrefix("asked with SIGSYS carrying Strain's sigqueue value (the program handles SIGQUIT itself)"), "\(dump.stdout)")
+        #expect(dump.stdout.contains("2 threads"))
+        kill(pid, SIGQUIT)
+        #expect(running.readLine(timeout: 20) == "own SIGQUIT handler ran", "SIGQUIT still reaches the program's handler")
+        kill(pid, SIGKILL)
+        _ = try running.wait(timeout: 20)
+    }
+
+    /// Runs `overflow MODE` under `strain exec --stall 1s` until the watchdog's dump, then kills it.
+    static func stalled(_ mode: String) throws -> (ProgramRun.Result, TrialRecord, String) {
+        let program = try TestPrograms.swiftOverflow()
+        let out = Self.folder()
+        let running = try ProgramRun.start(StrainBinary.path, ["exec", "--out", out, "--stall", "1s", "--", program, mode],
+                                           environment: ["SWIFT_BACKTRACE": "enable=no"])
+        defer { running.stop() }
+        let ready = try #require(running.readLine(timeout: 20))
+        let pid = try #require(Int32(ready.split(separator: " ").last ?? ""))
+        let first = (out as NSString).appendingPathComponent("dump-1.txt")
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: first) && Date() < deadline { usleep(50_000) }
+        #expect(FileManager.default.fileExists(atPath: first), "the watchdog dumped the stuck pool")
+        kill(pid, SIGKILL)
+        let result = try running.wait(timeout: 20)
+        #expect(result.termination == .signaled(SIGKILL))
+        #expect(!FileManager.default.fileExists(atPath: (out as NSString).appendingPathComponent("dump-2.txt")), "it dumps once")
+        let run = try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json"))
+        return (result, try #require(run.trials.first), out)
+    }
+
+    @Test func theStallWatchdogDumpsADeadlockedGCDPoolOnceAndNamesIt() throws {
+        let (result, trial, _) = try Self.stalled("gcd-deadlock")
+        #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome)")
+        #expect(trial.outcome.message?.contains("pool threads under dispatch or concurrency frames") == true, "\(trial.outcome)")
+        #expect(trial.stall?.thresholdSeconds == 1)
+        let dump = try #require(trial.dump)
+        #expect(dump.groups.contains { $0.count >= 2 && $0.summary.contains("futex wait") && $0.frames.contains { $0.symbol?.contains("_dispatch_worker_thread") == true } },
+                "\(dump.groups.map(\.summary))")
+        #expect(result.stderr.contains("deadlocked"), "\(result.stderr)")
+    }
+
+    @Test func theStallWatchdogCallsABlockedCooperativePoolStarved() throws {
+        let (_, trial, _) = try Self.stalled("task-starve")
+        #expect(trial.outcome.kind == .starved, "\(trial.outcome)")
+        let dump = try #require(trial.dump)
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        #expect(dump.groups.contains { $0.count == cores && $0.frames.contains { $0.symbol == "swift_job_run" } }, "\(dump.groups.map(\.summary))")
+    }
+
+    @Test func aProgramThatNeedsMoreGCDWorkersThanApplesCapGetsTheCapVerdict() throws {
+        let program = try TestPrograms.swiftOverflow()
+        let (result, run) = try Self.exec(program, ["gcd-wide"], out: Self.folder(), options: ["--profile", "ios"])
+        #expect(result.termination == .exited(0), "\(result.stderr)")
+        #expect(result.stdout == "done\n")
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .completed)
+        let verdict = try #require(trial.capVerdicts?.first, "\(trial.metrics)")
+        #expect(verdict.cap == 64)
+        #expect(verdict.needed >= 100, "\(verdict.message)")
+    }
+
+    @Test func badInvocationsFailWithTheirOwnCodes() throws {
+        let missing = try ProgramRun.run(StrainBinary.path, ["exec", "--out", Self.folder(), "--", "/nonexistent/program"])
+        #expect(missing.termination == .exited(127))
+        #expect(missing.stderr.contains("cannot run /nonexistent/program"), "\(missing.stderr)")
+        let badOption = try ProgramRun.run(StrainBinary.path, ["exec", "--stall", "forever", "--", "/bin/true"])
+        #expect(badOption.termination == .exited(125))
+        #expect(badOption.stderr.contains("--stall 'forever' is not a duration"), "\(badOption.stderr)")
+        let unknownOption = try ProgramRun.run(StrainBinary.path, ["exec", "--stal", "1s", "--", "/bin/true"])
+        #expect(unknownOption.termination == .exited(125), "\(unknownOption.stderr)")
+        let nothing = try ProgramRun.run(StrainBinary.path, ["exec", "--out", Self.folder()])
+        #expect(nothing.termination == .exited(125))
+        #expect(nothing.stderr.contains("no program to run"))
+        let notAPID = try ProgramRun.run(StrainBinary.path, ["dump", "twelve"])
+        #expect(notAPID.termination == .exited(2))
+        let notProbed = try ProgramRun.run(StrainBinary.path, ["dump", String(getpid())])
+        #expect(notProbed.termination == .exited(2))
+        #expect(notProbed.stderr.contains("was not started under strain exec"), "\(notProbed.stderr)")
+    }
+
+    @Test func theProbeLibraryBesideStrainNeedsNoSwiftRuntime() throws {
+        let library = try ProbeLibrary.locate(executable: StrainBinary.path)
+        #expect(library.hasSuffix("/libStrainProbe.so"))
+        let readelf = try ProgramRun.run("/usr/bin/env", ["readelf", "-d", library])
+        let needed = readelf.stdout.split(separator: "\n").filter { $0.contains("(NEEDED)") }
+        #expect(!needed.isEmpty, "\(readelf.stdout)\(readelf.stderr)")
+        #expect(needed.allSatisfy { $0.contains("libc.so") || $0.contains("libunwind.so") || $0.contains("ld-linux") }, "\(needed)")
+    }
+}
+
+/// A process started for a test, with a time bound, its output collected.
+enum ProgramRun {
+    struct Result {
+        var termination: TerminationStatus
+        var stdout: String
+        var stderr: String
+    }
+
+    static func status(of process: Process) -> TerminationStatus {
+        process.terminationReason == .uncaughtSignal ? .signaled(process.terminationStatus) : .exited(process.terminationStatus)
+    }
+
+    /// Runs `executable ARGUMENTS` to its end; kills it past `timeout` seconds.
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], timeout: Double = 60) throws -> Result {
+        let running = try start(executable, arguments, environment: environment)
+        return try running.wait(timeout: timeout)
+    }
+
+    static func start(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Running {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        return Running(process: process, output: output.fileHandleForReading, error: error.fileHandleForReading)
+    }
+
+    /// A started process. Lines are read from its output one at a time, and the
+    /// rest when it ends.
+    final class Running {
+        let process: Process
+        let output: FileHandle
+        let error: FileHandle
+        private var pending = Data()
+
+        init(process: Process, output: FileHandle, error: FileHandle) {
+            self.process = process
+            self.output = output
+            self.error = error
+        }
+
+        /// The next line of standard output, or nil after `timeout` seconds.
+        func readLine(timeout: Double) -> String? {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                    pending = Data(pending[(newline + 1)...])
+                    return line
+                }
+                var descriptor = pollfd(fd: output.fileDescriptor, events: Int16(POLLIN), revents: 0)
+                guard poll(&descriptor, 1, 100) > 0 else { continue }
+                let chunk = output.availableData
+                if chunk.isEmpty { return nil }
+                pending.append(chunk)
+            }
+            return nil
+        }
+
+        /// Waits for the end (killing the process past `timeout`) and collects the rest of its output.
+        func wait(timeout: Double) throws -> Result {
+            let killer = DispatchWorkItem { [process] in if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
+            defer { killer.cancel() }
+            let errorData = DispatchQueue.global().sync { error.readDataToEndOfFile() }
+            let outData = pending + output.readDataToEndOfFile()
+            process.waitUntilExit()
+            return Result(termination: ProgramRun.status(of: process), stdout: String(decoding: outData, as: UTF8.self),
+                          stderr: String(decoding: errorData, as: UTF8.self))
+        }
+
+        /// Kills the process if it still runs (the test's cleanup).
+        func stop() {
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+            }
+        }
+    }
+}
+
+/// The test programs in Fixtures/programs, built once per test process.
+enum TestPrograms {
+    struct BuildError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    struct CPrograms: Sendable {
+        var faults: String
+        var faultsWithEarlyHandler: String
+    }
+
+    static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/programs").path
+    static let folder: String = {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("strain-programs-\(getpid())").path
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }()
+
+    /// `cc`, or the Swift toolchain's own clang where there is no system compiler.
+    static let compiler: String = {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let hasCC = path.split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/cc") }
+        return hasCC ? "cc" : "clang"
+    }()
+
+    private static let builtC: Result<CPrograms, BuildError> = Result { () throws(BuildError) -> CPrograms in
+        let faults = folder + "/faults"
+        let early = folder + "/faults-early"
+        try compile([compiler, "-O0", "-g", "-o", faults, sources + "/faults.c", "-lpthread"])
+        try compile([compiler, "-shared", "-fPIC", "-o", folder + "/libearly.so", sources + "/early.c"])
+        try compile([compiler, "-O0", "-g", "-DWITH_EARLY_HANDLER", "-o", early, sources + "/faults.c", "-L" + folder, "-learly", "-Wl,-rpath," + folder, "-lpthread"])
+        return CPrograms(faults: faults, faultsWithEarlyHandler: early)
+    }
+
+    private static let builtSwift: Result<String, BuildError> = Result { () throws(BuildError) -> String in
+        let overflow = folder + "/overflow"
+        try compile(["swiftc", "-Onone", "-g", "-o", overflow, sources + "/overflow.swift"])
+        return overflow
+    }
+
+    static func c() throws -> CPrograms { try builtC.get() }
+    static func swiftOverflow() throws -> String { try builtSwift.get() }
+
+    private static func compile(_ command: [String]) throws(BuildError) {
+        let result: ProgramRun.Result
+        do {
+            result = try ProgramRun.run("/usr/bin/env", command, timeout: 180)
+        } catch {
+            throw BuildError(description: "could not start \(command[0]): \(error)")
+        }
+        guard result.termination == .exited(0) else {
+            throw BuildError(description: "\(command.joined(separator: " ")) failed: \(result.stderr)")
+        }
+    }
+}

@@ -1,0 +1,78 @@
+// A Swift program for `strain exec`'s end-to-end tests (ExecTests): overflows
+// its stack on the thread kind its first argument names, deadlocks its GCD
+// pool, starves Swift concurrency's pool or needs many GCD workers at once. It knows nothing of Strain; without it, each overflow dies with status
+// 139 and, for every kind but main, no output at all.
+import Dispatch
+import Foundation
+
+final class Node {
+    var next: Node?
+    var payload = [Int](repeating: 1, count: 4)
+}
+
+/// Recurses without end; the payload keeps each frame from being folded away.
+@inline(never)
+func descend(_ node: Node, _ depth: Int) -> Int {
+    let next = Node()
+    node.next = next
+    return descend(next, depth + 1) + node.payload[depth % 4]
+}
+
+nonisolated func overflow() {
+    print(descend(Node(), 0))
+}
+
+let kind = CommandLine.arguments.dropFirst().first ?? ""
+switch kind {
+case "main":
+    overflow()
+case "thread":
+    let thread = Thread { overflow() }
+    thread.start()
+    while true { sleep(1) }
+case "gcd":
+    DispatchQueue.global().async { overflow() }
+    while true { sleep(1) }
+case "task":
+    Task.detached { overflow() }
+    while true { sleep(1) }
+case "gcd-deadlock":
+    // Two blocks wait for a semaphore no one signals; main waits for them.
+    let group = DispatchGroup()
+    let never = DispatchSemaphore(value: 0)
+    for _ in 0..<2 { DispatchQueue.global().async(group: group) { never.wait() } }
+    print("ready \(getpid())")
+    fflush(stdout)
+    group.wait()
+case "task-starve":
+    // As many tasks as the cooperative pool has threads block on a semaphore; the
+    // next task never runs; main sleeps (a wait with a timeout).
+    let never = DispatchSemaphore(value: 0)
+    for _ in 0..<ProcessInfo.processInfo.activeProcessorCount {
+        Task.detached { never.wait() }
+    }
+    Task.detached { print("never runs") }
+    print("ready \(getpid())")
+    fflush(stdout)
+    while true { sleep(1) }
+case "gcd-wide":
+    // 100 private serial queues, a blocked block on each: libdispatch starts a
+    // worker for each (its overcommit pool), more than Apple's cap of 64.
+    let group = DispatchGroup()
+    let release = DispatchSemaphore(value: 0)
+    let started = DispatchSemaphore(value: 0)
+    for index in 0..<100 {
+        DispatchQueue(label: "wide.\(index)").async(group: group) {
+            started.signal()
+            release.wait()
+        }
+    }
+    for _ in 0..<100 { started.wait() }
+    usleep(600_000)  // long enough for strain exec to count the workers
+    for _ in 0..<100 { release.signal() }
+    group.wait()
+    print("done")
+default:
+    FileHandle.standardError.write(Data("usage: overflow main|thread|gcd|task|gcd-deadlock|task-starve|gcd-wide\n".utf8))
+    exit(64)
+}
