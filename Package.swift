@@ -6,9 +6,15 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "strain", targets: ["strain"]),
+        // The scenario SDK: what a scenario author depends on.
         .library(name: "StrainKit", targets: ["StrainKit"]),
+        // Optional building blocks for concurrent scenarios: start gates, countdowns,
+        // the worker loop with latency sampling, the guards, flood-then-probe.
+        .library(name: "StrainHelpers", targets: ["StrainHelpers"]),
+        // The `strain` command line as a library: `StrainCommand.main(catalog:)`.
         .library(name: "StrainCLI", targets: ["StrainCLI"]),
-        // The built-in scenarios, for a user's own `strain` beside its own catalog.
+        // The built-in scenarios (`ScenarioCatalog.builtIn`), for a user's own `strain`
+        // beside its own catalog; the only product that links OpenCombine.
         .library(name: "StrainScenarios", targets: ["StrainScenarios"]),
         // The probe as a library any program can be started with: `strain exec`
         // preloads libStrainProbe.so, found next to the `strain` executable.
@@ -84,18 +90,20 @@ let package = Package(
             dependencies: ["StrainKit", "CStrainProbe", "CStrainTools", .product(name: "Yams", package: "Yams")]
         ),
         .target(name: "StrainReports", dependencies: ["StrainRecords"]),
+        // Public API of StrainKit only, like any user's scenarios.
+        .target(name: "StrainHelpers", dependencies: ["StrainKit"]),
         .target(
             name: "StrainScenarios",
-            dependencies: ["StrainKit", .product(name: "OpenCombine", package: "OpenCombine")]
+            dependencies: ["StrainKit", "StrainHelpers", .product(name: "OpenCombine", package: "OpenCombine")]
         ),
         .target(
             name: "StrainCLI",
             dependencies: [
-                "StrainRunner", "StrainReports", "StrainGate", "StrainScenarios",
+                "StrainRunner", "StrainReports", "StrainGate",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "strain", dependencies: ["StrainCLI"]),
+        .executableTarget(name: "strain", dependencies: ["StrainCLI", "StrainScenarios"]),
         .plugin(
             name: "StrainPlugin",
             capability: .command(
@@ -109,7 +117,7 @@ let package = Package(
         .target(name: "StrainGate", dependencies: ["StrainRecords"]),
         .testTarget(
             name: "StrainTests",
-            dependencies: ["StrainRecords", "StrainKit", "StrainRunner", "StrainReports", "StrainScenarios", "StrainCLI"],
+            dependencies: ["StrainRecords", "StrainKit", "StrainHelpers", "StrainRunner", "StrainReports", "StrainScenarios", "StrainCLI"],
             // A fixed run.json, the golden reports rendered from it and the JUnit schema, read by path.
             exclude: ["Fixtures"]
         ),

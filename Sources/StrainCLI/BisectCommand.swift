@@ -132,15 +132,15 @@ struct BisectCommand: ParsableCommand {
         guard let type = catalog.scenario(named: scenario) else {
             throw InputError("unknown scenario '\(scenario)'; valid scenarios: \(catalog.names.joined(separator: ", "))")
         }
-        let specs = Dictionary(uniqueKeysWithValues: type.parameters.map { ($0.name, $0) })
-        var values = Dictionary(uniqueKeysWithValues: type.parameters.map { ($0.name, $0.defaultValue) })
+        let specs = Dictionary(uniqueKeysWithValues: type.parameterSpecs.map { ($0.name, $0) })
+        var values = Dictionary(uniqueKeysWithValues: type.parameterSpecs.map { ($0.name, $0.defaultValue) })
         for item in parameter {
             let parts = item.split(separator: "=", maxSplits: 1).map { String($0).trimmingCharacters(in: .whitespaces) }
             guard parts.count == 2, !parts[0].isEmpty else {
                 throw InputError("-p '\(item)' is not name=value; write e.g. -p size=2000")
             }
             guard let spec = specs[parts[0]] else {
-                throw InputError("-p \(item): \(scenario) has no parameter '\(parts[0])'; its parameters: \(type.parameters.map(\.name).joined(separator: ", "))")
+                throw InputError("-p \(item): \(scenario) has no parameter '\(parts[0])'; its parameters: \(type.parameterSpecs.map(\.name).joined(separator: ", "))")
             }
             if let problem = spec.problem(with: parts[1]) { throw InputError("-p \(item): \(problem)") }
             values[parts[0]] = parts[1]
@@ -153,17 +153,17 @@ struct BisectCommand: ParsableCommand {
         let stallSeconds = try Self.duration(stall, option: "--stall")
         let seed = UInt64(truncatingIfNeeded: "\(scenario)|\(values.sorted { $0.key < $1.key })".hashValueStable)
         func request(_ question: BisectRequest.Question, strategy: StrategySpec, parameters: [String: String], low: Int, high: Int) -> BisectRequest {
-            BisectRequest(scenario: scenario, parameters: parameters, parameterOrder: type.parameters.map(\.name), question: question, strategy: strategy, profile: profile,
+            BisectRequest(scenario: scenario, parameters: parameters, parameterOrder: type.parameterSpecs.map(\.name), question: question, strategy: strategy, profile: profile,
                           low: low, high: high, repetitions: repetitions, timeoutSeconds: timeoutSeconds,
                           stallSeconds: stallSeconds, exhaustive: exhaustive, seed: seed)
         }
 
         if let over {
             guard let spec = specs[over] else {
-                throw InputError("--over \(over): \(scenario) has no parameter '\(over)'; its integer parameters: \(Self.integerNames(type.parameters))")
+                throw InputError("--over \(over): \(scenario) has no parameter '\(over)'; its integer parameters: \(Self.integerNames(type.parameterSpecs))")
             }
             guard case .integer(let range) = spec.kind else {
-                throw InputError("--over \(over): '\(over)' is not an integer parameter (\(spec.validValues)); search one of: \(Self.integerNames(type.parameters))")
+                throw InputError("--over \(over): '\(over)' is not an integer parameter (\(spec.validValues)); search one of: \(Self.integerNames(type.parameterSpecs))")
             }
             if parameter.contains(where: { $0.hasPrefix("\(over)=") }) {
                 throw InputError("-p \(over)=… and --over \(over) both set \(over); drop the -p, or bound the search with --low and --high")
@@ -196,7 +196,7 @@ struct BisectCommand: ParsableCommand {
         var requests = [request(.stack, strategy: .thread(stackBytes: low), parameters: values, low: low, high: high)]
         if let per {
             guard let spec = specs[per], case .integer(let range) = spec.kind else {
-                throw InputError("--per \(per): not an integer parameter of \(scenario); use one of: \(Self.integerNames(type.parameters))")
+                throw InputError("--per \(per): not an integer parameter of \(scenario); use one of: \(Self.integerNames(type.parameterSpecs))")
             }
             let value = Int(values[per]!)!
             let doubled = value * 2

@@ -1,19 +1,30 @@
 import ArgumentParser
+import Foundation
 import StrainKit
 
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "List the scenarios with their parameters, the strategies, the profiles and the outcomes."
+        abstract: "List the scenarios with their parameters, the strategies, the profiles and the outcomes.",
+        discussion: "--json prints the same as one JSON document (CatalogListing, its `version` first) for tools."
     )
 
-    func run() {
+    @Flag(help: "Print the catalog as JSON for tools.")
+    var json = false
+
+    func run() throws {
         let catalog = activeCatalog.withLock { $0 }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(CatalogListing(catalog)), as: UTF8.self))
+            return
+        }
         print("Scenarios:")
         for scenario in catalog.scenarios {
             print("  \(scenario.name)  \(scenario.summary)")
-            for parameter in scenario.parameters {
-                print("      \(parameter.name): \(parameter.summary); \(parameter.validValues) (default \(parameter.defaultValue))")
+            for parameter in scenario.parameterSpecs {
+                print("      \(parameter.name): \(parameter.help); \(parameter.validValues) (default \(parameter.defaultValue))")
             }
         }
         print("\nStrategies:")
@@ -21,5 +32,70 @@ struct ListCommand: ParsableCommand {
         print("\nProfiles:")
         for profile in Profile.allCases { print("  \(profile.rawValue)  \(profile.summary)") }
         print("\nOutcomes: \(TrialOutcome.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+        print("\n'strain explain NAME' says more about one scenario.")
+    }
+}
+
+/// `strain list --json`: the catalog as tools read it. `version` changes when a
+/// field changes meaning or goes away; new fields may appear without it.
+struct CatalogListing: Encodable {
+    struct ParameterEntry: Encodable {
+        var name: String
+        /// `integer`, `byte size` or `choice`.
+        var type: String
+        var help: String
+        /// The default as a suite writes it.
+        var `default`: String
+        /// The choices, for a choice.
+        var choices: [String]?
+        /// The smallest and largest value (bytes for a byte size).
+        var minimum: Int?
+        var maximum: Int?
+
+        init(_ spec: ParameterSpec) {
+            name = spec.name
+            type = spec.typeName
+            help = spec.help
+            `default` = spec.defaultValue
+            switch spec.kind {
+            case .choice(let names): choices = names
+            case .integer(let range), .byteSize(let range): (minimum, maximum) = (range.lowerBound, range.upperBound)
+            }
+        }
+    }
+
+    struct OutcomeEntry: Encodable {
+        var outcome: String
+        var because: String
+    }
+
+    struct ScenarioEntry: Encodable {
+        var name: String
+        var summary: String
+        var parameters: [ParameterEntry]
+        var metrics: [MetricDescriptor]
+        var typicalOutcomes: [OutcomeEntry]
+    }
+
+    struct NamedEntry: Encodable {
+        var name: String
+        var summary: String
+    }
+
+    var version = 1
+    var scenarios: [ScenarioEntry]
+    var strategies: [NamedEntry]
+    var profiles: [NamedEntry]
+    var outcomes: [String]
+
+    init(_ catalog: ScenarioCatalog) {
+        scenarios = catalog.scenarios.map { scenario in
+            ScenarioEntry(name: scenario.name, summary: scenario.summary, parameters: scenario.parameterSpecs.map(ParameterEntry.init),
+                          metrics: scenario.metrics,
+                          typicalOutcomes: scenario.typicalOutcomes.map { OutcomeEntry(outcome: $0.outcome.rawValue, because: $0.because) })
+        }
+        strategies = StrategySpec.catalog.map { NamedEntry(name: $0.syntax, summary: $0.summary) }
+        profiles = Profile.allCases.map { NamedEntry(name: $0.rawValue, summary: $0.summary) }
+        outcomes = TrialOutcome.Kind.allCases.map(\.rawValue)
     }
 }

@@ -92,6 +92,10 @@ struct RunCommand: ParsableCommand {
         }
         let header = journal?.header
         let suitePath = suite ?? header?.suite ?? Self.defaultSuite
+        // The default is Strain's own smoke suite: a package with its own `strain` names its suite.
+        if suite == nil, header == nil, !FileManager.default.fileExists(atPath: suitePath) {
+            throw CommandFailure.input("no suite given, and there is no \(suitePath) here; name one: strain run SUITE.yaml ('strain explain SCENARIO' prints a suite to start from)")
+        }
         let filters = self.filters.isEmpty ? header?.filters ?? [] : self.filters
         let skips = self.skips.isEmpty ? header?.skips ?? [] : self.skips
         let repetitions = self.repetitions ?? header?.repetitions
@@ -160,10 +164,11 @@ struct RunCommand: ParsableCommand {
                          journal: Journal, catalog: ScenarioCatalog, jobs: Int, isolation: TrialIsolation) throws {
         let interactive = isatty(STDOUT_FILENO) == 1
         let terminal = TerminalReport(color: interactive && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
-        let controller = RunController(
+        var controller = RunController(
             supervisor: TrialSupervisor(executable: currentExecutablePath(), isolation: isolation),
             customMetrics: catalog.declaredMetrics(of: plan.trials.map(\.scenario))
         )
+        controller.rankings = catalog.rankings(of: plan.trials.map(\.scenario))
         let remaining = RunController.remaining(plan, after: journal.finished)
         RunnerSignals.catchStopSignals()
         RunnerSignals.adoptOrphans()

@@ -38,9 +38,19 @@ struct CommandFailure: Error {
 }
 
 /// The `strain` command, over a scenario catalog, so a package can build its own
-/// `strain` with its own scenarios.
+/// `strain` with its own scenarios:
+///
+/// ```swift
+/// // Sources/order-strain/main.swift
+/// import StrainCLI
+/// import StrainScenarios
+/// StrainCommand.main(catalog: ScenarioCatalog([DecodeOrders.self]) + .builtIn)
+/// ```
 public enum StrainCommand {
     /// Runs the command line and exits with a code from `StrainExitCode`.
+    ///
+    /// A catalog that `ScenarioCatalog.validate()` rejects (two scenarios of one
+    /// name, an invalid default) ends the program with exit code 2, naming each problem.
     public static func main(catalog: ScenarioCatalog, arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
         // The child path first and alone: it must apply its profile before any thread starts.
         if arguments.first == "_trial" {
@@ -49,6 +59,13 @@ public enum StrainCommand {
         // The trial server likewise: it copies itself into trials, so it must stay single-threaded.
         if arguments.first == "_trial-server" {
             TrialCommand.serve(arguments: Array(arguments.dropFirst()), catalog: catalog)
+        }
+        // A catalog whose declarations clash is the binary's mistake: say so before anything runs.
+        do {
+            try catalog.validate()
+        } catch {
+            writeStandardError("error: this strain binary's scenario catalog is invalid:\n" + error.problems.map { "  " + $0 }.joined(separator: "\n"))
+            exit(StrainExitCode.inputError)
         }
         activeCatalog.withLock { $0 = catalog }
         // A reader that went away (`strain … | head -1`) makes writes fail, never kills the runner.
@@ -149,7 +166,7 @@ struct Strain: ParsableCommand {
         Exit codes: 0 every outcome expected (gate: nothing regressed); 1 an unexpected outcome (gate: a regression or a worse outcome); 2 usage or input error; 3 harness error or incomplete data; 130 and 143 stopped by SIGINT or SIGTERM (finished trials kept, run.json marked interrupted).
         """,
         version: "strain \(StrainVersion.current)",
-        subcommands: [RunCommand.self, BisectCommand.self, ReportCommand.self, ListCommand.self, BaselineCommand.self, CompareCommand.self, GateCommand.self, MergeCommand.self, ExecCommand.self, DumpCommand.self],
+        subcommands: [RunCommand.self, BisectCommand.self, ReportCommand.self, ListCommand.self, ExplainCommand.self, BaselineCommand.self, CompareCommand.self, GateCommand.self, MergeCommand.self, ExecCommand.self, DumpCommand.self],
         defaultSubcommand: RunCommand.self
     )
 }

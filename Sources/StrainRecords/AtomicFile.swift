@@ -10,10 +10,13 @@ import Darwin
 public enum AtomicFile {
     /// Why a write failed, with the path.
     public struct WriteError: Error, Sendable, CustomStringConvertible {
+        /// The file that could not be written.
         public var path: String
+        /// Why, worded for the user.
         public var reason: String
         /// The file exists and the caller asked not to replace it.
         public var exists: Bool
+        /// `PATH: REASON`.
         public var description: String { "\(path): \(reason)" }
     }
 

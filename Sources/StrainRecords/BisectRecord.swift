@@ -12,6 +12,7 @@ public struct BisectSection: Codable, Hashable, Sendable {
     /// Seconds from the first probe's start to the last probe's end.
     public var wallSeconds: Double
 
+    /// A bisect section of these searches.
     public init(searches: [BisectSearch], slope: StackSlope?, wallSeconds: Double) {
         self.searches = searches
         self.slope = slope
@@ -43,7 +44,9 @@ public struct BisectSearch: Codable, Hashable, Sendable {
         case neverCompletes
     }
 
+    /// What the search asked.
     public var question: Question
+    /// The scenario searched.
     public var scenario: String
     /// Every parameter the probes ran with, the searched one excluded.
     public var parameters: [String: String]
@@ -51,14 +54,17 @@ public struct BisectSearch: Codable, Hashable, Sendable {
     public var parameter: String?
     /// The strategy the probes ran on; `thread(stack)` for a stack search.
     public var strategy: String
+    /// The profile the probes ran on.
     public var profile: String
     /// The search's resolution: 4096 bytes (a page) for stacks, 1 for a parameter.
     public var unit: Int
     /// The range searched (bytes or parameter values).
     public var low: Int
+    /// See `low`.
     public var high: Int
     /// Repetitions of each probe that confirms the boundary.
     public var repetitions: Int
+    /// What the search concluded.
     public var verdict: Verdict
     /// The value on the completing side of the boundary: the smallest stack, or the
     /// largest parameter value, that completed in every repetition.
@@ -67,6 +73,7 @@ public struct BisectSearch: Codable, Hashable, Sendable {
     public var failing: Int?
     /// For `nondeterministic`: the range where some repetitions completed and some did not.
     public var mixedLow: Int?
+    /// See `mixedLow`.
     public var mixedHigh: Int?
     /// How the failing side failed (`stackOverflow`, `threw`, …), with the first message.
     public var failure: String?
@@ -81,6 +88,7 @@ public struct BisectSearch: Codable, Hashable, Sendable {
     /// The answer in a sentence, as the reports print it.
     public var explanation: String
 
+    /// A search described by these values.
     public init(
         question: Question, scenario: String, parameters: [String: String], parameter: String?, strategy: String,
         profile: String, unit: Int, low: Int, high: Int, repetitions: Int, verdict: Verdict, passing: Int?, failing: Int?,
@@ -113,6 +121,7 @@ public struct BisectSearch: Codable, Hashable, Sendable {
 
 /// One stack size that overflowed, as the unbounded verdict cites it.
 public struct OverflowEvidence: Codable, Hashable, Sendable {
+    /// The stack size that overflowed.
     public var stackBytes: Int
     /// Frames on the faulting thread's stack.
     public var frames: Int?
@@ -123,6 +132,7 @@ public struct OverflowEvidence: Codable, Hashable, Sendable {
     /// The deepest recursion the scenario marked.
     public var depth: Int?
 
+    /// Evidence of an overflow at `stackBytes`.
     public init(stackBytes: Int, frames: Int?, cycle: [String]?, repetitions: Int?, depth: Int?) {
         self.stackBytes = stackBytes
         self.frames = frames
@@ -146,6 +156,7 @@ public struct StackSlope: Codable, Hashable, Sendable {
     /// The largest value the line predicts completes on each stack platforms give.
     public var capacities: [StackCapacity]
 
+    /// A slope fitted through `points`.
     public init(parameter: String, points: [BoundaryPoint], bytesPerUnit: Double, interceptBytes: Double, capacities: [StackCapacity]) {
         self.parameter = parameter
         self.points = points
@@ -157,9 +168,12 @@ public struct StackSlope: Codable, Hashable, Sendable {
 
 /// A parameter value and the stack at its boundary.
 public struct BoundaryPoint: Codable, Hashable, Sendable {
+    /// The parameter's value.
     public var value: Int
+    /// The smallest stack on which it completed.
     public var stackBytes: Int
 
+    /// A boundary of `value` at `stackBytes`.
     public init(value: Int, stackBytes: Int) {
         self.value = value
         self.stackBytes = stackBytes
@@ -170,10 +184,12 @@ public struct BoundaryPoint: Codable, Hashable, Sendable {
 public struct StackCapacity: Codable, Hashable, Sendable {
     /// `Apple secondary thread`, `Apple main thread (iOS)`, `Linux default`.
     public var name: String
+    /// The platform stack's size.
     public var stackBytes: Int
     /// Nil when the line predicts that not even the smallest value fits.
     public var largestValue: Int?
 
+    /// A platform stack of `stackBytes`, and the largest value that fits it.
     public init(name: String, stackBytes: Int, largestValue: Int?) {
         self.name = name
         self.stackBytes = stackBytes

@@ -12,6 +12,7 @@ public struct ConfinementViolation: Codable, Hashable, Sendable {
     public var owner: String
     /// The thread that touched it: its kernel id and name.
     public var threadID: Int
+    /// That thread's name as the kernel knows it.
     public var threadName: String
     /// How many accesses from this site were caught.
     public var count: Int
@@ -21,6 +22,7 @@ public struct ConfinementViolation: Codable, Hashable, Sendable {
     /// its queue), innermost first: the other half of the story.
     public var ownerStack: [Frame]
 
+    /// A violation described by these values.
     public init(object: String, access: String, owner: String, threadID: Int, threadName: String, count: Int,
                 accessStack: [Frame], ownerStack: [Frame]) {
         self.object = object

@@ -25,6 +25,7 @@ public struct ExecutionRecord: Codable, Hashable, Sendable {
     /// trial, then after every tenth of the plan (so a leak shows as a slope).
     public var runnerRSS: [RunnerRSSSample]?
 
+    /// A record of a run with `isolation`, and what it came to.
     public init(isolation: TrialIsolation, serverTrials: Int = 0, serverRestarts: Int = 0, fallback: String? = nil, jobs: Int = 1) {
         self.isolation = isolation
         self.serverTrials = serverTrials
@@ -36,9 +37,12 @@ public struct ExecutionRecord: Codable, Hashable, Sendable {
 
 /// The runner's resident set size (VmRSS) after `trials` trials of the run.
 public struct RunnerRSSSample: Codable, Hashable, Sendable {
+    /// Trials finished when the sample was taken.
     public var trials: Int
+    /// The runner's resident set size then, in bytes.
     public var bytes: Int
 
+    /// A sample of `bytes` after `trials` trials.
     public init(trials: Int, bytes: Int) {
         self.trials = trials
         self.bytes = bytes

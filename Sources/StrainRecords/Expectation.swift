@@ -2,9 +2,12 @@ import Foundation
 
 /// One outcome a suite accepts: a kind, and for `crashed` optionally the signal.
 public struct ExpectedOutcome: Codable, Hashable, Sendable, CustomStringConvertible {
+    /// The outcome accepted.
     public var kind: TrialOutcome.Kind
+    /// For `crashed`: the signal it must be, or nil for any.
     public var signal: Int32?
 
+    /// Accepts `kind` (and for `crashed`, `signal`).
     public init(kind: TrialOutcome.Kind, signal: Int32? = nil) {
         self.kind = kind
         self.signal = signal
@@ -25,12 +28,14 @@ public struct ExpectedOutcome: Codable, Hashable, Sendable, CustomStringConverti
         self.init(kind: kind, signal: signal)
     }
 
+    /// Whether `outcome` is one this expectation accepts.
     public func accepts(_ outcome: TrialOutcome) -> Bool {
         guard outcome.kind == kind else { return false }
         guard let signal else { return true }
         return outcome.signal == signal
     }
 
+    /// `crashed(SIGSEGV)`, `stackOverflow`: as suites write it.
     public var description: String {
         if let signal { return "\(kind.rawValue)(\(SignalName.of(signal)))" }
         return kind.rawValue

@@ -8,8 +8,11 @@ import Glibc
 public enum InputFile {
     /// Why a named file cannot be read, worded for the user.
     public struct Problem: Error, Sendable, CustomStringConvertible {
+        /// The file named.
         public var path: String
+        /// What is wrong, and what to do.
         public var message: String
+        /// `PATH: MESSAGE`.
         public var description: String { "\(path): \(message)" }
     }
 

@@ -38,14 +38,17 @@ public struct MetricDescriptor: Codable, Hashable, Sendable {
 
     /// The name suites, reports and the gate use (`wall`, `stack-high-water`).
     public var name: String
+    /// The unit its values are in.
     public var unit: Unit
     /// Nil for a metric that is shown but never judged (a scenario's metric that
     /// declares no direction).
     public var polarity: Polarity?
+    /// How it varies between repetitions: how the gate compares it.
     public var noise: Noise
     /// One line for the reader.
     public var summary: String
 
+    /// A metric called `name`, in `unit`; `polarity` nil for one shown but never judged.
     public init(name: String, unit: Unit, polarity: Polarity?, noise: Noise, summary: String) {
         self.name = name
         self.unit = unit
@@ -114,6 +117,7 @@ public struct MetricThreshold: Codable, Hashable, Sendable {
     /// Absolute change allowed, in the metric's unit.
     public var floor: Double?
 
+    /// A threshold of `delta` (relative) and `floor` (absolute); nil takes the default.
     public init(delta: Double? = nil, floor: Double? = nil) {
         self.delta = delta
         self.floor = floor

@@ -37,6 +37,7 @@ public enum Profile: String, Codable, Hashable, Sendable, CaseIterable {
         }
     }
 
+    /// One line of help for `strain list`.
     public var summary: String {
         switch self {
         case .linux: "this machine as it is (GCD and thread stacks follow RLIMIT_STACK)"

@@ -14,15 +14,21 @@ public struct RunRecord: Codable, Sendable {
     /// Version 4 added `bisect`.
     public static let supportedSchemaVersions = 1...4
 
+    /// The format version this record was written in; readers check it first.
     public var schemaVersion: Int
     /// The Strain version that wrote the record.
     public var strainVersion: String
+    /// The suite as the run resolved it.
     public var suite: ResolvedSuite
+    /// The machine and build that ran it.
     public var environment: EnvironmentRecord
+    /// When the run started (ISO 8601).
     public var startedAt: String
+    /// When it finished (ISO 8601).
     public var finishedAt: String
     /// The parent's own peak resident set size over the run, in bytes.
     public var runnerPeakRSSBytes: Int
+    /// Every trial, in plan order.
     public var trials: [TrialRecord]
     /// The metrics the run's scenarios declared for themselves (absent before version 3).
     public var customMetrics: [MetricDescriptor]?
@@ -34,9 +40,13 @@ public struct RunRecord: Codable, Sendable {
     public var interrupted: Bool?
     /// What `strain bisect` found; its probes are the trials (absent before version 4).
     public var bisect: BisectSection?
+    /// The ranking tables the run's scenarios ask for (absent when none does, and
+    /// in records written before Strain wrote them: readers then rank by `guard`).
+    public var rankings: [MetricRanking]?
     /// How the trials were started and how many ran at once (absent in older runs).
     public var execution: ExecutionRecord?
 
+    /// A record of version `currentSchemaVersion` written by this Strain.
     public init(
         suite: ResolvedSuite, environment: EnvironmentRecord, startedAt: String, finishedAt: String,
         runnerPeakRSSBytes: Int, trials: [TrialRecord], customMetrics: [MetricDescriptor]? = nil, plan: PlanRecord? = nil
@@ -77,6 +87,7 @@ public struct PlanRecord: Codable, Hashable, Sendable {
     /// The shard this run covered, nil for the whole plan.
     public var shard: ShardRecord?
 
+    /// A plan of `trialCount` trials with identity `hash`, of which this run covered `shard`.
     public init(hash: String, trialCount: Int, shard: ShardRecord?) {
         self.hash = hash
         self.trialCount = trialCount
@@ -86,13 +97,16 @@ public struct PlanRecord: Codable, Hashable, Sendable {
 
 /// One shard of a plan: `index` of `count`, from 1, and where it ran.
 public struct ShardRecord: Codable, Hashable, Sendable {
+    /// This shard's number, from 1.
     public var index: Int
+    /// How many shards the plan was split into.
     public var count: Int
     /// Trials this shard ran.
     public var trialCount: Int?
     /// The machine that ran it (set when shards are merged).
     public var environment: EnvironmentRecord?
 
+    /// Shard `index` of `count`.
     public init(index: Int, count: Int, trialCount: Int? = nil, environment: EnvironmentRecord? = nil) {
         self.index = index
         self.count = count
@@ -103,20 +117,27 @@ public struct ShardRecord: Codable, Hashable, Sendable {
 
 /// The suite as the run resolved it: every default filled in.
 public struct ResolvedSuite: Codable, Hashable, Sendable {
+    /// The suite's `name:`.
     public var name: String
+    /// The suite's `description:`, if it has one.
     public var description: String?
     /// Path of the suite file the run read.
     public var path: String
+    /// Repetitions of every run, unless a run sets its own.
     public var repetitions: Int
+    /// Seconds a trial may take before the parent kills it.
     public var timeoutSeconds: Double
     /// The watchdog's threshold: seconds without progress while work is pending
     /// (absent in version 1 files).
     public var stallSeconds: Double?
+    /// The profiles every run uses unless it sets its own.
     public var profiles: [String]
+    /// The `runs:` entries, resolved.
     public var runs: [ResolvedRun]
     /// The gate's thresholds for the whole suite, by metric name.
     public var gate: [String: MetricThreshold]?
 
+    /// A suite resolved with these values.
     public init(name: String, description: String?, path: String, repetitions: Int, timeoutSeconds: Double, stallSeconds: Double?, profiles: [String], runs: [ResolvedRun], gate: [String: MetricThreshold]? = nil) {
         self.name = name
         self.description = description
@@ -132,13 +153,19 @@ public struct ResolvedSuite: Codable, Hashable, Sendable {
 
 /// One `runs:` entry of a suite, resolved.
 public struct ResolvedRun: Codable, Hashable, Sendable {
+    /// The scenario the entry runs.
     public var scenario: String
     /// Each parameter's values, in the scenario's order (version 1 and 2 files: in name order).
     public var parameters: [ParameterSweep]
+    /// The strategies, as the suite wrote them.
     public var strategies: [String]
+    /// The profiles the entry runs on.
     public var profiles: [String]
+    /// Repetitions of each combination.
     public var repetitions: Int
+    /// Seconds a trial may take.
     public var timeoutSeconds: Double
+    /// The watchdog's threshold for this entry (absent in version 1 files).
     public var stallSeconds: Double?
     /// Expected outcomes per strategy; `default` for the rest.
     public var expect: [String: [String]]
@@ -147,6 +174,7 @@ public struct ResolvedRun: Codable, Hashable, Sendable {
     /// The line of the suite file where this entry starts (for CI annotations).
     public var line: Int?
 
+    /// An entry resolved with these values.
     public init(scenario: String, parameters: [ParameterSweep], strategies: [String], profiles: [String], repetitions: Int, timeoutSeconds: Double, stallSeconds: Double?, expect: [String: [String]], gate: [String: MetricThreshold]? = nil, line: Int? = nil) {
         self.scenario = scenario
         self.parameters = parameters
@@ -164,6 +192,7 @@ public struct ResolvedRun: Codable, Hashable, Sendable {
         case scenario, parameters, strategies, profiles, repetitions, timeoutSeconds, stallSeconds, expect, gate, line
     }
 
+    /// Decodes an entry, reading version 1 and 2 parameter mappings too.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         scenario = try container.decode(String.self, forKey: .scenario)
@@ -187,9 +216,12 @@ public struct ResolvedRun: Codable, Hashable, Sendable {
 
 /// One parameter of a run and the values it sweeps.
 public struct ParameterSweep: Codable, Hashable, Sendable {
+    /// The parameter's name.
     public var name: String
+    /// The values the run sweeps, in the suite's order.
     public var values: [String]
 
+    /// The sweep of `name` over `values`.
     public init(name: String, values: [String]) {
         self.name = name
         self.values = values
@@ -198,11 +230,17 @@ public struct ParameterSweep: Codable, Hashable, Sendable {
 
 /// Where a run happened.
 public struct EnvironmentRecord: Codable, Hashable, Sendable {
+    /// The host name.
     public var host: String
+    /// CPUs the machine has.
     public var cores: Int
+    /// Physical memory, in bytes.
     public var memoryBytes: Int
+    /// The kernel release (`uname -r`).
     public var kernel: String
+    /// The CPU architecture (`x86_64`).
     public var architecture: String
+    /// The Swift compiler's version line.
     public var swiftVersion: String
     /// Soft limits in force for the runner (`stack`, `nofile`, `nproc`, `as`), bytes or counts; -1 for unlimited.
     public var rlimits: [String: Int]
@@ -216,10 +254,12 @@ public struct EnvironmentRecord: Codable, Hashable, Sendable {
     public var buildConfiguration: String?
     /// The 1-minute load average at the start and the end of the run.
     public var loadAverageStart: Double?
+    /// See `loadAverageStart`.
     public var loadAverageEnd: Double?
     /// Share of CPU time stolen by the hypervisor during the run (`/proc/stat`), 0 to 1.
     public var stealFraction: Double?
 
+    /// A machine described by these values.
     public init(host: String, cores: Int, memoryBytes: Int, kernel: String, architecture: String, swiftVersion: String, rlimits: [String: Int], gitCommit: String?) {
         self.host = host
         self.cores = cores
@@ -234,5 +274,6 @@ public struct EnvironmentRecord: Codable, Hashable, Sendable {
 
 /// The version of Strain itself.
 public enum StrainVersion {
+    /// This build's version.
     public static let current = "0.1.0"
 }

@@ -2,9 +2,13 @@ import Foundation
 
 /// Reads and writes `run.json`, checking the schema version first.
 public enum RunRecordFile {
+    /// A run.json written in a schema version this Strain does not read.
     public struct VersionError: Error, CustomStringConvertible {
+        /// The file read.
         public var path: String
+        /// The version it declares.
         public var found: Int
+        /// What was found, and which versions this Strain reads.
         public var description: String {
             "\(path): run.json schema version \(found) is not supported; this Strain reads versions \(RunRecord.supportedSchemaVersions.lowerBound) to \(RunRecord.supportedSchemaVersions.upperBound)"
         }
@@ -22,6 +26,9 @@ public enum RunRecordFile {
         return try encoder.encode(run)
     }
 
+    /// Reads the run.json at `path`: its version first, then the record.
+    ///
+    /// - Throws: `VersionError` for an unsupported version, `LoadError` for a file that cannot be read or decoded.
     public static func read(from path: String) throws -> RunRecord {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         struct Version: Decodable { var schemaVersion: Int }
@@ -34,8 +41,11 @@ public enum RunRecordFile {
 extension RunRecordFile {
     /// Why a run.json could not be loaded, worded for the user; every case is an input error.
     public struct LoadError: Error, Sendable, CustomStringConvertible {
+        /// The file.
         public var path: String
+        /// What is wrong with it.
         public var message: String
+        /// `PATH: MESSAGE`.
         public var description: String { "\(path): \(message)" }
     }
 

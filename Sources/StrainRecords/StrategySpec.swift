@@ -50,6 +50,7 @@ public enum StrategySpec: Hashable, Sendable, CustomStringConvertible, Codable {
         ("task-executor(n, stack)", "Swift concurrency on a TaskExecutor of n Threads with stackSize = stack, e.g. task-executor(2, 8MiB): a Task with that executor preference per piece of work"),
     ]
 
+    /// The strategy as suites write it (`thread(512KiB)`).
     public var description: String {
         switch self {
         case .gcdGlobal(let qos): qos == .default ? "gcd-global" : "gcd-global(\(qos.rawValue))"
@@ -77,6 +78,7 @@ public enum StrategySpec: Hashable, Sendable, CustomStringConvertible, Codable {
 
     /// Why a strategy name did not parse, phrased for the person who wrote it.
     public struct ParseError: Error, Sendable, CustomStringConvertible {
+        /// What is wrong and what to write instead.
         public var description: String
     }
 
@@ -166,6 +168,7 @@ public enum StrategySpec: Hashable, Sendable, CustomStringConvertible, Codable {
         return bytes
     }
 
+    /// Decodes a strategy from its suite syntax.
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         do {
@@ -175,6 +178,7 @@ public enum StrategySpec: Hashable, Sendable, CustomStringConvertible, Codable {
         }
     }
 
+    /// Encodes the strategy as its suite syntax.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)
@@ -183,10 +187,12 @@ public enum StrategySpec: Hashable, Sendable, CustomStringConvertible, Codable {
 
 /// Swift concurrency's task priorities, by the names suites use.
 public enum TaskPriorityName: String, Codable, Hashable, Sendable, CaseIterable {
+    /// The priorities, as suites write them.
     case background, utility, low, medium, high, userInitiated
 }
 
 /// GCD's quality-of-service classes, by the names suites use.
 public enum QualityOfServiceName: String, Codable, Hashable, Sendable, CaseIterable {
+    /// The classes, as suites write them.
     case background, utility, `default`, userInitiated, userInteractive
 }

@@ -18,6 +18,7 @@ public struct ThreadDump: Codable, Hashable, Sendable {
     /// How file:line was resolved, and which modules had no debug information.
     public var sourceLocations: SourceLocations?
 
+    /// A dump described by these values.
     public init(method: String, threadCount: Int, groups: [ThreadGroup], waitCycle: WaitCycle?, unreached: [Int], dumpNanoseconds: Int) {
         self.method = method
         self.threadCount = threadCount
@@ -30,16 +31,19 @@ public struct ThreadDump: Codable, Hashable, Sendable {
 
 /// Threads whose stacks were identical.
 public struct ThreadGroup: Codable, Hashable, Sendable {
+    /// How many threads had this stack.
     public var count: Int
     /// `futex wait ← DispatchQueue.sync ← ThreadSafeArray.subscript ← …`: what
     /// the threads wait in, then the innermost frames worth naming.
     public var summary: String
     /// Whether these threads were running scenario work (not the harness's or the runtime's idle threads).
     public var inWork: Bool
+    /// The threads, one each.
     public var threads: [DumpedThread]
     /// The shared stack, innermost frame first.
     public var frames: [Frame]
 
+    /// A group of `count` threads sharing `frames`.
     public init(count: Int, summary: String, inWork: Bool, threads: [DumpedThread], frames: [Frame]) {
         self.count = count
         self.summary = summary
@@ -51,6 +55,7 @@ public struct ThreadGroup: Codable, Hashable, Sendable {
 
 /// One thread of a dump.
 public struct DumpedThread: Codable, Hashable, Sendable {
+    /// The kernel's thread id.
     public var tid: Int
     /// The thread's name (`/proc/…/comm`, at most 15 characters).
     public var name: String
@@ -61,6 +66,7 @@ public struct DumpedThread: Codable, Hashable, Sendable {
     /// Whether its stack came from ptrace rather than from the thread itself.
     public var viaPtrace: Bool
 
+    /// A thread described by these values.
     public init(tid: Int, name: String, state: String, wait: String?, viaPtrace: Bool) {
         self.tid = tid
         self.name = name
@@ -74,8 +80,10 @@ public struct DumpedThread: Codable, Hashable, Sendable {
 public struct WaitCycle: Codable, Hashable, Sendable {
     /// `strain.A (thread 12) waits for strain.B, held by thread 13, which waits for strain.A`.
     public var description: String
+    /// The threads of the cycle, in order.
     public var links: [WaitLink]
 
+    /// A cycle of `links`, described by `description`.
     public init(description: String, links: [WaitLink]) {
         self.description = description
         self.links = links
@@ -84,10 +92,14 @@ public struct WaitCycle: Codable, Hashable, Sendable {
 
 /// One thread in a wait cycle.
 public struct WaitLink: Codable, Hashable, Sendable {
+    /// The thread's kernel id.
     public var tid: Int
+    /// What it holds, if it said.
     public var holding: String?
+    /// What it waits for.
     public var waitsFor: String
 
+    /// Thread `tid`, holding `holding`, waiting for `waitsFor`.
     public init(tid: Int, holding: String?, waitsFor: String) {
         self.tid = tid
         self.holding = holding
@@ -108,13 +120,17 @@ public struct StallReport: Codable, Hashable, Sendable {
     public var recordedAfterSeconds: Double?
     /// Units of work the scenario had queued, started and finished.
     public var queued: Int
+    /// See `queued`.
     public var started: Int
+    /// See `queued`.
     public var finished: Int
     /// Threads running scenario work when the stall was called, and how many of
     /// them were blocked in a wait with no timeout.
     public var threadsInWork: Int
+    /// See `threadsInWork`.
     public var threadsInUntimedWait: Int
 
+    /// A stall report of these values.
     public init(thresholdSeconds: Double, silentSeconds: Double, reportedAfterSeconds: Double, recordedAfterSeconds: Double? = nil,
                 queued: Int, started: Int, finished: Int, threadsInWork: Int, threadsInUntimedWait: Int) {
         self.thresholdSeconds = thresholdSeconds
@@ -131,9 +147,12 @@ public struct StallReport: Codable, Hashable, Sendable {
 
 /// The child's thread count at one moment, seconds after it was spawned.
 public struct ThreadSample: Codable, Hashable, Sendable {
+    /// Seconds since the child was spawned.
     public var seconds: Double
+    /// Threads the child had then.
     public var threads: Int
 
+    /// A sample of `threads` threads at `seconds`.
     public init(seconds: Double, threads: Int) {
         self.seconds = seconds
         self.threads = threads
@@ -145,11 +164,14 @@ public struct ThreadSample: Codable, Hashable, Sendable {
 public struct CapVerdict: Codable, Hashable, Sendable {
     /// The platforms with this cap, e.g. `ios, macos`.
     public var platforms: String
+    /// Threads a worker pool may have there.
     public var cap: Int
     /// The most workers blocked at once in the trial.
     public var needed: Int
+    /// `needed 100 blocked workers; GCD's cap on ios, macos is 64: this hangs there`.
     public var message: String
 
+    /// A verdict for `platforms` with `cap` threads, for a trial that needed `needed`.
     public init(platforms: String, cap: Int, needed: Int) {
         self.platforms = platforms
         self.cap = cap

@@ -24,6 +24,7 @@ public struct Frame: Codable, Hashable, Sendable {
     /// called the outermost of them.
     public var inlined: [InlinedFrame]?
 
+    /// A frame at `address`, named as far as the parent could.
     public init(address: UInt64, module: String? = nil, moduleOffset: UInt64? = nil, symbol: String? = nil, symbolOffset: UInt64? = nil,
                 file: String? = nil, line: Int? = nil, column: Int? = nil, inlined: [InlinedFrame]? = nil) {
         self.address = address
@@ -59,10 +60,14 @@ public struct Frame: Codable, Hashable, Sendable {
 public struct InlinedFrame: Codable, Hashable, Sendable {
     /// The inlined function's name, demangled.
     public var symbol: String?
+    /// The source file.
     public var file: String?
+    /// The line, from 1.
     public var line: Int?
+    /// The column, from 1.
     public var column: Int?
 
+    /// An inlined frame at this source location.
     public init(symbol: String?, file: String?, line: Int?, column: Int?) {
         self.symbol = symbol
         self.file = file
@@ -88,6 +93,7 @@ public struct SourceLocations: Codable, Hashable, Sendable {
     /// Modules in the trace whose frames got no file:line (no debug information).
     public var modulesWithoutDebugInfo: [String]
 
+    /// How file:line was resolved, and the modules without debug information.
     public init(symbolizer: String?, modulesWithoutDebugInfo: [String]) {
         self.symbolizer = symbolizer
         self.modulesWithoutDebugInfo = modulesWithoutDebugInfo
@@ -105,6 +111,7 @@ public struct SourceLocations: Codable, Hashable, Sendable {
 
 /// `File.swift:12:5`: the one spelling of a source location.
 public enum SourceLocation {
+    /// `File.swift:12:5`, `File.swift:12` or `File.swift`; nil without a file.
     public static func text(file: String?, line: Int?, column: Int?) -> String? {
         guard let file, !file.isEmpty, let line, line > 0 else { return nil }
         let name = file.split(separator: "/").last.map(String.init) ?? file
@@ -127,6 +134,7 @@ public struct RecursionCycle: Codable, Hashable, Sendable {
     /// written before Strain kept it.
     public var endIndex: Int?
 
+    /// A cycle of `frames` repeated `repetitions` times between these indices.
     public init(frames: [Frame], repetitions: Int, startIndex: Int, endIndex: Int? = nil) {
         self.frames = frames
         self.repetitions = repetitions
@@ -138,7 +146,9 @@ public struct RecursionCycle: Codable, Hashable, Sendable {
 /// The stack of the thread that faulted, walked with libunwind from the signal
 /// context in the child and symbolized in the parent.
 public struct FaultTrace: Codable, Hashable, Sendable {
+    /// The signal's number.
     public var signal: Int32
+    /// The signal's name (`SIGSEGV`).
     public var signalName: String
     /// The faulting address (si_addr).
     public var faultAddress: UInt64
@@ -147,7 +157,9 @@ public struct FaultTrace: Codable, Hashable, Sendable {
     /// The faulting thread's stack, as recorded before the work ran; nil when the
     /// thread was not prepared by the harness.
     public var stackLow: UInt64?
+    /// See `stackLow`.
     public var stackHigh: UInt64?
+    /// The guard area below the stack, in bytes.
     public var guardSizeBytes: Int?
     /// Every frame on the stack, including those not kept.
     public var totalFrames: Int
@@ -174,6 +186,7 @@ public struct FaultTrace: Codable, Hashable, Sendable {
     /// Nanoseconds from the fault to the record's last frame and maps written.
     public var captureNanoseconds: Int?
 
+    /// A trace described by these values.
     public init(
         signal: Int32, faultAddress: UInt64, isStackOverflow: Bool, stackLow: UInt64?, stackHigh: UInt64?,
         guardSizeBytes: Int?, totalFrames: Int, omittedFrames: Int, firstFrames: [Frame], lastFrames: [Frame],

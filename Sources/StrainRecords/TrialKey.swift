@@ -9,21 +9,28 @@
 public struct TrialKey: Codable, Hashable, Sendable, Comparable, CustomStringConvertible {
     /// One parameter's value, as the suite wrote it.
     public struct Parameter: Codable, Hashable, Sendable {
+        /// The parameter's name.
         public var name: String
+        /// Its value, as the suite wrote it.
         public var value: String
 
+        /// Parameter `name` set to `value`.
         public init(name: String, value: String) {
             self.name = name
             self.value = value
         }
     }
 
+    /// The scenario the trial runs.
     public var scenario: String
     /// The parameter values in the scenario's declared order (its suite's sweep order).
     public var parameters: [Parameter]
+    /// Where the work runs.
     public var strategy: StrategySpec
+    /// The platform the child emulates.
     public var profile: Profile
 
+    /// The key of a trial of `scenario` with these values on `strategy` and `profile`.
     public init(scenario: String, parameters: [Parameter], strategy: StrategySpec, profile: Profile) {
         self.scenario = scenario
         self.parameters = parameters
@@ -62,11 +69,13 @@ public struct TrialKey: Codable, Hashable, Sendable, Comparable, CustomStringCon
     /// suite order (shards are assigned by it).
     public var stableHash: UInt64 { StableHash.fnv1a(canonicalText) }
 
+    /// Equal when scenario, strategy, profile and every parameter value agree, whatever their order.
     public static func == (left: TrialKey, right: TrialKey) -> Bool {
         left.scenario == right.scenario && left.strategy == right.strategy && left.profile == right.profile
             && Set(left.parameters) == Set(right.parameters) && left.parameters.count == right.parameters.count
     }
 
+    /// Hashes the key's canonical text, the parameters in name order.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(canonicalText)
     }
@@ -79,9 +88,12 @@ public struct TrialKey: Codable, Hashable, Sendable, Comparable, CustomStringCon
 
 /// One trial: its key and its repetition (from 1).
 public struct TrialID: Codable, Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The trial's configuration.
     public var key: TrialKey
+    /// Which repetition, from 1.
     public var repetition: Int
 
+    /// Repetition `repetition` of `key`.
     public init(key: TrialKey, repetition: Int) {
         self.key = key
         self.repetition = repetition
@@ -90,6 +102,7 @@ public struct TrialID: Codable, Hashable, Sendable, Comparable, CustomStringConv
     /// `cyclic-graph[size=200] thread(512KiB) ios #1`.
     public var description: String { "\(key) #\(repetition)" }
 
+    /// Orders by key, then repetition.
     public static func < (left: TrialID, right: TrialID) -> Bool {
         left.key == right.key ? left.repetition < right.repetition : left.key < right.key
     }
@@ -98,10 +111,14 @@ public struct TrialID: Codable, Hashable, Sendable, Comparable, CustomStringConv
 /// What trials share when they are compared side by side: the key without its
 /// strategy (scenario, parameters, profile). Equal whatever the parameters' order.
 public struct ComparisonKey: Hashable, Sendable {
+    /// The scenario.
     public var scenario: String
+    /// Its parameter values, in the scenario's order.
     public var parameters: [TrialKey.Parameter]
+    /// The platform the child emulated.
     public var profile: Profile
 
+    /// The comparison key of `key`: all of it but the strategy.
     public init(_ key: TrialKey) {
         scenario = key.scenario
         parameters = key.parameters
@@ -114,11 +131,13 @@ public struct ComparisonKey: Hashable, Sendable {
         return "\(scenario)\(text.isEmpty ? "" : " (\(text))") on \(profile.rawValue)"
     }
 
+    /// Equal when scenario, profile and every parameter value agree, whatever their order.
     public static func == (left: ComparisonKey, right: ComparisonKey) -> Bool {
         left.scenario == right.scenario && left.profile == right.profile
             && left.parameters.count == right.parameters.count && Set(left.parameters) == Set(right.parameters)
     }
 
+    /// Hashes what `==` compares, the parameters as a set.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(scenario)
         hasher.combine(profile)

@@ -9,7 +9,9 @@ public struct TrialMetrics: Codable, Hashable, Sendable {
     public var systemSeconds: Double?
     /// The child's peak resident set size, in bytes.
     public var peakRSSBytes: Int?
+    /// Context switches the child asked for (it blocked).
     public var voluntaryContextSwitches: Int?
+    /// Context switches forced on the child (preempted).
     public var involuntaryContextSwitches: Int?
     /// The highest thread count seen in the child.
     public var peakThreads: Int?
@@ -36,6 +38,7 @@ public struct TrialMetrics: Codable, Hashable, Sendable {
     /// Metrics a scenario defines for itself.
     public var custom: [String: Double]
 
+    /// Metrics with these values; absent ones were not measured.
     public init(
         wallSeconds: Double? = nil, userSeconds: Double? = nil, systemSeconds: Double? = nil,
         peakRSSBytes: Int? = nil, voluntaryContextSwitches: Int? = nil,
@@ -69,6 +72,7 @@ public struct ThreadReport: Codable, Hashable, Sendable {
     /// How deep its stack went while it ran the work.
     public var stackHighWaterBytes: Int
 
+    /// A report of these values.
     public init(tid: Int, stackSizeBytes: Int, stackHighWaterBytes: Int) {
         self.tid = tid
         self.stackSizeBytes = stackSizeBytes

@@ -25,18 +25,21 @@ public struct TrialOutcome: Codable, Hashable, Sendable, CustomStringConvertible
         case harnessError
     }
 
+    /// How the trial ended.
     public var kind: Kind
     /// The signal number, for `crashed` and `stackOverflow`.
     public var signal: Int32?
     /// The error's or the failure's text, for `threw`, `invariantViolated` and `harnessError`.
     public var message: String?
 
+    /// An outcome of `kind`, with the signal and message when there are.
     public init(kind: Kind, signal: Int32? = nil, message: String? = nil) {
         self.kind = kind
         self.signal = signal
         self.message = message
     }
 
+    /// A trial whose work returned.
     public static let completed = TrialOutcome(kind: .completed)
 
     /// `crashed(SIGSEGV)`, `stackOverflow`, `threw`: the kind, and the signal's name when there is one.

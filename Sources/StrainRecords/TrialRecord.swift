@@ -7,12 +7,15 @@ public struct TrialRecord: Codable, Hashable, Sendable {
     public var id: TrialID
     /// Position of the trial in its plan, from 0 (the order it ran in a serial run).
     public var index: Int
+    /// The seed the scenario derived its randomness from.
     public var seed: UInt64
+    /// How the trial ended.
     public var outcome: TrialOutcome
     /// Whether the suite listed this outcome among those it expects.
     public var expected: Bool
     /// What the suite expected, for the reader of a report.
     public var expectedOutcomes: [String]
+    /// What it measured.
     public var metrics: TrialMetrics
     /// The stack of the faulting thread, for `stackOverflow` and `crashed`.
     public var trace: FaultTrace?
@@ -29,10 +32,12 @@ public struct TrialRecord: Codable, Hashable, Sendable {
     public var capVerdicts: [CapVerdict]?
     /// The child's standard output and error, capped.
     public var stdout: String?
+    /// See `stdout`.
     public var stderr: String?
     /// ISO 8601 time the trial started.
     public var startedAt: String
 
+    /// A record of these values.
     public init(
         id: TrialID, index: Int, seed: UInt64, outcome: TrialOutcome, expected: Bool, expectedOutcomes: [String],
         metrics: TrialMetrics, trace: FaultTrace? = nil, capVerdicts: [CapVerdict]? = nil,
@@ -52,13 +57,18 @@ public struct TrialRecord: Codable, Hashable, Sendable {
         self.startedAt = startedAt
     }
 
+    /// The trial's configuration.
     public var key: TrialKey { id.key }
+    /// The scenario it ran.
     public var scenario: String {
         get { id.key.scenario }
         set { id.key.scenario = newValue }
     }
+    /// Where its work ran.
     public var strategy: StrategySpec { id.key.strategy }
+    /// The platform the child emulated.
     public var profile: Profile { id.key.profile }
+    /// Which repetition, from 1.
     public var repetition: Int { id.repetition }
     /// Parameter values by name; setting one keeps the others' order and appends a new name.
     public var parameters: [String: String] {
@@ -79,6 +89,7 @@ public struct TrialRecord: Codable, Hashable, Sendable {
         case scenario, parameters, strategy, profile
     }
 
+    /// Decodes a record, reading version 1 and 2 shapes too.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let key: TrialKey
@@ -113,6 +124,7 @@ public struct TrialRecord: Codable, Hashable, Sendable {
         startedAt = try container.decode(String.self, forKey: .startedAt)
     }
 
+    /// Encodes the record in the current version.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id.key, forKey: .key)

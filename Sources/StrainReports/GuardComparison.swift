@@ -1,23 +1,30 @@
 import Foundation
 import StrainRecords
 
-/// "Which guard should I use": per contention level, the guards ranked by
-/// median throughput, with their latency, fairness and outcome histogram across
-/// repetitions. Built from trials that have a `guard` parameter and measured
-/// operations.
+/// "Which guard should I use", and any other question of the same shape: a
+/// scenario's trials ranked by one metric across the values of one parameter
+/// (its `MetricRanking`s in run.json), per combination of the other parameters,
+/// with latency, fairness and the outcome histogram across repetitions. A record
+/// that names no rankings (written before they existed) ranks the trials of
+/// scenarios with a `guard` parameter and measured operations by throughput.
 public struct GuardComparison: Sendable {
     public struct Row: Sendable {
-        public var guardName: String
+        /// The ranked parameter's value (`NSLock`).
+        public var value: String
         public var strategy: StrategySpec
         public var trials: [TrialRecord]
+        /// The metric the table ranks by.
+        public var metric: MetricDescriptor
 
         public var outcomes: String { RunSummary.Row(strategy: strategy, trials: trials).outcomes }
         public var allExpected: Bool { trials.allSatisfy(\.expected) }
-        /// Whether every repetition completed: only such a guard is ranked.
+        /// Whether every repetition completed: only such a row is ranked.
         public var allCompleted: Bool { trials.allSatisfy { $0.outcome.kind == .completed } }
         /// Only completed trials are measured: a run that lost elements or
         /// crashed did not do the work its numbers would claim.
         public var measured: [TrialRecord] { trials.filter { $0.outcome.kind == .completed } }
+        /// The median of the ranking's metric over the measured trials.
+        public var medianMetric: Double? { Statistics.median(measured.compactMap { $0.metrics.value(of: metric.name) }) }
         public var medianThroughput: Double? { Statistics.median(measured.compactMap(\.metrics.throughputPerSecond)) }
         public var medianP50: Double? { Statistics.median(measured.compactMap { $0.metrics.latency.map { Double($0.p50Nanoseconds) } }) }
         public var medianP99: Double? { Statistics.median(measured.compactMap { $0.metrics.latency.map { Double($0.p99Nanoseconds) } }) }
@@ -43,63 +50,99 @@ public struct GuardComparison: Sendable {
     }
 
     public struct Table: Sendable {
-        /// What the rows share: the scenario, its parameters but the guard and the
+        /// What the rows share: the scenario, its parameters but the ranked one and the
         /// measurement knobs, and the profile.
         public var key: ComparisonKey
-        /// Fastest first; guards that never finished a trial last.
+        /// What the table ranks.
+        public var ranking: MetricRanking
+        /// Best first; rows that never finished a trial last.
         public var rows: [Row]
 
         public var scenario: String { key.scenario }
-        public var title: String { "\(key.title): guards by throughput" }
+        /// `contended-collection (workers=8) on linux: guards by throughput`.
+        public var title: String { "\(key.title): \(ranking.parameter)s by \(ranking.metric)" }
+        /// The column names, as every report shows them.
+        public var header: [String] { GuardComparison.header(for: ranking) }
     }
 
     public let tables: [Table]
 
     public init(_ run: RunRecord) {
+        let descriptors = Dictionary(run.metricDescriptors.map { ($0.name, $0) }) { first, _ in first }
         var tables: [Table] = []
-        for trial in run.trials where Self.applies(to: trial, in: run) {
-            guard let guardName = trial.parameters["guard"] else { continue }
-            var shared = trial.key.comparison
-            // Measurement knobs, not conditions: rows that differ only in them compare.
-            shared.parameters.removeAll { ["guard", "operations", "sample-every", "subscriptions"].contains($0.name) }
-            let tableIndex = tables.firstIndex { $0.key == shared } ?? {
-                tables.append(Table(key: shared, rows: []))
-                return tables.count - 1
-            }()
-            if let row = tables[tableIndex].rows.firstIndex(where: { $0.guardName == guardName && $0.strategy == trial.strategy }) {
-                tables[tableIndex].rows[row].trials.append(trial)
-            } else {
-                tables[tableIndex].rows.append(Row(guardName: guardName, strategy: trial.strategy, trials: [trial]))
+        for ranking in Self.rankings(in: run) {
+            let metric = descriptors[ranking.metric] ?? .undeclared(ranking.metric)
+            for trial in run.trials where trial.scenario == ranking.scenario {
+                guard let value = trial.parameters[ranking.parameter] else { continue }
+                var shared = trial.key.comparison
+                // Measurement knobs, not conditions: rows that differ only in them compare.
+                shared.parameters.removeAll { $0.name == ranking.parameter || ranking.ignoring.contains($0.name) }
+                let tableIndex = tables.firstIndex { $0.key == shared && $0.ranking == ranking } ?? {
+                    tables.append(Table(key: shared, ranking: ranking, rows: []))
+                    return tables.count - 1
+                }()
+                if let row = tables[tableIndex].rows.firstIndex(where: { $0.value == value && $0.strategy == trial.strategy }) {
+                    tables[tableIndex].rows[row].trials.append(trial)
+                } else {
+                    tables[tableIndex].rows.append(Row(value: value, strategy: trial.strategy, trials: [trial], metric: metric))
+                }
             }
         }
-        // Guards whose every trial completed first, fastest first; then the rest.
+        // Rows whose every trial completed first, best first by the metric's polarity; then the rest.
         for index in tables.indices {
-            tables[index].rows.sort { ($0.allCompleted ? 1 : 0, $0.medianThroughput ?? -1) > ($1.allCompleted ? 1 : 0, $1.medianThroughput ?? -1) }
+            tables[index].rows.sort { left, right in
+                if left.allCompleted != right.allCompleted { return left.allCompleted }
+                switch (left.medianMetric, right.medianMetric) {
+                case (nil, nil): return false
+                case (nil, _): return false
+                case (_, nil): return true
+                case (let a?, let b?): return left.metric.polarity == .lowerIsBetter ? a < b : a > b
+                }
+            }
         }
         self.tables = tables
     }
 
-    /// Trials of scenarios that take a `guard` and count operations.
-    static func applies(to trial: TrialRecord, in run: RunRecord) -> Bool {
-        guard trial.parameters["guard"] != nil else { return false }
-        return run.trials.contains { $0.scenario == trial.scenario && $0.metrics.throughputPerSecond != nil }
+    /// The rankings the run's scenarios asked for; for a record that names none,
+    /// every scenario with a `guard` parameter and measured operations, by throughput.
+    public static func rankings(in run: RunRecord) -> [MetricRanking] {
+        if let rankings = run.rankings { return rankings }
+        var seen = Set<String>()
+        return run.trials.compactMap { trial in
+            guard trial.parameters["guard"] != nil, seen.insert(trial.scenario).inserted,
+                  run.trials.contains(where: { $0.scenario == trial.scenario && $0.metrics.throughputPerSecond != nil }) else { return nil }
+            return MetricRanking(scenario: trial.scenario, parameter: "guard", metric: "throughput", ignoring: ["operations", "sample-every", "subscriptions"])
+        }
     }
 
-    /// Whether a summary group's trials are shown in a comparison table instead.
+    /// Whether a summary group's trials are shown in a ranking table instead: a
+    /// ranked scenario that measures operations (its table has their throughput,
+    /// latency and fairness); any other keeps its group table beside the ranking.
     public static func covers(_ group: RunSummary.Group, in run: RunRecord) -> Bool {
-        group.rows.contains { row in row.trials.contains { applies(to: $0, in: run) } }
+        let rankings = Self.rankings(in: run)
+        let measuringOperations = Set(run.trials.filter { $0.metrics.throughputPerSecond != nil }.map(\.scenario))
+        return group.rows.contains { row in
+            row.trials.contains { trial in
+                measuringOperations.contains(trial.scenario)
+                    && rankings.contains { $0.scenario == trial.scenario && trial.parameters[$0.parameter] != nil }
+            }
+        }
     }
 
-    /// The cells of a row, as both reports show them.
+    /// The cells of a row, as every report shows them.
     public static func cells(_ row: Row, rank: Int) -> [String] {
-        [
-            row.medianThroughput == nil || !row.allCompleted ? "–" : "\(rank)", row.guardName, row.strategy.description,
-            Format.rate(row.medianThroughput), Format.nanoseconds(row.medianP50), Format.nanoseconds(row.medianP99),
+        let metric = row.metric.name == "throughput" ? Format.rate(row.medianMetric) : Format.value(row.medianMetric, unit: row.metric.unit)
+        return [
+            row.medianMetric == nil || !row.allCompleted ? "–" : "\(rank)", row.value, row.strategy.description,
+            metric, Format.nanoseconds(row.medianP50), Format.nanoseconds(row.medianP99),
             Format.nanoseconds(row.medianP999), row.medianFairness.map { String(format: "%.2f", $0) } ?? "–", row.workersTogether, row.outcomes,
         ]
     }
 
-    public static let header = ["#", "guard", "strategy", "throughput", "p50", "p99", "p99.9", "fairness", "together", "outcomes"]
+    /// The column names for `ranking`: its parameter and its metric where the guards' table has `guard` and `throughput`.
+    public static func header(for ranking: MetricRanking) -> [String] {
+        ["#", ranking.parameter, "strategy", ranking.metric, "p50", "p99", "p99.9", "fairness", "together", "outcomes"]
+    }
 }
 
 /// The harness against its C reference: an uncontended pthread_mutex pair
@@ -121,6 +164,19 @@ public enum ReferenceComparison {
 }
 
 extension Format {
+    /// A value in its unit, as the reports show declared metrics: `1.2 MiB`, `3.4 ms`, `0.95`.
+    public static func value(_ value: Double?, unit: MetricDescriptor.Unit) -> String {
+        guard let value else { return "–" }
+        switch unit {
+        case .seconds: return duration(value)
+        case .nanoseconds: return nanoseconds(value)
+        case .bytes: return bytes(value)
+        case .count: return value.isFinite && abs(value) < 1e15 && value == value.rounded() ? count(value) : String(format: "%g", value)
+        case .perSecond: return rate(value)
+        case .ratio: return String(format: "%.3g", value)
+        }
+    }
+
     /// `26.4 M/s`, `358 k/s`.
     public static func rate(_ perSecond: Double?) -> String {
         guard let perSecond else { return "–" }

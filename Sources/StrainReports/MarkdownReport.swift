@@ -25,13 +25,21 @@ public enum MarkdownReport {
 
         for table in GuardComparison(run).tables {
             out += "## \(escape(table.title))\n\n"
-            out += "| " + GuardComparison.header.joined(separator: " | ") + " |\n"
+            out += "| " + table.header.map(escape).joined(separator: " | ") + " |\n"
             out += "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n"
             for (index, row) in table.rows.enumerated() {
                 var cells = GuardComparison.cells(row, rank: index + 1).map(escape)
                 if !row.allExpected { cells[9] = "**\(cells[9])** (expected \(escape(row.trials[0].expectedOutcomes.joined(separator: ", "))))" }
                 out += "| " + cells.joined(separator: " | ") + " |\n"
             }
+            out += "\n"
+        }
+
+        for table in DeclaredMetrics(run).tables {
+            out += "## \(escape(table.title)): the scenario's metrics\n\n"
+            out += "| " + table.header.map(escape).joined(separator: " | ") + " |\n"
+            out += "| --- |" + String(repeating: " ---: |", count: table.header.count - 1) + "\n"
+            for row in table.rows { out += "| " + row.map(escape).joined(separator: " | ") + " |\n" }
             out += "\n"
         }
 

@@ -90,7 +90,7 @@ public struct TerminalReport: Sendable {
             lines.append("")
             lines.append(paint(table.title, 1))
             let rows = table.rows.enumerated().map { GuardComparison.cells($0.element, rank: $0.offset + 1) }
-            let header = GuardComparison.header
+            let header = table.header
             let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
             func line(_ cells: [String]) -> String {
                 cells.enumerated().map { column, cell in
@@ -103,6 +103,17 @@ public struct TerminalReport: Sendable {
             for (row, cells) in zip(table.rows, rows) {
                 let text = "  " + line(cells)
                 lines.append(row.allExpected ? text : paint(text + "   (expected \(row.trials[0].expectedOutcomes.joined(separator: ", ")))", 31))
+            }
+        }
+        for table in DeclaredMetrics(run).tables {
+            lines.append("")
+            lines.append(paint(table.title + ": the scenario's metrics", 1))
+            let widths = table.header.indices.map { column in ([table.header] + table.rows).map { $0[column].count }.max() ?? 0 }
+            for cells in [table.header] + table.rows {
+                lines.append("  " + cells.enumerated().map { column, cell in
+                    let pad = String(repeating: " ", count: widths[column] - cell.count)
+                    return column == 0 ? cell + pad : pad + cell
+                }.joined(separator: "  "))
             }
         }
         let reference = ReferenceComparison.lines(run)

@@ -1,36 +1,47 @@
 import Foundation
+import StrainHelpers
 import StrainKit
 
 /// Dies on purpose, to show what Strain records for a crash that is not a stack
 /// overflow: a null dereference (SIGSEGV), abort() (SIGABRT), a Swift trap (SIGILL).
-public struct CrashScenario: Scenario {
-    public static let name = "crash"
-    public static let summary = "fails on purpose (null dereference, abort, Swift trap, throw, hang, a silent lock-order deadlock): checks the harness's crash and timeout paths"
-    public static let parameters: [ParameterSpec] = [
-        ParameterSpec("kind", .choice(["null-dereference", "abort", "trap", "throw", "hang", "lock-order", "none"]), default: "null-dereference",
-                      summary: "how the work fails; hang sleeps until the deadline; lock-order deadlocks two threads on two NSLocks without telling the heartbeat (only the parent's ptrace dump can explain it); none completes"),
+struct CrashScenario: Scenario {
+    static let name = "crash"
+    static let summary = "fails on purpose (null dereference, abort, Swift trap, throw, hang, a silent lock-order deadlock): checks the harness's crash and timeout paths"
+    /// How the work fails.
+    enum Kind: String, CaseIterable, Sendable {
+        case nullDereference = "null-dereference", abort, trap, `throw`, hang, lockOrder = "lock-order", none
+    }
+
+    static let kind = Parameter<Kind>("kind", default: .nullDereference,
+                                      help: "how the work fails; hang sleeps until the deadline; lock-order deadlocks two threads on two NSLocks without telling the heartbeat (only the parent's ptrace dump can explain it); none completes")
+    static let parameters: [any ParameterDeclaration] = [kind]
+    static let typicalOutcomes = [
+        TypicalOutcome(.crashed, because: "null-dereference, abort and trap end the child with a signal (SIGSEGV, SIGABRT, the trap's)"),
+        TypicalOutcome(.threw, because: "throw throws from the work"),
+        TypicalOutcome(.timedOut, because: "hang and lock-order never finish and never tell the heartbeat"),
     ]
 
     struct Thrown: Error, CustomStringConvertible {
         var description: String { "the crash scenario threw on purpose" }
     }
 
-    let kind: String
+    let kind: Kind
 
-    public init(parameters: ParameterValues) { kind = parameters.string("kind") }
+    /// Reads `kind`.
+    init(parameters: ParameterValues) { kind = parameters[Self.kind] }
 
-    public func prepare(context: ScenarioContext) throws -> Workload {
+    func prepare(context: ScenarioContext) throws -> Workload {
         let kind = kind
         return { executor in
             try executor.perform {
                 switch kind {
-                case "null-dereference": FaultInjection.nullDereference()
-                case "abort": abort()
-                case "trap": preconditionFailure("the crash scenario trapped on purpose")
-                case "throw": throw Thrown()
-                case "hang": while true { sleep(60) }
-                case "lock-order": lockOrderDeadlock()
-                default: break
+                case .nullDereference: FaultInjection.nullDereference()
+                case .abort: abort()
+                case .trap: preconditionFailure("the crash scenario trapped on purpose")
+                case .throw: throw Thrown()
+                case .hang: while true { sleep(60) }
+                case .lockOrder: lockOrderDeadlock()
+                case .none: break
                 }
             }
         }

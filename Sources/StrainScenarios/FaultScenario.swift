@@ -6,33 +6,43 @@ import StrainKit
 ///
 /// Every kind is a real fault (a real SIGBUS, a real integer division by zero), not
 /// `raise()`. `Scenarios/faults.yaml` runs them all with the outcome each must give.
-public struct FaultScenario: Scenario {
-    public static let name = "fault"
-    public static let summary = "breaks its own process on purpose (signals, runtime traps, floods, a broken result pipe, grandchildren, resource exhaustion): checks the harness, not your code"
-    public static let kinds = [
-        "bus-error", "divide-by-zero", "fatal-error", "index-out-of-range", "integer-overflow", "cxx-terminate",
-        "ignore-sigterm", "flood-output", "garbage-result", "exit-zero-without-result", "exit-mid-trial",
-        "grandchild", "grandchild-then-hang", "session-grandchild", "memory-exhaustion", "thread-bomb",
-    ]
-    public static let parameters: [ParameterSpec] = [
-        ParameterSpec("kind", .choice(kinds), default: "bus-error",
-                      summary: "how the trial breaks: a signal (bus-error, divide-by-zero), a Swift runtime trap with its message (fatal-error, index-out-of-range, integer-overflow), std::terminate, a loop that ignores SIGTERM, megabytes on stdout and stderr, garbage or nothing on the result pipe, exit(3) mid-trial, a grandchild left behind (or one beside a hang, or one in a session of its own), memory or threads until a limit stops it"),
-        ParameterSpec("megabytes", .integer(1...1024), default: "8", summary: "how much flood-output writes to each of stdout and stderr"),
+struct FaultScenario: Scenario {
+    static let name = "fault"
+    static let summary = "breaks its own process on purpose (signals, runtime traps, floods, a broken result pipe, grandchildren, resource exhaustion): checks the harness, not your code"
+    /// How the trial breaks.
+    enum Kind: String, CaseIterable, Sendable {
+        case busError = "bus-error", divideByZero = "divide-by-zero", fatalError = "fatal-error", indexOutOfRange = "index-out-of-range"
+        case integerOverflow = "integer-overflow", cxxTerminate = "cxx-terminate", ignoreSigterm = "ignore-sigterm"
+        case floodOutput = "flood-output", garbageResult = "garbage-result", exitZeroWithoutResult = "exit-zero-without-result"
+        case exitMidTrial = "exit-mid-trial", grandchild, grandchildThenHang = "grandchild-then-hang"
+        case sessionGrandchild = "session-grandchild", memoryExhaustion = "memory-exhaustion", threadBomb = "thread-bomb"
+    }
+
+    static let kind = Parameter<Kind>("kind", default: .busError,
+                      help: "how the trial breaks: a signal (bus-error, divide-by-zero), a Swift runtime trap with its message (fatal-error, index-out-of-range, integer-overflow), std::terminate, a loop that ignores SIGTERM, megabytes on stdout and stderr, garbage or nothing on the result pipe, exit(3) mid-trial, a grandchild left behind (or one beside a hang, or one in a session of its own), memory or threads until a limit stops it")
+    static let megabytes = Parameter<Int>("megabytes", in: 1...1024, default: 8, help: "how much flood-output writes to each of stdout and stderr")
+    static let parameters: [any ParameterDeclaration] = [kind, megabytes]
+    static let typicalOutcomes = [
+        TypicalOutcome(.crashed, because: "signals and runtime traps end the child; the record keeps the trap's message"),
+        TypicalOutcome(.harnessError, because: "garbage or no result on the pipe is the harness's to report, never hidden"),
+        TypicalOutcome(.threw, because: "memory-exhaustion and thread-bomb throw once the limit stops them"),
+        TypicalOutcome(.timedOut, because: "ignore-sigterm and grandchild-then-hang run to the deadline"),
     ]
 
     struct Exhausted: Error, CustomStringConvertible {
         var description: String
     }
 
-    let kind: String
+    let kind: Kind
     let megabytes: Int
 
-    public init(parameters: ParameterValues) {
-        kind = parameters.string("kind")
-        megabytes = parameters.integer("megabytes")
+    /// Reads `kind` and `megabytes`.
+    init(parameters: ParameterValues) {
+        kind = parameters[Self.kind]
+        megabytes = parameters[Self.megabytes]
     }
 
-    public func prepare(context: ScenarioContext) throws -> Workload {
+    func prepare(context: ScenarioContext) throws -> Workload {
         let kind = kind
         let megabytes = megabytes
         return { executor in
@@ -42,46 +52,45 @@ public struct FaultScenario: Scenario {
         }
     }
 
-    static func fail(_ kind: String, megabytes: Int) throws {
+    static func fail(_ kind: Kind, megabytes: Int) throws {
         // Values the optimizer cannot see through, so each trap happens at run time.
         let one = Int(ProcessInfo.processInfo.processIdentifier > 0 ? 1 : 0)
         switch kind {
-        case "bus-error": FaultInjection.busError()
-        case "divide-by-zero": _ = FaultInjection.divideByZero(Int32(one))
-        case "fatal-error": fatalError("the fault scenario called fatalError on purpose")
-        case "index-out-of-range":
+        case .busError: FaultInjection.busError()
+        case .divideByZero: _ = FaultInjection.divideByZero(Int32(one))
+        case .fatalError: fatalError("the fault scenario called fatalError on purpose")
+        case .indexOutOfRange:
             let values = [1, 2, 3]
             _ = values[values.count + one]
-        case "integer-overflow":
+        case .integerOverflow:
             var value = Int.max - one
             value += one + one
             // Printed, so an optimised build cannot drop the sum and its overflow check.
             print(value)
-        case "cxx-terminate": FaultInjection.cxxTerminate()
-        case "ignore-sigterm":
+        case .cxxTerminate: FaultInjection.cxxTerminate()
+        case .ignoreSigterm:
             signal(SIGTERM, SIG_IGN)
             // A loop with no side effect may be removed by an optimised build: yield in it.
             while one > 0 { sched_yield() }
-        case "flood-output":
+        case .floodOutput:
             let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20)
             for _ in 0..<megabytes {
                 _ = chunk.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
                 _ = chunk.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
             }
-        case "garbage-result":
+        case .garbageResult:
             let garbage: [UInt8] = Array("RESULT {not json\u{0}\u{1B}[2J STRAIN-FAULT 9 garbage\n".utf8) + (0..<200).map { UInt8($0) }
             _ = garbage.withUnsafeBytes { write(3, $0.baseAddress, $0.count) }
             _exit(0)
-        case "exit-zero-without-result": _exit(0)
-        case "exit-mid-trial": exit(3)
-        case "grandchild": try spawnGrandchild()
-        case "session-grandchild": try spawnGrandchild(newSession: true)
-        case "grandchild-then-hang":
+        case .exitZeroWithoutResult: _exit(0)
+        case .exitMidTrial: exit(3)
+        case .grandchild: try spawnGrandchild()
+        case .sessionGrandchild: try spawnGrandchild(newSession: true)
+        case .grandchildThenHang:
             try spawnGrandchild()
             while one > 0 { sleep(60) }
-        case "memory-exhaustion": try exhaustMemory()
-        case "thread-bomb": try threadBomb()
-        default: break
+        case .memoryExhaustion: try exhaustMemory()
+        case .threadBomb: try threadBomb()
         }
     }
 

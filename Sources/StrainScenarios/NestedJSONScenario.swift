@@ -1,28 +1,39 @@
 import Foundation
+import StrainHelpers
 import StrainKit
 
 /// Deeply nested JSON arrays through Foundation's writers and parsers: the
 /// writers recurse until the stack runs out, the parsers refuse depth over 512.
-public struct NestedJSONScenario: Scenario {
-    public static let name = "nested-json"
-    public static let summary = "deeply nested arrays: JSONSerialization/JSONEncoder writing (stack), parsing and decoding (depth limit 512)"
-    public static let parameters: [ParameterSpec] = [
-        ParameterSpec("operation", .choice(["serialize", "encode", "parse", "decode"]), default: "serialize",
-                      summary: "JSONSerialization.data, JSONEncoder.encode, JSONSerialization.jsonObject, JSONDecoder.decode"),
-        ParameterSpec("depth", .integer(1...10_000_000), default: "100", summary: "how many arrays nest inside each other"),
-    ]
+struct NestedJSONScenario: Scenario {
+    static let name = "nested-json"
+    static let summary = "deeply nested arrays: JSONSerialization/JSONEncoder writing (stack), parsing and decoding (depth limit 512)"
+    /// Which writer or parser runs.
+    enum Operation: String, CaseIterable, Sendable { case serialize, encode, parse, decode }
 
-    enum Operation: String { case serialize, encode, parse, decode }
+    static let operation = Parameter<Operation>("operation", default: .serialize,
+                                                help: "JSONSerialization.data, JSONEncoder.encode, JSONSerialization.jsonObject, JSONDecoder.decode")
+    static let depth = Parameter<Int>("depth", in: 1...10_000_000, default: 100, help: "how many arrays nest inside each other")
+    static let parameters: [any ParameterDeclaration] = [operation, depth]
+    static let metrics = [
+        MetricDescriptor(name: "nesting", unit: .count, polarity: nil, noise: .deterministic, summary: "arrays nested inside each other"),
+        MetricDescriptor(name: "bytes", unit: .bytes, polarity: nil, noise: .deterministic, summary: "bytes of JSON written or read"),
+    ]
+    static let typicalOutcomes = [
+        TypicalOutcome(.stackOverflow, because: "the writers recurse once per level and overflow first (JSONSerialization at depth 359 on 512 KiB)"),
+        TypicalOutcome(.threw, because: "the parsers refuse nesting deeper than 512 with an error"),
+        TypicalOutcome(.completed, because: "shallow enough for both"),
+    ]
 
     let operation: Operation
     let depth: Int
 
-    public init(parameters: ParameterValues) {
-        operation = Operation(rawValue: parameters.string("operation")) ?? .serialize
-        depth = parameters.integer("depth")
+    /// Reads `operation` and `depth`.
+    init(parameters: ParameterValues) {
+        operation = parameters[Self.operation]
+        depth = parameters[Self.depth]
     }
 
-    public func prepare(context: ScenarioContext) throws -> Workload {
+    func prepare(context: ScenarioContext) throws -> Workload {
         let depth = depth
         context.record("nesting", Double(depth))
         switch operation {

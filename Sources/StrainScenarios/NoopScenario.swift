@@ -1,14 +1,15 @@
 import StrainKit
 
 /// Does nothing on its strategy: what a trial costs the harness itself.
-public struct NoopScenario: Scenario {
-    public static let name = "noop"
-    public static let summary = "does nothing; the harness's own cost per trial"
-    public static let parameters: [ParameterSpec] = []
+struct NoopScenario: Scenario {
+    static let name = "noop"
+    static let summary = "does nothing; the harness's own cost per trial"
+    static let typicalOutcomes = [TypicalOutcome(.completed, because: "there is nothing to go wrong")]
 
-    public init(parameters: ParameterValues) {}
+    /// Takes no parameters.
+    init(parameters: ParameterValues) {}
 
-    public func prepare(context: ScenarioContext) throws -> Workload {
+    func prepare(context: ScenarioContext) throws -> Workload {
         { executor in try executor.perform {} }
     }
 }

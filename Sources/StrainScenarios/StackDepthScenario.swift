@@ -2,23 +2,30 @@ import StrainKit
 
 /// Calibration: recursion with a known frame size until the stack runs out (or
 /// to a set depth), to show how deep each strategy and profile can go.
-public struct StackDepthScenario: Scenario {
-    public static let name = "stack-depth"
-    public static let summary = "recursion with a fixed frame size until the stack overflows (or to a set depth): usable stack per strategy"
-    public static let parameters: [ParameterSpec] = [
-        ParameterSpec("frame", .byteSize(16...1024), default: "512B", summary: "bytes each level keeps on the stack"),
-        ParameterSpec("limit", .integer(0...100_000_000), default: "0", summary: "stop at this depth; 0 recurses until the stack runs out"),
+struct StackDepthScenario: Scenario {
+    static let name = "stack-depth"
+    static let summary = "recursion with a fixed frame size until the stack overflows (or to a set depth): usable stack per strategy"
+    static let frame = Parameter<Int>.byteSize("frame", in: 16...1024, default: 512, help: "bytes each level keeps on the stack")
+    static let limit = Parameter<Int>("limit", in: 0...100_000_000, default: 0, help: "stop at this depth; 0 recurses until the stack runs out")
+    static let parameters: [any ParameterDeclaration] = [frame, limit]
+    static let metrics = [
+        MetricDescriptor(name: "levels", unit: .count, polarity: nil, noise: .deterministic, summary: "levels of recursion reached"),
+    ]
+    static let typicalOutcomes = [
+        TypicalOutcome(.stackOverflow, because: "with limit 0 it recurses until the stack runs out; the record says at which depth"),
+        TypicalOutcome(.completed, because: "with a limit the stack holds"),
     ]
 
     let frameBytes: Int
     let limit: Int
 
-    public init(parameters: ParameterValues) {
-        frameBytes = parameters.byteSize("frame")
-        limit = parameters.integer("limit")
+    /// Reads `frame` and `limit`.
+    init(parameters: ParameterValues) {
+        frameBytes = parameters[Self.frame]
+        limit = parameters[Self.limit]
     }
 
-    public func prepare(context: ScenarioContext) throws -> Workload {
+    func prepare(context: ScenarioContext) throws -> Workload {
         let frameBytes = frameBytes
         let limit = limit
         return { executor in

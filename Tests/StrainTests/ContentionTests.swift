@@ -1,5 +1,5 @@
 import Foundation
-import Histogram
+import StrainHelpers
 import StrainKit
 import StrainReports
 @testable import StrainScenarios
@@ -16,10 +16,10 @@ import Testing
         #expect(lopsided.spread == 4)
     }
 
-    @Test func latencySummaryReadsPercentilesFromTheHistogram() {
-        var histogram = Worker.histogram()
-        for value in 1...1000 { histogram.record(UInt64(value * 100)) }
-        let summary = LatencySummary(histogram)
+    @Test func latencySummaryReadsPercentilesFromTheRecorder() {
+        var recorder = LatencyRecorder()
+        for value in 1...1000 { recorder.record(nanoseconds: UInt64(value * 100)) }
+        let summary = recorder.summary
         #expect(summary.count == 1000)
         #expect(abs(summary.p50Nanoseconds - 50_000) <= 500, "\(summary.p50Nanoseconds)")
         #expect(abs(summary.p99Nanoseconds - 99_000) <= 1_000, "\(summary.p99Nanoseconds)")
@@ -30,7 +30,7 @@ import Testing
     @Test func theBudgetHandsOutExactlyItsOperationsInChunksAcrossThreads() {
         let budget = OperationBudget(100_003)
         let taken = Countdown()
-        let total = EntryCounter()
+        let total = AtomicCounter()
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             while case let chunk = budget.take(), chunk > 0 {
                 for _ in 0..<chunk { total.add() }
@@ -49,13 +49,12 @@ import Testing
     }
 
     @Test func theEndCheckCatchesLostDuplicatedForeignAndReorderedElements() throws {
-        let parameters = ParameterValues(["guard": "NSLock", "collection": "array", "element": "int", "workers": "1", "operations": "3",
-                                          "reads": "0", "clear-every": "0", "fan-out": "submit", "sample-every": "64"])
+        let parameters = ParameterValues(["workers": "1", "operations": "3", "reads": "0", "clear-every": "0"], for: ContendedCollectionScenario.self)
         let scenario = ContendedCollectionScenario(parameters: parameters)
+        #expect(parameters.problems.isEmpty, "\(parameters.problems)")
         let context = ScenarioContext(parameters: parameters, seed: 1, profile: .linux)
         var worker = WorkerResult(worker: 0)
         worker.operations = 3
-        worker.appended = 3
         func array(_ ids: [Int]) -> ArrayCollection<Int> {
             var value = ArrayCollection<Int>()
             for id in ids { value.write(.append(id)) }
@@ -63,7 +62,7 @@ import Testing
         }
         func problem(_ ids: [Int]) -> String? {
             do {
-                try scenario.check(array(ids), results: [worker], context: context)
+                try scenario.check(array(ids), results: [worker], appendedBy: [0: 3], context: context)
                 return nil
             } catch {
                 return "\(error)"
@@ -100,7 +99,7 @@ import Testing
         let tables = GuardComparison(run).tables
         #expect(tables.count == 1)
         let rows = tables[0].rows
-        #expect(rows.map(\.guardName) == ["Mutex", "NSLock", "unguarded"])
+        #expect(rows.map(\.value) == ["Mutex", "NSLock", "unguarded"])
         #expect(rows[1].medianThroughput == 20e6)
         #expect(rows[2].outcomes == "1 crashed(SIGABRT), 1 invariantViolated, 1 completed")
         #expect(rows[2].medianThroughput == 80e6, "only completed trials are measured")
@@ -111,6 +110,7 @@ import Testing
 }
 
 /// Eight threads append 2,000 elements each through a concrete guard.
+// `@unchecked Sendable`: `count` is written once, by `visit`, after every worker has finished, and read after `open` returns.
 private final class AppendCheck: GuardVisitor, @unchecked Sendable {
     typealias Value = ArrayCollection<Int>
     var count = 0
@@ -118,7 +118,7 @@ private final class AppendCheck: GuardVisitor, @unchecked Sendable {
     func visit<Guard: StateGuard>(_ state: Guard) throws where Guard.Value == ArrayCollection<Int> {
         DispatchQueue.concurrentPerform(iterations: 8) { worker in
             for index in 0..<2_000 {
-                _ = state.perform(.append(worker << Worker.idShift | index))
+                _ = state.perform(.append(worker << OperationPicker.idShift | index))
                 if index % 10 == 0 { _ = state.perform(.count) }
             }
         }

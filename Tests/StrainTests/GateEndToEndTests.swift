@@ -147,27 +147,11 @@ import Testing
             let plantedWorkPercent = \(workPercent)
             let plantedFrameBytes = \(frameBytes)
             """.write(toFile: package + "/Sources/gate-fixture/Planted.swift", atomically: true, encoding: .utf8)
-        // SwiftPM keeps a path dependency's file list in its build plan: plan again, so
-        // files added to Strain since the last build are seen (the objects stay cached).
-        let scratch = repository.appendingPathComponent(".build/gate-fixture-build").path
-        try? fileManager.removeItem(atPath: scratch + "/debug.yaml")
-        try? fileManager.removeItem(atPath: scratch + "/debug/description.json")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swift", "build", "--package-path", package, "--scratch-path", repository.appendingPathComponent(".build/gate-fixture-build").path]
-        let log = Pipe()
-        process.standardOutput = log
-        process.standardError = log
-        try process.run()
-        let output = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw BuildError(output: output) }
+        try FixturePackage.build(package)
         let binary = folder + "/" + name
         try fileManager.copyItem(atPath: repository.appendingPathComponent(".build/gate-fixture-build/debug/gate-fixture").path, toPath: binary)
         return binary
     }
-
-    struct BuildError: Error { var output: String }
 
     static let suite = repository.appendingPathComponent("Tests/GateFixture/gate-fixture.yaml").path
 

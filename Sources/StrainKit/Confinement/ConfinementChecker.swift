@@ -34,7 +34,7 @@ public final class ConfinementChecker: Sendable {
     }
 
     /// A checker that records into `log` (a test's own, for instance).
-    public init(log: ConfinementLog) {
+    package init(log: ConfinementLog) {
         self.log = log
     }
 
@@ -167,15 +167,16 @@ public final class Confined<Value>: @unchecked Sendable {
 }
 
 /// The violations a trial's checkers caught, with raw stacks; the parent names the frames.
+/// The harness keeps one per trial (checkers made with `init(context:)` record there).
 public final class ConfinementLog: Sendable {
     /// Distinct violations kept (by object, access and stack); past this, only counted.
-    public static let distinctCap = 64
+    package static let distinctCap = 64
     /// Frames kept of each stack.
     static let frameCap = 128
 
     private let state = Mutex<(violations: [RawConfinementViolation], total: Int)>(([], 0))
 
-    public init() {}
+    package init() {}
 
     func add(object: String, access: String, owner: String, confinedAt: [UInt]) {
         let stack = Self.currentStack()
@@ -193,9 +194,9 @@ public final class ConfinementLog: Sendable {
     }
 
     /// Every distinct violation so far.
-    public var violations: [RawConfinementViolation] { state.withLock { $0.violations } }
+    package var violations: [RawConfinementViolation] { state.withLock { $0.violations } }
     /// Every violating access so far, repeats included.
-    public var total: Int { state.withLock { $0.total } }
+    package var total: Int { state.withLock { $0.total } }
 
     /// The calling thread's stack, innermost first, without this function's own frame.
     static func currentStack() -> [UInt] {
@@ -216,11 +217,13 @@ public struct RawConfinementViolation: Codable, Hashable, Sendable {
     public var owner: String
     /// The thread that touched it.
     public var threadID: Int
+    /// That thread's name as the kernel knows it.
     public var threadName: String
     /// Accesses from this call site.
     public var count: Int
     /// The wrong access's stack, and the stack that confined the object.
     public var accessStack: [UInt]
+    /// The stack that confined the object, innermost first.
     public var ownerStack: [UInt]
 }
 

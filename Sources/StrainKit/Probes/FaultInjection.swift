@@ -1,7 +1,8 @@
 import CStrainProbe
 import CStrainTools
 
-/// Real faults for scenarios that demonstrate the crash path.
+/// Real faults for scenarios that demonstrate the crash path: each ends the
+/// trial `crashed` with the signal and a trace.
 public enum FaultInjection {
     /// Writes through a null pointer: a SIGSEGV far from any stack.
     public static func nullDereference() { strain_crash_null_dereference() }

@@ -3,23 +3,23 @@ import CStrainProbe
 
 /// The harness's view of the thread it is on: alternate signal stack, stack
 /// bounds and how deep the stack went.
-public enum ThreadProbe {
+package enum ThreadProbe {
     /// Why a thread could not be prepared for scenario work.
-    public struct PreparationError: Error, Sendable, CustomStringConvertible {
-        public var errno: Int32
-        public var description: String { "could not prepare the thread for scenario work (errno \(errno))" }
+    package struct PreparationError: Error, Sendable, CustomStringConvertible {
+        package var errno: Int32
+        package var description: String { "could not prepare the thread for scenario work (errno \(errno))" }
     }
 
     /// Prepares the calling thread (alternate signal stack, bounds) and forgets
     /// what its stack held before, so `finish` measures only the work to come.
-    public static func begin() throws(PreparationError) {
+    package static func begin() throws(PreparationError) {
         let status = strain_thread_prepare()
         guard status == 0 else { throw PreparationError(errno: status) }
         strain_thread_reset_high_water()
     }
 
     /// What the calling thread measured since `begin`.
-    public static func finish() -> ThreadReport {
+    package static func finish() -> ThreadReport {
         var bounds = strain_stack_bounds()
         _ = strain_thread_bounds(&bounds)
         return ThreadReport(
@@ -33,7 +33,9 @@ public enum ThreadProbe {
 /// Starts a `Thread` whose name the kernel knows too (Foundation on Linux keeps
 /// a name set before `start()` to itself): dumps and /proc show it.
 public enum NamedThread {
-    /// Names longer than the kernel's 15 characters are cut.
+    /// Starts `body` on a new thread called `name` (cut to the kernel's 15
+    /// characters), with `stackBytes` of stack when given, an alternate signal
+    /// stack installed first so a fault on it is caught and traced.
     @discardableResult
     public static func start(_ name: String, stackBytes: Int? = nil, _ body: @escaping @Sendable () -> Void) -> Thread {
         let thread = Thread {

@@ -1,21 +1,50 @@
 /// A piece of concurrent work Strain can run, measure and break.
 ///
-/// The child creates the scenario from the suite's parameters, calls `prepare`
-/// on a harness thread with a large stack (unmeasured: building a graph or an
-/// archive), then runs the returned workload, measured, on the trial's strategy.
+/// Each trial runs in a child process of its own. The child creates the
+/// scenario from the suite's parameters with `init(parameters:)`, calls
+/// ``prepare(context:)`` on a harness thread with a 1 GiB stack (unmeasured:
+/// build the graph, encode the archive, fill the cache there), then runs the
+/// returned ``Workload``, measured, on the trial's strategy.
+///
+/// # Implementation requirements
+///
+/// - `init(parameters:)` only reads parameters, each declared in
+///   ``parameters``: the runner also creates the scenario before the run, to
+///   refuse a suite whose scenario reads a parameter it does not declare.
+/// - The workload reports its progress: ``Heartbeat/queued(_:)`` before it
+///   hands units of work to the strategy, ``ScenarioContext/unit(_:)`` around
+///   each unit, ``Heartbeat/beat()`` inside units that run long. The watchdog
+///   calls a trial `starved` or `deadlocked` when work is queued and nothing
+///   moved for the suite's `stall` time.
+/// - Calls that may block (a `sync`, a semaphore, a lock) go inside
+///   ``ScenarioContext/blocking(on:holding:_:)``, so a deadlock names its wait cycle.
+/// - A broken invariant throws (``ScenarioContext/check(_:_:)``): the trial
+///   ends `invariantViolated`, not `threw`.
+/// - Metrics recorded with ``ScenarioContext/record(_:_:)`` are declared in
+///   ``metrics`` with their unit and direction.
+///
+/// `ScenarioCatalog.validate()` checks the declarations; the article
+/// "Writing a scenario" in StrainKit's documentation walks through one.
 public protocol Scenario: Sendable {
-    /// The name suites use (`cyclic-graph`).
+    /// The name suites use (`cyclic-graph`): lower case, words joined by `-`.
     static var name: String { get }
     /// One line of help for `strain list`.
     static var summary: String { get }
-    /// The parameters the scenario takes, with their valid values.
-    static var parameters: [ParameterSpec] { get }
+    /// The parameters the scenario takes, each a ``Parameter`` it declares once
+    /// as a `static let` and reads back in `init(parameters:)`.
+    static var parameters: [any ParameterDeclaration] { get }
     /// The metrics the scenario records with `ScenarioContext.record`, each with its
     /// unit, direction and noise class, so the reports show them with units and the
-    /// gate can judge them. A recorded metric declared here is never judged.
+    /// gate can judge them. A recorded metric not declared here is never judged.
     static var metrics: [MetricDescriptor] { get }
+    /// The outcomes the scenario typically ends in and why, for `strain explain`
+    /// (`stackOverflow`: "a cyclic graph archived on a 512 KiB stack").
+    static var typicalOutcomes: [TypicalOutcome] { get }
+    /// The ranking tables the scenario asks the reports for
+    /// (`RankingRequest(by: "throughput", across: Self.guardKind)`).
+    static var rankings: [RankingRequest] { get }
 
-    /// Creates the scenario; the values have already passed their specs' checks.
+    /// Creates the scenario; the values have already passed their declarations' checks.
     init(parameters: ParameterValues) throws
 
     /// Builds what the work needs and returns the work itself.
@@ -23,16 +52,63 @@ public protocol Scenario: Sendable {
 }
 
 extension Scenario {
+    /// No parameters, by default.
+    public static var parameters: [any ParameterDeclaration] { [] }
     /// No metrics of its own, by default.
     public static var metrics: [MetricDescriptor] { [] }
+    /// Nothing said about outcomes, by default.
+    public static var typicalOutcomes: [TypicalOutcome] { [] }
+    /// No ranking tables, by default.
+    public static var rankings: [RankingRequest] { [] }
+}
+
+/// An outcome a scenario typically ends in, and why.
+public struct TypicalOutcome: Sendable, Hashable {
+    /// The outcome.
+    public var outcome: TrialOutcome.Kind
+    /// When and why the scenario ends in it.
+    public var because: String
+
+    /// `TypicalOutcome(.stackOverflow, because: "archiving recurses once per node")`.
+    public init(_ outcome: TrialOutcome.Kind, because: String) {
+        self.outcome = outcome
+        self.because = because
+    }
 }
 
 /// The measured part of a scenario: given the trial's strategy, it runs the work
 /// there and returns when the work is done.
 public typealias Workload = @Sendable (_ executor: any StrategyExecutor) throws -> Void
 
-/// The errors a scenario reports as such (anything else it throws is `threw`).
+/// The error a scenario throws when what it checks does not hold: the trial
+/// ends `invariantViolated` (anything else it throws ends it `threw`).
 public struct InvariantViolation: Error, Sendable, CustomStringConvertible {
+    /// What did not hold, with the numbers (`3 of 1000 elements lost`).
     public var description: String
+    /// A violation described by `description`.
     public init(_ description: String) { self.description = description }
+}
+
+/// A report table a scenario asks for: its trials ranked by one metric across
+/// the values of one of its parameters, one table per combination of the
+/// others ("guards by throughput"). List them in ``Scenario/rankings``.
+public struct RankingRequest: Sendable {
+    let parameter: String
+    let metric: String
+    let ignoring: [String]
+
+    /// Ranks the values of `parameter` by `metric` (one of Strain's own, such
+    /// as `throughput` or `wall`, or one the scenario declares); parameters in
+    /// `ignoring` are measurement knobs, so trials that differ only in them
+    /// share a table.
+    public init(by metric: String, across parameter: any ParameterDeclaration, ignoring: [any ParameterDeclaration] = []) {
+        self.parameter = parameter.spec.name
+        self.metric = metric
+        self.ignoring = ignoring.map(\.spec.name)
+    }
+
+    /// The request as run.json records it for `scenario`.
+    package func record(for scenario: String) -> MetricRanking {
+        MetricRanking(scenario: scenario, parameter: parameter, metric: metric, ignoring: ignoring)
+    }
 }

@@ -1,11 +1,18 @@
 import CStrainProbe
-import Histogram
 import Synchronization
 
-/// What a scenario sees of the trial it runs in: its parameters, its seed, and
-/// the places to record what it measured.
+/// What a scenario sees of the trial it runs in: its seed and profile, the
+/// heartbeat the watchdog reads, and the places to record what it measured.
+///
+/// The child creates one context per trial and hands it to
+/// ``Scenario/prepare(context:)``; the workload captures it. Every member is
+/// safe to call from any thread.
+///
+/// - Important: The heartbeat, the work marks and the recursion depth behind a
+///   context are the child process's own: one trial runs per process.
 public final class ScenarioContext: Sendable {
-    public let parameters: ParameterValues
+    /// The scenario's parameter values (read them in `init(parameters:)`).
+    package let parameters: ParameterValues
     /// The seed the scenario derives any randomness from, so a trial can be rerun.
     public let seed: UInt64
     /// The platform the child emulates.
@@ -13,52 +20,60 @@ public final class ScenarioContext: Sendable {
     /// Where the scenario reports progress; the watchdog reads it.
     public let heartbeat = Heartbeat()
     /// Who waits for what, for the watchdog to name wait cycles.
-    public let waits = WaitRegistry()
+    package let waits = WaitRegistry()
     /// Accesses from the wrong queue or thread that `ConfinementChecker`s caught.
-    public let confinement = ConfinementLog()
+    package let confinement = ConfinementLog()
     private let threadReports = Mutex<[ThreadReport]>([])
     private let customMetrics = Mutex<[String: Double]>([:])
     private let operations = Mutex<OperationMeasurements>(OperationMeasurements())
 
-    public init(parameters: ParameterValues, seed: UInt64, profile: Profile) {
+    package init(parameters: ParameterValues, seed: UInt64, profile: Profile) {
         self.parameters = parameters
         self.seed = seed
         self.profile = profile
     }
 
     /// Records a metric the scenario defines (`nodes`, `bytes`), kept in the trial's record.
+    ///
+    /// Declare the name in ``Scenario/metrics`` with its unit and direction: the
+    /// reports then show it with its unit and the gate judges it. Recording a
+    /// name again replaces its value; record early what a trial the watchdog
+    /// may end should still say (how far it got).
     public func record(_ name: String, _ value: Double) {
         customMetrics.withLock { $0[name] = value }
     }
 
     /// Adds one worker's operations: how many it did and the latencies it sampled.
-    /// Each worker keeps its own histogram while it runs; they are merged here.
-    public func addWorker(_ worker: Int, operations count: Int, latencies: Histogram<UInt64>) {
+    /// Each worker keeps its own ``LatencyRecorder`` while it runs; they are merged
+    /// here into the trial's latency percentiles and fairness.
+    public func addWorker(_ worker: Int, operations count: Int, latencies: LatencyRecorder) {
         operations.withLock { measurements in
             measurements.perWorker.append((worker, count))
             if measurements.latencies == nil {
                 measurements.latencies = latencies
             } else {
-                measurements.latencies!.add(latencies)
+                measurements.latencies!.merge(latencies)
             }
         }
     }
 
-    /// Operations per second over the whole run of the workers.
+    /// Records the trial's throughput: `count` operations over `seconds`.
     public func recordThroughput(operations count: Int, seconds: Double) {
         operations.withLock { $0.throughput = seconds > 0 ? Double(count) / seconds : nil }
     }
 
     /// What the workers measured, summed up for the trial's metrics.
-    public var operationMetrics: (throughput: Double?, latency: LatencySummary?, fairness: Fairness?) {
+    package var operationMetrics: (throughput: Double?, latency: LatencySummary?, fairness: Fairness?) {
         operations.withLock { measurements in
             (measurements.throughput,
-             measurements.latencies.map(LatencySummary.init),
+             measurements.latencies.map(\.summary),
              measurements.perWorker.isEmpty ? nil : Fairness(operationsPerWorker: measurements.perWorker.sorted { $0.worker < $1.worker }.map(\.count)))
         }
     }
 
     /// Fails the trial as `invariantViolated` unless `condition` holds.
+    ///
+    /// - Throws: ``InvariantViolation`` with `message`; let it leave the workload.
     public func check(_ condition: Bool, _ message: @autoclosure () -> String) throws {
         if !condition { throw InvariantViolation(message()) }
     }
@@ -109,25 +124,38 @@ public final class ScenarioContext: Sendable {
     public var deepestDepth: Int { strain_deepest_marked_depth() }
 
     /// Adds a report from a thread that ran scenario work (the executors call this).
-    public func addThreadReport(_ report: ThreadReport) {
+    package func addThreadReport(_ report: ThreadReport) {
         threadReports.withLock { $0.append(report) }
     }
 
-    public var reports: [ThreadReport] { threadReports.withLock { $0 } }
-    public var metrics: [String: Double] { customMetrics.withLock { $0 } }
+    /// The reports of the threads that ran scenario work.
+    package var reports: [ThreadReport] { threadReports.withLock { $0 } }
+    /// The metrics recorded so far, by name.
+    package var metrics: [String: Double] { customMetrics.withLock { $0 } }
 }
 
 /// Recursion depth marks for code that has no context at hand, such as an
 /// `init(coder:)` deep inside an unarchiver: a fault record carries the depth.
+///
+/// Call `enter` on the way into each level of a recursion and `leave` on the
+/// way out (or `mark` with a depth you count yourself): an overflow's record
+/// then says how deep the work went, and the `depth` metric keeps the deepest.
 public enum RecursionDepth {
-    @inline(__always)
+    /// One level deeper on the calling thread.
     public static func enter() { _ = strain_depth_enter() }
 
-    @inline(__always)
+    /// One level back up on the calling thread.
     public static func leave() { strain_depth_leave() }
 
-    @inline(__always)
+    /// The calling thread is `depth` levels deep.
     public static func mark(_ depth: Int) { strain_mark_depth(depth) }
+
+    /// Runs `body` one level deeper: `enter`, `body`, `leave`.
+    public static func measure<T>(_ body: () throws -> T) rethrows -> T {
+        _ = strain_depth_enter()
+        defer { strain_depth_leave() }
+        return try body()
+    }
 }
 
 /// Progress as the scenario reports it: units of work queued, started and
@@ -136,14 +164,22 @@ public enum RecursionDepth {
 /// The watchdog calls a trial stalled when work is pending (queued, not
 /// finished) and nothing was reported for the suite's `stall` threshold; a unit
 /// that runs longer than that should `beat` while it runs.
+///
+/// Report `queued` before handing units to the strategy (a unit that was never
+/// queued cannot be seen waiting), and let ``ScenarioContext/unit(_:)`` report
+/// `started` and `finished` around each.
 public struct Heartbeat: Sendable {
+    /// `units` units of work were handed to the strategy and wait to start.
     public func queued(_ units: Int = 1) { strain_heartbeat_queued(units) }
+    /// `units` units started (``ScenarioContext/unit(_:)`` reports this).
     public func started(_ units: Int = 1) { strain_heartbeat_started(units) }
+    /// `units` units finished (``ScenarioContext/unit(_:)`` reports this).
     public func finished(_ units: Int = 1) { strain_heartbeat_finished(units) }
-    /// Progress inside a unit of work.
+    /// Progress inside a unit of work: call it in a unit that runs longer than a stall.
     public func beat() { strain_heartbeat_beat() }
 
-    public var snapshot: strain_heartbeat { strain_heartbeat_read() }
+    /// The counters as the watchdog reads them.
+    package var snapshot: strain_heartbeat { strain_heartbeat_read() }
 }
 
 /// The blocking calls in flight: which thread waits for which resource while
@@ -151,10 +187,14 @@ public struct Heartbeat: Sendable {
 public final class WaitRegistry: Sendable {
     /// One thread inside a blocking call.
     public struct Wait: Sendable, Hashable {
+        /// The waiting thread's kernel id.
         public var tid: Int
+        /// What it waits for.
         public var resource: String
+        /// What it holds while it waits, if anything.
         public var holding: String?
 
+        /// A thread `tid` waiting for `resource` while holding `holding`.
         public init(tid: Int, resource: String, holding: String?) {
             self.tid = tid
             self.resource = resource
@@ -170,6 +210,7 @@ public final class WaitRegistry: Sendable {
 
     private let state = Mutex(State())
 
+    /// An empty registry.
     public init() {}
 
     func begin(resource: String, holding: String?) -> Int {
@@ -194,6 +235,6 @@ public final class WaitRegistry: Sendable {
 
 struct OperationMeasurements: Sendable {
     var perWorker: [(worker: Int, count: Int)] = []
-    var latencies: Histogram<UInt64>?
+    var latencies: LatencyRecorder?
     var throughput: Double?
 }

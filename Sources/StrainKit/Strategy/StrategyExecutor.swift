@@ -5,20 +5,25 @@ import Synchronization
 
 /// Runs a scenario's work where its strategy says, on threads prepared for
 /// fault capture, and reports what the threads measured.
+///
+/// A workload receives the trial's executor; the harness makes it and shuts it
+/// down. `perform` measures the thread it ran on (stack size and high-water
+/// mark); `submit` does not, so floods of thousands of items stay cheap.
 public protocol StrategyExecutor: Sendable {
+    /// The strategy this executor runs work on (`thread(512KiB)`).
     var spec: StrategySpec { get }
     /// Runs `work` once on the strategy and waits until it is done, rethrowing what it threw.
     func perform(_ work: @escaping @Sendable () throws -> Void) throws
     /// Hands `work` to the strategy and returns at once: floods of work items,
     /// fan-outs. The work reports its own progress through the heartbeat.
     func submit(_ work: @escaping @Sendable () -> Void)
-    /// Releases long-lived threads; the executor is not used after this.
+    /// Releases long-lived threads; the harness calls it after the workload returns.
     func shutdown()
 }
 
 extension StrategySpec {
     /// An executor for this strategy whose threads report to `context`.
-    public func makeExecutor(context: ScenarioContext) -> any StrategyExecutor {
+    package func makeExecutor(context: ScenarioContext) -> any StrategyExecutor {
         switch self {
         case .gcdGlobal(let qos):
             DispatchExecutor(spec: self, queue: .global(qos: qos.dispatchQoS), context: context)
@@ -84,19 +89,19 @@ func runSubmitted(_ work: () -> Void) {
 }
 
 /// Hands one result from the thread that produced it to the thread waiting for it.
-public final class ResultHandoff<Success: Sendable>: Sendable {
+package final class ResultHandoff<Success: Sendable>: Sendable {
     private let result = Mutex<Result<Success, any Error>?>(nil)
     private let done = DispatchSemaphore(value: 0)
 
-    public init() {}
+    package init() {}
 
-    public func deliver(_ value: Result<Success, any Error>) {
+    package func deliver(_ value: Result<Success, any Error>) {
         result.withLock { $0 = value }
         done.signal()
     }
 
     /// Blocks until `deliver`, then returns the value or throws the error.
-    public func wait() throws -> Success {
+    package func wait() throws -> Success {
         done.wait()
         return try result.withLock { $0 }!.get()
     }

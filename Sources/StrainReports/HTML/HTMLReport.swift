@@ -33,6 +33,7 @@ public enum HTMLReport {
             let groups = summary.groups.filter { $0.scenario == scenario && !GuardComparison.covers($0, in: run) }
             let scales = Scales(groups)
             for group in groups { groupSection(group, scales: scales, links: links, into: &page) }
+            for table in DeclaredMetrics(run).tables where table.scenario == scenario { declaredMetricsTable(table, into: &page) }
             for sweep in sweeps where sweep.scenario == scenario { sweepSection(sweep, into: &page) }
             timelines(run.trials.filter { $0.scenario == scenario }, into: &page)
             page.raw("</section>\n")
@@ -205,7 +206,7 @@ public enum HTMLReport {
 
     static func guardTable(_ table: GuardComparison.Table, into page: inout Page) {
         page.raw("<article class=\"group guards\">\n<h3>\(e(table.title))</h3>\n<div class=\"table\"><table class=\"comparison\"><thead><tr>")
-        for (index, column) in GuardComparison.header.enumerated() { page.raw("<th\(index >= 3 && index <= 8 ? " class=\"num\"" : "")>\(e(column))</th>") }
+        for (index, column) in table.header.enumerated() { page.raw("<th\(index >= 3 && index <= 8 ? " class=\"num\"" : "")>\(e(column))</th>") }
         page.raw("</tr></thead><tbody>\n")
         for (index, row) in table.rows.enumerated() {
             let cells = GuardComparison.cells(row, rank: index + 1)
@@ -214,13 +215,16 @@ public enum HTMLReport {
             page.raw("</tr>\n")
         }
         page.raw("</tbody></table></div>\n<div class=\"charts\">\n")
-        let measured = table.rows.filter { $0.medianThroughput != nil }
+        let measured = table.rows.filter { $0.medianMetric != nil }
         // Name rows by guard alone when they share one strategy.
         let oneStrategy = Set(table.rows.map(\.strategy)).count == 1
-        let label = { (row: GuardComparison.Row) in oneStrategy ? row.guardName : "\(row.guardName) \(row.strategy)" }
+        let label = { (row: GuardComparison.Row) in oneStrategy ? row.value : "\(row.value) \(row.strategy)" }
         if measured.count > 1 {
-            let bars = table.rows.map { SVGChart.Bar(label: label($0), value: $0.medianThroughput, note: $0.medianThroughput == nil ? $0.outcomes : nil) }
-            figure(SVGChart.bars(bars, title: "throughput (median, operations per second)", format: { Format.rate($0) }), into: &page)
+            let bars = table.rows.map { SVGChart.Bar(label: label($0), value: $0.medianMetric, note: $0.medianMetric == nil ? $0.outcomes : nil) }
+            let metric = table.ranking.metric
+            let title = metric == "throughput" ? "throughput (median, operations per second)" : "\(metric) (median)"
+            let unit = measured.first?.metric.unit ?? .ratio
+            figure(SVGChart.bars(bars, title: title, format: { metric == "throughput" ? Format.rate($0) : Format.value($0, unit: unit) }), into: &page)
             // Percentile curves on a "nines" axis: 90 → 1, 99 → 2, 99.9 → 3.
             let series = measured.prefix(8).compactMap { row -> SVGChart.Series? in
                 guard let latency = row.trials.compactMap(\.metrics.latency).first else { return nil }
@@ -239,6 +243,19 @@ public enum HTMLReport {
             figure(SVGChart.stacked(table.rows.map { (label($0), outcomeCounts($0.trials)) }, title: "outcomes across repetitions"), into: &page)
         }
         page.raw("</div>\n</article>\n")
+    }
+
+    /// A group's declared metrics: the medians per strategy, in their units.
+    static func declaredMetricsTable(_ table: DeclaredMetrics.Table, into page: inout Page) {
+        page.raw("<article class=\"group metrics\">\n<h3>\(e(table.title)): the scenario's metrics</h3>\n<div class=\"table\"><table class=\"comparison\"><thead><tr>")
+        for (index, column) in table.header.enumerated() { page.raw("<th\(index > 0 ? " class=\"num\"" : "")>\(e(column))</th>") }
+        page.raw("</tr></thead><tbody>\n")
+        for row in table.rows {
+            page.raw("<tr>")
+            for (index, cell) in row.enumerated() { page.raw("<td\(index > 0 ? " class=\"num\"" : "")>\(e(cell))</td>") }
+            page.raw("</tr>\n")
+        }
+        page.raw("</tbody></table></div>\n</article>\n")
     }
 
     /// Time and memory against a numeric parameter swept over three or more values,

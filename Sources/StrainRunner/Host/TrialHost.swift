@@ -70,14 +70,10 @@ public enum TrialHost {
         guard let scenarioType = catalog.scenario(named: spec.scenario) else {
             return failure(.harnessError, "this strain binary has no scenario named '\(spec.scenario)'")
         }
-        var values = spec.parameters
-        for parameter in scenarioType.parameters where values[parameter.name] == nil {
-            values[parameter.name] = parameter.defaultValue
+        let parameters = ParameterValues(spec.parameters, for: scenarioType)
+        for parameter in scenarioType.parameterSpecs {
+            if let problem = parameter.problem(with: parameters.values[parameter.name] ?? "") { return failure(.harnessError, problem) }
         }
-        for parameter in scenarioType.parameters {
-            if let problem = parameter.problem(with: values[parameter.name] ?? "") { return failure(.harnessError, problem) }
-        }
-        let parameters = ParameterValues(values)
         let context = ScenarioContext(parameters: parameters, seed: spec.seed, profile: spec.profile)
 
         let workload: Workload
@@ -86,6 +82,7 @@ public enum TrialHost {
         let stackBytes = spec.memoryLimitBytes.map { min(preparationStackBytes, $0 / 4) } ?? preparationStackBytes
         switch prepare(scenarioType, parameters: parameters, context: context, stackBytes: stackBytes) {
         case .success(let prepared): workload = prepared
+        case .failure(let error as UndeclaredParameterError): return failure(.harnessError, error.description)
         case .failure(let error): return failure(.threw, "while preparing: \(ErrorText.describe(error))")
         }
 
@@ -165,6 +162,10 @@ public enum TrialHost {
             let outcome = Result<Workload, any Error> {
                 try ThreadProbe.begin()
                 let scenario = try type.init(parameters: parameters)
+                // The runner refused a suite whose scenario reads a parameter it
+                // does not declare; a binary built since the plan is caught here.
+                let problems = parameters.problems
+                if !problems.isEmpty { throw UndeclaredParameterError(problems: problems) }
                 return try scenario.prepare(context: context)
             }
             handoff.deliver(outcome)

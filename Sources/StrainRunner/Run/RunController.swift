@@ -15,6 +15,8 @@ public struct RunController: Sendable {
     public var supervisor: TrialSupervisor
     /// The metrics the plan's scenarios declare, recorded in run.json.
     public var customMetrics: [MetricDescriptor]
+    /// The ranking tables the plan's scenarios ask for, recorded in run.json.
+    public var rankings: [MetricRanking] = []
 
     public init(supervisor: TrialSupervisor, customMetrics: [MetricDescriptor] = []) {
         self.supervisor = supervisor
@@ -87,6 +89,7 @@ public struct RunController: Sendable {
         run.execution = supervisor.executionRecord(jobs: max(1, atOnce))
         run.execution?.runnerRSS = rss.isEmpty ? nil : rss
         if trials.count < plan.trials.count { run.interrupted = true }
+        if !rankings.isEmpty { run.rankings = rankings }
         try RunRecordFile.write(run, to: runJSONPath)
         return run
     }

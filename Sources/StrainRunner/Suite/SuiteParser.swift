@@ -494,7 +494,8 @@ private final class SuiteReader {
             problems.append(error(node, "the run of '\(Self.shortened(scenarioName))' has no `strategies:`; add a list such as [gcd-global, thread(512KiB)]"))
         }
         guard let scenario else { return nil }
-        run.parameters = scenario.parameters.map { spec in (spec.name, given[spec.name] ?? [spec.defaultValue]) }
+        run.parameters = scenario.parameterSpecs.map { spec in (spec.name, given[spec.name] ?? [spec.defaultValue]) }
+        checkReads(of: scenario, with: run.parameters, at: scenarioEntry.value)
         if let expectNode, !run.strategies.isEmpty {
             run.expectations = collect { () throws(SuiteError) in try expectations(expectNode, strategies: run.strategies) } ?? [:]
         }
@@ -502,7 +503,7 @@ private final class SuiteReader {
     }
 
     func parameters(_ node: Node, scenario: any Scenario.Type) throws(SuiteError) -> [String: [String]] {
-        let specs = scenario.parameters
+        let specs = scenario.parameterSpecs
         let names = specs.map(\.name)
         guard !names.isEmpty else {
             throw error(node, "scenario '\(scenario.name)' takes no parameters; remove `parameters:`")
@@ -522,6 +523,19 @@ private final class SuiteReader {
             if !values.isEmpty { result[key] = values }
         }
         return result
+    }
+
+    /// Creates the scenario with every combination of the run's values, as the
+    /// children will, and refuses the run if it reads a parameter it does not
+    /// declare: a mistake in the scenario's code, named before any trial starts.
+    func checkReads(of scenario: any Scenario.Type, with parameters: [(name: String, values: [String])], at node: Node) {
+        var reported = Set<String>()
+        // A run's plan holds every combination anyway; past 10,000 the first ones show the mistake.
+        for combination in Plan.combinations(parameters).prefix(10_000) {
+            for problem in scenario.undeclaredReads(combination) where reported.insert(problem).inserted {
+                problems.append(error(node, problem))
+            }
+        }
     }
 
     static func choiceSuggestion(_ text: String, _ spec: ParameterSpec) -> String {

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import StrainHelpers
 import StrainKit
 
 /// Objects that belong to one queue, as Core Data's managed objects belong to
@@ -15,36 +16,41 @@ import StrainKit
 ///
 /// `unchecked` does the same owner-side accesses on plain objects, so the two
 /// modes' `accessNanoseconds` give the checker's cost when nothing is wrong.
-public struct ConfinementScenario: Scenario {
-    public static let name = "confinement"
-    public static let summary = "objects confined to a queue (as managed objects to their context) touched from another: each wrong-queue access recorded with both stacks; the checker's cost per access"
-    public static let metrics: [MetricDescriptor] = [
+struct ConfinementScenario: Scenario {
+    static let name = "confinement"
+    static let summary = "objects confined to a queue (as managed objects to their context) touched from another: each wrong-queue access recorded with both stacks; the checker's cost per access"
+    static let metrics: [MetricDescriptor] = [
         MetricDescriptor(name: "accessNanoseconds", unit: .nanoseconds, polarity: .lowerIsBetter, noise: .timing, summary: "one read or write of a note on its own queue"),
         MetricDescriptor(name: "confinementViolations", unit: .count, polarity: .lowerIsBetter, noise: .deterministic, summary: "accesses from the wrong queue or thread"),
     ]
-    public static let parameters: [ParameterSpec] = [
-        ParameterSpec("mode", .choice(["confined", "violating", "unchecked"]), default: "violating",
-                      summary: "confined: every access on the owner's queue; violating: a few reads from the work's own thread too; unchecked: plain objects, no checker (the cost baseline)"),
-        ParameterSpec("objects", .integer(1...100_000), default: "100", summary: "notes in the context"),
-        ParameterSpec("accesses", .integer(1...100_000_000), default: "1000000", summary: "reads and writes on the owner's queue"),
-        ParameterSpec("violations", .integer(1...100_000), default: "3", summary: "reads from the wrong thread (violating mode)"),
-    ]
+    /// Whether the work keeps to the owner's queue.
+    enum Mode: String, CaseIterable, Sendable { case confined, violating, unchecked }
 
-    enum Mode: String { case confined, violating, unchecked }
+    static let mode = Parameter<Mode>("mode", default: .violating,
+                                      help: "confined: every access on the owner's queue; violating: a few reads from the work's own thread too; unchecked: plain objects, no checker (the cost baseline)")
+    static let objects = Parameter<Int>("objects", in: 1...100_000, default: 100, help: "notes in the context")
+    static let accesses = Parameter<Int>("accesses", in: 1...100_000_000, default: 1_000_000, help: "reads and writes on the owner's queue")
+    static let violations = Parameter<Int>("violations", in: 1...100_000, default: 3, help: "reads from the wrong thread (violating mode)")
+    static let parameters: [any ParameterDeclaration] = [mode, objects, accesses, violations]
+    static let typicalOutcomes = [
+        TypicalOutcome(.confinementViolated, because: "violating mode reads notes off their queue; each access is recorded with both stacks"),
+        TypicalOutcome(.completed, because: "confined and unchecked modes keep to the owner's queue"),
+    ]
 
     let mode: Mode
     let objects: Int
     let accesses: Int
     let violations: Int
 
-    public init(parameters: ParameterValues) {
-        mode = Mode(rawValue: parameters.string("mode")) ?? .violating
-        objects = parameters.integer("objects")
-        accesses = parameters.integer("accesses")
-        violations = parameters.integer("violations")
+    /// Reads the mode and the counts.
+    init(parameters: ParameterValues) {
+        mode = parameters[Self.mode]
+        objects = parameters[Self.objects]
+        accesses = parameters[Self.accesses]
+        violations = parameters[Self.violations]
     }
 
-    public func prepare(context: ScenarioContext) throws -> Workload {
+    func prepare(context: ScenarioContext) throws -> Workload {
         let checker = ConfinementChecker(context: context)
         let owner = checker.owningQueue(label: "strain.confinement.context")
         let scenario = self
@@ -87,7 +93,7 @@ public struct ConfinementScenario: Scenario {
 
     /// `accesses` writes spread over the notes, on the owner's queue; nanoseconds per access.
     func touch(count: Int, _ access: (Int) -> Int) -> Double {
-        let started = DispatchTime.now().uptimeNanoseconds
+        let started = MonotonicClock.nanoseconds
         var sink = 0
         var index = 0
         for _ in 0..<accesses {
@@ -95,7 +101,7 @@ public struct ConfinementScenario: Scenario {
             index += 1
             if index == count { index = 0 }
         }
-        let elapsed = DispatchTime.now().uptimeNanoseconds - started
+        let elapsed = MonotonicClock.nanoseconds - started
         withExtendedLifetime(sink) {}
         return Double(elapsed) / Double(accesses)
     }

@@ -1,6 +1,6 @@
-import CStrainProbe
 import Foundation
 import OpenCombine
+import StrainHelpers
 import StrainKit
 import Synchronization
 
@@ -10,31 +10,41 @@ import Synchronization
 /// subscriptions (a lost `AnyCancellable` cancels itself: its subscriber never
 /// hears another value). The situation that made the blog's authors write
 /// their thread-safe array; OpenCombine stands in for Combine here.
-public struct CombineStoreScenario: Scenario {
-    public static let name = "combine-store"
-    public static let summary = "subscriptions made on W workers, each stored with store(in:) into one shared Set<AnyCancellable> through a guard; then one value sent: every subscription must hear it"
-    public static let parameters: [ParameterSpec] = [
-        ParameterSpec("guard", .choice(GuardKind.names), default: "unguarded", summary: "how the shared set is guarded"),
-        ParameterSpec("workers", .integer(0...4096), default: "0", summary: "workers subscribing at once; 0 means one per core"),
-        ParameterSpec("subscriptions", .integer(1...10_000_000), default: "20000", summary: "subscriptions in all"),
+struct CombineStoreScenario: Scenario {
+    static let name = "combine-store"
+    static let summary = "subscriptions made on W workers, each stored with store(in:) into one shared Set<AnyCancellable> through a guard; then one value sent: every subscription must hear it"
+    static let guardKind = Parameter<GuardKind>("guard", default: .unguarded, help: "how the shared set is guarded")
+    static let workers = Parameter<Int>("workers", in: 0...4096, default: 0, help: "workers subscribing at once; 0 means one per core")
+    static let subscriptions = Parameter<Int>("subscriptions", in: 1...10_000_000, default: 20_000, help: "subscriptions in all")
+    static let parameters: [any ParameterDeclaration] = [guardKind, workers, subscriptions]
+    static let rankings = [RankingRequest(by: "throughput", across: guardKind, ignoring: [subscriptions])]
+    static let metrics: [MetricDescriptor] = [
+        MetricDescriptor(name: "subscriptions stored", unit: .count, polarity: nil, noise: .timing, summary: "subscriptions the shared set held at the end"),
+        MetricDescriptor(name: "subscribers that heard the value", unit: .count, polarity: nil, noise: .timing, summary: "subscriptions that heard the value sent after"),
+    ] + WorkerResults.metrics
+    static let typicalOutcomes = [
+        TypicalOutcome(.completed, because: "a guard keeps every subscription, and every one hears the value"),
+        TypicalOutcome(.crashed, because: "unguarded: concurrent inserts corrupt the set and glibc aborts"),
+        TypicalOutcome(.invariantViolated, because: "unguarded: subscriptions lost, and a lost AnyCancellable cancels itself"),
     ]
 
     let guardKind: GuardKind
     let workers: Int
     let subscriptions: Int
 
-    public init(parameters: ParameterValues) {
-        guardKind = GuardKind(rawValue: parameters.string("guard")) ?? .unguarded
-        let requested = parameters.integer("workers")
+    /// Reads the guard, the workers and the subscriptions.
+    init(parameters: ParameterValues) {
+        guardKind = parameters[Self.guardKind]
+        let requested = parameters[Self.workers]
         workers = requested == 0 ? ProcessInfo.processInfo.activeProcessorCount : requested
-        subscriptions = parameters.integer("subscriptions")
+        subscriptions = parameters[Self.subscriptions]
     }
 
-    public func prepare(context: ScenarioContext) throws -> Workload {
+    func prepare(context: ScenarioContext) throws -> Workload {
         let scenario = self
         return { executor in
             let subject = SharedSubject()
-            let heard = HearCounter()
+            let heard = AtomicCounter()
             let budget = OperationBudget(scenario.subscriptions, workers: scenario.workers)
             let gate = StartGate(workers: scenario.workers)
             var settledAt: UInt64 = 0
@@ -46,22 +56,22 @@ public struct CombineStoreScenario: Scenario {
                 let bag = ActorGuard<CancellableBag>()
                 for index in 0..<scenario.workers {
                     Task.detached {
-                        var latencies = Worker.histogram()
+                        var latencies = LatencyRecorder()
                         var result = WorkerResult(worker: index)
                         await context.unitAsync {
                             result.startedWith = gate.arrive()
-                            result.started = strain_monotonic_ns()
+                            result.started = MonotonicClock.nanoseconds
                             while case let chunk = budget.take(), chunk > 0 {
                                 for _ in 0..<chunk {
                                     let box = Box(subject.sink { _ in heard.add() })
-                                    let start = strain_monotonic_ns()
+                                    let start = MonotonicClock.nanoseconds
                                     _ = await bag.perform(.store(box))
-                                    latencies.record(strain_monotonic_ns() &- start)
+                                    latencies.record(nanoseconds: MonotonicClock.nanoseconds &- start)
                                     result.operations += 1
                                 }
                                 context.heartbeat.beat()
                             }
-                            result.ended = strain_monotonic_ns()
+                            result.ended = MonotonicClock.nanoseconds
                         }
                         results.add(result, latencies: latencies, context: context)
                         finished.add()
@@ -69,7 +79,7 @@ public struct CombineStoreScenario: Scenario {
                 }
                 finished.wait(for: scenario.workers, seconds: nil)
                 stored = ActorBridge.wait { await bag.perform(.count) }
-                settledAt = strain_monotonic_ns()
+                settledAt = MonotonicClock.nanoseconds
                 // The set must outlive the value: a released AnyCancellable cancels.
                 withExtendedLifetime(bag) { subject.send(1) }
             } else {
@@ -94,7 +104,7 @@ private final class StoreSubscriptions: GuardVisitor, Sendable {
     typealias Value = CancellableBag
     let workers: Int
     let subject: SharedSubject
-    let heard: HearCounter
+    let heard: AtomicCounter
     let budget: OperationBudget
     let gate: StartGate
     let results: WorkerResults
@@ -103,7 +113,7 @@ private final class StoreSubscriptions: GuardVisitor, Sendable {
     let stored = Atomic<Int>(0)
     let settledAt = Atomic<UInt64>(0)
 
-    init(workers: Int, subject: SharedSubject, heard: HearCounter, budget: OperationBudget, gate: StartGate,
+    init(workers: Int, subject: SharedSubject, heard: AtomicCounter, budget: OperationBudget, gate: StartGate,
          results: WorkerResults, executor: any StrategyExecutor, context: ScenarioContext) {
         self.workers = workers
         self.subject = subject
@@ -119,23 +129,23 @@ private final class StoreSubscriptions: GuardVisitor, Sendable {
         let finished = Countdown()
         for index in 0..<workers {
             executor.submit { [self] in
-                var latencies = Worker.histogram()
+                var latencies = LatencyRecorder()
                 var result = WorkerResult(worker: index)
                 context.unit {
                     result.startedWith = gate.pass(heartbeat: context.heartbeat)
-                    result.started = strain_monotonic_ns()
+                    result.started = MonotonicClock.nanoseconds
                     while case let chunk = budget.take(), chunk > 0 {
                         for _ in 0..<chunk {
                             let heard = heard
                             let cancellable = subject.sink { _ in heard.add() }
-                            let start = strain_monotonic_ns()
+                            let start = MonotonicClock.nanoseconds
                             _ = state.perform(.store(Box(cancellable)))
-                            latencies.record(strain_monotonic_ns() &- start)
+                            latencies.record(nanoseconds: MonotonicClock.nanoseconds &- start)
                             result.operations += 1
                         }
                         context.heartbeat.beat()
                     }
-                    result.ended = strain_monotonic_ns()
+                    result.ended = MonotonicClock.nanoseconds
                 }
                 results.add(result, latencies: latencies, context: context)
                 finished.add()
@@ -143,7 +153,7 @@ private final class StoreSubscriptions: GuardVisitor, Sendable {
         }
         finished.wait(for: workers, seconds: nil)
         stored.store(state.settled().cancellables.count, ordering: .relaxed)
-        settledAt.store(strain_monotonic_ns(), ordering: .relaxed)
+        settledAt.store(MonotonicClock.nanoseconds, ordering: .relaxed)
         // The value goes out while the guard (and the set it keeps) is alive:
         // a released AnyCancellable cancels its subscription.
         withExtendedLifetime(state) { subject.send(1) }
@@ -151,6 +161,10 @@ private final class StoreSubscriptions: GuardVisitor, Sendable {
 }
 
 /// The shared `Set<AnyCancellable>`.
+///
+/// `@unchecked Sendable`: `AnyCancellable` is not `Sendable`, but the set is
+/// only touched inside its guard's critical section (or, unguarded, raced on
+/// purpose: that is the scenario's negative control).
 struct CancellableBag: GuardedValue, @unchecked Sendable {
     enum Operation: Sendable {
         case store(Box)
@@ -172,6 +186,9 @@ struct CancellableBag: GuardedValue, @unchecked Sendable {
 }
 
 /// Carries an `AnyCancellable` (not `Sendable`) into a guard's critical section.
+///
+/// `@unchecked Sendable`: the cancellable is made on one worker and handed over
+/// once, into the set; nothing touches it on two threads at a time.
 struct Box: @unchecked Sendable {
     let cancellable: AnyCancellable
     init(_ cancellable: AnyCancellable) { self.cancellable = cancellable }
@@ -187,9 +204,3 @@ final class SharedSubject: @unchecked Sendable {
     func send(_ value: Int) { subject.send(value) }
 }
 
-/// Counts values heard by subscribers.
-final class HearCounter: Sendable {
-    private let count = Atomic<Int>(0)
-    func add() { count.add(1, ordering: .relaxed) }
-    var value: Int { count.load(ordering: .relaxed) }
-}

@@ -1,8 +1,6 @@
-import CStrainProbe
-import CStrainTools
 import Dispatch
 import Foundation
-import Histogram
+import StrainHelpers
 import StrainKit
 import Synchronization
 
@@ -12,79 +10,101 @@ import Synchronization
 /// Every guard runs the same worker loop on the same collection; only the
 /// locking differs. `unguarded` is the negative control: concurrent appends
 /// corrupt the storage (glibc aborts) or lose elements.
-public struct ContendedCollectionScenario: Scenario {
-    public static let name = "contended-collection"
-    public static let summary = "a shared array, dictionary or set hammered by W workers through one of 11 guards: throughput, latency percentiles, fairness, lost or duplicated elements"
-    public static let metrics: [MetricDescriptor] = [
+struct ContendedCollectionScenario: Scenario {
+    static let name = "contended-collection"
+    static let summary = "a shared array, dictionary or set hammered by W workers through one of 11 guards: throughput, latency percentiles, fairness, lost or duplicated elements"
+    static let metrics: [MetricDescriptor] = [
         MetricDescriptor(name: "ns per op", unit: .nanoseconds, polarity: .lowerIsBetter, noise: .timing, summary: "the workers' nanoseconds per operation, uncontended reference runs"),
         MetricDescriptor(name: "ratio to C reference", unit: .ratio, polarity: .lowerIsBetter, noise: .timing, summary: "the worker loop's cost against a tight C loop"),
         MetricDescriptor(name: "C reference ns per op", unit: .nanoseconds, polarity: nil, noise: .timing, summary: "a tight C pthread_mutex loop in the same child"),
-        MetricDescriptor(name: "workers at the start", unit: .count, polarity: nil, noise: .timing, summary: "workers waiting at the start gate when the work began"),
         MetricDescriptor(name: "operations", unit: .count, polarity: nil, noise: .deterministic, summary: "operations done"),
-    ]
-    public static let parameters: [ParameterSpec] = [
-        ParameterSpec("guard", .choice(GuardKind.names), default: "NSLock",
-                      summary: "how the collection is guarded; actor runs its workers as tasks whatever the strategy"),
-        ParameterSpec("collection", .choice(["array", "dictionary", "set", "none"]), default: "array",
-                      summary: "the shared collection; none leaves the critical section empty (the guard's own cost)"),
-        ParameterSpec("element", .choice(["int", "token"]), default: "int", summary: "an Int, or a token class (retains and releases, like AnyCancellable)"),
-        ParameterSpec("workers", .integer(0...4096), default: "0", summary: "workers hammering at once; 0 means one per core"),
-        ParameterSpec("operations", .integer(1...1_000_000_000), default: "200000", summary: "operations in all, shared out in chunks of 256"),
-        ParameterSpec("reads", .integer(0...100), default: "50", summary: "percent of operations that read (by index 89%, count 10%, iterate 1%); the rest append"),
-        ParameterSpec("clear-every", .integer(0...1_000_000), default: "4096",
-                      summary: "one write in this many is removeAll, which keeps the collection (and each iterate) bounded; 0 never clears"),
-        ParameterSpec("fan-out", .choice(["submit", "concurrent-perform"]), default: "submit",
-                      summary: "submit: each worker a work item on the strategy; concurrent-perform: DispatchQueue.concurrentPerform over the workers"),
-        ParameterSpec("sample-every", .integer(1...1_000_000), default: "64",
-                      summary: "time one operation in this many for the latency histogram (two clock reads each: every 16th costs about 1.5 ns per operation)"),
+        MetricDescriptor(name: "appended", unit: .count, polarity: nil, noise: .timing, summary: "elements the workers appended"),
+        MetricDescriptor(name: "elements at the end", unit: .count, polarity: nil, noise: .timing, summary: "elements in the collection once every worker was done"),
+    ] + WorkerResults.metrics
+
+    /// The shared collection.
+    enum Collection: String, CaseIterable, Sendable { case array, dictionary, set, none }
+    /// What the collection holds.
+    enum Element: String, CaseIterable, Sendable { case int, token }
+    /// How the workers are started.
+    enum FanOut: String, CaseIterable, Sendable { case submit, concurrentPerform = "concurrent-perform" }
+
+    static let guardKind = Parameter<GuardKind>("guard", default: .nsLock,
+                                                help: "how the collection is guarded; actor runs its workers as tasks whatever the strategy")
+    static let collection = Parameter<Collection>("collection", default: .array,
+                                                  help: "the shared collection; none leaves the critical section empty (the guard's own cost)")
+    static let element = Parameter<Element>("element", default: .int, help: "an Int, or a token class (retains and releases, like AnyCancellable)")
+    static let workers = Parameter<Int>("workers", in: 0...4096, default: 0, help: "workers hammering at once; 0 means one per core")
+    static let operations = Parameter<Int>("operations", in: 1...1_000_000_000, default: 200_000, help: "operations in all, shared out in chunks of 256")
+    static let reads = Parameter<Int>("reads", in: 0...100, default: 50,
+                                      help: "percent of operations that read (by index 89%, count 10%, iterate 1%); the rest append")
+    static let clearEvery = Parameter<Int>("clear-every", in: 0...1_000_000, default: 4096,
+                                           help: "one write in this many is removeAll, which keeps the collection (and each iterate) bounded; 0 never clears")
+    static let fanOut = Parameter<FanOut>("fan-out", default: .submit,
+                                          help: "submit: each worker a work item on the strategy; concurrent-perform: DispatchQueue.concurrentPerform over the workers")
+    static let sampleEvery = Parameter<Int>("sample-every", in: 1...1_000_000, default: 64,
+                                            help: "time one operation in this many for the latency histogram (two clock reads each: every 16th costs about 1.5 ns per operation)")
+    static let parameters: [any ParameterDeclaration] = [guardKind, collection, element, workers, operations, reads, clearEvery, fanOut, sampleEvery]
+    static let rankings = [RankingRequest(by: "throughput", across: guardKind, ignoring: [operations, sampleEvery])]
+    static let typicalOutcomes = [
+        TypicalOutcome(.completed, because: "every guard keeps every element; the metrics rank their throughput and latency"),
+        TypicalOutcome(.crashed, because: "unguarded: concurrent appends corrupt the storage and glibc aborts"),
+        TypicalOutcome(.invariantViolated, because: "unguarded: elements lost, duplicated or out of order"),
     ]
 
     let guardKind: GuardKind
-    let collection: String
-    let element: String
+    let collection: Collection
+    let element: Element
     let workers: Int
     let operations: Int
     let mix: OperationMix
-    let fanOut: String
+    let fanOut: FanOut
     let sampleEvery: Int
 
-    public init(parameters: ParameterValues) {
-        guardKind = GuardKind(rawValue: parameters.string("guard")) ?? .nsLock
-        collection = parameters.string("collection")
-        element = parameters.string("element")
-        let requested = parameters.integer("workers")
+    /// Reads the guard, the collection, the load and the sampling.
+    init(parameters: ParameterValues) {
+        guardKind = parameters[Self.guardKind]
+        collection = parameters[Self.collection]
+        element = parameters[Self.element]
+        let requested = parameters[Self.workers]
         workers = requested == 0 ? ProcessInfo.processInfo.activeProcessorCount : requested
-        operations = parameters.integer("operations")
-        mix = OperationMix(readPercent: parameters.integer("reads"), clearEvery: parameters.integer("clear-every"),
-                           emptyCriticalSection: parameters.string("collection") == "none")
-        fanOut = parameters.string("fan-out")
-        sampleEvery = parameters.integer("sample-every")
+        operations = parameters[Self.operations]
+        mix = OperationMix(readPercent: parameters[Self.reads], clearEvery: parameters[Self.clearEvery],
+                           emptyCriticalSection: collection == .none)
+        fanOut = parameters[Self.fanOut]
+        sampleEvery = parameters[Self.sampleEvery]
     }
 
-    public func prepare(context: ScenarioContext) throws -> Workload {
+    func prepare(context: ScenarioContext) throws -> Workload {
         let scenario = self
         return { executor in
             switch (scenario.collection, scenario.element) {
-            case ("array", "token"): try scenario.run(ArrayCollection<Token>.self, on: executor, context: context)
-            case ("dictionary", "int"): try scenario.run(DictionaryCollection<Int>.self, on: executor, context: context)
-            case ("dictionary", "token"): try scenario.run(DictionaryCollection<Token>.self, on: executor, context: context)
-            case ("set", "int"): try scenario.run(SetCollection<Int>.self, on: executor, context: context)
-            case ("set", "token"): try scenario.run(SetCollection<Token>.self, on: executor, context: context)
-            case ("none", _): try scenario.run(NoCollection.self, on: executor, context: context)
-            default: try scenario.run(ArrayCollection<Int>.self, on: executor, context: context)
+            case (.array, .token): try scenario.run(ArrayCollection<Token>.self, on: executor, context: context)
+            case (.dictionary, .int): try scenario.run(DictionaryCollection<Int>.self, on: executor, context: context)
+            case (.dictionary, .token): try scenario.run(DictionaryCollection<Token>.self, on: executor, context: context)
+            case (.set, .int): try scenario.run(SetCollection<Int>.self, on: executor, context: context)
+            case (.set, .token): try scenario.run(SetCollection<Token>.self, on: executor, context: context)
+            case (.none, _): try scenario.run(NoCollection.self, on: executor, context: context)
+            case (.array, .int): try scenario.run(ArrayCollection<Int>.self, on: executor, context: context)
             }
         }
     }
 
     func run<Value: ContendedCollection>(_ type: Value.Type, on executor: any StrategyExecutor, context: ScenarioContext) throws {
-        if guardKind == .pthreadMutex && collection == "none" && workers == 1 {
+        let reference = Mutex<Double?>(nil)
+        if guardKind == .pthreadMutex && collection == .none && workers == 1 {
             // The reference: the same pairs in a tight C loop, on the same kind of thread, in the same child.
             let iterations = operations
-            try executor.perform { context.record("C reference ns per op", strain_reference_mutex_ns(iterations)) }
+            try executor.perform {
+                let nanoseconds = ReferenceLoop.pthreadMutexNanoseconds(iterations: iterations)
+                context.record("C reference ns per op", nanoseconds)
+                reference.withLock { $0 = nanoseconds }
+            }
         }
         let budget = OperationBudget(operations, workers: workers)
         let gate = StartGate(workers: workers)
         let results = WorkerResults()
+        let appended = AppendedCounts()
         var settledAt: UInt64 = 0
         let finished = Countdown()
         let settled: Value
@@ -93,53 +113,60 @@ public struct ContendedCollectionScenario: Scenario {
             // Actor workers are tasks whatever the strategy: the only way to call it without blocking a thread.
             let state = ActorGuard<Value>()
             for index in 0..<workers {
-                let worker = makeWorker(index, context: context)
+                let loop = WorkerLoop(index: index, sampleEvery: sampleEvery)
+                var picker = makePicker(index, context: context)
                 Task.detached {
-                    var latencies = Worker.histogram()
+                    var latencies = LatencyRecorder()
                     var result = WorkerResult(worker: index)
                     await context.unitAsync {
                         let startedWith = gate.arrive()
-                        result = await worker.runAsync(budget: budget, heartbeat: context.heartbeat, latencies: &latencies, state: state)
+                        result = await loop.run(budget: budget, heartbeat: context.heartbeat, latencies: &latencies) {
+                            await state.perform(picker.next())
+                        }
                         result.startedWith = startedWith
                     }
+                    appended.set(picker.appended, for: index)
                     results.add(result, latencies: latencies, context: context)
                     finished.add()
                 }
             }
             finished.wait(for: workers, seconds: nil)
             settled = ActorBridge.wait { await state.settled() }
-            settledAt = strain_monotonic_ns()
+            settledAt = MonotonicClock.nanoseconds
         } else {
-            let visitor = CollectionHammer<Value>(scenario: self, executor: executor, context: context, budget: budget, gate: gate, results: results)
+            let visitor = CollectionHammer<Value>(scenario: self, executor: executor, context: context, budget: budget, gate: gate,
+                                                  results: results, appended: appended)
             _ = try guardKind.open(visitor)
             settled = visitor.settled.withLock { $0 }!
             settledAt = visitor.settledAt.withLock { $0 }
         }
-        results.recordThroughput(context: context, settled: settledAt)
-        try check(settled, results: results.all, context: context)
+        let seconds = results.recordThroughput(context: context, settled: settledAt)
+        let done = results.all.reduce(0) { $0 + $1.operations }
+        if let reference = reference.withLock({ $0 }), let seconds, done > 0 {
+            let nanoseconds = seconds * 1e9 / Double(done)
+            context.record("ns per op", nanoseconds)
+            context.record("ratio to C reference", nanoseconds / reference)
+        }
+        try check(settled, results: results.all, appendedBy: appended.all, context: context)
     }
 
-    func makeWorker(_ index: Int, context: ScenarioContext) -> Worker {
-        Worker(index: index, mix: mix, sampleEvery: sampleEvery, seed: context.seed &+ UInt64(index) &* 0x9E37_79B9_7F4A_7C15)
+    func makePicker(_ index: Int, context: ScenarioContext) -> OperationPicker {
+        OperationPicker(worker: index, seed: context.seed &+ UInt64(index) &* 0x9E37_79B9_7F4A_7C15, mix: mix)
     }
 
     /// Lost, duplicated or foreign elements, and counts that do not add up.
-    func check<Value: ContendedCollection>(_ value: Value, results: [WorkerResult], context: ScenarioContext) throws {
+    func check<Value: ContendedCollection>(_ value: Value, results: [WorkerResult], appendedBy: [Int: Int], context: ScenarioContext) throws {
         let done = results.reduce(0) { $0 + $1.operations }
         context.record("operations", Double(done))
-        if let reference = context.metrics["C reference ns per op"], let seconds = context.operationMetrics.throughput.map({ 1 / $0 }) {
-            context.record("ns per op", seconds * 1e9)
-            context.record("ratio to C reference", seconds * 1e9 / reference)
-        }
         try context.check(done == operations, "the workers did \(done) operations of \(operations)")
-        guard collection != "none" else { return }
-        let appendedBy = Dictionary(uniqueKeysWithValues: results.map { ($0.worker, $0.appended) })
-        let appended = results.reduce(0) { $0 + $1.appended }
+        guard collection != .none else { return }
+        let appended = appendedBy.values.reduce(0, +)
         let ids = value.ids
         let unique = Set(ids)
-        let mask = (1 << Worker.idShift) - 1
+        let shift = OperationPicker.idShift
+        let mask = (1 << shift) - 1
         let foreign = unique.filter { id in
-            let worker = id >> Worker.idShift
+            let worker = id >> shift
             return (id & mask) >= (appendedBy[worker] ?? 0)
         }
         context.record("appended", Double(appended))
@@ -150,7 +177,7 @@ public struct ContendedCollectionScenario: Scenario {
             var last: [Int: Int] = [:]
             var outOfOrder = 0
             for id in ids {
-                let worker = id >> Worker.idShift
+                let worker = id >> shift
                 if let previous = last[worker], previous >= id { outOfOrder += 1 }
                 last[worker] = id
             }
@@ -161,6 +188,14 @@ public struct ContendedCollectionScenario: Scenario {
     }
 }
 
+/// How many elements each worker appended, for the end check.
+final class AppendedCounts: Sendable {
+    private let counts = Mutex<[Int: Int]>([:])
+
+    func set(_ count: Int, for worker: Int) { counts.withLock { $0[worker] = count } }
+    var all: [Int: Int] { counts.withLock { $0 } }
+}
+
 /// Runs the workers on one concrete guard and keeps what they left.
 final class CollectionHammer<Value: ContendedCollection>: GuardVisitor {
     let scenario: ContendedCollectionScenario
@@ -169,17 +204,19 @@ final class CollectionHammer<Value: ContendedCollection>: GuardVisitor {
     let budget: OperationBudget
     let gate: StartGate
     let results: WorkerResults
+    let appended: AppendedCounts
     let settled = Mutex<Value?>(nil)
     let settledAt = Mutex<UInt64>(0)
 
     init(scenario: ContendedCollectionScenario, executor: any StrategyExecutor, context: ScenarioContext, budget: OperationBudget,
-         gate: StartGate, results: WorkerResults) {
+         gate: StartGate, results: WorkerResults, appended: AppendedCounts) {
         self.scenario = scenario
         self.executor = executor
         self.context = context
         self.budget = budget
         self.gate = gate
         self.results = results
+        self.appended = appended
     }
 
     func visit<Guard: StateGuard>(_ state: Guard) throws where Guard.Value == Value {
@@ -189,19 +226,22 @@ final class CollectionHammer<Value: ContendedCollection>: GuardVisitor {
         let budget = budget
         let gate = gate
         let results = results
+        let appended = appended
         let body: @Sendable (Int) -> Void = { index in
-            let worker = scenario.makeWorker(index, context: context)
-            var latencies = Worker.histogram()
+            let loop = WorkerLoop(index: index, sampleEvery: scenario.sampleEvery)
+            var picker = scenario.makePicker(index, context: context)
+            var latencies = LatencyRecorder()
             let result = context.unit {
                 let startedWith = gate.pass(heartbeat: context.heartbeat)
-                var result = worker.run(budget: budget, heartbeat: context.heartbeat, latencies: &latencies) { state.perform($0) }
+                var result = loop.run(budget: budget, heartbeat: context.heartbeat, latencies: &latencies) { state.perform(picker.next()) }
                 result.startedWith = startedWith
                 return result
             }
+            appended.set(picker.appended, for: index)
             results.add(result, latencies: latencies, context: context)
             finished.add()
         }
-        if scenario.fanOut == "concurrent-perform" {
+        if scenario.fanOut == .concurrentPerform {
             DispatchQueue.concurrentPerform(iterations: scenario.workers, execute: body)
         } else {
             for index in 0..<scenario.workers { executor.submit { body(index) } }
@@ -209,48 +249,7 @@ final class CollectionHammer<Value: ContendedCollection>: GuardVisitor {
         finished.wait(for: scenario.workers, seconds: nil)
         // Work a guard queued (async barriers) is done once settled returns.
         let value = state.settled()
-        settledAt.withLock { $0 = strain_monotonic_ns() }
+        settledAt.withLock { $0 = MonotonicClock.nanoseconds }
         settled.withLock { $0 = value }
-    }
-}
-
-extension Worker {
-    /// The same loop for the actor guard: every operation is a hop onto the actor.
-    func runAsync<Value: ContendedCollection>(budget: OperationBudget, heartbeat: Heartbeat, latencies: inout Histogram<UInt64>,
-                                              state: ActorGuard<Value>) async -> WorkerResult {
-        var result = WorkerResult(worker: index)
-        var picker = OperationPicker(worker: index, seed: seed, mix: mix)
-        var untilSample = sampleEvery
-        result.started = strain_monotonic_ns()
-        while true {
-            let chunk = budget.take()
-            if chunk == 0 { break }
-            for _ in 0..<chunk {
-                let operation = picker.next()
-                untilSample -= 1
-                if untilSample == 0 {
-                    untilSample = sampleEvery
-                    let start = strain_monotonic_ns()
-                    _ = await state.perform(operation)
-                    latencies.record(min(strain_monotonic_ns() &- start, Self.highestTrackable))
-                } else {
-                    _ = await state.perform(operation)
-                }
-                result.operations += 1
-            }
-            heartbeat.beat()
-        }
-        result.appended = picker.appended
-        result.ended = strain_monotonic_ns()
-        return result
-    }
-}
-
-/// Waits on the calling thread for async work: how synchronous code reaches an actor.
-enum ActorBridge {
-    static func wait<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
-        let handoff = ResultHandoff<T>()
-        Task.detached { handoff.deliver(.success(await body())) }
-        return try! handoff.wait()
     }
 }

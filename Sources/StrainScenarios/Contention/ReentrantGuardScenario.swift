@@ -1,4 +1,5 @@
 import Foundation
+import StrainHelpers
 import StrainKit
 import Synchronization
 
@@ -6,23 +7,33 @@ import Synchronization
 /// again by the thread that holds it. `NSRecursiveLock` and an actor allow it;
 /// `NSLock` and a default `pthread_mutex` wait for themselves forever
 /// (`deadlocked`, with the thread's stack); others trap or spin.
-public struct ReentrantGuardScenario: Scenario {
-    public static let name = "reentrant-guard"
-    public static let summary = "a guard re-entered from inside its own critical section (a guarded method calling another): which guards allow it, deadlock, trap or spin"
-    public static let parameters: [ParameterSpec] = [
-        ParameterSpec("guard", .choice(GuardKind.names.filter { $0 != "unguarded" }), default: "NSLock", summary: "the guard to re-enter"),
+struct ReentrantGuardScenario: Scenario {
+    static let name = "reentrant-guard"
+    static let summary = "a guard re-entered from inside its own critical section (a guarded method calling another): which guards allow it, deadlock, trap or spin"
+    static let guardKind = Parameter<GuardKind>("guard", default: .nsLock, help: "the guard to re-enter",
+                                                choices: GuardKind.allCases.filter { $0 != .unguarded })
+    static let parameters: [any ParameterDeclaration] = [guardKind]
+    static let metrics = [
+        MetricDescriptor(name: "entries", unit: .count, polarity: nil, noise: .deterministic, summary: "times the critical section ran (2 when re-entry is allowed)"),
+    ]
+    static let typicalOutcomes = [
+        TypicalOutcome(.completed, because: "NSRecursiveLock and an actor allow a second entry"),
+        TypicalOutcome(.deadlocked, because: "NSLock, a default pthread mutex and a serial queue's sync wait for themselves forever"),
+        TypicalOutcome(.crashed, because: "Mutex traps on a recursive lock; libdispatch stops a sync onto the current queue"),
+        TypicalOutcome(.threw, because: "pthread-rwlock refuses the second write lock with EDEADLK"),
     ]
 
     let guardKind: GuardKind
 
-    public init(parameters: ParameterValues) {
-        guardKind = GuardKind(rawValue: parameters.string("guard")) ?? .nsLock
+    /// Reads the guard.
+    init(parameters: ParameterValues) {
+        guardKind = parameters[Self.guardKind]
     }
 
-    public func prepare(context: ScenarioContext) throws -> Workload {
+    func prepare(context: ScenarioContext) throws -> Workload {
         let guardKind = guardKind
         return { executor in
-            let entered = EntryCounter()
+            let entered = AtomicCounter()
             context.heartbeat.queued(1)
             if guardKind == .actor {
                 let state = ActorGuard<NoCollection>()
@@ -42,18 +53,13 @@ public struct ReentrantGuardScenario: Scenario {
     }
 }
 
-final class EntryCounter: Sendable {
-    private let count = Atomic<Int>(0)
-    func add() { count.add(1, ordering: .relaxed) }
-    var value: Int { count.load(ordering: .relaxed) }
-}
 
 /// Enters the concrete guard twice, nested, on one of the strategy's threads.
 private struct Reenter: GuardVisitor {
     typealias Value = NoCollection
     let context: ScenarioContext
     let executor: any StrategyExecutor
-    let entered: EntryCounter
+    let entered: AtomicCounter
 
     func visit<Guard: StateGuard>(_ state: Guard) throws where Guard.Value == NoCollection {
         let context = context

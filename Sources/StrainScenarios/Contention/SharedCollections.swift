@@ -1,3 +1,5 @@
+import StrainHelpers
+
 /// What the contended collections hold: an `Int`, or a reference type like a
 /// cancellable token (every copy in or out is a retain and a release).
 protocol ContendedElement: Hashable, Sendable {

@@ -1,29 +1,35 @@
 import Foundation
+import StrainHelpers
 import StrainKit
 import Synchronization
 
 /// Builds a real `NSCoding` object graph and archives, unarchives or walks it on
 /// the trial's strategy: the articles' crash, where a cyclic model decoded on a
 /// GCD queue runs out of a 512 KiB stack.
-public struct CyclicGraphScenario: Scenario {
-    public static let name = "cyclic-graph"
-    public static let summary = "archive, unarchive or traverse an NSCoding graph: a cyclic league of teams, or an acyclic chain"
-    public static let metrics: [MetricDescriptor] = [
+struct CyclicGraphScenario: Scenario {
+    static let name = "cyclic-graph"
+    static let summary = "archive, unarchive or traverse an NSCoding graph: a cyclic league of teams, or an acyclic chain"
+    static let metrics: [MetricDescriptor] = [
         MetricDescriptor(name: "objects", unit: .count, polarity: nil, noise: .deterministic, summary: "objects in the graph"),
         MetricDescriptor(name: "archiveBytes", unit: .bytes, polarity: .lowerIsBetter, noise: .deterministic, summary: "bytes of the keyed archive"),
     ]
-    public static let parameters: [ParameterSpec] = [
-        ParameterSpec("operation", .choice(["archive", "unarchive", "traverse"]), default: "archive",
-                      summary: "NSKeyedArchiver, NSKeyedUnarchiver (requiresSecureCoding = false), or a recursive walk"),
-        ParameterSpec("shape", .choice(["league", "chain"]), default: "league",
-                      summary: "league: teams, games holding both teams, players pointing back (cyclic); chain: each node holds the next"),
-        ParameterSpec("size", .integer(1...1_000_000), default: "20", summary: "teams in the league, or nodes in the chain"),
-        ParameterSpec("players", .integer(0...100), default: "3", summary: "players per team (league only)"),
-        ParameterSpec("games", .integer(1...100), default: "4", summary: "games each team hosts (league only)"),
-    ]
+    /// What the work does with the graph.
+    enum Operation: String, CaseIterable, Sendable { case archive, unarchive, traverse }
+    /// The graph's shape.
+    enum Shape: String, CaseIterable, Sendable { case league, chain }
 
-    enum Operation: String { case archive, unarchive, traverse }
-    enum Shape: String { case league, chain }
+    static let operation = Parameter<Operation>("operation", default: .archive,
+                                                help: "NSKeyedArchiver, NSKeyedUnarchiver (requiresSecureCoding = false), or a recursive walk")
+    static let shape = Parameter<Shape>("shape", default: .league,
+                                        help: "league: teams, games holding both teams, players pointing back (cyclic); chain: each node holds the next")
+    static let size = Parameter<Int>("size", in: 1...1_000_000, default: 20, help: "teams in the league, or nodes in the chain")
+    static let players = Parameter<Int>("players", in: 0...100, default: 3, help: "players per team (league only)")
+    static let games = Parameter<Int>("games", in: 1...100, default: 4, help: "games each team hosts (league only)")
+    static let parameters: [any ParameterDeclaration] = [operation, shape, size, players, games]
+    static let typicalOutcomes = [
+        TypicalOutcome(.stackOverflow, because: "NSKeyedUnarchiver recurses without end on a cyclic league; archiving recurses once per object, so a big graph overflows a 512 KiB stack"),
+        TypicalOutcome(.completed, because: "an acyclic chain, or a graph small enough for the stack"),
+    ]
 
     let operation: Operation
     let shape: Shape
@@ -31,15 +37,16 @@ public struct CyclicGraphScenario: Scenario {
     let players: Int
     let gamesPerTeam: Int
 
-    public init(parameters: ParameterValues) {
-        operation = Operation(rawValue: parameters.string("operation")) ?? .archive
-        shape = Shape(rawValue: parameters.string("shape")) ?? .league
-        size = parameters.integer("size")
-        players = parameters.integer("players")
-        gamesPerTeam = parameters.integer("games")
+    /// Reads the graph's operation, shape and size.
+    init(parameters: ParameterValues) {
+        operation = parameters[Self.operation]
+        shape = parameters[Self.shape]
+        size = parameters[Self.size]
+        players = parameters[Self.players]
+        gamesPerTeam = parameters[Self.games]
     }
 
-    public func prepare(context: ScenarioContext) throws -> Workload {
+    func prepare(context: ScenarioContext) throws -> Workload {
         let graph = Prepared(makeGraph(seed: context.seed))
         let root = graph.value
         let expectedObjects = countObjects(root)

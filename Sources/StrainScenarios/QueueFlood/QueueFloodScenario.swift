@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import StrainHelpers
 import StrainKit
 import Synchronization
 
@@ -17,10 +18,10 @@ import Synchronization
 ///    main queue halfway through (its wait is the latency a user feels);
 /// 3. reporting again, with a Cancel submitted to the main queue halfway through
 ///    (the time until the import stops is how long cancellation takes).
-public struct QueueFloodScenario: Scenario {
-    public static let name = "queue-flood"
-    public static let summary = "a background import reporting progress on a serial main queue every item or every 1%: total time, slowdown, an unrelated main-queue job's latency, time to cancel"
-    public static let metrics: [MetricDescriptor] = [
+struct QueueFloodScenario: Scenario {
+    static let name = "queue-flood"
+    static let summary = "a background import reporting progress on a serial main queue every item or every 1%: total time, slowdown, an unrelated main-queue job's latency, time to cancel"
+    static let metrics: [MetricDescriptor] = [
         MetricDescriptor(name: "progressUpdates", unit: .count, polarity: .lowerIsBetter, noise: .deterministic, summary: "progress blocks the main queue ran"),
         MetricDescriptor(name: "baselineImportSeconds", unit: .seconds, polarity: .lowerIsBetter, noise: .timing, summary: "the import without reporting"),
         MetricDescriptor(name: "importSeconds", unit: .seconds, polarity: .lowerIsBetter, noise: .timing, summary: "the import with reporting"),
@@ -30,24 +31,31 @@ public struct QueueFloodScenario: Scenario {
         MetricDescriptor(name: "cancelSeconds", unit: .seconds, polarity: .lowerIsBetter, noise: .timing, summary: "a Cancel tapped on the main queue halfway until the main queue ran it"),
         MetricDescriptor(name: "cancelledAtItem", unit: .count, polarity: .lowerIsBetter, noise: .timing, summary: "items done when the import stopped after the Cancel (all of them: the Cancel came too late)"),
     ]
-    public static let parameters: [ParameterSpec] = [
-        ParameterSpec("items", .integer(100...10_000_000), default: "200000", summary: "items the import processes"),
-        ParameterSpec("progress", .choice(["every-item", "every-percent"]), default: "every-item",
-                      summary: "how often the import reports progress to the main queue"),
-        ParameterSpec("work", .integer(0...100_000), default: "64", summary: "bytes of each item's record the import checksums (its own work per item)"),
+    /// How often the import reports progress.
+    enum Progress: String, CaseIterable, Sendable {
+        case everyItem = "every-item", everyPercent = "every-percent"
+    }
+
+    static let items = Parameter<Int>("items", in: 100...10_000_000, default: 200_000, help: "items the import processes")
+    static let progress = Parameter<Progress>("progress", default: .everyItem, help: "how often the import reports progress to the main queue")
+    static let work = Parameter<Int>("work", in: 0...100_000, default: 64, help: "bytes of each item's record the import checksums (its own work per item)")
+    static let parameters: [any ParameterDeclaration] = [items, progress, work]
+    static let typicalOutcomes = [
+        TypicalOutcome(.completed, because: "the flood slows things down without breaking them; the metrics say how much"),
     ]
 
     let items: Int
     let everyItem: Bool
     let workBytes: Int
 
-    public init(parameters: ParameterValues) {
-        items = parameters.integer("items")
-        everyItem = parameters.string("progress") == "every-item"
-        workBytes = parameters.integer("work")
+    /// Reads `items`, `progress` and `work`.
+    init(parameters: ParameterValues) {
+        items = parameters[Self.items]
+        everyItem = parameters[Self.progress] == .everyItem
+        workBytes = parameters[Self.work]
     }
 
-    public func prepare(context: ScenarioContext) throws -> Workload {
+    func prepare(context: ScenarioContext) throws -> Workload {
         let scenario = self
         let record = Prepared([UInt8]((0..<max(1, workBytes)).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
         return { executor in
@@ -69,9 +77,9 @@ public struct QueueFloodScenario: Scenario {
 
         // 2. Reporting, with an unrelated job halfway.
         let progress = ProgressModel()
-        let unrelatedSubmitted = Stamp()
-        let unrelatedRan = Stamp()
-        let started = DispatchTime.now().uptimeNanoseconds
+        let unrelatedSubmitted = EventStamp()
+        let unrelatedRan = EventStamp()
+        let started = MonotonicClock.nanoseconds
         let reported = importItems(record: record, context: context, report: { done in
             if done % stride == 0 || done == items {
                 main.async { progress.update(done: done, of: items) }
@@ -82,12 +90,12 @@ public struct QueueFloodScenario: Scenario {
         }, cancelled: nil)
         // The user sees the import finish when the main queue has shown its last update.
         context.blocking(on: main.label) { main.sync {} }
-        let total = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        let total = Double(MonotonicClock.nanoseconds - started) / 1e9
 
         // 3. Reporting again, with a Cancel tapped on the main queue halfway.
         let cancelFlag = CancelFlag()
-        let tapped = Stamp()
-        let cancelRan = Stamp()
+        let tapped = EventStamp()
+        let cancelRan = EventStamp()
         let cancelProgress = ProgressModel()
         let cancelledRun = importItems(record: record, context: context, report: { done in
             if done % stride == 0 || done == items {
@@ -121,7 +129,7 @@ public struct QueueFloodScenario: Scenario {
     /// `halfway` once at the middle, stopping early when `cancelled` is set.
     func importItems(record: [UInt8], context: ScenarioContext, report: ((Int) -> Void)?, halfway: () -> Void,
                      cancelled: CancelFlag?) -> (seconds: Double, done: Int, checksum: UInt64) {
-        let started = DispatchTime.now().uptimeNanoseconds
+        let started = MonotonicClock.nanoseconds
         var checksum: UInt64 = 0xcbf2_9ce4_8422_2325
         var done = 0
         let middle = items / 2
@@ -139,7 +147,7 @@ public struct QueueFloodScenario: Scenario {
             if item == middle { halfway() }
             if item & 4095 == 0 { context.heartbeat.beat() }
         }
-        return (Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9, done, checksum)
+        return (Double(MonotonicClock.nanoseconds - started) / 1e9, done, checksum)
     }
 }
 

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import StrainHelpers
 import StrainKit
 
 /// Swift concurrency's cooperative pool is as wide as the machine has cores
@@ -8,68 +9,63 @@ import StrainKit
 /// task at the blockers' priority never runs; the watchdog ends the trial
 /// `starved`. Whether a probe at another priority gets through is what the
 /// `probe-priority` parameter asks.
-public struct CooperativeStarvationScenario: Scenario {
-    public static let name = "cooperative-starvation"
-    public static let summary = "work items that block their thread (on the task strategy: the cooperative pool), then a probe Task at a chosen priority: does it run?"
-    public static let parameters: [ParameterSpec] = [
-        ParameterSpec("blockers", .integer(0...1024), default: "0", summary: "blocking items submitted first; 0 means one per core"),
-        ParameterSpec("probe-priority", .choice(TaskPriorityName.allCases.map(\.rawValue)), default: "medium",
-                      summary: "priority of the probe Task submitted after the blockers"),
-        ParameterSpec("hold-ms", .integer(1...3_600_000), default: "60000", summary: "how long a blocker blocks at most (ms); released as soon as the probe runs"),
+struct CooperativeStarvationScenario: Scenario {
+    static let name = "cooperative-starvation"
+    static let summary = "work items that block their thread (on the task strategy: the cooperative pool), then a probe Task at a chosen priority: does it run?"
+    static let blockers = Parameter<Int>("blockers", in: 0...1024, default: 0, help: "blocking items submitted first; 0 means one per core")
+    static let probePriority = Parameter<TaskPriorityName>("probe-priority", default: .medium, help: "priority of the probe Task submitted after the blockers")
+    static let hold = Parameter<Int>("hold-ms", in: 1...3_600_000, default: 60_000, help: "how long a blocker blocks at most (ms); released as soon as the probe runs")
+    static let parameters: [any ParameterDeclaration] = [blockers, probePriority, hold]
+    /// Besides these, `probe latency ms`: milliseconds from the probe's submission until it ran.
+    static let metrics = [
+        MetricDescriptor(name: "blockers", unit: .count, polarity: nil, noise: .deterministic, summary: "blocking items submitted"),
+        MetricDescriptor(name: "blockers running before the probe", unit: .count, polarity: nil, noise: .timing, summary: "blockers holding a thread when the probe was submitted"),
+        MetricDescriptor(name: "probe ran", unit: .count, polarity: nil, noise: .timing, summary: "1 when the probe ran within the hold time, else 0"),
+    ]
+    static let typicalOutcomes = [
+        TypicalOutcome(.starved, because: "on the task strategy the blockers hold every cooperative thread, and a probe at their priority never runs"),
+        TypicalOutcome(.completed, because: "a strategy with threads of its own, or a probe another priority lets through"),
     ]
 
     let blockers: Int
     let probePriority: TaskPriorityName
     let holdMilliseconds: Int
 
-    public init(parameters: ParameterValues) {
-        let requested = parameters.integer("blockers")
+    /// Reads the blockers, the probe's priority and the hold time.
+    init(parameters: ParameterValues) {
+        let requested = parameters[Self.blockers]
         blockers = requested == 0 ? ProcessInfo.processInfo.activeProcessorCount : requested
-        probePriority = TaskPriorityName(rawValue: parameters.string("probe-priority")) ?? .medium
-        holdMilliseconds = parameters.integer("hold-ms")
+        probePriority = parameters[Self.probePriority]
+        holdMilliseconds = parameters[Self.hold]
     }
 
-    public func prepare(context: ScenarioContext) throws -> Workload {
+    func prepare(context: ScenarioContext) throws -> Workload {
         let scenario = self
         return { executor in try scenario.run(on: executor, context: context) }
     }
 
     func run(on executor: any StrategyExecutor, context: ScenarioContext) throws {
-        let gate = Gate()
-        let started = Countdown()
-        let finished = Countdown()
         let hold = holdMilliseconds
-        context.heartbeat.queued(blockers + 1)
-        for _ in 0..<blockers {
-            executor.submit {
-                context.unit {
-                    started.add()
-                    context.blocking(on: "semaphore") { gate.pass(holdMilliseconds: hold) }
-                }
-                finished.add()
-            }
+        let blockers = blockers
+        let priority = probePriority.taskPriority
+        // The probe goes in once every blocker holds its thread (or after 5 s).
+        let flood = FloodThenProbe(items: blockers, holdMilliseconds: hold)
+        let result = flood.run(context: context, submit: executor.submit, waitForStartsSeconds: 5, beforeProbe: { started, _ in
+            // Recorded now, so a trial the watchdog ends still says how far it got.
+            context.record("blockers", Double(blockers))
+            context.record("blockers running before the probe", Double(started))
+            context.record("probe ran", 0)
+        }, submitProbe: { probe in
+            Task.detached(priority: priority) { probe() }
+        }) { gate in
+            context.blocking(on: "semaphore") { gate.pass(holdMilliseconds: hold) }
         }
-        // The probe goes in once every blocker holds its thread.
-        let allBlocked = started.wait(for: blockers, seconds: 5)
-        let probeRan = Stamp()
-        let submitted = DispatchTime.now().uptimeNanoseconds
-        // Recorded now, so a trial the watchdog ends still says how far it got.
-        context.record("blockers", Double(blockers))
-        context.record("blockers running before the probe", Double(started.value))
-        context.record("probe ran", 0)
-        Task.detached(priority: probePriority.taskPriority) {
-            context.unit { probeRan.set() }
-            finished.add()
-        }
-        probeRan.wait(milliseconds: hold)
-        gate.open(releasing: blockers)
-        finished.wait(for: blockers + 1, seconds: nil)
-
-        if let ran = probeRan.value {
+        if let latency = result.probeLatencySeconds {
             context.record("probe ran", 1)
-            context.record("probe latency ms", Double(ran - submitted) / 1e6)
+            context.record("probe latency ms", latency * 1000)
         }
-        try context.check(allBlocked || probeRan.value != nil, "only \(started.value) of \(blockers) blockers started within 5 s")
-        try context.check(probeRan.value != nil, "the \(probePriority.rawValue)-priority probe never ran within hold-ms (\(hold) ms)")
+        try context.check(result.allStarted || result.probeLatencySeconds != nil,
+                          "only \(result.startedBeforeProbe) of \(blockers) blockers started within 5 s")
+        try context.check(result.probeLatencySeconds != nil, "the \(probePriority.rawValue)-priority probe never ran within hold-ms (\(hold) ms)")
     }
 }

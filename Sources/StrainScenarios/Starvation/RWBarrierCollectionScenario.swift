@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import StrainHelpers
 import StrainKit
 import Synchronization
 
@@ -12,47 +13,64 @@ import Synchronization
 /// Here the pool stops at 255 threads, Apple platforms stop at 64: the trial
 /// records the most workers blocked at once, and the record's verdict says
 /// where that hangs.
-public struct RWBarrierCollectionScenario: Scenario {
-    public static let name = "rw-barrier-collection"
-    public static let summary = "reader/writer array on a concurrent queue with barrier writes, or behind NSRecursiveLock, under fan-out load: count, contents, peak blocked workers"
-    public static let parameters: [ParameterSpec] = [
-        ParameterSpec("guard", .choice(["async-barrier", "sync-barrier", "recursive-lock"]), default: "async-barrier",
-                      summary: "async-barrier / sync-barrier: concurrent DispatchQueue, reads sync, writes async(flags: .barrier) or sync(flags: .barrier); recursive-lock: NSRecursiveLock"),
-        ParameterSpec("load", .choice(["blog", "blocking-reads"]), default: "blog",
-                      summary: "blog: concurrentPerform fanning out appends, as the post's test did; blocking-reads: mostly reads, every write a slow barrier"),
-        ParameterSpec("operations", .integer(1...1_000_000), default: "1000", summary: "work items fanned out"),
-        ParameterSpec("write-every", .integer(1...10_000), default: "10", summary: "blocking-reads: one item in this many writes, the rest read"),
-        ParameterSpec("barrier-ms", .integer(0...10_000), default: "0", summary: "how long each write holds the collection (ms): a slow barrier"),
+struct RWBarrierCollectionScenario: Scenario {
+    static let name = "rw-barrier-collection"
+    static let summary = "reader/writer array on a concurrent queue with barrier writes, or behind NSRecursiveLock, under fan-out load: count, contents, peak blocked workers"
+    /// How the array is guarded.
+    enum Guard: String, CaseIterable, Sendable {
+        case asyncBarrier = "async-barrier", syncBarrier = "sync-barrier", recursiveLock = "recursive-lock"
+    }
+
+    /// What the work items do.
+    enum Load: String, CaseIterable, Sendable {
+        case blog, blockingReads = "blocking-reads"
+    }
+
+    static let guardKind = Parameter<Guard>("guard", default: .asyncBarrier,
+                                            help: "async-barrier / sync-barrier: concurrent DispatchQueue, reads sync, writes async(flags: .barrier) or sync(flags: .barrier); recursive-lock: NSRecursiveLock")
+    static let load = Parameter<Load>("load", default: .blog,
+                                      help: "blog: concurrentPerform fanning out appends, as the post's test did; blocking-reads: mostly reads, every write a slow barrier")
+    static let operations = Parameter<Int>("operations", in: 1...1_000_000, default: 1000, help: "work items fanned out")
+    static let writeEvery = Parameter<Int>("write-every", in: 1...10_000, default: 10, help: "blocking-reads: one item in this many writes, the rest read")
+    static let barrier = Parameter<Int>("barrier-ms", in: 0...10_000, default: 0, help: "how long each write holds the collection (ms): a slow barrier")
+    static let parameters: [any ParameterDeclaration] = [guardKind, load, operations, writeEvery, barrier]
+    static let metrics = [
+        MetricDescriptor(name: "appends", unit: .count, polarity: nil, noise: .deterministic, summary: "appends the work items made"),
+    ]
+    static let typicalOutcomes = [
+        TypicalOutcome(.completed, because: "the blog's load finishes here in milliseconds; the record says how many workers were blocked at once and whether a platform's cap would hang"),
+        TypicalOutcome(.starved, because: "blocking reads behind slow barriers use up the pool, and the barrier they wait for never gets a thread"),
     ]
 
-    let guardKind: String
-    let load: String
+    let guardKind: Guard
+    let load: Load
     let operations: Int
     let writeEvery: Int
     let barrierMilliseconds: Int
 
-    public init(parameters: ParameterValues) {
-        guardKind = parameters.string("guard")
-        load = parameters.string("load")
-        operations = parameters.integer("operations")
-        writeEvery = parameters.integer("write-every")
-        barrierMilliseconds = parameters.integer("barrier-ms")
+    /// Reads the guard, the load and the counts.
+    init(parameters: ParameterValues) {
+        guardKind = parameters[Self.guardKind]
+        load = parameters[Self.load]
+        operations = parameters[Self.operations]
+        writeEvery = parameters[Self.writeEvery]
+        barrierMilliseconds = parameters[Self.barrier]
     }
 
-    public func prepare(context: ScenarioContext) throws -> Workload {
+    func prepare(context: ScenarioContext) throws -> Workload {
         let scenario = self
         return { executor in try scenario.run(on: executor, context: context) }
     }
 
     func run(on executor: any StrategyExecutor, context: ScenarioContext) throws {
         let array: any GuardedArray = switch guardKind {
-        case "recursive-lock": RecursiveLockArray(context: context)
-        case "sync-barrier": ConcurrentQueueArray(context: context, syncBarrier: true)
-        default: ConcurrentQueueArray(context: context, syncBarrier: false)
+        case .recursiveLock: RecursiveLockArray(context: context)
+        case .syncBarrier: ConcurrentQueueArray(context: context, syncBarrier: true)
+        case .asyncBarrier: ConcurrentQueueArray(context: context, syncBarrier: false)
         }
         let finished = Countdown()
         let operations = operations
-        let writeEvery = load == "blog" ? 1 : writeEvery
+        let writeEvery = load == .blog ? 1 : writeEvery
         let barrier = barrierMilliseconds
         let written = Mutex<[Int]>([])
         context.heartbeat.queued(operations)
@@ -70,7 +88,7 @@ public struct RWBarrierCollectionScenario: Scenario {
                 finished.add()
             }
         }
-        if load == "blog" {
+        if load == .blog {
             // The post's test: concurrentPerform fanning out async work that appends.
             DispatchQueue.concurrentPerform(iterations: operations, execute: item)
         } else {
@@ -94,6 +112,9 @@ protocol GuardedArray: Sendable {
 }
 
 /// The blog's reader/writer array: concurrent reads with `sync`, writes as barriers.
+///
+/// `@unchecked Sendable`: `storage` is touched only inside blocks on `queue`,
+/// reads side by side and writes as barriers, which run alone.
 final class ConcurrentQueueArray: GuardedArray, @unchecked Sendable {
     private let queue = DispatchQueue(label: "strain.rw-array", attributes: .concurrent)
     private var storage: [Int] = []  // touched only on `queue`
@@ -130,6 +151,8 @@ final class ConcurrentQueueArray: GuardedArray, @unchecked Sendable {
 }
 
 /// The same array behind one `NSRecursiveLock`.
+///
+/// `@unchecked Sendable`: `storage` is touched only while `lock` is held.
 final class RecursiveLockArray: GuardedArray, @unchecked Sendable {
     private let lock = NSRecursiveLock()
     private var storage: [Int] = []  // touched only under `lock`

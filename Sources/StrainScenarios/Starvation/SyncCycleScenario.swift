@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import StrainHelpers
 import StrainKit
 import Synchronization
 
@@ -11,28 +12,40 @@ import Synchronization
 /// that one and stops the process with SIGILL ("dispatch_sync called on queue
 /// already owned by current thread"). `self-wait` hides the same mistake from it:
 /// the block waits on a semaphore that only a block queued behind it would signal.
-public struct SyncCycleScenario: Scenario {
-    public static let name = "sync-cycle"
-    public static let summary = "serial queues that sync onto each other (a ring), or onto themselves: a deadlock, with the wait cycle named"
-    public static let parameters: [ParameterSpec] = [
-        ParameterSpec("shape", .choice(["ring", "self-sync", "self-wait"]), default: "ring",
-                      summary: "ring: queue i syncs onto queue i+1, the last onto the first; self-sync: a block syncs onto its own queue; self-wait: a block waits for work queued behind it"),
-        ParameterSpec("queues", .integer(2...16), default: "2", summary: "queues in the ring"),
-        ParameterSpec("mask-signals", .choice(["no", "yes"]), default: "no",
-                      summary: "yes: the blocked threads block every signal first, as some libraries' threads do; their stacks then come from ptrace"),
+struct SyncCycleScenario: Scenario {
+    static let name = "sync-cycle"
+    static let summary = "serial queues that sync onto each other (a ring), or onto themselves: a deadlock, with the wait cycle named"
+    /// Who syncs onto whom.
+    enum Shape: String, CaseIterable, Sendable {
+        case ring, selfSync = "self-sync", selfWait = "self-wait"
+    }
+
+    /// A yes-or-no choice as suites write it.
+    enum YesNo: String, CaseIterable, Sendable { case no, yes }
+
+    static let shape = Parameter<Shape>("shape", default: .ring,
+                                        help: "ring: queue i syncs onto queue i+1, the last onto the first; self-sync: a block syncs onto its own queue; self-wait: a block waits for work queued behind it")
+    static let queues = Parameter<Int>("queues", in: 2...16, default: 2, help: "queues in the ring")
+    static let maskSignals = Parameter<YesNo>("mask-signals", default: .no,
+                                              help: "yes: the blocked threads block every signal first, as some libraries' threads do; their stacks then come from ptrace")
+    static let parameters: [any ParameterDeclaration] = [shape, queues, maskSignals]
+    static let typicalOutcomes = [
+        TypicalOutcome(.deadlocked, because: "every queue's block waits for the next queue, held by a block waiting in turn; the watchdog names the cycle"),
+        TypicalOutcome(.crashed, because: "self-sync: libdispatch stops the process (SIGILL, dispatch_sync on the current queue)"),
     ]
 
-    let shape: String
+    let shape: Shape
     let queueCount: Int
     let maskSignals: Bool
 
-    public init(parameters: ParameterValues) {
-        shape = parameters.string("shape")
-        queueCount = parameters.integer("queues")
-        maskSignals = parameters.string("mask-signals") == "yes"
+    /// Reads the shape, the queue count and whether signals are masked.
+    init(parameters: ParameterValues) {
+        shape = parameters[Self.shape]
+        queueCount = parameters[Self.queues]
+        maskSignals = parameters[Self.maskSignals] == .yes
     }
 
-    public func prepare(context: ScenarioContext) throws -> Workload {
+    func prepare(context: ScenarioContext) throws -> Workload {
         let scenario = self
         return { executor in
             try executor.perform { scenario.run(context: context) }
@@ -40,7 +53,7 @@ public struct SyncCycleScenario: Scenario {
     }
 
     func run(context: ScenarioContext) {
-        let count = shape == "ring" ? queueCount : 1
+        let count = shape == .ring ? queueCount : 1
         let queues = (0..<count).map { DispatchQueue(label: "strain.sync-cycle.\($0)") }
         let done = Countdown()
         let arrived = Countdown()
@@ -52,13 +65,13 @@ public struct SyncCycleScenario: Scenario {
                 context.unit {
                     if mask { Self.blockAllSignals() }
                     switch shape {
-                    case "self-sync":
+                    case .selfSync:
                         context.blocking(on: queue.label, holding: queue.label) { queue.sync {} }
-                    case "self-wait":
+                    case .selfWait:
                         let signalled = DispatchSemaphore(value: 0)
                         queue.async { signalled.signal() }
                         context.blocking(on: queue.label, holding: queue.label) { signalled.wait() }
-                    default:
+                    case .ring:
                         // Every queue is held before any block syncs: the ring closes for sure.
                         arrived.add()
                         arrived.wait(for: count, seconds: 5)

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import StrainHelpers
 import StrainKit
 
 /// A flood of work items that block, then one probe item: how many threads the
@@ -9,89 +10,79 @@ import StrainKit
 /// stops at 255; private serial queues reach 255 at once; a `thread-pool(n, …)`
 /// stops at n. Items beyond the cap, and the probe behind them, wait for good:
 /// the watchdog ends the trial `starved`.
-public struct ThreadExplosionScenario: Scenario {
-    public static let name = "thread-explosion"
-    public static let summary = "N blocking work items, then a probe item: peak threads, pool growth, the probe's start latency (or that it never ran)"
-    public static let parameters: [ParameterSpec] = [
-        ParameterSpec("items", .integer(1...10_000), default: "300", summary: "work items submitted in the flood"),
-        ParameterSpec("block", .choice(["semaphore", "sleep", "sync-busy-queue"]), default: "semaphore",
-                      summary: "how each item blocks: a semaphore, a sleep, or a sync onto a serial queue another item keeps busy"),
-        ParameterSpec("hold-ms", .integer(0...3_600_000), default: "60000",
-                      summary: "how long an item blocks at most (ms); the flood is released as soon as the probe runs"),
-        ParameterSpec("probe-after-ms", .integer(0...60_000), default: "200",
-                      summary: "ms after the flood before the probe is submitted, unless every item started sooner"),
+struct ThreadExplosionScenario: Scenario {
+    static let name = "thread-explosion"
+    static let summary = "N blocking work items, then a probe item: peak threads, pool growth, the probe's start latency (or that it never ran)"
+
+    /// How each item blocks.
+    enum Block: String, CaseIterable, Sendable {
+        case semaphore, sleep, syncBusyQueue = "sync-busy-queue"
+    }
+
+    static let items = Parameter<Int>("items", in: 1...10_000, default: 300, help: "work items submitted in the flood")
+    static let block = Parameter<Block>("block", default: .semaphore,
+                                        help: "how each item blocks: a semaphore, a sleep, or a sync onto a serial queue another item keeps busy")
+    static let hold = Parameter<Int>("hold-ms", in: 0...3_600_000, default: 60_000,
+                                     help: "how long an item blocks at most (ms); the flood is released as soon as the probe runs")
+    static let probeAfter = Parameter<Int>("probe-after-ms", in: 0...60_000, default: 200,
+                                           help: "ms after the flood before the probe is submitted, unless every item started sooner")
+    static let parameters: [any ParameterDeclaration] = [items, block, hold, probeAfter]
+    /// Besides these, `probe latency ms`: milliseconds from the probe's submission until it ran.
+    static let metrics = [
+        MetricDescriptor(name: "items started before the probe", unit: .count, polarity: nil, noise: .timing, summary: "flood items running when the probe was submitted"),
+        MetricDescriptor(name: "flood seconds", unit: .seconds, polarity: nil, noise: .timing, summary: "from the flood's first item to the probe's submission"),
+        MetricDescriptor(name: "probe ran", unit: .count, polarity: nil, noise: .timing, summary: "1 when the probe ran within the hold time, else 0"),
+    ]
+    static let typicalOutcomes = [
+        TypicalOutcome(.starved, because: "more blocked items than the pool's cap: the items past it and the probe behind them never start"),
+        TypicalOutcome(.completed, because: "the pool grows to hold the flood, or the items' hold time runs out first"),
     ]
 
     let items: Int
-    let block: String
+    let block: Block
     let holdMilliseconds: Int
     let probeAfterMilliseconds: Int
 
-    public init(parameters: ParameterValues) {
-        items = parameters.integer("items")
-        block = parameters.string("block")
-        holdMilliseconds = parameters.integer("hold-ms")
-        probeAfterMilliseconds = parameters.integer("probe-after-ms")
+    /// Reads the flood's size, how it blocks and for how long.
+    init(parameters: ParameterValues) {
+        items = parameters[Self.items]
+        block = parameters[Self.block]
+        holdMilliseconds = parameters[Self.hold]
+        probeAfterMilliseconds = parameters[Self.probeAfter]
     }
 
-    public func prepare(context: ScenarioContext) throws -> Workload {
+    func prepare(context: ScenarioContext) throws -> Workload {
         let scenario = self
         return { executor in try scenario.run(on: executor, context: context) }
     }
 
     func run(on executor: any StrategyExecutor, context: ScenarioContext) throws {
-        let gate = Gate()
-        let started = Countdown()
-        let finished = Countdown()
+        let flood = FloodThenProbe(items: items, holdMilliseconds: holdMilliseconds)
         let busy = DispatchQueue(label: "strain.thread-explosion.busy")
         let hold = holdMilliseconds
         let block = block
-
-        if block == "sync-busy-queue" {
+        if block == .syncBusyQueue {
             // The queue every item syncs onto stays busy until the gate opens.
+            let gate = flood.gate
             busy.async { gate.pass(holdMilliseconds: hold) }
         }
-        context.heartbeat.queued(items + 1)
-        let floodStart = DispatchTime.now().uptimeNanoseconds
-        for _ in 0..<items {
-            executor.submit {
-                context.unit {
-                    started.add()
-                    switch block {
-                    case "sleep":
-                        context.blocking(on: "sleep") { usleep(UInt32(hold) * 1000) }
-                    case "sync-busy-queue":
-                        context.blocking(on: busy.label) { busy.sync {} }
-                    default:
-                        context.blocking(on: "gate") { gate.pass(holdMilliseconds: hold) }
-                    }
-                }
-                finished.add()
+        let result = flood.run(context: context, submit: executor.submit, waitForStartsSeconds: Double(probeAfterMilliseconds) / 1000,
+                               beforeProbe: { started, seconds in
+                                   // Recorded now, so a trial the watchdog ends still says how far it got.
+                                   context.record("items started before the probe", Double(started))
+                                   context.record("flood seconds", seconds)
+                                   context.record("probe ran", 0)
+                               }, submitProbe: executor.submit) { gate in
+            switch block {
+            case .sleep: _ = context.blocking(on: "sleep") { usleep(UInt32(hold) * 1000) }
+            case .syncBusyQueue: context.blocking(on: busy.label) { busy.sync {} }
+            case .semaphore: context.blocking(on: "gate") { gate.pass(holdMilliseconds: hold) }
             }
         }
-        started.wait(for: items, seconds: Double(probeAfterMilliseconds) / 1000)
-        let startedBeforeProbe = started.value
-
-        let probeRan = Stamp()
-        let probeSubmitted = DispatchTime.now().uptimeNanoseconds
-        // Recorded now, so a trial the watchdog ends still says how far it got.
-        context.record("items started before the probe", Double(startedBeforeProbe))
-        context.record("flood seconds", Double(probeSubmitted - floodStart) / 1e9)
-        context.record("probe ran", 0)
-        executor.submit {
-            context.unit { probeRan.set() }
-            finished.add()
-        }
-        // Wait for the probe as long as the items may hold their threads; if it
-        // never runs, the watchdog ends the trial before this returns.
-        probeRan.wait(milliseconds: hold == 0 ? 3_600_000 : hold)
-        gate.open(releasing: items + 1)
-        finished.wait(for: items + 1, seconds: nil)
-
-        if let ran = probeRan.value {
+        if let latency = result.probeLatencySeconds {
             context.record("probe ran", 1)
-            context.record("probe latency ms", Double(ran - probeSubmitted) / 1e6)
+            context.record("probe latency ms", latency * 1000)
         }
-        try context.check(probeRan.value != nil, "the probe item never ran within hold-ms (\(hold) ms)")
+        try context.check(result.probeLatencySeconds != nil, "the probe item never ran within hold-ms (\(hold) ms)")
     }
 }

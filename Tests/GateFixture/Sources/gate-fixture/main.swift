@@ -6,14 +6,13 @@ import StrainScenarios
 struct SpinScenario: Scenario {
     static let name = "spin"
     static let summary = "hashes a counter `work` times on the strategy"
-    static let parameters: [ParameterSpec] = [
-        ParameterSpec("work", .integer(1...1_000_000_000), default: "1000000", summary: "iterations of the loop"),
-    ]
+    static let work = Parameter<Int>("work", in: 1...1_000_000_000, default: 1_000_000, help: "iterations of the loop")
+    static let parameters: [any ParameterDeclaration] = [work]
 
     let work: Int
 
     init(parameters: ParameterValues) {
-        work = parameters.integer("work") * plantedWorkPercent / 100
+        work = parameters[Self.work] * plantedWorkPercent / 100
     }
 
     func prepare(context: ScenarioContext) throws -> Workload {
@@ -35,14 +34,13 @@ struct SpinScenario: Scenario {
 struct FramesScenario: Scenario {
     static let name = "frames"
     static let summary = "recurses `depth` levels, each keeping the build's frame on the stack"
-    static let parameters: [ParameterSpec] = [
-        ParameterSpec("depth", .integer(1...100_000), default: "2000", summary: "levels of recursion"),
-    ]
+    static let depth = Parameter<Int>("depth", in: 1...100_000, default: 2000, help: "levels of recursion")
+    static let parameters: [any ParameterDeclaration] = [depth]
 
     let depth: Int
 
     init(parameters: ParameterValues) {
-        depth = parameters.integer("depth")
+        depth = parameters[Self.depth]
     }
 
     func prepare(context: ScenarioContext) throws -> Workload {
@@ -67,4 +65,4 @@ func descendFrames(_ level: Int, of depth: Int) -> Int {
     }
 }
 
-StrainCommand.main(catalog: ScenarioCatalog([SpinScenario.self, FramesScenario.self] + ScenarioCatalog.builtIn.scenarios))
+StrainCommand.main(catalog: ScenarioCatalog([SpinScenario.self, FramesScenario.self]) + .builtIn)

@@ -1,22 +1,27 @@
 import Dispatch
 import Foundation
+import StrainKit
 import Synchronization
 
 /// A value that many threads share, and the operations they do on it. Reads
 /// do not mutate, so a reader/writer guard may run them side by side.
-protocol GuardedValue: Sendable {
+public protocol GuardedValue: Sendable {
+    /// One thing a worker does to the value (`append(id)`, `count`).
     associatedtype Operation: Sendable
+    /// The value every guard starts from.
     init()
     /// Whether `operation` changes the value (a write) or only looks (a read).
     static func isWrite(_ operation: Operation) -> Bool
+    /// Runs a read; returns what it read, as a number the worker loop keeps.
     func read(_ operation: Operation) -> Int
+    /// Runs a write.
     mutating func write(_ operation: Operation)
 }
 
 extension GuardedValue {
     /// Runs one operation with the value held exclusively; for a read, returns what it read.
-    @inline(__always)
-    mutating func apply(_ operation: Operation) -> Int {
+    @inlinable
+    public mutating func apply(_ operation: Operation) -> Int {
         if Self.isWrite(operation) {
             write(operation)
             return 0
@@ -30,7 +35,8 @@ extension GuardedValue {
 /// Swift's runtime exclusivity checks (`@exclusivity(unchecked)`): the guard is
 /// the exclusivity, and the checks would cost the guards that store a value
 /// (every one but `Mutex`, which hands it out `inout`) up to a third of their speed.
-protocol StateGuard<Value>: AnyObject, Sendable {
+public protocol StateGuard<Value>: AnyObject, Sendable {
+    /// The value the guard keeps.
     associatedtype Value: GuardedValue
     /// Runs one operation; for a read, returns what it read.
     func perform(_ operation: Value.Operation) -> Int
@@ -42,27 +48,41 @@ protocol StateGuard<Value>: AnyObject, Sendable {
     func settled() -> Value
 }
 
-/// The guards, by the names suites use.
-enum GuardKind: String, CaseIterable, Sendable {
+/// The guards, by the names suites use: declare a guard parameter as
+/// `Parameter<GuardKind>("guard", default: .nsLock, help: …)`.
+public enum GuardKind: String, CaseIterable, Sendable {
+    /// No guard at all: the negative control (concurrent writes corrupt or lose).
     case unguarded
+    /// A concurrent queue: reads `sync`, writes `async(flags: .barrier)` (the blog's).
     case rwQueueAsyncBarrier = "rw-queue-async-barrier"
+    /// A concurrent queue: reads `sync`, writes `sync(flags: .barrier)`.
     case rwQueueSyncBarrier = "rw-queue-sync-barrier"
+    /// A serial queue, `sync` for everything.
     case serialQueue = "serial-queue"
+    /// `NSLock` around every operation.
     case nsLock = "NSLock"
+    /// `NSRecursiveLock` around every operation.
     case nsRecursiveLock = "NSRecursiveLock"
+    /// A default `pthread_mutex_t`.
     case pthreadMutex = "pthread-mutex"
+    /// `pthread_rwlock_t`: shared reads, exclusive writes.
     case pthreadRWLock = "pthread-rwlock"
+    /// Swift's `Mutex` (Synchronization).
     case mutex = "Mutex"
+    /// A test-and-test-and-set spin lock on an `Atomic<Bool>`.
     case spinLock = "spin-lock"
+    /// An actor owning the value (``ActorGuard``): its operations are async.
     case actor
 
-    static let names = allCases.map(\.rawValue)
+    /// Every guard's name.
+    public static let names = allCases.map(\.rawValue)
 
     /// Calls `visitor` with a new guard of this kind around a fresh value, as
     /// its concrete type, so the worker loop is compiled for each guard (an
     /// existential call per operation would cost as much as a lock). Returns
     /// false for `actor`, whose operations are async (see `ActorGuard`).
-    func open<Visitor: GuardVisitor>(_ visitor: Visitor) throws -> Bool {
+    @inlinable
+    public func open<Visitor: GuardVisitor>(_ visitor: Visitor) throws -> Bool {
         typealias Value = Visitor.Value
         switch self {
         case .unguarded: try visitor.visit(UnguardedState<Value>())
@@ -81,43 +101,59 @@ enum GuardKind: String, CaseIterable, Sendable {
     }
 }
 
-/// Work to do with a guard of a concrete type.
-protocol GuardVisitor {
+/// Work to do with a guard of a concrete type (see ``GuardKind/open(_:)``).
+public protocol GuardVisitor {
+    /// The value the guard keeps.
     associatedtype Value: GuardedValue
+    /// Does the work with `state`, whose concrete type the compiler knows here.
     func visit<Guard: StateGuard>(_ state: Guard) throws where Guard.Value == Value
 }
 
 /// A guard that answered a second entry with an error instead of a hang.
-struct GuardRefusal: Error, CustomStringConvertible {
-    var description: String
+public struct GuardRefusal: Error, CustomStringConvertible {
+    /// What the guard said.
+    public var description: String
+
+    /// A refusal described by `description`.
+    public init(description: String) { self.description = description }
 }
 
 /// No guard at all: the negative control. Concurrent writers corrupt the
 /// collection's storage (glibc aborts: "double free or corruption") or lose updates.
+///
+/// `@unchecked Sendable` and not safe, on purpose: it is the data race the
+/// other guards prevent, shared between threads so the race happens.
+@usableFromInline
 final class UnguardedState<Value: GuardedValue>: StateGuard, @unchecked Sendable {
-    @exclusivity(unchecked) private var value = Value()
+    @usableFromInline init() {}
 
-    func perform(_ operation: Value.Operation) -> Int {
+    @exclusivity(unchecked) @usableFromInline var value = Value()
+
+    @inlinable func perform(_ operation: Value.Operation) -> Int {
         value.apply(operation)
     }
 
-    func reenter(_ body: () -> Void) {
+    @inlinable func reenter(_ body: () -> Void) {
         body()
         body()
     }
 
-    func settled() -> Value { value }
+    @inlinable func settled() -> Value { value }
 }
 
 /// The blog's reader/writer queue: a concurrent queue, reads `sync`, writes as barriers.
+///
+/// `@unchecked Sendable`: `value` is touched only inside blocks on `queue`,
+/// reads side by side and writes as barriers, which run alone.
+@usableFromInline
 final class ReaderWriterQueue<Value: GuardedValue>: StateGuard, @unchecked Sendable {
-    private let queue = DispatchQueue(label: "strain.contended.rw-queue", attributes: .concurrent)
-    @exclusivity(unchecked) private var value = Value()  // touched only on `queue`
-    private let asyncWrites: Bool
+    @usableFromInline let queue = DispatchQueue(label: "strain.contended.rw-queue", attributes: .concurrent)
+    @exclusivity(unchecked) @usableFromInline var value = Value()  // touched only on `queue`
+    @usableFromInline let asyncWrites: Bool
 
-    init(asyncWrites: Bool) { self.asyncWrites = asyncWrites }
+    @usableFromInline init(asyncWrites: Bool) { self.asyncWrites = asyncWrites }
 
-    func perform(_ operation: Value.Operation) -> Int {
+    @inlinable func perform(_ operation: Value.Operation) -> Int {
         guard Value.isWrite(operation) else { return queue.sync { value.read(operation) } }
         if asyncWrites {
             queue.async(flags: .barrier) { self.value.write(operation) }
@@ -127,49 +163,57 @@ final class ReaderWriterQueue<Value: GuardedValue>: StateGuard, @unchecked Senda
         return 0
     }
 
-    func reenter(_ body: () -> Void) {
+    @inlinable func reenter(_ body: () -> Void) {
         queue.sync(flags: .barrier) {
             body()
             queue.sync(flags: .barrier) { body() }
         }
     }
 
-    func settled() -> Value { queue.sync(flags: .barrier) { value } }
+    @inlinable func settled() -> Value { queue.sync(flags: .barrier) { value } }
 }
 
 /// A serial queue, `sync` for everything.
+///
+/// `@unchecked Sendable`: `value` is touched only inside blocks on the serial `queue`.
+@usableFromInline
 final class SerialQueueState<Value: GuardedValue>: StateGuard, @unchecked Sendable {
-    private let queue = DispatchQueue(label: "strain.contended.serial")
-    @exclusivity(unchecked) private var value = Value()  // touched only on `queue`
+    @usableFromInline init() {}
 
-    func perform(_ operation: Value.Operation) -> Int {
+    @usableFromInline let queue = DispatchQueue(label: "strain.contended.serial")
+    @exclusivity(unchecked) @usableFromInline var value = Value()  // touched only on `queue`
+
+    @inlinable func perform(_ operation: Value.Operation) -> Int {
         queue.sync { value.apply(operation) }
     }
 
-    func reenter(_ body: () -> Void) {
+    @inlinable func reenter(_ body: () -> Void) {
         queue.sync {
             body()
             queue.sync { body() }
         }
     }
 
-    func settled() -> Value { queue.sync { value } }
+    @inlinable func settled() -> Value { queue.sync { value } }
 }
 
 /// `NSLock` or `NSRecursiveLock` around every operation.
+///
+/// `@unchecked Sendable`: `value` is touched only while `lock` is held.
+@usableFromInline
 final class LockedState<Value: GuardedValue, Lock: NSLocking & Sendable>: StateGuard, @unchecked Sendable {
-    private let lock: Lock
-    @exclusivity(unchecked) private var value = Value()  // touched only under `lock`
+    @usableFromInline let lock: Lock
+    @exclusivity(unchecked) @usableFromInline var value = Value()  // touched only under `lock`
 
-    init(lock: Lock) { self.lock = lock }
+    @usableFromInline init(lock: Lock) { self.lock = lock }
 
-    func perform(_ operation: Value.Operation) -> Int {
+    @inlinable func perform(_ operation: Value.Operation) -> Int {
         lock.lock()
         defer { lock.unlock() }
         return value.apply(operation)
     }
 
-    func reenter(_ body: () -> Void) {
+    @inlinable func reenter(_ body: () -> Void) {
         lock.lock()
         body()
         lock.lock()
@@ -178,7 +222,7 @@ final class LockedState<Value: GuardedValue, Lock: NSLocking & Sendable>: StateG
         lock.unlock()
     }
 
-    func settled() -> Value {
+    @inlinable func settled() -> Value {
         lock.lock()
         defer { lock.unlock() }
         return value
@@ -186,11 +230,15 @@ final class LockedState<Value: GuardedValue, Lock: NSLocking & Sendable>: StateG
 }
 
 /// A default (non-recursive) `pthread_mutex_t`.
+///
+/// `@unchecked Sendable`: `value` is touched only while `mutex` is held; the
+/// mutex itself lives at a fixed address from `init` to `deinit`.
+@usableFromInline
 final class PthreadMutexState<Value: GuardedValue>: StateGuard, @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    @exclusivity(unchecked) private var value = Value()  // touched only under `mutex`
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @exclusivity(unchecked) @usableFromInline var value = Value()  // touched only under `mutex`
 
-    init() {
+    @usableFromInline init() {
         mutex = .allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
     }
@@ -200,13 +248,13 @@ final class PthreadMutexState<Value: GuardedValue>: StateGuard, @unchecked Senda
         mutex.deallocate()
     }
 
-    func perform(_ operation: Value.Operation) -> Int {
+    @inlinable func perform(_ operation: Value.Operation) -> Int {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return value.apply(operation)
     }
 
-    func reenter(_ body: () -> Void) {
+    @inlinable func reenter(_ body: () -> Void) {
         pthread_mutex_lock(mutex)
         body()
         pthread_mutex_lock(mutex)
@@ -215,7 +263,7 @@ final class PthreadMutexState<Value: GuardedValue>: StateGuard, @unchecked Senda
         pthread_mutex_unlock(mutex)
     }
 
-    func settled() -> Value {
+    @inlinable func settled() -> Value {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return value
@@ -223,11 +271,15 @@ final class PthreadMutexState<Value: GuardedValue>: StateGuard, @unchecked Senda
 }
 
 /// `pthread_rwlock_t`: shared for reads, exclusive for writes.
+///
+/// `@unchecked Sendable`: `value` is read under the shared lock and written
+/// under the exclusive one; the lock lives at a fixed address until `deinit`.
+@usableFromInline
 final class PthreadRWLockState<Value: GuardedValue>: StateGuard, @unchecked Sendable {
-    private let lock: UnsafeMutablePointer<pthread_rwlock_t>
-    @exclusivity(unchecked) private var value = Value()  // read under the shared lock, written under the exclusive one
+    @usableFromInline let lock: UnsafeMutablePointer<pthread_rwlock_t>
+    @exclusivity(unchecked) @usableFromInline var value = Value()  // read under the shared lock, written under the exclusive one
 
-    init() {
+    @usableFromInline init() {
         lock = .allocate(capacity: 1)
         pthread_rwlock_init(lock, nil)
     }
@@ -237,7 +289,7 @@ final class PthreadRWLockState<Value: GuardedValue>: StateGuard, @unchecked Send
         lock.deallocate()
     }
 
-    func perform(_ operation: Value.Operation) -> Int {
+    @inlinable func perform(_ operation: Value.Operation) -> Int {
         if Value.isWrite(operation) {
             pthread_rwlock_wrlock(lock)
             value.write(operation)
@@ -249,7 +301,7 @@ final class PthreadRWLockState<Value: GuardedValue>: StateGuard, @unchecked Send
         return value.read(operation)
     }
 
-    func reenter(_ body: () -> Void) throws {
+    @inlinable func reenter(_ body: () -> Void) throws {
         pthread_rwlock_wrlock(lock)
         defer { pthread_rwlock_unlock(lock) }
         body()
@@ -261,7 +313,7 @@ final class PthreadRWLockState<Value: GuardedValue>: StateGuard, @unchecked Send
         pthread_rwlock_unlock(lock)
     }
 
-    func settled() -> Value {
+    @inlinable func settled() -> Value {
         pthread_rwlock_rdlock(lock)
         defer { pthread_rwlock_unlock(lock) }
         return value
@@ -269,30 +321,38 @@ final class PthreadRWLockState<Value: GuardedValue>: StateGuard, @unchecked Send
 }
 
 /// Swift's `Mutex` (Synchronization).
+@usableFromInline
 final class MutexState<Value: GuardedValue>: StateGuard, Sendable {
-    private let state = Mutex(Value())
+    @usableFromInline init() {}
 
-    func perform(_ operation: Value.Operation) -> Int {
+    @usableFromInline let state = Mutex(Value())
+
+    @inlinable func perform(_ operation: Value.Operation) -> Int {
         state.withLock { $0.apply(operation) }
     }
 
-    func reenter(_ body: () -> Void) {
+    @inlinable func reenter(_ body: () -> Void) {
         state.withLock { _ in
             body()
             state.withLock { _ in body() }
         }
     }
 
-    func settled() -> Value { state.withLock { $0 } }
+    @inlinable func settled() -> Value { state.withLock { $0 } }
 }
 
 /// A test-and-test-and-set spin lock on an `Atomic<Bool>`.
+///
+/// `@unchecked Sendable`: `value` is touched only between a successful
+/// acquiring exchange of `held` and its releasing store.
+@usableFromInline
 final class SpinLockState<Value: GuardedValue>: StateGuard, @unchecked Sendable {
-    private let held = Atomic<Bool>(false)
-    @exclusivity(unchecked) private var value = Value()  // touched only while `held`
+    @usableFromInline init() {}
 
-    @inline(__always)
-    private func acquire() {
+    @usableFromInline let held = Atomic<Bool>(false)
+    @exclusivity(unchecked) @usableFromInline var value = Value()  // touched only while `held`
+
+    @inlinable func acquire() {
         while true {
             if !held.load(ordering: .relaxed),
                held.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
@@ -303,16 +363,15 @@ final class SpinLockState<Value: GuardedValue>: StateGuard, @unchecked Sendable 
         }
     }
 
-    @inline(__always)
-    private func release() { held.store(false, ordering: .releasing) }
+    @inlinable func release() { held.store(false, ordering: .releasing) }
 
-    func perform(_ operation: Value.Operation) -> Int {
+    @inlinable func perform(_ operation: Value.Operation) -> Int {
         acquire()
         defer { release() }
         return value.apply(operation)
     }
 
-    func reenter(_ body: () -> Void) {
+    @inlinable func reenter(_ body: () -> Void) {
         acquire()
         body()
         acquire()
@@ -321,7 +380,7 @@ final class SpinLockState<Value: GuardedValue>: StateGuard, @unchecked Sendable 
         release()
     }
 
-    func settled() -> Value {
+    @inlinable func settled() -> Value {
         acquire()
         defer { release() }
         return value
@@ -329,20 +388,25 @@ final class SpinLockState<Value: GuardedValue>: StateGuard, @unchecked Sendable 
 }
 
 /// An actor owning the value: every operation is a hop onto it.
-actor ActorGuard<Value: GuardedValue> {
+public actor ActorGuard<Value: GuardedValue> {
     @exclusivity(unchecked) private var value = Value()
 
-    func perform(_ operation: Value.Operation) -> Int {
+    /// A guard around a fresh value.
+    public init() {}
+
+    /// Runs one operation; for a read, returns what it read.
+    public func perform(_ operation: Value.Operation) -> Int {
         value.apply(operation)
     }
 
     /// An actor's method calling another of its methods runs inline: no second hold.
-    func reenter(_ body: @Sendable () -> Void) {
+    public func reenter(_ body: @Sendable () -> Void) {
         body()
         inner(body)
     }
 
     private func inner(_ body: @Sendable () -> Void) { body() }
 
-    func settled() -> Value { value }
+    /// The value once every worker is done.
+    public func settled() -> Value { value }
 }

@@ -1,0 +1,73 @@
+import ArgumentParser
+import StrainKit
+
+struct ExplainCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "explain",
+        abstract: "Explain one scenario: what it does, its parameters with types, ranges and defaults, its metrics, the outcomes it typically ends in, and a suite to start from."
+    )
+
+    @Argument(help: "The scenario's name, as 'strain list' shows it.")
+    var name: String
+
+    func run() throws {
+        let catalog = activeCatalog.withLock { $0 }
+        guard let scenario = catalog.scenario(named: name) else {
+            let hint = Suggestion.nearest(to: name, among: catalog.names).map { "; did you mean '\($0)'?" } ?? ""
+            throw CommandFailure.input("no scenario named '\(name)'\(hint) Scenarios: \(catalog.names.joined(separator: ", ")).")
+        }
+        print(Self.text(scenario), terminator: "")
+    }
+
+    /// The explanation, as printed.
+    static func text(_ scenario: any Scenario.Type) -> String {
+        var lines = ["\(scenario.name): \(scenario.summary)", ""]
+        let specs = scenario.parameterSpecs
+        if specs.isEmpty {
+            lines.append("Parameters: none")
+        } else {
+            lines.append("Parameters:")
+            let width = specs.map(\.name.count).max() ?? 0
+            for spec in specs {
+                let pad = String(repeating: " ", count: width - spec.name.count)
+                lines.append("  \(spec.name)\(pad)  \(spec.typeName): \(spec.validValues); default \(spec.defaultValue)")
+                lines.append("  \(String(repeating: " ", count: width))  \(spec.help)")
+            }
+        }
+        if !scenario.metrics.isEmpty {
+            lines += ["", "Metrics (besides Strain's own):"]
+            let width = scenario.metrics.map(\.name.count).max() ?? 0
+            for metric in scenario.metrics {
+                let pad = String(repeating: " ", count: width - metric.name.count)
+                let direction = switch metric.polarity {
+                case .lowerIsBetter: "lower is better"
+                case .higherIsBetter: "higher is better"
+                case nil: "shown, not judged"
+                }
+                lines.append("  \(metric.name)\(pad)  \(metric.unit.rawValue), \(direction), \(metric.noise.rawValue): \(metric.summary)")
+            }
+        }
+        if !scenario.typicalOutcomes.isEmpty {
+            lines += ["", "Typical outcomes:"]
+            let width = scenario.typicalOutcomes.map(\.outcome.rawValue.count).max() ?? 0
+            for typical in scenario.typicalOutcomes {
+                lines.append("  \(typical.outcome.rawValue)\(String(repeating: " ", count: width - typical.outcome.rawValue.count))  \(typical.because)")
+            }
+        }
+        lines += ["", "A suite to start from:", "", "name: \(scenario.name)", "runs:", "  - scenario: \(scenario.name)"]
+        if !specs.isEmpty {
+            lines.append("    parameters: {\(specs.map { "\($0.name): \(yaml($0.defaultValue))" }.joined(separator: ", "))}")
+        }
+        lines.append("    strategies: [gcd-global, thread(512KiB), thread(8MiB)]")
+        if let first = scenario.typicalOutcomes.first {
+            lines.append("    expect: \(first.outcome.rawValue)")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A value as a YAML flow mapping takes it: quoted when YAML would read it otherwise.
+    static func yaml(_ value: String) -> String {
+        let plain = value.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." } && !["yes", "no", "true", "false", "null", "on", "off"].contains(value.lowercased())
+        return plain ? value : "\"\(value)\""
+    }
+}

@@ -1,0 +1,62 @@
+import StrainRecords
+
+/// The metrics a run's scenarios declared for themselves, per comparison group:
+/// the median of each per strategy, in its unit, its column marked with the
+/// direction that is better.
+public struct DeclaredMetrics: Sendable {
+    /// One group's metrics.
+    public struct Table: Sendable {
+        /// `decode-orders (depth=600, width=0, coding=keyed-archive) on linux`.
+        public var title: String
+        public var scenario: String
+        /// `strategy`, then `name (unit, ↑ better)` per metric.
+        public var header: [String]
+        /// A row per strategy: its name, then the medians.
+        public var rows: [[String]]
+    }
+
+    public let tables: [Table]
+
+    public init(_ run: RunRecord) {
+        let declared = run.customMetrics ?? []
+        var tables: [Table] = []
+        func medians(_ trials: [TrialRecord], _ metrics: [MetricDescriptor]) -> [String] {
+            metrics.map { metric in Format.value(Statistics.median(trials.compactMap { $0.metrics.custom[metric.name] }), unit: metric.unit) }
+        }
+        // Groups a ranking table shows instead of their own: one table beside it, a row per ranked value and strategy.
+        let measuringOperations = Set(run.trials.filter { $0.metrics.throughputPerSecond != nil }.map(\.scenario))
+        for ranked in GuardComparison(run).tables where measuringOperations.contains(ranked.scenario) {
+            let trials = ranked.rows.flatMap(\.trials)
+            let metrics = declared.filter { metric in metric.name != ranked.ranking.metric && trials.contains { $0.metrics.custom[metric.name] != nil } }
+            guard !metrics.isEmpty else { continue }
+            tables.append(Table(title: ranked.key.title, scenario: ranked.scenario,
+                                header: ["\(ranked.ranking.parameter), strategy"] + metrics.map(Self.label),
+                                rows: ranked.rows.map { ["\($0.value) \($0.strategy)"] + medians($0.trials, metrics) }))
+        }
+        for group in RunSummary(run).groups where !GuardComparison.covers(group, in: run) {
+            let trials = group.rows.flatMap(\.trials)
+            let metrics = declared.filter { metric in trials.contains { $0.metrics.custom[metric.name] != nil } }
+            guard !metrics.isEmpty else { continue }
+            let rows = group.rows.map { [$0.strategy.description] + medians($0.trials, metrics) }
+            tables.append(Table(title: group.title, scenario: group.scenario, header: ["strategy"] + metrics.map(Self.label), rows: rows))
+        }
+        self.tables = tables
+    }
+
+    /// `hit ratio (ratio, ↑ better)`, `lines (count)`.
+    static func label(_ metric: MetricDescriptor) -> String {
+        let unit = switch metric.unit {
+        case .seconds: "s"
+        case .nanoseconds: "ns"
+        case .bytes: "bytes"
+        case .count: "count"
+        case .perSecond: "/s"
+        case .ratio: "ratio"
+        }
+        return switch metric.polarity {
+        case .lowerIsBetter: "\(metric.name) (\(unit), ↓ better)"
+        case .higherIsBetter: "\(metric.name) (\(unit), ↑ better)"
+        case nil: "\(metric.name) (\(unit))"
+        }
+    }
+}

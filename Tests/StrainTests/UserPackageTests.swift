@@ -1,0 +1,175 @@
+import Foundation
+import StrainKit
+import Synchronization
+import Testing
+
+/// User packages the tests build against this checkout, as a team would depend
+/// on Strain by path. They share one scratch folder with the gate's fixture, so
+/// Strain's own modules compile once for all of them (a package adds seconds).
+enum FixturePackage {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let scratch = repository.appendingPathComponent(".build/gate-fixture-build").path
+    /// One build at a time in the shared scratch folder, whichever suite asks.
+    private static let lock = Mutex(())
+
+    struct BuildError: Error, CustomStringConvertible {
+        var output: String
+        var description: String { output }
+    }
+
+    /// Builds the package at `path` in debug and returns its build folder.
+    @discardableResult
+    static func build(_ path: String) throws -> String {
+        try lock.withLock { _ in
+            // SwiftPM keeps a path dependency's file list in its build plan: plan again, so
+            // files added to Strain since the last build are seen (the objects stay cached).
+            try? FileManager.default.removeItem(atPath: scratch + "/debug.yaml")
+            try? FileManager.default.removeItem(atPath: scratch + "/debug/description.json")
+            let (status, output) = try swift(["build", "--package-path", path, "--scratch-path", scratch])
+            guard status == 0 else { throw BuildError(output: output) }
+            return scratch + "/debug"
+        }
+    }
+
+    /// Runs `body` holding the scratch folder (a `swift package` command that builds there).
+    static func locked<T>(_ body: () throws -> T) throws -> T {
+        try lock.withLock { _ in try body() }
+    }
+
+    /// Runs `swift ARGUMENTS`, output and errors together.
+    static func swift(_ arguments: [String], directory: String? = nil) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["swift"] + arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, output)
+    }
+
+    /// Runs a built binary with `arguments` from `directory`.
+    static func run(_ binary: String, _ arguments: [String], directory: String, environment: [String: String] = [:]) throws -> StrainBinary.Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return StrainBinary.Result(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+    }
+
+    /// Every Swift file under `path`.
+    static func sources(under path: String) -> [(path: String, text: String)] {
+        let files = FileManager.default.enumerator(atPath: path)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
+        return files.compactMap { file in (try? String(contentsOfFile: path + "/" + file, encoding: .utf8)).map { (file, $0) } }
+    }
+}
+
+/// A user's packages built against the public API: the minimal fixture and the
+/// worked example the README shows.
+@Suite(.serialized) struct UserPackageTests {
+    static let minimal = FixturePackage.repository.appendingPathComponent("Tests/MinimalUserPackage").path
+    static let example = FixturePackage.repository.appendingPathComponent("Tests/Examples/OrderDecoding").path
+
+    static func folder() throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strain-user-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    @Test func userPackagesUseNeitherTestableImportsNorTheCModule() {
+        for package in [Self.minimal, Self.example] {
+            for (file, text) in FixturePackage.sources(under: package) {
+                #expect(!text.contains("@testable"), "\(file)")
+                #expect(!text.contains("import CStrainProbe") && !text.contains("import Histogram"), "\(file)")
+            }
+        }
+    }
+
+    @Test func theBuiltInsAndTheHelpersUseNeitherTheCModuleNorTheHistogramLibrary() {
+        for folder in ["Sources/StrainScenarios", "Sources/StrainHelpers"] {
+            for (file, text) in FixturePackage.sources(under: FixturePackage.repository.appendingPathComponent(folder).path) {
+                #expect(!text.contains("import CStrainProbe") && !text.contains("import Histogram") && !text.contains("strain_"), "\(folder)/\(file)")
+            }
+        }
+    }
+
+    @Test func theREADMEShowsEveryFileOfTheWorkedExampleAsItIs() throws {
+        let readme = try String(contentsOfFile: FixturePackage.repository.appendingPathComponent("README.md").path, encoding: .utf8)
+        for file in ["Package.swift", "orders.yaml", "Sources/OrderModel/Order.swift", "Sources/OrderScenarios/DecodeOrdersScenario.swift",
+                     "Sources/OrderScenarios/OrderCacheScenario.swift", "Sources/order-strain/main.swift"] {
+            let text = try String(contentsOfFile: Self.example + "/" + file, encoding: .utf8)
+            #expect(readme.contains(text.trimmingCharacters(in: .newlines)), "README's 'Your own scenarios' shows \(file) as it is")
+        }
+    }
+
+    @Test func aMinimalUserPackageOnTheSDKAloneRunsItsScenarioAndWritesItsDeclaredMetrics() throws {
+        let binary = try FixturePackage.build(Self.minimal) + "/minimal-strain"
+        let out = try Self.folder() + "/run"
+        let result = try FixturePackage.run(binary, ["run", "minimal.yaml", "--out", out, "--format", "json"], directory: Self.minimal)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let record = try RunRecordFile.read(from: out + "/run.json")
+        #expect(record.trials.count == 12)
+        #expect(record.trials.allSatisfy { $0.outcome.kind == .completed }, "\(record.trials.map(\.outcome.description))")
+        #expect(record.trials.allSatisfy { $0.metrics.custom["checksum"] != nil && $0.metrics.latency?.count == 20 })
+        let declared = try #require(record.customMetrics?.first { $0.name == "bytes per second" })
+        #expect(declared.unit == .perSecond && declared.polarity == .higherIsBetter && declared.noise == .timing)
+        #expect(Set(record.trials.compactMap { $0.parameters["order"] }) == ["forward", "backward"])
+        // Linking StrainKit and StrainCLI brings neither the built-ins nor OpenCombine.
+        let image = try Data(contentsOf: URL(fileURLWithPath: binary))
+        #expect(image.range(of: Data("OpenCombine".utf8)) == nil && image.range(of: Data("StrainScenarios".utf8)) == nil)
+    }
+
+    @Test func aScenarioThatReadsAParameterItDoesNotDeclareIsRefusedBeforeAnyTrialRuns() throws {
+        let binary = try FixturePackage.build(Self.minimal) + "/minimal-strain"
+        let folder = try Self.folder()
+        try "name: misread\nruns:\n  - scenario: misread\n    strategies: [main]\n".write(toFile: folder + "/misread.yaml", atomically: true, encoding: .utf8)
+        let result = try FixturePackage.run(binary, ["run", "misread.yaml", "--out", folder + "/run"], directory: folder)
+        #expect(result.status == 2, "\(result.stdout)\n\(result.stderr)")
+        #expect(result.stderr.contains("misread.yaml:3:15") && result.stderr.contains("scenario 'misread' reads parameter 'sise'"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/run/run.json"), "no trial ran")
+    }
+
+    @Test func aCatalogWithTwoScenariosOfOneNameIsRefusedWithExitTwo() throws {
+        let binary = try FixturePackage.build(Self.minimal) + "/minimal-strain"
+        let result = try FixturePackage.run(binary, ["list"], directory: Self.minimal, environment: ["MINIMAL_DUPLICATE": "1"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("two scenarios are named 'checksum'"), "\(result.stderr)")
+    }
+
+    @Test func theWorkedExampleBuildsAndItsSuiteEndsAsItExpectsDirectlyAndThroughTheCommandPlugin() throws {
+        let binary = try FixturePackage.build(Self.example) + "/order-strain"
+        let folder = try Self.folder()
+        let result = try FixturePackage.run(binary, ["run", "orders.yaml", "--out", folder + "/run", "--format", "json"], directory: Self.example)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let record = try RunRecordFile.read(from: folder + "/run/run.json")
+        let archives = record.trials.filter { $0.parameters["coding"] == "keyed-archive" }
+        #expect(archives.first { $0.strategy.description == "thread(512KiB)" }?.outcome.kind == .stackOverflow)
+        #expect(archives.first { $0.strategy.description == "thread(8MiB)" }?.outcome.kind == .completed)
+        let caches = record.trials.filter { $0.scenario == "order-cache" }
+        #expect(!caches.isEmpty && caches.allSatisfy { $0.outcome.kind == .completed && ($0.metrics.throughputPerSecond ?? 0) > 0 })
+        #expect(record.customMetrics?.contains { $0.name == "hit ratio" && $0.unit == .ratio } == true)
+        // Its own scenarios and the built-ins, side by side.
+        let list = try FixturePackage.run(binary, ["list"], directory: Self.example)
+        #expect(list.stdout.contains("decode-orders") && list.stdout.contains("order-cache") && list.stdout.contains("cyclic-graph"))
+
+        let (status, output) = try FixturePackage.locked {
+            try FixturePackage.swift(["package", "--package-path", Self.example, "--scratch-path", FixturePackage.scratch, "--allow-writing-to-package-directory",
+             "strain", "--product", "order-strain", "--configuration", "debug",
+             "run", "orders.yaml", "--filter", "scenario=order-cache", "--out", folder + "/plugin", "--format", "json"])
+        }
+        #expect(status == 0, "\(output)")
+        #expect(try RunRecordFile.read(from: folder + "/plugin/run.json").trials.count == caches.count)
+    }
+}
