@@ -157,29 +157,9 @@ public final class TrialServer: Sendable {
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, ends[1], TrialServerHost.socketDescriptor)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
         // A process group of its own: its parent-death handler kills that group, the server alone.
-        posix_spawnattr_setpgroup(&attributes, 0)
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGPIPE, SIGTERM, SIGINT, SIGSEGV, SIGBUS, SIGILL, SIGABRT, SIGFPE, SIGTRAP] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        let arguments: [String] = [executable, "_trial-server"]
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = environment.map { strdup($0) } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        let (spawned, pid) = ChildProcess.spawnInOwnGroup(executable: executable, arguments: ["_trial-server"],
+                                                          environment: environment, actions: &actions)
         guard spawned == 0 else {
             close(ends[0])
             return .failure(Problem("could not start the trial server \(executable): \(String(cString: strerror(spawned)))"))

@@ -43,10 +43,26 @@ struct ChildProcess {
         posix_spawn_file_actions_adddup2(&actions, result.write, 3)
         if let shared { posix_spawn_file_actions_adddup2(&actions, shared, Self.sharedDescriptor) }
 
+        let (status, pid) = Self.spawnInOwnGroup(executable: executable, arguments: arguments, environment: environment, actions: &actions)
+        close(result.write)
+        close(output.write)
+        close(error.write)
+        guard status == 0 else {
+            [result.read, output.read, error.read].forEach { _ = close($0) }
+            throw SupervisorError(errno: status, message: "could not start \(executable)")
+        }
+        return ChildProcess(pid: pid, resultDescriptor: result.read, outputDescriptor: output.read, errorDescriptor: error.read)
+    }
+
+    /// posix_spawn for a process of the runner's: in a process group of its own
+    /// (so a timeout, or the parent-death handler, ends it and whatever it
+    /// started), no signal blocked, and the default action back for the signals
+    /// the runner handles or ignores itself. The status is posix_spawn's.
+    static func spawnInOwnGroup(executable: String, arguments: [String], environment: [String],
+                                actions: inout posix_spawn_file_actions_t) -> (status: Int32, pid: pid_t) {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        // Its own process group, so a timeout can end the child and whatever it started.
         posix_spawnattr_setpgroup(&attributes, 0)
         var noSignals = sigset_t()
         sigemptyset(&noSignals)
@@ -65,14 +81,7 @@ struct ChildProcess {
         }
         var pid: pid_t = 0
         let status = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        close(result.write)
-        close(output.write)
-        close(error.write)
-        guard status == 0 else {
-            [result.read, output.read, error.read].forEach { _ = close($0) }
-            throw SupervisorError(errno: status, message: "could not start \(executable)")
-        }
-        return ChildProcess(pid: pid, resultDescriptor: result.read, outputDescriptor: output.read, errorDescriptor: error.read)
+        return (status, pid)
     }
 
     /// Starts a trial as a copy of the trial server, with the same descriptors a
