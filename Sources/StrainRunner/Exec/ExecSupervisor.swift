@@ -230,7 +230,7 @@ public struct ExecSupervisor: Sendable {
         }
         // Not stuck: this dump was the watchdog's question only; no one asked to see it.
         for file in fresh { unlink(file) }
-        watch.restart(now: strain_monotonic_ns())
+        watch.restart(now: strain_monotonic_ns(), threads: suspicion.threads)
         return nil
     }
 

@@ -23,8 +23,12 @@ struct StallWatch {
     let thresholdSeconds: Double
     private var lastCPUTicks: Int?
     private var quietSince: UInt64 = 0
-    /// The CPU time when a dump found nothing stuck: not asked again until it moves.
+    /// The CPU time and the threads (each one's state and wait) when a dump found
+    /// nothing stuck: not asked again until one of them moves. The threads count
+    /// because a quiet program changes without CPU time to speak of: an idle
+    /// worker that made the first dump inconclusive times out and leaves.
     private var clearedAtTicks: Int?
+    private var clearedThreads: [Int: String]?
     /// Doubles after each dump that found nothing stuck, so a quiet program is not dumped over and over.
     private var patienceSeconds: Double
 
@@ -55,18 +59,25 @@ struct StallWatch {
             return nil
         }
         let silent = Double(now &- quietSince) / 1e9
-        guard silent >= patienceSeconds, ticks != clearedAtTicks else { return nil }
+        guard silent >= patienceSeconds else { return nil }
         let threads = ThreadState.tids(pid: String(pid)).compactMap { ThreadState.read(pid: String(pid), tid: $0) }
+        guard ticks != clearedAtTicks || Self.signature(threads) != clearedThreads else { return nil }
         guard !threads.contains(where: { $0.state == "R" }), threads.contains(where: \.isInUntimedWait) else { return nil }
         return Suspicion(silentSeconds: silent, threads: threads)
     }
 
     /// Not a stall after all: ask again only once the program has used CPU time
-    /// and been quiet again, for twice as long.
-    mutating func restart(now: UInt64) {
+    /// or its threads have changed, and it has been quiet again for twice as long.
+    mutating func restart(now: UInt64, threads: [ThreadState]) {
         quietSince = now
         clearedAtTicks = lastCPUTicks
+        clearedThreads = Self.signature(threads)
         patienceSeconds = min(patienceSeconds * 2, 3600)
+    }
+
+    /// Each thread's state and what it waits in, by thread id.
+    static func signature(_ threads: [ThreadState]) -> [Int: String] {
+        Dictionary(threads.map { ($0.tid, $0.state + " " + ($0.wait ?? "")) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The verdict on the pools from a dump taken when the program was suspected.
