@@ -206,7 +206,8 @@ public enum TrialHost {
             // Wait for the parent's kill, but not for ever: a parent that died
             // (or never reads the request) must not leave this child behind.
             let parent = getppid()
-            for _ in 0..<(Self.remoteUnwindPatienceSeconds * 10) where getppid() == parent {
+            for _ in 0..<(Self.remoteUnwindPatienceSeconds * 10) {
+                guard getppid() == parent else { break }
                 usleep(100_000)
             }
         }

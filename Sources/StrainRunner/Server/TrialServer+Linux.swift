@@ -212,7 +212,10 @@ public final class TrialServer: Sendable {
         if force { kill(connection.pid, SIGKILL) }
         // Bounded: a server that neither exits nor dies within a second is left to its parent-death signal.
         var status: Int32 = 0
-        for _ in 0..<200 where waitpid(connection.pid, &status, WNOHANG) == 0 { usleep(5_000) }
+        for _ in 0..<200 {
+            guard waitpid(connection.pid, &status, WNOHANG) == 0 else { break }
+            usleep(5_000)
+        }
     }
 }
 

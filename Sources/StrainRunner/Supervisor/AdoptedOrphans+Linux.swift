@@ -34,7 +34,10 @@ enum AdoptedOrphans {
         for pid in killed {
             // Bounded: a process in uninterruptible sleep is left to the kernel after a second.
             var status: Int32 = 0
-            for _ in 0..<200 where waitpid(pid, &status, WNOHANG) == 0 { usleep(5_000) }
+            for _ in 0..<200 {
+                guard waitpid(pid, &status, WNOHANG) == 0 else { break }
+                usleep(5_000)
+            }
         }
         return killed
     }
