@@ -193,18 +193,9 @@ import Testing
         let folder = try GateEndToEndTests.folder()
         _ = try Self.build(workPercent: 100, frameBytes: 512, into: folder, name: "base")
         func plugin(_ arguments: [String]) throws -> (status: Int32, output: String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["swift", "package", "--package-path", Self.repository.appendingPathComponent(".build/gate-fixture-package").path,
-                                 "--scratch-path", Self.repository.appendingPathComponent(".build/gate-fixture-build").path,
-                                 "--allow-writing-to-package-directory", "strain", "--product", "gate-fixture", "--configuration", "debug"] + arguments
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            try process.run()
-            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (process.terminationStatus, output)
+            try Tool.run(["swift", "package", "--package-path", Self.repository.appendingPathComponent(".build/gate-fixture-package").path,
+                          "--scratch-path", Self.repository.appendingPathComponent(".build/gate-fixture-build").path,
+                          "--allow-writing-to-package-directory", "strain", "--product", "gate-fixture", "--configuration", "debug"] + arguments)
         }
         let list = try plugin(["list"])
         #expect(list.status == 0, "\(list.output)")

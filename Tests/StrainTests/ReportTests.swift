@@ -194,15 +194,7 @@ import Testing
 /// Checks an XML file against an XML Schema with Python's `xmlschema` (installed by .ci/run).
 enum XMLSchemaCheck {
     static func validate(_ path: String, schema: String) throws -> (valid: Bool, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import sys, xmlschema; xmlschema.XMLSchema(sys.argv[1]).validate(sys.argv[2])", schema, path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus == 0, output)
+        let (status, output) = try Tool.run(["python3", "-c", "import sys, xmlschema; xmlschema.XMLSchema(sys.argv[1]).validate(sys.argv[2])", schema, path])
+        return (status == 0, output)
     }
 }

@@ -56,6 +56,24 @@ extension RunRecord {
     }
 }
 
+/// A tool found on PATH (`/usr/bin/env NAME …`), run to its end: its status and
+/// its standard output and error together.
+enum Tool {
+    static func run(_ arguments: [String], directory: String? = nil) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, output)
+    }
+}
+
 /// Checks a run.json against the committed JSON Schema with Python's
 /// `jsonschema` (installed by .ci/run), so the schema and the writer cannot drift apart.
 enum SchemaCheck {
@@ -65,21 +83,13 @@ enum SchemaCheck {
     }
 
     static func validate(_ runJSON: String) throws -> (valid: Bool, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", """
+        let (status, output) = try Tool.run(["python3", "-c", """
             import json, sys, jsonschema
             schema = json.load(open(sys.argv[1]))
             jsonschema.Draft202012Validator.check_schema(schema)
             jsonschema.Draft202012Validator(schema).validate(json.load(open(sys.argv[2])))
-            """, schemaPath, runJSON]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus == 0, output)
+            """, schemaPath, runJSON])
+        return (status == 0, output)
     }
 }
 

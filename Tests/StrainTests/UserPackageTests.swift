@@ -38,17 +38,7 @@ enum FixturePackage {
 
     /// Runs `swift ARGUMENTS`, output and errors together.
     static func swift(_ arguments: [String], directory: String? = nil) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swift"] + arguments
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+        try Tool.run(["swift"] + arguments, directory: directory)
     }
 
     /// Runs a built binary with `arguments` from `directory`.
