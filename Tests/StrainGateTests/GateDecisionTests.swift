@@ -105,6 +105,22 @@ struct GateDecisionTests {
         #expect(report.rows.first { $0.key == steady }?.verdict == .improved, "getting faster never fails")
     }
 
+    @Test func aSlowdownEstimatedBeyondDeltaThatTheNoiseLeavesUnprovenIsInconclusiveNotUnchanged() throws {
+        let key = Fake.key()
+        // Every other repetition of each side hit by a 1.6–2.4× hiccup: the medians
+        // say 30 % slower, the ranks cannot prove more than 10 %.
+        let hiccups = [1.0, 2.4, 1.0, 1.6, 1.0, 2.0, 1.0, 1.8, 1.0, 2.2]
+        let old = Fake.walls(10, center: 0.05).enumerated().map { Fake.trial(key, repetition: $0.offset + 1, wall: $0.element * hiccups[$0.offset]) }
+        let new = Fake.walls(10, center: 0.065, salt: 5).enumerated().map { Fake.trial(key, repetition: $0.offset + 1, wall: $0.element * hiccups[($0.offset + 1) % 10]) }
+        let report = try Gate.compare(baseline: Fake.run(old), candidate: Fake.run(new), options: GateOptions(mode: .interleaved))
+        let wall = try #require(report.rows[0].metrics.first { $0.metric == "wall" })
+        #expect((wall.ratio ?? 0) > 1.1, "\(wall.ratio ?? 0)")
+        #expect((wall.qValue ?? 0) > 0.05, "\(wall.qValue ?? 0)")
+        #expect(wall.verdict == .inconclusive, "\(wall.reason)")
+        #expect(wall.reason.contains("more repetitions"))
+        #expect(report.exitCode == 0, "an unproven slowdown does not fail")
+    }
+
     @Test func aStackHighWaterThatGrewBeyondAPageFailsWithOneRepetition() throws {
         let key = Fake.key("frames", [("depth", "2000")], strategy: .thread(stackBytes: 8 << 20))
         let report = try Gate.compare(

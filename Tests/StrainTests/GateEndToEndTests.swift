@@ -172,9 +172,14 @@ import Testing
         let folder = try GateEndToEndTests.folder()
         let base = try Self.build(workPercent: 100, frameBytes: 512, into: folder, name: "base")
         let slower = try Self.build(workPercent: 130, frameBytes: 512, into: folder, name: "slower")
-        let (result, verdicts) = try Self.gate(base, slower, repetitions: 16, folder: folder + "/gate")
+        var (result, verdicts) = try Self.gate(base, slower, repetitions: 16, folder: folder + "/gate")
+        if verdicts["spin main"] == "inconclusive" {
+            // A heavily loaded machine (the whole test suite on 2 cores) can leave 16
+            // repetitions short of proof; the gate says so, and a user runs more.
+            (result, verdicts) = try Self.gate(base, slower, repetitions: 32, folder: folder + "/gate-32")
+        }
         #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
-        #expect(verdicts["spin main"] == "regressed", "\(verdicts)")
+        #expect(verdicts["spin main"] == "regressed", "\(verdicts)\n\(result.stdout)")
         #expect(verdicts.filter { $0.key != "spin main" }.values.allSatisfy { !["regressed", "outcomeChanged", "missing", "harnessError"].contains($0) }, "\(verdicts)")
     }
 

@@ -193,6 +193,11 @@ public enum Gate {
             } else if betterQ[index] <= options.q, test.ratio < 1 / (1 + comparison.delta), absolute > comparison.floor {
                 comparison.verdict = .improved
                 comparison.reason = "better by \(change), beyond δ \(percent(comparison.delta))"
+            } else if test.ratio > 1 + comparison.delta, absolute > comparison.floor {
+                // The estimate is a slowdown beyond δ that the noise leaves unproven:
+                // calling it unchanged would claim what the data does not show.
+                comparison.verdict = .inconclusive
+                comparison.reason = "estimated worse by \(change), beyond δ \(percent(comparison.delta)), but not beyond the noise (q \(String(format: "%.3g", worseQ[index]))); more repetitions would decide"
             } else {
                 comparison.verdict = .unchanged
                 comparison.reason = "within δ \(percent(comparison.delta)) (changed \(change))"
