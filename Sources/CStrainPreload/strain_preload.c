@@ -120,22 +120,28 @@ typedef struct {
     void *argument;
 } strain_thread_start;
 
-static void *strain_thread_trampoline(void *raw) {
-    strain_thread_start start = *(strain_thread_start *)raw;
-    free(raw);
-    if (strain_thread_prepare_alternate_stack() == 0) pthread_setspecific(strain_thread_key, (void *)1);
+_Static_assert(sizeof(strain_thread_start) <= STRAIN_RESERVED_SCRATCH, "the start routine fits the reserved stack's scratch bytes");
+
+// The new thread's first code: its alternate stack (reserved by its creator, the
+// start routine in its scratch bytes) is installed before the program's code runs.
+static void *strain_thread_trampoline(void *reserved) {
+    strain_thread_start start;
+    memcpy(&start, strain_thread_reserved_scratch(reserved), sizeof(start));
+    if (strain_thread_install_reserved_alternate_stack(reserved) == 0) pthread_setspecific(strain_thread_key, (void *)1);
     return start.start(start.argument);
 }
 
 int pthread_create(pthread_t *thread, const pthread_attr_t *attributes, void *(*start)(void *), void *argument) {
     strain_find_real_functions();
     if (!strain_preload_active) return strain_real_pthread_create(thread, attributes, start, argument);
-    strain_thread_start *boxed = malloc(sizeof(*boxed));
-    if (boxed == NULL) return strain_real_pthread_create(thread, attributes, start, argument);
-    boxed->start = start;
-    boxed->argument = argument;
-    int status = strain_real_pthread_create(thread, attributes, strain_thread_trampoline, boxed);
-    if (status != 0) free(boxed);
+    // No malloc here and no free on the new thread: a thread that never allocates
+    // would otherwise get glibc's per-thread cache and an arena for our sake.
+    void *reserved = strain_thread_reserve_alternate_stack();
+    if (reserved == NULL) return strain_real_pthread_create(thread, attributes, start, argument);
+    strain_thread_start boxed = {start, argument};
+    memcpy(strain_thread_reserved_scratch(reserved), &boxed, sizeof(boxed));
+    int status = strain_real_pthread_create(thread, attributes, strain_thread_trampoline, reserved);
+    if (status != 0) strain_thread_unreserve_alternate_stack(reserved);
     return status;
 }
 

@@ -598,9 +598,54 @@ static void strain_altstack_give(char *region, size_t page) {
     munmap(region, STRAIN_ALTSTACK_SIZE + page);
 }
 
+// The page size, read once (sysconf is a call on every thread's start and end).
+static size_t strain_page_size(void) {
+    static atomic_size_t cached;
+    size_t page = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (page == 0) {
+        page = (size_t)sysconf(_SC_PAGESIZE);
+        atomic_store_explicit(&cached, page, memory_order_relaxed);
+    }
+    return page;
+}
+
+void *strain_thread_reserve_alternate_stack(void) {
+    char *region = strain_altstack_take(strain_page_size());
+    return region == NULL ? NULL : region + strain_page_size();
+}
+
+void strain_thread_unreserve_alternate_stack(void *reserved) {
+    if (reserved != NULL) strain_altstack_give((char *)reserved - strain_page_size(), strain_page_size());
+}
+
+void *strain_thread_reserved_scratch(void *reserved) {
+    return (char *)reserved + STRAIN_ALTSTACK_SIZE - STRAIN_RESERVED_SCRATCH;
+}
+
+int strain_thread_install_reserved_alternate_stack(void *reserved) {
+    const size_t page = strain_page_size();
+    char *region = (char *)reserved - page;
+    if (strain_thread_ready) {
+        strain_altstack_give(region, page);
+        return 0;
+    }
+    stack_t alternate;
+    alternate.ss_sp = reserved;
+    alternate.ss_size = STRAIN_ALTSTACK_SIZE;
+    alternate.ss_flags = 0;
+    if (sigaltstack(&alternate, NULL) != 0) {
+        int error = errno;
+        strain_altstack_give(region, page);
+        return error;
+    }
+    strain_thread_altstack = region;
+    strain_thread_ready = 1;
+    return 0;
+}
+
 int strain_thread_prepare_alternate_stack(void) {
     if (strain_thread_ready) return 0;
-    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    const size_t page = strain_page_size();
     char *region = strain_altstack_take(page);
     if (region == NULL) return errno;
     stack_t alternate;
@@ -645,7 +690,7 @@ void strain_thread_release(void) {
     memset(&off, 0, sizeof(off));
     off.ss_flags = SS_DISABLE;
     if (sigaltstack(&off, NULL) != 0) return;  // in use: this is a handler; keep it
-    strain_altstack_give(strain_thread_altstack, (size_t)sysconf(_SC_PAGESIZE));
+    strain_altstack_give(strain_thread_altstack, strain_page_size());
     strain_thread_altstack = NULL;
     strain_thread_ready = 0;
     strain_thread_bounds_known = 0;

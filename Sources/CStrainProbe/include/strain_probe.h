@@ -62,6 +62,28 @@ int strain_thread_prepare(void);
 /// errno value.
 int strain_thread_prepare_alternate_stack(void);
 
+/// Bytes at the top of a reserved alternate stack that carry a message from the
+/// thread that reserved it to the thread that installs it.
+#define STRAIN_RESERVED_SCRATCH 64
+
+/// The preload's way to cover a new thread with no malloc (a free on a new
+/// thread makes glibc set up its per-thread cache and arena first): the creating
+/// thread reserves an alternate stack, passes it to the new thread with its
+/// start routine written into the scratch bytes at its top, and the new thread
+/// installs it before it runs anything else. NULL when no memory is left.
+void *strain_thread_reserve_alternate_stack(void);
+
+/// Gives back a reserved stack that no thread installed (pthread_create failed).
+void strain_thread_unreserve_alternate_stack(void *reserved);
+
+/// The STRAIN_RESERVED_SCRATCH bytes of a reserved stack, free until it is installed.
+void *strain_thread_reserved_scratch(void *reserved);
+
+/// Installs a reserved stack as the calling thread's alternate signal stack
+/// (read the scratch bytes first); it is given back if the thread has one
+/// already or the call fails. Returns 0 or an errno value.
+int strain_thread_install_reserved_alternate_stack(void *reserved);
+
 /// The calling thread's stack bounds; 0 on success, an errno value otherwise.
 int strain_thread_bounds(strain_stack_bounds *out);
 
