@@ -609,6 +609,18 @@ static size_t strain_page_size(void) {
     return page;
 }
 
+void strain_thread_prefill_alternate_stacks(int count) {
+    const size_t page = strain_page_size();
+    char *regions[STRAIN_ALTSTACK_CACHE];
+    int taken = 0;
+    while (taken < count && taken < STRAIN_ALTSTACK_CACHE) {
+        char *region = strain_altstack_take(page);
+        if (region == NULL) break;
+        regions[taken++] = region;
+    }
+    while (taken > 0) strain_altstack_give(regions[--taken], page);
+}
+
 void *strain_thread_reserve_alternate_stack(void) {
     char *region = strain_altstack_take(strain_page_size());
     return region == NULL ? NULL : region + strain_page_size();
@@ -775,9 +787,13 @@ int strain_set_stack_profile(size_t thread_stack_bytes, size_t main_stack_bytes)
     if (main_stack_bytes != 0) {
         struct rlimit limit;
         if (getrlimit(RLIMIT_STACK, &limit) != 0) return errno;
+        const rlim_t before = limit.rlim_cur;
         limit.rlim_cur = main_stack_bytes;
         if (limit.rlim_max != RLIM_INFINITY && limit.rlim_max < main_stack_bytes) limit.rlim_cur = limit.rlim_max;
         if (setrlimit(RLIMIT_STACK, &limit) != 0) return errno;
+        // glibc sizes the main thread's stack by this limit: bounds known from
+        // before (a trial server's, inherited by its copy) are asked for again.
+        if (limit.rlim_cur != before) strain_thread_bounds_known = 0;
     }
     if (thread_stack_bytes != 0) {
         pthread_attr_t attributes;

@@ -43,6 +43,24 @@ pid_t strain_server_fork_trial(void) {
     return (pid_t)pid;
 }
 
+// The signals whose disposition the server found changed (a handler or SIG_IGN,
+// inherited from the runner or set at its start): the copy resets only these.
+static sigset_t strain_server_changed_signals;
+static int strain_server_signals_noted;
+
+int strain_server_note_signals(void) {
+    sigemptyset(&strain_server_changed_signals);
+    for (int signal_number = 1; signal_number <= SIGRTMAX; signal_number++) {
+        if (signal_number == SIGKILL || signal_number == SIGSTOP) continue;
+        struct sigaction current;
+        if (sigaction(signal_number, NULL, &current) != 0) continue;
+        int changed = (current.sa_flags & SA_SIGINFO) || current.sa_handler != SIG_DFL;
+        if (changed) sigaddset(&strain_server_changed_signals, signal_number);
+    }
+    strain_server_signals_noted = 1;
+    return 0;
+}
+
 int strain_server_child_setup(int output, int error, int result, int shared) {
     // Above every target first, so no dup2 below overwrites a source still needed.
     int sources[4] = {output, error, result, shared};
@@ -68,8 +86,15 @@ int strain_server_child_setup(int output, int error, int result, int shared) {
     memset(&action, 0, sizeof(action));
     action.sa_handler = SIG_DFL;
     sigemptyset(&action.sa_mask);
-    for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++) sigaction(defaults[i], &action, NULL);
-    for (int signal_number = SIGRTMIN; signal_number <= SIGRTMAX; signal_number++) sigaction(signal_number, &action, NULL);
+    if (strain_server_signals_noted) {
+        // Only what the server had changed (about 45 calls fewer than resetting every one).
+        for (int signal_number = 1; signal_number <= SIGRTMAX; signal_number++) {
+            if (sigismember(&strain_server_changed_signals, signal_number) == 1) sigaction(signal_number, &action, NULL);
+        }
+    } else {
+        for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++) sigaction(defaults[i], &action, NULL);
+        for (int signal_number = SIGRTMIN; signal_number <= SIGRTMAX; signal_number++) sigaction(signal_number, &action, NULL);
+    }
     sigset_t none;
     sigemptyset(&none);
     if (sigprocmask(SIG_SETMASK, &none, NULL) != 0) return errno;

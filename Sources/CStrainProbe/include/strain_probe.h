@@ -62,6 +62,10 @@ int strain_thread_prepare(void);
 /// errno value.
 int strain_thread_prepare_alternate_stack(void);
 
+/// Maps `count` alternate stacks into the cache the next threads take theirs from
+/// (a trial server does, so each copy's first threads find theirs mapped).
+void strain_thread_prefill_alternate_stacks(int count);
+
 /// Bytes at the top of a reserved alternate stack that carry a message from the
 /// thread that reserved it to the thread that installs it.
 #define STRAIN_RESERVED_SCRATCH 64

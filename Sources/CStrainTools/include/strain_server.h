@@ -21,6 +21,11 @@ extern "C" {
 /// does not say, and the server must not copy itself).
 int strain_server_prepare(void);
 
+/// Notes which signals' dispositions the server has changed from the default (a
+/// handler, or SIG_IGN inherited through exec), so that each copy resets only
+/// those. Call it last, once the server changes nothing more. Returns 0.
+int strain_server_note_signals(void);
+
 /// Copies the calling process into a new one whose parent is the caller's parent
 /// (clone with CLONE_PARENT): the runner that started the server, so the runner
 /// reaps the trial, reads its resource use, may ptrace it, and its parent-death

@@ -8,6 +8,7 @@ package enum ThreadProbe {
     package struct PreparationError: Error, Sendable, CustomStringConvertible {
         package var errno: Int32
         package var description: String { "could not prepare the thread for scenario work (errno \(errno))" }
+        package init(errno: Int32) { self.errno = errno }
     }
 
     /// Prepares the calling thread (alternate signal stack, bounds) and forgets
@@ -49,5 +50,46 @@ public enum NamedThread {
         if let stackBytes { thread.stackSize = stackBytes }
         thread.start()
         return thread
+    }
+}
+
+/// A thread of the harness itself (a trial's preparation thread, its watchdog),
+/// started with `pthread_create` rather than Foundation's `Thread`: such a thread
+/// needs none of what `Thread` adds (its object, `Thread.current`, naming it
+/// twice), which a copy of the trial server pays for on every trial. Scenario
+/// work stays on `Thread`s (`NamedThread`), the thread kind users run.
+package enum HarnessThread {
+    private final class Start: Sendable {
+        let name: String
+        let body: @Sendable () -> Void
+        init(name: String, body: @escaping @Sendable () -> Void) {
+            self.name = name
+            self.body = body
+        }
+    }
+
+    /// Starts `body` on a detached thread called `name` with `stackBytes` of stack and
+    /// an alternate signal stack installed first. Returns 0 or an errno value.
+    @discardableResult
+    package static func start(_ name: String, stackBytes: Int, _ body: @escaping @Sendable () -> Void) -> Int32 {
+        var attributes = pthread_attr_t()
+        var status = pthread_attr_init(&attributes)
+        guard status == 0 else { return status }
+        defer { pthread_attr_destroy(&attributes) }
+        status = pthread_attr_setstacksize(&attributes, stackBytes)
+        guard status == 0 else { return status }
+        status = pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        guard status == 0 else { return status }
+        let context = Unmanaged.passRetained(Start(name: name, body: body)).toOpaque()
+        var thread = pthread_t()
+        status = pthread_create(&thread, &attributes, { raw in
+            let start = Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue()
+            _ = strain_set_thread_name(start.name)
+            _ = strain_thread_prepare()
+            start.body()
+            return nil
+        }, context)
+        if status != 0 { Unmanaged<Start>.fromOpaque(context).release() }
+        return status
     }
 }

@@ -158,7 +158,7 @@ public enum TrialHost {
     /// that building and archiving a deep graph is never what overflows.
     static func prepare(_ type: any Scenario.Type, parameters: ParameterValues, context: ScenarioContext, stackBytes: Int) -> Result<Workload, any Error> {
         let handoff = ResultHandoff<Workload>()
-        NamedThread.start("strain.prepare", stackBytes: stackBytes) {
+        let started = HarnessThread.start("strain.prepare", stackBytes: stackBytes) {
             let outcome = Result<Workload, any Error> {
                 try ThreadProbe.begin()
                 let scenario = try type.init(parameters: parameters)
@@ -170,6 +170,7 @@ public enum TrialHost {
             }
             handoff.deliver(outcome)
         }
+        guard started == 0 else { return .failure(ThreadProbe.PreparationError(errno: started)) }
         return Result { try handoff.wait() }
     }
 

@@ -59,14 +59,16 @@ final class Watchdog: Sendable {
 
     struct StartError: Error, CustomStringConvertible {
         var errno: Int32
-        var description: String { "could not allocate the thread dump's slots (errno \(errno))" }
+        var what = "could not allocate the thread dump's slots"
+        var description: String { "\(what) (errno \(errno))" }
     }
 
     /// Allocates the dump's slots and starts watching.
     func start() throws(StartError) {
         let status = strain_dump_install(Self.dumpCapacity, Self.framesPerThread)
         guard status == 0 else { throw StartError(errno: status) }
-        NamedThread.start(Self.threadName, stackBytes: 1 << 20) { [self] in watch() }
+        let started = HarnessThread.start(Self.threadName, stackBytes: 1 << 20) { [self] in watch() }
+        guard started == 0 else { throw StartError(errno: started, what: "could not start the watchdog's thread") }
     }
 
     private func watch() {

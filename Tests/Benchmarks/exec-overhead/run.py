@@ -6,6 +6,9 @@ measured itself, the median of each round's ratio (under / alone: a round's two
 runs share the machine's load of the moment), and the wall time of each whole
 process (which adds strain's own start and its record).
 
+Then, in one process under strain exec, the per-thread cost alone: threads made
+through the probe's pthread_create against threads made through libc's own.
+
 usage: run.py STRAIN [ROUNDS]   (STRAIN: the strain binary; the probe library
 beside it, or STRAIN_PROBE_LIBRARY, is preloaded)
 """
@@ -16,7 +19,7 @@ strain = os.path.abspath(sys.argv[1])
 rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 21
 work = tempfile.mkdtemp(prefix="strain-overhead-")
 binary = os.path.join(work, "threads")
-subprocess.run(["cc" if shutil.which("cc") else "clang", "-O2", "-o", binary, os.path.join(here, "threads.c"), "-lpthread"], check=True)
+subprocess.run(["cc" if shutil.which("cc") else "clang", "-O2", "-o", binary, os.path.join(here, "threads.c"), "-lpthread", "-ldl"], check=True)
 
 cases = [("threads", "30000"), ("throughput", "400000000")]
 results = {(mode, under): [] for mode, _ in cases for under in (False, True)}
@@ -46,4 +49,13 @@ for mode, count in cases:
     print(line("wall", results, mode))
     print(line("CPU", cpus, mode))
     print(line("process wall", walls, mode))
+
+# The per-thread cost alone, inside one process under strain exec: threads made
+# through the probe's pthread_create against libc's own, batch by batch.
+alternate = subprocess.run([strain, "exec", "--out", os.path.join(work, "alternate"), "--", binary, "alternate", "500"],
+                           check=True, capture_output=True, text=True).stdout.split()
+own, linked, ratio = float(alternate[1]), float(alternate[2]), float(alternate[3])
+print("alternate 500 rounds of 200 threads in one process under strain exec")
+print(f"  CPU per thread: libc's pthread_create {own * 1e6:.2f} µs, the probe's {linked * 1e6:.2f} µs; "
+      f"ratio of medians {linked / own:.3f}, median of the rounds' ratios {ratio:.3f}, {(linked - own) * 1e6:.2f} µs a thread")
 shutil.rmtree(work)

@@ -8,6 +8,12 @@
 //                  an alternate signal stack under the probe)
 //   throughput N   N iterations of hashing under a mutex on 2 threads (the probe
 //                  is not on this path at all)
+//   alternate N    N rounds, each creating and joining 200 threads through the
+//                  pthread_create the program links (the probe's, under strain
+//                  exec) and 200 through libc's own, which goes first alternating;
+//                  prints the medians of the CPU time per thread of each and of
+//                  the rounds' ratios: one process, so no drift between processes
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -55,12 +61,55 @@ static void *hash_loop(void *argument) {
     return NULL;
 }
 
+typedef int (*create_function)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+static int compare_doubles(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *values, long count) {
+    qsort(values, (size_t)count, sizeof(double), compare_doubles);
+    return values[count / 2];
+}
+
+static int alternate(long rounds) {
+    enum { batch = 200 };
+    void *libc = dlopen("libc.so.6", RTLD_NOLOAD | RTLD_LAZY);
+    create_function direct = libc != NULL ? (create_function)dlsym(libc, "pthread_create") : NULL;
+    if (direct == NULL) return 1;
+    double *linked = malloc(sizeof(double) * (size_t)rounds), *own = malloc(sizeof(double) * (size_t)rounds), *ratios = malloc(sizeof(double) * (size_t)rounds);
+    if (linked == NULL || own == NULL || ratios == NULL) return 1;
+    for (long round = 0; round < rounds; round++) {
+        for (int step = 0; step < 2; step++) {
+            int through_linked = (round % 2 == 0) == (step == 0);
+            double cpu_start = cpu_of(CLOCK_PROCESS_CPUTIME_ID);
+            for (int i = 0; i < batch; i++) {
+                pthread_t thread;
+                if ((through_linked ? pthread_create(&thread, NULL, nothing, NULL) : direct(&thread, NULL, nothing, NULL)) != 0) return 1;
+                pthread_join(thread, NULL);
+            }
+            double per_thread = (cpu_of(CLOCK_PROCESS_CPUTIME_ID) - cpu_start) / batch;
+            if (through_linked) linked[round] = per_thread; else own[round] = per_thread;
+        }
+        ratios[round] = linked[round] / own[round];
+    }
+    double ratio = median(ratios, rounds);
+    printf("alternate %.9f %.9f %.4f\n", median(own, rounds), median(linked, rounds), ratio);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc != 3) {
-        fprintf(stderr, "usage: threads threads|throughput N\n");
+        fprintf(stderr, "usage: threads threads|throughput|alternate N\n");
         return 64;
     }
     long count = atol(argv[2]);
+    if (count < 1 || count > 10000000000L) {
+        fprintf(stderr, "N must be 1 to 10000000000\n");
+        return 64;
+    }
+    if (strcmp(argv[1], "alternate") == 0) return alternate(count);
     if (strcmp(argv[1], "threads") == 0) {
         double start = now();
         double cpu_start = cpu_of(CLOCK_PROCESS_CPUTIME_ID);
