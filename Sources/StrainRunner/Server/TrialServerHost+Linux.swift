@@ -175,7 +175,7 @@ public enum TrialServerHost {
         // The metadata of the generic types a copy's trial path uses (asking for a
         // type's metadata instantiates it; none of this runs or locks anything).
         let types: [Any.Type] = [
-            Result<TrialSpec, any Error>.self, Result<Workload, any Error>.self, ResultHandoff<Workload>.self,
+            Result<TrialSpec, any Error>.self, Result<Workload, any Error>.self, Result<Void, any Error>.self, ResultHandoff<Workload>.self,
             [ThreadReport].self, [String: Double].self, RawDump?.self, Pending.self,
         ]
         keep(types)
