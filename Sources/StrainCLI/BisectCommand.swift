@@ -45,19 +45,19 @@ struct BisectCommand: ParsableCommand {
     @Flag(help: "For --over on a sized strategy: skip the second search (at twice the stack) that gives bytes per unit.")
     var noSlope = false
 
-    @Option(help: "The low end of the range: a stack (16KiB to 1GiB, in whole pages) or a parameter value (default: the smallest allowed).")
+    @Option(parsing: .unconditional, help: "The low end of the range: a stack (16KiB to 1GiB, in whole pages) or a parameter value (default: the smallest allowed).")
     var low: String?
 
-    @Option(help: "The high end of the range (default: 1GiB, or the parameter's largest value).")
+    @Option(parsing: .unconditional, help: "The high end of the range (default: 1GiB, or the parameter's largest value).")
     var high: String?
 
-    @Option(help: "Repetitions of the probes either side of the boundary, 1 to 20.")
+    @Option(parsing: .unconditional, help: "Repetitions of the probes either side of the boundary, 1 to 20.")
     var repetitions: Int = 3
 
-    @Option(help: "Each probe's deadline: 100ms to 10m (default 60s).")
+    @Option(parsing: .unconditional, help: "Each probe's deadline: 100ms to 10m (default 60s).")
     var timeout: String = "60s"
 
-    @Option(help: "The watchdog's threshold in each probe: 100ms to 10m (default 2s).")
+    @Option(parsing: .unconditional, help: "The watchdog's threshold in each probe: 100ms to 10m (default 2s).")
     var stall: String = "2s"
 
     @Flag(help: "Keep trying larger stacks up to --high even when the overflows already say unbounded.")

@@ -22,7 +22,7 @@ struct ExecCommand: ParsableCommand {
     @Option(help: "Where to write run.json, the dumps and the probe's files (default: Reports/exec-<program>-<timestamp>).")
     var out: String?
 
-    @Option(help: ArgumentHelp("Watch for a stuck GCD or Swift concurrency pool: after this long without CPU time (e.g. 10s), dump once and name it starved or deadlocked (100ms to 10m).", valueName: "duration"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Watch for a stuck GCD or Swift concurrency pool: after this long without CPU time (e.g. 10s), dump once and name it starved or deadlocked (100ms to 10m).", valueName: "duration"))
     var stall: String?
 
     @Option(help: ArgumentHelp("Emulate a platform's stacks: ios (512 KiB threads, 1 MiB main thread), macos (512 KiB threads), linux (as is).", valueName: "profile"))
@@ -144,7 +144,7 @@ struct DumpCommand: ParsableCommand {
     @Argument(help: "The program's pid (not strain's).")
     var pid: String
 
-    @Option(help: ArgumentHelp("How long to wait for the dump (100ms to 10m).", valueName: "duration"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("How long to wait for the dump (100ms to 10m).", valueName: "duration"))
     var timeout: String = "5s"
 
     func run() throws {

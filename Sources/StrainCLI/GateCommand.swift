@@ -44,7 +44,7 @@ struct GateCommand: ParsableCommand {
     @Option(help: "Interleaved: the candidate build's strain executable (default: this one).")
     var candidateBinary: String?
 
-    @Option(help: ArgumentHelp("Interleaved: repetitions per build (1 to \(RunCommand.maximumRepetitions)).", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Interleaved: repetitions per build (1 to \(RunCommand.maximumRepetitions)).", valueName: "n"))
     var repetitions: Int = 10
 
     @Option(name: .customLong("filter"), help: ArgumentHelp("Interleaved: passed to each build's `run --filter`.", valueName: "text"))

@@ -39,7 +39,7 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("skip"), help: ArgumentHelp("Leave out trials that match (same forms as --filter). Repeatable.", valueName: "text"))
     var skips: [String] = []
 
-    @Option(help: ArgumentHelp("Repetitions of every run, over the suite's (1 to \(SuiteLimits.repetitions.upperBound)).", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Repetitions of every run, over the suite's (1 to \(SuiteLimits.repetitions.upperBound)).", valueName: "n"))
     var repetitions: Int?
 
     @Option(help: ArgumentHelp("Run shard K of N (1 ≤ K ≤ N ≤ \(Shard.maximumCount)): the trials whose key hashes to it, the same on every machine. Join the shards with `strain merge`.", valueName: "K/N"))
@@ -51,7 +51,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("How each trial starts: server (a copy of a pre-loaded trial server, the default) or spawn (a fresh process of the binary). Each trial is its own process either way. A resumed run keeps the one it started with.", valueName: "server|spawn"))
     var isolation: TrialIsolation?
 
-    @Option(help: ArgumentHelp("Trials to run at once (1 to \(Self.maximumJobs); default 1, or what a resumed run started with). For runs where outcomes matter more than timings: trials that share the cores slow each other, and the gate will not compare such timings with a serial run's unless asked.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Trials to run at once (1 to \(Self.maximumJobs); default 1, or what a resumed run started with). For runs where outcomes matter more than timings: trials that share the cores slow each other, and the gate will not compare such timings with a serial run's unless asked.", valueName: "n"))
     var jobs: Int?
 
     /// The most trials `--jobs` runs at once.

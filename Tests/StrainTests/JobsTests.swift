@@ -116,5 +116,12 @@ import Testing
         }
         let result = try StrainBinary.run(["run", suite, "--jobs", "0"])
         #expect(result.stderr.contains("--jobs 0 is out of range; give a whole number from 1 to 64"), "\(result.stderr)")
+        // A negative number is read as the option's value and told its range, not "Missing value".
+        let negative = try StrainBinary.run(["run", suite, "--jobs", "-1"])
+        #expect(negative.status == 2 && negative.stderr.contains("--jobs -1 is out of range; give a whole number from 1 to 64"), "\(negative.stderr)")
+        let repetitions = try StrainBinary.run(["run", suite, "--repetitions", "-3"])
+        #expect(repetitions.status == 2 && repetitions.stderr.contains("--repetitions -3 is out of range"), "\(repetitions.stderr)")
+        let stall = try StrainBinary.run(["exec", "--stall", "-5s", "--", "/bin/true"])
+        #expect(stall.status != 0 && stall.stderr.contains("--stall '-5s' is not a duration from 100ms to 10m"), "\(stall.stderr)")
     }
 }
