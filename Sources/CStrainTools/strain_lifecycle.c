@@ -5,6 +5,8 @@
 // kill(2), nothing else (no malloc, no locks, no stdio).
 #include "strain_tools.h"
 
+#include <spawn.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -151,6 +153,10 @@ int strain_exec_forward_signals(int pid) {
         if (sigaction(forwarded[i], &action, NULL) != 0) return errno;
     }
     return 0;
+}
+
+int strain_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
 }
 
 int strain_pidfd_open(int pid) {

@@ -100,13 +100,20 @@ final class BackgroundStrain {
     let stdoutPath: String
     let stderrPath: String
 
-    init(_ arguments: [String], in folder: String) throws {
+    /// `shellPrefix`: shell commands run first, in the process that then becomes
+    /// strain (`exec 7</dev/null` leaves it a descriptor it did not open).
+    init(_ arguments: [String], in folder: String, shellPrefix: String? = nil) throws {
         stdoutPath = (folder as NSString).appendingPathComponent("stdout-\(UUID().uuidString)")
         stderrPath = (folder as NSString).appendingPathComponent("stderr-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        process.executableURL = URL(fileURLWithPath: StrainBinary.path)
-        process.arguments = arguments
+        if let shellPrefix {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", shellPrefix + "; exec \"$0\" \"$@\"", StrainBinary.path] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: StrainBinary.path)
+            process.arguments = arguments
+        }
         process.currentDirectoryURL = URL(fileURLWithPath: folder)
         process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
         process.standardError = FileHandle(forWritingAtPath: stderrPath)

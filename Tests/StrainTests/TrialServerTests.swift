@@ -181,6 +181,33 @@ import Testing
         #expect(bad.stderr.contains("fork"), "\(bad.stderr)")
     }
 
+    @Test(arguments: ["server", "spawn"])
+    func aTrialHasOnlyItsOwnDescriptorsNotOnesTheRunnerInherited(isolation: String) throws {
+        let folder = try temporaryFolder()
+        try """
+        name: descriptors
+        runs:
+          - scenario: crash
+            parameters: {kind: hang}
+            strategies: [main]
+            timeout: 60s
+            expect: timedOut
+        """.write(toFile: (folder as NSString).appendingPathComponent("suite.yaml"), atomically: true, encoding: .utf8)
+        // fd 9 is open (not close-on-exec) in the runner, as a careless caller leaves one.
+        let runner = try BackgroundStrain(["run", "suite.yaml", "--out", "out", "--isolation", isolation], in: folder,
+                                          shellPrefix: "exec 9</dev/null")
+        defer { runner.signal(SIGKILL); _ = runner.finish(timeout: 10) }
+        let trial = try #require(runner.children().first)
+        #expect(FileManager.default.fileExists(atPath: "/proc/\(runner.pid)/fd/9"), "the runner has the descriptor")
+        let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(trial)/fd").compactMap(Int.init).sorted()
+        #expect(descriptors.allSatisfy { $0 <= 4 }, "the trial has its standard descriptors, the result pipe and the heartbeat only: \(descriptors)")
+        if isolation == "server" {
+            let server = try #require(runner.trialServer())
+            let own = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(server)/fd").compactMap(Int.init).sorted()
+            #expect(own == [0, 1, 2, 3], "the server has its standard descriptors and its socket: \(own)")
+        }
+    }
+
     @Test func theTrialServerAndItsTrialDieWithARunnerKilledWithSigkill() throws {
         let folder = try temporaryFolder()
         try """

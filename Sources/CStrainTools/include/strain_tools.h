@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <signal.h>
+#include <spawn.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -59,6 +60,11 @@ int strain_child_bind_to_parent(int expected_parent);
 /// Makes the calling process the child subreaper of its descendants
 /// (PR_SET_CHILD_SUBREAPER). Returns 0 or an errno.
 int strain_runner_become_subreaper(void);
+
+/// Adds "close every descriptor from `lowest` up" to a spawn's file actions
+/// (glibc's posix_spawn_file_actions_addclosefrom_np, which Swift's Glibc module
+/// does not import). Returns 0 or an errno value.
+int strain_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest);
 
 /// A pipe whose both ends are close-on-exec from the moment they exist (pipe2),
 /// so a spawn on another thread never inherits them. Returns 0 or an errno value.

@@ -157,6 +157,8 @@ public final class TrialServer: Sendable {
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, ends[1], TrialServerHost.socketDescriptor)
+        // Only its socket: every copy inherits what the server has open.
+        _ = strain_spawn_close_from(&actions, TrialServerHost.socketDescriptor + 1)
         // A process group of its own: its parent-death handler kills that group, the server alone.
         let (spawned, pid) = ChildProcess.spawnInOwnGroup(executable: executable, arguments: ["_trial-server"],
                                                           environment: environment, actions: &actions)

@@ -42,6 +42,9 @@ struct ChildProcess {
         posix_spawn_file_actions_adddup2(&actions, error.write, 2)
         posix_spawn_file_actions_adddup2(&actions, result.write, 3)
         if let shared { posix_spawn_file_actions_adddup2(&actions, shared, Self.sharedDescriptor) }
+        // Nothing else the runner has open (or inherited without close-on-exec from
+        // whoever started it) reaches the trial: a copy of the trial server closes the same.
+        _ = strain_spawn_close_from(&actions, shared != nil ? Self.sharedDescriptor + 1 : 4)
 
         let (status, pid) = Self.spawnInOwnGroup(executable: executable, arguments: arguments, environment: environment, actions: &actions)
         close(result.write)
