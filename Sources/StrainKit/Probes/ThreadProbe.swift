@@ -8,7 +8,6 @@ package enum ThreadProbe {
     package struct PreparationError: Error, Sendable, CustomStringConvertible {
         package var errno: Int32
         package var description: String { "could not prepare the thread for scenario work (errno \(errno))" }
-        package init(errno: Int32) { self.errno = errno }
     }
 
     /// Prepares the calling thread (alternate signal stack, bounds) and forgets
@@ -53,11 +52,12 @@ public enum NamedThread {
     }
 }
 
-/// A thread of the harness itself (a trial's preparation thread, its watchdog),
-/// started with `pthread_create` rather than Foundation's `Thread`: such a thread
-/// needs none of what `Thread` adds (its object, `Thread.current`, naming it
-/// twice), which a copy of the trial server pays for on every trial. Scenario
-/// work stays on `Thread`s (`NamedThread`), the thread kind users run.
+/// A thread of the harness itself (a trial's watchdog), started with
+/// `pthread_create` rather than Foundation's `Thread`: it needs none of what
+/// `Thread` adds (its object, `Thread.current`, naming it twice), which a copy of
+/// the trial server pays for on every trial. Scenario work stays on `Thread`s
+/// (`NamedThread`), the thread kind users run, and so does a trial's preparation
+/// thread, which does Foundation's first-use work for threads before them.
 package enum HarnessThread {
     private final class Start: Sendable {
         let name: String

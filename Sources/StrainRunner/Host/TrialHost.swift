@@ -158,7 +158,11 @@ public enum TrialHost {
     /// that building and archiving a deep graph is never what overflows.
     static func prepare(_ type: any Scenario.Type, parameters: ParameterValues, context: ScenarioContext, stackBytes: Int) -> Result<Workload, any Error> {
         let handoff = ResultHandoff<Workload>()
-        let started = HarnessThread.start("strain.prepare", stackBytes: stackBytes) {
+        // A Foundation `Thread`, not a `HarnessThread`: Foundation does its first-use
+        // work for threads here, before any scenario thread starts, so that work does
+        // not land in a `thread(…)` trial's measured stack (a raw pthread here made a
+        // `noop` on `thread(512KiB)` measure 16 KiB instead of 8).
+        NamedThread.start("strain.prepare", stackBytes: stackBytes) {
             let outcome = Result<Workload, any Error> {
                 try ThreadProbe.begin()
                 let scenario = try type.init(parameters: parameters)
@@ -170,7 +174,6 @@ public enum TrialHost {
             }
             handoff.deliver(outcome)
         }
-        guard started == 0 else { return .failure(ThreadProbe.PreparationError(errno: started)) }
         return Result { try handoff.wait() }
     }
 
