@@ -621,6 +621,19 @@ void strain_thread_prefill_alternate_stacks(int count) {
     while (taken > 0) strain_altstack_give(regions[--taken], page);
 }
 
+void strain_thread_drain_alternate_stacks(void) {
+    const size_t page = strain_page_size();
+    for (;;) {
+        char *region = NULL;
+        if (!atomic_flag_test_and_set_explicit(&strain_altstack_busy, memory_order_acquire)) {
+            region = strain_altstack_cached > 0 ? strain_altstack_cache[--strain_altstack_cached] : NULL;
+            atomic_flag_clear_explicit(&strain_altstack_busy, memory_order_release);
+        }
+        if (region == NULL) return;
+        munmap(region, STRAIN_ALTSTACK_SIZE + page);
+    }
+}
+
 void *strain_thread_reserve_alternate_stack(void) {
     char *region = strain_altstack_take(strain_page_size());
     return region == NULL ? NULL : region + strain_page_size();

@@ -43,6 +43,9 @@ pid_t strain_server_fork_trial(void) {
     return (pid_t)pid;
 }
 
+// The signals a trial always starts with at their default action.
+static const int strain_server_default_signals[] = {SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGSEGV, SIGBUS, SIGILL, SIGABRT, SIGFPE, SIGTRAP, SIGSYS, SIGCHLD};
+
 // The signals whose disposition the server found changed (a handler or SIG_IGN,
 // inherited from the runner or set at its start): the copy resets only these.
 static sigset_t strain_server_changed_signals;
@@ -54,8 +57,14 @@ int strain_server_note_signals(void) {
         if (signal_number == SIGKILL || signal_number == SIGSTOP) continue;
         struct sigaction current;
         if (sigaction(signal_number, NULL, &current) != 0) continue;
-        int changed = (current.sa_flags & SA_SIGINFO) || current.sa_handler != SIG_DFL;
-        if (changed) sigaddset(&strain_server_changed_signals, signal_number);
+        int handled = (current.sa_flags & SA_SIGINFO) || (current.sa_handler != SIG_DFL && current.sa_handler != SIG_IGN);
+        // An ignored signal stays ignored, as it does through a spawn's exec, but for
+        // the ones a trial always gets back at their default.
+        int reset_if_ignored = signal_number >= SIGRTMIN;
+        for (size_t i = 0; i < sizeof(strain_server_default_signals) / sizeof(strain_server_default_signals[0]); i++) {
+            if (strain_server_default_signals[i] == signal_number) reset_if_ignored = 1;
+        }
+        if (handled || (current.sa_handler == SIG_IGN && reset_if_ignored)) sigaddset(&strain_server_changed_signals, signal_number);
     }
     strain_server_signals_noted = 1;
     return 0;
@@ -81,7 +90,8 @@ int strain_server_child_setup(int output, int error, int result, int shared) {
 
     // As posix_spawn gives a trial: nothing blocked, the default action for the
     // signals the server (or the runner before it) may have changed.
-    static const int defaults[] = {SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGSEGV, SIGBUS, SIGILL, SIGABRT, SIGFPE, SIGTRAP, SIGSYS, SIGCHLD};
+    const int *defaults = strain_server_default_signals;
+    const size_t default_count = sizeof(strain_server_default_signals) / sizeof(strain_server_default_signals[0]);
     struct sigaction action;
     memset(&action, 0, sizeof(action));
     action.sa_handler = SIG_DFL;
@@ -92,7 +102,7 @@ int strain_server_child_setup(int output, int error, int result, int shared) {
             if (sigismember(&strain_server_changed_signals, signal_number) == 1) sigaction(signal_number, &action, NULL);
         }
     } else {
-        for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++) sigaction(defaults[i], &action, NULL);
+        for (size_t i = 0; i < default_count; i++) sigaction(defaults[i], &action, NULL);
         for (int signal_number = SIGRTMIN; signal_number <= SIGRTMAX; signal_number++) sigaction(signal_number, &action, NULL);
     }
     sigset_t none;

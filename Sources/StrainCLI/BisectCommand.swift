@@ -45,10 +45,10 @@ struct BisectCommand: ParsableCommand {
     @Flag(help: "For --over on a sized strategy: skip the second search (at twice the stack) that gives bytes per unit.")
     var noSlope = false
 
-    @Option(parsing: .unconditional, help: "The low end of the range: a stack (16KiB to 1GiB, in whole pages) or a parameter value (default: the smallest allowed).")
+    @Option(help: "The low end of the range: a stack (16KiB to 1GiB, in whole pages) or a parameter value (default: the smallest allowed).")
     var low: String?
 
-    @Option(parsing: .unconditional, help: "The high end of the range (default: 1GiB, or the parameter's largest value).")
+    @Option(help: "The high end of the range (default: 1GiB, or the parameter's largest value).")
     var high: String?
 
     @Option(parsing: .unconditional, help: "Repetitions of the probes either side of the boundary, 1 to 20.")

@@ -119,6 +119,11 @@ struct GateDecisionTests {
         #expect(wall.verdict == .inconclusive, "\(wall.reason)")
         #expect(wall.reason.contains("more repetitions"))
         #expect(report.exitCode == 0, "an unproven slowdown does not fail")
+        // The summary counts such rows under one reason, and does not give them the
+        // advice for rows below the repetitions floor (they are above it).
+        let text = report.renderText()
+        #expect(text.contains("1 row inconclusive (1 estimated slower beyond δ but not beyond the noise: more repetitions would decide)"), "\(text)")
+        #expect(!text.contains("can fail only with"), "\(text)")
     }
 
     @Test func aStackHighWaterThatGrewBeyondAPageFailsWithOneRepetition() throws {

@@ -182,6 +182,38 @@ import Testing
     }
 
     @Test(arguments: ["server", "spawn"])
+    func aTrialUnderAMemoryLimitHasTheSameRoomAsACopyAsSpawned(isolation: String) throws {
+        // 128 MiB left a noop room enough when spawned; a copy that inherited the
+        // server's ahead-of-time mappings (13.5 MiB of them, once) could not start
+        // its preparation thread's stack under it.
+        let folder = try temporaryFolder()
+        let suite = (folder as NSString).appendingPathComponent("suite.yaml")
+        try "name: limited\nruns:\n  - scenario: noop\n    strategies: [main]\n    memory-limit: 128MiB\n"
+            .write(toFile: suite, atomically: true, encoding: .utf8)
+        let out = (folder as NSString).appendingPathComponent("out")
+        let result = try StrainBinary.run(["run", suite, "--out", out, "--isolation", isolation])
+        let record = try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json"))
+        #expect(record.execution?.isolation == (isolation == "server" ? .server : .spawn))
+        #expect(record.trials.first?.outcome.kind == .completed, "\(record.trials.first?.outcome.description ?? "no trial"): \(result.stdout)")
+    }
+
+    @Test(arguments: ["server", "spawn"])
+    func aMemoryLimitWithNoRoomForThePreparationThreadIsAHarnessErrorAtOnce(isolation: String) throws {
+        // Before, the thread silently never started and the trial waited out its
+        // deadline to be called deadlocked.
+        let folder = try temporaryFolder()
+        let suite = (folder as NSString).appendingPathComponent("suite.yaml")
+        try "name: tight\ntimeout: 30s\nruns:\n  - scenario: noop\n    strategies: [main]\n    memory-limit: 64MiB\n"
+            .write(toFile: suite, atomically: true, encoding: .utf8)
+        let out = (folder as NSString).appendingPathComponent("out")
+        _ = try StrainBinary.run(["run", suite, "--out", out, "--isolation", isolation])
+        let record = try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json"))
+        let trial = try #require(record.trials.first)
+        #expect(trial.outcome.kind == .harnessError, "\(trial.outcome)")
+        #expect((trial.metrics.trialSeconds ?? 99) < 10, "refused at once, not at the deadline")
+    }
+
+    @Test(arguments: ["server", "spawn"])
     func aTrialHasOnlyItsOwnDescriptorsNotOnesTheRunnerInherited(isolation: String) throws {
         let folder = try temporaryFolder()
         try """
@@ -199,7 +231,14 @@ import Testing
         defer { runner.signal(SIGKILL); _ = runner.finish(timeout: 10) }
         let trial = try #require(runner.children().first)
         #expect(FileManager.default.fileExists(atPath: "/proc/\(runner.pid)/fd/9"), "the runner has the descriptor")
-        let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(trial)/fd").compactMap(Int.init).sorted()
+        // A copy seen in its first microseconds still has the server's descriptors
+        // (it closes them before the trial): look until the trial runs, for 5 s at most.
+        var descriptors: [Int] = []
+        for _ in 0..<100 {
+            descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(trial)/fd").compactMap(Int.init).sorted()
+            if descriptors.allSatisfy({ $0 <= 4 }) { break }
+            usleep(50_000)
+        }
         #expect(descriptors.allSatisfy { $0 <= 4 }, "the trial has its standard descriptors, the result pipe and the heartbeat only: \(descriptors)")
         if isolation == "server" {
             let server = try #require(runner.trialServer())

@@ -66,6 +66,10 @@ int strain_thread_prepare_alternate_stack(void);
 /// (a trial server does, so each copy's first threads find theirs mapped).
 void strain_thread_prefill_alternate_stacks(int count);
 
+/// Unmaps the cached alternate stacks (before a memory limit, whose address-space
+/// count they are part of).
+void strain_thread_drain_alternate_stacks(void);
+
 /// Bytes at the top of a reserved alternate stack that carry a message from the
 /// thread that reserved it to the thread that installs it.
 #define STRAIN_RESERVED_SCRATCH 64

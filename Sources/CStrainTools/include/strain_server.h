@@ -21,9 +21,10 @@ extern "C" {
 /// does not say, and the server must not copy itself).
 int strain_server_prepare(void);
 
-/// Notes which signals' dispositions the server has changed from the default (a
-/// handler, or SIG_IGN inherited through exec), so that each copy resets only
-/// those. Call it last, once the server changes nothing more. Returns 0.
+/// Notes which signals a copy must put back to their default action: those the
+/// server handles, and those it ignores (inherited through exec) among the ones
+/// every trial starts with at their default, as a spawned trial gets them. Call
+/// it last, once the server changes nothing more. Returns 0.
 int strain_server_note_signals(void);
 
 /// Copies the calling process into a new one whose parent is the caller's parent

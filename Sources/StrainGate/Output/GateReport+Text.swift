@@ -32,7 +32,9 @@ extension GateReport {
         let inconclusive = rows.filter { $0.verdict == .inconclusive }.count
         if inconclusive > 0 {
             let why = reasons.sorted { $0.value > $1.value }.map { "\($0.value) \($0.key)" }.joined(separator: "; ")
-            lines.append("  \(inconclusive) row\(inconclusive == 1 ? "" : "s") inconclusive (\(why)); a timing row can fail only with ≥ \(requiredRepetitions) repetitions per side here")
+            // The floor says something only to rows that are below it.
+            let advice = reasons["too few repetitions"] != nil ? "; a timing row can fail only with ≥ \(requiredRepetitions) repetitions per side here" : ""
+            lines.append("  \(inconclusive) row\(inconclusive == 1 ? "" : "s") inconclusive (\(why))\(advice)")
         }
         return lines.joined(separator: "\n")
     }
@@ -42,6 +44,7 @@ extension GateReport {
         if reason.hasPrefix("too few repetitions") { return "too few repetitions" }
         if reason.hasPrefix("the machines differ") { return "machines differ" }
         if reason.hasPrefix("a cross-run timing") { return "cross-run timings not calibrated" }
+        if reason.hasPrefix("estimated worse") { return "estimated slower beyond δ but not beyond the noise: more repetitions would decide" }
         return reason
     }
 

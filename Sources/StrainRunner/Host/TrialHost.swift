@@ -42,6 +42,9 @@ public enum TrialHost {
                               metrics: TrialMetrics(), threads: [], threadsAtStart: threadsAtStart))
         }
         if let bytes = spec.memoryLimitBytes {
+            // Alternate stacks a trial server mapped ahead for this copy count against
+            // the limit: gone, the copy's address space is a spawned trial's.
+            strain_thread_drain_alternate_stacks()
             // `memory-limit:`: allocations past it fail in this child only.
             var limit = rlimit(rlim_cur: rlim_t(bytes), rlim_max: rlim_t(bytes))
             _ = setrlimit(__rlimit_resource_t(9) /* RLIMIT_AS */, &limit)
@@ -80,6 +83,12 @@ public enum TrialHost {
         // Under a `memory-limit:` a 1 GiB stack could not even be reserved (and the
         // thread would never start): take a quarter of the limit at most.
         let stackBytes = spec.memoryLimitBytes.map { min(preparationStackBytes, $0 / 4) } ?? preparationStackBytes
+        // A thread whose stack cannot be mapped never starts, and Foundation does not
+        // say so: the trial would wait for it until its deadline (a `deadlocked` of
+        // the harness's own making). Under a limit, try the mapping first.
+        if let limit = spec.memoryLimitBytes, !canMap(stackBytes + (1 << 20)) {
+            return failure(.harnessError, "memory-limit \(ByteSize.format(limit)) leaves no room for the preparation thread's \(ByteSize.format(stackBytes)) stack; raise the limit")
+        }
         switch prepare(scenarioType, parameters: parameters, context: context, stackBytes: stackBytes) {
         case .success(let prepared): workload = prepared
         case .failure(let error as UndeclaredParameterError): return failure(.harnessError, error.description)
@@ -125,6 +134,13 @@ public enum TrialHost {
                                 threads: context.reports, threadsAtStart: threadsAtStart)
         ConfinementVerdict.apply(context.confinement, to: &report)
         return report
+    }
+
+    /// Whether `bytes` of address space can be reserved now (then given back).
+    static func canMap(_ bytes: Int) -> Bool {
+        guard let region = mmap(nil, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0), region != MAP_FAILED else { return false }
+        munmap(region, bytes)
+        return true
     }
 
     /// The trial's measurements from its start to `ended`.

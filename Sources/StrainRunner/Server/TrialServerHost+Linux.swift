@@ -36,7 +36,12 @@ public enum TrialServerHost {
         while true {
             guard let pending = nextRequest(buffer) else { continue }
             let pid = strain_server_fork_trial()
-            if pid == 0 { becomeTrial(pending, catalog: catalog) }
+            if pid == 0 {
+                // The request was decoded: its 1 MiB buffer is not the trial's to
+                // carry (under a `memory-limit:` it would be room a spawned trial has).
+                buffer.deallocate()
+                becomeTrial(pending, catalog: catalog)
+            }
             started(pid, pending)
         }
     }
@@ -69,11 +74,10 @@ public enum TrialServerHost {
         // What every copy's probe would otherwise do first: the main thread's
         // alternate stack and bounds (glibc reads /proc/self/maps for them, about
         // 0.1 ms; a copy whose profile changes RLIMIT_STACK asks again), and the
-        // alternate stacks of the first threads a copy starts.
+        // alternate stacks of a copy's preparation and watchdog threads (a copy under
+        // a `memory-limit:` unmaps them first, so the limit finds what a spawned trial has).
         _ = strain_thread_prepare()
-        strain_thread_prefill_alternate_stacks(4)
-        // The watchdog's dump slots: mapped here, untouched, so a copy finds them.
-        _ = strain_dump_install(Watchdog.dumpCapacity, Watchdog.framesPerThread)
+        strain_thread_prefill_alternate_stacks(2)
         warmUp()
         _ = strain_server_note_signals()
         reply(.ready(version: TrialServerRequest.currentVersion, pid: getpid()))

@@ -49,6 +49,7 @@ public struct ThreadDumpBuilder: Sendable {
     static let harnessFrames = [
         "strain_", "ScenarioContext.blocking", "ScenarioContext.unit", "runInstrumented", "runSubmitted",
         "closure #1 in runInstrumented", "closure #1 in runSubmitted", "closure #1 in static NamedThread.start",
+        "closure #1 in static HarnessThread.start",
     ]
 
     /// `futex wait ← DispatchQueue.sync(execute:) ← ThreadSafeArray.subscript ← …`:
