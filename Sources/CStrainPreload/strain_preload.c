@@ -59,6 +59,7 @@ static void strain_scrub_environment(const char *library) {
     unsetenv(STRAIN_PRELOAD_THREAD_STACK);
     unsetenv(STRAIN_PRELOAD_MAIN_STACK);
     unsetenv(STRAIN_PRELOAD_PARENT);
+    unsetenv(STRAIN_PRELOAD_CHILD_SIGNAL);
 }
 
 // The program ends with strain exec: SIGTERM when strain dies (a SIGKILL gives it
@@ -90,6 +91,14 @@ __attribute__((constructor)) static void strain_preload_start(void) {
     size_t thread_bytes = thread_stack != NULL ? strtoull(thread_stack, NULL, 10) : 0;
     size_t main_bytes = main_stack != NULL ? strtoull(main_stack, NULL, 10) : 0;
     strain_bind_to_exec(getenv(STRAIN_PRELOAD_PARENT));
+    const char *child_signal = getenv(STRAIN_PRELOAD_CHILD_SIGNAL);
+    if (child_signal != NULL && strcmp(child_signal, "ignore") == 0) {
+        struct sigaction ignore;
+        memset(&ignore, 0, sizeof(ignore));
+        ignore.sa_handler = SIG_IGN;
+        sigemptyset(&ignore.sa_mask);
+        strain_real_sigaction(SIGCHLD, &ignore, NULL);
+    }
     strain_scrub_environment(getenv(STRAIN_PRELOAD_LIBRARY));
     if (record_directory == NULL) return;
 

@@ -40,6 +40,9 @@ int strain_runner_catch_stop_signals(void) {
     memset(&ignore, 0, sizeof(ignore));
     ignore.sa_handler = SIG_IGN;
     if (sigaction(SIGPIPE, &ignore, NULL) != 0) return errno;
+    // Started with SIGCHLD ignored (it survives exec), the kernel would reap every
+    // trial itself and the runner would wait for ends it can never see.
+    if (strain_child_signal_take_back() < 0) return errno;
     // A launcher may have started us with them blocked (some process APIs do):
     // a blocked stop signal would stay pending and the run could not be stopped.
     sigset_t stops;
@@ -153,6 +156,17 @@ int strain_exec_forward_signals(int pid) {
         if (sigaction(forwarded[i], &action, NULL) != 0) return errno;
     }
     return 0;
+}
+
+int strain_child_signal_take_back(void) {
+    struct sigaction current;
+    if (sigaction(SIGCHLD, NULL, &current) != 0) return -1;
+    if ((current.sa_flags & SA_SIGINFO) || current.sa_handler != SIG_IGN) return 0;
+    struct sigaction standard;
+    memset(&standard, 0, sizeof(standard));
+    standard.sa_handler = SIG_DFL;
+    sigemptyset(&standard.sa_mask);
+    return sigaction(SIGCHLD, &standard, NULL) == 0 ? 1 : -1;
 }
 
 int strain_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest) {

@@ -21,5 +21,9 @@
 /// strain exec's pid: the program gets SIGTERM if strain dies without passing a
 /// signal on (SIGKILL), instead of running on with nobody recording it.
 #define STRAIN_PRELOAD_PARENT "STRAIN_PROBE_PARENT"
+/// `ignore` when strain exec was started with SIGCHLD ignored: strain takes it back
+/// to the default for itself (or the kernel would reap the program before strain
+/// saw its status) and the constructor ignores it again in the program, before main.
+#define STRAIN_PRELOAD_CHILD_SIGNAL "STRAIN_PROBE_CHILD_SIGNAL"
 
 #endif

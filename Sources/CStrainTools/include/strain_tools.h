@@ -77,6 +77,11 @@ int strain_pipe_cloexec(int ends[2]);
 /// not). Returns 0 or an errno value.
 int strain_exec_forward_signals(int pid);
 
+/// Puts SIGCHLD back to its default action if it is ignored (inherited through
+/// exec: the kernel would reap children before their status is read). Returns 1
+/// when it was ignored, 0 when not, -1 when it could not be read or set.
+int strain_child_signal_take_back(void);
+
 /// pidfd_open(2): a descriptor that polls readable when `pid` ends; -errno when
 /// the kernel has none (before Linux 5.3).
 int strain_pidfd_open(int pid);

@@ -91,8 +91,13 @@ public struct ExecSupervisor: Sendable {
         let environment = EnvironmentProbe.current()
         let started = strain_monotonic_ns()
         _ = strain_exec_forward_signals(0)
+        // Started with SIGCHLD ignored, strain would see the kernel reap the program
+        // and never learn its status: the default for strain, the ignore given back
+        // to the program by the probe before its main.
+        var programEnvironment = self.environment(for: request)
+        if strain_child_signal_take_back() == 1 { programEnvironment["STRAIN_PROBE_CHILD_SIGNAL"] = "ignore" }
         let program = try ProgramProcess.spawn(program: request.program, arguments: request.arguments,
-                                               environment: self.environment(for: request).map { "\($0.key)=\($0.value)" })
+                                               environment: programEnvironment.map { "\($0.key)=\($0.value)" })
         _ = strain_exec_forward_signals(program.pid)
         onStart(program.pid)
 
