@@ -670,21 +670,9 @@ int strain_thread_install_reserved_alternate_stack(void *reserved) {
 
 int strain_thread_prepare_alternate_stack(void) {
     if (strain_thread_ready) return 0;
-    const size_t page = strain_page_size();
-    char *region = strain_altstack_take(page);
-    if (region == NULL) return errno;
-    stack_t alternate;
-    alternate.ss_sp = region + page;
-    alternate.ss_size = STRAIN_ALTSTACK_SIZE;
-    alternate.ss_flags = 0;
-    if (sigaltstack(&alternate, NULL) != 0) {
-        int error = errno;
-        strain_altstack_give(region, page);
-        return error;
-    }
-    strain_thread_altstack = region;
-    strain_thread_ready = 1;
-    return 0;
+    void *reserved = strain_thread_reserve_alternate_stack();
+    if (reserved == NULL) return errno;
+    return strain_thread_install_reserved_alternate_stack(reserved);
 }
 
 int strain_thread_prepare(void) {

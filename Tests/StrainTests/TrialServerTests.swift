@@ -181,36 +181,36 @@ import Testing
         #expect(bad.stderr.contains("fork"), "\(bad.stderr)")
     }
 
-    @Test(arguments: ["server", "spawn"])
-    func aTrialUnderAMemoryLimitHasTheSameRoomAsACopyAsSpawned(isolation: String) throws {
-        // 128 MiB left a noop room enough when spawned; a copy that inherited the
-        // server's ahead-of-time mappings (13.5 MiB of them, once) could not start
-        // its preparation thread's stack under it.
+    /// One `noop` on `main` under `memory-limit: LIMIT`, with `isolation`: its record.
+    static func noopUnderMemoryLimit(_ limit: String, isolation: String) throws -> (TrialRecord?, StrainBinary.Result) {
         let folder = try temporaryFolder()
         let suite = (folder as NSString).appendingPathComponent("suite.yaml")
-        try "name: limited\nruns:\n  - scenario: noop\n    strategies: [main]\n    memory-limit: 128MiB\n"
+        try "name: limited\ntimeout: 30s\nruns:\n  - scenario: noop\n    strategies: [main]\n    memory-limit: \(limit)\n"
             .write(toFile: suite, atomically: true, encoding: .utf8)
         let out = (folder as NSString).appendingPathComponent("out")
         let result = try StrainBinary.run(["run", suite, "--out", out, "--isolation", isolation])
         let record = try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json"))
         #expect(record.execution?.isolation == (isolation == "server" ? .server : .spawn))
-        #expect(record.trials.first?.outcome.kind == .completed, "\(record.trials.first?.outcome.description ?? "no trial"): \(result.stdout)")
+        return (record.trials.first, result)
+    }
+
+    @Test(arguments: ["server", "spawn"])
+    func aTrialUnderAMemoryLimitHasTheSameRoomAsACopyAsSpawned(isolation: String) throws {
+        // 128 MiB left a noop room enough when spawned; a copy that inherited the
+        // server's ahead-of-time mappings (13.5 MiB of them, once) could not start
+        // its preparation thread's stack under it.
+        let (trial, result) = try Self.noopUnderMemoryLimit("128MiB", isolation: isolation)
+        #expect(trial?.outcome.kind == .completed, "\(trial?.outcome.description ?? "no trial"): \(result.stdout)")
     }
 
     @Test(arguments: ["server", "spawn"])
     func aMemoryLimitWithNoRoomForThePreparationThreadIsAHarnessErrorAtOnce(isolation: String) throws {
         // Before, the thread silently never started and the trial waited out its
         // deadline to be called deadlocked.
-        let folder = try temporaryFolder()
-        let suite = (folder as NSString).appendingPathComponent("suite.yaml")
-        try "name: tight\ntimeout: 30s\nruns:\n  - scenario: noop\n    strategies: [main]\n    memory-limit: 64MiB\n"
-            .write(toFile: suite, atomically: true, encoding: .utf8)
-        let out = (folder as NSString).appendingPathComponent("out")
-        _ = try StrainBinary.run(["run", suite, "--out", out, "--isolation", isolation])
-        let record = try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json"))
-        let trial = try #require(record.trials.first)
-        #expect(trial.outcome.kind == .harnessError, "\(trial.outcome)")
-        #expect((trial.metrics.trialSeconds ?? 99) < 10, "refused at once, not at the deadline")
+        let (trial, _) = try Self.noopUnderMemoryLimit("64MiB", isolation: isolation)
+        let refused = try #require(trial)
+        #expect(refused.outcome.kind == .harnessError, "\(refused.outcome)")
+        #expect((refused.metrics.trialSeconds ?? 99) < 10, "refused at once, not at the deadline")
     }
 
     @Test(arguments: ["server", "spawn"])
