@@ -46,8 +46,8 @@ pid_t strain_server_fork_trial(void) {
 // The signals a trial always starts with at their default action.
 static const int strain_server_default_signals[] = {SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGSEGV, SIGBUS, SIGILL, SIGABRT, SIGFPE, SIGTRAP, SIGSYS, SIGCHLD};
 
-// The signals whose disposition the server found changed (a handler or SIG_IGN,
-// inherited from the runner or set at its start): the copy resets only these.
+// The signals a copy puts back to their default action (see
+// strain_server_note_signals): the copy resets only these.
 static sigset_t strain_server_changed_signals;
 static int strain_server_signals_noted;
 
@@ -90,8 +90,6 @@ int strain_server_child_setup(int output, int error, int result, int shared) {
 
     // As posix_spawn gives a trial: nothing blocked, the default action for the
     // signals the server (or the runner before it) may have changed.
-    const int *defaults = strain_server_default_signals;
-    const size_t default_count = sizeof(strain_server_default_signals) / sizeof(strain_server_default_signals[0]);
     struct sigaction action;
     memset(&action, 0, sizeof(action));
     action.sa_handler = SIG_DFL;
@@ -102,7 +100,9 @@ int strain_server_child_setup(int output, int error, int result, int shared) {
             if (sigismember(&strain_server_changed_signals, signal_number) == 1) sigaction(signal_number, &action, NULL);
         }
     } else {
-        for (size_t i = 0; i < default_count; i++) sigaction(defaults[i], &action, NULL);
+        for (size_t i = 0; i < sizeof(strain_server_default_signals) / sizeof(strain_server_default_signals[0]); i++) {
+            sigaction(strain_server_default_signals[i], &action, NULL);
+        }
         for (int signal_number = SIGRTMIN; signal_number <= SIGRTMAX; signal_number++) sigaction(signal_number, &action, NULL);
     }
     sigset_t none;
