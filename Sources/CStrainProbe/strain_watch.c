@@ -246,6 +246,23 @@ int strain_is_dump_request(const siginfo_t *info) {
     return strain_dump_slot_for(info) >= 0;
 }
 
+// Walks the interrupted code from a signal's context: the first `capacity` frames
+// into `frames` (how many in `kept`); returns how many there were, up to 100,000.
+// Async-signal-safe (libunwind's local walk, preallocated memory).
+static long strain_walk_signal_context(void *context, uintptr_t *frames, size_t capacity, int *kept) {
+    long total = 0;
+    *kept = 0;
+    unw_cursor_t cursor;
+    if (unw_init_local2(&cursor, (unw_context_t *)context, UNW_INIT_SIGNAL_FRAME) != 0) return 0;
+    do {
+        unw_word_t ip = 0;
+        if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0) break;
+        if ((size_t)*kept < capacity) frames[(*kept)++] = (uintptr_t)ip;
+        total++;
+    } while (unw_step(&cursor) > 0 && total < 100000);
+    return total;
+}
+
 void strain_dump_answer(const siginfo_t *info, void *context) {
     int saved_errno = errno;
     long index = strain_dump_slot_for(info);
@@ -260,17 +277,8 @@ void strain_dump_answer(const siginfo_t *info, void *context) {
         return;
     }
     uintptr_t *frames = strain_slot_frames + (size_t)index * strain_frames_per_slot;
-    long total = 0;
     int kept = 0;
-    unw_cursor_t cursor;
-    if (unw_init_local2(&cursor, (unw_context_t *)context, UNW_INIT_SIGNAL_FRAME) == 0) {
-        do {
-            unw_word_t ip = 0;
-            if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0) break;
-            if ((size_t)kept < strain_frames_per_slot) frames[kept++] = (uintptr_t)ip;
-            total++;
-        } while (unw_step(&cursor) > 0 && total < 100000);
-    }
+    long total = strain_walk_signal_context(context, frames, strain_frames_per_slot, &kept);
     slot->in_work = strain_work_nesting > 0;
     slot->frame_count = kept;
     slot->frames_total = total;
@@ -428,17 +436,8 @@ void strain_dump_process(int signal_number, const siginfo_t *info, void *context
     // thread walks itself from the signal's context.
     strain_dump_threads(strain_request_tids, count, 300ULL * 1000 * 1000);
     atomic_store_explicit(&strain_dump_active, 0, memory_order_seq_cst);
-    long self_total = 0;
     int self_kept = 0;
-    unw_cursor_t cursor;
-    if (unw_init_local2(&cursor, (unw_context_t *)context, UNW_INIT_SIGNAL_FRAME) == 0) {
-        do {
-            unw_word_t ip = 0;
-            if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0) break;
-            if (self_kept < STRAIN_SELF_FRAMES) strain_self_frames[self_kept++] = (uintptr_t)ip;
-            self_total++;
-        } while (unw_step(&cursor) > 0 && self_total < 100000);
-    }
+    long self_total = strain_walk_signal_context(context, strain_self_frames, STRAIN_SELF_FRAMES, &self_kept);
     uint64_t walked = strain_monotonic_ns();
 
     long sequence = ++strain_process_dump_sequence;
