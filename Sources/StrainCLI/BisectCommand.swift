@@ -11,7 +11,7 @@ struct BisectCommand: ParsableCommand {
         commandName: "bisect",
         abstract: "Find by experiment the smallest thread stack a scenario completes on, or the largest parameter value that completes on a strategy.",
         discussion: """
-        Without --over: binary search over thread(stack) from 16KiB to 1GiB, to one page (4KiB). \
+        Without --over: binary search over thread(stack) from 32KiB to 1GiB, to one page (4KiB). \
         With --over PARAM: the largest value of that integer parameter that completes on --strategy and --profile. \
         Either way the boundary is confirmed with --repetitions on both sides; where they disagree the range \
         where outcomes mix is reported. Recursion that overflows every stack in the same cycle, deeper the \
@@ -45,7 +45,7 @@ struct BisectCommand: ParsableCommand {
     @Flag(help: "For --over on a sized strategy: skip the second search (at twice the stack) that gives bytes per unit.")
     var noSlope = false
 
-    @Option(help: "The low end of the range: a stack (16KiB to 1GiB, in whole pages) or a parameter value (default: the smallest allowed).")
+    @Option(help: "The low end of the range: a stack (32KiB to 1GiB, in whole pages) or a parameter value (default: the smallest allowed).")
     var low: String?
 
     @Option(help: "The high end of the range (default: 1GiB, or the parameter's largest value).")
@@ -231,10 +231,10 @@ struct BisectCommand: ParsableCommand {
     static func stack(_ text: String?, option: String, default value: Int) throws(InputError) -> Int {
         guard let text else { return value }
         guard let bytes = ByteSize.parse(text) else {
-            throw InputError("\(option) '\(text)' is not a stack size; write a size such as 16KiB, 512KiB or 1GiB")
+            throw InputError("\(option) '\(text)' is not a stack size; write a size such as 32KiB, 512KiB or 1GiB")
         }
         guard (BisectRequest.minimumStackBytes...BisectRequest.maximumStackBytes).contains(bytes) else {
-            throw InputError("\(option) \(text) is outside 16KiB to 1GiB (Foundation ignores smaller stacks and clamps larger ones); use a size in that range")
+            throw InputError("\(option) \(text) is outside 32KiB to 1GiB (a smaller stack leaves Swift's runtime no room; Foundation clamps larger ones); use a size in that range")
         }
         guard bytes % BisectRequest.pageBytes == 0 else {
             throw InputError("\(option) \(text) is not a whole number of 4KiB pages; use e.g. \(ByteSize.format(bytes / 4096 * 4096 + 4096))")

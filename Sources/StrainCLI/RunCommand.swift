@@ -55,7 +55,7 @@ struct RunCommand: ParsableCommand {
     var jobs: Int?
 
     /// The most trials `--jobs` runs at once.
-    static let maximumJobs = 64
+    static let maximumJobs = SuiteLimits.jobs.upperBound
 
     /// The most repetitions `--repetitions` takes (`SuiteLimits.repetitions`).
     static let maximumRepetitions = SuiteLimits.repetitions.upperBound

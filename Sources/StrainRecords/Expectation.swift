@@ -13,13 +13,14 @@ public struct ExpectedOutcome: Codable, Hashable, Sendable, CustomStringConverti
         self.signal = signal
     }
 
-    /// Parses `completed`, `stackOverflow`, `crashed` or `crashed(SIGSEGV)`.
+    /// Parses `completed`, `stackOverflow`, `crashed`, `crashed(SIGSEGV)` or `crashed(11)`
+    /// (a signal Linux has: 1 to 64).
     public init?(parsing text: String) {
         var name = text.trimmingCharacters(in: .whitespaces)
         var signal: Int32?
         if let open = name.firstIndex(of: "("), name.hasSuffix(")") {
             let inner = String(name[name.index(after: open)..<name.index(before: name.endIndex)])
-            guard let number = SignalName.number(inner) ?? Int32(inner) else { return nil }
+            guard let number = SignalName.number(inner) ?? Int32(inner), SignalName.numbers.contains(number) else { return nil }
             signal = number
             name = String(name[..<open])
         }

@@ -28,8 +28,11 @@ public enum StrategySpec: Hashable, Sendable, CustomStringConvertible, Codable {
     /// a `Task` with that executor preference per piece of work.
     case taskExecutor(count: Int, stackBytes: Int)
 
-    /// `Thread.stackSize` below this is silently ignored by Foundation (8 MiB instead).
-    public static let minimumThreadStackBytes = 16 * 1024
+    /// The smallest stack any strategy's thread may have: the one floor that suites,
+    /// bisect and records share. Foundation ignores `Thread.stackSize` under 16 KiB
+    /// (8 MiB instead), and measured here a `noop` trial's pool worker uses 16 KiB
+    /// before any scenario code runs, so 32 KiB is the least that leaves room.
+    public static let minimumStackBytes = 32 * 1024
     /// `Thread.stackSize` above this is clamped.
     public static let maximumThreadStackBytes = 1 << 30
     /// The most threads a `thread-pool` may have.
@@ -66,6 +69,33 @@ public enum StrategySpec: Hashable, Sendable, CustomStringConvertible, Codable {
         case .taskExecutor(let count, let bytes): "task-executor(\(count), \(ByteSize.exact(bytes)))"
         }
     }
+
+    /// The threads the strategy makes itself and the stack each gets (at most
+    /// `count` at once); nil where the threads come from a runtime's pool (GCD,
+    /// Swift concurrency's, the main thread). Every stack and pool limit is checked
+    /// through this, so a new case cannot miss one: the switch has no `default`.
+    public var ownThreads: (count: Int, stackBytes: Int)? {
+        switch self {
+        case .thread(let stack), .threadQueue(let stack): (1, stack)
+        case .threadPool(let count, let stack), .taskExecutor(let count, let stack): (count, stack)
+        case .gcdGlobal, .gcdSerial, .gcdConcurrent, .gcdSerialQueues, .task, .main, .operationQueue: nil
+        }
+    }
+
+    /// The same strategy with its own threads' stack set to `bytes`, or nil where its
+    /// threads' stack is not its own to choose.
+    public func withStack(_ bytes: Int) -> StrategySpec? {
+        switch self {
+        case .thread: .thread(stackBytes: bytes)
+        case .threadQueue: .threadQueue(stackBytes: bytes)
+        case .threadPool(let count, _): .threadPool(count: count, stackBytes: bytes)
+        case .taskExecutor(let count, _): .taskExecutor(count: count, stackBytes: bytes)
+        case .gcdGlobal, .gcdSerial, .gcdConcurrent, .gcdSerialQueues, .task, .main, .operationQueue: nil
+        }
+    }
+
+    /// The stack the strategy's threads are given, when the strategy sets it.
+    public var chosenStackBytes: Int? { ownThreads?.stackBytes }
 
     /// Whether the strategy's threads come from libdispatch, whose thread cap
     /// differs between platforms (the portability verdict applies to these).
@@ -159,8 +189,8 @@ public enum StrategySpec: Hashable, Sendable, CustomStringConvertible, Codable {
         guard let bytes = ByteSize.parse(argument) else {
             throw ParseError(description: "'\(argument)' in '\(text)' is not a stack size; write a size such as 512KiB, 1MiB or 8MiB")
         }
-        guard bytes >= minimumThreadStackBytes else {
-            throw ParseError(description: "stack size \(argument) in '\(text)' is under 16KiB, which Foundation silently ignores (the thread would get 8MiB); use 16KiB or more")
+        guard bytes >= minimumStackBytes else {
+            throw ParseError(description: "stack size \(argument) in '\(text)' is under \(minimumStackBytes / 1024)KiB, too small for Swift's runtime to start work on (Foundation ignores a stack under 16KiB); use \(minimumStackBytes / 1024)KiB or more")
         }
         guard bytes <= maximumThreadStackBytes else {
             throw ParseError(description: "stack size \(argument) in '\(text)' is over 1GiB, which Foundation clamps; use 1GiB or less")

@@ -57,6 +57,9 @@ public enum SignalName {
         15: "SIGTERM",
     ]
 
+    /// The signal numbers Linux has (1 to SIGRTMAX): a process can die of no other.
+    public static let numbers: ClosedRange<Int32> = 1...64
+
     /// `SIGSEGV` for 11; `signal 42` for one without a name here.
     public static func of(_ signal: Int32) -> String { names[signal] ?? "signal \(signal)" }
 

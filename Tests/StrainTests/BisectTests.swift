@@ -91,11 +91,11 @@ final class FakeProbeRunner: BisectProbeRunner {
         #expect(search.explanation.hasSuffix("this is not a matter of stack."))
     }
 
-    @Test func aStackThatCompletesEvenOn16KiBIsReportedAsSuch() throws {
+    @Test func aStackThatCompletesEvenOnTheSmallestStackIsReportedAsSuch() throws {
         let runner = FakeProbeRunner(valueOf: FakeProbeRunner.stack) { _, _ in true }
-        let search = try Bisector(runner: runner).search(request(.stack, low: 16 << 10, high: 1 << 30))
+        let search = try Bisector(runner: runner).search(request(.stack, low: 32 << 10, high: 1 << 30))
         #expect(search.verdict == .alwaysCompletes)
-        #expect(search.passing == 16 << 10)
+        #expect(search.passing == 32 << 10)
     }
 
     @Test func theSlopeThroughTwoBoundaryPointsPredictsWhatPlatformStacksTake() throws {
@@ -187,14 +187,14 @@ final class FakeProbeRunner: BisectProbeRunner {
     @Test func badInputIsRefusedWithTheOptionAndTheFixAndNoProbeRuns() throws {
         let cases: [([String], String)] = [
             (["no-such-scenario"], "unknown scenario 'no-such-scenario'"),
-            (["cyclic-graph", "--low", "8KiB"], "--low 8KiB is outside 16KiB to 1GiB"),
-            (["cyclic-graph", "--high", "2GiB"], "--high 2GiB is outside 16KiB to 1GiB"),
-            (["cyclic-graph", "--low", "20000"], "not a whole number of 4KiB pages"),
+            (["cyclic-graph", "--low", "8KiB"], "--low 8KiB is outside 32KiB to 1GiB"),
+            (["cyclic-graph", "--high", "2GiB"], "--high 2GiB is outside 32KiB to 1GiB"),
+            (["cyclic-graph", "--low", "40000"], "not a whole number of 4KiB pages"),
             (["cyclic-graph", "--over", "shape"], "'shape' is not an integer parameter"),
             (["cyclic-graph", "--over", "size", "--high", "2000000"], "use a whole number from 1 to 1000000"),
             (["cyclic-graph", "-p", "size=0"], "'0' is not a valid size"),
             (["cyclic-graph", "--repetitions", "0"], "use 1 to 20"),
-            (["cyclic-graph", "--over", "size", "--strategy", "thread(1KiB)"], "under 16KiB"),
+            (["cyclic-graph", "--over", "size", "--strategy", "thread(1KiB)"], "under 32KiB"),
             (["cyclic-graph", "--timeout", "0s"], "from 100ms to 10m"),
         ]
         for (arguments, message) in cases {

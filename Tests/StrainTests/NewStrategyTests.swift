@@ -19,7 +19,7 @@ import Testing
             ("operation-queue(0)", "write e.g. operation-queue(4)"),
             ("task-executor(2)", "needs a thread count and a stack size"),
             ("task-executor(0, 8MiB)", "not a thread count from 1 to 4096"),
-            ("task-executor(2, 4KiB)", "under 16KiB"),
+            ("task-executor(2, 4KiB)", "under 32KiB"),
             ("task-executor(2, 2GiB)", "over 1GiB"),
             ("task-executor(2", "quote this strategy: \"task-executor(2, 8MiB)\""),
         ]

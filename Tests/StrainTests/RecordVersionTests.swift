@@ -38,7 +38,7 @@ struct RecordVersionTests {
     }
 
     @Test func aStrategyWithAStackThatIsNotWholeKiBStillNamesItselfExactly() throws {
-        for text in ["thread(1025KiB)", "thread(20000)", "thread-pool(3, 1536KiB)"] {
+        for text in ["thread(1025KiB)", "thread(40000)", "thread-pool(3, 1536KiB)"] {
             let strategy = try StrategySpec(parsing: text)
             #expect(try StrategySpec(parsing: strategy.description) == strategy, "\(strategy) reads back")
         }

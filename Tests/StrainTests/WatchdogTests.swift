@@ -126,7 +126,7 @@ import Testing
           - scenario: noop
             strategies: [main]
           - scenario: noop
-            strategies: [main]
+            strategies: [gcd-serial]
             stall: 3s
         """, path: "s.yaml")
         #expect(suite.stallSeconds == 0.25)

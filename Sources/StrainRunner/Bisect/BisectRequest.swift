@@ -35,8 +35,8 @@ public struct BisectRequest: Sendable {
 
     /// A page: the resolution of a stack search.
     public static let pageBytes = 4096
-    /// The smallest stack a search may try: less is ignored by Foundation (8 MiB instead).
-    public static let minimumStackBytes = StrategySpec.minimumThreadStackBytes
+    /// The smallest stack a search may try: the strategies' one floor.
+    public static let minimumStackBytes = StrategySpec.minimumStackBytes
     /// The largest stack a search may try: more is clamped by Foundation.
     public static let maximumStackBytes = StrategySpec.maximumThreadStackBytes
     /// Where a stack search starts: Apple's secondary-thread stack.
@@ -113,27 +113,6 @@ public struct BisectRequest: Sendable {
         switch question {
         case .stack: "thread(stack)"
         case .parameter: strategy.description
-        }
-    }
-}
-
-extension StrategySpec {
-    /// The same strategy with threads of `bytes`, or nil when its threads' stack is not its own to choose.
-    public func withStack(_ bytes: Int) -> StrategySpec? {
-        switch self {
-        case .thread: .thread(stackBytes: bytes)
-        case .threadQueue: .threadQueue(stackBytes: bytes)
-        case .threadPool(let count, _): .threadPool(count: count, stackBytes: bytes)
-        case .taskExecutor(let count, _): .taskExecutor(count: count, stackBytes: bytes)
-        default: nil
-        }
-    }
-
-    /// The stack the strategy's threads are given, when the strategy sets it.
-    public var chosenStackBytes: Int? {
-        switch self {
-        case .thread(let bytes), .threadQueue(let bytes), .threadPool(_, let bytes), .taskExecutor(_, let bytes): bytes
-        default: nil
         }
     }
 }

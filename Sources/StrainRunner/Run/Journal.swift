@@ -39,6 +39,35 @@ public struct JournalHeader: Codable, Sendable, Equatable {
     }
 }
 
+extension JournalHeader {
+    /// What is out of range in a header read back from a file, with the field and
+    /// its range, or nil: a journal is input like a suite, and `--resume` takes its
+    /// values as if given on the command line, so each has the command line's range.
+    public var problem: String? {
+        if let repetitions, !SuiteLimits.repetitions.contains(repetitions) {
+            return "its header's repetitions \(repetitions) is out of range (\(SuiteLimits.repetitions.lowerBound) to \(SuiteLimits.repetitions.upperBound))"
+        }
+        if let jobs, !SuiteLimits.jobs.contains(jobs) {
+            return "its header's jobs \(jobs) is out of range (\(SuiteLimits.jobs.lowerBound) to \(SuiteLimits.jobs.upperBound))"
+        }
+        if let shard, Shard(parsing: shard) == nil {
+            return "its header's shard '\(String(shard.prefix(40)))' is not K/N with 1 ≤ K ≤ N ≤ \(Shard.maximumCount)"
+        }
+        if !(0...SuiteLimits.maximumTrials).contains(plan.trialCount) {
+            return "its header's plan.trialCount \(plan.trialCount) is out of range (0 to \(SuiteLimits.maximumTrials))"
+        }
+        if let recorded = plan.shard {
+            guard (1...Shard.maximumCount).contains(recorded.count), (1...recorded.count).contains(recorded.index) else {
+                return "its header's plan.shard \(recorded.index)/\(recorded.count) is not K/N with 1 ≤ K ≤ N ≤ \(Shard.maximumCount)"
+            }
+            if let count = recorded.trialCount, !(0...plan.trialCount).contains(count) {
+                return "its header's plan.shard.trialCount \(count) is out of range (0 to the plan's \(plan.trialCount))"
+            }
+        }
+        return nil
+    }
+}
+
 /// A journal that cannot be continued, with the reason.
 public struct JournalError: Error, Sendable, CustomStringConvertible {
     public var path: String
@@ -133,6 +162,9 @@ public final class Journal {
             header = try JSONDecoder().decode(JournalHeader.self, from: Data(first))
         } catch {
             throw JournalError(path: path, message: "the journal's header cannot be read: \(error)")
+        }
+        if let problem = header.problem {
+            throw JournalError(path: path, message: "\(problem); the journal was changed by hand or damaged: start the run again with --force")
         }
         var trials: [TrialRecord] = []
         for (number, line) in lines.dropFirst().enumerated() where !line.isEmpty {

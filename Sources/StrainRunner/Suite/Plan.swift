@@ -39,11 +39,45 @@ public struct Plan: Sendable {
         self.trials = trials
     }
 
-    /// The cartesian product of the parameters' values, in the suite's order.
-    static func combinations(_ parameters: [(name: String, values: [String])]) -> [[String: String]] {
-        parameters.reduce([[:]]) { partial, parameter in
-            partial.flatMap { combination in
-                parameter.values.map { value in combination.merging([parameter.name: value]) { $1 } }
+    /// The cartesian product of the parameters' values, in the suite's order (the
+    /// last parameter varies fastest), made one combination at a time: a suite whose
+    /// product is too large to plan is refused by its count before any is made.
+    static func combinations(_ parameters: [(name: String, values: [String])]) -> Combinations {
+        Combinations(parameters: parameters)
+    }
+
+    /// Every combination of a run's parameter values, lazily.
+    struct Combinations: Sequence {
+        let parameters: [(name: String, values: [String])]
+
+        func makeIterator() -> Iterator { Iterator(parameters: parameters) }
+
+        /// An odometer over the values' indexes.
+        struct Iterator: IteratorProtocol {
+            let parameters: [(name: String, values: [String])]
+            var indexes: [Int]
+            var done: Bool
+
+            init(parameters: [(name: String, values: [String])]) {
+                self.parameters = parameters
+                indexes = Array(repeating: 0, count: parameters.count)
+                done = parameters.contains { $0.values.isEmpty }
+            }
+
+            mutating func next() -> [String: String]? {
+                guard !done else { return nil }
+                var combination: [String: String] = [:]
+                for (parameter, index) in zip(parameters, indexes) { combination[parameter.name] = parameter.values[index] }
+                // Advance the last parameter first; past the first one's end, stop.
+                var position = parameters.count - 1
+                while position >= 0 {
+                    indexes[position] += 1
+                    if indexes[position] < parameters[position].values.count { break }
+                    indexes[position] = 0
+                    position -= 1
+                }
+                if position < 0 { done = true }
+                return combination
             }
         }
     }

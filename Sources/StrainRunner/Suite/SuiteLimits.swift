@@ -7,6 +7,8 @@ import StrainKit
 public enum SuiteLimits {
     /// Repetitions of a run (`repetitions:`, `--repetitions`).
     public static let repetitions = 1...10_000
+    /// Trials run at once (`--jobs`, and a resumed journal's `jobs`).
+    public static let jobs = 1...64
     /// A trial's deadline (`timeout:`): 10 ms to 24 h.
     public static let timeoutSeconds = 0.01...86_400.0
     /// The watchdog's no-progress threshold (`stall:`): 100 ms to 24 h. The
@@ -22,10 +24,8 @@ public enum SuiteLimits {
     public static let maximumTrials = 100_000
     /// Stack sizes are whole pages.
     public static let pageBytes = Int(sysconf(Int32(_SC_PAGESIZE)))
-    /// The smallest stack a strategy's thread may have. Measured here: a `noop`
-    /// trial's pool worker uses 16 KiB before any scenario code runs, all of a
-    /// 16 KiB stack (`Thread`'s own floor), so 32 KiB is the least that leaves room.
-    public static let minimumStackBytes = 32 * 1024
+    /// The smallest stack a strategy's thread may have: the strategies' one floor.
+    public static let minimumStackBytes = StrategySpec.minimumStackBytes
     /// Memory for the threads of one `thread-pool`: count × stack.
     public static let maximumPoolStackBytes = 16 << 30
 
@@ -45,16 +45,22 @@ public enum SuiteLimits {
         return cap
     }
 
+    /// The trials one run plans, counted without building them; nil past `Int.max`.
+    public static func trialCount(of run: SuiteRun) -> Int? {
+        var count = 1
+        for factor in run.parameters.map(\.values.count) + [run.profiles.count, run.repetitions, run.strategies.count] {
+            let (product, overflow) = count.multipliedReportingOverflow(by: factor)
+            if overflow { return nil }
+            count = product
+        }
+        return count
+    }
+
     /// The trials a suite plans, counted without building them; nil past `Int.max`.
     public static func trialCount(_ suite: Suite) -> Int? {
         var total = 0
         for run in suite.runs {
-            var count = 1
-            for factor in run.parameters.map(\.values.count) + [run.profiles.count, run.repetitions, run.strategies.count] {
-                let (product, overflow) = count.multipliedReportingOverflow(by: factor)
-                if overflow { return nil }
-                count = product
-            }
+            guard let count = trialCount(of: run) else { return nil }
             let (sum, overflow) = total.addingReportingOverflow(count)
             if overflow { return nil }
             total = sum

@@ -93,6 +93,7 @@ public struct SuiteParser: Sendable {
                 throw SuiteError(file: path, line: nil, column: nil, message: "the suite file is empty; it needs at least `name:` and `runs:`")
             }
             root = node
+            if let expanded = Self.expansionProblem(node, path: path) { throw expanded }
         } catch let error as SuiteError {
             throw error
         } catch let error as YamlError {
@@ -120,26 +121,111 @@ public struct SuiteParser: Sendable {
         return SuiteReader.combined(problems)
     }
 
-    /// Every complex mapping key (`? …`, or a `[…]:` / `{…}:` key). A suite never
-    /// needs one, and Yams compares such keys against each other to find
-    /// duplicates so slowly that 1.7 KB of them took over a minute (found by fuzzing).
+    /// Every complex mapping key (`? …`, a `[…]:` / `{…}:` key, or an alias `*name:`
+    /// used as a key), found in the text before Yams composes it. A suite never needs
+    /// one, and Yams compares such keys against each other to find duplicates by
+    /// hashing the whole expanded node: 1.7 KB of flow keys took over a minute, and
+    /// 553 bytes of nested aliases used as a key (10^10 leaves) never finished (both
+    /// found by fuzzing). The scan is conservative: text inside a quoted scalar that
+    /// spans lines is read as YAML too, so it may refuse such text, never miss a key.
     static func complexKeyProblems(_ text: String, path: String) -> SuiteError? {
         var problems: [SuiteError] = []
         for (number, line) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }).enumerated() {
-            var rest = line[...]
-            var column = 1
-            while let first = rest.first, first == " " || first == "-" && (rest.dropFirst().first.map { $0 == " " } ?? true) {
-                rest = rest.dropFirst()
-                column += 1
+            if let (column, what) = complexKey(in: Array(line.unicodeScalars)) {
+                problems.append(SuiteError(file: path, line: number + 1, column: column,
+                                           message: "a complex key (\(what)); suite keys are plain names: write `key: value`"))
             }
-            let explicit = rest.first == "?" && (rest.dropFirst().first.map { $0 == " " || $0 == "\t" } ?? true)
-            let flow = (rest.first == "[" || rest.first == "{") && rest.contains(where: { $0 == ":" })
-                && rest.firstMatch(of: /^[\[{].*[\]}]\s*:(\s|$)/) != nil
-            guard explicit || flow else { continue }
-            problems.append(SuiteError(file: path, line: number + 1, column: column,
-                                       message: "a complex key (\(explicit ? "`?`" : "a list or mapping used as a key")); suite keys are plain names: write `key: value`"))
         }
         return SuiteReader.combined(problems)
+    }
+
+    /// The column (1-based) and kind of the first complex key on one line, outside
+    /// quotes and comments.
+    static func complexKey(in line: [Unicode.Scalar]) -> (column: Int, what: String)? {
+        func isSpace(_ scalar: Unicode.Scalar) -> Bool { scalar == " " || scalar == "\t" }
+        /// Whether a `:` at `index` is a key's indicator: followed by a space, the end, or a flow bracket.
+        func indicator(at index: Int) -> Bool {
+            guard index < line.count, line[index] == ":" else { return false }
+            return index + 1 == line.count || isSpace(line[index + 1]) || ",]}".unicodeScalars.contains(line[index + 1])
+        }
+        func skipSpaces(_ index: Int) -> Int {
+            var index = index
+            while index < line.count, isSpace(line[index]) { index += 1 }
+            return index
+        }
+        var index = 0
+        var tokenStart = true  // at the line's start, or after one of `[ { , : - ?` and spaces
+        while index < line.count {
+            let scalar = line[index]
+            if isSpace(scalar) {
+                index += 1
+                continue
+            }
+            if scalar == "#", index == 0 || isSpace(line[index - 1]) { return nil }
+            if tokenStart, scalar == "'" || scalar == "\"" {
+                // A quoted scalar: skip to its closing quote on this line (`''` and `\"` stay inside).
+                var end = index + 1
+                while end < line.count {
+                    if scalar == "'", line[end] == "'" {
+                        if end + 1 < line.count, line[end + 1] == "'" { end += 2; continue }
+                        break
+                    }
+                    if scalar == "\"", line[end] == "\\" { end += 2; continue }
+                    if scalar == "\"", line[end] == "\"" { break }
+                    end += 1
+                }
+                index = end + 1
+                tokenStart = false
+                continue
+            }
+            if tokenStart, scalar == "?", index + 1 == line.count || isSpace(line[index + 1]) {
+                return (index + 1, "`?`")
+            }
+            if tokenStart, scalar == "*" {
+                // libyaml's anchor names: ASCII letters, digits, `-` and `_` (so `*a: x` is the alias `a` as a key).
+                var end = index + 1
+                while end < line.count, line[end].isASCII, line[end].properties.isAlphabetic || ("0"..."9").contains(line[end]) || line[end] == "-" || line[end] == "_" { end += 1 }
+                if indicator(at: skipSpaces(end)) { return (index + 1, "an alias `*name` used as a key") }
+                index = end
+                tokenStart = false
+                continue
+            }
+            if scalar == "]" || scalar == "}", indicator(at: skipSpaces(index + 1)) {
+                return (index + 1, "a list or mapping used as a key")
+            }
+            tokenStart = "[{,?-:".unicodeScalars.contains(scalar)
+            index += 1
+        }
+        return nil
+    }
+
+    /// The most values a suite may hold once its aliases are expanded. A 1 MiB file
+    /// written out holds at most about half a million; past this, aliases of aliases
+    /// (YAML's "billion laughs") would make every walk over the suite take forever.
+    public static let maximumExpandedValues = 1_000_000
+
+    /// Counts the values of the composed document, aliases expanded, without
+    /// recursion and stopping at the bound; a problem when the bound is passed.
+    static func expansionProblem(_ root: Node, path: String) -> SuiteError? {
+        var pending = [root]
+        var count = 0
+        while let node = pending.popLast() {
+            count += 1
+            if count > maximumExpandedValues {
+                return SuiteError(file: path, line: nil, column: nil,
+                                  message: "the suite's aliases (`*name`) expand it to more than \(maximumExpandedValues) values; write the values out, or use fewer aliases of aliases")
+            }
+            switch node {
+            case .scalar, .alias: break
+            case .sequence(let sequence): pending.append(contentsOf: sequence)
+            case .mapping(let mapping):
+                for (key, value) in mapping {
+                    pending.append(key)
+                    pending.append(value)
+                }
+            }
+        }
+        return nil
     }
 
     private static func yamlError(_ error: YamlError, path: String, text: String) -> SuiteError {
@@ -392,6 +478,10 @@ private final class SuiteReader {
                 problems.append(error(element, "unknown profile '\(Self.shortened(text))'\(Suggestion.didYouMean(text, among: names)); valid profiles: \(names.joined(separator: ", "))"))
                 continue
             }
+            guard !result.contains(profile) else {
+                problems.append(error(element, "profile '\(text)' is listed twice; list each once"))
+                continue
+            }
             result.append(profile)
         }
         return result
@@ -436,12 +526,13 @@ private final class SuiteReader {
             problems.append(error(runNodes, "`runs:` must be a list of runs, each starting with `- scenario: NAME`"))
             return nil
         }
-        var runs: [SuiteRun] = []
+        var runs: [ReadRun] = []
         for node in sequence {
-            if let run = self.run(node, repetitions: repetitions, timeout: timeout, stall: stall, profiles: profiles) { runs.append(run) }
+            if let run = self.run(node, repetitions: repetitions, timeout: timeout, stall: stall, stallGiven: stallNode != nil, profiles: profiles) { runs.append(run) }
         }
+        checkPlan(runs)
         return Suite(name: name ?? "", description: description, path: path, repetitions: repetitions, timeoutSeconds: timeout,
-                     stallSeconds: stall, profiles: profiles, runs: runs, gate: gate)
+                     stallSeconds: stall, profiles: profiles, runs: runs.map(\.run), gate: gate)
     }
 
     /// A stall threshold must leave the deadline room to be reached.
@@ -450,7 +541,16 @@ private final class SuiteReader {
         problems.append(error(node, "stall \(Self.format(stall)) is not shorter than the timeout \(Self.format(timeout)), so the watchdog could never step in; make stall shorter than timeout"))
     }
 
-    func run(_ node: Node, repetitions: Int, timeout: Double, stall: Double, profiles: [Profile]) -> SuiteRun? {
+    /// A run as read, with where it stands in the file and its scenario, for the checks over the whole plan.
+    struct ReadRun {
+        var run: SuiteRun
+        var node: Node
+        var scenarioNode: Node
+        var scenario: any Scenario.Type
+    }
+
+    /// One run; `stallGiven` says whether the suite set `stall:` (the default applies quietly).
+    func run(_ node: Node, repetitions: Int, timeout: Double, stall: Double, stallGiven: Bool, profiles: [Profile]) -> ReadRun? {
         guard let entries = collect({ () throws(SuiteError) in try mapping(node, "a run", keys: SuiteParser.runKeys) }) else { return nil }
         guard let scenarioEntry = entries.first(where: { $0.key == "scenario" }) else {
             problems.append(error(node, "this run has no `scenario:`; valid scenarios: \(catalog.names.joined(separator: ", "))"))
@@ -469,6 +569,7 @@ private final class SuiteReader {
         var given: [String: [String]] = [:]
         var expectNode: Node?
         var stallNode: Node?
+        var timeoutNode: Node?
         var strategiesGiven = false
         for (key, _, value) in entries {
             switch key {
@@ -478,7 +579,9 @@ private final class SuiteReader {
                 run.strategies = collect { () throws(SuiteError) in try strategies(value) } ?? []
             case "profiles": run.profiles = collect { () throws(SuiteError) in try self.profiles(value) } ?? run.profiles
             case "repetitions": run.repetitions = collect { () throws(SuiteError) in try self.repetitions(value) } ?? run.repetitions
-            case "timeout": run.timeoutSeconds = collect { () throws(SuiteError) in try duration(value, "timeout", range: SuiteLimits.timeoutSeconds) } ?? run.timeoutSeconds
+            case "timeout":
+                timeoutNode = value
+                run.timeoutSeconds = collect { () throws(SuiteError) in try duration(value, "timeout", range: SuiteLimits.timeoutSeconds) } ?? run.timeoutSeconds
             case "stall":
                 stallNode = value
                 run.stallSeconds = collect { () throws(SuiteError) in try duration(value, "stall", range: SuiteLimits.stallSeconds) } ?? run.stallSeconds
@@ -489,17 +592,67 @@ private final class SuiteReader {
             default: break
             }
         }
-        if stallNode != nil { checkStall(run.stallSeconds, timeout: run.timeoutSeconds, node: stallNode) }
+        if stallNode != nil {
+            checkStall(run.stallSeconds, timeout: run.timeoutSeconds, node: stallNode)
+        } else if stallGiven, let timeoutNode, run.stallSeconds >= run.timeoutSeconds {
+            // The suite's stall applies here too: one rule, whichever level set either value.
+            problems.append(error(timeoutNode, "timeout \(Self.format(run.timeoutSeconds)) is not longer than the suite's stall \(Self.format(run.stallSeconds)), so the watchdog could never step in; make timeout longer, or give this run a shorter `stall:`"))
+        }
         if !strategiesGiven {
             problems.append(error(node, "the run of '\(Self.shortened(scenarioName))' has no `strategies:`; add a list such as [gcd-global, thread(512KiB)]"))
         }
         guard let scenario else { return nil }
         run.parameters = scenario.parameterSpecs.map { spec in (spec.name, given[spec.name] ?? [spec.defaultValue]) }
-        checkReads(of: scenario, with: run.parameters, at: scenarioEntry.value)
         if let expectNode, !run.strategies.isEmpty {
             run.expectations = collect { () throws(SuiteError) in try expectations(expectNode, strategies: run.strategies) } ?? [:]
         }
-        return run
+        return ReadRun(run: run, node: node, scenarioNode: scenarioEntry.value, scenario: scenario)
+    }
+
+    /// The checks over the whole plan, made from counts before any trial exists: its
+    /// size (a product of counts, checked for overflow, refused at the run that takes
+    /// it past `SuiteLimits.maximumTrials`), then, within that size, each run's
+    /// parameter reads and that no two runs plan the same trial. The work is bounded
+    /// by the plan limit, whatever the file asks for.
+    func checkPlan(_ runs: [ReadRun]) {
+        var counts: [Int?] = []
+        var total: Int? = 0
+        for read in runs {
+            let count = SuiteLimits.trialCount(of: read.run)
+            counts.append(count)
+            if let sum = total, let count { total = sum.addingReportingOverflow(count).overflow ? nil : sum + count } else { total = nil }
+        }
+        var running = 0
+        var planners: [TrialKey: (run: Int, line: Int)] = [:]
+        for (index, (read, count)) in zip(runs, counts).enumerated() {
+            guard let count, !running.addingReportingOverflow(count).overflow, running + count <= SuiteLimits.maximumTrials else {
+                let size = total.map { "\($0)" } ?? "more than \(Int.max)"
+                problems.append(error(read.node, "the plan has \(size) trials (parameter values × profiles × repetitions × strategies, summed over the runs), past the limit of \(SuiteLimits.maximumTrials) from this run on; sweep fewer values, or split the suite"))
+                return
+            }
+            running += count
+            checkReads(of: read.scenario, with: read.run.parameters, at: read.scenarioNode)
+            checkOverlap(read, index: index, planners: &planners)
+        }
+    }
+
+    /// A trial planned by two runs would run twice under one ID, and run.json would keep
+    /// one of them: refused, naming both runs.
+    func checkOverlap(_ read: ReadRun, index: Int, planners: inout [TrialKey: (run: Int, line: Int)]) {
+        let line = read.node.mark?.line ?? 0
+        for combination in Plan.combinations(read.run.parameters) {
+            let parameters = Plan.ordered(combination, as: read.run.parameters)
+            for profile in read.run.profiles {
+                for strategy in read.run.strategies {
+                    let key = TrialKey(scenario: read.run.scenario, parameters: parameters, strategy: strategy, profile: profile)
+                    if let first = planners[key], first.run != index {
+                        problems.append(error(read.node, "this run plans \(key.description), which the run at line \(first.line) plans too; a trial runs once per repetition: remove the overlap from one of them (or raise `repetitions:`)"))
+                        return
+                    }
+                    planners[key] = (index, line)
+                }
+            }
+        }
     }
 
     func parameters(_ node: Node, scenario: any Scenario.Type) throws(SuiteError) -> [String: [String]] {
@@ -516,6 +669,10 @@ private final class SuiteReader {
             for (text, element) in texts {
                 if let problem = spec.problem(with: text) {
                     problems.append(error(element, problem + Self.choiceSuggestion(text, spec)))
+                    continue
+                }
+                guard !values.contains(text) else {
+                    problems.append(error(element, "value '\(Self.shortened(text))' of parameter '\(key)' is listed twice; list each once"))
                     continue
                 }
                 values.append(text)
@@ -570,40 +727,24 @@ private final class SuiteReader {
         return strategy
     }
 
-    /// Stack sizes are whole pages of at least `SuiteLimits.minimumStackBytes`; pools fit the machine.
+    /// Stack sizes are whole pages (their floor and ceiling are the strategy's own,
+    /// `StrategySpec.minimumStackBytes`, checked as it parses); pools fit the
+    /// machine. One rule per limit, for every strategy that makes its own
+    /// threads (`StrategySpec.ownThreads`), so a new strategy cannot miss one.
     func checkLimits(_ strategy: StrategySpec, text: String, node: Node) throws(SuiteError) {
-        let name: String
-        let bytes: Int
-        var count = 1
-        switch strategy {
-        case .thread(let stack): (name, bytes) = ("thread", stack)
-        case .threadQueue(let stack): (name, bytes) = ("thread-queue", stack)
-        case .threadPool(let threads, let stack): (name, bytes, count) = ("thread-pool", stack, threads)
-        default: return
-        }
+        guard let (count, bytes) = strategy.ownThreads else { return }
         let page = SuiteLimits.pageBytes
         if bytes % page != 0 {
-            let up = (bytes / page + 1) * page
-            var fixed = strategy
-            switch strategy {
-            case .thread: fixed = .thread(stackBytes: up)
-            case .threadQueue: fixed = .threadQueue(stackBytes: up)
-            case .threadPool(let threads, _): fixed = .threadPool(count: threads, stackBytes: up)
-            default: break
-            }
+            let fixed = strategy.withStack((bytes / page + 1) * page) ?? strategy
             throw error(node, "the stack size in '\(Self.shortened(text))' is not a whole number of \(page / 1024)KiB pages; did you mean \(fixed.description)?")
         }
-        if bytes < SuiteLimits.minimumStackBytes {
-            throw error(node, "the stack size in '\(Self.shortened(text))' is under \(SuiteLimits.minimumStackBytes / 1024)KiB, too small for Swift's runtime to start work on; use \(SuiteLimits.minimumStackBytes / 1024)KiB or more")
+        let cap = SuiteLimits.maximumPoolThreads
+        if count > cap {
+            throw error(node, "'\(Self.shortened(text))' asks for \(count) threads; this machine allows at most \(cap) in a pool (a quarter of its thread limits); use \(cap) or fewer")
         }
-        if name == "thread-pool" {
-            let cap = SuiteLimits.maximumPoolThreads
-            if count > cap {
-                throw error(node, "'\(Self.shortened(text))' asks for \(count) threads; this machine allows at most \(cap) in a pool (a quarter of its thread limits); use \(cap) or fewer")
-            }
-            if count.multipliedReportingOverflow(by: bytes).overflow || count * bytes > SuiteLimits.maximumPoolStackBytes {
-                throw error(node, "'\(Self.shortened(text))' reserves \(ByteSize.format(count * bytes)) of stacks; the limit is \(ByteSize.format(SuiteLimits.maximumPoolStackBytes)): use fewer threads or smaller stacks")
-            }
+        let (reserved, overflow) = count.multipliedReportingOverflow(by: bytes)
+        if overflow || reserved > SuiteLimits.maximumPoolStackBytes {
+            throw error(node, "'\(Self.shortened(text))' reserves \(overflow ? "more than \(ByteSize.format(Int.max))" : ByteSize.format(reserved)) of stacks; the limit is \(ByteSize.format(SuiteLimits.maximumPoolStackBytes)): use fewer threads or smaller stacks")
         }
     }
 
@@ -614,6 +755,11 @@ private final class SuiteReader {
             for (text, element) in try strings(value, "expected outcomes") {
                 guard let outcome = ExpectedOutcome(parsing: text), outcome.kind != .harnessError else {
                     let name = String(text.prefix { $0 != "(" })
+                    if name.trimmingCharacters(in: .whitespaces) == TrialOutcome.Kind.crashed.rawValue, text.contains("(") {
+                        let range = SignalName.numbers
+                        problems.append(error(element, "'\(Self.shortened(text))' names no signal a process can die of; write a name such as crashed(SIGSEGV) or a number from \(range.lowerBound) to \(range.upperBound)"))
+                        continue
+                    }
                     problems.append(error(element, "unknown outcome '\(Self.shortened(text))'\(Suggestion.didYouMean(name, among: outcomeNames)); valid outcomes: \(outcomeNames.joined(separator: ", ")) (crashed takes a signal: crashed(SIGSEGV))"))
                     continue
                 }
@@ -627,6 +773,7 @@ private final class SuiteReader {
             throw error(node, "`expect:` must be outcomes, or a mapping from strategy (or `default`) to outcomes")
         }
         var result: [String: [ExpectedOutcome]] = [:]
+        var firstSpelling: [StrategySpec: (text: String, line: Int?)] = [:]
         for (keyNode, value) in mapping {
             guard let key = collect({ () throws(SuiteError) in try string(keyNode, "a strategy under expect") }) else { continue }
             if key == "default" {
@@ -638,6 +785,11 @@ private final class SuiteReader {
                 problems.append(error(keyNode, "expect names '\(Self.shortened(key))', which this run does not list in `strategies:` (\(strategies.map(\.description).joined(separator: ", "))); name one of those or `default`"))
                 continue
             }
+            if let first = firstSpelling[strategy] {
+                problems.append(error(keyNode, "expect names \(strategy.description) twice, as '\(Self.shortened(first.text))'\(first.line.map { " at line \($0)" } ?? "") and as '\(Self.shortened(key))' here; keep one of them"))
+                continue
+            }
+            firstSpelling[strategy] = (key, keyNode.mark?.line)
             result[strategy.description] = collect { () throws(SuiteError) in try outcomes(value) }
         }
         return result

@@ -1,0 +1,168 @@
+import Foundation
+import StrainKit
+import StrainRunner
+import Testing
+
+/// Input that is valid in shape and extreme in size or value, through the built
+/// binary under a memory cap (`ulimit -v`) and a CPU-time cap (`ulimit -t`), so a
+/// regression fails fast with a clear status instead of eating the machine or
+/// hanging CI. Each case is refused with exit 2, the file and the place, and no
+/// trial starts.
+@Suite(.timeLimit(.minutes(5)))
+struct BoundedSuiteTests {
+    /// Address space for one `strain run --list`: the runtime, Foundation and
+    /// libdispatch reserve a few hundred MiB of it before any work.
+    static let memoryCapKiB = 1_500_000
+    /// CPU seconds: parsing the largest suite the limits allow takes about 2 s here.
+    static let cpuCapSeconds = 60
+
+    /// Runs `strain ARGUMENTS` in `folder` under the caps; past `timeout` seconds it is killed (a hang).
+    static func strain(_ arguments: [String], in folder: String, timeout: Double = 120) throws -> StrainBinary.Result {
+        let runner = try BackgroundStrain(arguments, in: folder, shellPrefix: "ulimit -v \(memoryCapKiB); ulimit -t \(cpuCapSeconds)")
+        return runner.finish(timeout: timeout)
+    }
+
+    static func write(_ text: String, to name: String, in folder: String) throws -> String {
+        let path = (folder as NSString).appendingPathComponent(name)
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// A product of 199 × 4 values, 4 strategies and 10,000 repetitions: 31.8 million
+    /// trials from 1 KB. The plan was built in full before its size was checked, and
+    /// the runner died of "failed to allocate".
+    @Test func aSuiteWhoseProductIsHugeIsRefusedByItsCountBeforeAnyCombinationIsMade() throws {
+        let folder = try temporaryFolder()
+        let depths = (1...199).map(String.init).joined(separator: ", ")
+        _ = try Self.write("""
+            name: huge
+            repetitions: 10000
+            runs:
+              - scenario: nested-json
+                parameters:
+                  depth: [\(depths)]
+                  operation: [serialize, encode, parse, decode]
+                strategies: [main, gcd-global, gcd-serial, thread(512KiB)]
+
+            """, to: "huge.yaml", in: folder)
+        let result = try Self.strain(["run", "huge.yaml", "--list"], in: folder)
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("huge.yaml:4:5: error: the plan has 31840000 trials"), "\(result.stderr)")
+        #expect(result.stderr.contains("the limit of 100000"))
+    }
+
+    /// A 1 MiB suite of runs with 400 combinations each: every combination of every run
+    /// was made and checked (60 s of CPU) before the plan's size was looked at. Now the
+    /// work is bounded by the plan limit; the CPU cap turns a regression into a failure.
+    @Test func aMebibyteOfLargeRunsIsRefusedWithinTheWorkThePlanLimitAllows() throws {
+        let folder = try temporaryFolder()
+        let depths = (1...100).map(String.init).joined(separator: ", ")
+        var text = "name: big\nrepetitions: 25\nruns:\n"
+        var index = 0
+        while text.utf8.count < 1_000_000 - 200 {
+            text += """
+                  - scenario: nested-json
+                    parameters:
+                      depth: [\(depths)]
+                      operation: [serialize, encode, parse, decode]
+                    strategies: ["thread(\(32 + 4 * (index % 1000))KiB)"]
+
+                """
+            index += 1
+        }
+        _ = try Self.write(text, to: "big.yaml", in: folder)
+        let result = try Self.strain(["run", "big.yaml", "--list"], in: folder)
+        #expect(result.status == 2, "\(result.stderr.prefix(500))")
+        // Each run plans 10,000 trials (4 × 100 × 25): the eleventh takes the plan past 100,000,
+        // and the message counts them all.
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let eleventh = try #require(lines.indices.filter { lines[$0].hasPrefix("  - scenario:") }.dropFirst(10).first) + 1
+        #expect(result.stderr.contains("big.yaml:\(eleventh):5: error: the plan has \(index * 10_000) trials"), "\(result.stderr.prefix(500))")
+    }
+
+    /// Nine anchors, each a list of ten aliases of the one before, then the last used as
+    /// a mapping key: the YAML library hashed the expanded key (10^10 leaves) and never
+    /// finished. Written as a block key, inside a flow mapping, and as a value that
+    /// expands past the bound.
+    @Test(arguments: [
+        ("block-key", "*l9 : x\nname: s\nruns: [{scenario: noop, strategies: [main]}]\n",
+         "bomb.yaml:11:1: error: a complex key (an alias `*name` used as a key); suite keys are plain names: write `key: value`"),
+        ("flow-key", "name: s\nruns: [{scenario: noop, strategies: [main], k: {*l9 : x}}]\n",
+         "bomb.yaml:12:49: error: a complex key (an alias `*name` used as a key); suite keys are plain names: write `key: value`"),
+        ("flow-list-key", "name: s\nruns: [{scenario: noop, strategies: [main], k: {[*l9]: x}}]\n",
+         "bomb.yaml:12:53: error: a complex key (a list or mapping used as a key); suite keys are plain names: write `key: value`"),
+        ("expanded-value", "name: s\ndescription: *l9\nruns: [{scenario: noop, strategies: [main]}]\n",
+         "bomb.yaml: error: the suite's aliases (`*name`) expand it to more than 1000000 values; write the values out, or use fewer aliases of aliases"),
+    ])
+    func aliasesOfAliasesAreRefusedBeforeTheyAreExpanded(_ name: String, _ tail: String, _ expected: String) throws {
+        let folder = try temporaryFolder()
+        var text = "l0: &l0 [a, a, a, a, a, a, a, a, a, a]\n"
+        for level in 1...9 {
+            text += "l\(level): &l\(level) [" + Array(repeating: "*l\(level - 1)", count: 10).joined(separator: ", ") + "]\n"
+        }
+        _ = try Self.write(text + tail, to: "bomb.yaml", in: folder)
+        let result = try Self.strain(["run", "bomb.yaml", "--list"], in: folder)
+        #expect(result.status == 2, "\(name): \(result.stderr)")
+        #expect(result.stderr.contains(expected), "\(name): \(result.stderr)")
+    }
+
+    /// A journal's header is input too: `--resume` took its repetitions, jobs and
+    /// shard as given (repetitions 0 trapped on a range, jobs 100000 ran past the
+    /// 1–64 cap). Each is refused with the field, its range and the fix, and no trial starts.
+    @Test(arguments: [
+        ("repetitions", "0", "its header's repetitions 0 is out of range (1 to 10000)"),
+        ("repetitions", "-3", "its header's repetitions -3 is out of range (1 to 10000)"),
+        ("jobs", "100000", "its header's jobs 100000 is out of range (1 to 64)"),
+        ("shard", "\"0/0\"", "its header's shard '0/0' is not K/N with 1 ≤ K ≤ N ≤ 1000"),
+        ("shard", "\"1/2000000000\"", "its header's shard '1/2000000000' is not K/N with 1 ≤ K ≤ N ≤ 1000"),
+    ])
+    func aJournalHeaderOutOfRangeIsRefusedOnResume(_ field: String, _ value: String, _ expected: String) throws {
+        let folder = try temporaryFolder()
+        _ = try Self.write("name: j\nruns:\n  - scenario: noop\n    strategies: [main]\n    repetitions: 2\n", to: "j.yaml", in: folder)
+        let first = try Self.strain(["run", "j.yaml", "--out", "out", "--format", "json"], in: folder)
+        #expect(first.status == 0, "\(first.stderr)")
+        // Keep one finished trial, as a run stopped midway leaves it, and change the header.
+        let journal = (folder as NSString).appendingPathComponent("out/trials.jsonl")
+        let lines = try String(contentsOfFile: journal, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(lines.count == 3)
+        var header = try #require(JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        header[field] = try JSONSerialization.jsonObject(with: Data(value.utf8), options: .fragmentsAllowed)
+        let edited = String(decoding: try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys]), as: UTF8.self)
+        try ([edited, lines[1]].joined(separator: "\n") + "\n").write(toFile: journal, atomically: true, encoding: .utf8)
+
+        let result = try Self.strain(["run", "--resume", "out"], in: folder)
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("out/trials.jsonl: \(expected); the journal was changed by hand or damaged: start the run again with --force"), "\(result.stderr)")
+        // No trial ran: the journal holds the header and the one finished trial still.
+        #expect(try String(contentsOfFile: journal, encoding: .utf8).split(separator: "\n").count == 2)
+    }
+
+    /// Two runs that plan the same trials used to run both under one ID; run.json kept
+    /// the first record twice. A plan now holds each trial once, and run.json holds
+    /// exactly the plan's trials, each once.
+    @Test func runJSONHoldsExactlyThePlansTrialsEachOnce() throws {
+        let folder = try temporaryFolder()
+        _ = try Self.write("""
+            name: once
+            repetitions: 2
+            runs:
+              - scenario: stack-depth
+                parameters: {limit: [5, 6]}
+                strategies: [main, gcd-serial]
+              - scenario: stack-depth
+                parameters: {limit: [7]}
+                strategies: [gcd-serial]
+
+            """, to: "once.yaml", in: folder)
+        let listed = try Self.strain(["run", "once.yaml", "--list"], in: folder)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let planned = listed.stdout.split(separator: "\n").dropLast().map(String.init)
+        #expect(planned.count == 10)
+        #expect(Set(planned).count == planned.count)
+
+        let ran = try Self.strain(["run", "once.yaml", "--out", "out", "--format", "json"], in: folder)
+        #expect(ran.status == 0, "\(ran.stderr)")
+        let record = try RunRecordFile.read(from: (folder as NSString).appendingPathComponent("out/run.json"))
+        #expect(record.trials.map(\.id.description).sorted() == planned.sorted())
+    }
+}
