@@ -341,7 +341,7 @@ import Testing
         \(suite):5:15: error: unknown scenario 'nop' (did you mean 'noop'?); valid scenarios: \(ScenarioCatalog.builtIn.names.joined(separator: ", "))
         \(suite):6:18: error: unknown strategy 'gcd-globl' (did you mean 'gcd-global'?); valid strategies: \(MalformedSuite.strategies)
         \(suite):6:29: error: the stack size in 'thread(1025KiB)' is not a whole number of 4KiB pages; did you mean thread(1028KiB)?
-        \(suite):6:46: error: the stack size in 'thread-pool(4096, 16KiB)' is under 32KiB, too small for Swift's runtime to start work on; use 32KiB or more
+        \(suite):6:46: error: stack size 16KiB in 'thread-pool(4096, 16KiB)' is under 32KiB, too small for Swift's runtime to start work on (Foundation ignores a stack under 16KiB); use 32KiB or more
         \(suite):7:18: error: '9223372036854775807' is not a valid repetitions; write a whole number from 1 to 10000
 
         """)
