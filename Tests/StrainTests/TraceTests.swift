@@ -112,6 +112,18 @@ import Testing
         #expect(symbolizer.demangled("memcpy") == "memcpy")
     }
 
+    /// Real names from Yams (`nm` on a binary that links it, demangled by `swift demangle`):
+    /// a private function whose signature mentions a private type read
+    /// `Parser.loadSequencefrom: Yams.(Event) throws -> Yams.Node` in every report.
+    @Test func aPrivateFunctionWhoseSignatureNamesAPrivateTypeKeepsItsNameAndLabels() {
+        #expect(SwiftSymbolName.simplify("Yams.Parser.(loadSequence in _61DADACE4404A34EA4A7CBD5917BB545)(from: Yams.(Event in _61DADACE4404A34EA4A7CBD5917BB545)) throws -> Yams.Node")
+                == "Parser.loadSequence(from:)")
+        #expect(SwiftSymbolName.simplify("closure #1 ((Yams.Node, Yams.Node)) -> Yams.Node in Yams.Parser.(loadMapping in _61DADACE4404A34EA4A7CBD5917BB545)(from: Yams.(Event in _61DADACE4404A34EA4A7CBD5917BB545)) throws -> Yams.Node")
+                == "closure #1 in Parser.loadMapping(from:)")
+        #expect(SwiftSymbolName.privateName("loadSequence in _61DADACE4404A34EA4A7CBD5917BB545") == "loadSequence")
+        #expect(SwiftSymbolName.privateName("from: Yams.(Event in _61DADACE4404A34EA4A7CBD5917BB545") == nil)
+    }
+
     @Test func shortensFoundationNamesWithPrivateDiscriminators() {
         #expect(SwiftSymbolName.simplify("Foundation.NSKeyedArchiver.(_encodeObject in _885F476806621E9C5CBC3167C719EC73)(_: Swift.Optional<Any>, conditional: Swift.Bool) -> Swift.Optional<Foundation.NSObject>")
             == "NSKeyedArchiver._encodeObject(_:conditional:)")

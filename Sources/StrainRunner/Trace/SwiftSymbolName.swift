@@ -74,9 +74,10 @@ enum SwiftSymbolName {
                     if index < text.endIndex, text[index] == ":" { index = text.index(after: index) }
                     continue
                 }
-                if let close = rest.firstIndex(of: ")"), rest[..<close].contains(" in _") {
-                    let inner = rest[rest.index(after: index)..<close]
-                    name += inner.components(separatedBy: " in _").first ?? String(inner)
+                // "(loadSequence in _61DA…)" names a private declaration; a parameter list that
+                // mentions a private type, "(from: Yams.(Event in _61DA…))", is not one.
+                if let close = rest.firstIndex(of: ")"), let discriminated = privateName(rest[rest.index(after: index)..<close]) {
+                    name += discriminated
                     index = text.index(after: close)
                     continue
                 }
@@ -109,6 +110,17 @@ enum SwiftSymbolName {
             name = String(components[1])
         }
         return finish(qualifier + name + labels)
+    }
+
+    /// `loadSequence` for the inside of a private discriminator, `loadSequence in _61DA…`
+    /// (a name, " in _", then the file's hash in hexadecimal); nil for anything else.
+    static func privateName(_ inner: Substring) -> String? {
+        guard let marker = inner.range(of: " in _") else { return nil }
+        let name = inner[..<marker.lowerBound]
+        let hash = inner[marker.upperBound...]
+        guard !name.isEmpty, !hash.isEmpty, !name.contains(where: { "():,<>[] ".contains($0) }),
+              hash.allSatisfy(\.isHexDigit) else { return nil }
+        return String(name)
     }
 
     /// The first `needle` outside any brackets.
