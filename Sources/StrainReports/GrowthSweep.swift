@@ -5,6 +5,11 @@ import StrainRecords
 /// with the power law fitted to each strategy's line: what the HTML charts, and
 /// what the terminal and summary.md state in a line.
 ///
+/// Only completed trials are points: a trial that threw, overflowed or timed out
+/// stopped partway, so its time says nothing about the whole work (a sweep whose
+/// deepest point threw in 0.67 ms read `time ∝ depth^-0.3` instead of `depth^3.0`).
+/// Each line counts what it left out, and the fit says so.
+///
 /// Time is fitted as measured. Peak RSS is fitted only after subtracting the
 /// process's own baseline (the median peak RSS of the run's `noop` trials on the
 /// same profile): the runtime's ~20 MiB would otherwise flatten any exponent.
@@ -15,6 +20,14 @@ public struct GrowthSweep: Sendable {
         public var name: String
         public var points: [(x: Double, y: Double)]
         public var fit: GrowthFit?
+        /// Trials of this line that did not complete, left out of its points.
+        public var leftOut = 0
+
+        /// A fit's sentence, with what the line left out.
+        func sentence(_ fit: GrowthFit, of what: String, over parameter: String) -> String {
+            let note = leftOut == 0 ? "" : " (\(leftOut) \(leftOut == 1 ? "trial" : "trials") that did not complete left out)"
+            return "\(name): \(fit.description(of: what, over: parameter))\(note)"
+        }
     }
 
     public var scenario: String
@@ -32,10 +45,10 @@ public struct GrowthSweep: Sendable {
 
     /// One sentence per line fitted: `thread(64MiB) linux: time ∝ size^1.7, R² 0.99`.
     public var fitLines: [String] {
-        var lines = time.compactMap { line in line.fit.map { "\(line.name): \($0.description(of: "time", over: parameter))" } }
+        var lines = time.compactMap { line in line.fit.map { line.sentence($0, of: "time", over: parameter) } }
         if let baseline = memoryBaselineBytes {
             lines += memory.compactMap { line in
-                line.fit.map { "\(line.name): \($0.description(of: "peak RSS above the \(Format.bytes(baseline)) baseline", over: parameter))" }
+                line.fit.map { line.sentence($0, of: "peak RSS above the \(Format.bytes(baseline)) baseline", over: parameter) }
             }
         } else if !memory.isEmpty {
             lines.append("peak RSS not fitted: it includes the process's own baseline, and the run has no noop trial to measure it")
@@ -78,7 +91,9 @@ public struct GrowthSweep: Sendable {
                 var baselineBytes: Double?
                 func series(_ metric: (TrialRecord) -> Double?, subtract: [Profile: Double]?) -> [GrowthSweep.Line] {
                     lines.compactMap { line in
-                        let byValue = Dictionary(grouping: members.filter { Line(strategy: $0.strategy, profile: $0.profile) == line }) { number($0.key[parameter: name])! }
+                        let all = members.filter { Line(strategy: $0.strategy, profile: $0.profile) == line }
+                        let completed = all.filter { $0.outcome.kind == .completed }
+                        let byValue = Dictionary(grouping: completed) { number($0.key[parameter: name])! }
                         let points = byValue.keys.sorted().compactMap { x in Statistics.median(byValue[x]!.compactMap(metric)).map { (x: x, y: $0) } }
                         guard points.count >= 2 else { return nil }
                         var fit = subtract == nil ? GrowthFit(points) : nil
@@ -86,7 +101,7 @@ public struct GrowthSweep: Sendable {
                             baselineBytes = base
                             fit = GrowthFit(points.map { (x: $0.x, y: $0.y - base) })
                         }
-                        return GrowthSweep.Line(name: "\(line.strategy) \(line.profile.rawValue)", points: points, fit: fit)
+                        return GrowthSweep.Line(name: "\(line.strategy) \(line.profile.rawValue)", points: points, fit: fit, leftOut: all.count - completed.count)
                     }
                 }
                 let time = series({ $0.metrics.wallSeconds }, subtract: nil)

@@ -132,6 +132,31 @@ import Testing
         #expect(GrowthFit([(1, 1), (2, 2)]) == nil, "two points fit anything")
     }
 
+    /// A sweep whose deepest point threw after 0.67 ms read `time ∝ depth^-0.3, R² 0.01`:
+    /// the thrown trial was a point. With completed trials only, the same data say
+    /// depth^3.0, and the sentence says what it left out.
+    @Test func aGrowthFitUsesCompletedTrialsOnlyAndSaysWhatItLeftOut() throws {
+        var run = try Self.fixture()
+        let template = try #require(run.trials.first)
+        run.trials = [100.0, 200, 400, 800, 1600].map { depth in
+            var trial = template
+            trial.id = TrialID(key: TrialKey(scenario: "nested-json", parameters: [.init(name: "depth", value: "\(Int(depth))")],
+                                             strategy: .thread(stackBytes: 8 << 20), profile: .linux), repetition: 1)
+            // The deepest throws at once (a depth limit); the rest take depth³.
+            trial.outcome = TrialOutcome(kind: depth == 1600 ? .threw : .completed)
+            trial.metrics.wallSeconds = depth == 1600 ? 0.00067 : 1e-9 * depth * depth * depth
+            trial.metrics.peakRSSBytes = nil
+            return trial
+        }
+        let sweep = try #require(GrowthSweep.sweeps(run).first)
+        let line = try #require(sweep.time.first)
+        #expect(line.points.count == 4)
+        #expect(line.leftOut == 1)
+        let fit = try #require(line.fit)
+        #expect(abs(fit.exponent - 3) < 0.01)
+        #expect(sweep.fitLines == ["thread(8MiB) linux: time ∝ depth^3.0, R² 1.00 (1 trial that did not complete left out)"])
+    }
+
     @Test func theProgressLineShowsCountTimeLeftAndTheNextTrial() {
         let terminal = TerminalReport(color: false)
         let line = terminal.progressLine(done: 3, total: 12, elapsedSeconds: 6, next: "noop main linux #1", width: 12)
