@@ -20,6 +20,28 @@ public struct BisectSection: Codable, Hashable, Sendable {
     }
 }
 
+extension BisectSearch {
+    /// Whether the failing side of the boundary overflowed its stack (rather than
+    /// throwing, crashing otherwise or timing out): only such a boundary moves with
+    /// the stack and can measure bytes of stack per unit.
+    public var failedByOverflow: Bool {
+        failure.map { $0 == TrialOutcome.Kind.stackOverflow.rawValue || $0.hasPrefix(TrialOutcome.Kind.stackOverflow.rawValue + ":") || $0.hasPrefix(TrialOutcome.Kind.stackOverflow.rawValue + "(") } ?? false
+    }
+}
+
+extension BisectSection {
+    /// Why two boundary searches gave no slope, or nil: a boundary the code holds
+    /// whatever the stack (it threw there) is a limit of the code, not of the stack.
+    public var noSlopeReason: String? {
+        guard slope == nil, searches.count >= 2 else { return nil }
+        let found = searches.prefix(2).filter { ($0.verdict == .boundary || $0.verdict == .nondeterministic) && $0.passing != nil }
+        guard found.count == 2, let limited = found.first(where: { !$0.failedByOverflow }) else { return nil }
+        let values = found.map { "\($0.passing!) on \($0.strategy)" }.joined(separator: " and ")
+        let moved = found[0].passing == found[1].passing ? "did not move with the stack" : "is not where the stack ran out"
+        return "No bytes-of-stack slope: the boundary (\(values)) \(moved); the probes past it failed with \(limited.failure ?? "no overflow"), not a stack overflow, so it is a limit of the code, not of the stack."
+    }
+}
+
 /// One boundary search and its answer.
 public struct BisectSearch: Codable, Hashable, Sendable {
     /// What was searched.

@@ -48,6 +48,7 @@ public enum BisectText {
             lines.append("  \(search.explanation)")
         }
         if let slope = section.slope { lines.append(slopeSentence(slope)) }
+        if let reason = section.noSlopeReason { lines.append(reason) }
         lines.append("Whole bisect: \(section.searches.map(\.probes.count).reduce(0, +)) probes in \(Format.duration(section.wallSeconds)).")
         return lines
     }
@@ -66,6 +67,7 @@ public enum BisectText {
             }
             out += "\n\(MarkdownReport.escape(slopeSentence(slope)))\n"
         }
+        if let reason = section.noSlopeReason { out += "\n\(MarkdownReport.escape(reason))\n" }
         return out + "\nWhole bisect: \(section.searches.map(\.probes.count).reduce(0, +)) probes in \(Format.duration(section.wallSeconds)).\n\n"
     }
 }
@@ -110,6 +112,7 @@ extension HTMLReport {
             }
             page.raw("</tbody></table>\n<p>\(e(BisectText.slopeSentence(slope)))</p>\n")
         }
+        if let reason = section.noSlopeReason { page.raw("<p>\(e(reason))</p>\n") }
         page.raw("<p>Whole bisect: \(section.searches.map(\.probes.count).reduce(0, +)) probes in \(e(Format.duration(section.wallSeconds))).</p>\n</section>\n")
     }
 }

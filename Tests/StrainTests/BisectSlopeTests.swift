@@ -1,0 +1,72 @@
+import Foundation
+import StrainKit
+@testable import StrainRunner
+import Testing
+
+/// A probe runner whose probes past a value fail the way the test says: an overflow
+/// that moves with the stack, or an error the code throws at a fixed depth.
+final class LimitedProbeRunner: BisectProbeRunner {
+    /// The largest value that completes, by the probe's stack.
+    let largest: (_ stackBytes: Int) -> Int
+    let failure: TrialOutcome
+
+    init(failure: TrialOutcome, largest: @escaping (Int) -> Int) {
+        self.failure = failure
+        self.largest = largest
+    }
+
+    func run(_ spec: TrialSpec) -> TrialRecord {
+        let value = Int(spec.parameters["depth"]!)!
+        let outcome = value <= largest(spec.strategy.chosenStackBytes!) ? TrialOutcome(kind: .completed) : failure
+        return TrialRecord(id: spec.id, index: spec.index, seed: spec.seed, outcome: outcome, expected: true,
+                           expectedOutcomes: spec.expected.map(\.description), metrics: TrialMetrics(), startedAt: "")
+    }
+}
+
+/// `bisect --over`'s bytes-per-level slope comes from two overflow boundaries only.
+@Suite struct BisectSlopeTests {
+    func request(stack: Int) -> BisectRequest {
+        BisectRequest(scenario: "nested-json", parameters: ["operation": "decode", "depth": "1"], question: .parameter("depth"),
+                      strategy: .thread(stackBytes: stack), profile: .linux, low: 1, high: 100_000,
+                      repetitions: 1, timeoutSeconds: 10, stallSeconds: 2, exhaustive: false, seed: 1)
+    }
+
+    func searches(_ runner: LimitedProbeRunner) throws -> ([BisectSearch], [BisectRequest]) {
+        let requests = [request(stack: 512 << 10), request(stack: 1 << 20)]
+        return (try requests.map { try Bisector(runner: runner).search($0) }, requests)
+    }
+
+    /// JSONDecoder throws past depth 512 whatever the stack: the line through that
+    /// boundary reported 2,289 B a level and predicted ~3,717 levels on 8 MiB.
+    @Test func aBoundaryWhereTheCodeThrowsGivesNoSlopeAndSaysItIsALimitOfTheCode() throws {
+        let runner = LimitedProbeRunner(failure: TrialOutcome(kind: .threw, message: "too deep")) { _ in 512 }
+        let (searches, requests) = try searches(runner)
+        #expect(searches.map(\.passing) == [512, 512])
+        #expect(BisectController.slope(parameter: "depth", searches: searches, requests: requests) == nil)
+        let section = BisectSection(searches: searches, slope: nil, wallSeconds: 1)
+        let reason = try #require(section.noSlopeReason)
+        #expect(reason.contains("did not move with the stack"), "\(reason)")
+        #expect(reason.contains("threw: too deep"), "\(reason)")
+        #expect(reason.contains("a limit of the code, not of the stack"))
+    }
+
+    @Test func twoOverflowBoundariesGiveTheSlope() throws {
+        // 772 levels on 512 KiB, 1,571 on 1 MiB: about 656 bytes a level.
+        let runner = LimitedProbeRunner(failure: TrialOutcome(kind: .stackOverflow, signal: SIGSEGV)) { $0 == 512 << 10 ? 772 : 1571 }
+        let (searches, requests) = try searches(runner)
+        let slope = try #require(BisectController.slope(parameter: "depth", searches: searches, requests: requests))
+        #expect(abs(slope.bytesPerUnit - 656.2) < 1)
+        #expect(BisectSection(searches: searches, slope: slope, wallSeconds: 1).noSlopeReason == nil)
+    }
+
+    /// One overflow and one throw: a line through a point that is not an overflow is no slope either.
+    @Test func anOverflowBesideAThrowGivesNoSlope() throws {
+        let overflow = LimitedProbeRunner(failure: TrialOutcome(kind: .stackOverflow, signal: SIGSEGV)) { _ in 300 }
+        let thrown = LimitedProbeRunner(failure: TrialOutcome(kind: .threw, message: "too deep")) { _ in 512 }
+        let requests = [request(stack: 512 << 10), request(stack: 1 << 20)]
+        let searches = [try Bisector(runner: overflow).search(requests[0]), try Bisector(runner: thrown).search(requests[1])]
+        #expect(BisectController.slope(parameter: "depth", searches: searches, requests: requests) == nil)
+        let reason = try #require(BisectSection(searches: searches, slope: nil, wallSeconds: 1).noSlopeReason)
+        #expect(reason.contains("is not where the stack ran out"), "\(reason)")
+    }
+}
