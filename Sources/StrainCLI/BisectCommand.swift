@@ -60,6 +60,9 @@ struct BisectCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "The watchdog's threshold in each probe: 100ms to 10m (default 2s).")
     var stall: String = "2s"
 
+    @Option(help: "How each probe runs: spawn (the whole binary started anew, as a program of its own: the default, so the answer holds for a real program) or server (a copy of the trial server: faster, and may fit a level more).")
+    var isolation: TrialIsolation = .spawn
+
     @Flag(help: "Keep trying larger stacks up to --high even when the overflows already say unbounded.")
     var exhaustive = false
 
@@ -87,7 +90,7 @@ struct BisectCommand: ParsableCommand {
         let directory = out ?? "Reports/bisect-\(scenario)-\(runTimestamp())"
         let color = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
         let terminal = TerminalReport(color: color)
-        let controller = BisectController(runner: TrialSupervisor(executable: currentExecutablePath()), outputDirectory: directory)
+        let controller = BisectController(runner: TrialSupervisor(executable: currentExecutablePath(), isolation: isolation), outputDirectory: directory)
         print("Bisecting \(scenario): \(requests.map(Self.describe).joined(separator: "; then "))")
         var count = 0
         let record: RunRecord

@@ -70,3 +70,44 @@ final class LimitedProbeRunner: BisectProbeRunner {
         #expect(reason.contains("is not where the stack ran out"), "\(reason)")
     }
 }
+
+/// A bisect's answer holds for a program of its own: probes are spawned by default
+/// (a copy of the trial server completed one level more of nested-json than a spawned
+/// trial or a standalone program), and every answer names its build and its probes.
+@Suite(.serialized, .timeLimit(.minutes(8))) struct BisectIsolationEndToEndTests {
+    @Test func theLargestDepthABisectFindsCompletesInSpawnedTrialsAndOneMoreOverflows() throws {
+        let (result, run, _) = try BisectEndToEndTests.bisect(["nested-json", "-p", "operation=serialize", "--over", "depth",
+                                                               "--strategy", "thread(512KiB)", "--no-slope", "--repetitions", "2"])
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let record = try #require(run)
+        #expect(record.execution?.isolation == .spawn)
+        #expect(record.execution?.serverTrials == 0, "every probe spawned")
+        let search = try #require(record.bisect?.searches.first)
+        #expect(search.verdict == .boundary, "\(search.explanation)")
+        let deepest = try #require(search.passing)
+        #expect(search.explanation.contains("Measured on a \(record.environment.buildConfiguration ?? "?") build, in spawned trials"), "\(search.explanation)")
+        #expect(result.stdout.contains("in spawned trials"), "the terminal says it too")
+
+        // The independent answer: plain spawned trials at the boundary and one past it, each twice.
+        let folder = try temporaryFolder()
+        let suite = (folder as NSString).appendingPathComponent("cross.yaml")
+        try """
+        name: cross-check-depth
+        repetitions: 2
+        runs:
+          - scenario: nested-json
+            parameters: {operation: serialize, depth: [\(deepest), \(deepest + 1)]}
+            strategies: [thread(512KiB)]
+            expect: [completed, stackOverflow]
+        """.write(toFile: suite, atomically: true, encoding: .utf8)
+        let out = (folder as NSString).appendingPathComponent("out")
+        let plain = try StrainBinary.run(["run", suite, "--isolation", "spawn", "--out", out, "--format", "json"], timeout: 120)
+        #expect(plain.status == 0, "\(plain.stdout)\n\(plain.stderr)")
+        let trials = try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json")).trials
+        let at = trials.filter { $0.parameters["depth"] == String(deepest) }
+        let past = trials.filter { $0.parameters["depth"] == String(deepest + 1) }
+        #expect(at.count == 2 && past.count == 2)
+        #expect(at.allSatisfy { $0.outcome.kind == .completed }, "\(at.map(\.outcome.description))")
+        #expect(past.allSatisfy { $0.outcome.kind == .stackOverflow }, "\(past.map(\.outcome.description))")
+    }
+}
