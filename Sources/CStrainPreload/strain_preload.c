@@ -37,29 +37,83 @@ static void strain_find_real_functions(void) {
     strain_real_signal = (strain_signal_function)dlsym(RTLD_NEXT, "signal");
 }
 
+// The environment is read and changed in `environ` itself, never through
+// getenv/setenv/unsetenv: a program may export its own (bash does, over its own
+// variable table), and then unsetenv leaves the process's environment as it was,
+// every command the program starts loads the probe again, and LD_PRELOAD leaks.
+// Entries are removed in place, so a `main(argc, argv, envp)` that reads envp
+// (bash builds its variables from it) sees the same array without them.
+
+/// The value of `name` in `environ`, or NULL.
+static const char *strain_environment_value(const char *name) {
+    size_t length = strlen(name);
+    for (char **entry = environ; entry != NULL && *entry != NULL; entry++) {
+        if (strncmp(*entry, name, length) == 0 && (*entry)[length] == '=') return *entry + length + 1;
+    }
+    return NULL;
+}
+
+/// Removes every `name=…` from `environ`, shifting the rest down in place.
+static void strain_environment_remove(const char *name) {
+    if (environ == NULL) return;
+    size_t length = strlen(name);
+    char **write = environ;
+    for (char **read = environ; *read != NULL; read++) {
+        if (strncmp(*read, name, length) == 0 && (*read)[length] == '=') continue;
+        *write++ = *read;
+    }
+    *write = NULL;
+}
+
+/// Replaces the value of `name` in place with `entry` (a whole `name=value` that lives for the process).
+static void strain_environment_replace(const char *name, char *entry) {
+    size_t length = strlen(name);
+    for (char **slot = environ; slot != NULL && *slot != NULL; slot++) {
+        if (strncmp(*slot, name, length) == 0 && (*slot)[length] == '=') {
+            *slot = entry;
+            return;
+        }
+    }
+}
+
 // Removes `library` from LD_PRELOAD (where `strain exec` put it first) and the
 // probe's own variables, so the program's environment is its own again and the
 // programs it executes start without the probe.
 static void strain_scrub_environment(const char *library) {
-    const char *preload = getenv("LD_PRELOAD");
+    const char *preload = strain_environment_value("LD_PRELOAD");
     if (preload != NULL && library != NULL) {
         size_t length = strlen(library);
         if (strcmp(preload, library) == 0) {
-            unsetenv("LD_PRELOAD");
+            strain_environment_remove("LD_PRELOAD");
         } else if (strncmp(preload, library, length) == 0 && (preload[length] == ':' || preload[length] == ' ')) {
-            char *rest = strdup(preload + length + 1);
-            if (rest != NULL) {
-                setenv("LD_PRELOAD", rest, 1);
-                free(rest);
+            const char *rest = preload + length + 1;
+            char *entry = malloc(strlen("LD_PRELOAD=") + strlen(rest) + 1);
+            if (entry != NULL) {
+                strcpy(entry, "LD_PRELOAD=");
+                strcat(entry, rest);
+                strain_environment_replace("LD_PRELOAD", entry);  // kept for the process's life, as putenv's are
             }
         }
     }
-    unsetenv(STRAIN_PRELOAD_DIRECTORY);
-    unsetenv(STRAIN_PRELOAD_LIBRARY);
-    unsetenv(STRAIN_PRELOAD_THREAD_STACK);
-    unsetenv(STRAIN_PRELOAD_MAIN_STACK);
-    unsetenv(STRAIN_PRELOAD_PARENT);
-    unsetenv(STRAIN_PRELOAD_CHILD_SIGNAL);
+    strain_environment_remove(STRAIN_PRELOAD_DIRECTORY);
+    strain_environment_remove(STRAIN_PRELOAD_LIBRARY);
+    strain_environment_remove(STRAIN_PRELOAD_THREAD_STACK);
+    strain_environment_remove(STRAIN_PRELOAD_MAIN_STACK);
+    strain_environment_remove(STRAIN_PRELOAD_PARENT);
+    strain_environment_remove(STRAIN_PRELOAD_CHILD_SIGNAL);
+}
+
+// Whether this process is the program `strain exec` started: its parent is the
+// strain named by `parent`. A process whose parent is another one while that
+// strain still lives got the probe's variables some other way (a program that
+// kept them in its environment and started a command): it is not the program,
+// and the probe stays out of its way (returns 0). A strain that died before this
+// ran has left the program re-parented: that is still the program (returns 1).
+static int strain_is_the_program(const char *parent) {
+    if (parent == NULL) return 1;
+    pid_t expected = (pid_t)strtol(parent, NULL, 10);
+    if (expected <= 0 || getppid() == expected) return 1;
+    return kill(expected, 0) == 0 ? 0 : 1;
 }
 
 // The program ends with strain exec: SIGTERM when strain dies (a SIGKILL gives it
@@ -81,17 +135,22 @@ static void strain_thread_ended(void *value) {
 
 __attribute__((constructor)) static void strain_preload_start(void) {
     strain_find_real_functions();
-    const char *directory = getenv(STRAIN_PRELOAD_DIRECTORY);
+    const char *directory = strain_environment_value(STRAIN_PRELOAD_DIRECTORY);
     if (directory == NULL || directory[0] == 0 || strain_real_sigaction == NULL || strain_real_pthread_create == NULL) {
         return;  // not started by `strain exec`: stay out of the way
     }
+    if (!strain_is_the_program(strain_environment_value(STRAIN_PRELOAD_PARENT))) {
+        // Inherited, not given: clean the environment for this process's own children and do nothing else.
+        strain_scrub_environment(strain_environment_value(STRAIN_PRELOAD_LIBRARY));
+        return;
+    }
     char *record_directory = strdup(directory);
-    const char *thread_stack = getenv(STRAIN_PRELOAD_THREAD_STACK);
-    const char *main_stack = getenv(STRAIN_PRELOAD_MAIN_STACK);
+    const char *thread_stack = strain_environment_value(STRAIN_PRELOAD_THREAD_STACK);
+    const char *main_stack = strain_environment_value(STRAIN_PRELOAD_MAIN_STACK);
     size_t thread_bytes = thread_stack != NULL ? strtoull(thread_stack, NULL, 10) : 0;
     size_t main_bytes = main_stack != NULL ? strtoull(main_stack, NULL, 10) : 0;
-    strain_bind_to_exec(getenv(STRAIN_PRELOAD_PARENT));
-    const char *child_signal = getenv(STRAIN_PRELOAD_CHILD_SIGNAL);
+    strain_bind_to_exec(strain_environment_value(STRAIN_PRELOAD_PARENT));
+    const char *child_signal = strain_environment_value(STRAIN_PRELOAD_CHILD_SIGNAL);
     if (child_signal != NULL && strcmp(child_signal, "ignore") == 0) {
         struct sigaction ignore;
         memset(&ignore, 0, sizeof(ignore));
@@ -99,7 +158,7 @@ __attribute__((constructor)) static void strain_preload_start(void) {
         sigemptyset(&ignore.sa_mask);
         strain_real_sigaction(SIGCHLD, &ignore, NULL);
     }
-    strain_scrub_environment(getenv(STRAIN_PRELOAD_LIBRARY));
+    strain_scrub_environment(strain_environment_value(STRAIN_PRELOAD_LIBRARY));
     if (record_directory == NULL) return;
 
     // A profile (--profile ios): before any thread of the program starts.

@@ -1,0 +1,49 @@
+import Foundation
+import StrainKit
+import StrainRunner
+import Testing
+
+/// `strain exec` on shell scripts: bash exports its own getenv/setenv/unsetenv, so a
+/// probe that cleaned its variables through them left LD_PRELOAD and STRAIN_PROBE_*
+/// in bash's environment; every command bash started loaded the probe again, found
+/// its parent was not the program and killed itself (`bash -c 'sleep 0.1; echo $?'`
+/// printed 143 and "Terminated").
+@Suite(.serialized, .timeLimit(.minutes(3))) struct ExecScriptTests {
+    /// A script that starts commands (a plain one, a pipeline, a command substitution,
+    /// a subshell) and reports what its environment holds.
+    static let script = """
+        sleep 0.1; echo "sleep: $?"
+        echo "preload: ${LD_PRELOAD:-none}"
+        echo "probe variables: $(env | grep -c '^STRAIN_PROBE_' || true)"
+        echo "substitution: $(echo inner)"
+        printf 'a\\nb\\nc\\n' | wc -l
+        (exit 7); echo "subshell: $?"
+        for i in 1 2 3; do echo "line $i"; done
+        """
+
+    @Test func aBashScriptThatNeverFaultsGivesTheOutputAndStatusItGivesAlone() throws {
+        let alone = try ProgramRun.run("/bin/bash", ["-c", Self.script + "\nexit 3"])
+        let out = ExecTests.folder()
+        let (probed, run) = try ExecTests.exec("/bin/bash", ["-c", Self.script + "\nexit 3"], out: out)
+        #expect(alone.termination == .exited(3))
+        #expect(probed.termination == .exited(3), "\(probed.stderr)")
+        #expect(probed.stdout == alone.stdout, "under strain exec:\n\(probed.stdout)\nalone:\n\(alone.stdout)")
+        #expect(probed.stdout.contains("sleep: 0\npreload: none\nprobe variables: 0\nsubstitution: inner\n"), "\(probed.stdout)")
+        #expect(!probed.stderr.contains("Terminated"), "\(probed.stderr)")
+        let record = try #require(run)
+        #expect(record.trials.first?.outcome.kind == .threw || record.trials.first?.outcome.kind == .completed,
+                "a script that exits 3 ends by its status: \(record.trials.first?.outcome.description ?? "none")")
+    }
+
+    /// A probe found in a process strain did not start (the variables reached it by
+    /// another way while strain still runs) stays inert: it neither records nor kills.
+    @Test func aProcessThatInheritedTheProbesVariablesIsLeftAlone() throws {
+        let out = ExecTests.folder()
+        // The program hands the variables it was started with (from /proc, which keeps
+        // the original environment) to a child on purpose; the child must run to its end.
+        let command = "env $(tr '\\0' '\\n' < /proc/$$/environ | grep -E '^(LD_PRELOAD|STRAIN_PROBE_)') /bin/true; echo child: $?"
+        let (probed, _) = try ExecTests.exec("/bin/bash", ["-c", command], out: out)
+        #expect(probed.termination == .exited(0), "\(probed.stderr)")
+        #expect(probed.stdout == "child: 0\n", "\(probed.stdout)")
+    }
+}
