@@ -47,3 +47,49 @@ import Testing
         #expect(probed.stdout == "child: 0\n", "\(probed.stdout)")
     }
 }
+
+/// `strain exec` on a JVM: HotSpot takes SIGSEGVs on purpose and handles them, so the
+/// probe's first fault record used to make every Java program `crashed(SIGSEGV)`,
+/// Hello world included. The verdict now follows how the process ends.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct ExecJVMTests {
+    /// `javac` and `java` on PATH, or nil (the test then says so and checks nothing).
+    static func javaTools() -> (javac: String, java: String)? {
+        let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+        func find(_ name: String) -> String? {
+            paths.map { ($0 as NSString).appendingPathComponent(name) }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        }
+        guard let javac = find("javac"), let java = find("java") else { return nil }
+        return (javac, java)
+    }
+
+    static func compile(_ name: String, _ source: String) throws -> String {
+        let folder = ExecTests.folder()
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try source.write(toFile: (folder as NSString).appendingPathComponent("\(name).java"), atomically: true, encoding: .utf8)
+        let built = try ProgramRun.run(javaTools()!.javac, ["-d", folder, (folder as NSString).appendingPathComponent("\(name).java")], timeout: 120)
+        #expect(built.termination == .exited(0), "\(built.stderr)")
+        return folder
+    }
+
+    @Test func aJVMHelloWorldCompletesAndAnUncaughtStackOverflowErrorThrows() throws {
+        guard let tools = Self.javaTools() else {
+            Issue.record("no javac and java on PATH: install a JDK (Debian: default-jdk-headless) to check strain exec on a JVM")
+            return
+        }
+        let hello = try Self.compile("Hello", "public class Hello { public static void main(String[] a) { System.out.println(\"hello\"); } }")
+        let (greeted, run) = try ExecTests.exec(tools.java, ["-cp", hello, "Hello"], out: ExecTests.folder(), timeout: 120)
+        #expect(greeted.termination == .exited(0), "\(greeted.stderr)")
+        #expect(greeted.stdout == "hello\n")
+        let completed = try #require(run?.trials.first)
+        #expect(completed.outcome.kind == .completed, "\(completed.outcome.description): \(completed.outcome.message ?? "")")
+        #expect(completed.expected)
+
+        let deep = try Self.compile("Deep", "public class Deep { static int f(int n) { return f(n + 1) + 1; } public static void main(String[] a) { f(0); } }")
+        let (overflowed, deepRun) = try ExecTests.exec(tools.java, ["-Xss512k", "-cp", deep, "Deep"], out: ExecTests.folder(), timeout: 120)
+        #expect(overflowed.termination == .exited(1), "\(overflowed.stderr.suffix(500))")
+        #expect(overflowed.stderr.contains("java.lang.StackOverflowError"))
+        let threw = try #require(deepRun?.trials.first)
+        #expect(threw.outcome.kind == .threw, "\(threw.outcome.description): \(threw.outcome.message ?? "")")
+        #expect(threw.outcome.message?.contains("exited with status 1") == true)
+    }
+}

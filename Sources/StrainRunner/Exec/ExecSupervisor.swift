@@ -164,7 +164,19 @@ public struct ExecSupervisor: Sendable {
 
         var outcome: TrialOutcome
         var trace: FaultTrace?
-        if let fault = probe.faultRecord(pid: program.pid) {
+        if let fault = probe.faultRecord(pid: program.pid), case .exited(let code) = termination {
+            // The program's own handler took the signal and the program went on to exit by its
+            // status (HotSpot takes SIGSEGVs on purpose: a probe at address 0, implicit null
+            // checks, stack banging): the verdict is the program's, as it would be alone.
+            let handled = "the program handled \(SignalName.of(fault.signal)) at 0x\(String(fault.address, radix: 16)) itself and exited with status \(code)"
+            if code == 0 {
+                outcome = TrialOutcome(kind: .completed, message: handled)
+            } else {
+                // Kept as evidence: a crash reporter that logs and exits by status leaves its fault here.
+                trace = traceBuilder.trace(from: fault)
+                outcome = TrialOutcome(kind: .threw, message: handled)
+            }
+        } else if let fault = probe.faultRecord(pid: program.pid) {
             let built = traceBuilder.trace(from: fault)
             trace = built
             let after: String
