@@ -389,22 +389,26 @@ static void strain_fault_handler(int signal_number, siginfo_t *info, void *conte
     size_t head_capacity = strain_frame_capacity / 2;
     size_t tail_capacity = strain_frame_capacity - head_capacity;
     uintptr_t first_sp = 0;
+    // Where the walk ended: the last frame's stack pointer, and unw_step's last answer
+    // (0 at the outermost frame, negative where it could not go on, such as code
+    // without unwind information), so the record can say a walk stopped short.
+    uintptr_t last_sp = 0;
+    int walk_end = -1;
     if (strain_frames != NULL && unw_init_local2(&cursor, (unw_context_t *)context, UNW_INIT_SIGNAL_FRAME) == 0) {
         do {
             unw_word_t ip = 0;
             if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0) break;
-            if (total == 0) {
-                unw_word_t sp = 0;
-                unw_get_reg(&cursor, UNW_REG_SP, &sp);
-                first_sp = (uintptr_t)sp;
-            }
+            unw_word_t sp = 0;
+            unw_get_reg(&cursor, UNW_REG_SP, &sp);
+            last_sp = (uintptr_t)sp;
+            if (total == 0) first_sp = (uintptr_t)sp;
             if (total < head_capacity) {
                 strain_frames[total] = (uintptr_t)ip;
             } else if (tail_capacity > 0) {
                 strain_frames[head_capacity + (total - head_capacity) % tail_capacity] = (uintptr_t)ip;
             }
             total++;
-        } while (unw_step(&cursor) > 0);
+        } while ((walk_end = unw_step(&cursor)) > 0);
     }
     uint64_t walked_ns = strain_monotonic_ns();
     strain_stack_bounds bounds = strain_thread_stack;
@@ -437,6 +441,8 @@ static void strain_fault_handler(int signal_number, siginfo_t *info, void *conte
     }
     strain_writer_field_decimal(&writer, "depth", strain_depth);
     strain_writer_field_decimal(&writer, "frames_total", (long long)total);
+    strain_writer_field_decimal(&writer, "walk_end", walk_end);
+    strain_writer_field_hex(&writer, "last_sp", last_sp);
     strain_writer_field_decimal(&writer, "walk_ns", (long long)(walked_ns - fault_ns));
 
     // Frames in call order from the fault: the head as walked, then the tail ring

@@ -185,6 +185,10 @@ public struct FaultTrace: Codable, Hashable, Sendable {
     public var walkNanoseconds: Int
     /// Nanoseconds from the fault to the record's last frame and maps written.
     public var captureNanoseconds: Int?
+    /// True when the walk stopped before the thread's outermost frame (code without
+    /// unwind information, a JIT's frames): `totalFrames` is then a lower bound.
+    /// Absent in records from before it was recorded.
+    public var walkStoppedShort: Bool?
 
     /// A trace described by these values.
     public init(

@@ -83,7 +83,11 @@ public enum TraceText {
         } else if trace.stackLow == nil {
             text += " (thread not prepared by the harness: stack bounds unknown)"
         }
-        text += "; \(Format.count(Double(trace.totalFrames))) frames"
+        if trace.walkStoppedShort == true {
+            text += "; at least \(Format.count(Double(trace.totalFrames))) frames (the unwinder stopped short, in code without unwind information or frames it could not read)"
+        } else {
+            text += "; \(Format.count(Double(trace.totalFrames))) frames"
+        }
         if let depth = trace.markedDepth { text += ", depth \(Format.count(Double(depth)))" }
         return text
     }

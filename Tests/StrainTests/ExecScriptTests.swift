@@ -93,3 +93,33 @@ import Testing
         #expect(threw.outcome.message?.contains("exited with status 1") == true)
     }
 }
+
+/// A walk that stops short says so: a stack without unwind information (as V8's JIT
+/// code is) gave "206 frames" for a recursion over 100,000 deep.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct ExecShortWalkTests {
+    static func build(_ name: String, _ flags: [String]) throws -> String {
+        let output = ExecTests.folder() + "-" + name
+        let source = TestPrograms.sources + "/unwindless.c"
+        let built = try ProgramRun.run("/usr/bin/env", [TestPrograms.compiler, "-O1"] + flags + ["-o", output, source], timeout: 180)
+        #expect(built.termination == .exited(0), "\(built.stderr)")
+        return output
+    }
+
+    @Test func anOverflowWithoutUnwindInformationIsALowerBoundAndOneWithItIsNot() throws {
+        let bare = try Self.build("bare", ["-fomit-frame-pointer", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables"])
+        let (short, shortRun) = try ExecTests.exec(bare, [], out: ExecTests.folder())
+        #expect(short.termination == .signaled(SIGSEGV))
+        let shortTrace = try #require(shortRun?.trials.first?.trace)
+        #expect(shortTrace.isStackOverflow)
+        #expect(shortTrace.walkStoppedShort == true, "\(shortTrace.totalFrames) frames")
+        #expect(short.stderr.contains("at least \(shortTrace.totalFrames) frames (the unwinder stopped short"), "\(short.stderr)")
+
+        let whole = try Self.build("whole", ["-g"])
+        let (complete, completeRun) = try ExecTests.exec(whole, [], out: ExecTests.folder())
+        #expect(complete.termination == .signaled(SIGSEGV))
+        let completeTrace = try #require(completeRun?.trials.first?.trace)
+        #expect(completeTrace.walkStoppedShort == false, "\(completeTrace.totalFrames) frames")
+        #expect(completeTrace.totalFrames > 10_000, "the whole recursion was walked: \(completeTrace.totalFrames)")
+        #expect(!complete.stderr.contains("at least"), "\(complete.stderr)")
+    }
+}

@@ -17,10 +17,28 @@ public struct FaultRecord: Sendable {
     public var headFrames: [UInt64] = []
     public var tailFrames: [UInt64] = []
     public var walkNanoseconds = 0
+    /// unw_step's last answer (0 at the outermost frame, negative where the walk could
+    /// not go on) and the last frame's stack pointer; nil in records without them.
+    public var walkEnd: Int?
+    public var lastStackPointer: UInt64?
     public var captureNanoseconds: Int?
     public var maps = ""
     /// Whether the record ran to its `END` line.
     public var isComplete = false
+
+    /// The room a walk that reached the thread's outermost frame may leave above its
+    /// last frame: the main thread's arguments, environment and auxiliary vector sit
+    /// there (a few KiB; 256 KiB is far past any environment seen).
+    public static let outermostFrameRoom: UInt64 = 256 << 10
+
+    /// Whether the walk stopped before the thread's outermost frame: the unwinder
+    /// could not go on (code without unwind information, a JIT's frames), or its last
+    /// frame is far below the top of a stack whose bounds are known.
+    public var walkStoppedShort: Bool {
+        if let walkEnd, walkEnd < 0 { return true }
+        if let last = lastStackPointer, last != 0, let high = stackHigh, high > last { return high - last > Self.outermostFrameRoom }
+        return false
+    }
 
     /// Frames counted by the handler but kept in neither head nor tail.
     public var omittedFrames: Int { max(0, totalFrames - headFrames.count - tailFrames.count) }
@@ -67,6 +85,8 @@ public struct FaultRecord: Sendable {
             case "frames_total": totalFrames = Int(value) ?? 0
             case "frames_head": headCount = Int(value) ?? 0
             case "walk_ns": walkNanoseconds = Int(value) ?? 0
+            case "walk_end": walkEnd = Int(value)
+            case "last_sp": lastStackPointer = Self.hex(value)
             case "capture_ns": captureNanoseconds = Int(value)
             default: continue
             }

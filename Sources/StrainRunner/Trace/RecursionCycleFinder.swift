@@ -130,6 +130,7 @@ public struct TraceBuilder: Sendable {
         )
         trace.lastFramesStartIndex = lastStart
         trace.entryFrames = entry
+        if record.walkEnd != nil || record.lastStackPointer != nil { trace.walkStoppedShort = record.walkStoppedShort }
         trace.sourceLocations = symbolizer.sourceLocations(of: first + (cycle?.frames ?? []) + (entry ?? []) + last)
         return trace
     }
