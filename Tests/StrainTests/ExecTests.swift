@@ -362,16 +362,28 @@ enum ProgramRun {
             return nil
         }
 
-        /// Waits for the end (killing the process past `timeout`) and collects the rest of its output.
+        /// Waits for the end and collects the rest of its output; past `timeout`
+        /// seconds the process is killed and the call throws `BoundedProcess.TimedOut`.
         func wait(timeout: Double) throws -> Result {
-            let killer = DispatchWorkItem { [process] in if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
-            defer { killer.cancel() }
-            let errorData = DispatchQueue.global().sync { error.readDataToEndOfFile() }
-            let outData = pending + output.readDataToEndOfFile()
+            let readers = DispatchGroup()
+            let collected = Collected()
+            DispatchQueue.global().async(group: readers) { [error] in collected.stderr = error.readDataToEndOfFile() }
+            DispatchQueue.global().async(group: readers) { [output] in collected.stdout = output.readDataToEndOfFile() }
+            if readers.wait(timeout: .now() + timeout) == .timedOut {
+                kill(process.processIdentifier, SIGKILL)
+                _ = readers.wait(timeout: .now() + 5)
+                process.waitUntilExit()
+                let commandLine = ([process.executableURL?.path ?? "?"] + (process.arguments ?? [])).joined(separator: " ")
+                throw BoundedProcess.TimedOut(commandLine: commandLine, seconds: timeout)
+            }
             process.waitUntilExit()
-            return Result(termination: ProgramRun.status(of: process), stdout: String(decoding: outData, as: UTF8.self),
-                          stderr: String(decoding: errorData, as: UTF8.self))
+            return Result(termination: ProgramRun.status(of: process), stdout: String(decoding: pending + collected.stdout, as: UTF8.self),
+                          stderr: String(decoding: collected.stderr, as: UTF8.self))
+        }
+
+        private final class Collected: @unchecked Sendable {
+            var stdout = Data()
+            var stderr = Data()
         }
 
         /// Kills the process if it still runs (the test's cleanup).

@@ -106,14 +106,35 @@ import Testing
         run.trials[sweep[1]].parameters["limit"] = "inf"
         run.trials[sweep[2]].metrics.wallSeconds = 0
         run.trials[sweep[3]].threadTimeline = []
+        // As a run.json can hold it (1e300 is valid JSON): a trial's clock gone wrong.
+        run.trials[sweep[3]].metrics.trialSeconds = 1e300
         run.trials[0].scenario = "a b"
         run.trials[1].scenario = "a-b"
         let html = HTMLReport.render(run)
         #expect(!html.contains("nan\"") && !html.contains("inf\"") && !html.contains("NaN"), "no NaN or infinity in an attribute")
         let ids = html.matches(of: /id="([^"]+)"/).map { String($0.1) }
         #expect(Set(ids).count == ids.count, "scenario anchors stay unique: \(ids)")
-        _ = MarkdownReport.render(run)
-        _ = JUnitReport.render(run)
+
+        // Markdown: "a b" and "a-b" stay two sections, the odd sweep values stay in
+        // their headings, and no table cell holds a NaN or an infinity.
+        let markdown = MarkdownReport.render(run)
+        #expect(markdown.contains("\n## a b (") && markdown.contains("\n## a-b ("), "\(markdown.prefix(600))")
+        #expect(markdown.contains("\n## stack-depth (frame=256B, limit=nan) on linux") && markdown.contains("\n## stack-depth (frame=256B, limit=inf) on linux"))
+        let cells = markdown.split(separator: "\n").filter { $0.hasPrefix("|") }
+        #expect(cells.count > 10)
+        #expect(!cells.contains { $0.lowercased().contains("nan") || $0.lowercased().contains("inf") }, "\(cells.filter { $0.lowercased().contains("nan") || $0.lowercased().contains("inf") })")
+
+        // JUnit: still valid against the schema (every time a plain decimal), one
+        // testsuite per scenario, every time attribute a finite number.
+        let xml = JUnitReport.render(run)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("strain-junit-odd-\(UUID().uuidString).xml")
+        try xml.write(to: path, atomically: true, encoding: .utf8)
+        let check = try XMLSchemaCheck.validate(path.path, schema: Self.fixtures.appendingPathComponent("junit.xsd").path)
+        #expect(check.valid, "odd values keep JUnit valid: \(check.output)")
+        #expect(xml.contains("<testsuite name=\"a b\"") && xml.contains("<testsuite name=\"a-b\""))
+        let times = xml.matches(of: /\stime="([^"]*)"/).map { String($0.1) }
+        #expect(times.count == run.trials.count + Set(run.trials.map(\.scenario)).count + 1, "\(times.count) time attributes")
+        #expect(times.allSatisfy { Double($0)?.isFinite == true }, "\(times.filter { Double($0)?.isFinite != true })")
     }
 
     @Test func terminalOutputKeepsItsColoursButNotARunsControlSequences() {
