@@ -89,10 +89,21 @@ import Testing
         for format in ["html", "md", "junit"] {
             let report = try ProgramRun.run(StrainBinary.path, ["report", runJSON, "--format", format, "--out", "-"])
             #expect(report.termination == .exited(0), "\(format): \(report.stderr)")
-            #expect(report.stdout.contains("exec"), "\(format)")
+            #expect(report.stdout.contains("exec[program=\(programs.faults), arguments=fork-child-fault]") || report.stdout.contains("program=\(programs.faults)"),
+                    "\(format) names the program run: \(report.stdout.prefix(400))")
         }
+        // `compare` never fails (exit 0 whatever it finds), so its output is the check:
+        // the run against itself is one row, the program's, every timing unchanged at +0.0 %.
         let compare = try ProgramRun.run(StrainBinary.path, ["compare", runJSON, runJSON])
         #expect(compare.termination == .exited(0), "\(compare.stdout)\(compare.stderr)")
+        let lines = compare.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("Compared exec against run.json: passed: 1 ") == true, "\(compare.stdout)")
+        #expect(lines.filter { $0.hasPrefix("exec[") }.count == 1, "\(compare.stdout)")
+        #expect(lines.contains { $0.hasPrefix("exec[program=\(programs.faults), arguments=fork-child-fault] main linux") }, "\(compare.stdout)")
+        let metrics = lines.filter { $0.hasPrefix("    ") }
+        #expect(metrics.contains { $0.hasPrefix("    wall: ") } && metrics.contains { $0.hasPrefix("    cpu: ") }, "\(compare.stdout)")
+        #expect(metrics.allSatisfy { $0.contains("+0.0%") }, "the same run on both sides: \(metrics)")
+        #expect(!compare.stdout.contains("regressed") && !compare.stdout.contains("improved"), "\(compare.stdout)")
     }
 
     @Test func aProgramThatNeverFaultsPrintsExactlyWhatItPrintsWithoutStrain() throws {
@@ -230,19 +241,34 @@ import Testing
     }
 
     @Test func execsStartedInTheSameSecondWithoutOutEachRunAndGetTheirOwnFolder() throws {
-        // Four in a row take well under a second: without --out, at least two share
-        // the default folder's timestamp, and each must still run its program.
+        // The collision is forced, not hoped for: every default folder name of the next
+        // two minutes (Reports/exec-sh-<UTC second>) already holds another run,
+        // so each exec must take the next free name (`-2`, `-3`…) and still run.
         let directory = Self.folder()
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let reports = (directory as NSString).appendingPathComponent("Reports")
+        try FileManager.default.createDirectory(atPath: reports, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let script = "cd \"$1\" || exit 99; for i in 1 2 3 4; do \"$2\" exec -- /bin/sh -c 'echo ran' || echo \"failed $?\"; done"
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyyMMdd-HHmmss"
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        let now = Date()
+        var taken: Set<String> = []
+        for second in -1...120 {
+            let name = "exec-sh-" + formatter.string(from: now.addingTimeInterval(Double(second)))
+            let held = (reports as NSString).appendingPathComponent(name)
+            try FileManager.default.createDirectory(atPath: held, withIntermediateDirectories: true)
+            _ = FileManager.default.createFile(atPath: (held as NSString).appendingPathComponent(".strain.lock"), contents: nil)
+            _ = FileManager.default.createFile(atPath: (held as NSString).appendingPathComponent("run.json"), contents: Data("{}".utf8))
+            taken.insert(name)
+        }
+        let script = "cd \"$1\" || exit 99; for i in 1 2 3; do \"$2\" exec -- /bin/sh -c 'echo ran' || echo \"failed $?\"; done"
         let result = try ProgramRun.run("/bin/sh", ["-c", script, "sh", directory, StrainBinary.path], timeout: 60)
         #expect(result.termination == .exited(0))
-        #expect(result.stdout == "ran\nran\nran\nran\n", "\(result.stdout)\(result.stderr)")
-        let reports = (directory as NSString).appendingPathComponent("Reports")
-        let folders = try FileManager.default.contentsOfDirectory(atPath: reports).filter { $0.hasPrefix("exec-sh-") }
-        #expect(folders.count == 4, "\(folders)")
-        for folder in folders {
+        #expect(result.stdout == "ran\nran\nran\n", "\(result.stdout)\(result.stderr)")
+        let made = try FileManager.default.contentsOfDirectory(atPath: reports).filter { $0.hasPrefix("exec-sh-") && !taken.contains($0) }
+        #expect(made.count == 3, "three new folders beside the held ones: \(made.sorted())")
+        for folder in made {
+            #expect(folder.firstMatch(of: /^exec-sh-\d{8}-\d{6}-\d+$/) != nil, "a held name with a number after it: \(folder)")
             #expect(FileManager.default.fileExists(atPath: (reports as NSString).appendingPathComponent("\(folder)/run.json")), "\(folder)")
         }
     }
