@@ -129,7 +129,8 @@ import Testing
             repetitions: 300
           # Last: one worker runs it to its deadline while the other, out of work,
           # would exit; if that one restarted the server, this copy's parent-death
-          # signal is tied to it (half of the time, were workers to exit early).
+          # signal is tied to it (half of the time, were workers to exit early:
+          # everyJobWorkerOutlivesTheLastTrialOfTheRun checks the rule every time).
           - scenario: crash
             parameters: {kind: hang}
             strategies: [main]
@@ -147,6 +148,47 @@ import Testing
         #expect(record.trials.filter { $0.scenario == "noop" }.allSatisfy { $0.outcome.kind == .completed })
         #expect(record.trials.last?.outcome.kind == .timedOut, "the last trial ran to its deadline: \(record.trials.last?.outcome.description ?? "none")")
         #expect((record.execution?.serverRestarts ?? 0) >= 1)
+    }
+
+    /// The runner's threads named `name` (`/proc/PID/task/*/comm`).
+    static func threads(of pid: Int32, named name: String) -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.filter { task in
+            (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == name
+        }.count
+    }
+
+    @Test func everyJobWorkerOutlivesTheLastTrialOfTheRun() throws {
+        // The test above catches a worker that exits early only when that worker happens
+        // to be the one that restarted the server (about half the runs). This checks the
+        // rule itself, every time: two workers out of work while a trial still runs (a hang
+        // that only its 60 s deadline ends) must stay alive, since a trial's parent-death
+        // signal is tied to the thread that started it or its server.
+        let folder = try temporaryFolder()
+        try """
+        name: workers
+        runs:
+          - scenario: crash
+            parameters: {kind: hang}
+            strategies: [main]
+            timeout: 60s
+            expect: timedOut
+          - scenario: noop
+            strategies: [main, gcd-global]
+        """.write(toFile: (folder as NSString).appendingPathComponent("suite.yaml"), atomically: true, encoding: .utf8)
+        let runner = try BackgroundStrain(["run", "suite.yaml", "--out", "out", "--jobs", "3"], in: folder)
+        #expect(runner.waitForOutput("[2/3]"), "both noops finished beside the hang")
+        // A worker that exits does so at once; 3 s of looking is only how long to wait for it.
+        let lookUntil = Date().addingTimeInterval(3)
+        var workers = Self.threads(of: runner.pid, named: "strain.job")
+        while workers == 3 && Date() < lookUntil {
+            usleep(20_000)
+            workers = Self.threads(of: runner.pid, named: "strain.job")
+        }
+        #expect(workers == 3, "the two workers out of work are still alive while the hang runs: \(workers) of 3")
+        runner.signal(SIGTERM)
+        let result = runner.finish(timeout: 30)
+        #expect(result.status == 143, "\(result.stderr)")
     }
 
     @Test func aTrialServerThatCannotStartFallsBackToSpawningAndSaysSo() throws {
