@@ -78,6 +78,15 @@ enum Tool {
     }
 }
 
+/// On overlap: Swift Testing runs different suites at once (`.serialized` orders
+/// tests only inside one suite), so the end-to-end suites share the machine's two
+/// cores with each other by design. No verdict may therefore depend on load: a
+/// stall threshold is set far above a late wake-up, a hang is told from a finished
+/// trial by its deadline (tens of seconds) or by a block that never ends, a planted
+/// regression is ten times the work against thresholds of 3×, and speed figures
+/// live in the benchmark suites. What cannot be shared is locked: SwiftPM's scratch
+/// folder (`FixturePackage`'s lock).
+///
 /// Every external process a test starts to its end goes through here: its output
 /// and errors are read at once (a child that fills one pipe while the test reads
 /// the other cannot deadlock), and a hang is killed at `timeout` and fails the
