@@ -106,7 +106,7 @@ final class FakeProbeRunner: BisectProbeRunner {
 }
 
 /// The built binary's `bisect` against real children: real overflows, real NSKeyedUnarchiver.
-@Suite(.serialized) struct BisectEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct BisectEndToEndTests {
     static func bisect(_ arguments: [String]) throws -> (StrainBinary.Result, RunRecord?, String) {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("strain-bisect-\(UUID().uuidString)").path
         let result = try StrainBinary.run(["bisect"] + arguments + ["--out", out], timeout: 240)

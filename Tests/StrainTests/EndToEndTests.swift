@@ -3,7 +3,7 @@ import StrainKit
 import Testing
 
 /// The built binary on small suites: real children, real overflows, real libunwind.
-@Suite(.serialized) struct EndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct EndToEndTests {
     @Test func unarchivingAChainPastA512KiBThreadOverflowsWithTheCycleNamedAndCompletesOn8MiB() throws {
         let (result, run, out) = try StrainBinary.runSuite("""
         name: overflow

@@ -5,7 +5,7 @@ import Testing
 
 /// `strain exec` and `strain dump` on real programs built here (C with cc, Swift
 /// with swiftc), run through the built binary as a user would.
-@Suite(.serialized) struct ExecTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct ExecTests {
     /// `strain exec --out DIR -- PROGRAM ARGUMENTS` with Swift's own backtracer off
     /// (it would spend a second symbolizing each crash after Strain's record).
     static func exec(_ program: String, _ arguments: [String], out: String, options: [String] = [], timeout: Double = 60) throws -> (ProgramRun.Result, RunRecord?) {

@@ -6,7 +6,7 @@ import Testing
 
 /// `Scenarios/faults.yaml` through the built binary: every way a trial can break
 /// its own process ends as that trial's outcome, and the runner survives all of it.
-@Suite(.serialized) struct FaultSuiteTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct FaultSuiteTests {
     static var faultsSuite: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Scenarios/faults.yaml").path

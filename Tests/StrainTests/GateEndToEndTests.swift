@@ -4,7 +4,7 @@ import Testing
 
 /// The gate through the built binary: real runs, real children, real builds of a
 /// user package with a planted regression.
-@Suite(.serialized) struct GateEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct GateEndToEndTests {
     static func folder() throws -> String {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strain-gate-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -54,7 +54,7 @@ import Testing
         (row?["metrics"] as? [[String: Any]])?.first { $0["metric"] as? String == metric }?["verdict"] as? String
     }
 
-    @Test(.timeLimit(.minutes(10))) func anInterleavedAAGateOfOneBinaryPassesJudgesItsDeterministicRowsAndWritesItsVerdictFiles() throws {
+    @Test func anInterleavedAAGateOfOneBinaryPassesJudgesItsDeterministicRowsAndWritesItsVerdictFiles() throws {
         let folder = try Self.folder()
         let suite = folder + "/suite.yaml"
         try Self.write(Self.twoRows.replacingOccurrences(of: "profiles: [linux]\n", with: "profiles: [linux]\n" + Self.wideTimingThresholds + "\n"), suite)
@@ -160,7 +160,7 @@ import Testing
 
 /// A user package over Strain in three builds: the base, one whose `spin` does ten
 /// times the work, one whose `frames` keeps a 25 % larger frame.
-@Suite(.serialized) struct PlantedRegressionTests {
+@Suite(.serialized, .timeLimit(.minutes(30))) struct PlantedRegressionTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// Builds the fixture with the planted constants and returns a copy of its binary.
@@ -214,7 +214,7 @@ import Testing
         return path
     }
 
-    @Test(.timeLimit(.minutes(20))) func aPlantedTenfoldSlowdownFailsTheInterleavedGateOnExactlyThatRow() throws {
+    @Test func aPlantedTenfoldSlowdownFailsTheInterleavedGateOnExactlyThatRow() throws {
         // Ten times the work against thresholds of 3× and 50 ms: CPU time, which load
         // barely moves, cannot miss it, and no other row can cross them. A 30 % slowdown
         // was caught in most gates, not all (README, Benchmarks): a benchmark's figure.
@@ -230,7 +230,7 @@ import Testing
         #expect(verdicts.filter { $0.key != "spin main" }.values.allSatisfy { $0 == "unchanged" || $0 == "inconclusive" }, "\(verdicts)")
     }
 
-    @Test(.timeLimit(.minutes(20))) func aPlantedTwentyFivePercentLargerFrameFailsOnExactlyThatRowWithOneRepetition() throws {
+    @Test func aPlantedTwentyFivePercentLargerFrameFailsOnExactlyThatRowWithOneRepetition() throws {
         let folder = try GateEndToEndTests.folder()
         let base = try Self.build(workPercent: 100, frameBytes: 512, into: folder, name: "base")
         let larger = try Self.build(workPercent: 100, frameBytes: 640, into: folder, name: "larger")
@@ -241,7 +241,7 @@ import Testing
         #expect(result.stdout.contains("stack-high-water"))
     }
 
-    @Test(.timeLimit(.minutes(30))) func theCommandPluginRunsTheUsersOwnStrainAndCollapsesEveryFailureToOne() throws {
+    @Test func theCommandPluginRunsTheUsersOwnStrainAndCollapsesEveryFailureToOne() throws {
         let folder = try GateEndToEndTests.folder()
         _ = try Self.build(workPercent: 100, frameBytes: 512, into: folder, name: "base")
         func plugin(_ arguments: [String]) throws -> (status: Int32, output: String) {

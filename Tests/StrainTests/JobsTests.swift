@@ -5,7 +5,7 @@ import Testing
 
 /// `strain run --jobs N` through the built binary: trials at once, finishing out
 /// of order, journaled as they finish, recorded in plan order, stopped together.
-@Suite(.serialized) struct JobsTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct JobsTests {
     func writeSuite(_ yaml: String) throws -> (folder: String, suite: String) {
         let folder = try temporaryFolder()
         let suite = (folder as NSString).appendingPathComponent("suite.yaml")

@@ -34,7 +34,7 @@ import Testing
     }
 }
 
-@Suite(.serialized) struct NewStrategyEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct NewStrategyEndToEndTests {
     @Test func bothReportTheStackTheirThreadsHadAndCatchAnOverflowWithItsTrace() throws {
         let (result, run, _) = try StrainBinary.runSuite("""
         name: new-strategies-overflow

@@ -154,7 +154,7 @@ import Testing
 }
 
 /// The CLI's `report` command, run as a user would.
-@Suite(.serialized) struct ReportCommandTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct ReportCommandTests {
     @Test func reportRendersEachFormatFromAStoredRun() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strain-report-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -164,9 +164,15 @@ import Testing
             let result = try StrainBinary.run(["report", run, "--format", format])
             #expect(result.status == 0, "\(format): \(result.stderr)")
         }
-        for file in ["report.html", "summary.md", "junit.xml"] {
-            #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(file).path), "\(file) is written beside run.json")
+        // Through the binary, each file is the in-process render the golden files hold.
+        for (file, golden) in [("report.html", "report.html"), ("summary.md", "summary.md"), ("junit.xml", "junit.xml")] {
+            let written = try? String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            let expected = try String(contentsOf: ReportTests.fixtures.appendingPathComponent("golden").appendingPathComponent(golden), encoding: .utf8)
+            #expect(written != nil, "\(file) is written beside run.json")
+            #expect(written == expected, "\(file) is what Fixtures/golden/\(golden) holds")
         }
+        let rewritten = try RunRecordFile.read(from: folder.appendingPathComponent("run.normalized.json").path)
+        #expect(rewritten.trials.map(\.id) == (try ReportTests.fixture()).trials.map(\.id), "--format json rewrites the same run")
         let toStandardOutput = try StrainBinary.run(["report", run, "--format", "md", "--out", "-"])
         #expect(toStandardOutput.stdout.hasPrefix("# Strain run: fixture"))
     }

@@ -6,7 +6,7 @@ import Testing
 
 /// The runner as a hostile user treats it: signals, kills, a closed stdout, two
 /// runners on one folder, a folder reused, reports written over their input.
-@Suite(.serialized) struct RunnerRobustnessTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct RunnerRobustnessTests {
     /// A quick trial, then one that hangs until its 60 s deadline, then another quick one.
     static let hangingSuite = """
     name: hanging
@@ -264,7 +264,7 @@ import Testing
 }
 
 /// `strain report` on stored runs: never over its input, atomic, errors with their kind.
-@Suite(.serialized) struct ReportCommandSafetyTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct ReportCommandSafetyTests {
     func storedRun() throws -> (folder: String, runJSON: String) {
         let (result, _, out) = try StrainBinary.runSuite("name: s\nruns:\n  - scenario: noop\n    strategies: [main]\n")
         #expect(result.status == 0)

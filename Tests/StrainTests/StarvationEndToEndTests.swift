@@ -4,7 +4,7 @@ import Testing
 
 /// Real pools run out and real queues wait on each other, in real children,
 /// with a short stall threshold: every test here is bounded by its trials' timeouts.
-@Suite(.serialized) struct StarvationEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct StarvationEndToEndTests {
     @Test func twoQueuesSyncingOntoEachOtherEndDeadlockedWithBothQueueFramesAndTheCycleNamed() throws {
         let (result, run, out) = try StrainBinary.runSuite("""
         name: cycle

@@ -1,6 +1,7 @@
 import Foundation
 import StrainKit
 import StrainRunner
+import Testing
 
 /// The built `strain` binary, run as a user would, with a time bound.
 struct StrainBinary {
@@ -183,10 +184,13 @@ final class BackgroundStrain {
     let process = Process()
     let stdoutPath: String
     let stderrPath: String
+    /// `strain ARGUMENTS`, for the message of a run that had to be killed.
+    let commandLine: String
 
     /// `shellPrefix`: shell commands run first, in the process that then becomes
     /// strain (`exec 7</dev/null` leaves it a descriptor it did not open).
     init(_ arguments: [String], in folder: String, shellPrefix: String? = nil) throws {
+        commandLine = ([StrainBinary.path] + arguments).joined(separator: " ")
         stdoutPath = (folder as NSString).appendingPathComponent("stdout-\(UUID().uuidString)")
         stderrPath = (folder as NSString).appendingPathComponent("stderr-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
@@ -249,7 +253,10 @@ final class BackgroundStrain {
     func finish(timeout: Double = 60) -> StrainBinary.Result {
         let giveUp = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < giveUp { usleep(20_000) }
-        if process.isRunning { kill(pid, SIGKILL) }
+        if process.isRunning {
+            kill(pid, SIGKILL)
+            Issue.record("still running after \(timeout) s, killed: \(commandLine)")
+        }
         process.waitUntilExit()
         let out = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""
         let err = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""

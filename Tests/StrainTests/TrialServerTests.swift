@@ -8,7 +8,7 @@ import Testing
 /// trial is still a process of its own, the runner's child, with its profile in
 /// force; a server that dies is replaced, and one that cannot start is left for
 /// spawning, said aloud.
-@Suite(.serialized) struct TrialServerTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct TrialServerTests {
     @Test func aCrashAHangAnOverflowAndAFloodUnderTheTrialServerEndOnlyTheirOwnTrial() throws {
         let (result, run, _) = try StrainBinary.runSuite("""
         name: isolation
@@ -317,7 +317,7 @@ import Testing
 }
 
 /// The trial server's protocol, from the runner's side, with requests it cannot serve.
-@Suite(.serialized) struct TrialServerProtocolTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct TrialServerProtocolTests {
     @Test func aRequestTheServerCannotServeIsRefusedWithItsReasonAndOnlyThatTrialIsSpawned() throws {
         let notices = Mutex<[String]>([])
         let server = TrialServer(executable: StrainBinary.path, environment: TrialSupervisor.childEnvironment(heartbeat: false),

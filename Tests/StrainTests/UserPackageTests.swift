@@ -63,7 +63,7 @@ enum FixturePackage {
 
 /// A user's packages built against the public API: the minimal fixture and the
 /// worked example the README shows.
-@Suite(.serialized) struct UserPackageTests {
+@Suite(.serialized, .timeLimit(.minutes(30))) struct UserPackageTests {
     static let minimal = FixturePackage.repository.appendingPathComponent("Tests/MinimalUserPackage").path
     static let example = FixturePackage.repository.appendingPathComponent("Tests/Examples/OrderDecoding").path
 
