@@ -311,3 +311,23 @@ func temporaryFolder() throws -> String {
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     return folder
 }
+
+/// The bound every test's processes run under, on processes that misbehave.
+@Suite struct BoundedProcessTests {
+    @Test func aProcessStillRunningAtItsBoundIsKilledAndTheCallSaysWhatItWaitedFor() throws {
+        #expect {
+            try BoundedProcess.run("/bin/sleep", ["30"], timeout: 1)
+        } throws: { error in
+            "\(error)" == "still running after 1.0 s, killed: /bin/sleep 30"
+        }
+    }
+
+    @Test func aChildThatFillsItsErrorPipeBeforeItsOutputIsReadToTheEnd() throws {
+        // Read one pipe after the other, a child that writes more than a pipe holds
+        // (64 KiB) to standard error first blocks until it is killed.
+        let ended = try BoundedProcess.run("/bin/sh", ["-c", "head -c 1048576 /dev/zero >&2; echo done"], timeout: 20)
+        #expect(ended.status == 0)
+        #expect(ended.stdout == "done\n")
+        #expect(ended.stderr.utf8.count == 1 << 20)
+    }
+}
