@@ -336,6 +336,14 @@ import Testing
         for format in ["html", "md", "junit"] {
             let result = try StrainBinary.run(["report", path, "--format", format, "--out", "-"])
             #expect(result.status == 0, "\(format): \(result.stderr)")
+            switch format {
+            case "md":
+                // Rendered as the number it is, in the metrics table and the guard table.
+                #expect(result.stdout.contains("| NSLock gcd-global | 4,000 | ") && result.stdout.contains(" | 1e+300 | "), "\(result.stdout)")
+                #expect(result.stdout.contains(" | 1e+300/4 | "), "the guard table's together column")
+            case "html": #expect(result.stdout.contains("1e+300"))
+            default: #expect(result.stdout.hasPrefix("<?xml"))
+            }
         }
     }
 
