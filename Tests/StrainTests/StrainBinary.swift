@@ -124,6 +124,7 @@ enum BoundedProcess {
         process.standardError = mergingOutput ? output : error
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        let giveUp = Date().addingTimeInterval(timeout)
         let readers = DispatchGroup()
         let collected = Collected()
         DispatchQueue.global().async(group: readers) { collected.stdout = output.fileHandleForReading.readDataToEndOfFile() }
@@ -139,8 +140,7 @@ enum BoundedProcess {
             throw TimedOut(commandLine: commandLine, seconds: timeout)
         }
         // Both pipes closed: the process has ended or is about to; a child that closed
-        // its output and went on running is still bounded.
-        let giveUp = Date().addingTimeInterval(timeout)
+        // its output and went on running is still bounded, by the same deadline.
         while process.isRunning && Date() < giveUp { usleep(1_000) }
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
