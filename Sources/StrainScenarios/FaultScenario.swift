@@ -16,10 +16,11 @@ struct FaultScenario: Scenario {
         case floodOutput = "flood-output", garbageResult = "garbage-result", exitZeroWithoutResult = "exit-zero-without-result"
         case exitMidTrial = "exit-mid-trial", grandchild, grandchildThenHang = "grandchild-then-hang"
         case sessionGrandchild = "session-grandchild", memoryExhaustion = "memory-exhaustion", threadBomb = "thread-bomb"
+        case brokenInvariant = "broken-invariant"
     }
 
     static let kind = Parameter<Kind>("kind", default: .busError,
-                      help: "how the trial breaks: a signal (bus-error, divide-by-zero), a Swift runtime trap with its message (fatal-error, index-out-of-range, integer-overflow), std::terminate, a loop that ignores SIGTERM, megabytes on stdout and stderr, garbage or nothing on the result pipe, exit(3) mid-trial, a grandchild left behind (or one beside a hang, or one in a session of its own), memory or threads until a limit stops it")
+                      help: "how the trial breaks: a signal (bus-error, divide-by-zero), a Swift runtime trap with its message (fatal-error, index-out-of-range, integer-overflow), std::terminate, a loop that ignores SIGTERM, megabytes on stdout and stderr, garbage or nothing on the result pipe, exit(3) mid-trial, a grandchild left behind (or one beside a hang, or one in a session of its own), memory or threads until a limit stops it, an invariant checked with `context.check` that does not hold (broken-invariant)")
     static let megabytes = Parameter<Int>("megabytes", in: 1...1024, default: 8, help: "how much flood-output writes to each of stdout and stderr")
     static let parameters: [any ParameterDeclaration] = [kind, megabytes]
     static let typicalOutcomes = [
@@ -27,6 +28,7 @@ struct FaultScenario: Scenario {
         TypicalOutcome(.harnessError, because: "garbage or no result on the pipe is the harness's to report, never hidden"),
         TypicalOutcome(.threw, because: "memory-exhaustion and thread-bomb throw once the limit stops them"),
         TypicalOutcome(.timedOut, because: "ignore-sigterm and grandchild-then-hang run to the deadline"),
+        TypicalOutcome(.invariantViolated, because: "broken-invariant checks a count that is never what it must be"),
     ]
 
     struct Exhausted: Error, CustomStringConvertible {
@@ -47,12 +49,12 @@ struct FaultScenario: Scenario {
         let megabytes = megabytes
         return { executor in
             try executor.perform {
-                try Self.fail(kind, megabytes: megabytes)
+                try Self.fail(kind, megabytes: megabytes, context: context)
             }
         }
     }
 
-    static func fail(_ kind: Kind, megabytes: Int) throws {
+    static func fail(_ kind: Kind, megabytes: Int, context: ScenarioContext) throws {
         // Values the optimizer cannot see through, so each trap happens at run time.
         let one = Int(ProcessInfo.processInfo.processIdentifier > 0 ? 1 : 0)
         switch kind {
@@ -91,6 +93,11 @@ struct FaultScenario: Scenario {
             while one > 0 { sleep(60) }
         case .memoryExhaustion: try exhaustMemory()
         case .threadBomb: try threadBomb()
+        case .brokenInvariant:
+            // The one deterministic way to `invariantViolated` (a race's is not): a
+            // count checked as a scenario checks its own state, and wrong every time.
+            let counted = one + one
+            try context.check(counted == 1, "the fault scenario broke its invariant on purpose: counted \(counted) items, 1 expected")
         }
     }
 

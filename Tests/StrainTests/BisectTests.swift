@@ -106,7 +106,7 @@ final class FakeProbeRunner: BisectProbeRunner {
 }
 
 /// The built binary's `bisect` against real children: real overflows, real NSKeyedUnarchiver.
-@Suite(.serialized) struct BisectEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct BisectEndToEndTests {
     static func bisect(_ arguments: [String]) throws -> (StrainBinary.Result, RunRecord?, String) {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("strain-bisect-\(UUID().uuidString)").path
         let result = try StrainBinary.run(["bisect"] + arguments + ["--out", out], timeout: 240)
@@ -145,7 +145,9 @@ final class FakeProbeRunner: BisectProbeRunner {
         }
         let plainLongest = try #require(completedEverywhere.max())
         #expect(abs(plainLongest - longest) <= 1, "plain trials: longest completing chain \(plainLongest); bisect: \(longest)")
-        #expect(trials.filter { Int($0.parameters["size"]!)! > longest + 1 }.allSatisfy { $0.outcome.kind == .stackOverflow })
+        let above = trials.filter { Int($0.parameters["size"]!)! > longest + 1 }
+        #expect(above.count == 2 * sizes.filter { $0 > longest + 1 }.count && !above.isEmpty, "the sizes above the boundary ran: \(trials.map(\.id.description))")
+        #expect(above.allSatisfy { $0.outcome.kind == .stackOverflow })
     }
 
     @Test func theSmallestStackForAChainAgreesWithPlainTrialsOnAPageEitherSide() throws {
@@ -166,10 +168,13 @@ final class FakeProbeRunner: BisectProbeRunner {
         """, timeout: 120)
         #expect(plain.status == 0, "\(plain.stdout)\n\(plain.stderr)")
         let trials = try #require(plainRun).trials
-        #expect(trials.filter { $0.strategy.description == "thread(\(ByteSize.exact(stack - 8192)))" }.allSatisfy { $0.outcome.kind == .stackOverflow },
-                "two pages below the bisect's answer overflows")
-        #expect(trials.filter { $0.strategy.description == "thread(\(ByteSize.exact(stack + 4096)))" }.allSatisfy { $0.outcome.kind == .completed },
-                "a page above completes")
+        let below = trials.filter { $0.strategy.description == "thread(\(ByteSize.exact(stack - 8192)))" }
+        let above = trials.filter { $0.strategy.description == "thread(\(ByteSize.exact(stack + 4096)))" }
+        // Matched by the strategy's text: a drift in how a stack size is written would
+        // match nothing and pass, so each side must hold both repetitions.
+        #expect(below.count == 2 && above.count == 2, "\(trials.map(\.id.description))")
+        #expect(below.allSatisfy { $0.outcome.kind == .stackOverflow }, "two pages below the bisect's answer overflows")
+        #expect(above.allSatisfy { $0.outcome.kind == .completed }, "a page above completes")
     }
 
     @Test func theCyclicLeagueIsReportedUnboundedWithoutSearchingTo1GiB() throws {

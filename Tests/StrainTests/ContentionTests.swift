@@ -127,7 +127,7 @@ private final class AppendCheck: GuardVisitor, @unchecked Sendable {
 }
 
 /// The built binary on small contention suites.
-@Suite(.serialized) struct ContentionEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct ContentionEndToEndTests {
     @Test func guardedCollectionsKeepEveryElementAndReportThroughputLatencyAndFairness() throws {
         let (result, run, out) = try StrainBinary.runSuite("""
         name: contention

@@ -5,7 +5,7 @@ import Testing
 
 /// `strain exec` and `strain dump` on real programs built here (C with cc, Swift
 /// with swiftc), run through the built binary as a user would.
-@Suite(.serialized) struct ExecTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct ExecTests {
     /// `strain exec --out DIR -- PROGRAM ARGUMENTS` with Swift's own backtracer off
     /// (it would spend a second symbolizing each crash after Strain's record).
     static func exec(_ program: String, _ arguments: [String], out: String, options: [String] = [], timeout: Double = 60) throws -> (ProgramRun.Result, RunRecord?) {
@@ -91,10 +91,21 @@ import Testing
         for format in ["html", "md", "junit"] {
             let report = try ProgramRun.run(StrainBinary.path, ["report", runJSON, "--format", format, "--out", "-"])
             #expect(report.termination == .exited(0), "\(format): \(report.stderr)")
-            #expect(report.stdout.contains("exec"), "\(format)")
+            #expect(report.stdout.contains("exec[program=\(programs.faults), arguments=fork-child-fault]") || report.stdout.contains("program=\(programs.faults)"),
+                    "\(format) names the program run: \(report.stdout.prefix(400))")
         }
+        // `compare` never fails (exit 0 whatever it finds), so its output is the check:
+        // the run against itself is one row, the program's, every timing unchanged at +0.0 %.
         let compare = try ProgramRun.run(StrainBinary.path, ["compare", runJSON, runJSON])
         #expect(compare.termination == .exited(0), "\(compare.stdout)\(compare.stderr)")
+        let lines = compare.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("Compared exec against run.json: passed: 1 ") == true, "\(compare.stdout)")
+        #expect(lines.filter { $0.hasPrefix("exec[") }.count == 1, "\(compare.stdout)")
+        #expect(lines.contains { $0.hasPrefix("exec[program=\(programs.faults), arguments=fork-child-fault] main linux") }, "\(compare.stdout)")
+        let metrics = lines.filter { $0.hasPrefix("    ") }
+        #expect(metrics.contains { $0.hasPrefix("    wall: ") } && metrics.contains { $0.hasPrefix("    cpu: ") }, "\(compare.stdout)")
+        #expect(metrics.allSatisfy { $0.contains("+0.0%") }, "the same run on both sides: \(metrics)")
+        #expect(!compare.stdout.contains("regressed") && !compare.stdout.contains("improved"), "\(compare.stdout)")
     }
 
     @Test func aProgramThatNeverFaultsPrintsExactlyWhatItPrintsWithoutStrain() throws {
@@ -232,19 +243,34 @@ import Testing
     }
 
     @Test func execsStartedInTheSameSecondWithoutOutEachRunAndGetTheirOwnFolder() throws {
-        // Four in a row take well under a second: without --out, at least two share
-        // the default folder's timestamp, and each must still run its program.
+        // The collision is forced, not hoped for: every default folder name of the next
+        // two minutes (Reports/exec-sh-<UTC second>) already holds another run,
+        // so each exec must take the next free name (`-2`, `-3`…) and still run.
         let directory = Self.folder()
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let reports = (directory as NSString).appendingPathComponent("Reports")
+        try FileManager.default.createDirectory(atPath: reports, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let script = "cd \"$1\" || exit 99; for i in 1 2 3 4; do \"$2\" exec -- /bin/sh -c 'echo ran' || echo \"failed $?\"; done"
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyyMMdd-HHmmss"
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        let now = Date()
+        var taken: Set<String> = []
+        for second in -1...120 {
+            let name = "exec-sh-" + formatter.string(from: now.addingTimeInterval(Double(second)))
+            let held = (reports as NSString).appendingPathComponent(name)
+            try FileManager.default.createDirectory(atPath: held, withIntermediateDirectories: true)
+            _ = FileManager.default.createFile(atPath: (held as NSString).appendingPathComponent(".strain.lock"), contents: nil)
+            _ = FileManager.default.createFile(atPath: (held as NSString).appendingPathComponent("run.json"), contents: Data("{}".utf8))
+            taken.insert(name)
+        }
+        let script = "cd \"$1\" || exit 99; for i in 1 2 3; do \"$2\" exec -- /bin/sh -c 'echo ran' || echo \"failed $?\"; done"
         let result = try ProgramRun.run("/bin/sh", ["-c", script, "sh", directory, StrainBinary.path], timeout: 60)
         #expect(result.termination == .exited(0))
-        #expect(result.stdout == "ran\nran\nran\nran\n", "\(result.stdout)\(result.stderr)")
-        let reports = (directory as NSString).appendingPathComponent("Reports")
-        let folders = try FileManager.default.contentsOfDirectory(atPath: reports).filter { $0.hasPrefix("exec-sh-") }
-        #expect(folders.count == 4, "\(folders)")
-        for folder in folders {
+        #expect(result.stdout == "ran\nran\nran\n", "\(result.stdout)\(result.stderr)")
+        let made = try FileManager.default.contentsOfDirectory(atPath: reports).filter { $0.hasPrefix("exec-sh-") && !taken.contains($0) }
+        #expect(made.count == 3, "three new folders beside the held ones: \(made.sorted())")
+        for folder in made {
+            #expect(folder.firstMatch(of: /^exec-sh-\d{8}-\d{6}-\d+$/) != nil, "a held name with a number after it: \(folder)")
             #expect(FileManager.default.fileExists(atPath: (reports as NSString).appendingPathComponent("\(folder)/run.json")), "\(folder)")
         }
     }
@@ -364,16 +390,28 @@ enum ProgramRun {
             return nil
         }
 
-        /// Waits for the end (killing the process past `timeout`) and collects the rest of its output.
+        /// Waits for the end and collects the rest of its output; past `timeout`
+        /// seconds the process is killed and the call throws `BoundedProcess.TimedOut`.
         func wait(timeout: Double) throws -> Result {
-            let killer = DispatchWorkItem { [process] in if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
-            defer { killer.cancel() }
-            let errorData = DispatchQueue.global().sync { error.readDataToEndOfFile() }
-            let outData = pending + output.readDataToEndOfFile()
+            let readers = DispatchGroup()
+            let collected = Collected()
+            DispatchQueue.global().async(group: readers) { [error] in collected.stderr = error.readDataToEndOfFile() }
+            DispatchQueue.global().async(group: readers) { [output] in collected.stdout = output.readDataToEndOfFile() }
+            if readers.wait(timeout: .now() + timeout) == .timedOut {
+                kill(process.processIdentifier, SIGKILL)
+                _ = readers.wait(timeout: .now() + 5)
+                process.waitUntilExit()
+                let commandLine = ([process.executableURL?.path ?? "?"] + (process.arguments ?? [])).joined(separator: " ")
+                throw BoundedProcess.TimedOut(commandLine: commandLine, seconds: timeout)
+            }
             process.waitUntilExit()
-            return Result(termination: ProgramRun.status(of: process), stdout: String(decoding: outData, as: UTF8.self),
-                          stderr: String(decoding: errorData, as: UTF8.self))
+            return Result(termination: ProgramRun.status(of: process), stdout: String(decoding: pending + collected.stdout, as: UTF8.self),
+                          stderr: String(decoding: collected.stderr, as: UTF8.self))
+        }
+
+        private final class Collected: @unchecked Sendable {
+            var stdout = Data()
+            var stderr = Data()
         }
 
         /// Kills the process if it still runs (the test's cleanup).

@@ -6,7 +6,7 @@ import Testing
 
 /// `Scenarios/faults.yaml` through the built binary: every way a trial can break
 /// its own process ends as that trial's outcome, and the runner survives all of it.
-@Suite(.serialized) struct FaultSuiteTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct FaultSuiteTests {
     static var faultsSuite: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Scenarios/faults.yaml").path
@@ -20,13 +20,17 @@ import Testing
         func trials(_ kind: String) -> [TrialRecord] { record.trials.filter { $0.parameters["kind"] == kind } }
         func outcomes(_ kind: String) -> Set<String> { Set(trials(kind).map(\.outcome.description)) }
 
+        let invariants = record.trials.filter { $0.parameters["kind"] == "broken-invariant" }
+        #expect(invariants.count == 2 && invariants.allSatisfy { $0.outcome.kind == .invariantViolated }, "\(invariants.map(\.outcome))")
+
         #expect(outcomes("bus-error") == ["crashed(SIGBUS)"])
         #expect(outcomes("divide-by-zero") == ["crashed(SIGFPE)"])
         #expect(outcomes("fatal-error") == ["crashed(SIGILL)"])
-        #expect(trials("fatal-error").allSatisfy { $0.stderr?.contains("Fatal error: the fault scenario called fatalError on purpose") == true })
-        #expect(trials("index-out-of-range").allSatisfy { $0.stderr?.contains("Fatal error: Index out of range") == true })
+        #expect(trials("fatal-error").count == 2 && trials("fatal-error").allSatisfy { $0.stderr?.contains("Fatal error: the fault scenario called fatalError on purpose") == true })
+        #expect(outcomes("index-out-of-range") == ["crashed(SIGILL)"])
+        #expect(trials("index-out-of-range").count == 2 && trials("index-out-of-range").allSatisfy { $0.stderr?.contains("Fatal error: Index out of range") == true })
         #expect(outcomes("integer-overflow") == ["crashed(SIGILL)"])
-        #expect(trials("integer-overflow").allSatisfy { $0.trace?.firstFrames.first?.symbol?.contains("FaultScenario.fail") == true })
+        #expect(trials("integer-overflow").count == 2 && trials("integer-overflow").allSatisfy { $0.trace?.firstFrames.first?.symbol?.contains("FaultScenario.fail") == true })
         #expect(trials("integer-overflow").allSatisfy { CrashReason.message(for: $0) == "Swift runtime failure: arithmetic overflow" },
                 "an overflow's reason is the runtime's name for its trap, from the debug information")
         #expect(outcomes("cxx-terminate") == ["crashed(SIGABRT)"])
@@ -37,7 +41,9 @@ import Testing
 
         let stubborn = try #require(trials("ignore-sigterm").first)
         #expect(stubborn.outcome.kind == .timedOut)
-        #expect((stubborn.metrics.trialSeconds ?? 99) < 5, "SIGKILL followed SIGTERM after the grace period")
+        // It ignores SIGTERM and loops for ever: that it ended at all is SIGKILL's doing,
+        // and not before the deadline (1 s) and the grace period (1 s) had passed.
+        #expect((stubborn.metrics.trialSeconds ?? 0) >= 2, "SIGKILL came after the 1 s deadline and the 1 s grace: \(stubborn.metrics.trialSeconds ?? 0)")
 
         let flood = try #require(trials("flood-output").first)
         #expect(flood.outcome.kind == .completed)
@@ -49,6 +55,7 @@ import Testing
         let pid = try #require(grandchild.stdout?.split(separator: " ").last.flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
         #expect(Processes.waitUntilGone(pid, seconds: 5), "the grandchild died with its trial's process group")
         let escaped = try #require(trials("session-grandchild").first)
+        #expect(escaped.outcome.kind == .completed, "\(escaped.outcome)")
         let escapedPID = try #require(escaped.stdout?.split(separator: " ").last.flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
         #expect(Processes.waitUntilGone(escapedPID, seconds: 5), "a grandchild in a session of its own was adopted by the runner and killed")
 
@@ -63,6 +70,34 @@ import Testing
         #expect(trials("exit-zero-without-result").first?.outcome.message?.hasPrefix("the child exited with status 0 without a result") == true)
         #expect(trials("exit-mid-trial").first?.outcome.message?.hasPrefix("the child exited with status 3 without a result") == true)
         #expect(record.trials.filter { $0.outcome.kind == .harnessError }.count == 3, "only the protocol breakers are harness errors")
+
+        // Exit 3 outranks exit 1, so the status alone would hide an unexpected outcome
+        // elsewhere: every trial but the three protocol breakers ended as the suite expects.
+        let breakers: Set<String> = ["garbage-result", "exit-zero-without-result", "exit-mid-trial"]
+        let unexpected = record.trials.filter { !$0.expected }
+        #expect(Set(unexpected.compactMap { $0.parameters["kind"] }) == breakers && unexpected.count == 3,
+                "unexpected: \(unexpected.map { "\($0.id): \($0.outcome)" })")
+        #expect(record.trials.count == 27, "every planned trial ran: \(record.trials.map(\.id.description))")
+    }
+
+    @Test func anInvariantThatNeverHoldsEndsInvariantViolatedWithTheScenariosMessage() throws {
+        let (result, run, _) = try StrainBinary.runSuite("""
+        name: invariant
+        runs:
+          - scenario: fault
+            parameters: {kind: broken-invariant}
+            strategies: [main, gcd-global, thread(512KiB)]
+            expect: invariantViolated
+        """)
+        #expect(result.status == 0, "the expected outcome, so the run passes: \(result.stdout)\n\(result.stderr)")
+        let record = try #require(run)
+        #expect(record.trials.count == 3)
+        for trial in record.trials {
+            #expect(trial.outcome.kind == .invariantViolated, "\(trial.id): \(trial.outcome)")
+            #expect(trial.outcome.message == "the fault scenario broke its invariant on purpose: counted 2 items, 1 expected", "\(trial.id): \(trial.outcome)")
+            #expect(trial.expected)
+        }
+        #expect(result.stdout.contains("invariantViolated"), "the terminal names the outcome: \(result.stdout)")
     }
 }
 

@@ -5,7 +5,7 @@ import Testing
 
 /// `strain run --jobs N` through the built binary: trials at once, finishing out
 /// of order, journaled as they finish, recorded in plan order, stopped together.
-@Suite(.serialized) struct JobsTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct JobsTests {
     func writeSuite(_ yaml: String) throws -> (folder: String, suite: String) {
         let folder = try temporaryFolder()
         let suite = (folder as NSString).appendingPathComponent("suite.yaml")
@@ -20,12 +20,16 @@ import Testing
           - scenario: crash
             parameters: {kind: hang}
             strategies: [main]
-            timeout: 2s
+            timeout: 10s
             expect: timedOut
           - scenario: noop
             strategies: [main, gcd-global, thread(512KiB)]
             repetitions: 2
         """)
+        // The hang ends only at its 10 s deadline; the six noops (milliseconds each) run
+        // in the two other slots beside it. For the hang not to finish last, a noop would
+        // have to take seconds: a hang of its own, not load (at 2 s, six noops had to
+        // finish within 2 s on a loaded machine).
         let out = (folder as NSString).appendingPathComponent("out")
         let result = try StrainBinary.run(["run", suite, "--out", out, "--jobs", "3"])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")

@@ -255,8 +255,9 @@ extension MalformedSuite {
     }
 
     /// Inputs the fuzzers (Tests/Fuzz) found, kept in Tests/Fuzz/regressions/suite:
-    /// each must be refused or accepted quickly, never trap or hang.
-    @Test func everyInputTheFuzzerFoundIsHandledQuickly() throws {
+    /// each must be refused or accepted, never trap or hang (a hang fails at the
+    /// test's time limit; how fast a parse is belongs to the benchmarks, not here).
+    @Test(.timeLimit(.minutes(1))) func everyInputTheFuzzerFoundIsHandledWithoutTrappingOrHanging() throws {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fuzz/regressions/suite")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
@@ -265,9 +266,17 @@ extension MalformedSuite {
             let data = try Data(contentsOf: folder.appendingPathComponent(file))
             // As the harness does: any bytes, repaired to UTF-8.
             let text = String(decoding: data, as: UTF8.self)
-            let started = Date()
-            _ = try? SuiteParser(catalog: .builtIn).parse(text, path: file)
-            #expect(Date().timeIntervalSince(started) < 2, "\(file) took \(Date().timeIntervalSince(started)) s")
+            do {
+                _ = try SuiteParser(catalog: .builtIn).parse(text, path: file)
+            } catch {
+                if file.hasPrefix("complex-keys") {
+                    // The fix: complex keys are refused before Yams' duplicate-key check,
+                    // which ran past a minute on this input.
+                    #expect("\(error)".contains("a complex key"), "\(error)")
+                }
+                continue
+            }
+            #expect(!file.hasPrefix("complex-keys"), "the complex keys were refused")
         }
     }
 }

@@ -4,7 +4,7 @@ import StrainRecords
 import Testing
 
 /// `queue-flood` and `confinement` in real children: outcomes and counts, never timings.
-@Suite(.serialized) struct QueueScenarioTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct QueueScenarioTests {
     @Test func aProgressFloodDeliversEveryUpdateAndTheGranularityFixDeliversAHundred() throws {
         let (result, run, out) = try StrainBinary.runSuite("""
         name: flood

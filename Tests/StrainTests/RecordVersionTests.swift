@@ -2,7 +2,7 @@ import Foundation
 import StrainRecords
 import Testing
 
-/// run.json stays readable: version 3 is written, versions 1 and 2 are read.
+/// run.json stays readable: version 4 is written, versions 1 to 3 are read.
 struct RecordVersionTests {
     static func fixture(_ name: String) -> String { ReportTests.fixtures.appendingPathComponent(name).path }
 
@@ -18,6 +18,14 @@ struct RecordVersionTests {
         // Written again, it is version 3 and reads back to the same keys.
         let again = try JSONDecoder().decode(RunRecord.self, from: try RunRecordFile.encode(run))
         #expect(again.trials.map(\.id) == run.trials.map(\.id))
+    }
+
+    @Test func aVersionThreeRunFileReadsWithoutTheFieldsVersionFourAdded() throws {
+        let run = try RunRecordFile.read(from: Self.fixture("run-v3.json"))
+        #expect(run.trials.count == 20)
+        #expect(run.execution == nil && run.bisect == nil)
+        let current = try RunRecordFile.read(from: Self.fixture("run.json"))
+        #expect(current.execution != nil && current.bisect != nil, "the report fixture is version 4, with both")
     }
 
     @Test func aVersionThisStrainDoesNotKnowIsRefusedBeforeAnythingElseIsRead() throws {

@@ -3,8 +3,10 @@ import StrainKit
 import StrainReports
 import Testing
 
-/// The reports rendered from a fixed run.json (Fixtures/run.json, a real run of
-/// a small suite) against golden files. Set STRAIN_RECORD_GOLDEN=1 to record
+/// The reports rendered from a fixed run.json (Fixtures/run.json, schema 4: a real
+/// run of a small suite with one of every outcome, a harness error among them, its
+/// `execution`, and the `bisect` section of a real `strain bisect` spliced in)
+/// against golden files of the whole output. Set STRAIN_RECORD_GOLDEN=1 to record
 /// them again after a deliberate change, then read the diff before committing.
 @Suite struct ReportTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
@@ -29,21 +31,6 @@ import Testing
         return true
     }
 
-    /// The page's skeleton: sections, headings, tables, charts and folds, one a line.
-    static func outline(_ html: String) throws -> String {
-        let pattern = try NSRegularExpression(pattern: #"<(section|article|h1|h2|h3|table|figure|details|svg|nav)\b([^>]*)>([^<]*)"#)
-        let range = NSRange(html.startIndex..., in: html)
-        return pattern.matches(in: html, range: range).map { match in
-            let tag = String(html[Range(match.range(at: 1), in: html)!])
-            let attributes = String(html[Range(match.range(at: 2), in: html)!])
-            let text = String(html[Range(match.range(at: 3), in: html)!])
-            let id = attributes.firstMatch(of: /id="([^"]*)"/).map { "#" + $0.1 } ?? ""
-            let cssClass = attributes.firstMatch(of: /class="([^"]*)"/).map { "." + $0.1.replacingOccurrences(of: " ", with: ".") } ?? ""
-            let label = tag == "svg" ? (attributes.firstMatch(of: /aria-label="([^"]*)"/).map { " " + $0.1 } ?? "") : (text.isEmpty ? "" : " " + text)
-            return "\(tag)\(id)\(cssClass)\(label)"
-        }.joined(separator: "\n") + "\n"
-    }
-
     @Test func theMarkdownMatchesItsGoldenFile() throws {
         #expect(try Self.matchesGolden(MarkdownReport.render(Self.fixture()), "summary.md"))
     }
@@ -57,11 +44,16 @@ import Testing
         #expect(check.valid, "junit.xml does not match Fixtures/junit.xsd: \(check.output)")
         #expect(xml.contains("<failure message=\"crashed(SIGABRT), expected completed"), "the unexpected crash is a failure")
         #expect(xml.contains("<testsuite name=\"sync-cycle\""))
+        #expect(xml.contains("<error message=\"harnessError"), "the harness error is an error, not a failure")
     }
 
-    @Test func theHTMLPageHasTheStructureOfItsGoldenOutline() throws {
+    @Test func theHTMLPageMatchesItsGoldenFile() throws {
+        // The whole page, cells, numbers, chart geometry and traces included: every
+        // number in it comes from the fixed run.json, so nothing needs normalizing.
         let html = HTMLReport.render(try Self.fixture())
-        #expect(try Self.matchesGolden(try Self.outline(html), "report.outline"))
+        #expect(try Self.matchesGolden(html, "report.html"))
+        #expect(html.contains("Bisect"), "the bisect section is drawn")
+        #expect(html.contains("invariantViolated") && html.contains("harnessError"))
         #expect(!html.contains("<script"), "the page needs no script")
         #expect(!html.contains("<link") && !html.contains("@import") && !html.contains("url("), "nothing is fetched")
         let external = html.matches(of: /https?:\/\/[^"'\s<]+/).map { String($0.0) }.filter { $0 != "http://www.w3.org/2000/svg" }
@@ -106,14 +98,35 @@ import Testing
         run.trials[sweep[1]].parameters["limit"] = "inf"
         run.trials[sweep[2]].metrics.wallSeconds = 0
         run.trials[sweep[3]].threadTimeline = []
+        // As a run.json can hold it (1e300 is valid JSON): a trial's clock gone wrong.
+        run.trials[sweep[3]].metrics.trialSeconds = 1e300
         run.trials[0].scenario = "a b"
         run.trials[1].scenario = "a-b"
         let html = HTMLReport.render(run)
         #expect(!html.contains("nan\"") && !html.contains("inf\"") && !html.contains("NaN"), "no NaN or infinity in an attribute")
         let ids = html.matches(of: /id="([^"]+)"/).map { String($0.1) }
         #expect(Set(ids).count == ids.count, "scenario anchors stay unique: \(ids)")
-        _ = MarkdownReport.render(run)
-        _ = JUnitReport.render(run)
+
+        // Markdown: "a b" and "a-b" stay two sections, the odd sweep values stay in
+        // their headings, and no table cell holds a NaN or an infinity.
+        let markdown = MarkdownReport.render(run)
+        #expect(markdown.contains("\n## a b (") && markdown.contains("\n## a-b ("), "\(markdown.prefix(600))")
+        #expect(markdown.contains("\n## stack-depth (frame=256B, limit=nan) on linux") && markdown.contains("\n## stack-depth (frame=256B, limit=inf) on linux"))
+        let cells = markdown.split(separator: "\n").filter { $0.hasPrefix("|") }
+        #expect(cells.count > 10)
+        #expect(!cells.contains { $0.lowercased().contains("nan") || $0.lowercased().contains("inf") }, "\(cells.filter { $0.lowercased().contains("nan") || $0.lowercased().contains("inf") })")
+
+        // JUnit: still valid against the schema (every time a plain decimal), one
+        // testsuite per scenario, every time attribute a finite number.
+        let xml = JUnitReport.render(run)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("strain-junit-odd-\(UUID().uuidString).xml")
+        try xml.write(to: path, atomically: true, encoding: .utf8)
+        let check = try XMLSchemaCheck.validate(path.path, schema: Self.fixtures.appendingPathComponent("junit.xsd").path)
+        #expect(check.valid, "odd values keep JUnit valid: \(check.output)")
+        #expect(xml.contains("<testsuite name=\"a b\"") && xml.contains("<testsuite name=\"a-b\""))
+        let times = xml.matches(of: /\stime="([^"]*)"/).map { String($0.1) }
+        #expect(times.count == run.trials.count + Set(run.trials.map(\.scenario)).count + 1, "\(times.count) time attributes")
+        #expect(times.allSatisfy { Double($0)?.isFinite == true }, "\(times.filter { Double($0)?.isFinite != true })")
     }
 
     @Test func terminalOutputKeepsItsColoursButNotARunsControlSequences() {
@@ -166,7 +179,7 @@ import Testing
 }
 
 /// The CLI's `report` command, run as a user would.
-@Suite(.serialized) struct ReportCommandTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct ReportCommandTests {
     @Test func reportRendersEachFormatFromAStoredRun() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strain-report-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -176,9 +189,15 @@ import Testing
             let result = try StrainBinary.run(["report", run, "--format", format])
             #expect(result.status == 0, "\(format): \(result.stderr)")
         }
-        for file in ["report.html", "summary.md", "junit.xml"] {
-            #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(file).path), "\(file) is written beside run.json")
+        // Through the binary, each file is the in-process render the golden files hold.
+        for (file, golden) in [("report.html", "report.html"), ("summary.md", "summary.md"), ("junit.xml", "junit.xml")] {
+            let written = try? String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            let expected = try String(contentsOf: ReportTests.fixtures.appendingPathComponent("golden").appendingPathComponent(golden), encoding: .utf8)
+            #expect(written != nil, "\(file) is written beside run.json")
+            #expect(written == expected, "\(file) is what Fixtures/golden/\(golden) holds")
         }
+        let rewritten = try RunRecordFile.read(from: folder.appendingPathComponent("run.normalized.json").path)
+        #expect(rewritten.trials.map(\.id) == (try ReportTests.fixture()).trials.map(\.id), "--format json rewrites the same run")
         let toStandardOutput = try StrainBinary.run(["report", run, "--format", "md", "--out", "-"])
         #expect(toStandardOutput.stdout.hasPrefix("# Strain run: fixture"))
     }

@@ -14,14 +14,21 @@ import Testing
     /// `path:line: declaration` for each public declaration with no `///` line
     /// right above it (attributes may sit between).
     static func undocumented(in folder: String) -> [String] {
+        undocumentedAndScanned(in: folder).missing
+    }
+
+    /// The undocumented declarations under `folder` and how many Swift files were read.
+    static func undocumentedAndScanned(in folder: String) -> (missing: [String], scanned: Int) {
         let declaration = /^\s*(?:@[\w.]+(?:\([^)]*\))?\s+)*(?:public|open)\s+(?:(?:static|final|override|mutating|nonisolated|convenience|required|class|indirect)\s+)*(func|var|let|init|subscript|struct|class|enum|protocol|actor|typealias|extension)\b/
         let member = /^\s+(?:case\s+[`\w]|(?:static\s+|mutating\s+)*(?:func|var|init|subscript|associatedtype)\b)/
         let opener = /^\s*(?:@\w+\s+)*(?:(?:public|package|private|fileprivate|internal)\s+)?(?:indirect\s+|final\s+)?(enum|protocol|struct|class|actor|extension)\b/
         let path = repository.appendingPathComponent(folder).path
         let files = (FileManager.default.enumerator(atPath: path)?.compactMap { $0 as? String } ?? []).filter { $0.hasSuffix(".swift") }.sorted()
         var missing: [String] = []
+        var scanned = 0
         for file in files {
             guard let text = try? String(contentsOfFile: path + "/" + file, encoding: .utf8) else { continue }
+            scanned += 1
             let lines = text.components(separatedBy: "\n")
             // Bodies of public enums and protocols, whose cases and requirements are public without the word.
             var bodies: [(checked: Bool, depth: Int)] = []
@@ -45,11 +52,16 @@ import Testing
                 while let last = bodies.last, depth < last.depth { bodies.removeLast() }
             }
         }
-        return missing
+        return (missing, scanned)
     }
 
     @Test func everyPublicSymbolOfTheSDKProductsHasADocComment() {
-        let missing = Self.modules.flatMap(Self.undocumented(in:))
+        let results = Self.modules.map { (module: $0, result: Self.undocumentedAndScanned(in: $0)) }
+        // A module folder that moved would be scanned as empty and pass: each must hold files.
+        for (module, result) in results {
+            #expect(result.scanned >= 3, "\(module): \(result.scanned) Swift files read; did the module move?")
+        }
+        let missing = results.flatMap(\.result.missing)
         #expect(missing.isEmpty, "public symbols without a doc comment (\(missing.count)):\n\(missing.joined(separator: "\n"))")
     }
 

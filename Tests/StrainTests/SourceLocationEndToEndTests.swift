@@ -5,7 +5,7 @@ import Testing
 
 /// A real overflow in a child, symbolized by the real llvm-symbolizer, seen in
 /// every format a user reads.
-@Suite(.serialized) struct SourceLocationEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct SourceLocationEndToEndTests {
     static let suite = """
         name: chain-lines
         repetitions: 1
@@ -47,7 +47,7 @@ import Testing
 }
 
 /// The top-level command: its version, and the nearest name for a typo.
-@Suite(.serialized) struct CommandLineTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct CommandLineTests {
     @Test func versionPrintsStrainsVersion() throws {
         let result = try StrainBinary.run(["--version"])
         #expect(result.status == 0)

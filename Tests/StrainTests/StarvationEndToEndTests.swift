@@ -4,7 +4,7 @@ import Testing
 
 /// Real pools run out and real queues wait on each other, in real children,
 /// with a short stall threshold: every test here is bounded by its trials' timeouts.
-@Suite(.serialized) struct StarvationEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct StarvationEndToEndTests {
     @Test func twoQueuesSyncingOntoEachOtherEndDeadlockedWithBothQueueFramesAndTheCycleNamed() throws {
         let (result, run, out) = try StrainBinary.runSuite("""
         name: cycle
@@ -94,9 +94,13 @@ import Testing
             parameters: {items: 20}
             strategies: ["thread-pool(8, 256KiB)"]
             expect: starved
+          # Its own threshold, 5 s against 150 ms sleeps: a pool that makes progress every
+          # 150 ms cannot be mistaken for a stalled one, however loaded the machine (at
+          # 400 ms, a sleep woken late on 2 busy cores could read as a stall).
           - scenario: thread-explosion
             parameters: {items: 12, block: sleep, hold-ms: 150}
             strategies: ["thread-pool(3, 256KiB)"]
+            stall: 5s
             expect: completed
         """, timeout: 60)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
@@ -107,8 +111,8 @@ import Testing
         #expect(pool.count == 8)
         #expect(pool.threads.allSatisfy { $0.name.hasPrefix("strain.pool.") })
         let slow = try #require(record.trials.first { $0.parameters["block"] == "sleep" })
-        #expect(slow.outcome.kind == .completed, "four rounds of 150 ms sleeps, each under the 400 ms threshold: \(slow.outcome)")
-        #expect((slow.metrics.wallSeconds ?? 0) > 0.5, "it was slow")
+        #expect(slow.outcome.kind == .completed, "four rounds of 150 ms sleeps, each far under its 5 s threshold: \(slow.outcome)")
+        #expect((slow.metrics.wallSeconds ?? 0) > 0.5, "it was slow: four rounds of 150 ms sleeps")
         #expect(slow.dump == nil)
     }
 
@@ -119,9 +123,16 @@ import Testing
         stall: 400ms
         runs:
           - scenario: cooperative-starvation
-            parameters: {probe-priority: [medium, high]}
+            parameters: {probe-priority: medium}
             strategies: [task]
-            expect: [starved, completed]
+            expect: starved
+          # Its own threshold: a high-priority probe that runs must not be mistaken for a
+          # starved one because 2 busy cores woke it late (a medium one never runs at all).
+          - scenario: cooperative-starvation
+            parameters: {probe-priority: high}
+            strategies: [task]
+            stall: 5s
+            expect: completed
         """, timeout: 60)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         let record = try #require(run)

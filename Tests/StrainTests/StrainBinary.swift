@@ -1,6 +1,7 @@
 import Foundation
 import StrainKit
 import StrainRunner
+import Testing
 
 /// The built `strain` binary, run as a user would, with a time bound.
 struct StrainBinary {
@@ -15,26 +16,38 @@ struct StrainBinary {
         URL(fileURLWithPath: currentExecutablePath()).deletingLastPathComponent().appendingPathComponent("strain").path
     }
 
-    /// Runs `strain ARGUMENTS`; kills it past `timeout` seconds.
+    /// Runs `strain ARGUMENTS`; past `timeout` seconds it is killed and the call
+    /// throws `BoundedProcess.TimedOut`, naming the command line and the bound.
     static func run(_ arguments: [String], timeout: Double = 120, environment: [String: String] = [:]) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let killer = DispatchWorkItem { if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
-        let outData = output.fileHandleForReading.readDataToEndOfFile()
-        let errData = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        killer.cancel()
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+        let ended = try BoundedProcess.run(path, arguments, environment: environment, timeout: timeout)
+        return Result(status: ended.status, stdout: ended.stdout, stderr: ended.stderr)
+    }
+
+    /// Runs `strain ARGUMENTS` with a pseudo-terminal as its standard input, output
+    /// and error (Python's `pty`), as a user at a terminal would: `stdout` is all it
+    /// drew, escape sequences and carriage returns included. The terminal reports no
+    /// size (0×0), so strain falls back to `COLUMNS`.
+    static func runInTerminal(_ arguments: [String], timeout: Double = 120, environment: [String: String] = [:]) throws -> Result {
+        let script = """
+            import os, pty, sys
+            pid, fd = pty.fork()
+            if pid == 0:
+                os.execv(sys.argv[1], sys.argv[1:])
+            drawn = bytearray()
+            while True:
+                try:
+                    chunk = os.read(fd, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                drawn += chunk
+            _, status = os.waitpid(pid, 0)
+            sys.stdout.buffer.write(bytes(drawn))
+            sys.exit(os.waitstatus_to_exitcode(status) % 256)
+            """
+        let ended = try BoundedProcess.run("/usr/bin/env", ["python3", "-c", script, path] + arguments, environment: environment, timeout: timeout)
+        return Result(status: ended.status, stdout: ended.stdout, stderr: ended.stderr)
     }
 
     /// Writes `yaml` as a suite in a new temporary folder, runs it, and reads run.json.
@@ -57,20 +70,92 @@ extension RunRecord {
 }
 
 /// A tool found on PATH (`/usr/bin/env NAME …`), run to its end: its status and
-/// its standard output and error together.
+/// its standard output and error together. Past `timeout` seconds it is killed
+/// and the call throws `BoundedProcess.TimedOut`.
 enum Tool {
-    static func run(_ arguments: [String], directory: String? = nil) throws -> (status: Int32, output: String) {
+    static func run(_ arguments: [String], directory: String? = nil, timeout: Double = 120) throws -> (status: Int32, output: String) {
+        let ended = try BoundedProcess.run("/usr/bin/env", arguments, directory: directory, timeout: timeout, mergingOutput: true)
+        return (ended.status, ended.stdout)
+    }
+}
+
+/// On overlap: Swift Testing runs different suites at once (`.serialized` orders
+/// tests only inside one suite), so the end-to-end suites share the machine's two
+/// cores with each other by design. No verdict may therefore depend on load: a
+/// stall threshold is set far above a late wake-up, a hang is told from a finished
+/// trial by its deadline (tens of seconds) or by a block that never ends, a planted
+/// regression is ten times the work against thresholds of 3×, and speed figures
+/// live in the benchmark suites. What cannot be shared is locked: SwiftPM's scratch
+/// folder (`FixturePackage`'s lock).
+///
+/// Every external process a test starts to its end goes through here: its output
+/// and errors are read at once (a child that fills one pipe while the test reads
+/// the other cannot deadlock), and a hang is killed at `timeout` and fails the
+/// test with the command line it was waiting for, instead of stalling the suite.
+enum BoundedProcess {
+    struct Ended {
+        /// The exit status, or the number of the signal that ended it (as `Process` gives).
+        var status: Int32
+        var signaled: Bool
+        var stdout: String
+        var stderr: String
+    }
+
+    struct TimedOut: Error, CustomStringConvertible {
+        var commandLine: String
+        var seconds: Double
+        var description: String { "still running after \(seconds) s, killed: \(commandLine)" }
+    }
+
+    /// Runs `executable ARGUMENTS` to its end. `mergingOutput`: errors go to the
+    /// same pipe as output (`stdout` holds both, `stderr` is empty).
+    static func run(_ executable: String, _ arguments: [String], directory: String? = nil, environment: [String: String] = [:],
+                    timeout: Double, mergingOutput: Bool = false) throws -> Ended {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = mergingOutput ? output : error
+        process.standardInput = FileHandle.nullDevice
         try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let giveUp = Date().addingTimeInterval(timeout)
+        let readers = DispatchGroup()
+        let collected = Collected()
+        DispatchQueue.global().async(group: readers) { collected.stdout = output.fileHandleForReading.readDataToEndOfFile() }
+        if !mergingOutput {
+            DispatchQueue.global().async(group: readers) { collected.stderr = error.fileHandleForReading.readDataToEndOfFile() }
+        }
+        let commandLine = ([executable] + arguments).map { $0.contains(" ") || $0.isEmpty ? "'\($0)'" : $0 }.joined(separator: " ")
+        if readers.wait(timeout: .now() + timeout) == .timedOut {
+            kill(process.processIdentifier, SIGKILL)
+            // What it started may hold the pipes open; give them a moment, no more.
+            _ = readers.wait(timeout: .now() + 5)
+            process.waitUntilExit()
+            throw TimedOut(commandLine: commandLine, seconds: timeout)
+        }
+        // Both pipes closed: the process has ended or is about to; a child that closed
+        // its output and went on running is still bounded, by the same deadline.
+        while process.isRunning && Date() < giveUp { usleep(1_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw TimedOut(commandLine: commandLine, seconds: timeout)
+        }
         process.waitUntilExit()
-        return (process.terminationStatus, output)
+        return Ended(status: process.terminationStatus, signaled: process.terminationReason == .uncaughtSignal,
+                     stdout: String(decoding: collected.stdout, as: UTF8.self), stderr: String(decoding: collected.stderr, as: UTF8.self))
+    }
+
+    /// Written by the reader threads, read after they are done.
+    private final class Collected: @unchecked Sendable {
+        var stdout = Data()
+        var stderr = Data()
     }
 }
 
@@ -99,10 +184,13 @@ final class BackgroundStrain {
     let process = Process()
     let stdoutPath: String
     let stderrPath: String
+    /// `strain ARGUMENTS`, for the message of a run that had to be killed.
+    let commandLine: String
 
     /// `shellPrefix`: shell commands run first, in the process that then becomes
     /// strain (`exec 7</dev/null` leaves it a descriptor it did not open).
     init(_ arguments: [String], in folder: String, shellPrefix: String? = nil) throws {
+        commandLine = ([StrainBinary.path] + arguments).joined(separator: " ")
         stdoutPath = (folder as NSString).appendingPathComponent("stdout-\(UUID().uuidString)")
         stderrPath = (folder as NSString).appendingPathComponent("stderr-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
@@ -165,7 +253,10 @@ final class BackgroundStrain {
     func finish(timeout: Double = 60) -> StrainBinary.Result {
         let giveUp = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < giveUp { usleep(20_000) }
-        if process.isRunning { kill(pid, SIGKILL) }
+        if process.isRunning {
+            kill(pid, SIGKILL)
+            Issue.record("still running after \(timeout) s, killed: \(commandLine)")
+        }
         process.waitUntilExit()
         let out = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""
         let err = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
@@ -219,4 +310,24 @@ func temporaryFolder() throws -> String {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strain-test-\(UUID().uuidString)").path
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     return folder
+}
+
+/// The bound every test's processes run under, on processes that misbehave.
+@Suite struct BoundedProcessTests {
+    @Test func aProcessStillRunningAtItsBoundIsKilledAndTheCallSaysWhatItWaitedFor() throws {
+        #expect {
+            try BoundedProcess.run("/bin/sleep", ["30"], timeout: 1)
+        } throws: { error in
+            "\(error)" == "still running after 1.0 s, killed: /bin/sleep 30"
+        }
+    }
+
+    @Test func aChildThatFillsItsErrorPipeBeforeItsOutputIsReadToTheEnd() throws {
+        // Read one pipe after the other, a child that writes more than a pipe holds
+        // (64 KiB) to standard error first blocks until it is killed.
+        let ended = try BoundedProcess.run("/bin/sh", ["-c", "head -c 1048576 /dev/zero >&2; echo done"], timeout: 20)
+        #expect(ended.status == 0)
+        #expect(ended.stdout == "done\n")
+        #expect(ended.stderr.utf8.count == 1 << 20)
+    }
 }

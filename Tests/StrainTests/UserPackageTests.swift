@@ -36,39 +36,34 @@ enum FixturePackage {
         try lock.withLock { _ in try body() }
     }
 
-    /// Runs `swift ARGUMENTS`, output and errors together.
+    /// Runs `swift ARGUMENTS`, output and errors together. The first build of a
+    /// fixture compiles Strain itself in debug (minutes on a busy 2-core machine):
+    /// 30 minutes bound a hang, well inside CI's own limit.
     static func swift(_ arguments: [String], directory: String? = nil) throws -> (Int32, String) {
-        try Tool.run(["swift"] + arguments, directory: directory)
+        try Tool.run(["swift"] + arguments, directory: directory, timeout: 1800)
     }
 
-    /// Runs a built binary with `arguments` from `directory`.
-    static func run(_ binary: String, _ arguments: [String], directory: String, environment: [String: String] = [:]) throws -> StrainBinary.Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return StrainBinary.Result(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+    /// Runs a built binary with `arguments` from `directory`; past `timeout` seconds
+    /// it is killed and the call throws.
+    static func run(_ binary: String, _ arguments: [String], directory: String, environment: [String: String] = [:],
+                    timeout: Double = 120) throws -> StrainBinary.Result {
+        let ended = try BoundedProcess.run(binary, arguments, directory: directory, environment: environment, timeout: timeout)
+        return StrainBinary.Result(status: ended.status, stdout: ended.stdout, stderr: ended.stderr)
     }
 
-    /// Every Swift file under `path`.
+    /// Every Swift file under `path`, leaving out hidden folders and build folders
+    /// (`.build`, `.build-*`, `.swiftpm`: a built fixture holds third parties' checkouts).
     static func sources(under path: String) -> [(path: String, text: String)] {
-        let files = FileManager.default.enumerator(atPath: path)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
+        let files = FileManager.default.enumerator(atPath: path)?.compactMap { $0 as? String }.filter { file in
+            file.hasSuffix(".swift") && !file.split(separator: "/").dropLast().contains { $0.hasPrefix(".") }
+        } ?? []
         return files.compactMap { file in (try? String(contentsOfFile: path + "/" + file, encoding: .utf8)).map { (file, $0) } }
     }
 }
 
 /// A user's packages built against the public API: the minimal fixture and the
 /// worked example the README shows.
-@Suite(.serialized) struct UserPackageTests {
+@Suite(.serialized, .timeLimit(.minutes(30))) struct UserPackageTests {
     static let minimal = FixturePackage.repository.appendingPathComponent("Tests/MinimalUserPackage").path
     static let example = FixturePackage.repository.appendingPathComponent("Tests/Examples/OrderDecoding").path
 
@@ -78,9 +73,18 @@ enum FixturePackage {
         return folder
     }
 
-    @Test func userPackagesUseNeitherTestableImportsNorTheCModule() {
+    @Test func userPackagesUseNeitherTestableImportsNorTheCModule() throws {
+        // A machine that built a fixture has third parties' sources under its `.build`
+        // (checkouts, with their own `@testable import`s): those are not the user's. One
+        // is planted here, in a build folder of this test's own, and must not be read.
+        let planted = Self.minimal + "/.build-doc-scan-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: planted + "/checkouts/other/Sources/Other", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: planted) }
+        try "@testable import Other\n".write(toFile: planted + "/checkouts/other/Sources/Other/Other.swift", atomically: true, encoding: .utf8)
         for package in [Self.minimal, Self.example] {
-            for (file, text) in FixturePackage.sources(under: package) {
+            let sources = FixturePackage.sources(under: package)
+            #expect(sources.count >= 2, "\(package): \(sources.map(\.path))")
+            for (file, text) in sources {
                 #expect(!text.contains("@testable"), "\(file)")
                 #expect(!text.contains("import CStrainProbe") && !text.contains("import Histogram"), "\(file)")
             }

@@ -7,7 +7,7 @@ import Testing
 /// libunwind's cached fast trace (`unw_backtrace`) against the fault handler's
 /// `unw_step` loop, frame by frame, on the same interrupted stack: the check any
 /// faster walk must pass before the handler may use it (it does not yet).
-@Suite(.serialized) struct WalkComparisonTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct WalkComparisonTests {
     static func compare(depth: Int) -> strain_walk_comparison {
         var result = strain_walk_comparison()
         let status = strain_walk_compare(depth, 1 << 18, &result)

@@ -1,3 +1,4 @@
+import CStrainProbe
 import Dispatch
 import Foundation
 import StrainKit
@@ -25,6 +26,9 @@ struct TrialPool {
         for _ in 0..<min(jobs, specs.count) {
             let supervisor = supervisor
             let thread = Thread {
+                // Foundation keeps a Thread's name to itself on Linux: the kernel's name
+                // makes the workers visible (ps -L, /proc/PID/task/*/comm, the tests).
+                _ = strain_set_thread_name("strain.job")
                 while let index = shared.take(count: specs.count) {
                     let record = supervisor.runUnlessStopped(specs[index])
                     shared.deliver(record)
