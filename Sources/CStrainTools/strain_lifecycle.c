@@ -152,10 +152,15 @@ int strain_exec_forward_signals(int pid) {
     action.sa_sigaction = strain_forward_handler;
     action.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&action.sa_mask);
+    sigset_t blocked;
+    sigemptyset(&blocked);
     for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++) {
         if (sigaction(forwarded[i], &action, NULL) != 0) return errno;
+        sigaddset(&blocked, forwarded[i]);
     }
-    return 0;
+    // A launcher may have started strain with them blocked (some process APIs do,
+    // and the mask survives exec): they would stay pending here, never passed on.
+    return pthread_sigmask(SIG_UNBLOCK, &blocked, NULL);
 }
 
 int strain_child_signal_take_back(void) {
