@@ -77,6 +77,26 @@ import Testing
         #expect(deleteGone.stderr.contains("no baseline named 'main' in \(store); `strain baseline list` shows them"), "\(deleteGone.stderr)")
     }
 
+    @Test func aBaselineFileListCannotReadIsNamedWithItsReasonNotHidden() throws {
+        let (folder, out, result) = try Self.run("a")
+        #expect(result.status == 0, "\(result.stderr)")
+        let store = folder + "/baselines"
+        try TestFiles.write("{not json", to: store + "/broken.json")
+        let onlyBroken = try Self.baseline(["list"], store: store)
+        #expect(onlyBroken.status == 0)
+        #expect(onlyBroken.stdout.hasPrefix("No baselines in \(store)."), "\(onlyBroken.stdout)")
+        #expect(onlyBroken.stderr == "warning: not listed: \(store)/broken.json is not a Strain baseline or run.json (not a JSON object with a schema version)\n",
+                "\(onlyBroken.stderr)")
+
+        #expect(try Self.baseline(["save", out, "--name", "main"], store: store).status == 0)
+        try TestFiles.write("{\"baselineVersion\": 99, \"run\": {\"schemaVersion\": 4}}", to: store + "/future.json")
+        let list = try Self.baseline(["list"], store: store)
+        #expect(list.status == 0)
+        #expect(list.stdout.hasPrefix("main  baseline-cli, 1 trials, ") && list.stdout.split(separator: "\n").count == 1, "\(list.stdout)")
+        #expect(list.stderr == "warning: not listed: \(store)/broken.json is not a Strain baseline or run.json (not a JSON object with a schema version)\n"
+                + "warning: not listed: \(store)/future.json: baseline version 99 is not supported; this Strain reads version 1\n", "\(list.stderr)")
+    }
+
     @Test func aSecondSaveUnderTheSameNameIsRefusedWithoutForceAndLeavesTheFirstIntact() throws {
         let (folder, first, result) = try Self.run("first")
         #expect(result.status == 0, "\(result.stderr)")
