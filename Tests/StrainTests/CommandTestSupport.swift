@@ -99,7 +99,8 @@ enum CommandRun {
             close(master)
             throw TerminalError(description: "TIOCSPTLCK/TIOCGPTN: \(String(cString: strerror(errno)))")
         }
-        let slave = open("/dev/pts/\(index)", O_RDWR | O_NOCTTY)
+        // Close-on-exec: only the child gets it (as its stdout and stderr), never a process another test starts meanwhile.
+        let slave = open("/dev/pts/\(index)", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard slave >= 0 else {
             close(master)
             throw TerminalError(description: "/dev/pts/\(index): \(String(cString: strerror(errno)))")
