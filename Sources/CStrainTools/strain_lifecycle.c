@@ -133,7 +133,20 @@ void strain_crash_cxx_terminate(void) { _ZSt9terminatev(); }
 #include <sys/resource.h>
 #include <sys/syscall.h>
 
-static volatile pid_t strain_forward_pid;
+static pid_t strain_forward_pid;
+// Signals that came before the program's pid was known (one bit per signal number):
+// the program gets them once it is known, rather than never.
+static unsigned long strain_forward_pending;
+
+// Sends the kept signals to the program, once its pid is known. Async-signal-safe.
+static void strain_forward_flush(void) {
+    pid_t pid = __atomic_load_n(&strain_forward_pid, __ATOMIC_SEQ_CST);
+    if (pid <= 0) return;
+    unsigned long pending = __atomic_exchange_n(&strain_forward_pending, 0UL, __ATOMIC_SEQ_CST);
+    for (int signal_number = 1; signal_number < 64; signal_number++) {
+        if (pending & (1UL << signal_number)) kill(pid, signal_number);
+    }
+}
 
 // Passes a signal sent to `strain exec` on to its program. A terminal's Ctrl-C or
 // Ctrl-\ (si_code SI_KERNEL) reaches the program by itself, since it is in the
@@ -141,21 +154,38 @@ static volatile pid_t strain_forward_pid;
 static void strain_forward_handler(int signal_number, siginfo_t *info, void *context) {
     (void)context;
     if (info->si_code == SI_KERNEL) return;
-    if (strain_forward_pid > 0) kill(strain_forward_pid, signal_number);
+    int saved = errno;
+    pid_t pid = __atomic_load_n(&strain_forward_pid, __ATOMIC_SEQ_CST);
+    if (pid > 0) {
+        kill(pid, signal_number);
+    } else {
+        // Between the spawn and the pid's arrival here: keep it, and flush in case
+        // the pid arrived meanwhile (the flush there may have run before this bit).
+        __atomic_fetch_or(&strain_forward_pending, 1UL << signal_number, __ATOMIC_SEQ_CST);
+        strain_forward_flush();
+    }
+    errno = saved;
 }
 
 int strain_exec_forward_signals(int pid) {
-    strain_forward_pid = pid;
+    __atomic_store_n(&strain_forward_pid, pid, __ATOMIC_SEQ_CST);
     static const int forwarded[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2};
     struct sigaction action;
     memset(&action, 0, sizeof(action));
     action.sa_sigaction = strain_forward_handler;
     action.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&action.sa_mask);
+    sigset_t blocked;
+    sigemptyset(&blocked);
     for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++) {
         if (sigaction(forwarded[i], &action, NULL) != 0) return errno;
+        sigaddset(&blocked, forwarded[i]);
     }
-    return 0;
+    // A launcher may have started strain with them blocked (some process APIs do,
+    // and the mask survives exec): they would stay pending here, never passed on.
+    int status = pthread_sigmask(SIG_UNBLOCK, &blocked, NULL);
+    strain_forward_flush();
+    return status;
 }
 
 int strain_child_signal_take_back(void) {

@@ -50,6 +50,14 @@ struct BaselineCommand: ParsableCommand {
 
         func run() {
             let baselines = location.store.list()
+            // A file the store cannot read is left out of the list: say which, and why, rather than hide it.
+            let listed = Set(baselines.map(\.name))
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: location.baselines)) ?? []
+            for file in files.sorted() where file.hasSuffix(".json") && !file.hasPrefix(".") && !listed.contains(String(file.dropLast(5))) {
+                do { _ = try location.store.load(String(file.dropLast(5))) } catch {
+                    FileHandle.standardError.write(Data("warning: not listed: \(error.description)\n".utf8))
+                }
+            }
             guard !baselines.isEmpty else {
                 print("No baselines in \(location.baselines). Save one with `strain baseline save RUN.json --name main`.")
                 return

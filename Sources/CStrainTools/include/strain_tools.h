@@ -74,7 +74,9 @@ int strain_pipe_cloexec(int ends[2]);
 
 /// Passes SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1 and SIGUSR2 sent to this
 /// process on to `pid` (a terminal's, which reach the program by themselves, are
-/// not). Returns 0 or an errno value.
+/// not), and unblocks them in the calling thread. With `pid` 0 (the program not
+/// started yet) they are kept, and sent on by the call that gives the pid.
+/// Returns 0 or an errno value.
 int strain_exec_forward_signals(int pid);
 
 /// Puts SIGCHLD back to its default action if it is ignored (inherited through

@@ -52,7 +52,12 @@ public enum TrialHost {
         let profileStatus = strain_set_stack_profile(spec.profile.threadStackBytes ?? 0, spec.profile.mainStackBytes ?? 0)
         let installStatus = strain_probe_install(resultDescriptor, frameCapacity)
         guard profileStatus == 0, installStatus == 0, bindStatus == 0 else {
-            finish(HostReport(outcome: TrialOutcome(kind: .harnessError, message: "could not set up the child (profile errno \(profileStatus), fault handler errno \(installStatus), parent-death signal errno \(bindStatus))"),
+            var message = "could not set up the child (profile errno \(profileStatus), fault handler errno \(installStatus), parent-death signal errno \(bindStatus))"
+            // Out of memory under a tight `memory-limit:` (the fault handler's buffers come first): say which limit, and the fix.
+            if let bytes = spec.memoryLimitBytes, profileStatus == ENOMEM || installStatus == ENOMEM {
+                message = "memory-limit \(ByteSize.format(bytes)) leaves no room to set up the trial: \(message); raise the limit"
+            }
+            finish(HostReport(outcome: TrialOutcome(kind: .harnessError, message: message),
                               metrics: TrialMetrics(), threads: [], threadsAtStart: threadsAtStart))
         }
         // The parent shares the heartbeat's block, before any work reports progress.
