@@ -240,7 +240,7 @@ import Testing
         // plan built before it is refused, and the message proves the count came first.
         let result = try StrainBinary.run(["run", suite, "--list"], timeout: 30)
         #expect(result.status == 2)
-        #expect(result.stderr == "error: \(suite): the plan has 606000000 trials (parameter values × profiles × repetitions × strategies, summed over the runs); the limit is 100000: sweep fewer values, or split the suite\n")
+        #expect(result.stderr == "\(suite):4:5: error: the plan has 606000000 trials (parameter values × profiles × repetitions × strategies, summed over the runs), past the limit of 100000 from this run on; sweep fewer values, or split the suite\n")
         let repetitions = try StrainBinary.run(["run", suite, "--repetitions", "9223372036854775807"])
         #expect(repetitions.status == 2)
         #expect(repetitions.stderr.contains("--repetitions 9223372036854775807 is out of range; give a whole number from 1 to 10000"))
