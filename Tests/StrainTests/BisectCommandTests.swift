@@ -58,7 +58,7 @@ import Testing
         let first = try #require(stoppedRun?.bisect?.searches.first)
         #expect(first.verdict == .unbounded)
         #expect(first.overflows.map(\.stackBytes) == [512 << 10, 8 << 20, 64 << 20], "stops on the evidence at 64MiB")
-        #expect(first.explanation.hasSuffix("Stopped at 64MiB rather than searching to 72MiB; --exhaustive probes on."), "\(first.explanation)")
+        #expect(first.explanation.contains("Stopped at 64MiB rather than searching to 72MiB; --exhaustive probes on."), "\(first.explanation)")
 
         let (exhaustive, exhaustiveRun, _) = try Self.bisect(arguments + ["--exhaustive"])
         #expect(exhaustive.status == 0, "\(exhaustive.stdout)\(exhaustive.stderr)")
