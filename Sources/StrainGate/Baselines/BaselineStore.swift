@@ -162,6 +162,8 @@ public struct BaselineStore: Sendable {
         let run: RunRecord
         do { run = try RunRecordFile.read(from: path) } catch let error as RunRecordFile.VersionError {
             throw GateError(.input, error.description)
+        } catch let error as RunRecordFile.LoadError {
+            throw GateError(.input, error.description)
         } catch {
             throw GateError(.input, "\(path) is not a run.json this Strain can read: \(error)")
         }
