@@ -140,6 +140,60 @@ import Testing
         #expect(!result.stdout.contains("nan") && !result.stdout.contains("inf\""), "no coordinate is NaN or infinite")
     }
 
+    /// A run.json of at least 100 MB: the fixture's 20 trials (traces, dumps,
+    /// timelines, latency curves) repeated, each repetition numbered, written a
+    /// trial at a time.
+    static func largeRecord(megabytes: Int = 100) throws -> String {
+        let data = try Data(contentsOf: URL(fileURLWithPath: fixture))
+        var object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let trials = try #require(object["trials"] as? [[String: Any]])
+        let trialBytes = try JSONSerialization.data(withJSONObject: trials, options: [.prettyPrinted]).count
+        // Each trial written alone is indented less than inside the array: 10 % more.
+        let repetitions = megabytes * 1_100_000 / trialBytes + 1
+        var suite = try #require(object["suite"] as? [String: Any])
+        suite["repetitions"] = repetitions
+        suite["runs"] = (suite["runs"] as? [[String: Any]] ?? []).map { $0.merging(["repetitions": repetitions]) { $1 } }
+        object["suite"] = suite
+        var plan = try #require(object["plan"] as? [String: Any])
+        plan["trialCount"] = repetitions * trials.count
+        object["plan"] = plan
+        object["trials"] = ["TRIALS"]
+        let frame = String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted]), as: UTF8.self)
+            .components(separatedBy: "\"TRIALS\"")
+        try #require(frame.count == 2)
+        let path = (try temporaryFolder() as NSString).appendingPathComponent("run.json")
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
+        let file = try #require(FileHandle(forWritingAtPath: path))
+        defer { try? file.close() }
+        try file.write(contentsOf: Data(frame[0].utf8))
+        var index = 0
+        for repetition in 1...repetitions {
+            for var trial in trials {
+                trial["repetition"] = repetition
+                trial["index"] = index
+                if index > 0 { try file.write(contentsOf: Data(",\n".utf8)) }
+                try file.write(contentsOf: JSONSerialization.data(withJSONObject: trial, options: [.prettyPrinted]))
+                index += 1
+            }
+        }
+        try file.write(contentsOf: Data(frame[1].utf8))
+        return path
+    }
+
+    /// The README states the peak for this case; 1 GB of address space (`ulimit
+    /// -v`) is the goal's bound. The old reader, which parsed the file three
+    /// times (JSONSerialization, the version, the record), died at this bound.
+    @Test(.timeLimit(.minutes(5))) func aHundredMegabyteRunRendersAsHTMLWithinOneGigabyte() throws {
+        let path = try Self.largeRecord()
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        #expect(size >= 100_000_000)
+        let out = (path as NSString).deletingLastPathComponent + "/report.html"
+        let result = try Self.bounded(["report", path, "--format", "html", "--out", out], timeout: 240, memoryKiB: 1_000_000)
+        #expect(result.status == 0, "\(result.stderr.suffix(500))")
+        #expect(FileManager.default.fileExists(atPath: out))
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
     @Test func theFixtureStillRendersInEveryFormat() throws {
         for format in ["html", "md", "junit"] {
             let result = try Self.bounded(["report", Self.fixture, "--format", format, "--out", "-"])
