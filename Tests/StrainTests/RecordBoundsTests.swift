@@ -107,6 +107,22 @@ import Testing
         }
     }
 
+    @Test func theGateRefusesAnOutOfRangeBaselineOrCandidateWithItsFieldPath() throws {
+        let bad = try Self.record { object in
+            var trials = object["trials"] as! [[String: Any]]
+            var metrics = trials[3]["metrics"] as! [String: Any]
+            metrics["wallSeconds"] = -1.5
+            trials[3]["metrics"] = metrics
+            object["trials"] = trials
+        }
+        let out = try temporaryFolder()
+        for arguments in [[Self.fixture, "--baseline", bad], [bad, "--baseline", Self.fixture]] {
+            let result = try Self.bounded(["gate"] + arguments + ["--out", out])
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("\(bad): is a run.json with a number out of range: trials[3].metrics.wallSeconds is -1.5"), "\(result.stderr)")
+        }
+    }
+
     @Test(arguments: [0, -1, 2_000_000_000])
     func aShardCountOutOfRangeIsRefusedByMergeWithoutAllocating(count: Int) throws {
         let path = try Self.record { object in
