@@ -59,7 +59,7 @@ public enum RunRecordFile {
     /// `LoadError` naming the file, the field's path and the range.
     static func checked(_ record: RunRecord, from path: String) throws(LoadError) -> RunRecord {
         do { try record.validateRanges() } catch {
-            throw LoadError(path: path, message: "is a run.json with a number out of range: \(error.description); give a run.json that `strain run` wrote")
+            throw LoadError(path: path, message: "has a number out of range: \(error.description); give a run.json that `strain run` wrote")
         }
         return record
     }

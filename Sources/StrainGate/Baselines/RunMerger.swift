@@ -13,7 +13,7 @@ public enum RunMerger {
         }
         // Read records are ranged already (`RecordRanges`); one built in memory is checked here too.
         guard RecordRanges.shardCount.contains(firstShard.count) else {
-            throw GateError(.input, "\(firstPath): plan.shard.count is \(firstShard.count), out of range: a valid value is a whole number from \(RecordRanges.shardCount.lowerBound) to \(RecordRanges.shardCount.upperBound)")
+            throw GateError(.input, "\(firstPath): has a number out of range: plan.shard.count is \(firstShard.count); a valid value is a whole number from \(RecordRanges.shardCount.lowerBound) to \(RecordRanges.shardCount.upperBound)")
         }
         var seenShards: [Int: String] = [:]
         var seenIDs = Set<TrialID>()
