@@ -176,6 +176,13 @@ extension EnvironmentRecord {
 }
 
 extension TrialRecord {
+    /// Checks every number in this trial against `RecordRanges`, for a reader of
+    /// trials outside a run.json (the journal): `place` starts each field's path,
+    /// e.g. `trials.jsonl:3` gives `trials.jsonl:3.trace.stackLow`.
+    public func validateRanges(at place: String) throws(RecordRangeError) {
+        try validateRanges(RangeCheck(path: place))
+    }
+
     func validateRanges(_ check: RangeCheck) throws(RecordRangeError) {
         try check.int(id.repetition, "repetition", in: RecordRanges.repetitions)
         try check.int(index, "index", in: RecordRanges.trialIndex)

@@ -123,6 +123,25 @@ import Testing
         }
     }
 
+    @Test func aSavedBaselineWithAnOutOfRangeNumberIsRefusedWithItsFieldPath() throws {
+        let committed = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Reports/baselines/smoke.json")
+        var baseline = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: committed)) as? [String: Any])
+        var run = baseline["run"] as! [String: Any]
+        var trials = run["trials"] as! [[String: Any]]
+        var metrics = trials[0]["metrics"] as! [String: Any]
+        metrics["wallSeconds"] = -1.0
+        trials[0]["metrics"] = metrics
+        run["trials"] = trials
+        baseline["run"] = run
+        let folder = try temporaryFolder()
+        let path = (folder as NSString).appendingPathComponent("baseline.json")
+        try JSONSerialization.data(withJSONObject: baseline).write(to: URL(fileURLWithPath: path))
+        let result = try Self.bounded(["gate", Self.fixture, "--baseline", path, "--out", folder])
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("\(path): has a number out of range: run.trials[0].metrics.wallSeconds is -1.0; a valid value is a finite number from 0"), "\(result.stderr)")
+    }
+
     @Test(arguments: [0, -1, 2_000_000_000])
     func aShardCountOutOfRangeIsRefusedByMergeWithoutAllocating(count: Int) throws {
         let path = try Self.record { object in
