@@ -94,7 +94,8 @@ struct RangeCheck {
     func real(_ value: Double?, _ key: String, in range: ClosedRange<Double>) throws(RecordRangeError) {
         guard let value else { return }
         guard value.isFinite, range.contains(value) else {
-            throw RecordRangeError(field: at(key).path, value: "\(value)", range: "a number from \(range.lowerBound) to \(range.upperBound)")
+            func text(_ bound: Double) -> String { bound == bound.rounded() && bound.magnitude <= 1e18 ? "\(Int(bound))" : "\(bound)" }
+            throw RecordRangeError(field: at(key).path, value: "\(value)", range: "a number from \(text(range.lowerBound)) to \(text(range.upperBound))")
         }
     }
 }
@@ -323,6 +324,17 @@ extension BisectSection {
         try check.real(wallSeconds, "wallSeconds")
         for (index, search) in searches.enumerated() {
             let here = check.at("searches").at(index)
+            // What the answer's sentence reads: a passing value for an answer, the parameter's name for a parameter search.
+            switch search.verdict {
+            case .boundary, .alwaysCompletes:
+                if search.passing == nil {
+                    throw RecordRangeError(field: here.at("passing").path, value: "absent", range: "a whole number when the verdict is \(search.verdict.rawValue)")
+                }
+            case .nondeterministic, .unbounded, .neverCompletes: break
+            }
+            if search.question == .parameter, search.parameter == nil {
+                throw RecordRangeError(field: here.at("parameter").path, value: "absent", range: "the parameter's name when the question is parameter")
+            }
             try here.int(search.unit, "unit", in: 1...Int.max)
             try here.int(search.high, "high", in: search.low...Int.max, "a whole number from low (\(search.low))")
             try here.int(search.repetitions, "repetitions", in: RecordRanges.repetitions)
@@ -338,8 +350,10 @@ extension BisectSection {
         }
         if let slope {
             let here = check.at("slope")
-            try here.real(slope.bytesPerUnit, "bytesPerUnit", signed: true)
-            try here.real(slope.interceptBytes, "interceptBytes", signed: true)
+            // Reports round them to whole bytes.
+            let bytes = -Double(RecordRanges.count.upperBound)...Double(RecordRanges.count.upperBound)
+            try here.real(slope.bytesPerUnit, "bytesPerUnit", in: bytes)
+            try here.real(slope.interceptBytes, "interceptBytes", in: bytes)
             for (index, point) in slope.points.enumerated() { try here.at("points").at(index).count(point.stackBytes, "stackBytes") }
             for (index, capacity) in slope.capacities.enumerated() { try here.at("capacities").at(index).count(capacity.stackBytes, "stackBytes") }
         }

@@ -142,6 +142,32 @@ import Testing
         #expect(result.stderr.contains("\(path): has a number out of range: run.trials[0].metrics.wallSeconds is -1.0; a valid value is a finite number from 0"), "\(result.stderr)")
     }
 
+    /// A bisect's answer without its passing value trapped on a force unwrap; a
+    /// slope of 1e300 bytes per unit trapped converting to `Int`.
+    @Test(arguments: ["passing", "slope"])
+    func aBisectAnswerMissingItsValueOrWithAHugeSlopeIsRefused(field: String) throws {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/bisect-run.json")
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: fixture)) as? [String: Any])
+        var bisect = object["bisect"] as! [String: Any]
+        var searches = bisect["searches"] as! [[String: Any]]
+        if field == "passing" {
+            searches[0]["passing"] = nil
+        } else {
+            bisect["slope"] = ["parameter": "size", "points": [] as [Any], "bytesPerUnit": 1e300, "interceptBytes": 0, "capacities": [] as [Any]]
+        }
+        bisect["searches"] = searches
+        object["bisect"] = bisect
+        let path = (try temporaryFolder() as NSString).appendingPathComponent("run.json")
+        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: path))
+        for format in ["html", "md"] {
+            let result = try Self.bounded(["report", path, "--format", format, "--out", "-"])
+            #expect(result.status == 2, "\(format): \(result.stderr)")
+            #expect(result.stderr.contains(field == "passing"
+                ? "bisect.searches[0].passing is absent; a valid value is a whole number when the verdict is boundary"
+                : "bisect.slope.bytesPerUnit is 1e+300; a valid value is a number from -9007199254740992 to 9007199254740992"), "\(format): \(result.stderr)")
+        }
+    }
+
     @Test(arguments: [0, -1, 2_000_000_000])
     func aShardCountOutOfRangeIsRefusedByMergeWithoutAllocating(count: Int) throws {
         let path = try Self.record { object in
