@@ -1,5 +1,5 @@
 // The runner's and the child's ends of a trial's lifetime: how a runner hears
-// SIGINT and SIGTERM, and how a child makes sure it never outlives its runner.
+// SIGINT, SIGTERM and SIGQUIT, and how a child makes sure it never outlives its runner.
 //
 // The handlers here are async-signal-safe: they store to a sig_atomic_t or call
 // kill(2), nothing else (no malloc, no locks, no stdio).
@@ -34,6 +34,10 @@ int strain_runner_catch_stop_signals(void) {
     sigemptyset(&action.sa_mask);
     if (sigaction(SIGINT, &action, NULL) != 0) return errno;
     if (sigaction(SIGTERM, &action, NULL) != 0) return errno;
+    // SIGQUIT (Ctrl-\) asks a program to quit: the runner stops as for SIGTERM.
+    // Left to the Swift runtime, it printed a "Program crashed" backtrace and the
+    // run went on.
+    if (sigaction(SIGQUIT, &action, NULL) != 0) return errno;
     // A closed stdout (`strain run … | head -1`) makes writes fail with EPIPE
     // instead of killing the run before run.json is written.
     struct sigaction ignore;
@@ -49,6 +53,7 @@ int strain_runner_catch_stop_signals(void) {
     sigemptyset(&stops);
     sigaddset(&stops, SIGINT);
     sigaddset(&stops, SIGTERM);
+    sigaddset(&stops, SIGQUIT);
     return pthread_sigmask(SIG_UNBLOCK, &stops, NULL);
 }
 

@@ -23,6 +23,8 @@ func readRun(_ path: String) throws(GateError) -> RunRecord {
         return try RunRecordFile.read(from: file)
     } catch let error as RunRecordFile.VersionError {
         throw GateError(.input, error.description)
+    } catch let error as RunRecordFile.LoadError {
+        throw GateError(.input, error.description)
     } catch {
         throw GateError(.input, "\(file) is not a run.json this Strain can read: \(error)")
     }

@@ -10,8 +10,8 @@ struct RunCommand: ParsableCommand {
         commandName: "run",
         abstract: "Run a suite: every trial in its own child, then run.json and the reports (HTML, Markdown, JUnit).",
         discussion: """
-        Ctrl-C (SIGINT) or SIGTERM stops the run cleanly: the trial in flight is killed with its process group, \
-        finished trials are kept, run.json and the reports are written marked interrupted, and strain exits 130 or 143. \
+        Ctrl-C (SIGINT), SIGTERM or SIGQUIT stops the run cleanly: the trial in flight is killed with its process group, \
+        finished trials are kept, run.json and the reports are written marked interrupted, and strain exits 130, 131 or 143. \
         `strain run --resume DIR` continues it.
         """
     )
@@ -223,7 +223,7 @@ struct RunCommand: ParsableCommand {
         print(TerminalReport.safe("Wrote " + written.dropLast().joined(separator: ", ") + " and " + written.last!))
 
         if let signal = RunnerSignals.stopSignal {
-            let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)"
+            let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : signal == SIGQUIT ? "SIGQUIT" : "signal \(signal)"
             writeStandardError("strain: stopped by \(name) after \(record.trials.count) of \(plan.trials.count) trials; run.json is marked interrupted. Continue with: strain run --resume \(directory.path)")
             throw ExitCode(StrainExitCode.stopped(by: signal))
         }

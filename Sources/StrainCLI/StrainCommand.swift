@@ -21,7 +21,7 @@ public enum StrainExitCode {
     /// The run was stopped by SIGTERM: as for SIGINT.
     public static let terminated: Int32 = 143
 
-    /// The code for a run stopped by `signal`: 128 + its number (130 for SIGINT, 143 for SIGTERM).
+    /// The code for a run stopped by `signal`: 128 + its number (130 for SIGINT, 131 for SIGQUIT, 143 for SIGTERM).
     public static func stopped(by signal: Int32) -> Int32 { 128 + signal }
 }
 
@@ -163,7 +163,7 @@ struct Strain: ParsableCommand {
         commandName: "strain",
         abstract: "Stress-test Swift concurrency: stack exhaustion, starvation and their costs, per strategy.",
         discussion: """
-        Exit codes: 0 every outcome expected (gate: nothing regressed); 1 an unexpected outcome (gate: a regression or a worse outcome); 2 usage or input error; 3 harness error or incomplete data; 130 and 143 stopped by SIGINT or SIGTERM (finished trials kept, run.json marked interrupted).
+        Exit codes: 0 every outcome expected (gate: nothing regressed); 1 an unexpected outcome (gate: a regression or a worse outcome); 2 usage or input error; 3 harness error or incomplete data; 130, 131 and 143 stopped by SIGINT, SIGQUIT or SIGTERM (finished trials kept, run.json marked interrupted).
         """,
         version: "strain \(StrainVersion.current)",
         subcommands: [RunCommand.self, BisectCommand.self, ReportCommand.self, ListCommand.self, ExplainCommand.self, BaselineCommand.self, CompareCommand.self, GateCommand.self, MergeCommand.self, ExecCommand.self, DumpCommand.self],

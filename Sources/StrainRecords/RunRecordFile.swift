@@ -28,13 +28,40 @@ public enum RunRecordFile {
 
     /// Reads the run.json at `path`: its version first, then the record.
     ///
-    /// - Throws: `VersionError` for an unsupported version, `LoadError` for a file that cannot be read or decoded.
+    /// - Throws: `VersionError` for an unsupported version, `LoadError` for a number out of range, a decoding error for a file that cannot be decoded.
     public static func read(from path: String) throws -> RunRecord {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        struct Version: Decodable { var schemaVersion: Int }
-        let version = try JSONDecoder().decode(Version.self, from: data).schemaVersion
-        guard RunRecord.supportedSchemaVersions.contains(version) else { throw VersionError(path: path, found: version) }
-        return try JSONDecoder().decode(RunRecord.self, from: data)
+        let versioned = try JSONDecoder().decode(Versioned.self, from: data)
+        guard let version = versioned.schemaVersion else {
+            throw DecodingError.keyNotFound(Versioned.CodingKeys.schemaVersion, .init(codingPath: [], debugDescription: "run.json has no schemaVersion"))
+        }
+        guard let record = versioned.record else { throw VersionError(path: path, found: version) }
+        return try checked(record, from: path)
+    }
+
+    /// The schema version, then the record when that version is one this Strain
+    /// reads, from one parse of the file (a second parse of a large record cost
+    /// as much memory as the first).
+    struct Versioned: Decodable {
+        var schemaVersion: Int?
+        var record: RunRecord?
+
+        enum CodingKeys: String, CodingKey { case schemaVersion }
+
+        init(from decoder: any Decoder) throws {
+            schemaVersion = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(Int.self, forKey: .schemaVersion)
+            guard let schemaVersion, RunRecord.supportedSchemaVersions.contains(schemaVersion) else { return }
+            record = try RunRecord(from: decoder)
+        }
+    }
+
+    /// `record` when every number in it is in range (`RecordRanges`), else a
+    /// `LoadError` naming the file, the field's path and the range.
+    static func checked(_ record: RunRecord, from path: String) throws(LoadError) -> RunRecord {
+        do { try record.validateRanges() } catch {
+            throw LoadError(path: path, message: "has a number out of range: \(error.description); give a run.json that `strain run` wrote")
+        }
+        return record
     }
 }
 
@@ -58,6 +85,11 @@ extension RunRecordFile {
         } catch {
             throw LoadError(path: path, message: error.message)
         }
+        // A record that reads is parsed once; the steps below, each parsing the
+        // file again, only say what is wrong with one that does not.
+        if let record = (try? JSONDecoder().decode(Versioned.self, from: data))?.record {
+            return try checked(record, from: path)
+        }
         do {
             _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
         } catch {
@@ -78,13 +110,15 @@ extension RunRecordFile {
         guard RunRecord.supportedSchemaVersions.contains(found) else {
             throw LoadError(path: path, message: VersionError(path: path, found: found).description.dropFirst(path.count + 2).description)
         }
+        let record: RunRecord
         do {
-            return try JSONDecoder().decode(RunRecord.self, from: data)
+            record = try JSONDecoder().decode(RunRecord.self, from: data)
         } catch let error as DecodingError {
             throw LoadError(path: path, message: "is valid JSON but not a run.json Strain can read: \(describe(error))")
         } catch {
             throw LoadError(path: path, message: "is valid JSON but not a run.json Strain can read: \(error)")
         }
+        return try checked(record, from: path)
     }
 
     /// A decoding error as `at trials[3].metrics.wallSeconds: …`.

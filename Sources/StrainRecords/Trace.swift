@@ -217,14 +217,18 @@ public struct FaultTrace: Codable, Hashable, Sendable {
     public var lastStartIndex: Int { lastFramesStartIndex ?? max(0, totalFrames - lastFrames.count) }
 
     /// The faulting thread's stack size, when its bounds are known.
+    /// Nil too for bounds that are swapped or further apart than an `Int` counts
+    /// (a record out of range, which readers refuse before this is asked).
     public var stackSizeBytes: Int? {
-        guard let stackLow, let stackHigh else { return nil }
-        return Int(stackHigh - stackLow)
+        guard let stackLow, let stackHigh, stackHigh >= stackLow else { return nil }
+        return Int(exactly: stackHigh - stackLow)
     }
 
-    /// How far below the stack's low end the fault lay (negative: inside the stack).
+    /// How far below the stack's low end the fault lay (negative: inside the
+    /// stack); nil without bounds, or when the distance is more than an `Int` counts.
     public var faultBelowStackBytes: Int? {
         guard let stackLow else { return nil }
-        return Int(Int64(bitPattern: stackLow &- faultAddress))
+        if stackLow >= faultAddress { return Int(exactly: stackLow - faultAddress) }
+        return Int(exactly: faultAddress - stackLow).map { -$0 }
     }
 }

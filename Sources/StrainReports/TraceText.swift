@@ -75,7 +75,7 @@ public enum TraceText {
         if memoryFault { text += " at \(String(format: "0x%llx", trace.faultAddress))" }
         if !memoryFault {
             if let size = trace.stackSizeBytes { text += " on a \(ByteSize.format(size)) stack" }
-        } else if let below = trace.faultBelowStackBytes, abs(below) > 64 << 20 {
+        } else if trace.stackLow != nil, (trace.faultBelowStackBytes?.magnitude ?? .max) > 64 << 20 {
             text += ", far from the thread's stack"
         } else if let below = trace.faultBelowStackBytes, let size = trace.stackSizeBytes {
             let place = below >= 0 ? "\(Format.bytes(Double(below))) below" : "\(Format.bytes(Double(-below))) above"

@@ -39,10 +39,10 @@ char *strain_demangle_cxx(const char *name);
 /// The signal a child asks to get when its runner dies (PR_SET_PDEATHSIG).
 #define STRAIN_PARENT_DEATH_SIGNAL (SIGRTMAX)
 
-/// The runner's side: SIGINT and SIGTERM only set a flag the supervisor polls
+/// The runner's side: SIGINT, SIGTERM and SIGQUIT only set a flag the supervisor polls
 /// (a second one ends the runner at once); SIGPIPE is ignored. Returns 0 or errno.
 int strain_runner_catch_stop_signals(void);
-/// The first stop signal caught (SIGINT or SIGTERM), 0 while none has been.
+/// The first stop signal caught (SIGINT, SIGTERM or SIGQUIT), 0 while none has been.
 int strain_runner_stop_signal(void);
 /// Sets the stop flag as if `signal_number` had arrived (tests).
 void strain_runner_request_stop(int signal_number);

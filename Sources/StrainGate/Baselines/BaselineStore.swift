@@ -155,12 +155,19 @@ public struct BaselineStore: Sendable {
             guard RunRecord.supportedSchemaVersions.contains(schema) else {
                 throw GateError(.input, "\(path): its run has schema version \(schema); this Strain reads \(RunRecord.supportedSchemaVersions.lowerBound) to \(RunRecord.supportedSchemaVersions.upperBound)")
             }
-            do { return try JSONDecoder().decode(BaselineFile.self, from: data) } catch {
+            let file: BaselineFile
+            do { file = try JSONDecoder().decode(BaselineFile.self, from: data) } catch {
                 throw GateError(.input, "\(path) is not a baseline this Strain can read: \(error)")
             }
+            do { try file.run.validateRanges() } catch {
+                throw GateError(.input, "\(path): has a number out of range: run.\(error.description); save the baseline again from a run.json that `strain run` wrote")
+            }
+            return file
         }
         let run: RunRecord
         do { run = try RunRecordFile.read(from: path) } catch let error as RunRecordFile.VersionError {
+            throw GateError(.input, error.description)
+        } catch let error as RunRecordFile.LoadError {
             throw GateError(.input, error.description)
         } catch {
             throw GateError(.input, "\(path) is not a run.json this Strain can read: \(error)")

@@ -11,6 +11,10 @@ public enum RunMerger {
         guard let plan = first.plan, let firstShard = plan.shard else {
             throw GateError(.input, "\(firstPath) is not a shard: it was not run with --shard K/N")
         }
+        // Read records are ranged already (`RecordRanges`); one built in memory is checked here too.
+        guard RecordRanges.shardCount.contains(firstShard.count) else {
+            throw GateError(.input, "\(firstPath): has a number out of range: plan.shard.count is \(firstShard.count); a valid value is a whole number from \(RecordRanges.shardCount.lowerBound) to \(RecordRanges.shardCount.upperBound)")
+        }
         var seenShards: [Int: String] = [:]
         var seenIDs = Set<TrialID>()
         var trials: [TrialRecord] = []

@@ -197,18 +197,18 @@ enum SVGChart {
     /// 0 and round steps (1, 2 or 5 × 10ⁿ) up to the first at or above `maximum`: 4 to 6 ticks.
     /// `binary`: steps that are powers of two (bytes: 0, 2, 4, 6, 8 MiB).
     static func niceTicks(upTo maximum: Double, binary: Bool = false) -> [Double] {
-        guard maximum.isFinite, maximum > 0 else { return [0, 1] }
+        // Below the smallest normal Double (a denormal such as 5e-324) the chart's
+        // scale, width / maximum, would be infinite: such values draw as 0.
+        guard maximum.isFinite, maximum >= .leastNormalMagnitude else { return [0, 1] }
         let rough = maximum / 4
         let magnitude = pow(10, floor(log10(rough)))
         let step = binary ? pow(2, ceil(log2(rough))) : [1.0, 2, 2.5, 5, 10].map { $0 * magnitude }.first { $0 >= rough } ?? 10 * magnitude
-        var ticks: [Double] = []
-        var value = 0.0
-        while value < maximum - step * 1e-9 {
-            ticks.append(value)
-            value = (Double(ticks.count) * step)
-        }
-        ticks.append(value)
-        return ticks
+        // The step is at least a quarter of the maximum, so there are at most 5
+        // ticks; a maximum too small for a step (a denormal: a quarter of it is 0)
+        // or too near the largest Double for the last tick gets its two ends.
+        let steps = (maximum / step - 1e-9).rounded(.up)
+        guard step > 0, steps.isFinite, steps <= 8, (steps * step).isFinite else { return [0, maximum] }
+        return (0...Int(max(1, steps))).map { Double($0) * step }
     }
 
     /// Round values (1, 2, 5 × 10ⁿ, or every decade over a wide range) within [low, high], at least two.

@@ -95,10 +95,10 @@ public struct RunController: Sendable {
     }
 }
 
-/// The runner's stop signals, SIGINT and SIGTERM, heard as a flag the supervisor
+/// The runner's stop signals, SIGINT, SIGTERM and SIGQUIT, heard as a flag the supervisor
 /// polls (the handler in `CStrainProbe` only stores the signal's number).
 public enum RunnerSignals {
-    /// Catches SIGINT and SIGTERM (a second one ends the runner at once) and ignores SIGPIPE.
+    /// Catches SIGINT, SIGTERM and SIGQUIT (a second one ends the runner at once) and ignores SIGPIPE.
     public static func catchStopSignals() {
         _ = strain_runner_catch_stop_signals()
     }
