@@ -138,6 +138,28 @@ struct BoundedSuiteTests {
         #expect(try String(contentsOfFile: journal, encoding: .utf8).split(separator: "\n").count == 2)
     }
 
+    /// A journal's trial lines become run.json's trials on resume: they are held to the
+    /// same ranges as any record read (a swapped stack's bounds trapped in the reports).
+    @Test func aJournalTrialOutOfRangeIsRefusedOnResumeWithItsLineAndField() throws {
+        let folder = try temporaryFolder()
+        _ = try Self.write("name: j\nruns:\n  - scenario: noop\n    strategies: [main]\n    repetitions: 2\n", to: "j.yaml", in: folder)
+        let first = try Self.strain(["run", "j.yaml", "--out", "out", "--format", "json"], in: folder)
+        #expect(first.status == 0, "\(first.stderr)")
+        let journal = (folder as NSString).appendingPathComponent("out/trials.jsonl")
+        let lines = try String(contentsOfFile: journal, encoding: .utf8).split(separator: "\n").map(String.init)
+        var trial = try #require(JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as? [String: Any])
+        var metrics = trial["metrics"] as? [String: Any] ?? [:]
+        metrics["peakThreads"] = -4
+        trial["metrics"] = metrics
+        let edited = String(decoding: try JSONSerialization.data(withJSONObject: trial, options: [.sortedKeys]), as: UTF8.self)
+        try ([lines[0], edited].joined(separator: "\n") + "\n").write(toFile: journal, atomically: true, encoding: .utf8)
+
+        let result = try Self.strain(["run", "--resume", "out"], in: folder)
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("out/trials.jsonl: has a number out of range: line 2.metrics.peakThreads is -4"), "\(result.stderr)")
+        #expect(try String(contentsOfFile: journal, encoding: .utf8).split(separator: "\n").count == 2, "no trial ran")
+    }
+
     /// Two runs that plan the same trials used to run both under one ID; run.json kept
     /// the first record twice. A plan now holds each trial once, and run.json holds
     /// exactly the plan's trials, each once.

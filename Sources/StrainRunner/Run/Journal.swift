@@ -168,11 +168,19 @@ public final class Journal {
         }
         var trials: [TrialRecord] = []
         for (number, line) in lines.dropFirst().enumerated() where !line.isEmpty {
+            let trial: TrialRecord
             do {
-                trials.append(try JSONDecoder().decode(TrialRecord.self, from: Data(line)))
+                trial = try JSONDecoder().decode(TrialRecord.self, from: Data(line))
             } catch {
                 throw JournalError(path: path, message: "line \(number + 2) is not a trial record: \(error)")
             }
+            // A journal's trials become run.json's: the same ranges as any record read.
+            do {
+                try trial.validateRanges(at: "line \(number + 2)")
+            } catch {
+                throw JournalError(path: path, message: "has a number out of range: \(error.description); the journal was changed by hand or damaged: start the run again with --force")
+            }
+            trials.append(trial)
         }
         return (header, trials, wholeBytes)
     }

@@ -40,7 +40,7 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
     public var count: Int
 
     /// The most shards a plan may be split into.
-    public static let maximumCount = 1_000
+    public static let maximumCount = RecordRanges.shardCount.upperBound
 
     public init(index: Int, count: Int) {
         self.index = index

@@ -6,9 +6,9 @@ import StrainKit
 /// anything runs. The README's "Limits" section lists the same values.
 public enum SuiteLimits {
     /// Repetitions of a run (`repetitions:`, `--repetitions`).
-    public static let repetitions = 1...10_000
+    public static let repetitions = RecordRanges.repetitions
     /// Trials run at once (`--jobs`, and a resumed journal's `jobs`).
-    public static let jobs = 1...64
+    public static let jobs = RecordRanges.jobs
     /// A trial's deadline (`timeout:`): 10 ms to 24 h.
     public static let timeoutSeconds = 0.01...86_400.0
     /// The watchdog's no-progress threshold (`stall:`): 100 ms to 24 h. The
@@ -21,7 +21,7 @@ public enum SuiteLimits {
     /// A run's `thread-limit:`: the parent kills a child with more threads.
     public static let threadLimit = 4...100_000
     /// Trials in one plan, over every run, before filters.
-    public static let maximumTrials = 100_000
+    public static let maximumTrials = RecordRanges.trialCount.upperBound
     /// Stack sizes are whole pages.
     public static let pageBytes = Int(sysconf(Int32(_SC_PAGESIZE)))
     /// The smallest stack a strategy's thread may have: the strategies' one floor.
