@@ -28,6 +28,25 @@ struct BoundedSuiteTests {
         return path
     }
 
+    /// A finished two-trial run in `folder/out`, its journal cut back to the header and
+    /// the first trial (as a run stopped midway leaves it), each line changed by `edit`
+    /// (0 the header, 1 the trial) as a JSON object: the journal's path.
+    static func stoppedJournal(in folder: String, edit: (Int, inout [String: Any]) -> Void) throws -> String {
+        _ = try write("name: j\nruns:\n  - scenario: noop\n    strategies: [main]\n    repetitions: 2\n", to: "j.yaml", in: folder)
+        let first = try strain(["run", "j.yaml", "--out", "out", "--format", "json"], in: folder)
+        #expect(first.status == 0, "\(first.stderr)")
+        let journal = (folder as NSString).appendingPathComponent("out/trials.jsonl")
+        let lines = try String(contentsOfFile: journal, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(lines.count == 3)
+        let kept = try lines.prefix(2).enumerated().map { index, line in
+            var object = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            edit(index, &object)
+            return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+        }
+        try (kept.joined(separator: "\n") + "\n").write(toFile: journal, atomically: true, encoding: .utf8)
+        return journal
+    }
+
     /// 1.4 KB of valid values whose parameters multiply to six million combinations:
     /// the parser made every combination before the plan's size was checked, and the
     /// runner died of "failed to allocate" (SIGABRT under this test's memory cap, after
@@ -119,17 +138,10 @@ struct BoundedSuiteTests {
     ])
     func aJournalHeaderOutOfRangeIsRefusedOnResume(_ field: String, _ value: String, _ expected: String) throws {
         let folder = try temporaryFolder()
-        _ = try Self.write("name: j\nruns:\n  - scenario: noop\n    strategies: [main]\n    repetitions: 2\n", to: "j.yaml", in: folder)
-        let first = try Self.strain(["run", "j.yaml", "--out", "out", "--format", "json"], in: folder)
-        #expect(first.status == 0, "\(first.stderr)")
-        // Keep one finished trial, as a run stopped midway leaves it, and change the header.
-        let journal = (folder as NSString).appendingPathComponent("out/trials.jsonl")
-        let lines = try String(contentsOfFile: journal, encoding: .utf8).split(separator: "\n").map(String.init)
-        #expect(lines.count == 3)
-        var header = try #require(JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
-        header[field] = try JSONSerialization.jsonObject(with: Data(value.utf8), options: .fragmentsAllowed)
-        let edited = String(decoding: try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys]), as: UTF8.self)
-        try ([edited, lines[1]].joined(separator: "\n") + "\n").write(toFile: journal, atomically: true, encoding: .utf8)
+        let replacement = try JSONSerialization.jsonObject(with: Data(value.utf8), options: .fragmentsAllowed)
+        let journal = try Self.stoppedJournal(in: folder) { line, object in
+            if line == 0 { object[field] = replacement }
+        }
 
         let result = try Self.strain(["run", "--resume", "out"], in: folder)
         #expect(result.status == 2, "\(result.stderr)")
@@ -142,17 +154,12 @@ struct BoundedSuiteTests {
     /// same ranges as any record read (a swapped stack's bounds trapped in the reports).
     @Test func aJournalTrialOutOfRangeIsRefusedOnResumeWithItsLineAndField() throws {
         let folder = try temporaryFolder()
-        _ = try Self.write("name: j\nruns:\n  - scenario: noop\n    strategies: [main]\n    repetitions: 2\n", to: "j.yaml", in: folder)
-        let first = try Self.strain(["run", "j.yaml", "--out", "out", "--format", "json"], in: folder)
-        #expect(first.status == 0, "\(first.stderr)")
-        let journal = (folder as NSString).appendingPathComponent("out/trials.jsonl")
-        let lines = try String(contentsOfFile: journal, encoding: .utf8).split(separator: "\n").map(String.init)
-        var trial = try #require(JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as? [String: Any])
-        var metrics = trial["metrics"] as? [String: Any] ?? [:]
-        metrics["peakThreads"] = -4
-        trial["metrics"] = metrics
-        let edited = String(decoding: try JSONSerialization.data(withJSONObject: trial, options: [.sortedKeys]), as: UTF8.self)
-        try ([lines[0], edited].joined(separator: "\n") + "\n").write(toFile: journal, atomically: true, encoding: .utf8)
+        let journal = try Self.stoppedJournal(in: folder) { line, object in
+            guard line == 1 else { return }
+            var metrics = object["metrics"] as? [String: Any] ?? [:]
+            metrics["peakThreads"] = -4
+            object["metrics"] = metrics
+        }
 
         let result = try Self.strain(["run", "--resume", "out"], in: folder)
         #expect(result.status == 2, "\(result.stderr)")
