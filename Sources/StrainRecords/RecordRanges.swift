@@ -111,6 +111,14 @@ extension RunRecord {
         try environment.validateRanges(check.at("environment"))
         try check.int(trials.count, "trials.count", in: RecordRanges.trialCount, "at most \(RecordRanges.trialCount.upperBound) trials")
         for (index, trial) in trials.enumerated() { try trial.validateRanges(check.at("trials").at(index)) }
+        // One trial, one ID: a second record under an ID would be read as a repetition that never ran.
+        var seen: [TrialID: Int] = [:]
+        for (index, trial) in trials.enumerated() {
+            if let first = seen.updateValue(index, forKey: trial.id) {
+                throw RecordRangeError(field: check.at("trials").at(index).path + ".id", value: trial.id.description,
+                                       range: "an ID no other trial has (trials[\(first)] has it too): one trial, one ID")
+            }
+        }
         if let plan {
             let here = check.at("plan")
             try here.int(plan.trialCount, "trialCount", in: RecordRanges.trialCount)

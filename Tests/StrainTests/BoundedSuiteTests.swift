@@ -167,6 +167,25 @@ struct BoundedSuiteTests {
         #expect(try String(contentsOfFile: journal, encoding: .utf8).split(separator: "\n").count == 2, "no trial ran")
     }
 
+    /// A run.json with two records under one ID (the old way to lose a trial) is refused by
+    /// every reader: report, merge and the gate would count it as a repetition that never ran.
+    @Test func aRunJSONWithTwoTrialsUnderOneIDIsRefusedWithBothPlaces() throws {
+        let folder = try temporaryFolder()
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/run.json")
+        var run = try #require(JSONSerialization.jsonObject(with: Data(contentsOf: fixture)) as? [String: Any])
+        var trials = try #require(run["trials"] as? [Any])
+        let count = trials.count
+        trials.append(trials[0])
+        run["trials"] = trials
+        try JSONSerialization.data(withJSONObject: run).write(to: URL(fileURLWithPath: (folder as NSString).appendingPathComponent("run.json")))
+        for format in ["html", "md", "junit"] {
+            let result = try Self.strain(["report", "run.json", "--format", format, "--out", "-"], in: folder)
+            #expect(result.status == 2, "\(format): \(result.stderr)")
+            #expect(result.stderr.contains("trials[\(count)].id is "), "\(format): \(result.stderr)")
+            #expect(result.stderr.contains("(trials[0] has it too): one trial, one ID"), "\(format): \(result.stderr)")
+        }
+    }
+
     /// Two runs that plan the same trials used to run both under one ID; run.json kept
     /// the first record twice. A plan now holds each trial once, and run.json holds
     /// exactly the plan's trials, each once.

@@ -211,9 +211,10 @@ import Testing
         let trialBytes = try JSONSerialization.data(withJSONObject: trials, options: [.prettyPrinted]).count
         // Each trial written alone is indented less than inside the array: 10 % more.
         let repetitions = megabytes * 1_100_000 / trialBytes + 1
+        let highestRepetition = trials.compactMap { $0["repetition"] as? Int }.max() ?? 1
         var suite = try #require(object["suite"] as? [String: Any])
-        suite["repetitions"] = repetitions
-        suite["runs"] = (suite["runs"] as? [[String: Any]] ?? []).map { $0.merging(["repetitions": repetitions]) { $1 } }
+        suite["repetitions"] = repetitions * highestRepetition
+        suite["runs"] = (suite["runs"] as? [[String: Any]] ?? []).map { $0.merging(["repetitions": repetitions * highestRepetition]) { $1 } }
         object["suite"] = suite
         var plan = try #require(object["plan"] as? [String: Any])
         plan["trialCount"] = repetitions * trials.count
@@ -230,7 +231,8 @@ import Testing
         var index = 0
         for repetition in 1...repetitions {
             for var trial in trials {
-                trial["repetition"] = repetition
+                // Each copy's repetitions after the last copy's (one trial, one ID), the keys as they are.
+                trial["repetition"] = (repetition - 1) * highestRepetition + (trial["repetition"] as? Int ?? 1)
                 trial["index"] = index
                 if index > 0 { try file.write(contentsOf: Data(",\n".utf8)) }
                 try file.write(contentsOf: JSONSerialization.data(withJSONObject: trial, options: [.prettyPrinted]))
