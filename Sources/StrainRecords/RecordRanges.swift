@@ -119,11 +119,7 @@ extension RunRecord {
                                        range: "an ID no other trial has (trials[\(first)] has it too): one trial, one ID")
             }
         }
-        if let plan {
-            let here = check.at("plan")
-            try here.int(plan.trialCount, "trialCount", in: RecordRanges.trialCount)
-            if let shard = plan.shard { try shard.validateRanges(here.at("shard")) }
-        }
+        if let plan { try plan.validateRanges(check.at("plan")) }
         for (index, shard) in (shards ?? []).enumerated() { try shard.validateRanges(check.at("shards").at(index)) }
         if let bisect { try bisect.validateRanges(check.at("bisect")) }
         if let execution {
@@ -136,6 +132,19 @@ extension RunRecord {
                 try here.at("runnerRSS").at(index).count(sample.bytes, "bytes")
             }
         }
+    }
+}
+
+extension PlanRecord {
+    /// Checks the plan's numbers, for a reader of a plan outside a run.json (a
+    /// journal's header): `place` starts each field's path, e.g. `plan` gives `plan.trialCount`.
+    public func validateRanges(at place: String) throws(RecordRangeError) {
+        try validateRanges(RangeCheck(path: place))
+    }
+
+    func validateRanges(_ check: RangeCheck) throws(RecordRangeError) {
+        try check.int(trialCount, "trialCount", in: RecordRanges.trialCount)
+        if let shard { try shard.validateRanges(check.at("shard")) }
     }
 }
 

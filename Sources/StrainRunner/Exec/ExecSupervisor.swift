@@ -164,7 +164,8 @@ public struct ExecSupervisor: Sendable {
 
         var outcome: TrialOutcome
         var trace: FaultTrace?
-        if let fault = probe.faultRecord(pid: program.pid), case .exited(let code) = termination {
+        let fault = probe.faultRecord(pid: program.pid)
+        if let fault, case .exited(let code) = termination {
             // The program's own handler took the signal and the program went on to exit by its
             // status (HotSpot takes SIGSEGVs on purpose: a probe at address 0, implicit null
             // checks, stack banging): the verdict is the program's, as it would be alone.
@@ -176,7 +177,7 @@ public struct ExecSupervisor: Sendable {
                 trace = traceBuilder.trace(from: fault)
                 outcome = TrialOutcome(kind: .threw, message: handled)
             }
-        } else if let fault = probe.faultRecord(pid: program.pid) {
+        } else if let fault {
             let built = traceBuilder.trace(from: fault)
             trace = built
             let after: String

@@ -53,16 +53,11 @@ extension JournalHeader {
         if let shard, Shard(parsing: shard) == nil {
             return "its header's shard '\(String(shard.prefix(40)))' is not K/N with 1 ≤ K ≤ N ≤ \(Shard.maximumCount)"
         }
-        if !(0...SuiteLimits.maximumTrials).contains(plan.trialCount) {
-            return "its header's plan.trialCount \(plan.trialCount) is out of range (0 to \(SuiteLimits.maximumTrials))"
-        }
-        if let recorded = plan.shard {
-            guard (1...Shard.maximumCount).contains(recorded.count), (1...recorded.count).contains(recorded.index) else {
-                return "its header's plan.shard \(recorded.index)/\(recorded.count) is not K/N with 1 ≤ K ≤ N ≤ \(Shard.maximumCount)"
-            }
-            if let count = recorded.trialCount, !(0...plan.trialCount).contains(count) {
-                return "its header's plan.shard.trialCount \(count) is out of range (0 to the plan's \(plan.trialCount))"
-            }
+        // The plan's numbers have the same ranges as in a run.json.
+        do {
+            try plan.validateRanges(at: "plan")
+        } catch {
+            return "its header's \(error.description)"
         }
         return nil
     }
