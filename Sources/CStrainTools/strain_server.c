@@ -35,10 +35,20 @@ int strain_server_prepare(void) {
 pid_t strain_server_fork_trial(void) {
     if (strain_tid_offset < 0) return -ENOSYS;
     pid_t *tid = (pid_t *)((char *)pthread_self() + strain_tid_offset);
-    // x86-64's argument order: flags, new stack (0: the copy's own, as fork),
-    // parent tid, child tid, tls. The exit signal is the server's own (SIGCHLD):
-    // CLONE_PARENT takes it from the caller, whatever the flags say.
-    long pid = syscall(SYS_clone, (unsigned long)(CLONE_PARENT | CLONE_CHILD_SETTID | SIGCHLD), NULL, NULL, tid, NULL);
+    // The exit signal is the server's own (SIGCHLD): CLONE_PARENT takes it from
+    // the caller, whatever the flags say. The raw call's argument order differs
+    // by architecture; the new stack is 0 (the copy's own, as fork) and tls unused.
+    const unsigned long flags = (unsigned long)(CLONE_PARENT | CLONE_CHILD_SETTID | SIGCHLD);
+#if defined(__x86_64__)
+    // flags, stack, parent tid, child tid, tls (tested here).
+    long pid = syscall(SYS_clone, flags, NULL, NULL, tid, NULL);
+#elif defined(__aarch64__)
+    // CLONE_BACKWARDS: flags, stack, parent tid, tls, child tid (written to the
+    // kernel's order, never run: Strain is tested on x86-64 only).
+    long pid = syscall(SYS_clone, flags, NULL, NULL, NULL, tid);
+#else
+#error "strain_server_fork_trial: name this architecture's raw clone argument order"
+#endif
     if (pid < 0) return -errno;
     return (pid_t)pid;
 }

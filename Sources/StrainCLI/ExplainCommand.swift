@@ -54,20 +54,36 @@ struct ExplainCommand: ParsableCommand {
                 lines.append("  \(typical.outcome.rawValue)\(String(repeating: " ", count: width - typical.outcome.rawValue.count))  \(typical.because)")
             }
         }
-        lines += ["", "A suite to start from:", "", "name: \(scenario.name)", "runs:", "  - scenario: \(scenario.name)"]
-        if !specs.isEmpty {
-            lines.append("    parameters: {\(specs.map { "\($0.name): \(yaml($0.defaultValue))" }.joined(separator: ", "))}")
-        }
-        lines.append("    strategies: [gcd-global, thread(512KiB), thread(8MiB)]")
-        if let first = scenario.typicalOutcomes.first {
-            lines.append("    expect: \(first.outcome.rawValue)")
+        lines += ["", "A suite to start from (it passes as it is):", "", "name: \(scenario.name)", "runs:"]
+        for run in scenario.starterRuns {
+            lines.append("  - scenario: \(scenario.name)")
+            if !specs.isEmpty {
+                let values = specs.map { "\($0.name): \(run.parameters[$0.name] ?? yaml($0.defaultValue))" }
+                lines.append("    parameters: {\(values.joined(separator: ", "))}")
+            }
+            lines.append("    strategies: [\(run.strategies.map(yaml).joined(separator: ", "))]")
+            if let stall = run.stall { lines.append("    stall: \(stall)") }
+            if run.expectOn.isEmpty {
+                if run.expect != [.completed] { lines.append("    expect: \(outcomes(run.expect))") }
+            } else {
+                lines.append("    expect:")
+                for strategy in run.strategies {
+                    if let kinds = run.expectOn[strategy] { lines.append("      \(yaml(strategy)): \(outcomes(kinds))") }
+                }
+                lines.append("      default: \(outcomes(run.expect))")
+            }
         }
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// `starved`, or `[completed, crashed]` where several may happen.
+    static func outcomes(_ kinds: [TrialOutcome.Kind]) -> String {
+        kinds.count == 1 ? kinds[0].rawValue : "[" + kinds.map(\.rawValue).joined(separator: ", ") + "]"
+    }
+
     /// A value as a YAML flow mapping takes it: quoted when YAML would read it otherwise.
     static func yaml(_ value: String) -> String {
-        let plain = value.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." } && !["yes", "no", "true", "false", "null", "on", "off"].contains(value.lowercased())
+        let plain = value.allSatisfy { $0.isLetter || $0.isNumber || "-.()".contains($0) } && value.first != "-" && !["yes", "no", "true", "false", "null", "on", "off"].contains(value.lowercased())
         return plain ? value : "\"\(value)\""
     }
 }

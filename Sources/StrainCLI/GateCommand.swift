@@ -209,11 +209,12 @@ struct InterleavedGate {
         if let shard { arguments += ["--shard", shard] }
         let log = (directory as NSString).appendingPathComponent("rounds/\(label).log")
         try? FileManager.default.createDirectory(atPath: (directory as NSString).appendingPathComponent("rounds"), withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: log, contents: nil)
+        guard FileManager.default.createFile(atPath: log, contents: nil), let handle = FileHandle(forWritingAtPath: log) else {
+            throw GateError(.input, "cannot write \(log)")
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
-        guard let handle = FileHandle(forWritingAtPath: log) else { throw GateError(.input, "cannot write \(log)") }
         process.standardOutput = handle
         process.standardError = handle
         process.standardInput = FileHandle.nullDevice

@@ -20,6 +20,7 @@ struct CrashScenario: Scenario {
         TypicalOutcome(.threw, because: "throw throws from the work"),
         TypicalOutcome(.timedOut, because: "hang and lock-order never finish and never tell the heartbeat"),
     ]
+    static let starterRuns = [StarterRun(strategies: ["gcd-global", "thread(512KiB)", "thread(8MiB)"], expect: [.crashed])]
 
     struct Thrown: Error, CustomStringConvertible {
         var description: String { "the crash scenario threw on purpose" }

@@ -30,6 +30,7 @@ struct FaultScenario: Scenario {
         TypicalOutcome(.timedOut, because: "ignore-sigterm and grandchild-then-hang run to the deadline"),
         TypicalOutcome(.invariantViolated, because: "broken-invariant checks a count that is never what it must be"),
     ]
+    static let starterRuns = [StarterRun(strategies: ["gcd-global", "thread(512KiB)", "thread(8MiB)"], expect: [.crashed])]
 
     struct Exhausted: Error, CustomStringConvertible {
         var description: String

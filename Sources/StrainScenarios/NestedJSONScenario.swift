@@ -23,6 +23,12 @@ struct NestedJSONScenario: Scenario {
         TypicalOutcome(.threw, because: "the parsers refuse nesting deeper than 512 with an error"),
         TypicalOutcome(.completed, because: "shallow enough for both"),
     ]
+    static let starterRuns = [
+        StarterRun(strategies: ["gcd-global", "thread(512KiB)", "thread(8MiB)"]),
+        // Past the 512 KiB boundary (359 levels) the writer overflows; the parser refuses depth over 512.
+        StarterRun(parameters: ["depth": "1000"], strategies: ["thread(512KiB)"], expect: [.stackOverflow]),
+        StarterRun(parameters: ["operation": "parse", "depth": "1000"], strategies: ["thread(8MiB)"], expect: [.threw]),
+    ]
 
     let operation: Operation
     let depth: Int

@@ -15,6 +15,7 @@ struct StackDepthScenario: Scenario {
         TypicalOutcome(.stackOverflow, because: "with limit 0 it recurses until the stack runs out; the record says at which depth"),
         TypicalOutcome(.completed, because: "with a limit the stack holds"),
     ]
+    static let starterRuns = [StarterRun(strategies: ["gcd-global", "thread(512KiB)", "thread(8MiB)"], expect: [.stackOverflow])]
 
     let frameBytes: Int
     let limit: Int

@@ -203,6 +203,8 @@ enum ChangedRuns {
         #expect(html[failingEnd.upperBound...].contains("noop gcd-global linux"), "the third row is shown below the failing ones")
         let junit = TestFiles.read(out + "/junit.xml")
         #expect(junit.contains("noop thread(512KiB) linux") && junit.contains("noop main linux"), "\(junit)")
+        let host = try RunRecordFile.read(from: fixture.candidateRun + "/run.json").environment.host
+        #expect(!host.isEmpty && junit.contains(" hostname=\"\(host)\">"), "JUnit names the machine the candidate ran on, \(host): \(junit)")
     }
 
     static let selectionSuite = """

@@ -120,7 +120,7 @@ private struct Clashing: Scenario {
         #expect(result.stdout.contains("operation  choice: one of archive, unarchive, traverse; default archive"))
         #expect(result.stdout.contains("archiveBytes  bytes, lower is better, deterministic"))
         #expect(result.stdout.contains("stackOverflow"))
-        let snippet = try #require(result.stdout.components(separatedBy: "A suite to start from:\n\n").last)
+        let snippet = try #require(result.stdout.components(separatedBy: "A suite to start from (it passes as it is):\n\n").last)
         #expect(throws: Never.self) { try SuiteParser(catalog: .builtIn).parse(snippet, path: "snippet.yaml") }
     }
 
@@ -144,5 +144,23 @@ private struct Clashing: Scenario {
         #expect((graph["metrics"] as? [[String: Any]])?.contains { $0["name"] as? String == "archiveBytes" && $0["unit"] as? String == "bytes" } == true)
         #expect((graph["typicalOutcomes"] as? [[String: Any]])?.isEmpty == false)
         #expect((listing["strategies"] as? [[String: Any]])?.isEmpty == false)
+    }
+}
+
+/// Every suite `strain explain` offers is one a newcomer can run as it is: it
+/// passes on its first run (issue 20: 5 of 15 used to exit 1).
+@Suite(.timeLimit(.minutes(10))) struct StarterSuiteTests {
+    @Test func everyScenariosStarterSuiteFromExplainPassesOnItsFirstRun() throws {
+        let names = ScenarioCatalog.builtIn.names
+        #expect(names.count == 15, "the catalog's scenarios: \(names)")
+        for name in names {
+            let explained = try StrainBinary.run(["explain", name])
+            #expect(explained.status == 0, "\(name): \(explained.stderr)")
+            let suite = try #require(explained.stdout.components(separatedBy: "A suite to start from (it passes as it is):\n\n").dropFirst().first, "\(name): \(explained.stdout)")
+            let (result, record, _) = try StrainBinary.runSuite(suite, timeout: 180)
+            #expect(result.status == 0, "\(name)'s starter suite:\n\(suite)\n\(result.stdout)\n\(result.stderr)")
+            let trials = record?.trials ?? []
+            #expect(!trials.isEmpty && trials.allSatisfy { $0.scenario == name }, "\(name): \(trials.map(\.id.description))")
+        }
     }
 }

@@ -223,7 +223,7 @@ public enum Gate {
         return GateReport(
             mode: options.mode, suite: candidate.suite.name, suitePath: candidate.suite.path,
             baselineCommit: baseline.environment.gitCommit, candidateCommit: candidate.environment.gitCommit,
-            baselineName: options.baselineName, q: options.q, requiredRepetitions: required, fingerprint: fingerprint,
+            baselineName: options.baselineName, candidateHost: candidate.environment.host, q: options.q, requiredRepetitions: required, fingerprint: fingerprint,
             rows: rows, counts: counts, exitCode: exitCode, conclusion: conclusion
         )
     }

@@ -63,6 +63,8 @@ public struct GateReport: Codable, Sendable {
     public var baselineCommit: String?
     public var candidateCommit: String?
     public var baselineName: String?
+    /// The machine the candidate ran on (its run record's host name): JUnit's `hostname`.
+    public var candidateHost: String?
     /// False-discovery level across every tested row-metric.
     public var q: Double
     /// Repetitions per side a timing row needs before it can fail at all.

@@ -11,7 +11,7 @@ extension GateReport {
         let errors = rows.filter { $0.verdict == .missing || $0.verdict == .harnessError }.count
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         xml += "<testsuites name=\"\(Self.xml("strain gate: " + suite))\" tests=\"\(rows.count)\" failures=\"\(failures)\" errors=\"\(errors)\" time=\"0\">\n"
-        xml += "  <testsuite name=\"\(Self.xml("gate " + suite))\" id=\"0\" package=\"\(Self.xml(suite))\" tests=\"\(rows.count)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"0\" time=\"0\" timestamp=\"\(Self.timestamp())\" hostname=\"strain\">\n"
+        xml += "  <testsuite name=\"\(Self.xml("gate " + suite))\" id=\"0\" package=\"\(Self.xml(suite))\" tests=\"\(rows.count)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"0\" time=\"0\" timestamp=\"\(Self.timestamp())\" hostname=\"\(Self.xml(candidateHost ?? "unknown"))\">\n"
         xml += "    <properties>\n"
         xml += "      <property name=\"gate.mode\" value=\"\(mode.rawValue)\"/>\n"
         xml += "      <property name=\"gate.conclusion\" value=\"\(Self.xml(conclusion))\"/>\n"

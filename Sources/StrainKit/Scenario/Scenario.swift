@@ -40,6 +40,10 @@ public protocol Scenario: Sendable {
     /// The outcomes the scenario typically ends in and why, for `strain explain`
     /// (`stackOverflow`: "a cyclic graph archived on a 512 KiB stack").
     static var typicalOutcomes: [TypicalOutcome] { get }
+    /// The runs of the suite `strain explain` offers to start from: parameters,
+    /// strategies and the outcomes they end in, chosen so that the suite passes on
+    /// its first run (Strain's own scenarios are checked to).
+    static var starterRuns: [StarterRun] { get }
     /// The ranking tables the scenario asks the reports for
     /// (`RankingRequest(by: "throughput", across: Self.guardKind)`).
     static var rankings: [RankingRequest] { get }
@@ -58,6 +62,10 @@ extension Scenario {
     public static var metrics: [MetricDescriptor] { [] }
     /// Nothing said about outcomes, by default.
     public static var typicalOutcomes: [TypicalOutcome] { [] }
+    /// By default, one run at the default parameters on a GCD worker and an 8 MiB
+    /// thread, expected to complete: declare your own where that is not what the
+    /// scenario does.
+    public static var starterRuns: [StarterRun] { [StarterRun(strategies: ["gcd-global", "thread(8MiB)"])] }
     /// No ranking tables, by default.
     public static var rankings: [RankingRequest] { [] }
 }
@@ -73,6 +81,32 @@ public struct TypicalOutcome: Sendable, Hashable {
     public init(_ outcome: TrialOutcome.Kind, because: String) {
         self.outcome = outcome
         self.because = because
+    }
+}
+
+/// One run of the suite `strain explain` offers: the parameters that differ from
+/// their defaults, the strategies, and the outcomes the run ends in there.
+public struct StarterRun: Sendable, Hashable {
+    /// Parameters that differ from their defaults, each value as a suite writes it
+    /// (`["operation": "unarchive"]`).
+    public var parameters: [String: String]
+    /// The suite's strategy names (`thread(512KiB)`).
+    public var strategies: [String]
+    /// The outcomes the run's trials end in: one, or several where chance decides.
+    public var expect: [TrialOutcome.Kind]
+    /// Outcomes for the strategies that end differently from ``expect``.
+    public var expectOn: [String: [TrialOutcome.Kind]]
+    /// The run's stall threshold as a suite writes it (`750ms`), or nil for the default.
+    public var stall: String?
+
+    /// `StarterRun(parameters: ["guard": "NSLock"], strategies: ["thread(512KiB)"], expect: [.deadlocked], stall: "500ms")`.
+    public init(parameters: [String: String] = [:], strategies: [String], expect: [TrialOutcome.Kind] = [.completed],
+                expectOn: [String: [TrialOutcome.Kind]] = [:], stall: String? = nil) {
+        self.parameters = parameters
+        self.strategies = strategies
+        self.expect = expect
+        self.expectOn = expectOn
+        self.stall = stall
     }
 }
 

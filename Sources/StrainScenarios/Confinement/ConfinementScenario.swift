@@ -36,6 +36,7 @@ struct ConfinementScenario: Scenario {
         TypicalOutcome(.confinementViolated, because: "violating mode reads notes off their queue; each access is recorded with both stacks"),
         TypicalOutcome(.completed, because: "confined and unchecked modes keep to the owner's queue"),
     ]
+    static let starterRuns = [StarterRun(strategies: ["gcd-global", "thread(512KiB)", "thread(8MiB)"], expect: [.confinementViolated])]
 
     let mode: Mode
     let objects: Int

@@ -27,6 +27,11 @@ struct CombineStoreScenario: Scenario {
         TypicalOutcome(.crashed, because: "unguarded: concurrent inserts corrupt the set and glibc aborts"),
         TypicalOutcome(.invariantViolated, because: "unguarded: subscriptions lost, and a lost AnyCancellable cancels itself"),
     ]
+    static let starterRuns = [
+        StarterRun(parameters: ["guard": "NSLock", "workers": "8", "subscriptions": "2000"], strategies: ["gcd-global", "thread(512KiB)"]),
+        // Unguarded, a run ends any of three ways: chance decides.
+        StarterRun(parameters: ["guard": "unguarded", "workers": "8", "subscriptions": "2000"], strategies: ["thread(512KiB)"], expect: [.completed, .crashed, .invariantViolated]),
+    ]
 
     let guardKind: GuardKind
     let workers: Int

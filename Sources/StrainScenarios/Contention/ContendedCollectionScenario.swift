@@ -51,6 +51,7 @@ struct ContendedCollectionScenario: Scenario {
         TypicalOutcome(.crashed, because: "unguarded: concurrent appends corrupt the storage and glibc aborts"),
         TypicalOutcome(.invariantViolated, because: "unguarded: elements lost, duplicated or out of order"),
     ]
+    static let starterRuns = [StarterRun(strategies: ["gcd-global", "thread(512KiB)", "thread(8MiB)"])]
 
     let guardKind: GuardKind
     let collection: Collection

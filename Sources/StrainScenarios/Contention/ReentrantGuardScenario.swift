@@ -22,6 +22,10 @@ struct ReentrantGuardScenario: Scenario {
         TypicalOutcome(.crashed, because: "Mutex traps on a recursive lock; libdispatch stops a sync onto the current queue"),
         TypicalOutcome(.threw, because: "pthread-rwlock refuses the second write lock with EDEADLK"),
     ]
+    static let starterRuns = [
+        StarterRun(strategies: ["thread(512KiB)"], expect: [.deadlocked], stall: "500ms"),
+        StarterRun(parameters: ["guard": "NSRecursiveLock"], strategies: ["gcd-global", "thread(512KiB)"]),
+    ]
 
     let guardKind: GuardKind
 

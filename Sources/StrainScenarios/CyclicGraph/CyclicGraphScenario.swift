@@ -30,6 +30,11 @@ struct CyclicGraphScenario: Scenario {
         TypicalOutcome(.stackOverflow, because: "NSKeyedUnarchiver recurses without end on a cyclic league; archiving recurses once per object, so a big graph overflows a 512 KiB stack"),
         TypicalOutcome(.completed, because: "an acyclic chain, or a graph small enough for the stack"),
     ]
+    static let starterRuns = [
+        // The league archives on any stack; Linux's unarchiver recurses without end on its cycles.
+        StarterRun(strategies: ["gcd-global", "thread(512KiB)", "thread(8MiB)"]),
+        StarterRun(parameters: ["operation": "unarchive"], strategies: ["thread(512KiB)", "thread(8MiB)"], expect: [.stackOverflow]),
+    ]
 
     let operation: Operation
     let shape: Shape

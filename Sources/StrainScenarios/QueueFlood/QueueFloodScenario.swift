@@ -43,6 +43,7 @@ struct QueueFloodScenario: Scenario {
     static let typicalOutcomes = [
         TypicalOutcome(.completed, because: "the flood slows things down without breaking them; the metrics say how much"),
     ]
+    static let starterRuns = [StarterRun(strategies: ["gcd-global", "thread(512KiB)", "thread(8MiB)"])]
 
     let items: Int
     let everyItem: Bool

@@ -26,6 +26,9 @@ struct CooperativeStarvationScenario: Scenario {
         TypicalOutcome(.starved, because: "on the task strategy the blockers hold every cooperative thread, and a probe at their priority never runs"),
         TypicalOutcome(.completed, because: "a strategy with threads of its own, or a probe another priority lets through"),
     ]
+    static let starterRuns = [
+        StarterRun(strategies: ["task", "thread(512KiB)"], expect: [.completed], expectOn: ["task": [.starved]], stall: "400ms"),
+    ]
 
     let blockers: Int
     let probePriority: TaskPriorityName

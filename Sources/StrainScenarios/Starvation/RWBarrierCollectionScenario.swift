@@ -41,6 +41,7 @@ struct RWBarrierCollectionScenario: Scenario {
         TypicalOutcome(.completed, because: "the blog's load finishes here in milliseconds; the record says how many workers were blocked at once and whether a platform's cap would hang"),
         TypicalOutcome(.starved, because: "blocking reads behind slow barriers use up the pool, and the barrier they wait for never gets a thread"),
     ]
+    static let starterRuns = [StarterRun(strategies: ["gcd-global", "thread(512KiB)", "thread(8MiB)"])]
 
     let guardKind: Guard
     let load: Load

@@ -33,6 +33,7 @@ struct SyncCycleScenario: Scenario {
         TypicalOutcome(.deadlocked, because: "every queue's block waits for the next queue, held by a block waiting in turn; the watchdog names the cycle"),
         TypicalOutcome(.crashed, because: "self-sync: libdispatch stops the process (SIGILL, dispatch_sync on the current queue)"),
     ]
+    static let starterRuns = [StarterRun(strategies: ["gcd-global", "thread(512KiB)", "thread(8MiB)"], expect: [.deadlocked])]
 
     let shape: Shape
     let queueCount: Int

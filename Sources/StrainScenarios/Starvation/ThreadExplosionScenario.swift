@@ -37,6 +37,10 @@ struct ThreadExplosionScenario: Scenario {
         TypicalOutcome(.starved, because: "more blocked items than the pool's cap: the items past it and the probe behind them never start"),
         TypicalOutcome(.completed, because: "the pool grows to hold the flood, or the items' hold time runs out first"),
     ]
+    static let starterRuns = [
+        // GCD's pool grows about a thread a second: the probe behind 300 blocked items waits past the stall.
+        StarterRun(strategies: ["gcd-global", "thread(512KiB)"], expect: [.starved], expectOn: ["thread(512KiB)": [.completed]], stall: "750ms"),
+    ]
 
     let items: Int
     let block: Block
