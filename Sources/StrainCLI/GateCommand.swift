@@ -209,7 +209,8 @@ struct InterleavedGate {
         if let shard { arguments += ["--shard", shard] }
         let log = (directory as NSString).appendingPathComponent("rounds/\(label).log")
         try? FileManager.default.createDirectory(atPath: (directory as NSString).appendingPathComponent("rounds"), withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: log, contents: nil)
+        // A log that cannot be created is refused just below, where it is opened.
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
