@@ -29,6 +29,9 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         // Combine's store(in:) on Linux, for the contention scenario users actually write.
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
+        // `swift package generate-documentation --target StrainKit|StrainHelpers|StrainCLI`:
+        // the DocC catalogs beside the sources (Sources/*/*.docc).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         // libunwind through a shim: its unw_* names are macros Swift cannot import.

@@ -74,7 +74,7 @@ public final class Countdown: @unchecked Sendable {
     }
 }
 
-/// When something happened, on ``MonotonicClock``, set once and waited for.
+/// When something happened, on `MonotonicClock` (StrainKit), set once and waited for.
 public final class EventStamp: Sendable {
     private let nanoseconds = Atomic<UInt64>(0)
 
@@ -94,7 +94,7 @@ public final class EventStamp: Sendable {
         }
     }
 
-    /// The ``MonotonicClock`` reading when it was set; nil until then.
+    /// The `MonotonicClock` (StrainKit) reading when it was set; nil until then.
     public var value: UInt64? {
         let value = nanoseconds.load(ordering: .acquiring)
         return value == 0 ? nil : value

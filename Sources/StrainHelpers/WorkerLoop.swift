@@ -75,7 +75,7 @@ public struct WorkerResult: Sendable {
     public var startedWith = 0
     /// Operations it did.
     public var operations = 0
-    /// ``MonotonicClock`` readings at its first and after its last operation.
+    /// `MonotonicClock` (StrainKit) readings at its first and after its last operation.
     public var started: UInt64 = 0
     /// See `started`.
     public var ended: UInt64 = 0
@@ -87,7 +87,7 @@ public struct WorkerResult: Sendable {
 /// A worker's loop, the same whatever the operation: it takes chunks of the
 /// budget until none are left, beats the heartbeat after each chunk, and times
 /// one operation in `sampleEvery` (with a clock read that does not allocate)
-/// into the worker's own ``LatencyRecorder``.
+/// into the worker's own `LatencyRecorder` (StrainKit).
 ///
 /// ```swift
 /// let loop = WorkerLoop(index: index)
@@ -198,7 +198,7 @@ public final class WorkerResults: Sendable {
     public var all: [WorkerResult] { results.withLock { $0 } }
 
     /// Records operations per second from the first worker's start to the last
-    /// one's end, or to `settled` (a ``MonotonicClock`` reading) when later: work
+    /// one's end, or to `settled` (a `MonotonicClock` (StrainKit) reading) when later: work
     /// a guard queued (async barriers) counts until it has run. Also records how
     /// many workers really ran together. Returns the seconds measured, if any.
     @discardableResult

@@ -62,7 +62,7 @@ enum FixturePackage {
 }
 
 /// A user's packages built against the public API: the minimal fixture and the
-/// worked example the README shows.
+/// worked example StrainKit's article "Your own scenarios" shows.
 @Suite(.serialized, .timeLimit(.minutes(30))) struct UserPackageTests {
     static let minimal = FixturePackage.repository.appendingPathComponent("Tests/MinimalUserPackage").path
     static let example = FixturePackage.repository.appendingPathComponent("Tests/Examples/OrderDecoding").path
@@ -99,12 +99,20 @@ enum FixturePackage {
         }
     }
 
-    @Test func theREADMEShowsEveryFileOfTheWorkedExampleAsItIs() throws {
-        let readme = try String(contentsOfFile: FixturePackage.repository.appendingPathComponent("README.md").path, encoding: .utf8)
+    /// StrainKit's article that holds the worked example, file by file.
+    static let workedExampleArticle = "Sources/StrainKit/StrainKit.docc/YourOwnScenarios.md"
+
+    @Test func theYourOwnScenariosArticleShowsEveryFileOfTheWorkedExampleAsItIs() throws {
+        let path = FixturePackage.repository.appendingPathComponent(Self.workedExampleArticle).path
+        // The article itself, found where the README's map points: a moved or renamed
+        // article fails here rather than passing on an empty text.
+        #expect(FileManager.default.fileExists(atPath: path), "\(Self.workedExampleArticle) holds the worked example")
+        let article = try String(contentsOfFile: path, encoding: .utf8)
+        try #require(article.hasPrefix("# Your own scenarios\n"), "\(Self.workedExampleArticle) starts with its title")
         for file in ["Package.swift", "orders.yaml", "Sources/OrderModel/Order.swift", "Sources/OrderScenarios/DecodeOrdersScenario.swift",
                      "Sources/OrderScenarios/OrderCacheScenario.swift", "Sources/order-strain/main.swift"] {
             let text = try String(contentsOfFile: Self.example + "/" + file, encoding: .utf8)
-            #expect(readme.contains(text.trimmingCharacters(in: .newlines)), "README's 'Your own scenarios' shows \(file) as it is")
+            #expect(article.contains(text.trimmingCharacters(in: .newlines)), "\(Self.workedExampleArticle) shows \(file) as it is")
         }
     }
 
@@ -165,5 +173,39 @@ enum FixturePackage {
         }
         #expect(status == 0, "\(output)")
         #expect(try RunRecordFile.read(from: folder + "/plugin/run.json").trials.count == caches.count)
+    }
+}
+
+/// The README a newcomer reads first: short, and every file it links to is in the repository.
+@Suite struct READMETests {
+    @Test func theREADMEStaysUnderFourHundredLinesAndLinksOnlyToFilesThatExist() throws {
+        let readme = try String(contentsOfFile: FixturePackage.repository.appendingPathComponent("README.md").path, encoding: .utf8)
+        let lines = readme.split(separator: "\n", omittingEmptySubsequences: false)
+        let count = readme.hasSuffix("\n") ? lines.count - 1 : lines.count
+        #expect(count < 400, "README.md has \(count) lines; the reference belongs in the DocC articles")
+        // Markdown links outside code blocks: `](target)`. Web addresses and anchors
+        // within the page are not files; a target's own anchor (`file.md#part`) is cut.
+        var inCode = false
+        var targets: [String] = []
+        for line in lines {
+            if line.hasPrefix("```") { inCode.toggle(); continue }
+            guard !inCode else { continue }
+            var rest = Substring(line)
+            while let open = rest.range(of: "](") {
+                let after = rest[open.upperBound...]
+                guard let close = after.firstIndex(of: ")") else { break }
+                targets.append(String(after[..<close]))
+                rest = after[close...]
+            }
+        }
+        let files = targets.filter { !$0.hasPrefix("http://") && !$0.hasPrefix("https://") && !$0.hasPrefix("mailto:") && !$0.hasPrefix("#") }
+            .map { $0.split(separator: "#", maxSplits: 1).first.map(String.init) ?? $0 }
+        // The map of the documentation is there: a README without links would pass vacuously.
+        #expect(files.contains("Sources/StrainCLI/StrainCLI.docc/StrainCLI.md"), "the README links the command line's documentation: \(files)")
+        #expect(files.contains("Sources/StrainKit/StrainKit.docc/StrainKit.md"), "the README links the scenario SDK's documentation: \(files)")
+        for file in files {
+            let path = FixturePackage.repository.appendingPathComponent(file.removingPercentEncoding ?? file).path
+            #expect(FileManager.default.fileExists(atPath: path), "README.md links to \(file), which is not in the repository")
+        }
     }
 }
