@@ -120,7 +120,7 @@ import Testing
     }
 
     @Test func aRunWithAHarnessErrorIsRefusedAsABaselineUnlessForced() throws {
-        // A memory limit that leaves no room for the trial's preparation thread: a harness error at once (README, Limits).
+        // A memory limit that leaves no room for the trial's preparation thread: a harness error at once (the Limits article, StrainCLI.docc).
         let (folder, out, result) = try Self.run("broken", suite: """
             name: baseline-broken
             timeout: 30s

@@ -217,7 +217,7 @@ import Testing
     @Test func aPlantedTenfoldSlowdownFailsTheInterleavedGateOnExactlyThatRow() throws {
         // Ten times the work against thresholds of 3× and 50 ms: CPU time, which load
         // barely moves, cannot miss it, and no other row can cross them. A 30 % slowdown
-        // was caught in most gates, not all (README, Benchmarks): a benchmark's figure.
+        // was caught in most gates, not all (the Benchmarks article, StrainCLI.docc): a benchmark's figure.
         let folder = try GateEndToEndTests.folder()
         let base = try Self.build(workPercent: 100, frameBytes: 512, into: folder, name: "base")
         let slower = try Self.build(workPercent: 1000, frameBytes: 512, into: folder, name: "slower")

@@ -7,7 +7,7 @@ import Testing
 @Suite(.serialized) struct HarnessErrorReportTests {
     @Test func aTrialTheHarnessFailedIsAJUnitErrorAndAnUnexpectedOutcomeIsAFailure() throws {
         // memory-limit 64MiB leaves no room for the trial's preparation thread: a
-        // harness error at once, whatever the machine (README, Limits).
+        // harness error at once, whatever the machine (the Limits article, StrainCLI.docc).
         let (result, record, out) = try StrainBinary.runSuite("""
             name: harness-error
             timeout: 30s

@@ -187,10 +187,10 @@ import Testing
             var trials = object["trials"] as! [[String: Any]]
             for index in trials.indices {
                 var metrics = trials[index]["metrics"] as! [String: Any]
-                for key in ["wallSeconds", "userSeconds", "systemSeconds", "trialSeconds", "throughputPerSecond"] { metrics[key] = 5e-324 }
+                for key in ["wallSeconds", "userSeconds", "systemSeconds", "trialSeconds", "throughputPerSecond"] { metrics[key] = Double.leastNonzeroMagnitude }
                 trials[index]["metrics"] = metrics
                 if let timeline = trials[index]["threadTimeline"] as? [[String: Any]] {
-                    trials[index]["threadTimeline"] = timeline.map { sample in sample.merging(["seconds": 5e-324]) { $1 } }
+                    trials[index]["threadTimeline"] = timeline.map { sample in sample.merging(["seconds": Double.leastNonzeroMagnitude]) { $1 } }
                 }
             }
             object["trials"] = trials
@@ -243,7 +243,7 @@ import Testing
         return path
     }
 
-    /// The README states the peak for this case; 1 GB of address space (`ulimit
+    /// The Limits article (StrainCLI.docc) states the peak for this case; 1 GB of address space (`ulimit
     /// -v`) is the goal's bound. The old reader, which parsed the file three
     /// times (JSONSerialization, the version, the record), died at this bound.
     @Test(.timeLimit(.minutes(5))) func aHundredMegabyteRunRendersAsHTMLWithinOneGigabyte() throws {
