@@ -113,7 +113,6 @@ let package = Package(
                 intent: .custom(verb: "strain", description: "Run Strain: suites, reports, baselines, the gate"),
                 permissions: [.writeToPackageDirectory(reason: "Strain writes run records and reports under Reports/")]
             ),
-            dependencies: ["strain"],
             path: "Sources/StrainPlugin"
         ),
         // The gate's statistics: Foundation only, so any module can build on it.

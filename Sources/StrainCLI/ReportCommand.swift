@@ -9,14 +9,14 @@ extension ReportFormat: ExpressibleByArgument {}
 struct ReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
-        abstract: "Render a stored run again: self-contained HTML, Markdown, JUnit XML or run.json.",
+        abstract: "Render a stored run again: self-contained HTML, Markdown, JUnit XML, run.json, or a CSV and github-action-benchmark JSON for trend charts.",
         discussion: "Reads any run.json this Strain supports (schema versions \(RunRecord.supportedSchemaVersions.lowerBound) to \(RunRecord.supportedSchemaVersions.upperBound)). Never writes over the run.json it reads."
     )
 
     @Argument(help: "The run.json to render.")
     var runJSON: String
 
-    @Option(help: "The format: html (report.html, default), md (summary.md), junit (junit.xml) or json (run.json again, rewritten in this Strain's current schema version, e.g. to upgrade an older record).")
+    @Option(help: "The format: html (report.html, default), md (summary.md), junit (junit.xml) or json (run.json again, rewritten in this Strain's current schema version, e.g. to upgrade an older record), csv (metrics.csv: a row per trial, a column per metric with its unit), benchmark-smaller or benchmark-bigger (benchmark-smaller.json, benchmark-bigger.json: each trial key's medians in github-action-benchmark's customSmallerIsBetter and customBiggerIsBetter format).")
     var format: ReportFormat = .html
 
     @Option(help: "Where to write it (default: beside run.json, as report.html, summary.md, junit.xml or run.normalized.json; - for standard output).")

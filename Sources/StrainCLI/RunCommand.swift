@@ -28,7 +28,7 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Replace the run an --out folder already holds.")
     var force = false
 
-    @Option(parsing: .upToNextOption, help: "Reports to write besides run.json: html (report.html), md (summary.md), junit (junit.xml); default: all three. json names run.json itself, which is always written.")
+    @Option(parsing: .upToNextOption, help: "Reports to write besides run.json: html (report.html), md (summary.md), junit (junit.xml); default: those three. Also csv (metrics.csv), benchmark-smaller and benchmark-bigger (github-action-benchmark's JSON). json names run.json itself, which is always written.")
     var format: [ReportFormat] = [.html, .md, .junit]
 
     @Option(name: .customLong("filter"), help: ArgumentHelp(

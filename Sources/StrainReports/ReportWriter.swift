@@ -4,6 +4,12 @@ import StrainRecords
 /// The report formats, by the names `--format` takes.
 public enum ReportFormat: String, CaseIterable, Sendable {
     case html, md, junit, json
+    /// A row per trial, a column per metric with its unit: for spreadsheets and trend charts.
+    case csv
+    /// github-action-benchmark's `customSmallerIsBetter` input: each key's medians of the metrics where lower is better.
+    case benchmarkSmaller = "benchmark-smaller"
+    /// github-action-benchmark's `customBiggerIsBetter` input: the metrics where higher is better.
+    case benchmarkBigger = "benchmark-bigger"
 
     /// The file a run directory gets for this format.
     public var fileName: String {
@@ -12,6 +18,9 @@ public enum ReportFormat: String, CaseIterable, Sendable {
         case .md: "summary.md"
         case .junit: "junit.xml"
         case .json: "run.json"
+        case .csv: "metrics.csv"
+        case .benchmarkSmaller: "benchmark-smaller.json"
+        case .benchmarkBigger: "benchmark-bigger.json"
         }
     }
 
@@ -21,6 +30,9 @@ public enum ReportFormat: String, CaseIterable, Sendable {
         case .md: Data(MarkdownReport.render(run).utf8)
         case .junit: Data(JUnitReport.render(run).utf8)
         case .json: try RunRecordFile.encode(run)
+        case .csv: Data(MetricExport.csv(run).utf8)
+        case .benchmarkSmaller: try MetricExport.benchmarkJSON(run, polarity: .lowerIsBetter)
+        case .benchmarkBigger: try MetricExport.benchmarkJSON(run, polarity: .higherIsBetter)
         }
     }
 }

@@ -176,6 +176,37 @@ enum FixturePackage {
     }
 }
 
+/// `swift package strain …` in the worked example, whose own strain is named
+/// `order-strain`: found without `--product`, built in release, its failures passed on.
+@Suite(.serialized, .timeLimit(.minutes(30))) struct CommandPluginTests {
+    static func plugin(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        try FixturePackage.locked {
+            try FixturePackage.swift(["package", "--package-path", UserPackageTests.example, "--scratch-path", FixturePackage.scratch,
+                                      "--allow-writing-to-package-directory", "strain"] + arguments)
+        }
+    }
+
+    @Test func thePluginRunsThePackagesOwnStrainWhateverItsNameInReleaseAndPassesItsFailureOnPlainly() throws {
+        let list = try Self.plugin(["list"])
+        #expect(list.status == 0, "\(list.output)")
+        #expect(list.output.contains("decode-orders") && list.output.contains("order-cache"), "the package's own scenarios, without --product: \(list.output)")
+        #expect(list.output.contains("Building order-strain (release)"), "\(list.output)")
+
+        let out = try UserPackageTests.folder() + "/orders"
+        let run = try Self.plugin(["run", "orders.yaml", "--out", out, "--filter", "scenario=decode-orders", "--repetitions", "1"])
+        #expect(run.status == 0, "\(run.output)")
+        let record = try RunRecordFile.read(from: out + "/run.json")
+        #expect(record.environment.buildConfiguration == "release", "the plugin builds in release: \(record.environment.buildConfiguration)")
+        #expect(!record.trials.isEmpty && record.trials.allSatisfy { $0.scenario == "decode-orders" }, "\(record.trials.map(\.id.description))")
+
+        let refused = try Self.plugin(["explain", "decode-ordrs"])
+        #expect(refused.status == 1, "SwiftPM turns every failure into 1: \(refused.output)")
+        #expect(refused.output.contains("did you mean 'decode-orders'?"), "strain's own message comes through: \(refused.output)")
+        #expect(refused.output.contains("order-strain exited 2"), "\(refused.output)")
+        #expect(!refused.output.contains("exit(2)"), "no Swift enum case for a message: \(refused.output)")
+    }
+}
+
 /// The README a newcomer reads first: short, and every file it links to is in the repository.
 @Suite struct READMETests {
     @Test func theREADMEStaysUnderFourHundredLinesAndLinksOnlyToFilesThatExist() throws {
