@@ -28,6 +28,9 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Replace the run an --out folder already holds.")
     var force = false
 
+    @Flag(help: "For GitHub Actions: an error annotation per trial key that ended unexpectedly, at its suite line (relative to $GITHUB_WORKSPACE), and the Markdown summary appended to $GITHUB_STEP_SUMMARY.")
+    var github = false
+
     @Option(parsing: .upToNextOption, help: "Reports to write besides run.json: html (report.html), md (summary.md), junit (junit.xml); default: those three. Also csv (metrics.csv), benchmark-smaller and benchmark-bigger (github-action-benchmark's JSON). json names run.json itself, which is always written.")
     var format: [ReportFormat] = [.html, .md, .junit]
 
@@ -221,6 +224,7 @@ struct RunCommand: ParsableCommand {
         }
         print(TerminalReport.safe(terminal.render(record)))
         print(TerminalReport.safe("Wrote " + written.dropLast().joined(separator: ", ") + " and " + written.last!))
+        if github { Self.annotate(record) }
 
         if let signal = RunnerSignals.stopSignal {
             let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : signal == SIGQUIT ? "SIGQUIT" : "signal \(signal)"
@@ -229,6 +233,30 @@ struct RunCommand: ParsableCommand {
         }
         if record.trials.contains(where: { $0.outcome.kind == .harnessError }) { throw ExitCode(StrainExitCode.harnessError) }
         if record.trials.contains(where: { !$0.expected }) { throw ExitCode(StrainExitCode.unexpectedOutcome) }
+    }
+
+    /// `--github`: the annotations on standard output, the Markdown summary appended
+    /// to `$GITHUB_STEP_SUMMARY` (under GitHub's 1 MiB limit) when the variable is set.
+    static func annotate(_ record: RunRecord) {
+        print(RunAnnotations.renderGitHub(record), terminator: "")
+        guard let path = ProcessInfo.processInfo.environment["GITHUB_STEP_SUMMARY"], !path.isEmpty else { return }
+        let held = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
+        var text = MarkdownReport.render(record)
+        let room = max(4096, (1 << 20) - 1024 - held)
+        if text.utf8.count > room {
+            text = String(decoding: Array(text.utf8.prefix(room - 200)), as: UTF8.self) + "\n\n… cut to fit GitHub's step summary limit: the whole summary is in summary.md\n"
+        }
+        do {
+            if let handle = FileHandle(forWritingAtPath: path) {
+                defer { try? handle.close() }
+                try handle.seekToEnd()
+                try handle.write(contentsOf: Data(text.utf8))
+            } else {
+                try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+            }
+        } catch {
+            writeStandardError("warning: could not append to $GITHUB_STEP_SUMMARY (\(path)): \(error)")
+        }
     }
 
     /// The terminal's width in columns (TIOCGWINSZ, read at each redraw so a

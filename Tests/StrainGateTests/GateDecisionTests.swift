@@ -229,8 +229,8 @@ struct GateDecisionTests {
     }
 
     @Test func githubAnnotationsEscapeTheirDataAndProperties() {
-        #expect(GateReport.data("50% a\r\nb") == "50%25 a%0D%0Ab")
-        #expect(GateReport.property("a:b,c%") == "a%3Ab%2Cc%25")
+        #expect(WorkflowCommand.data("50% a\r\nb") == "50%25 a%0D%0Ab")
+        #expect(WorkflowCommand.property("a:b,c%") == "a%3Ab%2Cc%25")
     }
 
     @Test func githubShowsTheWorstTenErrorsThenANoticeWithTheRest() throws {

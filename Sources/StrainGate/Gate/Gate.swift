@@ -303,23 +303,14 @@ public enum Gate {
             threshold = threshold.overridden(by: suite)
             source = "suite"
         }
-        if let entry = runEntry(of: key, in: run), let own = entry.gate?[metric.name] {
+        if let entry = run.suiteEntry(planning: key), let own = entry.gate?[metric.name] {
             threshold = threshold.overridden(by: own)
             source = "run at line \(entry.line.map(String.init) ?? "?")"
         }
         return (threshold, source)
     }
 
-    /// The suite's `runs:` entry that planned `key`.
-    static func runEntry(of key: TrialKey, in run: RunRecord) -> ResolvedRun? {
-        run.suite.runs.first { entry in
-            entry.scenario == key.scenario && entry.strategies.contains { (try? StrategySpec(parsing: $0)) == key.strategy }
-                && entry.profiles.contains(key.profile.rawValue)
-                && key.parameters.allSatisfy { parameter in entry.parameters.first { $0.name == parameter.name }?.values.contains(parameter.value) ?? false }
-        }
-    }
-
-    static func suiteLine(of key: TrialKey, in run: RunRecord) -> Int? { runEntry(of: key, in: run)?.line }
+    static func suiteLine(of key: TrialKey, in run: RunRecord) -> Int? { run.suiteEntry(planning: key)?.line }
 
     static func deterministic(_ descriptor: MetricDescriptor, _ before: [Double], _ after: [Double], _ threshold: (MetricThreshold, String)) -> MetricComparison {
         let delta = threshold.0.delta ?? 0

@@ -3,40 +3,29 @@ import StrainRecords
 
 extension GateReport {
     /// GitHub shows at most this many error annotations per step.
-    public static let annotationLimit = 10
+    public static let annotationLimit = WorkflowCommand.annotationLimit
     /// GitHub uploads a step summary up to 1 MiB.
     public static let stepSummaryLimit = 1 << 20
 
     /// Workflow commands: `::error` for the worst ten failing rows, each at its suite
-    /// file's line, then one `::notice` with the count of the rest and the conclusion.
-    public func renderGitHub() -> String {
+    /// file's line (relative to `workspace`, the repository's root, when the suite is
+    /// inside it), then one `::notice` with the count of the rest and the conclusion.
+    public func renderGitHub(workspace: String? = ProcessInfo.processInfo.environment["GITHUB_WORKSPACE"]) -> String {
         var lines: [String] = []
         let failing = self.failing
+        let file = WorkflowCommand.annotationPath(suitePath, workspace: workspace)
         for row in failing.prefix(Self.annotationLimit) {
-            var properties = ["file=\(Self.property(suitePath))"]
-            if let line = row.suiteLine { properties.append("line=\(line)") }
-            properties.append("title=\(Self.property("Strain gate: \(row.verdict.label) \(row.key)"))")
             var message = row.outcomeReason.map { "outcome: \($0)" } ?? ""
             for metric in row.metrics where metric.verdict.fails {
                 message += (message.isEmpty ? "" : "\n") + "\(metric.metric): \(metric.reason)\(Self.statistics(metric))"
             }
-            lines.append("::error \(properties.joined(separator: ","))::\(Self.data(String(message.prefix(4000))))")
+            lines.append(WorkflowCommand.error(file: file, line: row.suiteLine, title: "Strain gate: \(row.verdict.label) \(row.key)", message: message))
         }
         if failing.count > Self.annotationLimit {
-            lines.append("::notice title=Strain gate::\(Self.data("\(failing.count - Self.annotationLimit) more failing rows: see gate.json or the step summary"))")
+            lines.append(WorkflowCommand.notice(title: "Strain gate", message: "\(failing.count - Self.annotationLimit) more failing rows: see gate.json or the step summary"))
         }
-        lines.append("::notice title=Strain gate::\(Self.data(conclusion))")
+        lines.append(WorkflowCommand.notice(title: "Strain gate", message: conclusion))
         return lines.joined(separator: "\n") + "\n"
-    }
-
-    /// Escapes a workflow command's message: `%`, CR and LF.
-    public static func data(_ text: String) -> String {
-        text.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D").replacingOccurrences(of: "\n", with: "%0A")
-    }
-
-    /// Escapes a workflow command's property value: as `data`, plus `:` and `,`.
-    public static func property(_ text: String) -> String {
-        data(text).replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: ",", with: "%2C")
     }
 
     /// Appends the Markdown comparison to `$GITHUB_STEP_SUMMARY`, cut under its 1 MiB limit.

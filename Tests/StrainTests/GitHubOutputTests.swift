@@ -1,0 +1,48 @@
+import Foundation
+import StrainKit
+import Testing
+
+/// `strain run --github` through the built binary: annotations at the suite's
+/// lines, relative to the workspace however the suite was named, and the step summary.
+@Suite(.timeLimit(.minutes(5))) struct GitHubOutputTests {
+    static let suite = """
+        name: annotated
+        runs:
+          - scenario: noop
+            strategies: [main]
+          - scenario: noop
+            strategies: [main, thread(512KiB)]
+            profiles: [ios]
+            expect: crashed
+        """
+
+    @Test func runAnnotatesEachUnexpectedKeyAtItsSuiteLineRelativeToTheWorkspaceAndFillsTheStepSummary() throws {
+        let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("strain-gh-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: workspace + "/ci/suites", withIntermediateDirectories: true)
+        let suite = workspace + "/ci/suites/annotated.yaml"
+        try Self.suite.write(toFile: suite, atomically: true, encoding: .utf8)
+        let summary = workspace + "/summary.md"
+        try "## Before\n".write(toFile: summary, atomically: true, encoding: .utf8)
+        // The suite named by its absolute path: the annotation still names it from the repository's root.
+        let result = try StrainBinary.run(["run", suite, "--out", workspace + "/out", "--github"], timeout: 120,
+                                          environment: ["GITHUB_WORKSPACE": workspace, "GITHUB_STEP_SUMMARY": summary])
+        #expect(result.status == 1, "two unexpected trials: \(result.stdout)\n\(result.stderr)")
+        let commands = result.stdout.split(separator: "\n").filter { $0.hasPrefix("::") }
+        #expect(commands == [
+            "::error file=ci/suites/annotated.yaml,line=5,title=Strain%3A completed noop main ios::1 of 1 repetitions ended unexpectedly: completed ×1; the suite expects crashed",
+            "::error file=ci/suites/annotated.yaml,line=5,title=Strain%3A completed noop thread(512KiB) ios::1 of 1 repetitions ended unexpectedly: completed ×1; the suite expects crashed",
+            "::notice title=Strain run annotated::3 trials: 2 unexpected",
+        ], "\(result.stdout)")
+        let appended = try String(contentsOfFile: summary, encoding: .utf8)
+        let markdown = try String(contentsOfFile: workspace + "/out/summary.md", encoding: .utf8)
+        #expect(appended == "## Before\n" + markdown, "the run's summary.md appended after what the step summary held")
+    }
+
+    @Test func aPathOutsideTheWorkspaceOrWithoutOneStaysAsTyped() {
+        #expect(WorkflowCommand.annotationPath("/elsewhere/suite.yaml", workspace: "/repo") == "/elsewhere/suite.yaml")
+        #expect(WorkflowCommand.annotationPath("/repo/a/../b/suite.yaml", workspace: "/repo/") == "b/suite.yaml")
+        #expect(WorkflowCommand.annotationPath("suite.yaml", workspace: "/repo", currentDirectory: "/repo/sub") == "sub/suite.yaml")
+        #expect(WorkflowCommand.annotationPath("suite.yaml", workspace: nil) == "suite.yaml")
+        #expect(WorkflowCommand.annotationPath("/repository/suite.yaml", workspace: "/repo") == "/repository/suite.yaml", "a sibling folder whose name starts the same is outside")
+    }
+}
