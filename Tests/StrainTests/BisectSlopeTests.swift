@@ -74,7 +74,7 @@ final class LimitedProbeRunner: BisectProbeRunner {
 /// A bisect's answer holds for a program of its own: probes are spawned by default
 /// (a copy of the trial server completed one level more of nested-json than a spawned
 /// trial or a standalone program), and every answer names its build and its probes.
-@Suite(.serialized, .timeLimit(.minutes(8))) struct BisectIsolationEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct BisectIsolationEndToEndTests {
     @Test func theLargestDepthABisectFindsCompletesInSpawnedTrialsAndOneMoreOverflows() throws {
         let (result, run, _) = try BisectEndToEndTests.bisect(["nested-json", "-p", "operation=serialize", "--over", "depth",
                                                                "--strategy", "thread(512KiB)", "--no-slope", "--repetitions", "2"])

@@ -8,7 +8,7 @@ import Testing
 /// regression fails fast with a clear status instead of eating the machine or
 /// hanging CI. Each case is refused with exit 2, the file and the place, and no
 /// trial starts.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct BoundedSuiteTests {
     /// Address space for one `strain run --list`: the runtime, Foundation and
     /// libdispatch reserve a few hundred MiB of it before any work.

@@ -8,7 +8,7 @@ import Testing
 /// in bash's environment; every command bash started loaded the probe again, found
 /// its parent was not the program and killed itself (`bash -c 'sleep 0.1; echo $?'`
 /// printed 143 and "Terminated").
-@Suite(.serialized, .timeLimit(.minutes(3))) struct ExecScriptTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct ExecScriptTests {
     /// A script that starts commands (a plain one, a pipeline, a command substitution,
     /// a subshell) and reports what its environment holds.
     static let script = """
@@ -51,7 +51,7 @@ import Testing
 /// `strain exec` on a JVM: HotSpot takes SIGSEGVs on purpose and handles them, so the
 /// probe's first fault record used to make every Java program `crashed(SIGSEGV)`,
 /// Hello world included. The verdict now follows how the process ends.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct ExecJVMTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct ExecJVMTests {
     /// `javac` and `java` on PATH, or nil (the test then says so and checks nothing).
     static func javaTools() -> (javac: String, java: String)? {
         let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
@@ -96,7 +96,7 @@ import Testing
 
 /// A walk that stops short says so: a stack without unwind information (as V8's JIT
 /// code is) gave "206 frames" for a recursion over 100,000 deep.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct ExecShortWalkTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct ExecShortWalkTests {
     static func build(_ name: String, _ flags: [String]) throws -> String {
         let output = ExecTests.folder() + "-" + name
         let source = TestPrograms.sources + "/unwindless.c"

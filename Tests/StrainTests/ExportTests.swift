@@ -4,7 +4,7 @@ import Testing
 
 /// `strain report --format csv | benchmark-smaller | benchmark-bigger` on the fixed
 /// run.json, through the built binary: what a trend chart or a spreadsheet reads.
-@Suite(.timeLimit(.minutes(5))) struct ExportTests {
+@Suite(.timeLimit(.minutes(10))) struct ExportTests {
     static let fixture = ReportTests.fixtures.appendingPathComponent("run.json").path
 
     static func render(_ format: String) throws -> String {

@@ -4,7 +4,7 @@ import Testing
 
 /// `strain run --github` through the built binary: annotations at the suite's
 /// lines, relative to the workspace however the suite was named, and the step summary.
-@Suite(.timeLimit(.minutes(5))) struct GitHubOutputTests {
+@Suite(.timeLimit(.minutes(10))) struct GitHubOutputTests {
     static let suite = """
         name: annotated
         runs:

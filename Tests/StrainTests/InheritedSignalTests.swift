@@ -5,7 +5,7 @@ import Testing
 /// Strain started with SIGCHLD ignored (the disposition survives exec; a Python or
 /// a daemon launcher may leave it so): the kernel would reap every child before
 /// strain read its status. Each run is bounded by `timeout -s KILL`.
-@Suite(.timeLimit(.minutes(5))) struct InheritedSignalTests {
+@Suite(.timeLimit(.minutes(10))) struct InheritedSignalTests {
     /// Runs strain through a Python launcher that ignores SIGCHLD first.
     static func launchIgnoringChildSignal(_ arguments: [String], seconds: Int = 60) throws -> (status: Int32, output: String) {
         let script = "import os, signal, sys; signal.signal(signal.SIGCHLD, signal.SIG_IGN); os.execv(sys.argv[1], sys.argv[1:])"
