@@ -15,6 +15,18 @@ public struct MetricDescriptor: Codable, Hashable, Sendable {
         case perSecond
         /// A dimensionless ratio.
         case ratio
+
+        /// The unit as a column, a chart or a label names it: `s`, `ns`, `bytes`, `count`, `/s`, `ratio`.
+        public var symbol: String {
+            switch self {
+            case .seconds: "s"
+            case .nanoseconds: "ns"
+            case .bytes: "bytes"
+            case .count: "count"
+            case .perSecond: "/s"
+            case .ratio: "ratio"
+            }
+        }
     }
 
     /// Which direction is better.

@@ -45,14 +45,7 @@ public struct DeclaredMetrics: Sendable {
 
     /// `hit ratio (ratio, ↑ better)`, `lines (count)`.
     static func label(_ metric: MetricDescriptor) -> String {
-        let unit = switch metric.unit {
-        case .seconds: "s"
-        case .nanoseconds: "ns"
-        case .bytes: "bytes"
-        case .count: "count"
-        case .perSecond: "/s"
-        case .ratio: "ratio"
-        }
+        let unit = metric.unit.symbol
         return switch metric.polarity {
         case .lowerIsBetter: "\(metric.name) (\(unit), ↓ better)"
         case .higherIsBetter: "\(metric.name) (\(unit), ↑ better)"

@@ -10,25 +10,13 @@ public enum MetricExport {
         (MetricDescriptor.builtIn + (run.customMetrics ?? [])).filter { metric in run.trials.contains { $0.metrics.value(of: metric.name) != nil } }
     }
 
-    /// The unit as a column or a chart names it: `s`, `ns`, `bytes`, `count`, `/s`, `ratio`.
-    static func unit(_ unit: MetricDescriptor.Unit) -> String {
-        switch unit {
-        case .seconds: "s"
-        case .nanoseconds: "ns"
-        case .bytes: "bytes"
-        case .count: "count"
-        case .perSecond: "/s"
-        case .ratio: "ratio"
-        }
-    }
-
     /// A row per trial in plan order: its ID's parts, its outcome, then one column per
     /// metric any trial measured, named with its unit (`wall (s)`); empty where a trial
     /// did not measure it. RFC 4180 quoting; numbers in full precision.
     public static func csv(_ run: RunRecord) -> String {
         let metrics = measured(run)
         var lines = [(["trial", "scenario", "parameters", "strategy", "profile", "repetition", "outcome"]
-            + metrics.map { "\($0.name) (\(unit($0.unit)))" }).map(field).joined(separator: ",")]
+            + metrics.map { "\($0.name) (\($0.unit.symbol))" }).map(field).joined(separator: ",")]
         for trial in run.trials {
             let key = trial.id.key
             let values = metrics.map { metric in trial.metrics.value(of: metric.name).map(number) ?? "" }
@@ -64,7 +52,7 @@ public enum MetricExport {
                 let values = group.compactMap { $0.metrics.value(of: metric.name) }
                 guard let median = Statistics.median(values), median.isFinite else { continue }
                 let outcomes = Dictionary(grouping: group, by: \.outcome.description).map { "\($0.key) ×\($0.value.count)" }.sorted()
-                entries.append(BenchmarkEntry(name: "\(key) \(metric.name)", unit: unit(metric.unit), value: median,
+                entries.append(BenchmarkEntry(name: "\(key) \(metric.name)", unit: metric.unit.symbol, value: median,
                                               extra: "median of \(values.count) of \(group.count) repetitions; \(outcomes.joined(separator: ", "))"))
             }
         }
