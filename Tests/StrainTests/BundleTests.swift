@@ -104,13 +104,14 @@ import Testing
         // The default suite: every outcome expected, the records written.
         #expect(lines.contains("run exited 0"), "\(hidden.stdout)\n\(log("run.log").suffix(3000))")
         #expect(log("run.log").contains("every outcome expected"), "\(log("run.log").suffix(2000))")
-        let smoke = try RunRecordFile.read(from: work + "/smoke/run.json")
-        #expect(smoke.trials.count > 0 && smoke.trials.allSatisfy { $0.outcome.kind != .harnessError }, "\(smoke.trials.map(\.outcome.kind))")
+        let smoke = try? RunRecordFile.read(from: work + "/smoke/run.json")
+        #expect(smoke.map { !$0.trials.isEmpty && $0.trials.allSatisfy { $0.outcome.kind != .harnessError } } == true,
+                "the run's record: \(smoke.map { "\($0.trials.map(\.outcome.kind))" } ?? "none")")
 
         // exec: strain ends as its program did (SIGSEGV, 139 in the shell), with the fault recorded and traced.
         #expect(lines.contains("exec exited 139"), "\(hidden.stdout)\n\(log("exec.log"))")
-        let exec = try RunRecordFile.read(from: work + "/exec/run.json")
-        let trial = try #require(exec.trials.first, "\(log("exec.log"))")
+        let exec = try? RunRecordFile.read(from: work + "/exec/run.json")
+        let trial = try #require(exec?.trials.first, "no exec record: \(log("exec.log"))")
         #expect(trial.outcome.kind == .stackOverflow, "\(trial.outcome)")
         #expect(trial.outcome.signal == SIGSEGV, "\(trial.outcome)")
         #expect(trial.trace?.cycle?.frames.contains { $0.symbol == "recurse" } == true, "the probe preloaded from beside strain traced it: \(log("exec.log"))")
