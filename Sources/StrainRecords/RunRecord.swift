@@ -272,7 +272,9 @@ public struct EnvironmentRecord: Codable, Hashable, Sendable {
     }
 }
 
-/// The version of Strain itself.
+/// The version of Strain itself, in one place: `strain --version` prints it, every
+/// run.json records it, and `.ci/bundle` names the release bundle after it (read from
+/// the built binary). A new version gets its entry in StrainCLI's Changelog article.
 public enum StrainVersion {
     /// This build's version.
     public static let current = "0.1.0"

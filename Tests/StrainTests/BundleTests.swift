@@ -1,0 +1,124 @@
+import Foundation
+import StrainKit
+import StrainRecords
+import Testing
+
+/// The release bundle `.ci/bundle DIR` writes, unpacked and run as a user without a
+/// Swift toolchain would: in a user and mount namespace (`unshare -rm`, no root
+/// needed) with a tmpfs over the toolchain's folder.
+@Suite(.serialized, .timeLimit(.minutes(30))) struct BundleTests {
+    static let repository = FixturePackage.repository.path
+
+    /// The toolchain of the `swift` on PATH: the folder to hide (the one holding
+    /// `usr/bin/swift`; the runtime folder `usr/lib/swift` alone when the toolchain
+    /// lives in `/usr`, which cannot be hidden whole) and its `libswiftCore.so`.
+    static func toolchain() throws -> (hide: String, swift: String?, libswiftCore: String) {
+        let found = try Tool.run(["sh", "-c", "realpath \"$(command -v swift)\""])
+        let swift = found.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        try #require(found.status == 0 && swift.hasPrefix("/"), "no swift on PATH: \(found.output)")
+        let usr = URL(fileURLWithPath: swift).deletingLastPathComponent().deletingLastPathComponent().path
+        let libswiftCore = usr + "/lib/swift/linux/libswiftCore.so"
+        let root = URL(fileURLWithPath: usr).deletingLastPathComponent().path
+        if root == "/" { return (usr + "/lib/swift", nil, libswiftCore) }
+        return (root, swift, libswiftCore)
+    }
+
+    @Test func theBundleRunsTheDefaultSuiteAProgramUnderExecAndAReportWithTheToolchainHidden() throws {
+        // Refused namespaces fail the test with their cause; a skip would hide a bundle never run.
+        let namespace = try Tool.run(["unshare", "-rm", "true"], timeout: 30)
+        try #require(namespace.status == 0, """
+            `unshare -rm true` exited \(namespace.status): this machine refuses unprivileged user and mount \
+            namespaces (kernel.unprivileged_userns_clone=0, user.max_user_namespaces=0, or AppArmor's \
+            restrict_unprivileged_userns), so the test cannot hide the toolchain: \(namespace.output)
+            """)
+        let toolchain = try Self.toolchain()
+        try #require(FileManager.default.fileExists(atPath: toolchain.libswiftCore),
+                     "the toolchain's runtime is at \(toolchain.libswiftCore) before it is hidden")
+
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // The release build is incremental when .build is already release-built
+        // (.ci/run builds it first); from nothing it takes minutes on a busy 2-core machine.
+        // `swift test` holds .build's lock while tests run: the script is told to build without it.
+        let bundled = try BoundedProcess.run("/bin/bash", [Self.repository + "/.ci/bundle", folder + "/dist"], directory: Self.repository,
+                                             environment: ["STRAIN_BUNDLE_IGNORE_LOCK": "1"], timeout: 1500, mergingOutput: true)
+        try #require(bundled.status == 0, "\(bundled.stdout.suffix(4000))")
+        let name = "strain-\(StrainVersion.current)-linux-x86_64"
+        let tarball = folder + "/dist/\(name).tar.gz"
+        #expect(bundled.stdout.hasSuffix(tarball + "\n"), "the last line is the tarball: \(bundled.stdout.suffix(400))")
+        #expect(FileManager.default.fileExists(atPath: folder + "/dist/\(name)/bin/strain"), "the unpacked tree is beside it")
+
+        // A fresh folder holds only what the tarball holds.
+        let unpacked = folder + "/unpacked"
+        try FileManager.default.createDirectory(atPath: unpacked, withIntermediateDirectories: true)
+        let untar = try Tool.run(["tar", "-xzf", tarball, "-C", unpacked])
+        try #require(untar.status == 0, "\(untar.output)")
+        let root = unpacked + "/" + name
+        let strain = root + "/bin/strain"
+        func text(_ path: String) -> String { (try? String(contentsOfFile: root + "/" + path, encoding: .utf8)) ?? "" }
+        #expect(FileManager.default.isExecutableFile(atPath: strain))
+        #expect(FileManager.default.fileExists(atPath: root + "/bin/libStrainProbe.so"), "the probe is next to strain, where exec finds it")
+        #expect(text("share/bash-completion/completions/strain").contains("-F _strain strain"), "bash completion")
+        #expect(text("share/zsh/site-functions/_strain").hasPrefix("#compdef strain"), "zsh completion")
+        #expect(text("share/fish/vendor_completions.d/strain.fish").contains("complete -c 'strain'"), "fish completion")
+        let manual = text("share/man/man1/strain.1")
+        #expect(manual.contains(".Dt STRAIN 1") && manual.contains(".It Em exec"), "the man page names strain and its subcommands: \(manual.prefix(300))")
+        let readme = text("README.md")
+        #expect(readme.contains("apt-get install -y ") && readme.contains("libunwind8") && readme.contains("liblzma5"),
+                "the README names the runtime packages: \(readme)")
+
+        // Linked to run without the toolchain: no Swift runtime or Foundation library
+        // needed, and no run path but $ORIGIN.
+        let dynamic = try Tool.run(["readelf", "-d", strain])
+        let needed = dynamic.output.split(separator: "\n").filter { $0.contains("(NEEDED)") }
+        #expect(!needed.isEmpty && !needed.contains { $0.contains("libswift") || $0.contains("Foundation") || $0.contains("libdispatch") }, "\(needed)")
+        let runPaths = dynamic.output.split(separator: "\n").filter { $0.contains("(RUNPATH)") || $0.contains("(RPATH)") }
+        #expect(runPaths.allSatisfy { $0.hasSuffix("[$ORIGIN]") }, "\(runPaths)")
+
+        // The C program is built while the toolchain is still visible (cc may be its clang).
+        let program = try TestPrograms.c().faults
+        let work = folder + "/work"
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        // After the mount nothing of the toolchain is left: the check runs in that same
+        // shell, so the commands after it cannot have run with the toolchain visible.
+        let script = """
+            mount -t tmpfs strain-no-toolchain "$HIDE" || { echo "could not mount a tmpfs over $HIDE"; exit 90; }
+            if [ -e "$LIBSWIFTCORE" ] || { [ -n "$TOOLCHAIN_SWIFT" ] && [ -e "$TOOLCHAIN_SWIFT" ]; } || command -v swift > /dev/null; then
+                echo "the toolchain is still visible"; exit 91
+            fi
+            echo "toolchain hidden"
+            cd "$WORK"
+            "$STRAIN" run "$SUITE" --out "$WORK/smoke" > "$WORK/run.log" 2>&1; echo "run exited $?"
+            "$STRAIN" exec --out "$WORK/exec" -- "$PROGRAM" thread-overflow > "$WORK/exec.log" 2>&1; echo "exec exited $?"
+            "$STRAIN" report "$WORK/exec/run.json" > "$WORK/report.log" 2>&1; echo "report exited $?"
+            """
+        let hidden = try BoundedProcess.run("/usr/bin/env", ["unshare", "-rm", "/bin/sh", "-c", script], directory: work, environment: [
+            "HIDE": toolchain.hide, "LIBSWIFTCORE": toolchain.libswiftCore, "TOOLCHAIN_SWIFT": toolchain.swift ?? "",
+            "WORK": work, "STRAIN": strain, "SUITE": Self.repository + "/Scenarios/smoke.yaml", "PROGRAM": program,
+            "SWIFT_BACKTRACE": "enable=no",
+        ], timeout: 600, mergingOutput: true)
+        func log(_ file: String) -> String { (try? String(contentsOfFile: work + "/" + file, encoding: .utf8)) ?? "(no \(file))" }
+        let lines = hidden.stdout.split(separator: "\n").map(String.init)
+        try #require(hidden.status == 0 && lines.first == "toolchain hidden", "hiding \(toolchain.hide) failed: \(hidden.stdout)")
+
+        // The default suite: every outcome expected, the records written.
+        #expect(lines.contains("run exited 0"), "\(hidden.stdout)\n\(log("run.log").suffix(3000))")
+        #expect(log("run.log").contains("every outcome expected"), "\(log("run.log").suffix(2000))")
+        let smoke = try? RunRecordFile.read(from: work + "/smoke/run.json")
+        #expect(smoke.map { !$0.trials.isEmpty && $0.trials.allSatisfy { $0.outcome.kind != .harnessError } } == true,
+                "the run's record: \(smoke.map { "\($0.trials.map(\.outcome.kind))" } ?? "none")")
+
+        // exec: strain ends as its program did (SIGSEGV, 139 in the shell), with the fault recorded and traced.
+        #expect(lines.contains("exec exited 139"), "\(hidden.stdout)\n\(log("exec.log"))")
+        let exec = try? RunRecordFile.read(from: work + "/exec/run.json")
+        let trial = try #require(exec?.trials.first, "no exec record: \(log("exec.log"))")
+        #expect(trial.outcome.kind == .stackOverflow, "\(trial.outcome)")
+        #expect(trial.outcome.signal == SIGSEGV, "\(trial.outcome)")
+        #expect(trial.trace?.cycle?.frames.contains { $0.symbol == "recurse" } == true, "the probe preloaded from beside strain traced it: \(log("exec.log"))")
+
+        // report: the HTML beside the run, naming the fault.
+        #expect(lines.contains("report exited 0"), "\(hidden.stdout)\n\(log("report.log"))")
+        let html = (try? String(contentsOfFile: work + "/exec/report.html", encoding: .utf8)) ?? ""
+        #expect(html.contains("stackOverflow") && html.contains("recurse"), "\(log("report.log")) \(html.prefix(300))")
+    }
+}
