@@ -133,7 +133,8 @@ enum BoundedProcess {
         }
         let commandLine = ([executable] + arguments).map { $0.contains(" ") || $0.isEmpty ? "'\($0)'" : $0 }.joined(separator: " ")
         if readers.wait(timeout: .now() + timeout) == .timedOut {
-            kill(process.processIdentifier, SIGKILL)
+            // The whole tree: a hung `swift build` under a script must not outlive the test.
+            Processes.killTree(process.processIdentifier)
             // What it started may hold the pipes open; give them a moment, no more.
             _ = readers.wait(timeout: .now() + 5)
             process.waitUntilExit()
@@ -143,7 +144,7 @@ enum BoundedProcess {
         // its output and went on running is still bounded, by the same deadline.
         while process.isRunning && Date() < giveUp { usleep(1_000) }
         if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
+            Processes.killTree(process.processIdentifier)
             process.waitUntilExit()
             throw TimedOut(commandLine: commandLine, seconds: timeout)
         }
@@ -293,6 +294,31 @@ enum Processes {
         return !isAlive(pid)
     }
 
+    /// `pid`'s descendants, children first, read from /proc (each process's parent in its `stat`).
+    static func descendants(of pid: Int32) -> [Int32] {
+        var parents: [Int32: Int32] = [:]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let child = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, let parent = Int32(fields[1]) { parents[child] = parent }
+        }
+        var found: [Int32] = [], frontier = [pid]
+        while let next = frontier.popLast() {
+            let children = parents.filter { $0.value == next }.map(\.key)
+            found += children
+            frontier += children
+        }
+        return found
+    }
+
+    /// Kills `pid` and everything it started (a `swift build`'s compilers, a
+    /// script's commands), the descendants first so none is reparented away.
+    static func killTree(_ pid: Int32) {
+        for descendant in descendants(of: pid).reversed() { kill(descendant, SIGKILL) }
+        kill(pid, SIGKILL)
+    }
+
     /// Every live pid in process group `group`.
     static func members(ofGroup group: Int32) -> [Int32] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
@@ -320,6 +346,20 @@ func temporaryFolder() throws -> String {
         } throws: { error in
             "\(error)" == "still running after 1.0 s, killed: /bin/sleep 30"
         }
+    }
+
+    @Test func aTimedOutProcessIsKilledWithEverythingItStarted() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("strain-bounded-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        #expect(throws: BoundedProcess.TimedOut.self) {
+            // The grandchild holds none of the pipes: nothing but the kill ends it.
+            try BoundedProcess.run("/bin/sh", ["-c", "sleep 100000 > /dev/null 2>&1 & echo $! > '\(file)'; wait"], timeout: 2)
+        }
+        let text = try String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let grandchild = try #require(Int32(text), "the shell wrote its child's pid: \(text)")
+        let gone = Processes.waitUntilGone(grandchild, seconds: 10)
+        if !gone { kill(grandchild, SIGKILL) }
+        #expect(gone, "the shell's own child, sleep \(grandchild), died with it")
     }
 
     @Test func aChildThatFillsItsErrorPipeBeforeItsOutputIsReadToTheEnd() throws {
