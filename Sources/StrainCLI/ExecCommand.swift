@@ -38,6 +38,11 @@ struct ExecCommand: ParsableCommand {
         guard let program = command.first, !program.isEmpty else {
             throw CommandFailure(code: ExecError.Code.setup.rawValue, message: "no program to run; write strain exec [--out DIR] -- PROGRAM [ARGUMENTS…]")
         }
+        // `.captureForPassthrough` takes `--help` too: before `--` it asks for this command's help.
+        if !afterDashes, ["--help", "-h"].contains(program) {
+            print(Strain.helpMessage(for: Self.self))
+            return
+        }
         if !afterDashes, program.hasPrefix("-") {
             throw CommandFailure(code: ExecError.Code.setup.rawValue, message: "unknown option '\(program)'; strain exec takes --out, --stall and --profile, then the program and its arguments after --")
         }

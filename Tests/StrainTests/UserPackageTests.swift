@@ -207,6 +207,76 @@ enum FixturePackage {
     }
 }
 
+/// The commands the README shows, read out of its `sh` blocks: each `strain`
+/// command names a subcommand and options the binary has, and the quick ones run.
+@Suite(.timeLimit(.minutes(10))) struct READMECommandTests {
+    /// The README's `sh` lines, continuation lines joined, comments cut.
+    static func shellLines() throws -> [String] {
+        let readme = try String(contentsOfFile: FixturePackage.repository.appendingPathComponent("README.md").path, encoding: .utf8)
+        var lines: [String] = [], inShell = false, pending = ""
+        for line in readme.components(separatedBy: "\n") {
+            if line.hasPrefix("```") { inShell = line == "```sh"; continue }
+            guard inShell else { continue }
+            var text = line
+            if let comment = text.range(of: #"\s+#\s.*$"#, options: .regularExpression) { text.removeSubrange(comment) }
+            if text.hasPrefix("#") { continue }
+            if text.hasSuffix("\\") { pending += text.dropLast() + " "; continue }
+            text = pending + text
+            pending = ""
+            if !text.trimmingCharacters(in: .whitespaces).isEmpty { lines.append(text.trimmingCharacters(in: .whitespaces)) }
+        }
+        return lines
+    }
+
+    /// A command line's words as a shell splits them (single quotes only, which is all the README uses).
+    static func words(_ line: String) -> [String] {
+        var words: [String] = [], word = "", quoted = false, started = false
+        for character in line {
+            if character == "'" { quoted.toggle(); started = true } else if character == " " && !quoted {
+                if started { words.append(word) }
+                word = ""
+                started = false
+            } else { word.append(character); started = true }
+        }
+        if started { words.append(word) }
+        return words
+    }
+
+    @Test func everyStrainCommandInTheREADMENamesASubcommandAndOptionsTheBinaryHas() throws {
+        let commands = try Self.shellLines().flatMap { $0.components(separatedBy: " && ") }.map(Self.words).compactMap { words -> [String]? in
+            guard let start = words.firstIndex(where: { $0 == "strain" || $0.hasSuffix("/strain") }), start == 0 || words[0] == "swift" else { return nil }
+            return Array(words[(start + 1)...])
+        }
+        #expect(commands.count >= 6, "the README's strain commands: \(commands)")
+        for command in commands {
+            let subcommand = command.first ?? "run"
+            let help = try StrainBinary.run([subcommand, "--help"], timeout: 60)
+            #expect(help.status == 0, "strain \(subcommand) --help: \(help.stderr)")
+            // Words after `--` are the program's own (`strain exec -- PROGRAM --port 8080`).
+            for option in command.dropFirst().prefix { $0 != "--" } where option.hasPrefix("--") || option.hasPrefix("[--") {
+                let name = option.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).split(separator: "=").first.map(String.init) ?? option
+                #expect(help.stdout.contains(name), "strain \(command.joined(separator: " ")): \(name) is not an option of \(subcommand)")
+            }
+        }
+    }
+
+    @Test func theREADMEsBisectRunsAsShownAndAnswersABoundary() throws {
+        let line = try #require(try Self.shellLines().first { $0.hasPrefix("strain bisect ") })
+        let out = try temporaryFolder() + "/bisect"
+        let result = try StrainBinary.run(Array(Self.words(line).dropFirst()) + ["--out", out], timeout: 300)
+        #expect(result.status == 0, "\(line)\n\(result.stdout)\n\(result.stderr)")
+        // The README states release figures (772 nodes); the tests' debug build fits fewer, so the shape is checked here, not the number.
+        #expect(result.stdout.range(of: #"size ≤ [0-9,]+ completes on thread\(512KiB\)"#, options: .regularExpression) != nil, "\(result.stdout)")
+        #expect(result.stdout.contains("bytes of stack per unit of size"), "the second search's fit: \(result.stdout)")
+    }
+
+    @Test func theSetupScriptAUserRunsInstallsNothingOnAMachineThatHasItAll() throws {
+        // .ci/setup ran before the tests, so .ci/setup-user (a part of it) finds everything and changes nothing.
+        let result = try BoundedProcess.run("/bin/bash", [FixturePackage.repository.appendingPathComponent(".ci/setup-user").path], timeout: 120, mergingOutput: true)
+        #expect(result.status == 0 && result.stdout.isEmpty, "\(result.stdout)")
+    }
+}
+
 /// The README a newcomer reads first: short, and every file it links to is in the repository.
 @Suite struct READMETests {
     @Test func theREADMEStaysUnderFourHundredLinesAndLinksOnlyToFilesThatExist() throws {
