@@ -33,6 +33,13 @@ import Testing
             "::error file=ci/suites/annotated.yaml,line=5,title=Strain%3A completed noop thread(512KiB) ios::1 of 1 repetitions ended unexpectedly: completed ×1; the suite expects crashed",
             "::notice title=Strain run annotated::3 trials: 2 unexpected",
         ], "\(result.stdout)")
+        // The terminal's summary ends with the failing keys, each once, counted.
+        let summaryLines = result.stdout.components(separatedBy: "\n")
+        let total = try #require(summaryLines.firstIndex(of: "3 trials: 2 unexpected"), "\(result.stdout)")
+        #expect(Array(summaryLines[(total + 1)...].prefix(2)) == [
+            "  noop main ios: completed ×1 of 1; expects crashed",
+            "  noop thread(512KiB) ios: completed ×1 of 1; expects crashed",
+        ], "\(result.stdout)")
         let appended = try String(contentsOfFile: summary, encoding: .utf8)
         let markdown = try String(contentsOfFile: workspace + "/out/summary.md", encoding: .utf8)
         #expect(appended == "## Before\n" + markdown, "the run's summary.md appended after what the step summary held")
