@@ -10,6 +10,17 @@ public enum MarkdownReport {
         let unexpected = summary.unexpected.count
         out += "\(summary.trialCount) trials, \(unexpected == 0 ? "every outcome expected" : "**\(unexpected) unexpected**")\(run.interrupted == true ? " **\(escape(run.interruptionNote.trimmingCharacters(in: .whitespaces)))**" : "")."
         out += " Suite \(escape(run.suite.path)), started \(escape(run.startedAt)).\n\n"
+        // The answer first: what failed, a line per key, before any table.
+        let failed = FailedKeys(run).keys
+        if !failed.isEmpty {
+            out += "## What failed\n\n"
+            for key in failed {
+                out += "- **\(escape(key.key.description))**: \(escape(FailedKeys.line(key)))"
+                if let reason = CrashReason.message(for: key.first) ?? key.first.outcome.message { out += " — \(escape(String(reason.prefix(300))))" }
+                out += "\n"
+            }
+            out += "\n"
+        }
 
         for group in summary.groups where !GuardComparison.covers(group, in: run) {
             out += "## \(escape(group.title))\n\n"

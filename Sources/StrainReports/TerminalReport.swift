@@ -193,26 +193,12 @@ public struct TerminalReport: Sendable {
         return lines.joined(separator: "\n")
     }
 
-    /// The keys whose trials ended unexpectedly, in plan order, each once with its
-    /// outcomes counted (`noop main ios: completed ×2 of 3; expects crashed`): what
-    /// a failing run ends with. At most ten, then how many more.
+    /// What a failing run ends with: its failing keys, each once with its outcomes
+    /// counted (`noop main ios: completed ×2 of 3; expects crashed`); at most ten, then how many more.
     static func failingKeys(_ run: RunRecord, limit: Int = 10) -> [String] {
-        var order: [TrialKey] = []
-        var failed: [TrialKey: [TrialRecord]] = [:]
-        var all: [TrialKey: Int] = [:]
-        for trial in run.trials {
-            all[trial.id.key, default: 0] += 1
-            guard !trial.expected else { continue }
-            if failed[trial.id.key] == nil { order.append(trial.id.key) }
-            failed[trial.id.key, default: []].append(trial)
-        }
-        var lines = order.prefix(limit).map { key in
-            let trials = failed[key] ?? []
-            let outcomes = Dictionary(grouping: trials, by: \.outcome.description).sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value.count)" }
-            let expects = trials.first.map { $0.expectedOutcomes.isEmpty ? "" : "; expects \($0.expectedOutcomes.joined(separator: " or "))" } ?? ""
-            return "\(key): \(outcomes.joined(separator: ", ")) of \(all[key] ?? trials.count)\(expects)"
-        }
-        if order.count > limit { lines.append("… and \(order.count - limit) more keys: run.json and the reports list them all") }
+        let keys = FailedKeys(run).keys
+        var lines = keys.prefix(limit).map { "\($0.key): \(FailedKeys.line($0))" }
+        if keys.count > limit { lines.append("… and \(keys.count - limit) more keys: run.json and the reports list them all") }
         return lines
     }
 

@@ -53,3 +53,31 @@ import Testing
         #expect(WorkflowCommand.annotationPath("/repository/suite.yaml", workspace: "/repo") == "/repository/suite.yaml", "a sibling folder whose name starts the same is outside")
     }
 }
+
+/// "What failed" in every format: one line per key, its repetitions counted
+/// (ten timed-out repetitions of one key used to be ten identical lines).
+@Suite(.timeLimit(.minutes(10))) struct WhatFailedTests {
+    @Test func whatFailedIsOneLinePerKeyWithItsRepetitionsCountedInEveryFormat() throws {
+        let (result, record, out) = try StrainBinary.runSuite("""
+            name: repeated
+            runs:
+              - scenario: noop
+                strategies: [main]
+                repetitions: 3
+                expect: crashed
+              - scenario: noop
+                strategies: [thread(512KiB)]
+            """)
+        #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
+        #expect(record?.trials.filter { !$0.expected }.count == 3)
+        #expect(result.stdout.contains("\n4 trials: 3 unexpected\n  noop main linux: completed ×3 of 3; expects crashed\nWrote "), "\(result.stdout)")
+        let markdown = try String(contentsOfFile: out + "/summary.md", encoding: .utf8)
+        let section = try #require(markdown.components(separatedBy: "## What failed\n\n").dropFirst().first?.components(separatedBy: "\n\n").first, "\(markdown)")
+        #expect(section == "- **noop main linux**: completed ×3 of 3; expects crashed", "\(markdown)")
+        #expect(markdown.range(of: "## What failed")!.lowerBound < markdown.range(of: "## noop")!.lowerBound, "the answer before any table")
+        let html = try String(contentsOfFile: out + "/report.html", encoding: .utf8)
+        let list = try #require(html.components(separatedBy: "<ul class=\"unexpected\">").dropFirst().first?.components(separatedBy: "</ul>").first)
+        #expect(list.components(separatedBy: "<li>").count == 2, "one item: \(list)")
+        #expect(list.contains("noop main linux: <b>completed ×3</b> of 3, expected crashed"), "\(list)")
+    }
+}

@@ -101,10 +101,11 @@ public enum HTMLReport {
         page.raw("<section id=\"answer\" class=\"answer\">\n")
         if unexpected > 0 {
             page.raw("<h2>What failed</h2>\n<ul class=\"unexpected\">")
-            for trial in summary.unexpected {
-                var outcome = "<b>\(e(trial.outcome.description))</b>"
+            for failed in FailedKeys(run).keys {
+                let trial = failed.first
+                var outcome = "<b>\(e(failed.outcomes))</b> of \(failed.total)"
                 if let anchor = links.anchor(for: trial) { outcome = "<a href=\"#\(anchor)\">\(outcome)</a>" }
-                page.raw("<li>\(e(trial.id.description)): \(outcome), expected \(e(trial.expectedOutcomes.joined(separator: ", ")))")
+                page.raw("<li>\(e(failed.key.description)): \(outcome), expected \(e(trial.expectedOutcomes.joined(separator: ", ")))")
                 if let reason = CrashReason.message(for: trial) { page.raw(" — <span class=\"reason\">\(e(reason))</span>") }
                 if let message = trial.outcome.message { page.raw(" — \(e(message))") }
                 if let trace = trial.trace, let point = trace.cycle.map({ _ in TraceLayout(trace).entry?.frame }) ?? TraceText.pointOfFailure(trace) {
