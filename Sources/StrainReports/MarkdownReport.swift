@@ -3,7 +3,37 @@ import StrainRecords
 /// `summary.md`: the comparison tables, the stack verdicts and the traces,
 /// fit for a pull-request comment.
 public enum MarkdownReport {
+    /// The most characters summary.md holds: a GitHub pull-request comment takes
+    /// 65,536, and the gate's Markdown may sit beside it in a step summary.
+    public static let characterLimit = 65_000
+
+    /// summary.md, cut to ``characterLimit`` where it is longer: the head and "What
+    /// failed" always stay; whole sections that do not fit are left out and named.
     public static func render(_ run: RunRecord) -> String {
+        capped(full(run), limit: characterLimit)
+    }
+
+    /// `text` within `limit` characters: its sections (`## ` headings) kept in order
+    /// while they fit, the rest left out and listed in a closing note that points to
+    /// report.html.
+    static func capped(_ text: String, limit: Int) -> String {
+        guard text.count > limit else { return text }
+        var sections = text.components(separatedBy: "\n## ")
+        var out = sections.removeFirst()
+        if sections.first?.hasPrefix("What failed\n") == true { out += "\n## " + sections.removeFirst() }
+        let reserve = 1_500
+        var leftOut: [String] = []
+        for section in sections {
+            let piece = "\n## " + section
+            if out.count + piece.count <= limit - reserve { out += piece } else { leftOut.append(String(section.prefix { $0 != "\n" })) }
+        }
+        if out.count > limit - reserve { out = String(out.prefix(limit - reserve)) + "\n" }
+        var names = leftOut.prefix(8).map { "“\($0.prefix(80))”" }.joined(separator: ", ")
+        if leftOut.count > 8 { names += " and \(leftOut.count - 8) more" }
+        return out + "\n---\n\n_Cut to fit a pull-request comment (\(Format.count(Double(limit))) characters): \(leftOut.count) section\(leftOut.count == 1 ? "" : "s") left out (\(names)). The whole report is report.html, and every number is in run.json._\n"
+    }
+
+    package static func full(_ run: RunRecord) -> String {
         let summary = RunSummary(run)
         var out = "# Strain run: \(escape(run.suite.name))\n\n"
         if let description = run.suite.description { out += "\(escape(description))\n\n" }

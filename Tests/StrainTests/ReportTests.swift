@@ -242,3 +242,42 @@ enum XMLSchemaCheck {
         return (status == 0, output)
     }
 }
+
+/// summary.md fits a pull-request comment, whatever the run.
+@Suite struct MarkdownCapTests {
+    /// The fixture's trials copied under `copies` parameter values each: a run whose
+    /// summary.md would run to hundreds of kilobytes.
+    static func largeRun(copies: Int) throws -> RunRecord {
+        var run = try ReportTests.fixture()
+        let original = run.trials
+        run.trials = (0..<copies).flatMap { copy in
+            original.map { trial in
+                var trial = trial
+                trial.id.key.parameters.append(TrialKey.Parameter(name: "copy", value: String(copy)))
+                trial.index = copy * original.count + trial.index
+                return trial
+            }
+        }
+        return run
+    }
+
+    @Test func aLongSummaryIsCutToFitAPullRequestCommentKeepingWhatFailedAndNamingWhatItLeftOut() throws {
+        let run = try Self.largeRun(copies: 60)
+        #expect(MarkdownReport.full(run).count > 200_000, "the uncut summary is long")
+        let markdown = MarkdownReport.render(run)
+        #expect(markdown.count <= 65_536 && markdown.count <= MarkdownReport.characterLimit, "\(markdown.count)")
+        #expect(markdown.hasPrefix("# Strain run: fixture\n"))
+        #expect(markdown.contains("## What failed\n"), "the answer stays")
+        let note = try #require(markdown.components(separatedBy: "\n---\n\n_Cut to fit a pull-request comment (65,000 characters): ").last, "\(markdown.suffix(500))")
+        #expect(note.range(of: #"^[0-9]+ sections left out \(“"#, options: .regularExpression) != nil, "\(note)")
+        #expect(note.hasSuffix("The whole report is report.html, and every number is in run.json._\n"), "\(note)")
+        // Whole sections only: every kept table is complete (a section either is there with its end or not at all).
+        #expect(markdown.components(separatedBy: "```").count % 2 == 1, "no code block cut in half")
+    }
+
+    @Test func aSummaryUnderTheLimitIsNotTouched() throws {
+        let run = try ReportTests.fixture()
+        #expect(MarkdownReport.render(run) == MarkdownReport.full(run))
+        #expect(!MarkdownReport.render(run).contains("_Cut to fit"))
+    }
+}
