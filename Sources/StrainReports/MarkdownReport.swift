@@ -36,7 +36,12 @@ public enum MarkdownReport {
     package static func full(_ run: RunRecord) -> String {
         let summary = RunSummary(run)
         var out = "# Strain run: \(escape(run.suite.name))\n\n"
-        if let description = run.suite.description { out += "\(escape(description))\n\n" }
+        if let description = run.suite.description {
+            // Code spans stay code; the rest is escaped as prose.
+            out += MarkupText.codeSpans(description).map { span in
+                span.code ? "`" + span.text.map { $0.isNewline || $0.asciiValue.map { $0 < 32 } == true ? " " : String($0) }.joined() + "`" : escape(span.text)
+            }.joined() + "\n\n"
+        }
         let unexpected = summary.unexpected.count
         out += "\(summary.trialCount) trials, \(unexpected == 0 ? "every outcome expected" : "**\(unexpected) unexpected**")\(run.interrupted == true ? " **\(escape(run.interruptionNote.trimmingCharacters(in: .whitespaces)))**" : "")."
         out += " Suite \(escape(run.suite.path)), started \(escape(run.startedAt)).\n\n"

@@ -4,6 +4,20 @@
 /// U+FFFE/U+FFFF, which XML forbids) replaced by `control`. Line breaks stay,
 /// or become `lineBreaks` when a line ending would end the construct.
 enum MarkupText {
+    /// A user's text split at its backticks: the parts between a pair are code
+    /// (`` `SYS_gettid` ``), the rest prose; an unpaired backtick stays prose.
+    static func codeSpans(_ text: String) -> [(code: Bool, text: String)] {
+        let parts = text.components(separatedBy: "`")
+        guard parts.count >= 3 else { return [(false, text)] }
+        var spans: [(code: Bool, text: String)] = []
+        let paired = parts.count % 2 == 1 ? parts.count : parts.count - 1
+        for (index, part) in parts.prefix(paired).enumerated() where !part.isEmpty || index % 2 == 1 {
+            spans.append((index % 2 == 1, part))
+        }
+        if paired < parts.count { spans.append((false, "`" + parts[paired])) }
+        return spans
+    }
+
     static func escape(_ text: String, extra: [Unicode.Scalar: String] = [:], lineBreaks: String? = nil, control: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)

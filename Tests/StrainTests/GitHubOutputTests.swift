@@ -81,3 +81,22 @@ import Testing
         #expect(list.contains("noop main linux: <b>completed ×3</b> of 3, expected crashed"), "\(list)")
     }
 }
+
+/// A suite's description as its author wrote it: `code` in backticks is code in
+/// HTML and Markdown, not literal backticks.
+@Suite(.timeLimit(.minutes(10))) struct DescriptionMarkupTests {
+    @Test func backticksInASuiteDescriptionBecomeCodeInHTMLAndMarkdown() throws {
+        let (result, _, out) = try StrainBinary.runSuite("""
+            name: described
+            description: "Calls `SYS_gettid` <raw> and `a|b`; a lone ` stays"
+            runs:
+              - scenario: noop
+                strategies: [main]
+            """)
+        #expect(result.status == 0, "\(result.stderr)")
+        let html = try String(contentsOfFile: out + "/report.html", encoding: .utf8)
+        #expect(html.contains("<p class=\"description\">Calls <code>SYS_gettid</code> &lt;raw&gt; and <code>a|b</code>; a lone ` stays</p>"), "\(html.prefix(3000))")
+        let markdown = try String(contentsOfFile: out + "/summary.md", encoding: .utf8)
+        #expect(markdown.contains("\nCalls `SYS_gettid` &lt;raw&gt; and `a|b`; a lone &#96; stays\n"), "\(markdown.prefix(600))")
+    }
+}

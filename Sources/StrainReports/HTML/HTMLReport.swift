@@ -88,7 +88,10 @@ public enum HTMLReport {
     /// trace or dump, before any table.
     static func header(_ run: RunRecord, summary: RunSummary, links: Links, into page: inout Page) {
         page.raw("<header>\n<h1>Strain run: \(e(run.suite.name))</h1>\n")
-        if let description = run.suite.description { page.raw("<p class=\"description\">\(e(description))</p>\n") }
+        if let description = run.suite.description {
+            let text = MarkupText.codeSpans(description).map { $0.code ? "<code>\(e($0.text))</code>" : e($0.text) }.joined()
+            page.raw("<p class=\"description\">\(text)</p>\n")
+        }
         let unexpected = summary.unexpected.count
         let verdict = (unexpected == 0 ? "<span class=\"ok\">every outcome expected</span>" : "<span class=\"bad\">\(unexpected) unexpected</span>")
             + (run.interrupted == true ? "<span class=\"bad\">\(e(run.interruptionNote))</span>" : "")
