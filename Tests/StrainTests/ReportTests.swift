@@ -281,3 +281,21 @@ enum XMLSchemaCheck {
         #expect(!MarkdownReport.render(run).contains("_Cut to fit"))
     }
 }
+
+/// Chart labels that say what they show.
+@Suite struct ChartLabelTests {
+    @Test func aQuarterSecondStepIsLabelledWithTwoDecimalsAndWholeStepsWithNone() {
+        #expect(SVGChart.decimals(for: 0.25) == 2, "0.25 s ticks read 0.25, 0.50, 0.75")
+        #expect(SVGChart.decimals(for: 0.2) == 1)
+        #expect(SVGChart.decimals(for: 0.5) == 1)
+        #expect(SVGChart.decimals(for: 1) == 0 && SVGChart.decimals(for: 5) == 0 && SVGChart.decimals(for: 20) == 0)
+        #expect(SVGChart.decimals(for: 0.001) == 3)
+        #expect(SVGChart.decimals(for: 0.0025) == 4)
+    }
+
+    @Test func aLongLegendIsCutWithAnEllipsisAndAShortOneIsLeftAlone() {
+        #expect(SVGChart.legend("task-executor(64, 512KiB)") == "task-executor(64, 512Ki…")
+        #expect(SVGChart.legend("task-executor(64, 512KiB)").count == 24)
+        #expect(SVGChart.legend("thread(512KiB)") == "thread(512KiB)")
+    }
+}

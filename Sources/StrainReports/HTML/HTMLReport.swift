@@ -306,13 +306,14 @@ public enum HTMLReport {
             let yTicks = SVGChart.niceTicks(upTo: max(1, points.map(\.y).max() ?? 1)).filter { $0 == $0.rounded() }
             let xTicks = SVGChart.niceTicks(upTo: points.map(\.x).max() ?? 1)
             let step = xTicks.count > 1 ? xTicks[1] - xTicks[0] : 1
-            let decimals = max(0, Int(-floor(log10(step) + 1e-9)))
+            let decimals = SVGChart.decimals(for: step)
             let svg = SVGChart.lines([SVGChart.Series(name: trial.strategy.description, points: points)], title: label,
                                      xLabel: "seconds since the child started", yLabel: "threads",
                                      formatX: { String(format: "%.\(decimals)f s", $0) }, formatY: { String(format: "%.0f", $0) }, step: true,
                                      xTicks: xTicks, yTicks: yTicks.count >= 2 ? yTicks : [0, 1])
             page.raw("<figure>\(svg)<figcaption>\(e(trial.key.parameterSummary))</figcaption></figure>\n")
         }
+        if chosen.count > 12 { page.raw("<p class=\"note\">\(chosen.count - 12) more timelines are in run.json (<code>threadTimeline</code>); the first 12 are drawn.</p>\n") }
         page.raw("</div>\n</article>\n")
     }
 

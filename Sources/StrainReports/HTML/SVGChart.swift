@@ -14,7 +14,7 @@ public enum HTMLText {
 /// Colours keep one meaning each: strategies and series take the palette, which
 /// has no red, green or purple; red is only an overflow or a failure, and the
 /// outcome colours are those of the outcome histogram.
-enum SVGChart {
+package enum SVGChart {
     static let width = 600.0
     static let palette = ["#3366cc", "#dc7f00", "#00838f", "#8d6e63", "#5c677d", "#b08900", "#1b4965", "#c05299"]
     static let barColor = "#3366cc"
@@ -189,9 +189,24 @@ enum SVGChart {
                 }
             }
             svg += "<rect x=\"\(f(left + plotWidth + 12))\" y=\"\(f(top + Double(index) * 18))\" width=\"10\" height=\"10\" fill=\"\(color)\"/>"
-            svg += text(x: left + plotWidth + 26, y: top + Double(index) * 18 + 9, String(line.name.prefix(24)), cssClass: "legend")
+            svg += text(x: left + plotWidth + 26, y: top + Double(index) * 18 + 9, Self.legend(line.name), cssClass: "legend")
         }
         return svg + "</svg>"
+    }
+
+    /// A legend entry within 24 characters, an ellipsis where it was cut.
+    package static func legend(_ name: String) -> String {
+        name.count <= 24 ? name : String(name.prefix(23)) + "…"
+    }
+
+    /// The decimals a tick step needs to be written exactly: 0.25 needs 2 (it was
+    /// counted from log10 of the step, which gave 1 and labels 0.2 and 0.8).
+    package static func decimals(for step: Double) -> Int {
+        guard step.isFinite, step > 0 else { return 0 }
+        return (0...6).first { digits in
+            let scaled = step * pow(10, Double(digits))
+            return abs(scaled - scaled.rounded()) < 1e-6 * max(1, scaled)
+        } ?? 6
     }
 
     /// 0 and round steps (1, 2 or 5 × 10ⁿ) up to the first at or above `maximum`: 4 to 6 ticks.
