@@ -1,3 +1,4 @@
+import Foundation
 /// What a metric is: its name, unit, which direction is better and how noisy it is.
 /// The reports and the gate read these instead of knowing metric names.
 public struct MetricDescriptor: Codable, Hashable, Sendable {
@@ -15,6 +16,13 @@ public struct MetricDescriptor: Codable, Hashable, Sendable {
         case perSecond
         /// A dimensionless ratio.
         case ratio
+
+        /// A rate as every report and the gate write it: `12.8 M/s`, `358 k/s`, `42 /s`.
+        public static func rate(_ perSecond: Double) -> String {
+            if perSecond >= 1e6 { return String(format: "%.1f M/s", perSecond / 1e6) }
+            if perSecond >= 1e3 { return String(format: "%.0f k/s", perSecond / 1e3) }
+            return String(format: "%.0f /s", perSecond)
+        }
 
         /// The unit as a column, a chart or a label names it: `s`, `ns`, `bytes`, `count`, `/s`, `ratio`.
         public var symbol: String {

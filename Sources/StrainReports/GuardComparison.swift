@@ -179,10 +179,7 @@ extension Format {
 
     /// `26.4 M/s`, `358 k/s`.
     public static func rate(_ perSecond: Double?) -> String {
-        guard let perSecond else { return "–" }
-        if perSecond >= 1e6 { return String(format: "%.1f M/s", perSecond / 1e6) }
-        if perSecond >= 1e3 { return String(format: "%.0f k/s", perSecond / 1e3) }
-        return String(format: "%.0f /s", perSecond)
+        perSecond.map(MetricDescriptor.Unit.rate) ?? "–"
     }
 
     /// `120 ns`, `1.4 µs`, `2.1 ms`.

@@ -370,3 +370,10 @@ struct ShardMergeTests {
         } throws: { ($0 as? GateError)?.kind == .input && "\($0)".contains("another plan") }
     }
 }
+
+@Test func theGateWritesThroughputAsTheRunsReportsDo() {
+    // It wrote 1.28e+07/s beside runs that said 12.8 M/s.
+    #expect(Gate.format(12_800_000, .perSecond) == "12.8 M/s")
+    #expect(Gate.format(358_400, .perSecond) == "358 k/s")
+    #expect(Gate.format(42, .perSecond) == "42 /s")
+}

@@ -406,7 +406,7 @@ public enum Gate {
             if abs(value) >= 1024 { return String(format: "%.1f KiB", value / 1024) }
             return String(format: "%.0f B", value)
         case .count: return String(format: "%.0f", value)
-        case .perSecond: return String(format: "%.3g/s", value)
+        case .perSecond: return MetricDescriptor.Unit.rate(value)
         case .ratio: return String(format: "%.3g", value)
         }
     }
