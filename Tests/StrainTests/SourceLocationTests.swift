@@ -18,7 +18,7 @@ import Testing
     @Test func aCFunctionInThisProcessGetsItsFileAndLine() throws {
         let function: @convention(c) () -> UInt64 = strain_monotonic_ns
         let address = UInt64(UInt(bitPattern: unsafeBitCast(function, to: UnsafeRawPointer.self)))
-        let maps = try String(contentsOfFile: "/proc/self/maps", encoding: .utf8)
+        let maps = Watchdog.contents(of: "/proc/self/maps")
         let frame = try #require(Symbolizer().frames(for: [address + 4], maps: maps, firstIsExact: true).first)
         #expect(frame.symbol == "strain_monotonic_ns")
         #expect(frame.file?.hasSuffix("strain_probe.c") == true, "\(frame)")
@@ -29,28 +29,31 @@ import Testing
     @Test func glibcsInternalFramesAreNamedThroughItsSeparateDebugFile() throws {
         // A Thread's outermost frames are glibc's start_thread and clone3, which
         // libc.so.6's own tables do not name; libc6-dbg's build-id file does.
-        // The addresses come from Foundation's walk (glibc's backtrace), which under a
-        // loaded parallel suite sometimes stops before glibc's frames (once in a CI run;
-        // 5 of 5 tries in a run beside three fuzzers): take a new thread's stack up to 40
-        // times, a little apart, and say what the last walk reached if none got there.
-        var libc: [Frame] = []
-        var reached: [String] = []
-        for attempt in 0..<40 where libc.isEmpty {
-            if attempt > 0 { usleep(25_000) }
-            let addresses = Mutex<[UInt64]>([])
-            let done = DispatchSemaphore(value: 0)
-            let thread = Thread {
-                addresses.withLock { $0 = Thread.callStackReturnAddresses.map { UInt64($0.uintValue) } }
-                done.signal()
-            }
+        // 300 threads parked beside it, as a loaded parallel suite has: /proc/self/maps
+        // then runs past what Foundation's String(contentsOfFile:) reads of it (it
+        // stops early on /proc files: 80 of 532 lines, libc's not among them), which
+        // made this test fail under load, libraries' frames all "?". Strain reads maps
+        // to the end (Watchdog.contents), and so does this test.
+        let release = DispatchSemaphore(value: 0)
+        let parked = (0..<300).map { _ in
+            let thread = Thread { release.wait() }
+            thread.stackSize = 64 * 1024
             thread.start()
-            done.wait()
-            let maps = try String(contentsOfFile: "/proc/self/maps", encoding: .utf8)
-            let frames = Symbolizer().frames(for: addresses.withLock { $0 }, maps: maps, firstIsExact: false)
-            libc = frames.filter { $0.moduleName?.hasPrefix("libc.so") == true }
-            reached = frames.map { $0.moduleName ?? "?" }
+            return thread
         }
-        #expect(!libc.isEmpty, "the last walk's modules: \(reached)")
+        defer { for _ in parked { release.signal() } }
+        let addresses = Mutex<[UInt64]>([])
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            addresses.withLock { $0 = Thread.callStackReturnAddresses.map { UInt64($0.uintValue) } }
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        let maps = Watchdog.contents(of: "/proc/self/maps")
+        let frames = Symbolizer().frames(for: addresses.withLock { $0 }, maps: maps, firstIsExact: false)
+        let libc = frames.filter { $0.moduleName?.hasPrefix("libc.so") == true }
+        #expect(!libc.isEmpty, "the walk's modules: \(frames.map { $0.moduleName ?? "?" }), maps: \(maps.split(separator: "\n").count) lines")
         #expect(libc.allSatisfy { $0.symbol != nil }, "\(libc.map(\.displayName))")
         #expect(libc.contains { $0.symbol == "start_thread" && $0.file?.hasSuffix("pthread_create.c") == true }, "\(libc.map(\.displayName))")
     }
@@ -58,7 +61,7 @@ import Testing
     @Test func withoutLLVMSymbolizerTheNamesStayAndTheTraceSaysWhy() throws {
         let function: @convention(c) () -> UInt64 = strain_monotonic_ns
         let address = UInt64(UInt(bitPattern: unsafeBitCast(function, to: UnsafeRawPointer.self)))
-        let maps = try String(contentsOfFile: "/proc/self/maps", encoding: .utf8)
+        let maps = Watchdog.contents(of: "/proc/self/maps")
         let symbolizer = Symbolizer(llvmSymbolizer: nil)
         let frames = symbolizer.frames(for: [address + 4], maps: maps, firstIsExact: true)
         #expect(frames.first?.symbol == "strain_monotonic_ns")

@@ -97,7 +97,7 @@ import Testing
     @Test func namesACFunctionInThisProcessFromItsELFSymbolTable() throws {
         let function: @convention(c) () -> UInt64 = strain_monotonic_ns
         let address = UInt64(UInt(bitPattern: unsafeBitCast(function, to: UnsafeRawPointer.self)))
-        let maps = try String(contentsOfFile: "/proc/self/maps", encoding: .utf8)
+        let maps = Watchdog.contents(of: "/proc/self/maps")
         let frame = try #require(Symbolizer().frames(for: [address + 4], maps: maps, firstIsExact: true).first)
         #expect(frame.symbol == "strain_monotonic_ns")
         #expect(frame.symbolOffset == 4)
