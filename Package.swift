@@ -88,9 +88,22 @@ let package = Package(
             name: "StrainKit",
             dependencies: ["StrainRecords", "CStrainProbe", "CStrainTools", .product(name: "Histogram", package: "hdrhistogram-swift")]
         ),
+        // What crosses between the parent and a trial: messages, environment names,
+        // descriptor numbers, each with its version. Records only.
+        .target(name: "StrainWire", dependencies: ["StrainRecords"]),
+        // The suite language: YAML to a typed suite and plan (fuzzed alone).
+        .target(
+            name: "StrainSuite",
+            dependencies: ["StrainRecords", "StrainWire", "StrainKit", .product(name: "Yams", package: "Yams")]
+        ),
+        // Naming addresses: ELF tables, llvm-symbolizer, demangling, recursion cycles, thread dumps.
+        .target(name: "StrainSymbols", dependencies: ["StrainRecords", "StrainWire", "CStrainTools"]),
+        // Inside a trial: the `_trial` child's host and watchdog, the trial server's side.
+        .target(name: "StrainHost", dependencies: ["StrainRecords", "StrainKit", "StrainWire", "CStrainProbe", "CStrainTools"]),
+        // The parent: supervision, run, bisect, exec, the trial server's client, the journal.
         .target(
             name: "StrainRunner",
-            dependencies: ["StrainKit", "CStrainProbe", "CStrainTools", .product(name: "Yams", package: "Yams")]
+            dependencies: ["StrainRecords", "StrainKit", "StrainWire", "StrainSuite", "StrainSymbols", "CStrainProbe", "CStrainTools"]
         ),
         .target(name: "StrainReports", dependencies: ["StrainRecords"]),
         // Public API of StrainKit only, like any user's scenarios.
@@ -102,7 +115,8 @@ let package = Package(
         .target(
             name: "StrainCLI",
             dependencies: [
-                "StrainRunner", "StrainReports", "StrainGate",
+                "StrainRecords", "StrainKit", "StrainWire", "StrainSuite", "StrainSymbols", "StrainHost", "StrainRunner",
+                "StrainReports", "StrainGate",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -119,7 +133,10 @@ let package = Package(
         .target(name: "StrainGate", dependencies: ["StrainRecords"]),
         .testTarget(
             name: "StrainTests",
-            dependencies: ["StrainRecords", "StrainKit", "StrainHelpers", "StrainRunner", "StrainReports", "StrainScenarios", "StrainCLI"],
+            dependencies: [
+                "StrainRecords", "StrainKit", "StrainHelpers", "StrainWire", "StrainSuite", "StrainSymbols", "StrainHost",
+                "StrainRunner", "StrainReports", "StrainScenarios", "StrainCLI",
+            ],
             // A fixed run.json, the golden reports rendered from it and the JUnit schema, read by path.
             exclude: ["Fixtures"]
         ),

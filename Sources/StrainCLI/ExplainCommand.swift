@@ -1,5 +1,6 @@
 import ArgumentParser
 import StrainKit
+import StrainSuite
 
 struct ExplainCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -4,6 +4,7 @@ import Foundation
 import StrainKit
 import StrainReports
 import StrainRunner
+import StrainSuite
 
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

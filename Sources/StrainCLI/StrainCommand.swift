@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import StrainKit
 import StrainRunner
+import StrainSuite
 import Synchronization
 
 /// Strain's exit codes: a contract CI scripts rely on.

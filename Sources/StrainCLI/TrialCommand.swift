@@ -1,4 +1,5 @@
 import Foundation
+import StrainHost
 import StrainKit
 import StrainRunner
 

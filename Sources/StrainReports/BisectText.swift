@@ -2,9 +2,9 @@ import StrainRecords
 
 /// `strain bisect`'s answers as text: one headline per search, its sentence, the
 /// slope, the probes' count and wall time. Shared by the terminal, Markdown and HTML.
-public enum BisectText {
+package enum BisectText {
     /// `cyclic-graph (operation=unarchive, shape=chain, size=2000): smallest stack 1.3MiB`.
-    public static func headline(_ search: BisectSearch) -> String {
+    package static func headline(_ search: BisectSearch) -> String {
         let parameters = search.parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
         let subject = parameters.isEmpty ? search.scenario : "\(search.scenario) (\(parameters))"
         let answer: String
@@ -26,7 +26,7 @@ public enum BisectText {
     }
 
     /// `About 668 bytes of stack per unit of size (…). Predicted size that completes — …`.
-    public static func slopeSentence(_ slope: StackSlope) -> String {
+    package static func slopeSentence(_ slope: StackSlope) -> String {
         let count = { (value: Int) in Format.count(Double(value)) }
         let fits = slope.capacities.map { capacity in
             "\(capacity.name): \(capacity.largestValue.map { "up to ~\(count($0))" } ?? "not even 1")"
@@ -36,12 +36,12 @@ public enum BisectText {
     }
 
     /// `14 probes in 0.61 s`.
-    public static func cost(_ search: BisectSearch) -> String {
+    package static func cost(_ search: BisectSearch) -> String {
         "\(search.probes.count) probes in \(Format.duration(search.wallSeconds))"
     }
 
     /// Every line of the section, plain.
-    public static func lines(_ section: BisectSection) -> [String] {
+    package static func lines(_ section: BisectSection) -> [String] {
         var lines: [String] = []
         for search in section.searches {
             lines.append("\(headline(search))  (\(cost(search)))")
@@ -74,14 +74,14 @@ public enum BisectText {
 
 extension TerminalReport {
     /// `  probe 7  cyclic-graph[operation=unarchive, shape=chain, size=2000] thread(1300KiB) linux #1  completed  31.2 ms`.
-    public func probeLine(_ trial: TrialRecord, index: Int) -> String {
+    package func probeLine(_ trial: TrialRecord, index: Int) -> String {
         let outcome = trial.outcome.kind == .completed ? paint(trial.outcome.description, 32) : paint(trial.outcome.description, 33)
         let time = Format.duration(trial.metrics.trialSeconds)
         return "  probe \(index)  \(trial.key.configuration) \(trial.strategy) \(trial.profile.rawValue) #\(trial.repetition)  \(outcome)  \(time)"
     }
 
     /// The bisect's answers, for the end of `strain bisect`.
-    public func renderBisect(_ run: RunRecord) -> String {
+    package func renderBisect(_ run: RunRecord) -> String {
         guard let section = run.bisect else { return "" }
         var lines = [paint("Bisect", 1)]
         for search in section.searches {

@@ -2,7 +2,7 @@ import StrainRecords
 
 /// Confinement violations as text: per distinct violation, the access and the
 /// few innermost frames of both stacks. Shared by the terminal, Markdown and HTML.
-public enum ConfinementText {
+package enum ConfinementText {
     /// Frames shown of each stack.
     static let frameCount = 4
 
@@ -16,7 +16,7 @@ public enum ConfinementText {
     }
 
     /// `logTitle(of:) ← closure #1 in … ← …`.
-    public static func stack(_ frames: [Frame]) -> String {
+    package static func stack(_ frames: [Frame]) -> String {
         let names = frames.prefix(frameCount).map { $0.symbol ?? $0.displayName }
         return names.joined(separator: " ← ") + (frames.count > frameCount ? " ← …" : "")
     }

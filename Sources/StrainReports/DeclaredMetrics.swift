@@ -3,21 +3,21 @@ import StrainRecords
 /// The metrics a run's scenarios declared for themselves, per comparison group:
 /// the median of each per strategy, in its unit, its column marked with the
 /// direction that is better.
-public struct DeclaredMetrics: Sendable {
+package struct DeclaredMetrics: Sendable {
     /// One group's metrics.
-    public struct Table: Sendable {
+    package struct Table: Sendable {
         /// `decode-orders (depth=600, width=0, coding=keyed-archive) on linux`.
-        public var title: String
-        public var scenario: String
+        package var title: String
+        package var scenario: String
         /// `strategy`, then `name (unit, ↑ better)` per metric.
-        public var header: [String]
+        package var header: [String]
         /// A row per strategy: its name, then the medians.
-        public var rows: [[String]]
+        package var rows: [[String]]
     }
 
-    public let tables: [Table]
+    package let tables: [Table]
 
-    public init(_ run: RunRecord) {
+    package init(_ run: RunRecord) {
         let declared = run.customMetrics ?? []
         var tables: [Table] = []
         func medians(_ trials: [TrialRecord], _ metrics: [MetricDescriptor]) -> [String] {

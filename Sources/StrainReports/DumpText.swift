@@ -2,9 +2,9 @@ import Foundation
 import StrainRecords
 
 /// Thread dumps and pool verdicts as lines of text.
-public enum DumpText {
+package enum DumpText {
     /// `deadlocked after 1.00 s without progress; 7 threads dumped in 1.2 ms (signal)`.
-    public static func headline(_ trial: TrialRecord) -> String {
+    package static func headline(_ trial: TrialRecord) -> String {
         var text = trial.outcome.description
         if let stall = trial.stall {
             text += " after \(Format.duration(stall.silentSeconds)) without progress (threshold \(Format.duration(stall.thresholdSeconds)))"
@@ -17,7 +17,7 @@ public enum DumpText {
     }
 
     /// `231 threads — futex wait ← DispatchQueue.sync ← … [strain.pool.0 … S]`.
-    public static func group(_ group: ThreadGroup, names: Int = 3) -> String {
+    package static func group(_ group: ThreadGroup, names: Int = 3) -> String {
         let noun = group.count == 1 ? "thread" : "threads"
         let distinctNames = Array(Set(group.threads.map(\.name))).sorted()
         var who = distinctNames.prefix(names).joined(separator: ", ")
@@ -30,7 +30,7 @@ public enum DumpText {
 
     /// A whole dump as text: `title`, then each group's line and its stack,
     /// indented; what `strain dump` prints and `strain exec` writes per dump.
-    public static func document(_ dump: ThreadDump, title: String) -> String {
+    package static func document(_ dump: ThreadDump, title: String) -> String {
         let groupNoun = dump.groups.count == 1 ? "group" : "groups"
         var lines = ["\(title): \(dump.threadCount) threads in \(dump.groups.count) \(groupNoun), dumped in \(Format.duration(Double(dump.dumpNanoseconds) / 1e9)) (\(dump.method))"]
         if !dump.unreached.isEmpty { lines.append("not answered: \(dump.unreached.map(String.init).joined(separator: ", "))") }
@@ -43,12 +43,12 @@ public enum DumpText {
     }
 
     /// A group's whole stack, one frame a line.
-    public static func frames(_ group: ThreadGroup) -> [String] {
+    package static func frames(_ group: ThreadGroup) -> [String] {
         group.frames.enumerated().flatMap { TraceText.frameLines($0.element, index: $0.offset) }
     }
 
     /// `12 stalls: last heartbeat to record, median 412 ms (threshold + 12.0 ms); dumps, median 1.2 ms for 5 threads`.
-    public static func watchdogSummary(_ run: RunRecord) -> String? {
+    package static func watchdogSummary(_ run: RunRecord) -> String? {
         let stalled = run.trials.filter { $0.stall != nil }
         guard !stalled.isEmpty else { return nil }
         let overshoot = Statistics.median(stalled.compactMap { trial in trial.stall.flatMap { stall in stall.recordedAfterSeconds.map { $0 - stall.thresholdSeconds } } })
@@ -63,7 +63,7 @@ public enum DumpText {
     }
 
     /// One trial per distinct stall (scenario, parameters, strategy, profile, outcome).
-    public static func distinctStalls(_ run: RunRecord) -> [TrialRecord] {
+    package static func distinctStalls(_ run: RunRecord) -> [TrialRecord] {
         struct Seen: Hashable {
             var key: TrialKey
             var outcome: TrialOutcome.Kind
@@ -76,7 +76,7 @@ public enum DumpText {
     }
 
     /// Distinct cap verdicts: `rw-barrier-collection[…] gcd-serial-queues linux: needed 131 …`.
-    public static func capVerdicts(_ run: RunRecord) -> [(trial: TrialKey, verdict: CapVerdict)] {
+    package static func capVerdicts(_ run: RunRecord) -> [(trial: TrialKey, verdict: CapVerdict)] {
         struct Seen: Hashable {
             var key: TrialKey
             var cap: Int

@@ -4,25 +4,25 @@ import StrainRecords
 /// unexpectedly, in plan order, each with its outcomes counted, what the suite
 /// expects, and its first unexpected trial (the one a report links to and whose
 /// reason it quotes). Ten timed-out repetitions of one key are one line, "×10 of 10".
-public struct FailedKeys: Sendable {
+package struct FailedKeys: Sendable {
     /// One key's unexpected trials.
-    public struct Key: Sendable {
-        public var key: TrialKey
+    package struct Key: Sendable {
+        package var key: TrialKey
         /// The key's unexpected trials, in plan order.
-        public var trials: [TrialRecord]
+        package var trials: [TrialRecord]
         /// All the key's trials in the run.
-        public var total: Int
+        package var total: Int
         /// `timedOut ×9, crashed(SIGSEGV) ×1`, by outcome name.
-        public var outcomes: String
+        package var outcomes: String
         /// `crashed or stackOverflow`, or empty.
-        public var expected: String
+        package var expected: String
         /// The first unexpected trial.
-        public var first: TrialRecord { trials[0] }
+        package var first: TrialRecord { trials[0] }
     }
 
-    public let keys: [Key]
+    package let keys: [Key]
 
-    public init(_ run: RunRecord) {
+    package init(_ run: RunRecord) {
         var order: [TrialKey] = []
         var failed: [TrialKey: [TrialRecord]] = [:]
         var totals: [TrialKey: Int] = [:]
@@ -41,7 +41,7 @@ public struct FailedKeys: Sendable {
     }
 
     /// `completed ×1 of 1; expects crashed`.
-    public static func line(_ key: Key) -> String {
+    package static func line(_ key: Key) -> String {
         "\(key.outcomes) of \(key.total)" + (key.expected.isEmpty ? "" : "; expects \(key.expected)")
     }
 }

@@ -14,14 +14,14 @@ import StrainRecords
 /// process's own baseline (the median peak RSS of the run's `noop` trials on the
 /// same profile): the runtime's ~20 MiB would otherwise flatten any exponent.
 /// Without a `noop` trial, memory is charted but not fitted, and the report says so.
-public struct GrowthSweep: Sendable {
-    public struct Line: Sendable {
+package struct GrowthSweep: Sendable {
+    package struct Line: Sendable {
         /// `thread(64MiB) linux`.
-        public var name: String
-        public var points: [(x: Double, y: Double)]
-        public var fit: GrowthFit?
+        package var name: String
+        package var points: [(x: Double, y: Double)]
+        package var fit: GrowthFit?
         /// Trials of this line that did not complete, left out of its points.
-        public var leftOut = 0
+        package var leftOut = 0
 
         /// A fit's sentence, with what the line left out.
         func sentence(_ fit: GrowthFit, of what: String, over parameter: String) -> String {
@@ -30,21 +30,21 @@ public struct GrowthSweep: Sendable {
         }
     }
 
-    public var scenario: String
+    package var scenario: String
     /// The swept parameter.
-    public var parameter: String
+    package var parameter: String
     /// The other parameters, held fixed: `operation=archive, shape=league`.
-    public var fixed: String
-    public var time: [Line]
-    public var memory: [Line]
+    package var fixed: String
+    package var time: [Line]
+    package var memory: [Line]
     /// The baseline subtracted from peak RSS before fitting, when the run had one.
-    public var memoryBaselineBytes: Double?
+    package var memoryBaselineBytes: Double?
 
     /// `cyclic-graph: growth with size (operation=archive, shape=league)`.
-    public var title: String { "\(scenario): growth with \(parameter)\(fixed.isEmpty ? "" : " (\(fixed))")" }
+    package var title: String { "\(scenario): growth with \(parameter)\(fixed.isEmpty ? "" : " (\(fixed))")" }
 
     /// One sentence per line fitted: `thread(64MiB) linux: time ∝ size^1.7, R² 0.99`.
-    public var fitLines: [String] {
+    package var fitLines: [String] {
         var lines = time.compactMap { line in line.fit.map { line.sentence($0, of: "time", over: parameter) } }
         if let baseline = memoryBaselineBytes {
             lines += memory.compactMap { line in
@@ -57,7 +57,7 @@ public struct GrowthSweep: Sendable {
     }
 
     /// The sweeps of a run, scenario by scenario.
-    public static func sweeps(_ run: RunRecord) -> [GrowthSweep] {
+    package static func sweeps(_ run: RunRecord) -> [GrowthSweep] {
         let scenarios = run.trials.map(\.scenario).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         var baselines: [Profile: Double] = [:]
         for profile in Set(run.trials.map(\.profile)) { baselines[profile] = baseline(run, profile: profile) }

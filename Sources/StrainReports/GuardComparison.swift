@@ -7,41 +7,41 @@ import StrainRecords
 /// with latency, fairness and the outcome histogram across repetitions. A record
 /// that names no rankings (written before they existed) ranks the trials of
 /// scenarios with a `guard` parameter and measured operations by throughput.
-public struct GuardComparison: Sendable {
-    public struct Row: Sendable {
+package struct GuardComparison: Sendable {
+    package struct Row: Sendable {
         /// The ranked parameter's value (`NSLock`).
-        public var value: String
-        public var strategy: StrategySpec
-        public var trials: [TrialRecord]
+        package var value: String
+        package var strategy: StrategySpec
+        package var trials: [TrialRecord]
         /// The metric the table ranks by.
-        public var metric: MetricDescriptor
+        package var metric: MetricDescriptor
 
-        public var outcomes: String { RunSummary.Row(strategy: strategy, trials: trials).outcomes }
-        public var allExpected: Bool { trials.allSatisfy(\.expected) }
+        package var outcomes: String { RunSummary.Row(strategy: strategy, trials: trials).outcomes }
+        package var allExpected: Bool { trials.allSatisfy(\.expected) }
         /// Whether every repetition completed: only such a row is ranked.
-        public var allCompleted: Bool { trials.allSatisfy { $0.outcome.kind == .completed } }
+        package var allCompleted: Bool { trials.allSatisfy { $0.outcome.kind == .completed } }
         /// Only completed trials are measured: a run that lost elements or
         /// crashed did not do the work its numbers would claim.
-        public var measured: [TrialRecord] { trials.filter { $0.outcome.kind == .completed } }
+        package var measured: [TrialRecord] { trials.filter { $0.outcome.kind == .completed } }
         /// The median of the ranking's metric over the measured trials.
-        public var medianMetric: Double? { Statistics.median(measured.compactMap { $0.metrics.value(of: metric.name) }) }
-        public var medianThroughput: Double? { Statistics.median(measured.compactMap(\.metrics.throughputPerSecond)) }
-        public var medianP50: Double? { Statistics.median(measured.compactMap { $0.metrics.latency.map { Double($0.p50Nanoseconds) } }) }
-        public var medianP99: Double? { Statistics.median(measured.compactMap { $0.metrics.latency.map { Double($0.p99Nanoseconds) } }) }
+        package var medianMetric: Double? { Statistics.median(measured.compactMap { $0.metrics.value(of: metric.name) }) }
+        package var medianThroughput: Double? { Statistics.median(measured.compactMap(\.metrics.throughputPerSecond)) }
+        package var medianP50: Double? { Statistics.median(measured.compactMap { $0.metrics.latency.map { Double($0.p50Nanoseconds) } }) }
+        package var medianP99: Double? { Statistics.median(measured.compactMap { $0.metrics.latency.map { Double($0.p99Nanoseconds) } }) }
         /// The 99.9th percentile, from trials that sampled at least 2,000
         /// operations (fewer, and it is little more than the slowest one).
-        public var medianP999: Double? {
+        package var medianP999: Double? {
             Statistics.median(measured.compactMap { $0.metrics.latency.flatMap { $0.count >= 2_000 ? Double($0.p999Nanoseconds) : nil } })
         }
-        public var medianFairness: Double? { Statistics.median(measured.compactMap { $0.metrics.fairness?.jainIndex }) }
+        package var medianFairness: Double? { Statistics.median(measured.compactMap { $0.metrics.fairness?.jainIndex }) }
         /// `8/8`: the workers there when the work began, of those asked for (median).
-        public var workersTogether: String {
+        package var workersTogether: String {
             guard let together = Statistics.median(measured.compactMap { $0.metrics.custom["workers at the start"] }) else { return "–" }
             // A record read from disk may hold any number here (1e300): never trap converting it.
             let count = Int(exactly: together.rounded(.towardZero)).map(String.init) ?? String(format: "%g", together)
             return "\(count)/\(trials.first?.parameters["workers"] ?? "?")"
         }
-        public var medianContextSwitches: Double? {
+        package var medianContextSwitches: Double? {
             Statistics.median(trials.compactMap { trial in
                 guard let voluntary = trial.metrics.voluntaryContextSwitches else { return nil }
                 return Double(voluntary + (trial.metrics.involuntaryContextSwitches ?? 0))
@@ -49,25 +49,25 @@ public struct GuardComparison: Sendable {
         }
     }
 
-    public struct Table: Sendable {
+    package struct Table: Sendable {
         /// What the rows share: the scenario, its parameters but the ranked one and the
         /// measurement knobs, and the profile.
-        public var key: ComparisonKey
+        package var key: ComparisonKey
         /// What the table ranks.
-        public var ranking: MetricRanking
+        package var ranking: MetricRanking
         /// Best first; rows that never finished a trial last.
-        public var rows: [Row]
+        package var rows: [Row]
 
-        public var scenario: String { key.scenario }
+        package var scenario: String { key.scenario }
         /// `contended-collection (workers=8) on linux: guards by throughput`.
-        public var title: String { "\(key.title): \(ranking.parameter)s by \(ranking.metric)" }
+        package var title: String { "\(key.title): \(ranking.parameter)s by \(ranking.metric)" }
         /// The column names, as every report shows them.
-        public var header: [String] { GuardComparison.header(for: ranking) }
+        package var header: [String] { GuardComparison.header(for: ranking) }
     }
 
-    public let tables: [Table]
+    package let tables: [Table]
 
-    public init(_ run: RunRecord) {
+    package init(_ run: RunRecord) {
         let descriptors = Dictionary(run.metricDescriptors.map { ($0.name, $0) }) { first, _ in first }
         var tables: [Table] = []
         for ranking in Self.rankings(in: run) {
@@ -105,7 +105,7 @@ public struct GuardComparison: Sendable {
 
     /// The rankings the run's scenarios asked for; for a record that names none,
     /// every scenario with a `guard` parameter and measured operations, by throughput.
-    public static func rankings(in run: RunRecord) -> [MetricRanking] {
+    package static func rankings(in run: RunRecord) -> [MetricRanking] {
         if let rankings = run.rankings { return rankings }
         var seen = Set<String>()
         return run.trials.compactMap { trial in
@@ -118,7 +118,7 @@ public struct GuardComparison: Sendable {
     /// Whether a summary group's trials are shown in a ranking table instead: a
     /// ranked scenario that measures operations (its table has their throughput,
     /// latency and fairness); any other keeps its group table beside the ranking.
-    public static func covers(_ group: RunSummary.Group, in run: RunRecord) -> Bool {
+    package static func covers(_ group: RunSummary.Group, in run: RunRecord) -> Bool {
         let rankings = Self.rankings(in: run)
         let measuringOperations = Set(run.trials.filter { $0.metrics.throughputPerSecond != nil }.map(\.scenario))
         return group.rows.contains { row in
@@ -130,7 +130,7 @@ public struct GuardComparison: Sendable {
     }
 
     /// The cells of a row, as every report shows them.
-    public static func cells(_ row: Row, rank: Int) -> [String] {
+    package static func cells(_ row: Row, rank: Int) -> [String] {
         let metric = row.metric.name == "throughput" ? Format.rate(row.medianMetric) : Format.value(row.medianMetric, unit: row.metric.unit)
         return [
             row.medianMetric == nil || !row.allCompleted ? "–" : "\(rank)", row.value, row.strategy.description,
@@ -140,16 +140,16 @@ public struct GuardComparison: Sendable {
     }
 
     /// The column names for `ranking`: its parameter and its metric where the guards' table has `guard` and `throughput`.
-    public static func header(for ranking: MetricRanking) -> [String] {
+    package static func header(for ranking: MetricRanking) -> [String] {
         ["#", ranking.parameter, "strategy", ranking.metric, "p50", "p99", "p99.9", "fairness", "together", "outcomes"]
     }
 }
 
 /// The harness against its C reference: an uncontended pthread_mutex pair
 /// measured by the worker loop and by a tight C loop in the same child.
-public enum ReferenceComparison {
+package enum ReferenceComparison {
     /// `sample-every=16: harness 16.7 ns/op, C loop 12.5 ns/op: 1.33× (median of 11)`.
-    public static func lines(_ run: RunRecord) -> [String] {
+    package static func lines(_ run: RunRecord) -> [String] {
         let measured = run.trials.filter { $0.metrics.custom["ratio to C reference"] != nil }
         let bySampling = Dictionary(grouping: measured) { $0.parameters["sample-every"] ?? "default" }
         return bySampling.keys.sorted { (Int($0) ?? 0) < (Int($1) ?? 0) }.map { key in
@@ -165,7 +165,7 @@ public enum ReferenceComparison {
 
 extension Format {
     /// A value in its unit, as the reports show declared metrics: `1.2 MiB`, `3.4 ms`, `0.95`.
-    public static func value(_ value: Double?, unit: MetricDescriptor.Unit) -> String {
+    package static func value(_ value: Double?, unit: MetricDescriptor.Unit) -> String {
         guard let value else { return "–" }
         switch unit {
         case .seconds: return duration(value)
@@ -178,12 +178,12 @@ extension Format {
     }
 
     /// `26.4 M/s`, `358 k/s`.
-    public static func rate(_ perSecond: Double?) -> String {
+    package static func rate(_ perSecond: Double?) -> String {
         perSecond.map(MetricDescriptor.Unit.rate) ?? "–"
     }
 
     /// `120 ns`, `1.4 µs`, `2.1 ms`.
-    public static func nanoseconds(_ value: Double?) -> String {
+    package static func nanoseconds(_ value: Double?) -> String {
         guard let value else { return "–" }
         if value >= 1e6 { return String(format: "%.1f ms", value / 1e6) }
         if value >= 1e3 { return String(format: "%.1f µs", value / 1e3) }

@@ -6,8 +6,8 @@ import StrainRecords
 /// whose outcome the suite did not expect is a failure (a harness error is an
 /// error), with the outcome and the head of its trace; the child's output goes
 /// to system-out and system-err.
-public enum JUnitReport {
-    public static func render(_ run: RunRecord) -> String {
+package enum JUnitReport {
+    package static func render(_ run: RunRecord) -> String {
         let scenarios = run.trials.map(\.scenario).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         let failures = run.trials.filter { !$0.expected && $0.outcome.kind != .harnessError }.count
         let errors = run.trials.filter { !$0.expected && $0.outcome.kind == .harnessError }.count

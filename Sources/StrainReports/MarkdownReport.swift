@@ -2,14 +2,14 @@ import StrainRecords
 
 /// `summary.md`: the comparison tables, the stack verdicts and the traces,
 /// fit for a pull-request comment.
-public enum MarkdownReport {
+package enum MarkdownReport {
     /// The most characters summary.md holds: a GitHub pull-request comment takes
     /// 65,536, and the gate's Markdown may sit beside it in a step summary.
-    public static let characterLimit = 65_000
+    package static let characterLimit = 65_000
 
     /// summary.md, cut to ``characterLimit`` where it is longer: the head and "What
     /// failed" always stay; whole sections that do not fit are left out and named.
-    public static func render(_ run: RunRecord) -> String {
+    package static func render(_ run: RunRecord) -> String {
         capped(full(run), limit: characterLimit)
     }
 

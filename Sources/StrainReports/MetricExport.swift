@@ -4,7 +4,7 @@ import StrainRecords
 /// A run's numbers for tools that chart trends: a CSV with a row per trial, and the
 /// JSON that github-action-benchmark reads (`customSmallerIsBetter`,
 /// `customBiggerIsBetter`).
-public enum MetricExport {
+package enum MetricExport {
     /// Strain's own metrics and the run's declared ones that at least one trial measured, in that order.
     static func measured(_ run: RunRecord) -> [MetricDescriptor] {
         (MetricDescriptor.builtIn + (run.customMetrics ?? [])).filter { metric in run.trials.contains { $0.metrics.value(of: metric.name) != nil } }
@@ -13,7 +13,7 @@ public enum MetricExport {
     /// A row per trial in plan order: its ID's parts, its outcome, then one column per
     /// metric any trial measured, named with its unit (`wall (s)`); empty where a trial
     /// did not measure it. RFC 4180 quoting; numbers in full precision.
-    public static func csv(_ run: RunRecord) -> String {
+    package static func csv(_ run: RunRecord) -> String {
         let metrics = measured(run)
         var lines = [(["trial", "scenario", "parameters", "strategy", "profile", "repetition", "outcome"]
             + metrics.map { "\($0.name) (\($0.unit.symbol))" }).map(field).joined(separator: ",")]
@@ -37,7 +37,7 @@ public enum MetricExport {
     /// For each trial key and each metric better in `polarity`'s direction: the median
     /// over the key's repetitions that measured it, named `KEY METRIC`
     /// (`nested-json[depth=100] thread(512KiB) linux wall`), in plan order.
-    public static func benchmarkJSON(_ run: RunRecord, polarity: MetricDescriptor.Polarity) throws -> Data {
+    package static func benchmarkJSON(_ run: RunRecord, polarity: MetricDescriptor.Polarity) throws -> Data {
         let metrics = measured(run).filter { $0.polarity == polarity }
         var order: [TrialKey] = []
         var trials: [TrialKey: [TrialRecord]] = [:]

@@ -2,7 +2,7 @@ import Foundation
 import StrainRecords
 
 /// The report formats, by the names `--format` takes.
-public enum ReportFormat: String, CaseIterable, Sendable {
+package enum ReportFormat: String, CaseIterable, Sendable {
     case html, md, junit, json
     /// A row per trial, a column per metric with its unit: for spreadsheets and trend charts.
     case csv
@@ -12,7 +12,7 @@ public enum ReportFormat: String, CaseIterable, Sendable {
     case benchmarkBigger = "benchmark-bigger"
 
     /// The file a run directory gets for this format.
-    public var fileName: String {
+    package var fileName: String {
         switch self {
         case .html: "report.html"
         case .md: "summary.md"
@@ -24,7 +24,7 @@ public enum ReportFormat: String, CaseIterable, Sendable {
         }
     }
 
-    public func render(_ run: RunRecord) throws -> Data {
+    package func render(_ run: RunRecord) throws -> Data {
         switch self {
         case .html: Data(HTMLReport.render(run).utf8)
         case .md: Data(MarkdownReport.render(run).utf8)

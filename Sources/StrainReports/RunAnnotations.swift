@@ -4,10 +4,10 @@ import StrainRecords
 /// `strain run --github`: what GitHub Actions shows of a run. An `::error` per trial
 /// key that ended unexpectedly, at its `runs:` entry's line in the suite file, then
 /// one `::notice` with the run's summary; the Markdown summary goes to the step summary.
-public enum RunAnnotations {
+package enum RunAnnotations {
     /// The workflow commands, at most ``WorkflowCommand/annotationLimit`` errors, the
     /// worst first (harness errors, then keys with the most unexpected trials).
-    public static func renderGitHub(_ run: RunRecord, workspace: String? = ProcessInfo.processInfo.environment["GITHUB_WORKSPACE"]) -> String {
+    package static func renderGitHub(_ run: RunRecord, workspace: String? = ProcessInfo.processInfo.environment["GITHUB_WORKSPACE"]) -> String {
         var order: [TrialKey] = []
         var unexpected: [TrialKey: [TrialRecord]] = [:]
         for trial in run.trials where !trial.expected {

@@ -3,13 +3,13 @@ import StrainRecords
 
 /// The trials of a run grouped the way the reports show them: per scenario,
 /// per parameter combination and profile, one row per strategy.
-public struct RunSummary: Sendable {
-    public struct Row: Sendable {
-        public var strategy: StrategySpec
-        public var trials: [TrialRecord]
+package struct RunSummary: Sendable {
+    package struct Row: Sendable {
+        package var strategy: StrategySpec
+        package var trials: [TrialRecord]
 
         /// `completed`, or `2 completed, 1 stackOverflow` when repetitions differ.
-        public var outcomes: String {
+        package var outcomes: String {
             var counts: [String: Int] = [:]
             var order: [String] = []
             for trial in trials {
@@ -22,34 +22,34 @@ public struct RunSummary: Sendable {
             return order.map { "\(counts[$0]!) \($0)" }.joined(separator: ", ")
         }
 
-        public var allExpected: Bool { trials.allSatisfy(\.expected) }
-        public var medianWallSeconds: Double? { Statistics.median(trials.compactMap(\.metrics.wallSeconds)) }
-        public var medianPeakRSSBytes: Double? { Statistics.median(trials.compactMap { $0.metrics.peakRSSBytes.map(Double.init) }) }
-        public var stackSizeBytes: Int? { trials.compactMap(\.metrics.stackSizeBytes).max() }
-        public var stackHighWaterBytes: Int? { trials.compactMap(\.metrics.stackHighWaterBytes).max() }
-        public var medianDepth: Double? { Statistics.median(trials.compactMap { $0.metrics.depth.map(Double.init) }) }
+        package var allExpected: Bool { trials.allSatisfy(\.expected) }
+        package var medianWallSeconds: Double? { Statistics.median(trials.compactMap(\.metrics.wallSeconds)) }
+        package var medianPeakRSSBytes: Double? { Statistics.median(trials.compactMap { $0.metrics.peakRSSBytes.map(Double.init) }) }
+        package var stackSizeBytes: Int? { trials.compactMap(\.metrics.stackSizeBytes).max() }
+        package var stackHighWaterBytes: Int? { trials.compactMap(\.metrics.stackHighWaterBytes).max() }
+        package var medianDepth: Double? { Statistics.median(trials.compactMap { $0.metrics.depth.map(Double.init) }) }
         /// The most threads any of the trials had at once.
-        public var peakThreads: Int? { trials.compactMap(\.metrics.peakThreads).max() }
-        public var medianFrames: Double? { Statistics.median(trials.compactMap { $0.metrics.frames.map(Double.init) }) }
+        package var peakThreads: Int? { trials.compactMap(\.metrics.peakThreads).max() }
+        package var medianFrames: Double? { Statistics.median(trials.compactMap { $0.metrics.frames.map(Double.init) }) }
     }
 
-    public struct Group: Sendable {
+    package struct Group: Sendable {
         /// What the rows share: scenario, parameters and profile.
-        public var key: ComparisonKey
-        public var rows: [Row]
+        package var key: ComparisonKey
+        package var rows: [Row]
 
-        public var scenario: String { key.scenario }
-        public var profile: Profile { key.profile }
+        package var scenario: String { key.scenario }
+        package var profile: Profile { key.profile }
         /// `cyclic-graph (operation=archive, size=200) on ios`.
-        public var title: String { key.title }
+        package var title: String { key.title }
     }
 
-    public let groups: [Group]
-    public let trialCount: Int
-    public let unexpected: [TrialRecord]
-    public let harnessErrors: [TrialRecord]
+    package let groups: [Group]
+    package let trialCount: Int
+    package let unexpected: [TrialRecord]
+    package let harnessErrors: [TrialRecord]
 
-    public init(_ run: RunRecord) {
+    package init(_ run: RunRecord) {
         var groups: [Group] = []
         var groupIndex: [ComparisonKey: Int] = [:]
         for trial in run.trials {
@@ -74,7 +74,7 @@ public struct RunSummary: Sendable {
 
 extension RunRecord {
     /// ` (interrupted after 28 of 35 planned trials)`, or empty for a run that finished its plan.
-    public var interruptionNote: String {
+    package var interruptionNote: String {
         guard interrupted == true else { return "" }
         let planned = plan.map { $0.shard?.trialCount ?? $0.trialCount }
         return planned.map { " (interrupted after \(trials.count) of \($0) planned trials)" } ?? " (interrupted)"
@@ -82,8 +82,8 @@ extension RunRecord {
 }
 
 /// The statistics the reports quote.
-public enum Statistics {
-    public static func median(_ values: [Double]) -> Double? {
+package enum Statistics {
+    package static func median(_ values: [Double]) -> Double? {
         guard !values.isEmpty else { return nil }
         let sorted = values.sorted()
         let middle = sorted.count / 2
@@ -92,9 +92,9 @@ public enum Statistics {
 }
 
 /// Number formats shared by the renderers.
-public enum Format {
+package enum Format {
     /// `1.23 ms`, `45.6 ms`, `2.31 s`, `850 µs`.
-    public static func duration(_ seconds: Double?) -> String {
+    package static func duration(_ seconds: Double?) -> String {
         guard let seconds else { return "–" }
         if seconds >= 1 { return String(format: "%.2f s", seconds) }
         if seconds >= 0.01 { return String(format: "%.1f ms", seconds * 1000) }
@@ -103,7 +103,7 @@ public enum Format {
     }
 
     /// `38.2 MiB`.
-    public static func bytes(_ bytes: Double?) -> String {
+    package static func bytes(_ bytes: Double?) -> String {
         guard let bytes else { return "–" }
         if bytes >= Double(1 << 30) { return String(format: "%.1f GiB", bytes / Double(1 << 30)) }
         if bytes >= Double(1 << 20) { return String(format: "%.1f MiB", bytes / Double(1 << 20)) }
@@ -112,7 +112,7 @@ public enum Format {
     }
 
     /// `1,532`.
-    public static func count(_ value: Double?) -> String {
+    package static func count(_ value: Double?) -> String {
         guard let value else { return "–" }
         let formatter = NumberFormatter()
         formatter.numberStyle = .decimal
@@ -121,7 +121,7 @@ public enum Format {
     }
 
     /// `312 KiB / 512 KiB`.
-    public static func stack(used: Int?, size: Int?) -> String {
+    package static func stack(used: Int?, size: Int?) -> String {
         switch (used, size) {
         case (nil, nil): "–"
         case (let used?, nil): bytes(Double(used))

@@ -2,8 +2,8 @@ import StrainRecords
 
 /// Whether more stack would help: for each scenario and parameter combination
 /// that overflowed, what the stack sizes tried say about its recursion.
-public struct StackVerdict: Sendable {
-    public enum Kind: String, Sendable {
+package struct StackVerdict: Sendable {
+    package enum Kind: String, Sendable {
         /// It overflows small stacks and completes on a larger one.
         case deepButFinite
         /// It overflows every stack size tried, with the same cycle, deeper on larger stacks.
@@ -14,16 +14,16 @@ public struct StackVerdict: Sendable {
 
     /// What the verdict is about: a trial's key, its scenario and parameter values
     /// (its strategy and profile are those of the first trial, and not part of it).
-    public var key: TrialKey
-    public var scenario: String { key.scenario }
-    public var kind: Kind
+    package var key: TrialKey
+    package var scenario: String { key.scenario }
+    package var kind: Kind
     /// Stack sizes that overflowed and that completed, ascending.
-    public var overflowedStacks: [Int]
-    public var completedStacks: [Int]
+    package var overflowedStacks: [Int]
+    package var completedStacks: [Int]
     /// Frames at the overflow, by stack size (ascending).
-    public var framesByStack: [(stack: Int, frames: Int)]
+    package var framesByStack: [(stack: Int, frames: Int)]
     /// The sentence the reports print.
-    public var explanation: String
+    package var explanation: String
 
     /// The scenario and its parameter values, whatever their order: what a verdict
     /// joins across strategies and profiles.
@@ -37,7 +37,7 @@ public struct StackVerdict: Sendable {
         }
     }
 
-    public static func verdicts(for run: RunRecord) -> [StackVerdict] {
+    package static func verdicts(for run: RunRecord) -> [StackVerdict] {
         var order: [Configuration] = []
         var byConfiguration: [Configuration: [TrialRecord]] = [:]
         for trial in run.trials {
@@ -79,7 +79,7 @@ public struct StackVerdict: Sendable {
     }
 
     /// `cyclic-graph (operation=unarchive, shape=league, size=20)`.
-    public var title: String {
+    package var title: String {
         key.parameters.isEmpty ? key.scenario : "\(key.scenario) (\(key.parameterSummary))"
     }
 }

@@ -3,14 +3,14 @@ import StrainRecords
 
 /// What a run prints: a line per finished trial, then a compact table per
 /// scenario, the verdicts, the traces' headlines and the paths written.
-public struct TerminalReport: Sendable {
+package struct TerminalReport: Sendable {
     /// Whether to use colour (a terminal, and NO_COLOR unset).
-    public var color: Bool
+    package var color: Bool
 
-    public init(color: Bool) { self.color = color }
+    package init(color: Bool) { self.color = color }
 
     /// `[ 3/12] ok   cyclic-graph[…] thread(512KiB) ios #1  stackOverflow  12.3 ms`.
-    public func trialLine(_ trial: TrialRecord, index: Int, total: Int) -> String {
+    package func trialLine(_ trial: TrialRecord, index: Int, total: Int) -> String {
         let width = String(total).count
         let position = String(repeating: " ", count: max(0, width - String(index).count)) + "\(index)"
         let mark = trial.expected ? paint("ok ", 32) : paint("!! ", 31)
@@ -24,7 +24,7 @@ public struct TerminalReport: Sendable {
     /// the line a terminal shows while a run goes on, at most `columns - 1`
     /// characters wide (a line as wide as the terminal wraps on some), the next
     /// trial's name shortened first. `secondsLeft` is the estimate to show.
-    public func progressLine(done: Int, total: Int, elapsedSeconds: Double, next: String?, width: Int = 24,
+    package func progressLine(done: Int, total: Int, elapsedSeconds: Double, next: String?, width: Int = 24,
                              secondsLeft: Double? = nil, columns: Int = .max) -> String {
         let budget = max(10, columns == .max ? .max : columns - 1)
         var barWidth = width
@@ -57,7 +57,7 @@ public struct TerminalReport: Sendable {
         return String(format: "%d:%02d", whole / 60, whole % 60)
     }
 
-    public func render(_ run: RunRecord) -> String {
+    package func render(_ run: RunRecord) -> String {
         let summary = RunSummary(run)
         var lines: [String] = []
         for group in summary.groups where !GuardComparison.covers(group, in: run) {
@@ -206,7 +206,7 @@ public struct TerminalReport: Sendable {
     /// symbol) lose every control character but tab and newline, so they can
     /// neither move the cursor nor retitle the window; only this report's
     /// colours, `ESC [ digits m`, and the line clear `ESC [ 2K` pass.
-    public static func safe(_ text: String) -> String {
+    package static func safe(_ text: String) -> String {
         var out = ""
         var scalars = text.unicodeScalars[...]
         while let scalar = scalars.popFirst() {
@@ -233,20 +233,20 @@ public struct TerminalReport: Sendable {
 /// trials so far blended with the mean of the last few, so a run whose later
 /// trials are slower (stalls waiting out their threshold) or faster corrects its
 /// estimate as they finish.
-public struct ProgressEstimate: Sendable {
+package struct ProgressEstimate: Sendable {
     private var finishes: [Double] = []
     /// Trials the recent mean looks back over.
-    public var window = 8
+    package var window = 8
 
-    public init() {}
+    package init() {}
 
     /// Notes that a trial finished `elapsedSeconds` after the run started.
-    public mutating func finished(atElapsed elapsedSeconds: Double) {
+    package mutating func finished(atElapsed elapsedSeconds: Double) {
         finishes.append(elapsedSeconds)
     }
 
     /// Seconds left for `remaining` trials; nil before the first trial finished.
-    public func secondsLeft(remaining: Int) -> Double? {
+    package func secondsLeft(remaining: Int) -> Double? {
         guard let last = finishes.last, !finishes.isEmpty else { return nil }
         let overall = last / Double(finishes.count)
         let recentCount = min(window, finishes.count)

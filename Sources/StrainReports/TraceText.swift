@@ -6,8 +6,8 @@ import StrainRecords
 /// it, the thread's outermost frames, and a marker with a count for every
 /// stretch not shown. The frames shown, the markers and the cycle's span add up
 /// to the trace's `totalFrames`.
-public struct TraceLayout: Sendable {
-    public enum Part: Sendable {
+package struct TraceLayout: Sendable {
+    package enum Part: Sendable {
         /// A frame at its index in the whole stack; `isEntry` for the first frame
         /// outside the recursion on the caller's side.
         case frame(index: Int, Frame, isEntry: Bool)
@@ -17,9 +17,9 @@ public struct TraceLayout: Sendable {
         case cycle(RecursionCycle, from: Int, count: Int)
     }
 
-    public var parts: [Part]
+    package var parts: [Part]
 
-    public init(_ trace: FaultTrace) {
+    package init(_ trace: FaultTrace) {
         var parts: [Part] = []
         var position = 0
         let cycleStart = trace.cycle?.startIndex ?? Int.max
@@ -53,22 +53,22 @@ public struct TraceLayout: Sendable {
 
     /// The first kept frame after `index` that has a source location: on the
     /// caller's side of a runtime's frames, the user's code.
-    public func firstLocated(after index: Int) -> (index: Int, frame: Frame)? {
+    package func firstLocated(after index: Int) -> (index: Int, frame: Frame)? {
         for case let .frame(at, frame, _) in parts where at > index && frame.location != nil { return (at, frame) }
         return nil
     }
 
     /// The frame that entered the recursion, when it is kept.
-    public var entry: (index: Int, frame: Frame)? {
+    package var entry: (index: Int, frame: Frame)? {
         for case let .frame(index, frame, true) in parts { return (index, frame) }
         return nil
     }
 }
 
 /// A fault trace as lines of text: the head, the recursion collapsed, the tail.
-public enum TraceText {
+package enum TraceText {
     /// `SIGSEGV at 0x7f…, 2.1 KiB below the 512 KiB stack's low end; 1,532 frames`.
-    public static func headline(_ trace: FaultTrace) -> String {
+    package static func headline(_ trace: FaultTrace) -> String {
         var text = trace.signalName
         // Only a memory fault's si_addr is an address that was touched.
         let memoryFault = trace.signal == SIGSEGV || trace.signal == SIGBUS
@@ -94,25 +94,25 @@ public enum TraceText {
 
     /// `init(coder:) at GraphModel.swift:172:22 → decodeObject(forKey:) → … × 1,532`:
     /// each frame's source location when it has one.
-    public static func cycle(_ cycle: RecursionCycle) -> String {
+    package static func cycle(_ cycle: RecursionCycle) -> String {
         let names = cycle.frames.map { frame in (frame.symbol ?? String(format: "0x%llx", frame.address)) + (frame.location.map { " at \($0)" } ?? "") }
         return names.joined(separator: " → ") + " × \(Format.count(Double(cycle.repetitions)))"
     }
 
     /// `⟳ a cycle of 5 frames × 786 (frames #14–#3,945)`.
-    public static func cycleMarker(_ cycle: RecursionCycle, from: Int, count: Int) -> String {
+    package static func cycleMarker(_ cycle: RecursionCycle, from: Int, count: Int) -> String {
         let noun = cycle.frames.count == 1 ? "1 frame" : "\(cycle.frames.count) frames"
         let span = count > 0 ? " (frames #\(Format.count(Double(from)))–#\(Format.count(Double(from + count - 1))))" : ""
         return "⟳ a cycle of \(noun) × \(Format.count(Double(cycle.repetitions)))\(span)"
     }
 
     /// `… 3,924 frames …` or `… 1 frame …`.
-    public static func skippedMarker(_ count: Int) -> String {
+    package static func skippedMarker(_ count: Int) -> String {
         "… \(Format.count(Double(count))) \(count == 1 ? "frame" : "frames") not kept …"
     }
 
     /// The inlined functions of a frame, innermost first, then the frame itself.
-    public static func frameLines(_ frame: Frame, index: Int, indent: String = "") -> [String] {
+    package static func frameLines(_ frame: Frame, index: Int, indent: String = "") -> [String] {
         let number = "#\(index)"
         var lines = (frame.inlined ?? []).map { "\(indent)\(number)  \($0.displayName)" }
         lines.append("\(indent)\(number)  \(frame.displayName)")
@@ -121,7 +121,7 @@ public enum TraceText {
 
     /// The whole trace, one frame a line, with the cycle collapsed and a counted
     /// marker for every stretch not shown.
-    public static func lines(_ trace: FaultTrace) -> [String] {
+    package static func lines(_ trace: FaultTrace) -> [String] {
         var lines: [String] = []
         for part in TraceLayout(trace).parts {
             switch part {
@@ -145,7 +145,7 @@ public enum TraceText {
 
     /// The frame to point at for a crash: the first with a source location
     /// outside the C library, else the first named one, else the fault's.
-    public static func pointOfFailure(_ trace: FaultTrace) -> Frame? {
+    package static func pointOfFailure(_ trace: FaultTrace) -> Frame? {
         let frames = trace.firstFrames
         return frames.first { $0.location != nil && !($0.moduleName ?? "").hasPrefix("libc.so") && !($0.moduleName ?? "").hasPrefix("ld-linux") }
             ?? frames.first { $0.symbol != nil } ?? frames.first
@@ -155,19 +155,19 @@ public enum TraceText {
 /// The runtime's or the C library's last words before a crash, read from the
 /// child's standard error: Swift's `Fatal error: …`, glibc's `double free or
 /// corruption (!prev)`, an assertion's text.
-public enum CrashReason {
+package enum CrashReason {
     /// The trial's reason: what the child said on standard error, or else the
     /// runtime's name for the trap it hit, which an -O build prints nowhere but
     /// keeps in its debug information as an inlined frame
     /// (`Swift runtime failure: arithmetic overflow`).
-    public static func message(for trial: TrialRecord) -> String? {
+    package static func message(for trial: TrialRecord) -> String? {
         if let said = message(stderr: trial.stderr) { return said }
         guard let fault = trial.trace?.firstFrames.first else { return nil }
         return fault.inlined?.lazy.compactMap(\.symbol).first { $0.hasPrefix("Swift runtime failure: ") }
     }
 
     /// The message, or nil when the child said nothing recognisable.
-    public static func message(stderr: String?) -> String? {
+    package static func message(stderr: String?) -> String? {
         guard let stderr else { return nil }
         let lines = stderr.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         // Swift: "Swift/Array.swift:123: Fatal error: Index out of range" (or "Fatal error: …" alone).

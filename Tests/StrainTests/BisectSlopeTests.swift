@@ -1,6 +1,7 @@
 import Foundation
 import StrainKit
 @testable import StrainRunner
+@testable import StrainWire
 import Testing
 
 /// A probe runner whose probes past a value fail the way the test says: an overflow

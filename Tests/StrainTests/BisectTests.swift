@@ -2,6 +2,7 @@ import Foundation
 import StrainKit
 import StrainReports
 import StrainRunner
+import StrainWire
 import Testing
 
 /// A probe runner with a known boundary: no child, for the search's logic alone.

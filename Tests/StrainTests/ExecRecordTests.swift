@@ -1,6 +1,8 @@
 import Foundation
 import StrainKit
 @testable import StrainRunner
+@testable import StrainSymbols
+@testable import StrainWire
 import Testing
 
 /// What `strain exec` reads from the probe's files, and the watchdog's rule, without a process.

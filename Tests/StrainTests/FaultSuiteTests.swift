@@ -2,6 +2,8 @@ import Foundation
 import StrainKit
 import StrainReports
 import StrainRunner
+import StrainSymbols
+import StrainWire
 import Testing
 
 /// `Scenarios/faults.yaml` through the built binary: every way a trial can break

@@ -2,6 +2,7 @@ import Foundation
 import StrainKit
 import StrainRunner
 import StrainScenarios
+import StrainSuite
 import Testing
 
 /// Malformed suites, each with the exact error Strain gives: the place, what is wrong and what to write.

@@ -1,5 +1,6 @@
 import Foundation
 @testable import StrainRunner
+@testable import StrainWire
 import Testing
 
 /// /proc/PID/status read without Foundation: the fields the harness uses, from

@@ -2,6 +2,7 @@ import Foundation
 import StrainKit
 import StrainRunner
 import StrainScenarios
+import StrainSuite
 import Testing
 
 /// The runner as a hostile user treats it: signals, kills, a closed stdout, two

@@ -4,6 +4,7 @@ import StrainKit
 import StrainReports
 import StrainRunner
 import StrainScenarios
+import StrainSuite
 import Testing
 
 /// A scenario that reads one parameter it declares and, when asked, one it does not.

@@ -3,6 +3,8 @@ import Foundation
 import StrainKit
 import StrainReports
 @testable import StrainRunner
+@testable import StrainSymbols
+@testable import StrainWire
 import Synchronization
 import Testing
 
@@ -18,7 +20,7 @@ import Testing
     @Test func aCFunctionInThisProcessGetsItsFileAndLine() throws {
         let function: @convention(c) () -> UInt64 = strain_monotonic_ns
         let address = UInt64(UInt(bitPattern: unsafeBitCast(function, to: UnsafeRawPointer.self)))
-        let maps = Watchdog.contents(of: "/proc/self/maps")
+        let maps = ProcFile.contents(of: "/proc/self/maps")
         let frame = try #require(Symbolizer().frames(for: [address + 4], maps: maps, firstIsExact: true).first)
         #expect(frame.symbol == "strain_monotonic_ns")
         #expect(frame.file?.hasSuffix("strain_probe.c") == true, "\(frame)")
@@ -50,7 +52,7 @@ import Testing
         }
         thread.start()
         done.wait()
-        let maps = Watchdog.contents(of: "/proc/self/maps")
+        let maps = ProcFile.contents(of: "/proc/self/maps")
         let frames = Symbolizer().frames(for: addresses.withLock { $0 }, maps: maps, firstIsExact: false)
         let libc = frames.filter { $0.moduleName?.hasPrefix("libc.so") == true }
         #expect(!libc.isEmpty, "the walk's modules: \(frames.map { $0.moduleName ?? "?" }), maps: \(maps.split(separator: "\n").count) lines")
@@ -61,7 +63,7 @@ import Testing
     @Test func withoutLLVMSymbolizerTheNamesStayAndTheTraceSaysWhy() throws {
         let function: @convention(c) () -> UInt64 = strain_monotonic_ns
         let address = UInt64(UInt(bitPattern: unsafeBitCast(function, to: UnsafeRawPointer.self)))
-        let maps = Watchdog.contents(of: "/proc/self/maps")
+        let maps = ProcFile.contents(of: "/proc/self/maps")
         let symbolizer = Symbolizer(llvmSymbolizer: nil)
         let frames = symbolizer.frames(for: [address + 4], maps: maps, firstIsExact: true)
         #expect(frames.first?.symbol == "strain_monotonic_ns")

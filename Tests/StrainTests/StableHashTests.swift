@@ -2,6 +2,7 @@ import Foundation
 import StrainRecords
 import StrainRunner
 import StrainScenarios
+import StrainSuite
 import Testing
 
 /// Pinned hashes. `StableHash` (FNV-1a) decides which shard runs a trial key

@@ -1,6 +1,7 @@
 import StrainKit
 import StrainRunner
 import StrainScenarios
+import StrainSuite
 import Testing
 
 @Suite struct SuiteParserTests {

@@ -2,6 +2,8 @@ import CStrainProbe
 import Foundation
 import StrainKit
 @testable import StrainRunner
+@testable import StrainSymbols
+@testable import StrainWire
 import Testing
 
 @Suite struct RecursionCycleFinderTests {
@@ -97,7 +99,7 @@ import Testing
     @Test func namesACFunctionInThisProcessFromItsELFSymbolTable() throws {
         let function: @convention(c) () -> UInt64 = strain_monotonic_ns
         let address = UInt64(UInt(bitPattern: unsafeBitCast(function, to: UnsafeRawPointer.self)))
-        let maps = Watchdog.contents(of: "/proc/self/maps")
+        let maps = ProcFile.contents(of: "/proc/self/maps")
         let frame = try #require(Symbolizer().frames(for: [address + 4], maps: maps, firstIsExact: true).first)
         #expect(frame.symbol == "strain_monotonic_ns")
         #expect(frame.symbolOffset == 4)

@@ -1,8 +1,12 @@
 import CStrainProbe
 import Foundation
+@testable import StrainHost
 import StrainKit
 @testable import StrainRunner
 import StrainScenarios
+@testable import StrainSuite
+@testable import StrainSymbols
+@testable import StrainWire
 import Synchronization
 import Testing
 

@@ -5,23 +5,23 @@ import Glibc
 #endif
 
 /// A stored baseline: a run, its name, and the δ calibrated for cross-run gates.
-public struct BaselineFile: Codable, Sendable {
-    public static let currentVersion = 1
-    public var baselineVersion: Int
-    public var name: String
+package struct BaselineFile: Codable, Sendable {
+    package static let currentVersion = 1
+    package var baselineVersion: Int
+    package var name: String
     /// ISO 8601 time it was saved.
-    public var savedAt: String
+    package var savedAt: String
     /// The run.json it was saved from.
-    public var source: String
+    package var source: String
     /// δ per row-metric (`TrialKey.canonicalText|metric`) from A/A runs of the same
     /// code on other runs (`strain gate --calibrate`): the largest seen.
-    public var calibration: [String: Double]?
+    package var calibration: [String: Double]?
     /// How many A/A runs the calibration has seen.
-    public var calibrationRuns: Int?
+    package var calibrationRuns: Int?
     /// The run itself: its trials, suite, machine fingerprint and git commit.
-    public var run: RunRecord
+    package var run: RunRecord
 
-    public init(name: String, savedAt: String, source: String, run: RunRecord) {
+    package init(name: String, savedAt: String, source: String, run: RunRecord) {
         baselineVersion = Self.currentVersion
         self.name = name
         self.savedAt = savedAt
@@ -32,28 +32,28 @@ public struct BaselineFile: Codable, Sendable {
 
 /// Baselines kept as `NAME.json` in one directory (`Reports/baselines/` by default),
 /// written atomically and never replaced without `force`.
-public struct BaselineStore: Sendable {
-    public var directory: String
+package struct BaselineStore: Sendable {
+    package var directory: String
 
-    public static let defaultDirectory = "Reports/baselines"
+    package static let defaultDirectory = "Reports/baselines"
 
-    public init(directory: String = BaselineStore.defaultDirectory) {
+    package init(directory: String = BaselineStore.defaultDirectory) {
         self.directory = directory
     }
 
     /// Names are file names: letters, digits, `.`, `_` and `-`, at most 100.
-    public static func validate(name: String) throws(GateError) {
+    package static func validate(name: String) throws(GateError) {
         let allowed = name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }
         guard !name.isEmpty, name.count <= 100, allowed, !name.hasPrefix("."), !name.hasPrefix("-") else {
             throw GateError(.input, "baseline name '\(name)' is not valid; use 1 to 100 letters, digits, '.', '_' or '-', not starting with '.' or '-' (e.g. main)")
         }
     }
 
-    public func path(of name: String) -> String { (directory as NSString).appendingPathComponent("\(name).json") }
+    package func path(of name: String) -> String { (directory as NSString).appendingPathComponent("\(name).json") }
 
     /// Saves `run` as `name`; refuses to replace an existing baseline unless `force`.
     @discardableResult
-    public func save(_ run: RunRecord, name: String, source: String, force: Bool, keepingCalibration: Bool = false) throws(GateError) -> String {
+    package func save(_ run: RunRecord, name: String, source: String, force: Bool, keepingCalibration: Bool = false) throws(GateError) -> String {
         try Self.validate(name: name)
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -70,7 +70,7 @@ public struct BaselineStore: Sendable {
     }
 
     /// Writes a baseline file as it is (used to record a calibration).
-    public func write(_ file: BaselineFile, force: Bool) throws(GateError) {
+    package func write(_ file: BaselineFile, force: Bool) throws(GateError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data: Data
@@ -87,7 +87,7 @@ public struct BaselineStore: Sendable {
 
     /// Replaces `old` with `new` (a calibration), unless the stored file changed since
     /// `old` was read: another save or calibration in between is refused, not lost.
-    public func replace(_ old: BaselineFile, with new: BaselineFile) throws(GateError) {
+    package func replace(_ old: BaselineFile, with new: BaselineFile) throws(GateError) {
         let lockPath = (directory as NSString).appendingPathComponent(".\(new.name).lock")
         let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw GateError(.input, "\(lockPath): cannot open the baseline's lock") }
@@ -101,16 +101,16 @@ public struct BaselineStore: Sendable {
     }
 
     /// The baselines stored, by name.
-    public func list() -> [BaselineFile] {
+    package func list() -> [BaselineFile] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         return names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted().compactMap { try? load(String($0.dropLast(5))) }
     }
 
-    public func load(_ name: String) throws(GateError) -> BaselineFile {
+    package func load(_ name: String) throws(GateError) -> BaselineFile {
         try Self.read(path: path(of: name), name: name)
     }
 
-    public func delete(_ name: String) throws(GateError) {
+    package func delete(_ name: String) throws(GateError) {
         try Self.validate(name: name)
         guard FileManager.default.fileExists(atPath: path(of: name)) else {
             throw GateError(.input, "no baseline named '\(name)' in \(directory); `strain baseline list` shows them")
@@ -121,7 +121,7 @@ public struct BaselineStore: Sendable {
     }
 
     /// A baseline by name (in this store) or by path: a baseline file or a plain run.json.
-    public func resolve(_ reference: String) throws(GateError) -> BaselineFile {
+    package func resolve(_ reference: String) throws(GateError) -> BaselineFile {
         if reference.contains("/") || reference.hasSuffix(".json") {
             return try Self.read(path: reference, name: nil)
         }

@@ -3,10 +3,10 @@ import StrainRecords
 
 /// Joins runs: shards of one plan into the whole, or single-repetition runs of an
 /// interleaved gate into one run per side.
-public enum RunMerger {
+package enum RunMerger {
     /// Joins shard runs of one plan. Refuses mixed suites, plans, commits or schema
     /// versions (input error) and incomplete coverage (incomplete).
-    public static func mergeShards(_ runs: [(path: String, run: RunRecord)]) throws(GateError) -> RunRecord {
+    package static func mergeShards(_ runs: [(path: String, run: RunRecord)]) throws(GateError) -> RunRecord {
         guard let (firstPath, first) = runs.first else { throw GateError(.input, "no shard runs given; name each shard's run.json or its directory") }
         guard let plan = first.plan, let firstShard = plan.shard else {
             throw GateError(.input, "\(firstPath) is not a shard: it was not run with --shard K/N")
@@ -66,7 +66,7 @@ public enum RunMerger {
 
     /// Joins runs of one repetition each into one run whose repetitions are the
     /// rounds, in order: one side of an interleaved gate.
-    public static func joinRounds(_ rounds: [RunRecord]) throws(GateError) -> RunRecord {
+    package static func joinRounds(_ rounds: [RunRecord]) throws(GateError) -> RunRecord {
         guard var joined = rounds.first else { throw GateError(.incomplete, "no rounds to join") }
         var trials: [TrialRecord] = []
         for (round, run) in rounds.enumerated() {

@@ -1,12 +1,12 @@
 import StrainRecords
 
 /// One field in which two runs' machines differ.
-public struct FingerprintDifference: Codable, Hashable, Sendable {
-    public var field: String
-    public var baseline: String
-    public var candidate: String
+package struct FingerprintDifference: Codable, Hashable, Sendable {
+    package var field: String
+    package var baseline: String
+    package var candidate: String
     /// A hard field refuses a cross-run comparison unless allowed; a soft one warns.
-    public var hard: Bool
+    package var hard: Bool
 }
 
 /// What two runs must share for their timings to compare.
@@ -14,8 +14,8 @@ public struct FingerprintDifference: Codable, Hashable, Sendable {
 /// Hard fields (architecture, cores, the cgroup's CPU limit, the build
 /// configuration, Swift and Strain versions, the suite) change what is measured;
 /// soft fields (host, kernel, CPU model, memory) usually do not, and only warn.
-public enum MachineFingerprint {
-    public static func differences(_ baseline: RunRecord, _ candidate: RunRecord) -> [FingerprintDifference] {
+package enum MachineFingerprint {
+    package static func differences(_ baseline: RunRecord, _ candidate: RunRecord) -> [FingerprintDifference] {
         let b = baseline.environment
         let c = candidate.environment
         func text<T>(_ value: T?) -> String { value.map { "\($0)" } ?? "unknown" }

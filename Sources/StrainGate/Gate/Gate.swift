@@ -2,21 +2,21 @@ import Foundation
 import StrainRecords
 
 /// How a gate compares.
-public struct GateOptions: Sendable {
-    public var mode: GateReport.Mode
+package struct GateOptions: Sendable {
+    package var mode: GateReport.Mode
     /// The false-discovery level across every tested row-metric.
-    public var q: Double
+    package var q: Double
     /// Compare across machines whose hard fingerprint fields differ (timings are then not judged).
-    public var allowFingerprintMismatch: Bool
+    package var allowFingerprintMismatch: Bool
     /// Compare timings although the two runs ran their trials differently: a
     /// different `--jobs`, or spawned trials against copies of a trial server.
-    public var allowExecutionMismatch: Bool
+    package var allowExecutionMismatch: Bool
     /// Calibrated δ per row-metric (`TrialKey.canonicalText|metric`), for cross-run timings.
-    public var calibration: [String: Double]
+    package var calibration: [String: Double]
     /// The stored baseline's name, for the report.
-    public var baselineName: String?
+    package var baselineName: String?
 
-    public init(mode: GateReport.Mode, q: Double = 0.05, allowFingerprintMismatch: Bool = false, allowExecutionMismatch: Bool = false,
+    package init(mode: GateReport.Mode, q: Double = 0.05, allowFingerprintMismatch: Bool = false, allowExecutionMismatch: Bool = false,
                 calibration: [String: Double] = [:], baselineName: String? = nil) {
         self.mode = mode
         self.q = q
@@ -27,22 +27,22 @@ public struct GateOptions: Sendable {
     }
 
     /// The key a calibrated δ is stored under.
-    public static func calibrationKey(_ key: TrialKey, _ metric: String) -> String { "\(key.canonicalText)|\(metric)" }
+    package static func calibrationKey(_ key: TrialKey, _ metric: String) -> String { "\(key.canonicalText)|\(metric)" }
 }
 
 /// A gate that cannot decide because its input is wrong (exit 2) or incomplete (exit 3).
-public struct GateError: Error, Sendable, CustomStringConvertible {
-    public enum Kind: Sendable {
+package struct GateError: Error, Sendable, CustomStringConvertible {
+    package enum Kind: Sendable {
         /// Usage or input: a bad or missing baseline, an unsupported schema, a refused fingerprint.
         case input
         /// The harness failed or the data is incomplete.
         case incomplete
     }
 
-    public var kind: Kind
-    public var description: String
+    package var kind: Kind
+    package var description: String
 
-    public init(_ kind: Kind, _ description: String) {
+    package init(_ kind: Kind, _ description: String) {
         self.kind = kind
         self.description = description
     }
@@ -51,8 +51,8 @@ public struct GateError: Error, Sendable, CustomStringConvertible {
 /// The decision rule: outcomes and deterministic metrics exactly, timings by a
 /// δ-shifted one-sided Mann-Whitney test with Benjamini-Hochberg across every tested
 /// row-metric (research/gate.md measured why).
-public enum Gate {
-    public static func compare(baseline: RunRecord, candidate: RunRecord, options: GateOptions) throws(GateError) -> GateReport {
+package enum Gate {
+    package static func compare(baseline: RunRecord, candidate: RunRecord, options: GateOptions) throws(GateError) -> GateReport {
         let fingerprint = MachineFingerprint.differences(baseline, candidate)
         let hard = fingerprint.filter(\.hard)
         if options.mode == .crossRun, !hard.isEmpty, !options.allowFingerprintMismatch {
@@ -391,7 +391,7 @@ public enum Gate {
     static func percent(_ value: Double) -> String { String(format: "%g%%", (value * 1000).rounded() / 10) }
 
     /// A value with its unit, compactly.
-    public static func format(_ value: Double, _ unit: MetricDescriptor.Unit) -> String {
+    package static func format(_ value: Double, _ unit: MetricDescriptor.Unit) -> String {
         switch unit {
         case .seconds:
             if value >= 1 { return String(format: "%.2f s", value) }
@@ -417,7 +417,7 @@ extension Gate {
     /// same code on another occasion. Each timing row-metric's δ becomes twice the
     /// drift seen (the far end of the ratio's 95 % interval), never below its
     /// threshold, and never lower than an earlier calibration's.
-    public static func calibrate(_ baseline: BaselineFile, with rerun: RunRecord) -> (BaselineFile, rows: Int) {
+    package static func calibrate(_ baseline: BaselineFile, with rerun: RunRecord) -> (BaselineFile, rows: Int) {
         var file = baseline
         var calibration = file.calibration ?? [:]
         let before = Dictionary(grouping: baseline.run.trials, by: \.key)

@@ -1,5 +1,5 @@
 /// What the gate concluded for one trial key or one metric of it.
-public enum GateVerdict: String, Codable, Hashable, Sendable, CaseIterable {
+package enum GateVerdict: String, Codable, Hashable, Sendable, CaseIterable {
     /// The harness failed on that trial: the data is not there (exit 3).
     case harnessError
     /// In the baseline, absent from the candidate: incomplete data (exit 3).
@@ -23,7 +23,7 @@ public enum GateVerdict: String, Codable, Hashable, Sendable, CaseIterable {
     case notGated
 
     /// How much a verdict weighs when a row sums up its metrics: the worst wins.
-    public var severity: Int {
+    package var severity: Int {
         switch self {
         case .harnessError: 9
         case .missing: 8
@@ -39,10 +39,10 @@ public enum GateVerdict: String, Codable, Hashable, Sendable, CaseIterable {
     }
 
     /// Whether this verdict fails the gate.
-    public var fails: Bool { [.harnessError, .missing, .outcomeChanged, .regressed].contains(self) }
+    package var fails: Bool { [.harnessError, .missing, .outcomeChanged, .regressed].contains(self) }
 
     /// `outcome changed`, `too few to judge`: for people.
-    public var label: String {
+    package var label: String {
         switch self {
         case .harnessError: "harness error"
         case .missing: "missing"

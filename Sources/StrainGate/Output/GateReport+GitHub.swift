@@ -3,14 +3,14 @@ import StrainRecords
 
 extension GateReport {
     /// GitHub shows at most this many error annotations per step.
-    public static let annotationLimit = WorkflowCommand.annotationLimit
+    package static let annotationLimit = WorkflowCommand.annotationLimit
     /// GitHub uploads a step summary up to 1 MiB.
-    public static let stepSummaryLimit = 1 << 20
+    package static let stepSummaryLimit = 1 << 20
 
     /// Workflow commands: `::error` for the worst ten failing rows, each at its suite
     /// file's line (relative to `workspace`, the repository's root, when the suite is
     /// inside it), then one `::notice` with the count of the rest and the conclusion.
-    public func renderGitHub(workspace: String? = ProcessInfo.processInfo.environment["GITHUB_WORKSPACE"]) -> String {
+    package func renderGitHub(workspace: String? = ProcessInfo.processInfo.environment["GITHUB_WORKSPACE"]) -> String {
         var lines: [String] = []
         let failing = self.failing
         let file = WorkflowCommand.annotationPath(suitePath, workspace: workspace)
@@ -29,7 +29,7 @@ extension GateReport {
     }
 
     /// Appends the Markdown comparison to `$GITHUB_STEP_SUMMARY`, cut under its 1 MiB limit.
-    public func appendStepSummary(to path: String) throws {
+    package func appendStepSummary(to path: String) throws {
         let held = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
         let text = renderMarkdown(limit: max(4096, Self.stepSummaryLimit - 1024 - held))
         guard let handle = FileHandle(forWritingAtPath: path) else {

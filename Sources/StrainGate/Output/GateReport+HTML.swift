@@ -6,7 +6,7 @@ extension GateReport {
     /// answers first (the conclusion and what failed, with δ and where it came from,
     /// the effect with its interval, the q-value, n per side and the outcomes), then
     /// every other row.
-    public func renderHTML() -> String {
+    package func renderHTML() -> String {
         let e = Self.html
         var page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         page += "<title>Strain gate: \(e(suite))</title>\n<style>\(Self.css)</style>\n</head>\n<body>\n"

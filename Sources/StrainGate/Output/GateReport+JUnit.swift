@@ -6,7 +6,7 @@ extension GateReport {
     /// failures, missing rows and harness errors are errors. It validates against
     /// the Jenkins xUnit JUnit schema (times with at most three decimals, no extra
     /// attributes on `testcase`).
-    public func renderJUnit() -> String {
+    package func renderJUnit() -> String {
         let failures = rows.filter { $0.verdict == .regressed || $0.verdict == .outcomeChanged }.count
         let errors = rows.filter { $0.verdict == .missing || $0.verdict == .harnessError }.count
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"

@@ -3,13 +3,13 @@ import StrainRecords
 
 extension GateReport {
     /// The marker a bot finds its own pull-request comment by.
-    public static let commentMarker = "<!-- strain-gate -->"
+    package static let commentMarker = "<!-- strain-gate -->"
     /// GitHub's limit for a comment body.
-    public static let commentLimit = 65_536
+    package static let commentLimit = 65_536
 
     /// A Markdown comparison for a pull-request comment or a job summary, under
     /// `limit` UTF-8 bytes (GitHub's limits count bytes; every row has `→` and `×`).
-    public func renderMarkdown(limit: Int = GateReport.commentLimit) -> String {
+    package func renderMarkdown(limit: Int = GateReport.commentLimit) -> String {
         var head = "\(Self.commentMarker)\n### Strain gate: \(Self.escape(suite)) — \(Self.escape(conclusion))\n\n"
         head += mode == .interleaved
             ? "Interleaved A/B: both builds ran in one job, repetitions alternating.\n"

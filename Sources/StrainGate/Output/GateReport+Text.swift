@@ -9,7 +9,7 @@ extension GateReport {
     }
 
     /// The terminal's summary: the conclusion, what failed and why, what was inconclusive.
-    public func renderText() -> String {
+    package func renderText() -> String {
         var lines: [String] = []
         let modeText = mode == .interleaved ? "interleaved A/B" : "cross-run against \(baselineName ?? "a stored baseline")"
         lines.append("Gate (\(modeText)) on \(suite): \(conclusion)")
@@ -62,12 +62,12 @@ extension GateReport {
     }
 
     /// `completed ×9, crashed(SIGABRT) ×1`.
-    public static func histogramText(_ counts: [String: Int]) -> String {
+    package static func histogramText(_ counts: [String: Int]) -> String {
         counts.isEmpty ? "–" : counts.sorted { $0.value == $1.value ? $0.key < $1.key : $0.value > $1.value }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ")
     }
 
     /// gate.json's bytes.
-    public func encoded() throws -> Data {
+    package func encoded() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(self)

@@ -8,7 +8,7 @@ extension GateStatistics {
     /// of the gate run at once; BH controls the false discovery rate across the whole family,
     /// and under a pure A/A the chance of any alarm. Equal p-values get equal q-values. A NaN
     /// p-value counts as 1: it takes its place in m but can never be rejected. Empty in, empty out.
-    public static func benjaminiHochberg(_ pValues: [Double]) -> [Double] {
+    package static func benjaminiHochberg(_ pValues: [Double]) -> [Double] {
         let count = pValues.count
         guard count > 0 else { return [] }
         let cleaned = pValues.map { $0.isNaN ? 1 : min(max($0, 0), 1) }

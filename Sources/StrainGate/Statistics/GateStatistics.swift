@@ -9,11 +9,11 @@ import Foundation
 /// display, a minimum n from the p-value floor) is argued in `research/gate.md` §3.4.
 ///
 /// The namespace has no state: every function is pure and safe to call from any thread.
-public enum GateStatistics {
+package enum GateStatistics {
     /// Median of the values (mean of the two middle ones for an even count); nil when empty.
     ///
     /// Also nil when a value is NaN, which has no place in an order.
-    public static func median(_ values: [Double]) -> Double? {
+    package static func median(_ values: [Double]) -> Double? {
         guard !values.isEmpty, !values.contains(where: \.isNaN) else { return nil }
         return sortedMedian(values.sorted())
     }
@@ -26,7 +26,7 @@ public enum GateStatistics {
     /// exact while it fits in 53 bits (n ≤ 28) and accurate to rounding beyond, so it does not
     /// overflow `Int` at n = 100. It returns 1 for n ≤ 0 (no data, no evidence) and 0 once
     /// C(2n, n) exceeds `Double`'s range (n > 514).
-    public static func smallestPValue(repetitions n: Int) -> Double {
+    package static func smallestPValue(repetitions n: Int) -> Double {
         guard n > 0 else { return 1 }
         var arrangements = 1.0
         for i in 1...n {
@@ -45,7 +45,7 @@ public enum GateStatistics {
     /// (`research/gate.md` §3.4, item 6). `rows` below 1 counts as 1.
     ///
     /// - Precondition: `q` is finite and greater than 0; validate the FDR level where it is read.
-    public static func minimumRepetitions(rows: Int, q: Double) -> Int {
+    package static func minimumRepetitions(rows: Int, q: Double) -> Int {
         precondition(q.isFinite && q > 0, "the FDR level q must be a finite number above 0, got \(q)")
         let threshold = q / Double(max(rows, 1))
         var n = 1

@@ -6,7 +6,7 @@ extension GateStatistics {
     /// The shift estimate that goes with the Mann-Whitney test: robust to the scheduler hiccups
     /// that drag a mean, and more efficient than the ratio of medians. Returns nil when a
     /// sample is empty or holds a value that is not a positive finite number.
-    public static func hodgesLehmannRatio(baseline: [Double], candidate: [Double]) -> Double? {
+    package static func hodgesLehmannRatio(baseline: [Double], candidate: [Double]) -> Double? {
         guard let differences = sortedPairwiseLogDifferences(baseline: baseline, candidate: candidate) else {
             return nil
         }
@@ -29,7 +29,7 @@ extension GateStatistics {
     /// 95 % (1/20 > 0.025); 4 vs 4 is the smallest balanced design that reaches 95 %. Also nil
     /// when `confidence` is not strictly between 0 and 1, or a sample is empty or holds a value
     /// that is not a positive finite number.
-    public static func ratioInterval(baseline: [Double], candidate: [Double], confidence: Double) -> ClosedRange<Double>? {
+    package static func ratioInterval(baseline: [Double], candidate: [Double], confidence: Double) -> ClosedRange<Double>? {
         guard confidence > 0, confidence < 1,
               let differences = sortedPairwiseLogDifferences(baseline: baseline, candidate: candidate),
               let k = intervalOrderStatistic(m: baseline.count, n: candidate.count, confidence: confidence)

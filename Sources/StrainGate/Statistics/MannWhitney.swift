@@ -1,19 +1,19 @@
 import Foundation
 
 /// The outcome of one shifted Mann-Whitney test.
-public struct MannWhitneyResult: Sendable, Hashable {
+package struct MannWhitneyResult: Sendable, Hashable {
     /// U statistic of the (shifted) candidate over the baseline: pairs where candidate wins, ties count one half.
     ///
     /// This is SciPy's `mannwhitneyu(candidate, baseline).statistic`: it runs from 0 (every
     /// candidate below every baseline) to m·n (every candidate above).
-    public var u: Double
+    package var u: Double
     /// One-sided p-value for "candidate larger by more than delta".
-    public var pValue: Double
+    package var pValue: Double
     /// Whether the exact distribution was used (no ties, small samples) or the normal approximation.
-    public var exact: Bool
+    package var exact: Bool
 
     /// A result with the given statistic, p-value and method.
-    public init(u: Double, pValue: Double, exact: Bool) {
+    package init(u: Double, pValue: Double, exact: Bool) {
         self.u = u
         self.pValue = pValue
         self.exact = exact
@@ -41,7 +41,7 @@ extension GateStatistics {
     ///
     /// Returns nil for invalid input: an empty sample, a value that is not a positive finite
     /// number, or a `delta` that is not finite or not above −1.
-    public static func shiftedMannWhitney(baseline: [Double], candidate: [Double], delta: Double) -> MannWhitneyResult? {
+    package static func shiftedMannWhitney(baseline: [Double], candidate: [Double], delta: Double) -> MannWhitneyResult? {
         guard delta.isFinite, delta > -1,
               let baselineLogs = logarithms(baseline),
               let candidateLogs = logarithms(candidate)

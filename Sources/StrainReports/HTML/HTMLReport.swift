@@ -6,8 +6,8 @@ import StrainRecords
 /// charts per scenario, stack use against the stack each strategy had, thread
 /// counts over time, latency curves, outcome histograms, growth with a swept
 /// parameter, traces and thread dumps. Every string from the run is escaped.
-public enum HTMLReport {
-    public static func render(_ run: RunRecord) -> String {
+package enum HTMLReport {
+    package static func render(_ run: RunRecord) -> String {
         let summary = RunSummary(run)
         let comparison = GuardComparison(run)
         var page = Page()

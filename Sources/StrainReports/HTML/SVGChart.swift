@@ -2,8 +2,8 @@ import Foundation
 
 /// Escapes text for HTML and SVG: every string from a suite, a scenario, a
 /// symbol or an error goes through here.
-public enum HTMLText {
-    public static func escape(_ text: String) -> String {
+package enum HTMLText {
+    package static func escape(_ text: String) -> String {
         MarkupText.escape(text, extra: ["\"": "&quot;", "'": "&#39;"], control: "\u{FFFD}")
     }
 }
@@ -270,11 +270,11 @@ package enum SVGChart {
 }
 
 /// A power law fitted to a sweep: `y ≈ a·x^exponent`, by least squares on the logs.
-public struct GrowthFit: Sendable, Equatable {
-    public var exponent: Double
-    public var rSquared: Double
+package struct GrowthFit: Sendable, Equatable {
+    package var exponent: Double
+    package var rSquared: Double
 
-    public init?(_ points: [(x: Double, y: Double)]) {
+    package init?(_ points: [(x: Double, y: Double)]) {
         let logs = points.filter { $0.x > 0 && $0.y > 0 }.map { (log($0.x), log($0.y)) }
         guard logs.count >= 3 else { return nil }
         let n = Double(logs.count)
@@ -289,7 +289,7 @@ public struct GrowthFit: Sendable, Equatable {
     }
 
     /// `time ∝ n^2.0, R² 0.99`.
-    public func description(of quantity: String, over parameter: String) -> String {
+    package func description(of quantity: String, over parameter: String) -> String {
         String(format: "%@ ∝ %@^%.1f, R² %.2f", quantity, parameter, exponent, rSquared)
     }
 }

@@ -6,28 +6,28 @@ import StrainKit
 /// Runs a bisect's searches, fits the slope from their boundary points, and
 /// writes the whole as a run: the probes as its trials (journalled as they
 /// end), the answers as run.json's `bisect` section.
-public struct BisectController {
+package struct BisectController {
     /// Where the probes run (the supervisor).
-    public var runner: any BisectProbeRunner
+    package var runner: any BisectProbeRunner
     /// Where run.json and trials.jsonl go.
-    public var outputDirectory: String
+    package var outputDirectory: String
 
-    public init(runner: any BisectProbeRunner, outputDirectory: String) {
+    package init(runner: any BisectProbeRunner, outputDirectory: String) {
         self.runner = runner
         self.outputDirectory = outputDirectory
     }
 
-    public var runJSONPath: String { (outputDirectory as NSString).appendingPathComponent("run.json") }
-    public var journalPath: String { (outputDirectory as NSString).appendingPathComponent("trials.jsonl") }
+    package var runJSONPath: String { (outputDirectory as NSString).appendingPathComponent("run.json") }
+    package var journalPath: String { (outputDirectory as NSString).appendingPathComponent("trials.jsonl") }
 
     /// Why a bisect could not finish.
-    public enum Failure: Error, CustomStringConvertible {
+    package enum Failure: Error, CustomStringConvertible {
         /// A probe ended in a harness error.
         case harness(String)
         /// The records could not be written.
         case records(any Error)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .harness(let text): text
             case .records(let error): "could not write the run's records: \(error)"
@@ -37,7 +37,7 @@ public struct BisectController {
 
     /// Runs `requests` in order. With `slopeParameter`, the first two searches'
     /// boundaries are the points the slope is fitted through.
-    public func run(_ requests: [BisectRequest], slopeParameter: String?, progress: @escaping (TrialRecord) -> Void) throws(Failure) -> RunRecord {
+    package func run(_ requests: [BisectRequest], slopeParameter: String?, progress: @escaping (TrialRecord) -> Void) throws(Failure) -> RunRecord {
         let journal: Journal
         do {
             try FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)

@@ -63,7 +63,7 @@ enum BisectExplanation {
 
 extension StackSlope {
     /// The stacks the capacities are given for.
-    public static let platformStacks: [(name: String, bytes: Int)] = [
+    package static let platformStacks: [(name: String, bytes: Int)] = [
         ("Apple secondary thread (512 KiB)", 512 * 1024),
         ("Apple main thread, iOS (1 MiB)", 1 << 20),
         ("Linux default, RLIMIT_STACK (8 MiB)", 8 << 20),
@@ -71,7 +71,7 @@ extension StackSlope {
 
     /// The line through two boundary points, or nil when they do not make one
     /// (the same value twice, or a stack that does not grow with the parameter).
-    public static func fit(parameter: String, _ first: BoundaryPoint, _ second: BoundaryPoint) -> StackSlope? {
+    package static func fit(parameter: String, _ first: BoundaryPoint, _ second: BoundaryPoint) -> StackSlope? {
         guard first.value != second.value else { return nil }
         let slope = Double(second.stackBytes - first.stackBytes) / Double(second.value - first.value)
         guard slope > 0 else { return nil }

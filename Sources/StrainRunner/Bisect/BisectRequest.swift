@@ -3,54 +3,54 @@ import StrainKit
 /// One boundary search `strain bisect` runs: what to search, over what range,
 /// with what confirmation. Built and validated by the command; every number in
 /// it is in range.
-public struct BisectRequest: Sendable {
+package struct BisectRequest: Sendable {
     /// What the search varies.
-    public enum Question: Sendable, Hashable {
+    package enum Question: Sendable, Hashable {
         /// The stack of a `thread(stack)`: the smallest on which the scenario completes.
         case stack
         /// An integer parameter of the scenario: the largest value that completes on the strategy.
         case parameter(String)
     }
 
-    public var scenario: String
+    package var scenario: String
     /// Every parameter of the scenario with its value (the searched one is set per probe).
-    public var parameters: [String: String]
+    package var parameters: [String: String]
     /// The scenario's parameter names in its declared order: the order of a probe's `TrialKey`.
-    public var parameterOrder: [String]
-    public var question: Question
+    package var parameterOrder: [String]
+    package var question: Question
     /// Where a parameter search's probes run; a stack search runs on `thread(stack)`.
-    public var strategy: StrategySpec
-    public var profile: Profile
+    package var strategy: StrategySpec
+    package var profile: Profile
     /// The range searched: bytes (multiples of `unit`) or parameter values.
-    public var low: Int
-    public var high: Int
+    package var low: Int
+    package var high: Int
     /// Repetitions of the two probes either side of the boundary that confirm it.
-    public var repetitions: Int
-    public var timeoutSeconds: Double
-    public var stallSeconds: Double
+    package var repetitions: Int
+    package var timeoutSeconds: Double
+    package var stallSeconds: Double
     /// Keep probing larger stacks up to `high` even when the evidence already says unbounded.
-    public var exhaustive: Bool
+    package var exhaustive: Bool
     /// The seed every probe uses, so every probe builds the same input.
-    public var seed: UInt64
+    package var seed: UInt64
 
     /// A page: the resolution of a stack search.
-    public static let pageBytes = 4096
+    package static let pageBytes = 4096
     /// The smallest stack a search may try: the strategies' one floor.
-    public static let minimumStackBytes = StrategySpec.minimumStackBytes
+    package static let minimumStackBytes = StrategySpec.minimumStackBytes
     /// The largest stack a search may try: more is clamped by Foundation.
-    public static let maximumStackBytes = StrategySpec.maximumThreadStackBytes
+    package static let maximumStackBytes = StrategySpec.maximumThreadStackBytes
     /// Where a stack search starts: Apple's secondary-thread stack.
-    public static let firstStackBytes = 512 * 1024
+    package static let firstStackBytes = 512 * 1024
     /// The larger stacks a stack search tries when the first one fails, before bisecting.
-    public static let stackLadder = [8 << 20, 64 << 20, 512 << 20, 1 << 30]
+    package static let stackLadder = [8 << 20, 64 << 20, 512 << 20, 1 << 30]
     /// Overflows on this many stack sizes, the largest at least this big, in the same cycle
     /// and filling each stack in proportion, make the unbounded verdict.
-    public static let unboundedEvidenceSizes = 3
-    public static let unboundedEvidenceBytes = 64 << 20
+    package static let unboundedEvidenceSizes = 3
+    package static let unboundedEvidenceBytes = 64 << 20
     /// Probes one search may run before it stops and says what it has.
-    public static let probeBudget = 400
+    package static let probeBudget = 400
 
-    public init(
+    package init(
         scenario: String, parameters: [String: String], parameterOrder: [String]? = nil, question: Question, strategy: StrategySpec, profile: Profile,
         low: Int, high: Int, repetitions: Int, timeoutSeconds: Double, stallSeconds: Double, exhaustive: Bool, seed: UInt64
     ) {
@@ -70,7 +70,7 @@ public struct BisectRequest: Sendable {
     }
 
     /// The search's step: a page for stacks, 1 for a parameter.
-    public var unit: Int {
+    package var unit: Int {
         switch question {
         case .stack: Self.pageBytes
         case .parameter: 1

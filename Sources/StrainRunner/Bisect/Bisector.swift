@@ -1,9 +1,10 @@
 import CStrainProbe
 import StrainKit
+import StrainWire
 
 /// Runs one probe of a bisect: a trial in, its record out. The supervisor (a
 /// real child per probe) in a run; a fake with a known boundary in unit tests.
-public protocol BisectProbeRunner {
+package protocol BisectProbeRunner {
     /// Runs the trial to its end and returns its record; never throws (a crash is an outcome).
     func run(_ spec: TrialSpec) -> TrialRecord
 }
@@ -17,15 +18,15 @@ extension TrialSupervisor: BisectProbeRunner {}
 ///
 /// Completing is assumed to get easier with more stack and harder with a larger
 /// parameter; the repetitions are what catch a scenario for which that is not so.
-public final class Bisector {
+package final class Bisector {
     private let runner: any BisectProbeRunner
     /// Every probe run so far, in order: the run's trials.
-    public private(set) var trials: [TrialRecord] = []
+    package private(set) var trials: [TrialRecord] = []
     /// Hears of each probe as it ends.
     private let progress: (TrialRecord) -> Void
 
     /// A bisector whose probes run on `runner`, numbered from `firstIndex`.
-    public init(runner: any BisectProbeRunner, firstIndex: Int = 0, progress: @escaping (TrialRecord) -> Void = { _ in }) {
+    package init(runner: any BisectProbeRunner, firstIndex: Int = 0, progress: @escaping (TrialRecord) -> Void = { _ in }) {
         self.runner = runner
         self.progress = progress
         self.nextIndex = firstIndex
@@ -34,12 +35,12 @@ public final class Bisector {
     private var nextIndex: Int
 
     /// Why a search stopped without an answer.
-    public struct HarnessFailure: Error, CustomStringConvertible {
-        public var description: String
+    package struct HarnessFailure: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// Runs one search to its answer.
-    public func search(_ request: BisectRequest) throws(HarnessFailure) -> BisectSearch {
+    package func search(_ request: BisectRequest) throws(HarnessFailure) -> BisectSearch {
         var state = SearchState(request: request)
         let started = strain_monotonic_ns()
         let verdict = try find(&state)

@@ -3,23 +3,25 @@ import CStrainTools
 import Foundation
 import Glibc
 import StrainKit
+import StrainSymbols
+import StrainWire
 
 /// `strain dump PID`: asks a program started under `strain exec` for a thread
 /// dump, without stopping it, and reads the dump its probe writes.
-public enum DumpRequest {
+package enum DumpRequest {
     /// The dump and how it was asked for.
-    public struct Answer: Sendable {
-        public var dump: ThreadDump
+    package struct Answer: Sendable {
+        package var dump: ThreadDump
         /// `SIGQUIT`, or the other way when the program uses SIGQUIT itself.
-        public var method: String
+        package var method: String
         /// The probe's file, in the run's probe folder.
-        public var file: String
+        package var file: String
         /// The process that answered: the program, also when asked with strain exec's own pid.
-        public var pid: Int32 = 0
+        package var pid: Int32 = 0
     }
 
     /// Asks process `pid` for a dump and waits up to `timeoutSeconds` for it.
-    public static func request(pid: Int32, timeoutSeconds: Double = 5, symbolizer: Symbolizer = Symbolizer()) throws(ExecError) -> Answer {
+    package static func request(pid: Int32, timeoutSeconds: Double = 5, symbolizer: Symbolizer = Symbolizer()) throws(ExecError) -> Answer {
         guard pid > 0, kill(pid, 0) == 0 || errno == EPERM else {
             throw ExecError(.input, "no process \(pid) is running; give the pid of a program started with `strain exec -- PROGRAM`")
         }
@@ -29,7 +31,7 @@ public enum DumpRequest {
             answer.method += " (process \(pid) is strain exec; asked the program it runs, process \(program))"
             return answer
         }
-        let maps = Watchdog.contents(of: "/proc/\(pid)/maps")
+        let maps = ProcFile.contents(of: "/proc/\(pid)/maps")
         guard maps.contains("/" + ProbeLibrary.fileName) else {
             throw ExecError(.input, maps.isEmpty
                 ? "cannot read the memory map of process \(pid) (/proc/\(pid)/maps): it has ended, or it is not yours"
@@ -37,7 +39,7 @@ public enum DumpRequest {
         }
         // The environment the program started with, as the kernel keeps it: the
         // probe removed its variables from the live one, not from this copy.
-        let environment = Watchdog.contents(of: "/proc/\(pid)/environ").split(separator: "\0")
+        let environment = ProcFile.contents(of: "/proc/\(pid)/environ").split(separator: "\0")
         guard let entry = environment.first(where: { $0.hasPrefix("STRAIN_PROBE_DIR=") }) else {
             throw ExecError(.input, "process \(pid) has the probe but no STRAIN_PROBE_DIR in its environment; was it started by another program under strain exec? Dump that program's pid")
         }
@@ -64,17 +66,17 @@ public enum DumpRequest {
     }
 
     static func hasProbe(_ pid: Int32) -> Bool {
-        Watchdog.contents(of: "/proc/\(pid)/maps").contains("/" + ProbeLibrary.fileName)
+        ProcFile.contents(of: "/proc/\(pid)/maps").contains("/" + ProbeLibrary.fileName)
     }
 
     /// When `pid` is a `strain exec` supervisor, the pid of the one program it runs
     /// (its child with the probe and Strain's probe folder in its environment).
     static func execProgram(of pid: Int32) -> Int32? {
-        let arguments = Watchdog.contents(of: "/proc/\(pid)/cmdline").split(separator: "\0")
+        let arguments = ProcFile.contents(of: "/proc/\(pid)/cmdline").split(separator: "\0")
         guard arguments.count >= 2, arguments[1] == "exec" else { return nil }
-        let children = Watchdog.contents(of: "/proc/\(pid)/task/\(pid)/children").split(separator: " ").compactMap { Int32($0) }
+        let children = ProcFile.contents(of: "/proc/\(pid)/task/\(pid)/children").split(separator: " ").compactMap { Int32($0) }
         let programs = children.filter { child in
-            hasProbe(child) && Watchdog.contents(of: "/proc/\(child)/environ").split(separator: "\0").contains { $0.hasPrefix("STRAIN_PROBE_DIR=") }
+            hasProbe(child) && ProcFile.contents(of: "/proc/\(child)/environ").split(separator: "\0").contains { $0.hasPrefix("STRAIN_PROBE_DIR=") }
         }
         return programs.count == 1 ? programs[0] : nil
     }

@@ -3,9 +3,9 @@ import Foundation
 /// Why `strain exec` or `strain dump` could not do its work, with the exit code
 /// that says so. `strain exec` otherwise exits with its program's own status, so
 /// its own failures use the codes `env(1)` and `timeout(1)` use for theirs.
-public struct ExecError: Error, Sendable, CustomStringConvertible {
+package struct ExecError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, and the code it exits with.
-    public enum Code: Int32, Sendable {
+    package enum Code: Int32, Sendable {
         /// strain's own setup failed (no probe library, an unusable --out): 125.
         case setup = 125
         /// The program exists but could not be run (not executable, a bad format): 126.
@@ -18,13 +18,13 @@ public struct ExecError: Error, Sendable, CustomStringConvertible {
         case noAnswer = 3
     }
 
-    public var code: Code
-    public var message: String
+    package var code: Code
+    package var message: String
 
-    public init(_ code: Code, _ message: String) {
+    package init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

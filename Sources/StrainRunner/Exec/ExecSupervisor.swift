@@ -3,18 +3,20 @@ import CStrainTools
 import Foundation
 import Glibc
 import StrainKit
+import StrainSymbols
+import StrainWire
 
 /// What `strain exec` was asked to run.
-public struct ExecRequest: Sendable {
-    public var program: String
-    public var arguments: [String]
+package struct ExecRequest: Sendable {
+    package var program: String
+    package var arguments: [String]
     /// The run folder: run.json, the dumps, and the probe's own files in `probe/`.
-    public var folder: String
+    package var folder: String
     /// Seconds without CPU progress after which a stuck pool is dumped, once (nil: no watchdog).
-    public var stallSeconds: Double?
-    public var profile: Profile
+    package var stallSeconds: Double?
+    package var profile: Profile
 
-    public init(program: String, arguments: [String], folder: String, stallSeconds: Double? = nil, profile: Profile = .linux) {
+    package init(program: String, arguments: [String], folder: String, stallSeconds: Double? = nil, profile: Profile = .linux) {
         self.program = program
         self.arguments = arguments
         self.folder = folder
@@ -23,24 +25,24 @@ public struct ExecRequest: Sendable {
     }
 
     /// The probe's folder inside the run folder.
-    public var probeFolder: String { (folder as NSString).appendingPathComponent("probe") }
+    package var probeFolder: String { (folder as NSString).appendingPathComponent("probe") }
 }
 
 /// A thread dump the program wrote while it ran (SIGQUIT, `strain dump`, the watchdog).
-public struct ExecDump: Sendable {
+package struct ExecDump: Sendable {
     /// 1 for the first dump of the run.
-    public var number: Int
-    public var dump: ThreadDump
+    package var number: Int
+    package var dump: ThreadDump
     /// The watchdog's verdict, when the watchdog asked for this dump.
-    public var stall: ExecStallVerdict?
+    package var stall: ExecStallVerdict?
 }
 
 /// How `strain exec` ended: the program's status and the run's record.
-public struct ExecResult: Sendable {
-    public var pid: Int32
-    public var termination: TerminationStatus
-    public var record: RunRecord
-    public var dumps: [ExecDump]
+package struct ExecResult: Sendable {
+    package var pid: Int32
+    package var termination: TerminationStatus
+    package var record: RunRecord
+    package var dumps: [ExecDump]
 }
 
 /// Runs one program under the preloaded probe and records it as a one-trial run
@@ -49,17 +51,17 @@ public struct ExecResult: Sendable {
 ///
 /// The program owns the terminal: strain reads none of its output, passes on the
 /// signals it is sent, and waits.
-public struct ExecSupervisor: Sendable {
-    public var probeLibrary: String
-    public let traceBuilder: TraceBuilder
-    public let dumpBuilder: ThreadDumpBuilder
+package struct ExecSupervisor: Sendable {
+    package var probeLibrary: String
+    package let traceBuilder: TraceBuilder
+    package let dumpBuilder: ThreadDumpBuilder
     /// How often the supervisor looks for dumps and samples the program, while it waits for its end.
-    public var pollMilliseconds: Int32 = 50
+    package var pollMilliseconds: Int32 = 50
 
     /// Frames of the pools the watchdog watches: libdispatch's workers and Swift concurrency's jobs.
     static let poolFrames = ["_dispatch_worker_thread", "_dispatch_root_queue_drain", "_dispatch_lane", "swift_job_run", "runJobInEstablishedExecutorContext", "swift::runJob"]
 
-    public init(probeLibrary: String, symbolizer: Symbolizer = Symbolizer()) {
+    package init(probeLibrary: String, symbolizer: Symbolizer = Symbolizer()) {
         self.probeLibrary = probeLibrary
         traceBuilder = TraceBuilder(symbolizer: symbolizer)
         dumpBuilder = ThreadDumpBuilder(symbolizer: symbolizer)
@@ -67,7 +69,7 @@ public struct ExecSupervisor: Sendable {
 
     /// The environment the program starts with: the caller's, the probe first in
     /// LD_PRELOAD, and the probe's settings (which the probe removes again at start).
-    public func environment(for request: ExecRequest, base: [String: String] = ProcessInfo.processInfo.environment) -> [String: String] {
+    package func environment(for request: ExecRequest, base: [String: String] = ProcessInfo.processInfo.environment) -> [String: String] {
         var environment = base
         if let existing = base["LD_PRELOAD"], !existing.isEmpty {
             environment["LD_PRELOAD"] = probeLibrary + ":" + existing
@@ -83,7 +85,7 @@ public struct ExecSupervisor: Sendable {
     }
 
     /// Runs the program to its end. `onStart` hears its pid; `onDump` each dump as it is read.
-    public func run(_ request: ExecRequest, onStart: (Int32) -> Void = { _ in }, onDump: (ExecDump) -> Void = { _ in }) throws(ExecError) -> ExecResult {
+    package func run(_ request: ExecRequest, onStart: (Int32) -> Void = { _ in }, onDump: (ExecDump) -> Void = { _ in }) throws(ExecError) -> ExecResult {
         if let code = OutputDirectory.makeFolders(request.probeFolder) {
             throw ExecError(.setup, "cannot create \(request.probeFolder) (\(String(cString: strerror(code)))); give an --out folder you can write to")
         }
@@ -275,7 +277,7 @@ public struct ExecSupervisor: Sendable {
     }
 
     /// `a 'b c'`: arguments as a POSIX shell would read them back.
-    public static func shellQuoted(_ arguments: [String]) -> String {
+    package static func shellQuoted(_ arguments: [String]) -> String {
         arguments.map { argument in
             let plain = !argument.isEmpty && argument.allSatisfy { $0.isLetter || $0.isNumber || "-_./=:,+@%".contains($0) }
             return plain ? argument : "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"

@@ -1,26 +1,27 @@
 import Foundation
 import Glibc
 import StrainKit
+import StrainWire
 
 /// The files the probe writes for a program run under `strain exec`: its fault
 /// record (`fault-PID.txt`) and its thread dumps (`dump-PID-N.txt`), each
 /// renamed into place whole, and `sigquit-PID` once the program took SIGQUIT for
 /// itself. Files are named by pid: a forked child of the program writes its own.
-public struct ProbeFolder: Sendable {
-    public let path: String
+package struct ProbeFolder: Sendable {
+    package let path: String
 
-    public init(path: String) {
+    package init(path: String) {
         self.path = path
     }
 
     /// The fault record of process `pid`, if its probe wrote one.
-    public func faultRecord(pid: Int32) -> FaultRecord? {
+    package func faultRecord(pid: Int32) -> FaultRecord? {
         guard let text = try? String(contentsOfFile: file("fault-\(pid).txt"), encoding: .utf8) else { return nil }
         return FaultRecord(parsing: text[...])
     }
 
     /// The dumps of process `pid` written so far, oldest first.
-    public func dumpFiles(pid: Int32) -> [String] {
+    package func dumpFiles(pid: Int32) -> [String] {
         let prefix = "dump-\(pid)-"
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         return names.compactMap { name -> (Int, String)? in
@@ -30,19 +31,19 @@ public struct ProbeFolder: Sendable {
     }
 
     /// Whether the program installed its own SIGQUIT disposition (dumps are then asked with SIGSYS).
-    public func programTookDumpSignal(pid: Int32) -> Bool {
+    package func programTookDumpSignal(pid: Int32) -> Bool {
         access(file("sigquit-\(pid)"), F_OK) == 0
     }
 
     /// The wait shown for the thread that took the dump request: it was interrupted, so /proc cannot say.
-    public static let tookRequest = "took the dump request"
+    package static let tookRequest = "took the dump request"
 
     func file(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
 
     /// A dump as the probe wrote it: `STRAIN-DUMP 1`, fields, then per thread its
     /// id, whether it answered, its name, the text of its /proc `stat` and
     /// `syscall` files and its frames, then the maps and `END`. Nil unless whole.
-    public static func parseDump(_ text: String) -> RawDump? {
+    package static func parseDump(_ text: String) -> RawDump? {
         guard text.hasPrefix("STRAIN-DUMP 1\n"), text.hasSuffix("END\n") else { return nil }
         struct Thread {
             var tid: Int

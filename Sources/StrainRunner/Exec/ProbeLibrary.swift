@@ -3,14 +3,14 @@ import Glibc
 
 /// libStrainProbe.so, the probe `strain exec` preloads into a program: the
 /// `StrainProbe` product, which SwiftPM builds next to the `strain` executable.
-public enum ProbeLibrary {
-    public static let fileName = "libStrainProbe.so"
+package enum ProbeLibrary {
+    package static let fileName = "libStrainProbe.so"
     /// Names the library elsewhere (an installed strain whose library lives apart).
-    public static let environmentOverride = "STRAIN_PROBE_LIBRARY"
+    package static let environmentOverride = "STRAIN_PROBE_LIBRARY"
 
     /// The library's absolute path: `$STRAIN_PROBE_LIBRARY`, else next to
     /// `executable`, else in `../lib` from it.
-    public static func locate(executable: String = currentExecutablePath(),
+    package static func locate(executable: String = currentExecutablePath(),
                               environment: [String: String] = ProcessInfo.processInfo.environment) throws(ExecError) -> String {
         var candidates: [String]
         if let named = environment[environmentOverride], !named.isEmpty {

@@ -1,11 +1,12 @@
 import Foundation
 import StrainKit
+import StrainWire
 
 /// The watchdog's verdict on a program under `strain exec --stall`.
-public struct ExecStallVerdict: Sendable, Hashable {
+package struct ExecStallVerdict: Sendable, Hashable {
     /// `starved` or `deadlocked`, as a trial's watchdog would name it.
-    public var kind: TrialOutcome.Kind
-    public var message: String
+    package var kind: TrialOutcome.Kind
+    package var message: String
 }
 
 /// `strain exec --stall`: watches a program from outside, without a heartbeat.

@@ -3,8 +3,8 @@ import Glibc
 import StrainKit
 
 /// Reads what a run records of the machine it ran on.
-public enum EnvironmentProbe {
-    public static func current(workingDirectory: String = FileManager.default.currentDirectoryPath) -> EnvironmentRecord {
+package enum EnvironmentProbe {
+    package static func current(workingDirectory: String = FileManager.default.currentDirectoryPath) -> EnvironmentRecord {
         var names = utsname()
         uname(&names)
         func field<T>(_ value: T) -> String {
@@ -56,17 +56,17 @@ public enum EnvironmentProbe {
     }
 
     /// The 1-minute load average.
-    public static var loadAverage: Double? {
+    package static var loadAverage: Double? {
         var loads = [Double](repeating: 0, count: 3)
         return getloadavg(&loads, 3) >= 1 ? loads[0] : nil
     }
 
     /// The machine's CPU time counters (`/proc/stat`'s `cpu` line), in ticks.
-    public struct CPUTimes: Sendable {
-        public var total: Double
-        public var steal: Double
+    package struct CPUTimes: Sendable {
+        package var total: Double
+        package var steal: Double
 
-        public static func now() -> CPUTimes? {
+        package static func now() -> CPUTimes? {
             guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
                   let line = text.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") }) else { return nil }
             let fields = line.split(separator: " ").dropFirst().compactMap { Double($0) }
@@ -76,7 +76,7 @@ public enum EnvironmentProbe {
         }
 
         /// Share of the ticks since `start` that the hypervisor stole.
-        public func stealFraction(since start: CPUTimes) -> Double? {
+        package func stealFraction(since start: CPUTimes) -> Double? {
             let total = self.total - start.total
             return total > 0 ? (steal - start.steal) / total : nil
         }

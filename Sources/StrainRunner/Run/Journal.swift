@@ -1,30 +1,31 @@
 import Foundation
 import Glibc
 import StrainKit
+import StrainSuite
 
 /// The first line of `trials.jsonl`: which plan the journal belongs to and how
 /// the run was asked for, so `--resume` can rebuild the same plan and check it.
-public struct JournalHeader: Codable, Sendable, Equatable {
+package struct JournalHeader: Codable, Sendable, Equatable {
     /// The journal format this Strain writes and reads.
-    public static let currentVersion = 1
+    package static let currentVersion = 1
     /// The version of this journal's format; readers check it first.
-    public var strainJournal: Int
+    package var strainJournal: Int
     /// The plan's identity (`Plan.identity`), size and shard.
-    public var plan: PlanRecord
+    package var plan: PlanRecord
     /// The suite file the run read.
-    public var suite: String
+    package var suite: String
     /// `--filter`, `--skip`, `--repetitions` and `--shard` as given.
-    public var filters: [String]
-    public var skips: [String]
-    public var repetitions: Int?
-    public var shard: String?
-    public var startedAt: String
+    package var filters: [String]
+    package var skips: [String]
+    package var repetitions: Int?
+    package var shard: String?
+    package var startedAt: String
     /// `--jobs` and `--isolation` as the run was started, so a resumed run goes on
     /// the same way unless told otherwise (absent in older journals).
-    public var jobs: Int?
-    public var isolation: TrialIsolation?
+    package var jobs: Int?
+    package var isolation: TrialIsolation?
 
-    public init(plan: PlanRecord, suite: String, filters: [String], skips: [String], repetitions: Int?, shard: String?, startedAt: String,
+    package init(plan: PlanRecord, suite: String, filters: [String], skips: [String], repetitions: Int?, shard: String?, startedAt: String,
                 jobs: Int? = nil, isolation: TrialIsolation? = nil) {
         self.strainJournal = Self.currentVersion
         self.plan = plan
@@ -43,7 +44,7 @@ extension JournalHeader {
     /// What is out of range in a header read back from a file, with the field and
     /// its range, or nil: a journal is input like a suite, and `--resume` takes its
     /// values as if given on the command line, so each has the command line's range.
-    public var problem: String? {
+    package var problem: String? {
         if let repetitions, !SuiteLimits.repetitions.contains(repetitions) {
             return "its header's repetitions \(repetitions) is out of range (\(SuiteLimits.repetitions.lowerBound) to \(SuiteLimits.repetitions.upperBound))"
         }
@@ -64,10 +65,10 @@ extension JournalHeader {
 }
 
 /// A journal that cannot be continued, with the reason.
-public struct JournalError: Error, Sendable, CustomStringConvertible {
-    public var path: String
-    public var message: String
-    public var description: String { "\(path): \(message)" }
+package struct JournalError: Error, Sendable, CustomStringConvertible {
+    package var path: String
+    package var message: String
+    package var description: String { "\(path): \(message)" }
 }
 
 /// Finished trials appended to `trials.jsonl` one line each, after a header line,
@@ -76,17 +77,17 @@ public struct JournalError: Error, Sendable, CustomStringConvertible {
 /// Each line is one `write(2)` on a descriptor opened with `O_APPEND`, so a line is
 /// never torn by another writer; a line cut short by a kill (the last one, with no
 /// newline) is dropped when the journal is resumed.
-public final class Journal {
-    public let path: String
+package final class Journal {
+    package let path: String
     /// The plan the journal belongs to; nil for a journal without one (bisect's probes).
-    public let header: JournalHeader?
+    package let header: JournalHeader?
     /// The trials already in the journal when it was opened (resume), in journal order.
-    public let finished: [TrialRecord]
+    package let finished: [TrialRecord]
     private let descriptor: Int32
     private let encoder = JSONEncoder()
 
     /// Starts a new journal, replacing any file at `path`.
-    public init(creating path: String, header: JournalHeader) throws(JournalError) {
+    package init(creating path: String, header: JournalHeader) throws(JournalError) {
         self.path = path
         self.header = header
         self.finished = []
@@ -107,7 +108,7 @@ public final class Journal {
 
     /// Opens (creating) a journal without a plan header and appends to it, as
     /// `strain bisect` journals its probes; such a journal cannot be resumed.
-    public init(path: String) throws(JournalError) {
+    package init(path: String) throws(JournalError) {
         self.path = path
         self.header = nil
         self.finished = []
@@ -118,7 +119,7 @@ public final class Journal {
 
     /// Opens an existing journal to continue it: reads its header and finished
     /// trials, drops a torn last line, and appends after the last whole one.
-    public init(resuming path: String) throws(JournalError) {
+    package init(resuming path: String) throws(JournalError) {
         self.path = path
         guard let data = FileManager.default.contents(atPath: path) else {
             throw JournalError(path: path, message: "cannot read the journal")
@@ -133,7 +134,7 @@ public final class Journal {
     }
 
     /// A journal's header and whole trial lines; `wholeBytes` is where the last whole line ends.
-    public static func parse(_ data: Data, path: String) throws(JournalError) -> (header: JournalHeader, trials: [TrialRecord], wholeBytes: Int) {
+    package static func parse(_ data: Data, path: String) throws(JournalError) -> (header: JournalHeader, trials: [TrialRecord], wholeBytes: Int) {
         let bytes = [UInt8](data)
         var lines: [ArraySlice<UInt8>] = []
         var start = 0
@@ -182,7 +183,7 @@ public final class Journal {
 
     /// Every whole trial line the file holds now, in journal order: what a run
     /// reads back at its end instead of keeping each record in memory as it runs.
-    public func readTrials() throws(JournalError) -> [TrialRecord] {
+    package func readTrials() throws(JournalError) -> [TrialRecord] {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw JournalError(path: path, message: "cannot read the journal back")
         }
@@ -198,7 +199,7 @@ public final class Journal {
         return trials
     }
 
-    public func append(_ record: TrialRecord) throws(JournalError) {
+    package func append(_ record: TrialRecord) throws(JournalError) {
         let line: Data
         do { line = try encoder.encode(record) } catch {
             throw JournalError(path: path, message: "cannot encode trial \(record.id): \(error)")

@@ -2,10 +2,10 @@ import Foundation
 import Glibc
 
 /// A mistake about `--out` or `--resume`, found before any trial starts.
-public struct OutputDirectoryError: Error, Sendable, CustomStringConvertible {
-    public var path: String
-    public var message: String
-    public var description: String { "\(path): \(message)" }
+package struct OutputDirectoryError: Error, Sendable, CustomStringConvertible {
+    package var path: String
+    package var message: String
+    package var description: String { "\(path): \(message)" }
 }
 
 /// The folder a run writes into, held under an exclusive lock for the run's
@@ -13,9 +13,9 @@ public struct OutputDirectoryError: Error, Sendable, CustomStringConvertible {
 ///
 /// The lock is `flock` on `.strain.lock` inside the folder: the kernel drops it
 /// when the runner dies, even by SIGKILL, so a killed run can be resumed at once.
-public final class OutputDirectory: Sendable {
+package final class OutputDirectory: Sendable {
     /// What the runner means to do with what the folder already holds.
-    public enum Mode: Sendable {
+    package enum Mode: Sendable {
         /// A new run: the folder must not hold another run's journal or run.json.
         case fresh
         /// Continue the run whose journal the folder holds.
@@ -24,15 +24,15 @@ public final class OutputDirectory: Sendable {
         case force
     }
 
-    public let path: String
+    package let path: String
     private let lockDescriptor: Int32
 
-    public var journalPath: String { (path as NSString).appendingPathComponent("trials.jsonl") }
-    public var runJSONPath: String { (path as NSString).appendingPathComponent("run.json") }
+    package var journalPath: String { (path as NSString).appendingPathComponent("trials.jsonl") }
+    package var runJSONPath: String { (path as NSString).appendingPathComponent("run.json") }
     static let lockName = ".strain.lock"
 
     /// Checks, creates and locks the folder; every refusal is an `OutputDirectoryError`.
-    public init(path: String, mode: Mode) throws(OutputDirectoryError) {
+    package init(path: String, mode: Mode) throws(OutputDirectoryError) {
         func refuse(_ message: String) -> OutputDirectoryError { OutputDirectoryError(path: path, message: message) }
         guard !path.isEmpty else { throw refuse("an empty path; give a folder, e.g. --out Reports/mine") }
         guard path != "-" else { throw refuse("`-` names standard output, but a run writes a folder of files; give a folder, e.g. --out Reports/mine") }

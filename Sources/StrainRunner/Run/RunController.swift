@@ -3,6 +3,8 @@ import CStrainTools
 import Foundation
 import Glibc
 import StrainKit
+import StrainSuite
+import StrainWire
 
 /// Runs a plan trial by trial: each in its own child, each recorded in the
 /// journal as it ends, then the whole run written as `run.json`.
@@ -11,20 +13,20 @@ import StrainKit
 /// run again, and the run's record holds each trial ID once, in plan order. A stop
 /// signal (`RunnerSignals`) ends the loop after the trial in flight is killed; the
 /// record is then written with `interrupted: true`.
-public struct RunController: Sendable {
-    public var supervisor: TrialSupervisor
+package struct RunController: Sendable {
+    package var supervisor: TrialSupervisor
     /// The metrics the plan's scenarios declare, recorded in run.json.
-    public var customMetrics: [MetricDescriptor]
+    package var customMetrics: [MetricDescriptor]
     /// The ranking tables the plan's scenarios ask for, recorded in run.json.
-    public var rankings: [MetricRanking] = []
+    package var rankings: [MetricRanking] = []
 
-    public init(supervisor: TrialSupervisor, customMetrics: [MetricDescriptor] = []) {
+    package init(supervisor: TrialSupervisor, customMetrics: [MetricDescriptor] = []) {
         self.supervisor = supervisor
         self.customMetrics = customMetrics
     }
 
     /// The trials of `plan` a journal does not hold yet, in plan order.
-    public static func remaining(_ plan: Plan, after finished: [TrialRecord]) -> [TrialSpec] {
+    package static func remaining(_ plan: Plan, after finished: [TrialRecord]) -> [TrialSpec] {
         let done = Set(finished.map(\.id))
         return plan.trials.filter { !done.contains($0.id) }
     }
@@ -36,7 +38,7 @@ public struct RunController: Sendable {
     /// With `jobs` above 1, that many trials run at once on worker threads; they
     /// finish out of order, and each is journaled and reported as it finishes,
     /// on the calling thread. run.json lists them in plan order all the same.
-    public func run(_ plan: Plan, planRecord: PlanRecord, journal: Journal, runJSONPath: String, jobs: Int = 1,
+    package func run(_ plan: Plan, planRecord: PlanRecord, journal: Journal, runJSONPath: String, jobs: Int = 1,
                     progress: (TrialRecord, Int, Int) -> Void) throws -> RunRecord {
         let startedAt = journal.finished.isEmpty ? Date().formatted(.iso8601) : journal.header?.startedAt ?? Date().formatted(.iso8601)
         var environment = EnvironmentProbe.current()
@@ -97,20 +99,20 @@ public struct RunController: Sendable {
 
 /// The runner's stop signals, SIGINT, SIGTERM and SIGQUIT, heard as a flag the supervisor
 /// polls (the handler in `CStrainProbe` only stores the signal's number).
-public enum RunnerSignals {
+package enum RunnerSignals {
     /// Catches SIGINT, SIGTERM and SIGQUIT (a second one ends the runner at once) and ignores SIGPIPE.
-    public static func catchStopSignals() {
+    package static func catchStopSignals() {
         _ = strain_runner_catch_stop_signals()
     }
 
     /// Makes the runner the subreaper of its descendants, so a trial's grandchild
     /// that left the trial's process group comes back to the runner to be killed.
-    public static func adoptOrphans() {
+    package static func adoptOrphans() {
         AdoptedOrphans.adopt()
     }
 
     /// The first stop signal the runner caught, nil while none has.
-    public static var stopSignal: Int32? {
+    package static var stopSignal: Int32? {
         let signal = strain_runner_stop_signal()
         return signal == 0 ? nil : signal
     }

@@ -2,6 +2,7 @@ import CStrainProbe
 import Dispatch
 import Foundation
 import StrainKit
+import StrainWire
 import Synchronization
 
 /// Runs trials `jobs` at a time, each on a worker thread of its own, and hands

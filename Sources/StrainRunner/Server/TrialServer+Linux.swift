@@ -2,6 +2,7 @@ import CStrainProbe
 import CStrainTools
 import Foundation
 import Glibc
+import StrainWire
 import Synchronization
 
 /// The runner's side of the trial server (`TrialServerHost`): starts it, asks it
@@ -13,7 +14,7 @@ import Synchronization
 ///   server. Start it (`prepare`) on a thread that lives as long as the run; a
 ///   restart happens on the thread that found the server dead, so every thread
 ///   that asks for trials must outlive them too (`TrialPool`'s workers do).
-public final class TrialServer: Sendable {
+package final class TrialServer: Sendable {
     /// Starts after a death, in one run, before the runner stops trying.
     static let maximumRestarts = 3
     /// Seconds a server has to say it is ready (it loads the whole binary), and to answer a request.
@@ -21,7 +22,7 @@ public final class TrialServer: Sendable {
     static let replySeconds = 10.0
 
     /// The binary whose hidden `_trial-server` command is the server.
-    public let executable: String
+    package let executable: String
     /// The server's environment (the trials' own, but for the heartbeat's fd).
     let environment: [String]
     /// Hears each restart and the fall back to spawning, as a line for the user.
@@ -41,12 +42,12 @@ public final class TrialServer: Sendable {
         var socket: Int32
     }
 
-    public init(executable: String, environment: [String], notice: @escaping @Sendable (String) -> Void) {
+    package init(executable: String, environment: [String], notice: @escaping @Sendable (String) -> Void) {
         self.executable = executable
         // Every symbol bound once, at the server's start, rather than at first call in
         // every copy (which drops it again, unless the runner had it set itself).
         self.environment = environment.contains { $0.hasPrefix("LD_BIND_NOW=") }
-            ? environment : environment + ["LD_BIND_NOW=1", "\(TrialServerHost.bindNowVariable)=1"]
+            ? environment : environment + ["LD_BIND_NOW=1", "\(ChildEnvironment.trialServerBindNow)=1"]
         self.notice = notice
     }
 
@@ -58,12 +59,12 @@ public final class TrialServer: Sendable {
     }
 
     /// Trials the server started, restarts after a death, and why the runner fell back to spawning.
-    public var statistics: (trials: Int, restarts: Int, fallback: String?) {
+    package var statistics: (trials: Int, restarts: Int, fallback: String?) {
         state.withLock { ($0.trials, max(0, $0.starts - 1), $0.fallback) }
     }
 
     /// Starts the server now, if it is not running and the runner has not given up on it.
-    public func prepare() {
+    package func prepare() {
         state.withLock { state in _ = connect(&state) }
     }
 
@@ -156,9 +157,9 @@ public final class TrialServer: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, ends[1], TrialServerHost.socketDescriptor)
+        posix_spawn_file_actions_adddup2(&actions, ends[1], ChildEnvironment.trialServerSocketDescriptor)
         // Only its socket: every copy inherits what the server has open.
-        _ = strain_spawn_close_from(&actions, TrialServerHost.socketDescriptor + 1)
+        _ = strain_spawn_close_from(&actions, ChildEnvironment.trialServerSocketDescriptor + 1)
         // A process group of its own: its parent-death handler kills that group, the server alone.
         let (spawned, pid) = ChildProcess.spawnInOwnGroup(executable: executable, arguments: ["_trial-server"],
                                                           environment: environment, actions: &actions)

@@ -3,13 +3,14 @@ import CStrainTools
 import Foundation
 import Glibc
 import StrainKit
+import StrainWire
 
 /// Errors of the supervisor itself: a child that could not be started.
-public struct SupervisorError: Error, Sendable, CustomStringConvertible {
-    public var errno: Int32
-    public var message: String
+package struct SupervisorError: Error, Sendable, CustomStringConvertible {
+    package var errno: Int32
+    package var message: String
 
-    public var description: String {
+    package var description: String {
         "\(message): \(String(cString: strerror(errno))) (errno \(errno))"
     }
 }
@@ -122,14 +123,14 @@ struct ChildProcess {
 }
 
 /// How a child ended, decoded once from its wait status.
-public enum TerminationStatus: Sendable, Hashable, CustomStringConvertible {
+package enum TerminationStatus: Sendable, Hashable, CustomStringConvertible {
     /// It called exit (or returned from main) with this code.
     case exited(Int32)
     /// A signal ended it.
     case signaled(Int32)
 
     /// Decodes a `wait4` status; nil for a stop (a ptrace walk), which is not an end.
-    public init?(waitStatus status: Int32) {
+    package init?(waitStatus status: Int32) {
         let low = status & 0x7f
         if low == 0 {
             self = .exited((status >> 8) & 0xff)
@@ -140,7 +141,7 @@ public enum TerminationStatus: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .exited(let code): "exited with status \(code)"
         case .signaled(let signal): "killed by \(SignalName.of(signal))"
@@ -150,17 +151,17 @@ public enum TerminationStatus: Sendable, Hashable, CustomStringConvertible {
 
 /// One step of ending a child that is past its deadline: send a signal to its
 /// process group, then give it `graceSeconds` before the next step.
-public struct TeardownStep: Sendable, Hashable {
-    public var signal: Int32
-    public var graceSeconds: Double
+package struct TeardownStep: Sendable, Hashable {
+    package var signal: Int32
+    package var graceSeconds: Double
 
-    public init(signal: Int32, graceSeconds: Double) {
+    package init(signal: Int32, graceSeconds: Double) {
         self.signal = signal
         self.graceSeconds = graceSeconds
     }
 
     /// SIGTERM, a grace period, then SIGKILL.
-    public static func gentleThenForced(graceSeconds: Double) -> [TeardownStep] {
+    package static func gentleThenForced(graceSeconds: Double) -> [TeardownStep] {
         [TeardownStep(signal: SIGTERM, graceSeconds: graceSeconds), TeardownStep(signal: SIGKILL, graceSeconds: 0)]
     }
 }
@@ -188,7 +189,7 @@ struct ChildPipe {
 }
 
 /// The path of the running executable, which children re-enter.
-public func currentExecutablePath() -> String {
+package func currentExecutablePath() -> String {
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     let length = readlink("/proc/self/exe", &buffer, Int(PATH_MAX))
     guard length > 0 else { return CommandLine.arguments[0] }

@@ -3,36 +3,37 @@ import CStrainTools
 import Foundation
 import Glibc
 import StrainKit
+import StrainWire
 
 /// What the parent saw of one child, for `OutcomeClassifier`.
-public struct Watched: Sendable {
-    public var result = BoundedBuffer(cap: 0)
-    public var output = BoundedBuffer(cap: 0)
-    public var error = BoundedBuffer(cap: 0)
+package struct Watched: Sendable {
+    package var result = BoundedBuffer(cap: 0)
+    package var output = BoundedBuffer(cap: 0)
+    package var error = BoundedBuffer(cap: 0)
     /// How it ended; nil only when it was never reaped (it cannot be: the watch waits).
-    public var termination: TerminationStatus?
-    public var usage = rusage()
-    public var timedOut = false
+    package var termination: TerminationStatus?
+    package var usage = rusage()
+    package var timedOut = false
     /// A stop signal reached the runner and the child was killed for it.
-    public var stoppedByRunner = false
+    package var stoppedByRunner = false
     /// The child went over its thread limit and was killed for it.
-    public var overThreadLimit: Int?
-    public var peakThreads = 0
+    package var overThreadLimit: Int?
+    package var peakThreads = 0
     /// The child's own peak RSS (VmHWM) as last sampled.
-    public var peakRSSBytes = 0
+    package var peakRSSBytes = 0
     /// The thread count where it changed, seconds after the spawn.
-    public var timeline: [ThreadSample] = []
+    package var timeline: [ThreadSample] = []
     /// CLOCK_MONOTONIC of the last read from the result pipe.
-    public var lastResultRead: UInt64 = 0
+    package var lastResultRead: UInt64 = 0
     /// Threads the child could not dump itself, walked here with ptrace.
-    public var remoteStacks: [Int: RemoteUnwinder.Stack] = [:]
+    package var remoteStacks: [Int: RemoteUnwinder.Stack] = [:]
     /// The child's threads as walked with ptrace at the deadline, when it had not reported.
-    public var deadlineDump: RawDump?
+    package var deadlineDump: RawDump?
     /// The child's heartbeat at the deadline, and when it was read.
-    public var deadlineHeartbeat: strain_heartbeat?
-    public var deadlineAt: UInt64 = 0
+    package var deadlineHeartbeat: strain_heartbeat?
+    package var deadlineAt: UInt64 = 0
 
-    public init() {}
+    package init() {}
 }
 
 /// The parent's watch over one running child: polls its three pipes into bounded
@@ -90,7 +91,7 @@ struct ChildWatch {
                 }
                 if let at = nextStepAt, now >= at, let step = steps.popFirst() {
                     child.signalGroup(step.signal)
-                    nextStepAt = steps.isEmpty ? nil : now &+ TrialSupervisor.nanoseconds(step.graceSeconds)
+                    nextStepAt = steps.isEmpty ? nil : now &+ TrialSpec.nanoseconds(step.graceSeconds)
                 }
                 if now >= nextSample {
                     sample(statusPath, now: now, start: start, into: &watched)
@@ -98,7 +99,7 @@ struct ChildWatch {
                         watched.overThreadLimit = limit
                         child.signalGroup(SIGKILL)
                     }
-                    nextSample = now &+ TrialSupervisor.nanoseconds(samplingInterval)
+                    nextSample = now &+ TrialSpec.nanoseconds(samplingInterval)
                 }
                 if let (termination, usage) = child.reapIfEnded() {
                     watched.termination = termination
@@ -139,7 +140,7 @@ struct ChildWatch {
                     if !remoteUnwindDone, !reaped, let tids = ChildProtocol.pendingRemoteUnwind(in: watched.result.bytes) {
                         // The child dumped what it could and waits, blocked threads and all: walk the rest from here.
                         remoteUnwindDone = true
-                        let giveUp = strain_monotonic_ns() &+ TrialSupervisor.nanoseconds(RemoteUnwinder.budgetSeconds)
+                        let giveUp = strain_monotonic_ns() &+ TrialSpec.nanoseconds(RemoteUnwinder.budgetSeconds)
                         for tid in tids where strain_monotonic_ns() < giveUp {
                             if let stack = RemoteUnwinder.stack(pid: child.pid, tid: tid) { watched.remoteStacks[tid] = stack }
                         }
@@ -170,21 +171,21 @@ struct ChildWatch {
 }
 
 /// Keeps the first `cap` bytes of a stream and counts the rest.
-public struct BoundedBuffer: Sendable {
-    public let cap: Int
-    public private(set) var bytes: [UInt8] = []
-    public private(set) var dropped = 0
+package struct BoundedBuffer: Sendable {
+    package let cap: Int
+    package private(set) var bytes: [UInt8] = []
+    package private(set) var dropped = 0
 
-    public init(cap: Int) { self.cap = cap }
+    package init(cap: Int) { self.cap = cap }
 
-    public mutating func append(_ chunk: ArraySlice<UInt8>) {
+    package mutating func append(_ chunk: ArraySlice<UInt8>) {
         let room = max(0, cap - bytes.count)
         bytes.append(contentsOf: chunk.prefix(room))
         dropped += max(0, chunk.count - room)
     }
 
     /// The kept text, with a note of what was dropped; nil when there was none.
-    public var text: String? {
+    package var text: String? {
         guard !bytes.isEmpty || dropped > 0 else { return nil }
         let kept = String(decoding: bytes, as: UTF8.self)
         return dropped > 0 ? kept + "\n[… \(dropped) more bytes not kept]" : kept

@@ -2,6 +2,8 @@ import CStrainProbe
 import Foundation
 import Glibc
 import StrainKit
+import StrainSymbols
+import StrainWire
 
 /// Turns what the parent saw of a child (`Watched`) and what the child said
 /// (`ChildMessages`) into the trial's outcome, metrics, trace and dump.
@@ -9,29 +11,29 @@ import StrainKit
 /// A pure function of its inputs (apart from symbolizing addresses), so every
 /// path can be tested without a child. The stall verdict at a deadline comes from
 /// `StallVerdict`, the rule the child's watchdog uses too.
-public struct OutcomeClassifier: Sendable {
-    public let traceBuilder: TraceBuilder
-    public let dumpBuilder: ThreadDumpBuilder
+package struct OutcomeClassifier: Sendable {
+    package let traceBuilder: TraceBuilder
+    package let dumpBuilder: ThreadDumpBuilder
     /// Names the frames of confinement violations.
     let symbolizer: Symbolizer
 
-    public init(traceBuilder: TraceBuilder, dumpBuilder: ThreadDumpBuilder, symbolizer: Symbolizer = Symbolizer()) {
+    package init(traceBuilder: TraceBuilder, dumpBuilder: ThreadDumpBuilder, symbolizer: Symbolizer = Symbolizer()) {
         self.traceBuilder = traceBuilder
         self.dumpBuilder = dumpBuilder
         self.symbolizer = symbolizer
     }
 
     /// The classified trial, before the parent's own measurements are merged in.
-    public struct Classified {
-        public var outcome: TrialOutcome
-        public var metrics = TrialMetrics()
-        public var trace: FaultTrace?
-        public var dump: ThreadDump?
-        public var stall: StallReport?
-        public var confinement: [ConfinementViolation]?
+    package struct Classified {
+        package var outcome: TrialOutcome
+        package var metrics = TrialMetrics()
+        package var trace: FaultTrace?
+        package var dump: ThreadDump?
+        package var stall: StallReport?
+        package var confinement: [ConfinementViolation]?
     }
 
-    public func classify(_ watched: Watched, timeoutSeconds: Double, stallSeconds: Double) -> Classified {
+    package func classify(_ watched: Watched, timeoutSeconds: Double, stallSeconds: Double) -> Classified {
         let messages = ChildProtocol.decode(watched.result.bytes)
         if let limit = watched.overThreadLimit {
             return Classified(outcome: TrialOutcome(kind: .crashed, signal: SIGKILL,
@@ -88,7 +90,7 @@ public struct OutcomeClassifier: Sendable {
         }
         classified.stall = report.stall
         if let raw = report.confinementViolations {
-            classified.confinement = raw.map { ConfinementVerdict.named($0, maps: report.maps ?? "", symbolizer: symbolizer) }
+            classified.confinement = raw.map { ConfinementNaming.named($0, maps: report.maps ?? "", symbolizer: symbolizer) }
         }
         if let last = report.lastHeartbeatNanoseconds, watched.lastResultRead > last {
             classified.stall?.recordedAfterSeconds = Double(watched.lastResultRead - last) / 1e9
@@ -103,7 +105,7 @@ public struct OutcomeClassifier: Sendable {
         var classified = Classified(outcome: TrialOutcome(kind: .timedOut, message: "\(prefix); the child was stopped"))
         guard let raw = watched.deadlineDump, raw.threads.contains(where: { !$0.frames.isEmpty }) else { return classified }
         classified.dump = dumpBuilder.dump(from: raw)
-        let stuck = raw.threads.filter { $0.name != Watchdog.threadName }
+        let stuck = raw.threads.filter { $0.name != ChildEnvironment.watchdogThreadName }
         let allWaiting = !stuck.isEmpty && stuck.allSatisfy { ThreadState.isUntimedWait($0.wait) }
         let walked = "the child's watchdog did not report, so its threads were unwound through ptrace"
         if let beat = watched.deadlineHeartbeat {

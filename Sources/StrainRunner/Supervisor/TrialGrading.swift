@@ -1,4 +1,5 @@
 import StrainKit
+import StrainWire
 
 extension TrialRecord {
     /// The record of a finished trial, graded against what its suite expects and

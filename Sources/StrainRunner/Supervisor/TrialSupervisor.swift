@@ -2,6 +2,8 @@ import CStrainProbe
 import Foundation
 import Glibc
 import StrainKit
+import StrainSymbols
+import StrainWire
 
 /// The parent's side of a trial, in parts: `ChildProcess` starts the child and
 /// reaps it into a `TerminationStatus`; `ChildWatch` reads its pipes with bounds,
@@ -10,29 +12,29 @@ import StrainKit
 ///
 /// A child that crashes, hangs, floods its output or closes its pipes ends up
 /// as that trial's outcome; it never takes the supervisor down.
-public struct TrialSupervisor: Sendable {
+package struct TrialSupervisor: Sendable {
     /// The `strain` binary children re-enter through `_trial`.
-    public var executable: String
+    package var executable: String
     /// Bytes of standard output and of standard error kept per trial.
-    public var outputCap = 64 * 1024
+    package var outputCap = 64 * 1024
     /// Bytes of the result pipe kept per trial (a fault record with 262,144 frames is ~5 MB).
-    public var resultCap = 64 * 1024 * 1024
+    package var resultCap = 64 * 1024 * 1024
     /// Seconds between SIGTERM and SIGKILL at a deadline.
-    public var gracePeriod = 1.0
+    package var gracePeriod = 1.0
     /// Seconds between samples of the child's thread count.
-    public var samplingInterval = 0.005
+    package var samplingInterval = 0.005
     /// Points kept in a trial's thread-count timeline; longer ones are thinned.
-    public var timelineCap = 2000
+    package var timelineCap = 2000
     /// Decides each trial's outcome from what the watch saw and the child said.
-    public let classifier: OutcomeClassifier
+    package let classifier: OutcomeClassifier
     /// How trials are started: copies of `server`, or a spawn each.
-    public let isolation: TrialIsolation
+    package let isolation: TrialIsolation
     /// The trial server, for `.server` isolation; started at the first trial (or `prepare`).
-    public let server: TrialServer?
+    package let server: TrialServer?
 
     /// - Parameter notice: hears the trial server's restarts and a fall back to
     ///   spawning, one line each (standard error by default).
-    public init(executable: String, isolation: TrialIsolation = .server, symbolizer: Symbolizer = Symbolizer(),
+    package init(executable: String, isolation: TrialIsolation = .server, symbolizer: Symbolizer = Symbolizer(),
                 notice: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }) {
         self.executable = executable
         self.isolation = isolation
@@ -43,14 +45,14 @@ public struct TrialSupervisor: Sendable {
     }
 
     /// How this supervisor's trials were started, for run.json.
-    public func executionRecord(jobs: Int = 1) -> ExecutionRecord {
+    package func executionRecord(jobs: Int = 1) -> ExecutionRecord {
         let statistics = server?.statistics
         return ExecutionRecord(isolation: isolation, serverTrials: statistics?.trials ?? 0, serverRestarts: statistics?.restarts ?? 0,
                                fallback: statistics?.fallback, jobs: jobs)
     }
 
     /// Runs one trial; a trial the runner stopped (a stop signal) is a `harnessError`.
-    public func run(_ spec: TrialSpec) -> TrialRecord {
+    package func run(_ spec: TrialSpec) -> TrialRecord {
         runUnlessStopped(spec) ?? TrialRecord(
             graded: spec, outcome: TrialOutcome(kind: .harnessError, message: "the runner was stopped by a signal during this trial"),
             metrics: TrialMetrics(), trace: nil, stdout: nil, stderr: nil, startedAt: Date().formatted(.iso8601))
@@ -58,7 +60,7 @@ public struct TrialSupervisor: Sendable {
 
     /// Runs one trial, or returns nil when a stop signal reached the runner while it
     /// ran: the child's process group is then killed and the trial has no outcome.
-    public func runUnlessStopped(_ spec: TrialSpec) -> TrialRecord? {
+    package func runUnlessStopped(_ spec: TrialSpec) -> TrialRecord? {
         if RunnerSignals.stopSignal != nil { return nil }
         let startedAt = Date().formatted(.iso8601)
         let specJSON: String
@@ -86,7 +88,7 @@ public struct TrialSupervisor: Sendable {
         }
         let watch = ChildWatch(outputCap: outputCap, resultCap: resultCap, teardown: TeardownStep.gentleThenForced(graceSeconds: gracePeriod),
                                samplingInterval: samplingInterval, threadLimit: spec.threadLimit)
-        let watched = watch.watch(child, start: start, deadline: start &+ Self.nanoseconds(spec.timeoutSeconds), heartbeat: heartbeat)
+        let watched = watch.watch(child, start: start, deadline: start &+ TrialSpec.nanoseconds(spec.timeoutSeconds), heartbeat: heartbeat)
         // Grandchildren that left the trial's process group (setsid) and were
         // adopted by the runner when the child ended die with the trial too.
         AdoptedOrphans.killAll()
@@ -107,26 +109,19 @@ public struct TrialSupervisor: Sendable {
         return environment.map { "\($0.key)=\($0.value)" }
     }
 
-    /// Seconds as nanoseconds, saturating: no value of a suite can trap here, even
-    /// one the parser should have refused (infinity, NaN, 1e300).
-    static func nanoseconds(_ seconds: Double) -> UInt64 {
-        guard seconds.isFinite, seconds > 0 else { return seconds == .infinity ? UInt64.max / 2 : 0 }
-        let value = seconds * 1e9
-        return value >= Double(UInt64.max / 2) ? UInt64.max / 2 : UInt64(value)
-    }
 
     /// Every thread of a live child, walked from here with ptrace.
     static func ptraceDump(pid: Int32) -> RawDump {
         let started = strain_monotonic_ns()
         var threads: [RawThread] = []
-        let giveUp = started &+ nanoseconds(RemoteUnwinder.budgetSeconds)
+        let giveUp = started &+ TrialSpec.nanoseconds(RemoteUnwinder.budgetSeconds)
         for tid in ThreadState.tids(pid: String(pid)) {
             let state = ThreadState.read(pid: String(pid), tid: tid)
             let stack = strain_monotonic_ns() < giveUp ? RemoteUnwinder.stack(pid: pid, tid: tid) : nil
             threads.append(RawThread(tid: tid, name: state?.name ?? "?", state: state?.state ?? stack?.state ?? "?",
                                      wait: state?.wait, inWork: false, frames: stack?.frames ?? [], viaPtrace: stack != nil))
         }
-        return RawDump(method: "ptrace", threads: threads, maps: Watchdog.contents(of: "/proc/\(pid)/maps"),
+        return RawDump(method: "ptrace", threads: threads, maps: ProcFile.contents(of: "/proc/\(pid)/maps"),
                        unanswered: [], dumpNanoseconds: Int(strain_monotonic_ns() - started), waitCycle: nil)
     }
 

@@ -1,19 +1,20 @@
 import StrainKit
+import StrainWire
 
 /// The trials a suite expands to: every run's scenario × parameter combination ×
 /// profile × repetition × strategy, in that nesting, so each repetition runs
 /// the strategies side by side and drift on the machine touches them alike.
-public struct Plan: Sendable {
-    public let suite: Suite
-    public let trials: [TrialSpec]
+package struct Plan: Sendable {
+    package let suite: Suite
+    package let trials: [TrialSpec]
 
     /// A plan of exactly these trials.
-    public init(suite: Suite, trials: [TrialSpec]) {
+    package init(suite: Suite, trials: [TrialSpec]) {
         self.suite = suite
         self.trials = trials
     }
 
-    public init(suite: Suite) {
+    package init(suite: Suite) {
         self.suite = suite
         var trials: [TrialSpec] = []
         for run in suite.runs {

@@ -1,13 +1,13 @@
 /// The names a parent and its `_trial` child agree on: environment variables and
 /// the descriptors they carry, each spelled here only.
-public enum ChildEnvironment {
+package enum ChildEnvironment {
     /// The runner's pid, checked by the child against `getppid()` after it asks
     /// for a parent-death signal.
-    public static let parentPID = "STRAIN_PARENT_PID"
+    package static let parentPID = "STRAIN_PARENT_PID"
     /// The fd of the shared heartbeat block.
-    public static let heartbeatDescriptor = "STRAIN_HEARTBEAT_FD"
+    package static let heartbeatDescriptor = "STRAIN_HEARTBEAT_FD"
     /// The fd of the result pipe in the child.
-    public static let resultDescriptor: Int32 = 3
+    package static let resultDescriptor: Int32 = 3
     /// The fd the shared heartbeat block gets in the child.
-    public static let sharedDescriptor: Int32 = 4
+    package static let sharedDescriptor: Int32 = 4
 }

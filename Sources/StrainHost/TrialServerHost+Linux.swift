@@ -3,6 +3,7 @@ import CStrainTools
 import Foundation
 import Glibc
 import StrainKit
+import StrainWire
 
 /// The trial server's side: a process of the same binary that has loaded the
 /// Swift runtime, Foundation and the scenario catalog once, stays single-threaded,
@@ -19,15 +20,15 @@ import StrainKit
 /// - Important: nothing here may start a thread (no GCD, no `Task`, no Foundation
 ///   API that starts one) or lock a Swift `Mutex` on this thread: a copy has only
 ///   this thread, and would inherit a lock held elsewhere or a stale cached thread id.
-public enum TrialServerHost {
+package enum TrialServerHost {
     /// The fd of the server's socket to its runner.
-    static let socketDescriptor: Int32 = 3
+    static let socketDescriptor = ChildEnvironment.trialServerSocketDescriptor
     /// `STRAIN_TRIAL_SERVER=refuse` makes the server refuse to start: the runner then spawns every trial.
-    static let refuseVariable = "STRAIN_TRIAL_SERVER"
+    static let refuseVariable = ChildEnvironment.trialServerRefuse
     /// Set beside `LD_BIND_NOW=1` when the runner added it for the server, so its copies drop both.
-    static let bindNowVariable = "STRAIN_TRIAL_SERVER_BIND_NOW"
+    static let bindNowVariable = ChildEnvironment.trialServerBindNow
 
-    public static func serve(catalog: ScenarioCatalog) -> Never {
+    package static func serve(catalog: ScenarioCatalog) -> Never {
         start()
         // The loop keeps a small frame: a copy's main thread runs its trial from
         // here, and every byte of this frame is stack its trial does not get (the

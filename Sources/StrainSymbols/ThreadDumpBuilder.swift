@@ -1,17 +1,18 @@
-import StrainKit
+import StrainRecords
+import StrainWire
 
 /// Turns a child's raw thread dump into the record's: stacks symbolized once
 /// per distinct stack, identical stacks grouped, each group summed up in a line.
-public struct ThreadDumpBuilder: Sendable {
-    public let symbolizer: Symbolizer
+package struct ThreadDumpBuilder: Sendable {
+    package let symbolizer: Symbolizer
     /// Frames named in a group's summary after its wait.
-    public var summaryFrames = 3
+    package var summaryFrames = 3
 
-    public init(symbolizer: Symbolizer) {
+    package init(symbolizer: Symbolizer) {
         self.symbolizer = symbolizer
     }
 
-    public func dump(from raw: RawDump) -> ThreadDump {
+    package func dump(from raw: RawDump) -> ThreadDump {
         // Threads stopped in the same place have the same addresses: name each stack once.
         let byStack = Dictionary(grouping: raw.threads.filter { !$0.frames.isEmpty }, by: \.frames)
         var groups: [String: ThreadGroup] = [:]

@@ -2,52 +2,52 @@ import Foundation
 
 /// The fault record as the child's handler wrote it: raw addresses, the stack
 /// bounds, and a copy of /proc/self/maps at the moment of the fault.
-public struct FaultRecord: Sendable {
-    public var signal: Int32 = 0
-    public var code: Int32 = 0
-    public var address: UInt64 = 0
-    public var isOverflow = false
-    public var threadWasPrepared = false
-    public var stackLow: UInt64?
-    public var stackHigh: UInt64?
-    public var guardSize: Int?
-    public var markedDepth: Int = 0
-    public var totalFrames = 0
+package struct FaultRecord: Sendable {
+    package var signal: Int32 = 0
+    package var code: Int32 = 0
+    package var address: UInt64 = 0
+    package var isOverflow = false
+    package var threadWasPrepared = false
+    package var stackLow: UInt64?
+    package var stackHigh: UInt64?
+    package var guardSize: Int?
+    package var markedDepth: Int = 0
+    package var totalFrames = 0
     /// Kept frames: the head as walked from the fault, then the tail.
-    public var headFrames: [UInt64] = []
-    public var tailFrames: [UInt64] = []
-    public var walkNanoseconds = 0
+    package var headFrames: [UInt64] = []
+    package var tailFrames: [UInt64] = []
+    package var walkNanoseconds = 0
     /// unw_step's last answer (0 at the outermost frame, negative where the walk could
     /// not go on) and the last frame's stack pointer; nil in records without them.
-    public var walkEnd: Int?
-    public var lastStackPointer: UInt64?
-    public var captureNanoseconds: Int?
-    public var maps = ""
+    package var walkEnd: Int?
+    package var lastStackPointer: UInt64?
+    package var captureNanoseconds: Int?
+    package var maps = ""
     /// Whether the record ran to its `END` line.
-    public var isComplete = false
+    package var isComplete = false
 
     /// The room a walk that reached the thread's outermost frame may leave above its
     /// last frame: the main thread's arguments, environment and auxiliary vector sit
     /// there (a few KiB; 256 KiB is far past any environment seen).
-    public static let outermostFrameRoom: UInt64 = 256 << 10
+    package static let outermostFrameRoom: UInt64 = 256 << 10
 
     /// Whether the walk stopped before the thread's outermost frame: the unwinder
     /// could not go on (code without unwind information, a JIT's frames), or its last
     /// frame is far below the top of a stack whose bounds are known.
-    public var walkStoppedShort: Bool {
+    package var walkStoppedShort: Bool {
         if let walkEnd, walkEnd < 0 { return true }
         if let last = lastStackPointer, last != 0, let high = stackHigh, high > last { return high - last > Self.outermostFrameRoom }
         return false
     }
 
     /// Frames counted by the handler but kept in neither head nor tail.
-    public var omittedFrames: Int { max(0, totalFrames - headFrames.count - tailFrames.count) }
+    package var omittedFrames: Int { max(0, totalFrames - headFrames.count - tailFrames.count) }
 
     /// The marker that opens a fault record on the result pipe.
-    public static let marker = "STRAIN-FAULT "
+    package static let marker = "STRAIN-FAULT "
 
     /// Parses the record starting at the marker in `text`; nil when there is none.
-    public init?(parsing text: Substring) {
+    package init?(parsing text: Substring) {
         guard let start = text.range(of: Self.marker) else { return nil }
         let body = text[start.lowerBound...]
         var lines = body.split(separator: "\n", omittingEmptySubsequences: false)[...]

@@ -3,19 +3,19 @@ import StrainKit
 import Yams
 
 /// A problem in a suite file, with the place and the fix.
-public struct SuiteError: Error, Sendable, CustomStringConvertible {
-    public var file: String
+package struct SuiteError: Error, Sendable, CustomStringConvertible {
+    package var file: String
     /// 1-based line and column; nil when the problem is the whole file.
-    public var line: Int?
-    public var column: Int?
-    public var message: String
+    package var line: Int?
+    package var column: Int?
+    package var message: String
     /// The file's other mistakes, after this one, in file order (at most
     /// `SuiteParser.maximumErrors` in all).
-    public var others: [SuiteError] = []
+    package var others: [SuiteError] = []
     /// Mistakes found past the bound and not listed.
-    public var unlisted = 0
+    package var unlisted = 0
 
-    public init(file: String, line: Int?, column: Int?, message: String) {
+    package init(file: String, line: Int?, column: Int?, message: String) {
         self.file = file
         self.line = line
         self.column = column
@@ -23,11 +23,11 @@ public struct SuiteError: Error, Sendable, CustomStringConvertible {
     }
 
     /// This mistake and the file's others.
-    public var all: [SuiteError] { [self] + others }
+    package var all: [SuiteError] { [self] + others }
 
     /// `Scenarios/stack.yaml:12:7: error: unknown strategy 'gcd'; valid strategies: …`,
     /// one line per mistake of the file.
-    public var description: String {
+    package var description: String {
         var lines = all.map(\.line1)
         if unlisted > 0 { lines.append("\(file): \(unlisted) more mistakes not listed; fix these and run again") }
         return lines.joined(separator: "\n")
@@ -56,10 +56,10 @@ public struct SuiteError: Error, Sendable, CustomStringConvertible {
 
 /// Reads suite files: YAML in, a validated `Suite` out, or a `SuiteError` that
 /// names the file, the line and column, and what to write instead.
-public struct SuiteParser: Sendable {
-    public let catalog: ScenarioCatalog
+package struct SuiteParser: Sendable {
+    package let catalog: ScenarioCatalog
 
-    public init(catalog: ScenarioCatalog) {
+    package init(catalog: ScenarioCatalog) {
         self.catalog = catalog
     }
 
@@ -67,11 +67,11 @@ public struct SuiteParser: Sendable {
     static let runKeys = ["scenario", "parameters", "strategies", "profiles", "repetitions", "timeout", "stall", "memory-limit", "thread-limit", "expect", "gate"]
 
     /// The most mistakes one parse lists; the rest are counted.
-    public static let maximumErrors = 20
+    package static let maximumErrors = 20
     /// The largest suite file read (bytes).
-    public static let maximumFileBytes = 1 << 20
+    package static let maximumFileBytes = 1 << 20
 
-    public func parse(contentsOf path: String) throws(SuiteError) -> Suite {
+    package func parse(contentsOf path: String) throws(SuiteError) -> Suite {
         let data: Data
         do {
             data = try InputFile.read(path, what: "a .yaml suite (see Scenarios/README.md)", limit: Self.maximumFileBytes)
@@ -84,7 +84,7 @@ public struct SuiteParser: Sendable {
         return try parse(text, path: path)
     }
 
-    public func parse(_ text: String, path: String) throws(SuiteError) -> Suite {
+    package func parse(_ text: String, path: String) throws(SuiteError) -> Suite {
         if let tabs = Self.tabProblems(text, path: path) { throw tabs }
         if let complex = Self.complexKeyProblems(text, path: path) { throw complex }
         let root: Node
@@ -202,7 +202,7 @@ public struct SuiteParser: Sendable {
     /// The most values a suite may hold once its aliases are expanded. A 1 MiB file
     /// written out holds at most about half a million; past this, aliases of aliases
     /// (YAML's "billion laughs") would make every walk over the suite take forever.
-    public static let maximumExpandedValues = 1_000_000
+    package static let maximumExpandedValues = 1_000_000
 
     /// Counts the values of the composed document, aliases expanded, without
     /// recursion and stopping at the bound; a problem when the bound is passed.

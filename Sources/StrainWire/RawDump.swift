@@ -1,18 +1,18 @@
-import StrainKit
+import StrainRecords
 
 /// A thread dump as the child took it: raw addresses and the maps to resolve
 /// them with. The parent symbolizes and groups it into a `ThreadDump`.
-public struct RawDump: Codable, Sendable {
-    public var method: String
-    public var threads: [RawThread]
+package struct RawDump: Codable, Sendable {
+    package var method: String
+    package var threads: [RawThread]
     /// /proc/self/maps when the dump was taken.
-    public var maps: String
+    package var maps: String
     /// Threads that did not answer the dump signal (the parent may walk them with ptrace).
-    public var unanswered: [Int]
-    public var dumpNanoseconds: Int
-    public var waitCycle: WaitCycle?
+    package var unanswered: [Int]
+    package var dumpNanoseconds: Int
+    package var waitCycle: WaitCycle?
 
-    public init(method: String, threads: [RawThread], maps: String, unanswered: [Int], dumpNanoseconds: Int, waitCycle: WaitCycle?) {
+    package init(method: String, threads: [RawThread], maps: String, unanswered: [Int], dumpNanoseconds: Int, waitCycle: WaitCycle?) {
         self.method = method
         self.threads = threads
         self.maps = maps
@@ -37,7 +37,7 @@ public struct RawDump: Codable, Sendable {
         var viaPtrace: Bool
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let stacks = try container.decode([[UInt64]].self, forKey: .stacks)
         method = try container.decode(String.self, forKey: .method)
@@ -51,7 +51,7 @@ public struct RawDump: Codable, Sendable {
         waitCycle = try container.decodeIfPresent(WaitCycle.self, forKey: .waitCycle)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var stacks: [[UInt64]] = []
         var index: [[UInt64]: Int] = [:]
         let wire = threads.map { thread -> WireThread in
@@ -78,17 +78,17 @@ public struct RawDump: Codable, Sendable {
 }
 
 /// One thread of a raw dump.
-public struct RawThread: Codable, Sendable {
-    public var tid: Int
-    public var name: String
-    public var state: String
-    public var wait: String?
-    public var inWork: Bool
+package struct RawThread: Codable, Sendable {
+    package var tid: Int
+    package var name: String
+    package var state: String
+    package var wait: String?
+    package var inWork: Bool
     /// Instruction pointers, innermost first; empty when the stack was not taken.
-    public var frames: [UInt64]
-    public var viaPtrace: Bool
+    package var frames: [UInt64]
+    package var viaPtrace: Bool
 
-    public init(tid: Int, name: String, state: String, wait: String?, inWork: Bool, frames: [UInt64], viaPtrace: Bool) {
+    package init(tid: Int, name: String, state: String, wait: String?, inWork: Bool, frames: [UInt64], viaPtrace: Bool) {
         self.tid = tid
         self.name = name
         self.state = state
@@ -96,40 +96,5 @@ public struct RawThread: Codable, Sendable {
         self.inWork = inWork
         self.frames = frames
         self.viaPtrace = viaPtrace
-    }
-}
-
-extension WaitCycle {
-    /// The cycle the given waits close, if any: each thread holds what the next
-    /// one waits for. A thread that waits for what it holds itself is a cycle of one.
-    public static func find(in waits: [WaitRegistry.Wait]) -> WaitCycle? {
-        // The innermost wait of each thread is the one it is blocked in.
-        var waitByThread: [Int: WaitRegistry.Wait] = [:]
-        for wait in waits { waitByThread[wait.tid] = wait }
-        var holder: [String: Int] = [:]
-        for wait in waits { if let held = wait.holding { holder[held] = wait.tid } }
-        for start in waitByThread.keys.sorted() {
-            var path: [Int] = []
-            var current: Int? = start
-            while let tid = current, let wait = waitByThread[tid] {
-                if let index = path.firstIndex(of: tid) {
-                    let links = path[index...].map { tid in
-                        WaitLink(tid: tid, holding: waitByThread[tid]!.holding, waitsFor: waitByThread[tid]!.resource)
-                    }
-                    return WaitCycle(description: describe(links), links: links)
-                }
-                path.append(tid)
-                current = holder[wait.resource]
-            }
-        }
-        return nil
-    }
-
-    static func describe(_ links: [WaitLink]) -> String {
-        if links.count == 1, let link = links.first {
-            return "thread \(link.tid) holds \(link.holding ?? "?") and waits for \(link.waitsFor), which only it can release"
-        }
-        let parts = links.map { "thread \($0.tid) holds \($0.holding ?? "?") and waits for \($0.waitsFor)" }
-        return parts.joined(separator: "; ") + " (a cycle: none can go on)"
     }
 }

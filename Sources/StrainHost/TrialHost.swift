@@ -3,6 +3,7 @@ import CStrainTools
 import Dispatch
 import Foundation
 import StrainKit
+import StrainWire
 
 /// The child's side of a trial: applies the profile, installs the fault
 /// handler, runs the scenario on its strategy and reports on the result pipe.
@@ -10,17 +11,17 @@ import StrainKit
 /// - Important: `run` must be the first thing the child does. The profile's
 ///   stack settings only reach threads created after it, so the child checks
 ///   that it is still single-threaded and says so in its report.
-public enum TrialHost {
+package enum TrialHost {
     /// The file descriptor of the result pipe in the child.
-    public static let resultDescriptor = ChildEnvironment.resultDescriptor
+    package static let resultDescriptor = ChildEnvironment.resultDescriptor
     /// Frames the fault handler keeps (head and tail); an 8 MiB overflow is ~131,000.
-    public static let frameCapacity = 1 << 18
+    package static let frameCapacity = 1 << 18
     /// Stack of the harness thread that prepares a scenario (building and archiving deep graphs).
     static let preparationStackBytes = 1 << 30
     /// How long a child that asked for a remote unwind waits to be killed.
     static let remoteUnwindPatienceSeconds = 30
 
-    public static func run(specJSON: String, catalog: ScenarioCatalog) -> Never {
+    package static func run(specJSON: String, catalog: ScenarioCatalog) -> Never {
         run(decoding: specJSON, as: { try JSONDecoder().decode(TrialSpec.self, from: Data($0.utf8)) }, catalog: catalog)
     }
 
@@ -259,28 +260,5 @@ enum ErrorText {
             text = String(describing: error)
         }
         return text.count > limit ? String(text.prefix(limit)) + "…" : text
-    }
-}
-
-/// getrusage(RUSAGE_SELF), in the units the records use.
-struct ResourceUsage {
-    var userSeconds: Double
-    var systemSeconds: Double
-    var peakRSSBytes: Int
-    var voluntaryContextSwitches: Int
-    var involuntaryContextSwitches: Int
-
-    static func current() -> ResourceUsage {
-        var usage = rusage()
-        getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
-        return ResourceUsage(usage)
-    }
-
-    init(_ usage: rusage) {
-        userSeconds = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-        systemSeconds = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-        peakRSSBytes = usage.ru_maxrss * 1024
-        voluntaryContextSwitches = usage.ru_nvcsw
-        involuntaryContextSwitches = usage.ru_nivcsw
     }
 }

@@ -4,35 +4,35 @@ import StrainKit
 
 /// The range of every number a suite or the command line gives, checked before
 /// anything runs. The README's "Limits" section lists the same values.
-public enum SuiteLimits {
+package enum SuiteLimits {
     /// Repetitions of a run (`repetitions:`, `--repetitions`).
-    public static let repetitions = RecordRanges.repetitions
+    package static let repetitions = RecordRanges.repetitions
     /// Trials run at once (`--jobs`, and a resumed journal's `jobs`).
-    public static let jobs = RecordRanges.jobs
+    package static let jobs = RecordRanges.jobs
     /// A trial's deadline (`timeout:`): 10 ms to 24 h.
-    public static let timeoutSeconds = 0.01...86_400.0
+    package static let timeoutSeconds = 0.01...86_400.0
     /// The watchdog's no-progress threshold (`stall:`): 100 ms to 24 h. The
     /// watchdog looks every 1 to 10 ms; below about ten looks, plain lock
     /// contention would read as a stall.
-    public static let stallSeconds = 0.1...86_400.0
+    package static let stallSeconds = 0.1...86_400.0
     /// A run's `memory-limit:` (the child's RLIMIT_AS): 64 MiB (the runtime and a
     /// few threads' stacks reserve tens of MiB) to 1 TiB.
-    public static let memoryLimitBytes = (64 << 20)...(1 << 40)
+    package static let memoryLimitBytes = (64 << 20)...(1 << 40)
     /// A run's `thread-limit:`: the parent kills a child with more threads.
-    public static let threadLimit = 4...100_000
+    package static let threadLimit = 4...100_000
     /// Trials in one plan, over every run, before filters.
-    public static let maximumTrials = RecordRanges.trialCount.upperBound
+    package static let maximumTrials = RecordRanges.trialCount.upperBound
     /// Stack sizes are whole pages.
-    public static let pageBytes = Int(sysconf(Int32(_SC_PAGESIZE)))
+    package static let pageBytes = Int(sysconf(Int32(_SC_PAGESIZE)))
     /// The smallest stack a strategy's thread may have: the strategies' one floor.
-    public static let minimumStackBytes = StrategySpec.minimumStackBytes
+    package static let minimumStackBytes = StrategySpec.minimumStackBytes
     /// Memory for the threads of one `thread-pool`: count × stack.
-    public static let maximumPoolStackBytes = 16 << 30
+    package static let maximumPoolStackBytes = 16 << 30
 
     /// The most threads a `thread-pool` may ask for on this machine: the lower of
     /// the strategy's own cap, a quarter of the kernel's `threads-max` and of the
     /// process limit (`RLIMIT_NPROC`).
-    public static var maximumPoolThreads: Int {
+    package static var maximumPoolThreads: Int {
         var cap = StrategySpec.maximumPoolThreads
         if let text = try? String(contentsOfFile: "/proc/sys/kernel/threads-max", encoding: .utf8),
            let value = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)), value > 0 {
@@ -46,7 +46,7 @@ public enum SuiteLimits {
     }
 
     /// The trials one run plans, counted without building them; nil past `Int.max`.
-    public static func trialCount(of run: SuiteRun) -> Int? {
+    package static func trialCount(of run: SuiteRun) -> Int? {
         var count = 1
         for factor in run.parameters.map(\.values.count) + [run.profiles.count, run.repetitions, run.strategies.count] {
             let (product, overflow) = count.multipliedReportingOverflow(by: factor)
@@ -57,7 +57,7 @@ public enum SuiteLimits {
     }
 
     /// The trials a suite plans, counted without building them; nil past `Int.max`.
-    public static func trialCount(_ suite: Suite) -> Int? {
+    package static func trialCount(_ suite: Suite) -> Int? {
         var total = 0
         for run in suite.runs {
             guard let count = trialCount(of: run) else { return nil }
@@ -69,7 +69,7 @@ public enum SuiteLimits {
     }
 
     /// Why a suite's plan is too large to build, or nil.
-    public static func planSizeProblem(_ suite: Suite) -> String? {
+    package static func planSizeProblem(_ suite: Suite) -> String? {
         let count = trialCount(suite)
         guard let count, count <= maximumTrials else {
             let size = count.map { "\($0)" } ?? "more than \(Int.max)"
@@ -80,7 +80,7 @@ public enum SuiteLimits {
 
     /// A suite name as one safe path component: letters, digits, `.`, `-` and `_`,
     /// no leading dot, at most 64 characters (`../../x` becomes `x`).
-    public static func safeFileName(_ name: String) -> String {
+    package static func safeFileName(_ name: String) -> String {
         var result = ""
         for scalar in name.unicodeScalars {
             if scalar.isASCII, CharacterSet.alphanumerics.contains(scalar) || "-_.".unicodeScalars.contains(scalar) {

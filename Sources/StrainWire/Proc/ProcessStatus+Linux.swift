@@ -6,17 +6,23 @@ import Glibc
 /// Peak RSS comes from `VmHWM`, not getrusage: a child started with
 /// posix_spawn (vfork semantics) inherits the parent's `ru_maxrss` across exec,
 /// while `VmHWM` belongs to the child's own address space.
-struct ProcessStatus: Equatable {
-    var threads: Int?
-    var peakRSSBytes: Int?
+package struct ProcessStatus: Equatable {
+    package var threads: Int?
+    package var peakRSSBytes: Int?
     /// Resident now (`VmRSS`).
-    var residentBytes: Int?
+    package var residentBytes: Int?
+
+    package init(threads: Int? = nil, peakRSSBytes: Int? = nil, residentBytes: Int? = nil) {
+        self.threads = threads
+        self.peakRSSBytes = peakRSSBytes
+        self.residentBytes = residentBytes
+    }
 
     /// Reads and parses the file with plain `read(2)`: the runner reads a child's
     /// status at every sample and a trial its own at its end, and Foundation's
     /// file reading and character sets cost a copy of the trial server more than
     /// the rest of a `noop` trial's measuring.
-    static func read(_ path: String) -> ProcessStatus? {
+    package static func read(_ path: String) -> ProcessStatus? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
@@ -38,7 +44,7 @@ struct ProcessStatus: Equatable {
 
     /// The fields of a status file's text (`Threads:`, `VmHWM:` and `VmRSS:`, the
     /// last two in kB).
-    static func parse(_ text: ArraySlice<UInt8>) -> ProcessStatus {
+    package static func parse(_ text: ArraySlice<UInt8>) -> ProcessStatus {
         var status = ProcessStatus()
         var lineStart = text.startIndex
         while lineStart < text.endIndex {

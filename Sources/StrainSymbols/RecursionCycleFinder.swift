@@ -1,20 +1,21 @@
-import StrainKit
+import StrainRecords
+import StrainWire
 
 /// Finds the repeating run in a stack: the recursion an overflow is made of.
-public enum RecursionCycleFinder {
+package enum RecursionCycleFinder {
     /// A periodic stretch of a sequence.
-    public struct Match: Equatable, Sendable {
+    package struct Match: Equatable, Sendable {
         /// Index where the stretch starts.
-        public var start: Int
+        package var start: Int
         /// Length of one period.
-        public var period: Int
+        package var period: Int
         /// Whole periods in the stretch.
-        public var repetitions: Int
+        package var repetitions: Int
         /// Index just past the stretch, which may end in part of one more period.
-        public var end: Int
+        package var end: Int
 
         /// Elements the stretch covers.
-        public var length: Int { period * repetitions }
+        package var length: Int { period * repetitions }
     }
 
     /// The stretch of `sequence` that repeats with the shortest period covering
@@ -22,7 +23,7 @@ public enum RecursionCycleFinder {
     ///
     /// For each period p it scans once for the longest run where element i
     /// equals element i + p: O(n × maximumPeriod).
-    public static func find<Element: Equatable>(in sequence: [Element], maximumPeriod: Int = 64, minimumRepetitions: Int = 3) -> Match? {
+    package static func find<Element: Equatable>(in sequence: [Element], maximumPeriod: Int = 64, minimumRepetitions: Int = 3) -> Match? {
         guard sequence.count >= 2 else { return nil }
         var best: Match?
         for period in 1...min(maximumPeriod, sequence.count / 2) {
@@ -58,18 +59,18 @@ public enum RecursionCycleFinder {
 /// fault to the recursion, the recursion as one period and its count, the frames
 /// from where the caller entered it, and the thread's outermost frames; every
 /// frame's index is its place in the whole stack.
-public struct TraceBuilder: Sendable {
-    public let symbolizer: Symbolizer
+package struct TraceBuilder: Sendable {
+    package let symbolizer: Symbolizer
     /// Frames kept from the fault, and at the thread's outer end.
-    public var edgeFrames = 16
+    package var edgeFrames = 16
     /// Frames kept from the recursion's entry, when the outer end is farther.
-    public var entryFrames = 8
+    package var entryFrames = 8
 
-    public init(symbolizer: Symbolizer) {
+    package init(symbolizer: Symbolizer) {
         self.symbolizer = symbolizer
     }
 
-    public func trace(from record: FaultRecord) -> FaultTrace {
+    package func trace(from record: FaultRecord) -> FaultTrace {
         let head = record.headFrames
         let tail = record.tailFrames
         let omitted = record.omittedFrames

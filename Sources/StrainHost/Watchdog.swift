@@ -1,6 +1,7 @@
 import CStrainProbe
 import Foundation
 import StrainKit
+import StrainWire
 
 /// Watches a trial from its own pthread (not GCD's pool, not Swift
 /// concurrency's): when work is pending and nothing has progressed for the
@@ -34,7 +35,7 @@ final class Watchdog: Sendable {
     /// Frames kept per thread in a dump.
     static let framesPerThread = 192
     /// The watchdog thread's name (as /proc shows it: at most 15 characters).
-    static let threadName = "strain.watchdog"
+    static let threadName = ChildEnvironment.watchdogThreadName
     /// Threads a dump can hold (and threads holding work the watchdog can see:
     /// the C registry lists the first 8,192 threads that ever ran work).
     static let dumpCapacity = 8192
@@ -50,7 +51,7 @@ final class Watchdog: Sendable {
     init(stallSeconds: Double, context: ScenarioContext, claim: @escaping @Sendable () -> Bool,
          measure: @escaping @Sendable () -> TrialMetrics, onStall: @escaping @Sendable (Stall) -> Void) {
         // Saturating: a spec from elsewhere (not this parser) must not trap the child here.
-        self.stallNanoseconds = max(10_000_000, TrialSupervisor.nanoseconds(stallSeconds))
+        self.stallNanoseconds = max(10_000_000, TrialSpec.nanoseconds(stallSeconds))
         self.context = context
         self.claim = claim
         self.measure = measure
@@ -115,22 +116,6 @@ final class Watchdog: Sendable {
         }
     }
 
-    /// A /proc file read to its end (their size says 0, so Foundation's readers may stop short).
-    static func contents(of path: String) -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return "" }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = read(fd, &chunk, chunk.count)
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { break }
-            bytes += chunk[0..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
     private func stall(beat: strain_heartbeat, decidedAt: UInt64, holding: [ThreadState], untimed: Int, waitingForThread: Int, deadlocked: Bool) -> Stall {
         let metrics = measure()
         let me = Int(strain_thread_id())
@@ -166,7 +151,7 @@ final class Watchdog: Sendable {
                 inWork: answered ? slot.in_work != 0 : holdingTids.contains(tid), frames: frames, viaPtrace: false
             ))
         }
-        let maps = Self.contents(of: "/proc/self/maps")
+        let maps = ProcFile.contents(of: "/proc/self/maps")
         let cycle = WaitCycle.find(in: context.waits.current)
         let dump = RawDump(method: "signal", threads: threads, maps: maps, unanswered: unanswered,
                            dumpNanoseconds: Int(lastAnswer - dumpStart), waitCycle: cycle)

@@ -1,31 +1,31 @@
-import StrainKit
+import StrainRecords
 
 /// What a child that finished its work tells the parent, on the result pipe as
 /// one line: `RESULT ` and this value as JSON.
-public struct HostReport: Codable, Sendable {
+package struct HostReport: Codable, Sendable {
     /// The version of this message; the parent checks it first.
-    public static let currentVersion = 1
+    package static let currentVersion = 1
 
-    public var version: Int
-    public var outcome: TrialOutcome
-    public var metrics: TrialMetrics
+    package var version: Int
+    package var outcome: TrialOutcome
+    package var metrics: TrialMetrics
     /// Every thread that ran scenario work, as it measured itself.
-    public var threads: [ThreadReport]
+    package var threads: [ThreadReport]
     /// Threads alive when the child applied its profile; 1 means the stack
     /// settings were in force before any other thread started.
-    public var threadsAtStart: Int
+    package var threadsAtStart: Int
     /// For `starved` and `deadlocked`: what the watchdog saw, and every thread's stack.
-    public var stall: StallReport?
-    public var dump: RawDump?
+    package var stall: StallReport?
+    package var dump: RawDump?
     /// CLOCK_MONOTONIC of the scenario's last heartbeat (shared by parent and
     /// child), so the parent can time the stall to the moment it reads the report.
-    public var lastHeartbeatNanoseconds: UInt64?
+    package var lastHeartbeatNanoseconds: UInt64?
     /// For `confinementViolated`: each violation with raw stacks, and the child's
     /// memory map to name their frames by.
-    public var confinementViolations: [RawConfinementViolation]?
-    public var maps: String?
+    package var confinementViolations: [RawConfinementViolation]?
+    package var maps: String?
 
-    public init(outcome: TrialOutcome, metrics: TrialMetrics, threads: [ThreadReport], threadsAtStart: Int,
+    package init(outcome: TrialOutcome, metrics: TrialMetrics, threads: [ThreadReport], threadsAtStart: Int,
                 stall: StallReport? = nil, dump: RawDump? = nil, lastHeartbeatNanoseconds: UInt64? = nil) {
         self.version = Self.currentVersion
         self.outcome = outcome
@@ -38,8 +38,8 @@ public struct HostReport: Codable, Sendable {
     }
 
     /// The line prefix that marks the report on the result pipe.
-    public static let linePrefix = "RESULT "
+    package static let linePrefix = "RESULT "
     /// The line after a report whose dump missed threads: `REMOTE-UNWIND tid tid …`.
     /// The child then waits for the parent to walk those threads with ptrace and kill it.
-    public static let remoteUnwindPrefix = "REMOTE-UNWIND "
+    package static let remoteUnwindPrefix = "REMOTE-UNWIND "
 }

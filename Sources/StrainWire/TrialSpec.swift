@@ -1,25 +1,25 @@
-import StrainKit
+import StrainRecords
 
 /// Everything a child needs to run one trial; sent from the parent as JSON.
-public struct TrialSpec: Codable, Hashable, Sendable {
+package struct TrialSpec: Codable, Hashable, Sendable {
     /// Position of the trial in its plan, from 0.
-    public var index: Int
+    package var index: Int
     /// The trial's identity: its key and repetition.
-    public var id: TrialID
+    package var id: TrialID
     /// The seed the scenario derives its randomness from.
-    public var seed: UInt64
-    public var timeoutSeconds: Double
+    package var seed: UInt64
+    package var timeoutSeconds: Double
     /// Seconds without progress, while work is pending, after which the
     /// watchdog calls the trial starved or deadlocked.
-    public var stallSeconds: Double
+    package var stallSeconds: Double
     /// The outcomes the suite accepts for this trial.
-    public var expected: [ExpectedOutcome]
+    package var expected: [ExpectedOutcome]
     /// The child's address-space limit (RLIMIT_AS) in bytes, from `memory-limit:`; nil for none.
-    public var memoryLimitBytes: Int?
+    package var memoryLimitBytes: Int?
     /// Threads the child may have before the parent kills it, from `thread-limit:`; nil for none.
-    public var threadLimit: Int?
+    package var threadLimit: Int?
 
-    public init(index: Int, id: TrialID, seed: UInt64, timeoutSeconds: Double, stallSeconds: Double, expected: [ExpectedOutcome]) {
+    package init(index: Int, id: TrialID, seed: UInt64, timeoutSeconds: Double, stallSeconds: Double, expected: [ExpectedOutcome]) {
         self.index = index
         self.id = id
         self.seed = seed
@@ -28,16 +28,16 @@ public struct TrialSpec: Codable, Hashable, Sendable {
         self.expected = expected
     }
 
-    public var key: TrialKey { id.key }
-    public var scenario: String { id.key.scenario }
-    public var strategy: StrategySpec { id.key.strategy }
-    public var profile: Profile { id.key.profile }
-    public var repetition: Int { id.repetition }
+    package var key: TrialKey { id.key }
+    package var scenario: String { id.key.scenario }
+    package var strategy: StrategySpec { id.key.strategy }
+    package var profile: Profile { id.key.profile }
+    package var repetition: Int { id.repetition }
     /// Parameter values by name.
-    public var parameters: [String: String] {
+    package var parameters: [String: String] {
         Dictionary(id.key.parameters.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// `cyclic-graph[operation=archive, size=200] thread(512KiB) ios #1`.
-    public var name: String { id.description }
+    package var name: String { id.description }
 }

@@ -11,7 +11,7 @@ import Foundation
 ///
 /// Every message starts at the beginning of the stream or right after the one
 /// before; anything else on the pipe is a protocol error, never guessed at.
-public enum ChildMessage: Sendable {
+package enum ChildMessage: Sendable {
     /// The child finished its work and measured it.
     case report(HostReport)
     /// The child's fault handler ran (a crash or a stack overflow).
@@ -22,40 +22,40 @@ public enum ChildMessage: Sendable {
 
 /// The parent's reading of the result pipe: the messages in order, and the
 /// first protocol error if the bytes stopped making sense.
-public struct ChildMessages: Sendable {
-    public var messages: [ChildMessage] = []
+package struct ChildMessages: Sendable {
+    package var messages: [ChildMessage] = []
     /// Why the rest of the pipe could not be read (garbage, a version this runner does not read).
-    public var problem: String?
+    package var problem: String?
 
-    public var report: HostReport? {
+    package var report: HostReport? {
         for case .report(let report) in messages { return report }
         return nil
     }
 
-    public var fault: FaultRecord? {
+    package var fault: FaultRecord? {
         for case .fault(let fault) in messages { return fault }
         return nil
     }
 
-    public var remoteUnwindRequest: [Int]? {
+    package var remoteUnwindRequest: [Int]? {
         for case .remoteUnwindRequest(let tids) in messages { return tids }
         return nil
     }
 
-    public var isEmpty: Bool { messages.isEmpty && problem == nil }
+    package var isEmpty: Bool { messages.isEmpty && problem == nil }
 }
 
 /// The versions and markers of the child protocol, and its one decoder.
-public enum ChildProtocol {
+package enum ChildProtocol {
     /// The fault record's version, written on its first line by `strain_probe.c`.
-    public static let faultRecordVersion = 1
+    package static let faultRecordVersion = 1
     static let report = Array(HostReport.linePrefix.utf8)
     static let remoteUnwind = Array(HostReport.remoteUnwindPrefix.utf8)
     static let fault = Array(FaultRecord.marker.utf8)
 
     /// Decodes every message in `bytes`; a trailing line without its newline is
     /// left for later unless `final` (the pipe is closed), when it is a cut message.
-    public static func decode(_ bytes: [UInt8], final: Bool = true) -> ChildMessages {
+    package static func decode(_ bytes: [UInt8], final: Bool = true) -> ChildMessages {
         var result = ChildMessages()
         var position = 0
         while position < bytes.count {
@@ -131,7 +131,7 @@ public enum ChildProtocol {
 
     /// The tids of a complete `REMOTE-UNWIND` line that ends the bytes so far, if
     /// any: checked as bytes arrive, cheaply, without decoding a whole report again.
-    static func pendingRemoteUnwind(in bytes: [UInt8]) -> [Int]? {
+    package static func pendingRemoteUnwind(in bytes: [UInt8]) -> [Int]? {
         guard bytes.count > remoteUnwind.count, bytes.last == UInt8(ascii: "\n") else { return nil }
         let lineStart = bytes.dropLast().lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
         let line = bytes[lineStart..<(bytes.count - 1)]

@@ -6,16 +6,16 @@ import StrainKit
 /// trial's key exactly; `PARAMETER=VALUE` matches a parameter's value; any other text
 /// matches when it occurs in the trial's name (`TrialKey.description`). A trial runs
 /// when it matches at least one filter (or none are given) and no skip.
-public struct TrialSelection: Sendable {
-    public var filters: [String]
-    public var skips: [String]
+package struct TrialSelection: Sendable {
+    package var filters: [String]
+    package var skips: [String]
 
-    public init(filters: [String] = [], skips: [String] = []) {
+    package init(filters: [String] = [], skips: [String] = []) {
         self.filters = filters
         self.skips = skips
     }
 
-    public func includes(_ key: TrialKey) -> Bool {
+    package func includes(_ key: TrialKey) -> Bool {
         (filters.isEmpty || filters.contains { Self.matches($0, key) }) && !skips.contains { Self.matches($0, key) }
     }
 
@@ -35,20 +35,20 @@ public struct TrialSelection: Sendable {
 /// One of N deterministic parts of a plan, `--shard K/N`: a trial belongs to shard
 /// `stableHash(key) mod N + 1`, so every repetition of a key runs on one machine, and a
 /// reordered or extended suite keeps each key in its shard.
-public struct Shard: Sendable, Hashable, CustomStringConvertible {
-    public var index: Int
-    public var count: Int
+package struct Shard: Sendable, Hashable, CustomStringConvertible {
+    package var index: Int
+    package var count: Int
 
     /// The most shards a plan may be split into.
-    public static let maximumCount = RecordRanges.shardCount.upperBound
+    package static let maximumCount = RecordRanges.shardCount.upperBound
 
-    public init(index: Int, count: Int) {
+    package init(index: Int, count: Int) {
         self.index = index
         self.count = count
     }
 
     /// Parses `K/N` with 1 ≤ K ≤ N ≤ 1000; nil otherwise.
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let index = Int(parts[0].trimmingCharacters(in: .whitespaces)),
               let count = Int(parts[1].trimmingCharacters(in: .whitespaces)),
@@ -56,27 +56,27 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
         self.init(index: index, count: count)
     }
 
-    public func contains(_ key: TrialKey) -> Bool {
+    package func contains(_ key: TrialKey) -> Bool {
         Int(key.stableHash % UInt64(count)) == index - 1
     }
 
-    public var description: String { "\(index)/\(count)" }
+    package var description: String { "\(index)/\(count)" }
 }
 
 extension Plan {
     /// The plan's identity: a hash of every trial ID in it, whatever their order.
-    public var identity: String {
+    package var identity: String {
         let text = trials.map { "\($0.key.canonicalText) #\($0.repetition)" }.sorted().joined(separator: "\n")
         return String(StableHash.fnv1a(text), radix: 16)
     }
 
     /// The trials `selection` keeps, in plan order (each keeps its plan index).
-    public func selecting(_ selection: TrialSelection) -> Plan {
+    package func selecting(_ selection: TrialSelection) -> Plan {
         Plan(suite: suite, trials: trials.filter { selection.includes($0.key) })
     }
 
     /// The trials of `shard`, in plan order.
-    public func shard(_ shard: Shard) -> Plan {
+    package func shard(_ shard: Shard) -> Plan {
         Plan(suite: suite, trials: trials.filter { shard.contains($0.key) })
     }
 }

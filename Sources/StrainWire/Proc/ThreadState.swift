@@ -3,30 +3,30 @@ import Foundation
 /// A thread as /proc describes it: its name, its scheduler state, and the
 /// system call it is blocked in. Reads another process' threads as well as the
 /// caller's own (`pid: "self"`).
-public struct ThreadState: Sendable, Hashable {
-    public var tid: Int
-    public var name: String
+package struct ThreadState: Sendable, Hashable {
+    package var tid: Int
+    package var name: String
     /// `S` sleeping, `D` uninterruptible, `R` running, `t` traced, ….
-    public var state: String
+    package var state: String
     /// The system call number, nil when the thread is running in user space.
-    public var syscall: Int?
+    package var syscall: Int?
     /// The call's six arguments.
-    public var arguments: [UInt64]
+    package var arguments: [UInt64]
 
     /// The thread ids of a process (`/proc/PID/task`).
-    public static func tids(pid: String = "self") -> [Int] {
+    package static func tids(pid: String = "self") -> [Int] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
         return names.compactMap(Int.init).sorted()
     }
 
     /// Reads one thread; nil when it is gone.
-    public static func read(pid: String = "self", tid: Int) -> ThreadState? {
+    package static func read(pid: String = "self", tid: Int) -> ThreadState? {
         let base = "/proc/\(pid)/task/\(tid)"
         guard let stat = Self.contents(of: base + "/stat") else { return nil }
         return ThreadState(tid: tid, stat: stat, syscall: Self.contents(of: base + "/syscall"))
     }
 
-    public init(tid: Int, name: String, state: String, syscall: Int?, arguments: [UInt64]) {
+    package init(tid: Int, name: String, state: String, syscall: Int?, arguments: [UInt64]) {
         self.tid = tid
         self.name = name
         self.state = state
@@ -36,7 +36,7 @@ public struct ThreadState: Sendable, Hashable {
 
     /// A thread from the text of its `stat` and `syscall` files (a probe's dump
     /// copies them); nil when `stat` is not one.
-    public init?(tid: Int, stat: String, syscall syscallText: String?) {
+    package init?(tid: Int, stat: String, syscall syscallText: String?) {
         // `tid (comm) S …`: the name may hold spaces and parentheses; the state follows the last `)`.
         guard let close = stat.lastIndex(of: ")"), let open = stat.firstIndex(of: "(") else { return nil }
         let name = String(stat[stat.index(after: open)..<close])
@@ -66,14 +66,14 @@ public struct ThreadState: Sendable, Hashable {
 
     /// Whether the thread waits with no timeout: nothing but another thread (or
     /// a signal) can wake it.
-    public var isInUntimedWait: Bool { Self.isUntimedWait(wait) }
+    package var isInUntimedWait: Bool { Self.isUntimedWait(wait) }
 
     /// Whether the thread sleeps (`nanosleep`): it will wake by itself.
-    public var isSleeping: Bool { wait?.hasPrefix("sleep") ?? false }
+    package var isSleeping: Bool { wait?.hasPrefix("sleep") ?? false }
 
     /// Whether a `wait` description is a wait with no timeout. Calls this
     /// reader does not know are not: a deadlock verdict needs to be sure.
-    public static func isUntimedWait(_ wait: String?) -> Bool {
+    package static func isUntimedWait(_ wait: String?) -> Bool {
         guard let wait else { return false }
         return !wait.hasSuffix("(timed)") && !wait.hasPrefix("sleep") && !wait.hasPrefix("syscall ") && wait != "futex"
     }
@@ -91,7 +91,7 @@ public struct ThreadState: Sendable, Hashable {
 
     /// What the thread is blocked in, e.g. `futex wait` or `futex wait (timed)`;
     /// nil when it is running or not in a system call.
-    public var wait: String? {
+    package var wait: String? {
         guard state != "R", let syscall else { return nil }
         let argument = { (index: Int) -> UInt64 in index < arguments.count ? arguments[index] : 0 }
         let infinite: UInt64 = 0xffff_ffff_ffff_ffff

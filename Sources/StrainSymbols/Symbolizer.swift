@@ -1,14 +1,13 @@
-import CStrainProbe
 import CStrainTools
 import Foundation
-import StrainKit
+import StrainRecords
 import Synchronization
 
 /// Names the addresses of a child that is gone: the module from the child's
 /// /proc/self/maps as it was at the fault, the function from the module's ELF
 /// symbol table, Swift and C++ names demangled, and file:line:column (with the
 /// inlined functions) from llvm-symbolizer when one is found.
-public final class Symbolizer: Sendable {
+package final class Symbolizer: Sendable {
     /// Symbol tables by file path, read once per run.
     private let tables = Mutex<[String: ELFSymbolTable?]>([:])
     private let names = Mutex<[String: String]>([:])
@@ -18,22 +17,22 @@ public final class Symbolizer: Sendable {
     private let locator: Mutex<(started: Bool, instance: LLVMSymbolizer?)>
 
     /// The llvm-symbolizer used for file:line, or nil when there is none.
-    public let llvmSymbolizerPath: String?
+    package let llvmSymbolizerPath: String?
 
     /// `llvmSymbolizer`: the executable to use; by default the one next to
     /// `swift`, else on PATH (`STRAIN_LLVM_SYMBOLIZER=none` turns it off).
-    public init(llvmSymbolizer: String? = Symbolizer.defaultLLVMSymbolizer()) {
+    package init(llvmSymbolizer: String? = Symbolizer.defaultLLVMSymbolizer()) {
         llvmSymbolizerPath = llvmSymbolizer
         locator = Mutex((started: false, instance: nil))
     }
 
     /// The toolchain's llvm-symbolizer (next to `swift`), else one on PATH; nil
     /// when there is none or `STRAIN_LLVM_SYMBOLIZER=none`.
-    public static func defaultLLVMSymbolizer() -> String? { LLVMSymbolizer.locate() }
+    package static func defaultLLVMSymbolizer() -> String? { LLVMSymbolizer.locate() }
 
     /// How `frames` got their source locations: the symbolizer, and the modules
     /// none of whose frames has one.
-    public func sourceLocations(of frames: [Frame]) -> SourceLocations {
+    package func sourceLocations(of frames: [Frame]) -> SourceLocations {
         var withLines = Set<String>()
         var modules: [String] = []
         for frame in frames {
@@ -67,7 +66,7 @@ public final class Symbolizer: Sendable {
 
     /// Frames for `addresses`; `firstIsExact` when the first address is the
     /// faulting instruction itself rather than a return address.
-    public func frames(for addresses: [UInt64], maps: String, firstIsExact: Bool) -> [Frame] {
+    package func frames(for addresses: [UInt64], maps: String, firstIsExact: Bool) -> [Frame] {
         let mappings = Self.mappings(maps)
         var cache: [UInt64: Frame] = [:]
         var virtualAddresses: [UInt64: UInt64] = [:]
@@ -179,7 +178,7 @@ public final class Symbolizer: Sendable {
     }
 
     /// A symbol's readable name: Swift and C++ names demangled, C names as they are.
-    public func demangled(_ name: String) -> String {
+    package func demangled(_ name: String) -> String {
         if let known = names.withLock({ $0[name] }) { return known }
         var result = name
         if let swift = strain_demangle_swift(name) {
