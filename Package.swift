@@ -64,9 +64,8 @@ let package = Package(
                 .unsafeFlags(["-enable-experimental-feature", "Embedded"], .when(platforms: [.linux])),
             ]
         ),
-        // C that stays out of the probe: the parent's ptrace walks and demangling,
-        // stop signals, the trial server's fork, faults on purpose, the reference
-        // loop and the walk comparison.
+        // C that stays out of the probe and the SDK: the parent's ptrace walks and
+        // demangling, stop signals, the trial server's fork and the walk comparison.
         .target(
             name: "CStrainTools",
             dependencies: ["CLibunwind", "CStrainProbe"],
@@ -81,12 +80,21 @@ let package = Package(
                 .linkedLibrary("lzma"),
             ]
         ),
+        // The C a scenario calls in its own code: faults on purpose and the reference
+        // loop. The SDK's C besides the probe: no ptrace, no lzma, no fork code.
+        .target(
+            name: "CStrainFaults",
+            linkerSettings: [
+                // std::terminate, for the C++-style abort (libswiftCore needs libstdc++ anyway).
+                .linkedLibrary("stdc++"),
+            ]
+        ),
         // run.json's vocabulary: depends on Foundation only, so the reports and the
         // gate build where libunwind is absent. Its JSON Schema lives beside it.
         .target(name: "StrainRecords", exclude: ["RunRecord.schema.json"]),
         .target(
             name: "StrainKit",
-            dependencies: ["StrainRecords", "CStrainProbe", "CStrainTools", .product(name: "Histogram", package: "hdrhistogram-swift")]
+            dependencies: ["StrainRecords", "CStrainProbe", "CStrainFaults", .product(name: "Histogram", package: "hdrhistogram-swift")]
         ),
         // What crosses between the parent and a trial: messages, environment names,
         // descriptor numbers, each with its version. Records only.

@@ -100,39 +100,6 @@ int strain_pipe_cloexec(int ends[2]) {
     return pipe2(ends, O_CLOEXEC) == 0 ? 0 : errno;
 }
 
-// MARK: - Faults on purpose, for the fault suite (each a real fault, not raise())
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/mman.h>
-
-void strain_crash_bus_error(void) {
-    // A mapping past the end of its file: touching it is SIGBUS (BUS_ADRERR).
-    char path[] = "/tmp/strain-bus-XXXXXX";
-    int fd = mkstemp(path);
-    if (fd < 0) return;
-    unlink(path);
-    if (ftruncate(fd, 4096) != 0) { close(fd); return; }
-    volatile char *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (page == MAP_FAILED) { close(fd); return; }
-    // Shrink the file under the mapping: the page has no backing any more.
-    if (ftruncate(fd, 0) != 0) { close(fd); return; }
-    close(fd);
-    page[0] = 1;
-}
-
-int strain_crash_divide_by_zero(int numerator) {
-    // An integer division by zero in C is SIGFPE (FPE_INTDIV) on x86-64; Swift's
-    // own `/` would trap with SIGILL before dividing.
-    volatile int zero = 0;
-    return numerator / zero;
-}
-
-// std::terminate() from libstdc++ (linked for __cxa_demangle): what an uncaught C++
-// exception ends in, "terminate called without an active exception" then abort().
-extern void _ZSt9terminatev(void) __attribute__((noreturn));
-void strain_crash_cxx_terminate(void) { _ZSt9terminatev(); }
-
 // MARK: - `strain exec`: the wrapper between a caller and its program
 
 #include <sys/resource.h>

@@ -1,5 +1,4 @@
 import ArgumentParser
-import CStrainTools
 import Foundation
 import StrainKit
 import StrainReports
@@ -85,7 +84,7 @@ struct ExecCommand: ParsableCommand {
         case .exited(let code):
             if code != 0 { throw ExitCode(code) }
         case .signaled(let signal):
-            strain_exit_like_signal(signal)
+            ProgramExit.likeSignal(signal)
         }
     }
 

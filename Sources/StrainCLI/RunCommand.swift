@@ -1,5 +1,4 @@
 import ArgumentParser
-import CStrainProbe
 import Foundation
 import StrainKit
 import StrainReports

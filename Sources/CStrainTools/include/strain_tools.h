@@ -1,8 +1,9 @@
-// CStrainTools: the C that runs outside the probe: in the runner (ptrace walks,
-// demangling, stop signals, pipes), or in a trial's ordinary code (faults on
-// purpose, the reference loop). Not async-signal-safe and need not be; it links
-// libstdc++ (__cxa_demangle, std::terminate), libunwind-ptrace and liblzma, so it
-// stays out of the preloadable probe (CStrainProbe, libStrainProbe.so).
+// CStrainTools: the C that runs outside the probe, in the runner (ptrace walks,
+// demangling, stop signals, pipes) and the trial server (its fork); the faults
+// on purpose and the reference loop a scenario calls are in CStrainFaults. Not
+// async-signal-safe and need not be; it links libstdc++ (__cxa_demangle),
+// libunwind-ptrace and liblzma, so it stays out of the preloadable probe
+// (CStrainProbe, libStrainProbe.so) and out of the SDK (StrainKit).
 #ifndef STRAIN_TOOLS_H
 #define STRAIN_TOOLS_H
 
@@ -15,17 +16,7 @@
 extern "C" {
 #endif
 
-// MARK: - Faults on purpose, and names for frames (strain_tools.c, strain_lifecycle.c)
-
-/// Writes a null pointer dereference: a real SIGSEGV away from any stack.
-void strain_crash_null_dereference(void);
-
-/// A real SIGBUS: a write to a shared mapping whose file was truncated under it.
-void strain_crash_bus_error(void);
-/// A real SIGFPE: an integer division by zero in C (returns only if it did not trap).
-int strain_crash_divide_by_zero(int numerator);
-/// libstdc++'s std::terminate(): a C++-style abort with its message on stderr.
-void strain_crash_cxx_terminate(void);
+// MARK: - Names for frames (strain_tools.c)
 
 /// Demangles a Swift symbol with the runtime's own demangler; returns a malloc'd
 /// string the caller frees, or NULL when `name` is not a Swift symbol.
@@ -94,12 +85,6 @@ void strain_exit_like_signal(int signal_number) __attribute__((noreturn));
 
 /// sigqueue(3) with an int value; 0 or an errno value.
 int strain_sigqueue(int pid, int signal_number, int value);
-
-// MARK: - The reference loop (strain_tools.c)
-
-/// The reference for measuring locks: nanoseconds per uncontended
-/// pthread_mutex_lock/unlock pair over `iterations` pairs, in a tight C loop.
-double strain_reference_mutex_ns(long iterations);
 
 // MARK: - Remote unwinding (strain_ptrace.c; used by the parent)
 

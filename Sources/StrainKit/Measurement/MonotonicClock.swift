@@ -1,5 +1,5 @@
+internal import CStrainFaults
 import CStrainProbe
-import CStrainTools
 
 /// The clock Strain measures a trial's work with: `CLOCK_MONOTONIC` in
 /// nanoseconds, read without allocating, so a worker can time single

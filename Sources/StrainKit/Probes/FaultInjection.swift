@@ -1,5 +1,5 @@
+internal import CStrainFaults
 import CStrainProbe
-import CStrainTools
 
 /// Real faults for scenarios that demonstrate the crash path: each ends the
 /// trial `crashed` with the signal and a trace.
