@@ -123,8 +123,7 @@ let package = Package(
         .target(
             name: "StrainCLI",
             dependencies: [
-                "StrainRecords", "StrainKit", "StrainWire", "StrainSuite", "StrainSymbols", "StrainHost", "StrainRunner",
-                "StrainReports", "StrainGate",
+                "StrainRecords", "StrainKit", "StrainSuite", "StrainHost", "StrainRunner", "StrainReports", "StrainGate",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -156,7 +155,7 @@ let package = Package(
 // with -sanitize=fuzzer in their own build folder.
 if Context.environment["STRAIN_FUZZ"] == "1" {
     package.targets += [
-        .executableTarget(name: "FuzzSuiteParser", dependencies: ["StrainRunner", "StrainScenarios"], path: "Tests/Fuzz/FuzzSuiteParser"),
+        .executableTarget(name: "FuzzSuiteParser", dependencies: ["StrainSuite", "StrainScenarios"], path: "Tests/Fuzz/FuzzSuiteParser"),
         .executableTarget(name: "FuzzRunRecord", dependencies: ["StrainRecords", "StrainReports"], path: "Tests/Fuzz/FuzzRunRecord"),
     ]
 }

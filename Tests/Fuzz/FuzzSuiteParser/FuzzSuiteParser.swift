@@ -1,5 +1,5 @@
-import StrainRunner
 import StrainScenarios
+import StrainSuite
 
 /// libFuzzer's entry: any bytes as a suite file. The parser must return a suite
 /// or a `SuiteError`; a crash, a trap or a hang is a bug.
