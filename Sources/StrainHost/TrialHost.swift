@@ -119,7 +119,7 @@ package enum TrialHost {
         }
         // STRAIN_WATCHDOG=off leaves stalls to the parent's deadline (with ptrace and the
         // shared heartbeat): for debugging the watchdog, and for testing that path.
-        if getenv("STRAIN_WATCHDOG").map({ String(cString: $0) }) != "off" {
+        if getenv(ChildEnvironment.watchdogSwitch).map({ String(cString: $0) }) != "off" {
             do {
                 try watchdog.start()
             } catch {

@@ -9,4 +9,7 @@ extension ChildEnvironment {
     /// The child's watchdog thread's name (as /proc shows it: at most 15 characters),
     /// which the parent leaves out of the threads a stall is blamed on.
     package static let watchdogThreadName = "strain.watchdog"
+    /// `STRAIN_WATCHDOG=off` leaves a trial's stalls to the parent's deadline (with
+    /// ptrace and the shared heartbeat): for debugging the watchdog, and testing that path.
+    package static let watchdogSwitch = "STRAIN_WATCHDOG"
 }

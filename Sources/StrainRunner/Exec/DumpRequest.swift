@@ -40,10 +40,10 @@ package enum DumpRequest {
         // The environment the program started with, as the kernel keeps it: the
         // probe removed its variables from the live one, not from this copy.
         let environment = ProcFile.contents(of: "/proc/\(pid)/environ").split(separator: "\0")
-        guard let entry = environment.first(where: { $0.hasPrefix("STRAIN_PROBE_DIR=") }) else {
+        guard let entry = environment.first(where: { $0.hasPrefix(ProbeEnvironment.folder + "=") }) else {
             throw ExecError(.input, "process \(pid) has the probe but no STRAIN_PROBE_DIR in its environment; was it started by another program under strain exec? Dump that program's pid")
         }
-        let probe = ProbeFolder(path: String(entry.dropFirst("STRAIN_PROBE_DIR=".count)))
+        let probe = ProbeFolder(path: String(entry.dropFirst(ProbeEnvironment.folder.count + 1)))
         let before = Set(probe.dumpFiles(pid: pid))
         let method: String
         if probe.programTookDumpSignal(pid: pid) {
@@ -76,7 +76,7 @@ package enum DumpRequest {
         guard arguments.count >= 2, arguments[1] == "exec" else { return nil }
         let children = ProcFile.contents(of: "/proc/\(pid)/task/\(pid)/children").split(separator: " ").compactMap { Int32($0) }
         let programs = children.filter { child in
-            hasProbe(child) && ProcFile.contents(of: "/proc/\(child)/environ").split(separator: "\0").contains { $0.hasPrefix("STRAIN_PROBE_DIR=") }
+            hasProbe(child) && ProcFile.contents(of: "/proc/\(child)/environ").split(separator: "\0").contains { $0.hasPrefix(ProbeEnvironment.folder + "=") }
         }
         return programs.count == 1 ? programs[0] : nil
     }

@@ -76,11 +76,11 @@ package struct ExecSupervisor: Sendable {
         } else {
             environment["LD_PRELOAD"] = probeLibrary
         }
-        environment["STRAIN_PROBE_LIBRARY"] = probeLibrary
-        environment["STRAIN_PROBE_DIR"] = request.probeFolder
-        environment["STRAIN_PROBE_PARENT"] = String(getpid())
-        if let bytes = request.profile.threadStackBytes { environment["STRAIN_PROBE_THREAD_STACK"] = String(bytes) }
-        if let bytes = request.profile.mainStackBytes { environment["STRAIN_PROBE_MAIN_STACK"] = String(bytes) }
+        environment[ProbeEnvironment.library] = probeLibrary
+        environment[ProbeEnvironment.folder] = request.probeFolder
+        environment[ProbeEnvironment.parent] = String(getpid())
+        if let bytes = request.profile.threadStackBytes { environment[ProbeEnvironment.threadStack] = String(bytes) }
+        if let bytes = request.profile.mainStackBytes { environment[ProbeEnvironment.mainStack] = String(bytes) }
         return environment
     }
 
@@ -97,7 +97,7 @@ package struct ExecSupervisor: Sendable {
         // and never learn its status: the default for strain, the ignore given back
         // to the program by the probe before its main.
         var programEnvironment = self.environment(for: request)
-        if strain_child_signal_take_back() == 1 { programEnvironment["STRAIN_PROBE_CHILD_SIGNAL"] = "ignore" }
+        if strain_child_signal_take_back() == 1 { programEnvironment[ProbeEnvironment.childSignal] = "ignore" }
         let program = try ProgramProcess.spawn(program: request.program, arguments: request.arguments,
                                                environment: programEnvironment.map { "\($0.key)=\($0.value)" })
         _ = strain_exec_forward_signals(program.pid)

@@ -1,12 +1,13 @@
 import Foundation
 import Glibc
+import StrainWire
 
 /// libStrainProbe.so, the probe `strain exec` preloads into a program: the
 /// `StrainProbe` product, which SwiftPM builds next to the `strain` executable.
 package enum ProbeLibrary {
     package static let fileName = "libStrainProbe.so"
     /// Names the library elsewhere (an installed strain whose library lives apart).
-    package static let environmentOverride = "STRAIN_PROBE_LIBRARY"
+    package static let environmentOverride = ProbeEnvironment.library
 
     /// The library's absolute path: `$STRAIN_PROBE_LIBRARY`, else next to
     /// `executable`, else in `../lib` from it.

@@ -1,0 +1,17 @@
+/// The names `strain exec` and the probe it preloads (`CStrainPreload`) agree on:
+/// the environment a program under exec starts with. The probe reads them in C
+/// (`strain_preload.c`); on the Swift side they are spelled here only.
+package enum ProbeEnvironment {
+    /// Where the probe library is (`LD_PRELOAD` names it too); also how a user names it elsewhere.
+    package static let library = "STRAIN_PROBE_LIBRARY"
+    /// The run's probe folder, where the probe writes fault records and dumps.
+    package static let folder = "STRAIN_PROBE_DIR"
+    /// `strain`'s pid, which the probe answers.
+    package static let parent = "STRAIN_PROBE_PARENT"
+    /// The profile's pthread stack size for the program's threads, in bytes.
+    package static let threadStack = "STRAIN_PROBE_THREAD_STACK"
+    /// The profile's main-thread stack size, in bytes.
+    package static let mainStack = "STRAIN_PROBE_MAIN_STACK"
+    /// `ignore`: the program was started with SIGCHLD ignored, and the probe gives that back before its main.
+    package static let childSignal = "STRAIN_PROBE_CHILD_SIGNAL"
+}
