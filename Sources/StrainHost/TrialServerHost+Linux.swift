@@ -1,5 +1,5 @@
-import CStrainProbe
-import CStrainTools
+internal import CStrainProbe
+internal import CStrainTools
 import Foundation
 import Glibc
 import StrainKit

@@ -1,4 +1,4 @@
-import CStrainTools
+internal import CStrainTools
 import Foundation
 import StrainRecords
 import Synchronization

@@ -1,4 +1,4 @@
-import CStrainTools
+internal import CStrainTools
 
 /// How `strain exec` ends when its program ended by a signal.
 ///

@@ -1,4 +1,4 @@
-import CStrainProbe
+internal import CStrainProbe
 import Dispatch
 import Foundation
 import StrainKit

@@ -1,4 +1,4 @@
-import CStrainProbe
+internal import CStrainProbe
 import Foundation
 import Glibc
 import StrainKit
