@@ -119,7 +119,9 @@ let package = Package(
         .target(name: "StrainGate", dependencies: ["StrainRecords"]),
         .testTarget(
             name: "StrainTests",
-            dependencies: ["StrainRecords", "StrainKit", "StrainHelpers", "StrainRunner", "StrainReports", "StrainScenarios", "StrainCLI"],
+            dependencies: ["StrainRecords", "StrainKit", "StrainHelpers", "StrainRunner", "StrainReports", "StrainScenarios", "StrainCLI",
+                           // The user workflow's test reads the example's GitHub Actions workflow.
+                           .product(name: "Yams", package: "Yams")],
             // A fixed run.json, the golden reports rendered from it and the JUnit schema, read by path.
             exclude: ["Fixtures"]
         ),
