@@ -96,7 +96,7 @@ step_build_base() {
     if [ -f "$tree/Package.swift" ]; then
         products=$(swift package --package-path "$tree" --scratch-path "$scratch" describe) || fail "swift package describe failed on the base commit ${base:0:12}"
     fi
-    if ! echo "$products" | awk '/^Products:/ { p = 1; next } /^[^ ]/ { p = 0 } p' | grep -qx "    Name: $(product)"; then
+    if ! echo "$products" | awk '/^Products:/ { p = 1; next } /^[^ ]/ { p = 0 } p' | grep -x "    Name: $(product)" > /dev/null; then
         echo "::notice title=Strain gate::the base commit ${base:0:12} has no $(product) product: nothing to gate against"
         export_value STRAIN_BASE_BINARY ""
         git -C "$workspace" worktree remove --force "$tree"
@@ -147,15 +147,16 @@ step_gate() {
         # The main branch's stored baseline for this runner kind, restored from the cache.
         strain gate "$reports/run" --baseline "$STRAIN_BASELINE" --baselines "$baselines" \
             --format github text --out "$reports/gate" || status=$?
-        [ -f "$reports/gate/gate.md" ] && cp "$reports/gate/gate.md" "$comment"
+        if [ -f "$reports/gate/gate.md" ]; then cp "$reports/gate/gate.md" "$comment"; fi
     fi
     if [ ! -f "$comment" ]; then
-        local verdict="passed" base=${BASE_SHA:-}
+        local verdict="passed" base=""
+        [ -z "${BASE_SHA:-}" ] || base=" \`${BASE_SHA:0:12}\`"
         [ "$status" -eq 0 ] || verdict="failed (the run exited $status: an outcome its suite does not expect)"
         {
             printf '<!-- strain-gate -->\n### Strain gate: %s — no baseline yet, %s\n\n' "$(suite)" "$verdict"
             printf 'The base commit%s has no `%s` product and no baseline `%s` is stored for this runner kind, so there is nothing to compare with: this pull request is not gated on regressions. ' \
-                "${base:+ \`${base:0:12}\`}" "$(product)" "${STRAIN_BASELINE:-}"
+                "$base" "$(product)" "${STRAIN_BASELINE:-}"
             printf 'Once it is merged, the job on the main branch records the baseline, and later pull requests run the interleaved gate against their base.\n\nThis commit'"'"'s run of `%s`:\n\n' "$(suite)"
             # The run's own summary, cut to stay under GitHub's 65,536-character comment limit.
             head -c 60000 "$reports/run/summary.md" 2> /dev/null || echo "(no summary.md: see the job log)"
