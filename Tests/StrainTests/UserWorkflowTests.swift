@@ -204,7 +204,7 @@ import Yams
         let origin = folder + "/origin"
         let fileManager = FileManager.default
         try fileManager.createDirectory(atPath: origin + "/Sources", withIntermediateDirectories: true)
-        try git(origin, ["init", "--quiet", "--initial-branch=main"])
+        try Self.git(origin, ["init", "--quiet", "--initial-branch=main"])
         try fileManager.copyItem(atPath: Self.example + "/Sources/OrderModel", toPath: origin + "/Sources/OrderModel")
         try """
             // swift-tools-version:6.0
@@ -218,9 +218,9 @@ import Yams
 
             """.write(toFile: origin + "/Package.swift", atomically: true, encoding: .utf8)
         try "Package.resolved\n.build/\nstrain-reports/\nstrain-baselines/\n".write(toFile: origin + "/.gitignore", atomically: true, encoding: .utf8)
-        try git(origin, ["add", "-A"])
-        try git(origin, ["commit", "--quiet", "-m", "The order model"])
-        let modelOnly = try git(origin, ["rev-parse", "HEAD"])
+        try Self.git(origin, ["add", "-A"])
+        try Self.git(origin, ["commit", "--quiet", "-m", "The order model"])
+        let modelOnly = try Self.git(origin, ["rev-parse", "HEAD"])
 
         // The first pull request: the example as it is, its strain and its workflow, over
         // this checkout of Strain by path (the example's "../../.." is this repository).
@@ -231,9 +231,9 @@ import Yams
         try #require(manifest.contains(#"path: "../../..""#), "the example depends on Strain by the path ../../..")
         try manifest.replacingOccurrences(of: #"path: "../../..""#, with: "path: \"\(FixturePackage.repository.path)\"")
             .write(toFile: origin + "/Package.swift", atomically: true, encoding: .utf8)
-        try git(origin, ["add", "-A"])
-        try git(origin, ["commit", "--quiet", "-m", "Strain: order-strain, its suite and the CI workflow"])
-        let withStrain = try git(origin, ["rev-parse", "HEAD"])
+        try Self.git(origin, ["add", "-A"])
+        try Self.git(origin, ["commit", "--quiet", "-m", "Strain: order-strain, its suite and the CI workflow"])
+        let withStrain = try Self.git(origin, ["rev-parse", "HEAD"])
 
         let overrides = ["STRAIN_CONFIGURATION": "debug", "STRAIN_SCRATCH_PATH": FixturePackage.scratch, "STRAIN_REPETITIONS": "2"]
         func job(_ sha: String, _ event: String, _ ref: String, base: String?) throws -> JobRun {
@@ -253,7 +253,8 @@ import Yams
         #expect(firstComment.contains("no baseline yet, passed") && firstComment.contains("has no `order-strain` product"), "\(firstComment.prefix(1200))")
         #expect(firstComment.contains("decode-orders") && firstComment.contains("order-cache"), "the head's run is in the comment: \(firstComment.prefix(2000))")
         #expect(first.stepSummary.contains("decode-orders"), "strain run --github filled the step summary: \(first.stepSummary.prefix(400))")
-        #expect(first.steps.first { $0.name == "Build the base commit's strain" }?.output.contains("has no order-strain product") == true, "\(first.log)")
+        let firstBase = first.steps.first(where: { $0.name == "Build the base commit's strain" })?.output ?? ""
+        #expect(firstBase.contains("has no order-strain product"), "\(first.log)")
 
         // 2. It is merged: the push to main records the baseline for this runner kind, calibrated.
         let main = try job(withStrain, "push", "refs/heads/main", base: nil)
@@ -263,7 +264,8 @@ import Yams
         let swiftVersion = (try Tool.run(["swift", "--version"]).output.firstMatch(of: #/Swift version ([0-9.]+)/#)?.1).map(String.init) ?? "?"
         let stored = baselines.first { $0.hasPrefix("main-") && $0.hasSuffix("-\(Self.architecture)-swift-\(swiftVersion).json") }
         #expect(stored != nil, "a baseline named by branch, runner kind and toolchain: \(baselines)")
-        #expect(main.steps.last?.output.contains("calibrated by 1 A/A run") == true, "\(main.log)")
+        let recorded = main.steps.last?.output ?? ""
+        #expect(recorded.contains("calibrated by 1 A/A run"), "\(main.log)")
 
         // 3. A later pull request plants a change: both builds run interleaved and the verdict is posted.
         try """
@@ -271,9 +273,9 @@ import Yams
             public func plantedByTheWorkflowTest(_ order: Order) -> Int { order.lineCount + 1 }
 
             """.write(toFile: origin + "/Sources/OrderModel/Planted.swift", atomically: true, encoding: .utf8)
-        try git(origin, ["add", "-A"])
-        try git(origin, ["commit", "--quiet", "-m", "A planted change"])
-        let planted = try git(origin, ["rev-parse", "HEAD"])
+        try Self.git(origin, ["add", "-A"])
+        try Self.git(origin, ["commit", "--quiet", "-m", "A planted change"])
+        let planted = try Self.git(origin, ["rev-parse", "HEAD"])
         let later = try job(planted, "pull_request", "refs/pull/2/merge", base: withStrain)
         #expect(later.skipped == Self.skippedInTheGate)
         #expect(!later.failed && later.steps.count == 4, "\(later.log)")
@@ -285,7 +287,8 @@ import Yams
         let verdict = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: later.workspace + "/strain-reports/gate/gate.json"))) as? [String: Any]
         #expect(verdict?["exitCode"] as? Int == 0, "gate.json: \(String(describing: verdict?["exitCode"]))")
         #expect(later.stepSummary.contains(Self.marker), "the gate's Markdown in the step summary: \(later.stepSummary.prefix(400))")
-        #expect(later.steps.first { $0.name == "Build the base commit's strain" }?.output.contains("Built the base commit \(withStrain.prefix(12))") == true, "\(later.log)")
+        let laterBase = later.steps.first(where: { $0.name == "Build the base commit's strain" })?.output ?? ""
+        #expect(laterBase.contains("Built the base commit \(withStrain.prefix(12))"), "\(later.log)")
     }
 
     /// `uname -m`, which the baseline's runner kind ends with.
