@@ -11,11 +11,12 @@ import Yams
 /// writes. A `uses:` step cannot run here: each is skipped by name, and the skipped ones
 /// must be exactly the third-party actions below, so logic hidden in one fails the test.
 ///
-/// Three events, as a team meets them: the pull request that adds the package's strain
+/// Four jobs, as a team meets them: the pull request that adds the package's strain
 /// (its base has no such product: the job passes and its comment says there is no
-/// baseline yet), the push to main that records the baseline for this runner kind, and a
-/// later pull request whose gate compares the base build with the head build and posts
-/// its verdict.
+/// baseline yet), the push to main that records the baseline for this runner kind, that
+/// pull request again with main's baseline in the cache (gated cross-run against it),
+/// and a later pull request whose gate compares the base build with the head build and
+/// posts its verdict.
 ///
 /// Kept small on purpose, through the workflow's own knobs: debug builds in the scratch
 /// folder the user-package tests share (Strain's modules compile once for all of them;
@@ -35,6 +36,8 @@ import Yams
         var name: String
         var run: String?
         var uses: String?
+        /// A `uses:` step's inputs (`with:`), as written.
+        var inputs: [String: String]
         var condition: String?
         var environment: [String: String]
     }
@@ -68,7 +71,8 @@ import Yams
         for (key, job) in node["jobs"]?.mapping ?? [:] {
             let steps = (job["steps"]?.sequence ?? []).enumerated().map { index, step in
                 Step(name: step["name"]?.string ?? step["uses"]?.string ?? "step \(index + 1)", run: step["run"]?.string,
-                     uses: step["uses"]?.string, condition: step["if"]?.string, environment: environment(step["env"]))
+                     uses: step["uses"]?.string, inputs: environment(step["with"]), condition: step["if"]?.string,
+                     environment: environment(step["env"]))
             }
             jobs.append(Job(id: key.string ?? "", condition: job["if"]?.string, environment: environment(job["env"]), steps: steps))
         }
@@ -114,9 +118,12 @@ import Yams
     /// would: the checkout (fetch-depth 0, done here), then each `run:` step under bash
     /// with the runner's variables, `$GITHUB_ENV` and `$GITHUB_PATH` carried forward, and
     /// the first failing step ending the job.
+    ///
+    /// `restoring`: what `actions/cache/restore` finds, a folder of this machine for each
+    /// `path:` it restores (a cache miss when none is given).
     static func runJob(origin: String, sha: String, event: String, ref: String, baseSHA: String?, bundle: ReleaseBundle.Built,
-                       bundleDigest: String, folder: String, overrides: [String: String]) throws -> JobRun {
-        let runner = folder + "/runner-\(event)-\(sha.prefix(7))"
+                       bundleDigest: String, folder: String, overrides: [String: String], restoring: [String: String] = [:]) throws -> JobRun {
+        let runner = folder + "/runner-\(event)-\(sha.prefix(7))-\(UUID().uuidString.prefix(8))"
         let workspace = runner + "/workspace", temp = runner + "/temp"
         try FileManager.default.createDirectory(atPath: temp, withIntermediateDirectories: true)
         let clone = try Tool.run(["git", "clone", "--quiet", origin, workspace])
@@ -153,6 +160,9 @@ import Yams
         for step in job.steps {
             guard let script = step.run else {
                 run.skipped.append(step.uses ?? step.name)
+                if step.uses?.hasPrefix("actions/cache/restore@") == true, let path = step.inputs["path"], let source = restoring[path] {
+                    try FileManager.default.copyItem(atPath: source, toPath: workspace + "/" + path)
+                }
                 continue
             }
             #expect(step.uses == nil && step.condition == nil, "\(step.name): a run step with a condition or a `uses:` this test cannot follow")
@@ -236,11 +246,11 @@ import Yams
         let withStrain = try Self.git(origin, ["rev-parse", "HEAD"])
 
         let overrides = ["STRAIN_CONFIGURATION": "debug", "STRAIN_SCRATCH_PATH": FixturePackage.scratch, "STRAIN_REPETITIONS": "2"]
-        func job(_ sha: String, _ event: String, _ ref: String, base: String?) throws -> JobRun {
+        func job(_ sha: String, _ event: String, _ ref: String, base: String?, restoring: [String: String] = [:]) throws -> JobRun {
             // The shared scratch folder is built in by one suite at a time.
             try FixturePackage.locked {
                 try Self.runJob(origin: origin, sha: sha, event: event, ref: ref, baseSHA: base, bundle: bundle,
-                                bundleDigest: bundleDigest, folder: folder, overrides: overrides)
+                                bundleDigest: bundleDigest, folder: folder, overrides: overrides, restoring: restoring)
             }
         }
 
@@ -267,7 +277,17 @@ import Yams
         let recorded = main.steps.last?.output ?? ""
         #expect(recorded.contains("calibrated by 1 A/A run"), "\(main.log)")
 
-        // 3. A later pull request plants a change: both builds run interleaved and the verdict is posted.
+        // 3. The first pull request again, the cache now holding main's baseline: this commit's
+        // run is gated cross-run against it, and the comment is the gate's.
+        let again = try job(withStrain, "pull_request", "refs/pull/1/merge", base: modelOnly,
+                            restoring: ["strain-baselines": main.workspace + "/strain-baselines"])
+        #expect(!again.failed && again.steps.count == 4, "\(again.log)")
+        let crossRun = again.file("strain-reports/comment.md") ?? ""
+        #expect(crossRun == again.file("strain-reports/gate/gate.md"), "the comment is the cross-run gate's Markdown: \(crossRun.prefix(600))")
+        #expect(crossRun.hasPrefix(Self.marker + "\n### Strain gate: orders — passed") && crossRun.contains("Cross-run against main-"),
+                "\(crossRun.prefix(600))")
+
+        // 4. A later pull request plants a change: both builds run interleaved and the verdict is posted.
         try """
             /// A change of the pull request: the gate compares the build with it against the one without.
             public func plantedByTheWorkflowTest(_ order: Order) -> Int { order.lineCount + 1 }
