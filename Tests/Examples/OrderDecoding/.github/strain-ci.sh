@@ -18,6 +18,8 @@
 # STRAIN_BUNDLE_SHA256 (optional), STRAIN_RUNNER_KIND (optional; default DISTRO-VERSION-ARCH),
 # STRAIN_SCRATCH_PATH (default .build, the folder the workflow caches).
 set -euo pipefail
+# A failure inside $(…) fails the step too (bash does not pass -e into command substitutions by default).
+shopt -s inherit_errexit
 
 workspace=${GITHUB_WORKSPACE:-$PWD}
 temp=${RUNNER_TEMP:-${TMPDIR:-/tmp}}
@@ -38,7 +40,7 @@ export_value() { echo "$1=$2" >> "$GITHUB_ENV"; export "$1=$2"; }
 # `swift build` of the product in one package folder; prints the built executable's path.
 build_product() {
     local package=$1
-    swift build --package-path "$package" --scratch-path "$scratch" -c "$configuration" --product "$(product)" >&2
+    swift build --package-path "$package" --scratch-path "$scratch" -c "$configuration" --product "$(product)" >&2 || return 1
     echo "$(swift build --package-path "$package" --scratch-path "$scratch" -c "$configuration" --show-bin-path)/$(product)"
 }
 
@@ -103,7 +105,7 @@ step_build_base() {
         return 0
     fi
     local built
-    built=$(build_product "$tree")
+    built=$(build_product "$tree") || fail "the base commit ${base:0:12} does not build $(product) (the log above says why)"
     mkdir -p "$temp/strain-base-bin"
     cp "$built" "$temp/strain-base-bin/$(product)"
     export_value STRAIN_BASE_BINARY "$temp/strain-base-bin/$(product)"
@@ -113,7 +115,7 @@ step_build_base() {
 
 step_build_head() {
     local built
-    built=$(build_product "$workspace")
+    built=$(build_product "$workspace") || fail "this commit does not build $(product) (the log above says why)"
     mkdir -p "$temp/strain-head-bin"
     cp "$built" "$temp/strain-head-bin/$(product)"
     export_value STRAIN_HEAD_BINARY "$temp/strain-head-bin/$(product)"
