@@ -17,6 +17,7 @@
 # STRAIN_REPETITIONS (default 10), STRAIN_CONFIGURATION (default release), STRAIN_BUNDLE_URL,
 # STRAIN_BUNDLE_SHA256 (optional), STRAIN_RUNNER_KIND (optional; default DISTRO-VERSION-ARCH),
 # STRAIN_SCRATCH_PATH (default .build, the folder the workflow caches).
+# shellcheck disable=SC1091,SC2016  # /etc/os-release is the machine's; backticks in printf formats are Markdown
 set -euo pipefail
 # A failure inside $(…) fails the step too (bash does not pass -e into command substitutions by default).
 shopt -s inherit_errexit
@@ -58,7 +59,8 @@ step_install() {
         local sudo_=""
         [ "$(id -u)" -eq 0 ] || sudo_=sudo
         $sudo_ apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq $(printf '%s\n' "${need[@]}" | sort -u)
+        mapfile -t need < <(printf '%s\n' "${need[@]}" | sort -u)
+        DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq "${need[@]}"
     fi
 
     # Strain itself: the release bundle (`bash .ci/bundle DIR` in Strain's repository writes
