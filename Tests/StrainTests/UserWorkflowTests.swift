@@ -11,12 +11,13 @@ import Yams
 /// writes. A `uses:` step cannot run here: each is skipped by name, and the skipped ones
 /// must be exactly the third-party actions below, so logic hidden in one fails the test.
 ///
-/// Four jobs, as a team meets them: the pull request that adds the package's strain
+/// Six jobs, as a team meets them: the pull request that adds the package's strain
 /// (its base has no such product: the job passes and its comment says there is no
 /// baseline yet), the push to main that records the baseline for this runner kind, that
 /// pull request again with main's baseline in the cache (gated cross-run against it),
 /// a later pull request whose gate compares the base build with the head build and
-/// posts its verdict, and one with a planted stack regression, which the gate fails.
+/// posts its verdict, one with a planted stack regression, which the gate fails, and one
+/// that does not compile, which fails at its build.
 ///
 /// Kept small on purpose, through the workflow's own knobs: debug builds in the scratch
 /// folder the user-package tests share (Strain's modules compile once for all of them;
@@ -338,6 +339,16 @@ import Yams
         let failing = regressed.file("strain-reports/comment.md") ?? ""
         #expect(failing == regressed.file("strain-reports/gate/gate.md") && failing.contains("**regressed**") && failing.contains("stack"),
                 "the failing verdict is posted: \(failing.prefix(1500))")
+
+        // 6. A pull request that does not compile fails at its build, never gating an older binary in its place.
+        try Self.git(origin, ["checkout", "--quiet", "-b", "broken", withStrain])
+        try "public let broken: Int = \"not a number\"\n".write(toFile: origin + "/Sources/OrderModel/Broken.swift", atomically: true, encoding: .utf8)
+        try Self.git(origin, ["add", "-A"])
+        try Self.git(origin, ["commit", "--quiet", "-m", "Does not compile"])
+        let broken = try job(try Self.git(origin, ["rev-parse", "HEAD"]), "pull_request", "refs/pull/4/merge", base: withStrain)
+        #expect(broken.steps.map(\.status) == [0, 0, 2], "\(broken.log)")
+        #expect(broken.steps.last?.output.contains("this commit does not build order-strain") == true, "\(broken.log)")
+        #expect(broken.file("strain-reports/comment.md") == nil, "no verdict for a build that failed")
     }
 
     /// `uname -m`, which the baseline's runner kind ends with.
