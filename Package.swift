@@ -143,6 +143,8 @@ let package = Package(
             dependencies: [
                 "StrainRecords", "StrainKit", "StrainHelpers", "StrainWire", "StrainSuite", "StrainSymbols", "StrainHost",
                 "StrainRunner", "StrainReports", "StrainScenarios", "StrainCLI",
+                // The user workflow's test reads the example's GitHub Actions workflow.
+                .product(name: "Yams", package: "Yams"),
             ],
             // A fixed run.json, the golden reports rendered from it and the JUnit schema, read by path.
             exclude: ["Fixtures"]

@@ -1,7 +1,49 @@
 import Foundation
 import StrainKit
 import StrainRecords
+import Synchronization
 import Testing
+
+/// The release bundle `.ci/bundle` writes, built once per test process for every suite
+/// that installs it (the bundle test, the user workflow's test), in `.build/test-bundle`.
+enum ReleaseBundle {
+    struct Built {
+        /// `.ci/bundle`'s output and errors; its last line is the tarball's path.
+        var output: String
+        /// `strain-VERSION-linux-x86_64.tar.gz`.
+        var tarball: String
+        /// The same tree, unpacked beside it.
+        var tree: String
+    }
+
+    struct BuildError: Error, CustomStringConvertible {
+        var status: Int32
+        var output: String
+        var description: String { ".ci/bundle exited \(status): \(output.suffix(4000))" }
+    }
+
+    static let folder = FixturePackage.repository.appendingPathComponent(".build/test-bundle").path
+    /// The first successful build, kept; a failed one is tried again by the next caller.
+    private static let built = Mutex<Built?>(nil)
+
+    /// Builds the bundle, or returns the one this process already built. The release
+    /// build is incremental when .build is already release-built (.ci/run builds it
+    /// first); from nothing it takes minutes on a busy 2-core machine. `swift test`
+    /// holds .build's lock while tests run: the script is told to build without it.
+    static func build() throws -> Built {
+        try built.withLock { built in
+            if let built { return built }
+            let bundled = try BoundedProcess.run("/bin/bash", [FixturePackage.repository.path + "/.ci/bundle", folder],
+                                                 directory: FixturePackage.repository.path,
+                                                 environment: ["STRAIN_BUNDLE_IGNORE_LOCK": "1"], timeout: 1500, mergingOutput: true)
+            guard bundled.status == 0 else { throw BuildError(status: bundled.status, output: bundled.stdout) }
+            let name = "strain-\(StrainVersion.current)-linux-x86_64"
+            let result = Built(output: bundled.stdout, tarball: folder + "/\(name).tar.gz", tree: folder + "/" + name)
+            built = result
+            return result
+        }
+    }
+}
 
 /// The release bundle `.ci/bundle DIR` writes, unpacked and run as a user without a
 /// Swift toolchain would: in a user and mount namespace (`unshare -rm`, no root
@@ -37,16 +79,11 @@ import Testing
 
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        // The release build is incremental when .build is already release-built
-        // (.ci/run builds it first); from nothing it takes minutes on a busy 2-core machine.
-        // `swift test` holds .build's lock while tests run: the script is told to build without it.
-        let bundled = try BoundedProcess.run("/bin/bash", [Self.repository + "/.ci/bundle", folder + "/dist"], directory: Self.repository,
-                                             environment: ["STRAIN_BUNDLE_IGNORE_LOCK": "1"], timeout: 1500, mergingOutput: true)
-        try #require(bundled.status == 0, "\(bundled.stdout.suffix(4000))")
+        let bundled = try ReleaseBundle.build()
         let name = "strain-\(StrainVersion.current)-linux-x86_64"
-        let tarball = folder + "/dist/\(name).tar.gz"
-        #expect(bundled.stdout.hasSuffix(tarball + "\n"), "the last line is the tarball: \(bundled.stdout.suffix(400))")
-        #expect(FileManager.default.fileExists(atPath: folder + "/dist/\(name)/bin/strain"), "the unpacked tree is beside it")
+        let tarball = bundled.tarball
+        #expect(bundled.output.hasSuffix(tarball + "\n"), "the last line is the tarball: \(bundled.output.suffix(400))")
+        #expect(FileManager.default.fileExists(atPath: bundled.tree + "/bin/strain"), "the unpacked tree is beside it")
 
         // A fresh folder holds only what the tarball holds.
         let unpacked = folder + "/unpacked"
