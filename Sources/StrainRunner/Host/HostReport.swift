@@ -24,6 +24,8 @@ public struct HostReport: Codable, Sendable {
     /// memory map to name their frames by.
     public var confinementViolations: [RawConfinementViolation]?
     public var maps: String?
+    /// Where the work allocated most (raw addresses, named by the parent with `maps`).
+    public var allocationSites: [RawAllocationSite]?
 
     public init(outcome: TrialOutcome, metrics: TrialMetrics, threads: [ThreadReport], threadsAtStart: Int,
                 stall: StallReport? = nil, dump: RawDump? = nil, lastHeartbeatNanoseconds: UInt64? = nil) {

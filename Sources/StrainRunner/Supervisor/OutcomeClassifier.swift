@@ -29,6 +29,7 @@ public struct OutcomeClassifier: Sendable {
         public var dump: ThreadDump?
         public var stall: StallReport?
         public var confinement: [ConfinementViolation]?
+        public var allocationSites: [AllocationSite]?
     }
 
     public func classify(_ watched: Watched, timeoutSeconds: Double, stallSeconds: Double) -> Classified {
@@ -89,6 +90,9 @@ public struct OutcomeClassifier: Sendable {
         classified.stall = report.stall
         if let raw = report.confinementViolations {
             classified.confinement = raw.map { ConfinementVerdict.named($0, maps: report.maps ?? "", symbolizer: symbolizer) }
+        }
+        if let raw = report.allocationSites, !raw.isEmpty {
+            classified.allocationSites = AllocationCounter.named(raw, maps: report.maps ?? "", symbolizer: symbolizer)
         }
         if let last = report.lastHeartbeatNanoseconds, watched.lastResultRead > last {
             classified.stall?.recordedAfterSeconds = Double(watched.lastResultRead - last) / 1e9

@@ -102,6 +102,10 @@ public struct TrialSupervisor: Sendable {
     static func childEnvironment(heartbeat: Bool) -> [String] {
         var environment = ProcessInfo.processInfo.environment
         environment["SWIFT_BACKTRACE"] = "enable=no"
+        // Swift seeds its hashing per process: a Set's or Dictionary's growth, and so
+        // its allocations, would differ between repetitions of the same code. A
+        // counted metric needs the same process each time (a runner's own setting stays).
+        if environment["SWIFT_DETERMINISTIC_HASHING"] == nil { environment["SWIFT_DETERMINISTIC_HASHING"] = "1" }
         environment[ChildEnvironment.parentPID] = String(getpid())
         environment[ChildEnvironment.heartbeatDescriptor] = heartbeat ? String(ChildEnvironment.sharedDescriptor) : nil
         return environment.map { "\($0.key)=\($0.value)" }
@@ -152,6 +156,7 @@ public struct TrialSupervisor: Sendable {
         record.dump = classified.dump
         record.stall = classified.stall
         record.confinementViolations = classified.confinement
+        record.allocationSites = classified.allocationSites
         record.threadTimeline = watched.timeline.isEmpty ? nil : Self.thinned(watched.timeline, to: timelineCap)
         return record
     }
