@@ -31,6 +31,15 @@ public struct RunSummary: Sendable {
         /// The most threads any of the trials had at once.
         public var peakThreads: Int? { trials.compactMap(\.metrics.peakThreads).max() }
         public var medianFrames: Double? { Statistics.median(trials.compactMap { $0.metrics.frames.map(Double.init) }) }
+        /// Allocations the work made, counted (the median over repetitions).
+        public var medianAllocations: Double? { Statistics.median(trials.compactMap { $0.metrics.allocations.map(Double.init) }) }
+        /// Bytes those allocations asked for (the median over repetitions).
+        public var medianAllocatedBytes: Double? { Statistics.median(trials.compactMap { $0.metrics.allocatedBytes.map(Double.init) }) }
+        /// `12.4 k allocs, 1.2 MiB`, or `–` when the trials counted none.
+        public var allocationsText: String {
+            guard let count = medianAllocations else { return "–" }
+            return "\(Format.value(count, unit: .allocations)), \(Format.value(medianAllocatedBytes, unit: .bytes))"
+        }
     }
 
     public struct Group: Sendable {
@@ -39,6 +48,8 @@ public struct RunSummary: Sendable {
         public var rows: [Row]
 
         public var scenario: String { key.scenario }
+        /// Whether any trial counted its allocations (records before allocation counting did not).
+        public var countsAllocations: Bool { rows.contains { $0.medianAllocations != nil } }
         public var profile: Profile { key.profile }
         /// `cyclic-graph (operation=archive, size=200) on ios`.
         public var title: String { key.title }
