@@ -141,32 +141,66 @@ static __attribute__((noinline)) void strain_alloc_count_free(void) {
 }
 
 #define STRAIN_ALLOC_ON() __builtin_expect(atomic_load_explicit(&strain_alloc_counting, memory_order_relaxed), 0)
+// Called from the interposer's own frame (the counted functions are reached by a
+// guaranteed tail call, so their return address is the interposer's caller's).
 #define STRAIN_ALLOC_SITE() \
     strain_alloc_site((uintptr_t *)__builtin_frame_address(0), (uintptr_t)__builtin_return_address(0))
-
 #define STRAIN_ALLOC_EXPORT __attribute__((visibility("default")))
+#define STRAIN_ALLOC_COUNTED static __attribute__((noinline))
+
+// The counting halves. Each has its interposer's signature and is entered by a
+// musttail jump, so it runs in the interposer's place: its frame pointer and
+// return address are those the interposer would have had. (A counting path left
+// inside the interposer is outlined by LLVM's hot/cold splitting into a function
+// of its own, which then finds its own return address, inside the interposer.)
+
+STRAIN_ALLOC_COUNTED void *strain_alloc_counted_malloc(size_t size) {
+    strain_alloc_count(STRAIN_ALLOC_SITE(), size);
+    return __libc_malloc(size);
+}
+
+STRAIN_ALLOC_COUNTED void *strain_alloc_counted_calloc(size_t count, size_t size) {
+    size_t bytes;
+    if (__builtin_mul_overflow(count, size, &bytes)) bytes = SIZE_MAX;
+    strain_alloc_count(STRAIN_ALLOC_SITE(), bytes);
+    return __libc_calloc(count, size);
+}
+
+STRAIN_ALLOC_COUNTED void *strain_alloc_counted_realloc(void *pointer, size_t size) {
+    if (size != 0 || pointer == NULL) strain_alloc_count(STRAIN_ALLOC_SITE(), size);
+    if (pointer != NULL) strain_alloc_count_free();
+    return __libc_realloc(pointer, size);
+}
+
+STRAIN_ALLOC_COUNTED int strain_alloc_counted_posix_memalign(void **out, size_t alignment, size_t size) {
+    strain_alloc_count(STRAIN_ALLOC_SITE(), size);
+    void *block = __libc_memalign(alignment, size);
+    if (block == NULL) return ENOMEM;
+    *out = block;
+    return 0;
+}
+
+STRAIN_ALLOC_COUNTED void *strain_alloc_counted_memalign(size_t alignment, size_t size) {
+    strain_alloc_count(STRAIN_ALLOC_SITE(), size);
+    return __libc_memalign(alignment, size);
+}
+
+// The interposers: off, one load and one predictable branch before glibc's.
 
 STRAIN_ALLOC_EXPORT void *malloc(size_t size) {
-    if (STRAIN_ALLOC_ON()) strain_alloc_count(STRAIN_ALLOC_SITE(), size);
+    if (STRAIN_ALLOC_ON()) __attribute__((musttail)) return strain_alloc_counted_malloc(size);
     return __libc_malloc(size);
 }
 
 STRAIN_ALLOC_EXPORT void *calloc(size_t count, size_t size) {
-    if (STRAIN_ALLOC_ON()) {
-        size_t bytes;
-        if (__builtin_mul_overflow(count, size, &bytes)) bytes = SIZE_MAX;
-        strain_alloc_count(STRAIN_ALLOC_SITE(), bytes);
-    }
+    if (STRAIN_ALLOC_ON()) __attribute__((musttail)) return strain_alloc_counted_calloc(count, size);
     return __libc_calloc(count, size);
 }
 
 /// Counted as what it does: a new block (an allocation of `size`) and, when
 /// `pointer` was one, the old block's free; `realloc(p, 0)` is a free alone.
 STRAIN_ALLOC_EXPORT void *realloc(void *pointer, size_t size) {
-    if (STRAIN_ALLOC_ON()) {
-        if (size != 0 || pointer == NULL) strain_alloc_count(STRAIN_ALLOC_SITE(), size);
-        if (pointer != NULL) strain_alloc_count_free();
-    }
+    if (STRAIN_ALLOC_ON()) __attribute__((musttail)) return strain_alloc_counted_realloc(pointer, size);
     return __libc_realloc(pointer, size);
 }
 
@@ -178,7 +212,7 @@ STRAIN_ALLOC_EXPORT void free(void *pointer) {
 STRAIN_ALLOC_EXPORT int posix_memalign(void **out, size_t alignment, size_t size) {
     // glibc's checks: a power of two, a multiple of sizeof(void *).
     if (alignment % sizeof(void *) != 0 || (alignment & (alignment - 1)) != 0 || alignment == 0) return EINVAL;
-    if (STRAIN_ALLOC_ON()) strain_alloc_count(STRAIN_ALLOC_SITE(), size);
+    if (STRAIN_ALLOC_ON()) __attribute__((musttail)) return strain_alloc_counted_posix_memalign(out, alignment, size);
     void *block = __libc_memalign(alignment, size);
     if (block == NULL) return ENOMEM;
     *out = block;
@@ -191,12 +225,12 @@ STRAIN_ALLOC_EXPORT void *aligned_alloc(size_t alignment, size_t size) {
         errno = EINVAL;
         return NULL;
     }
-    if (STRAIN_ALLOC_ON()) strain_alloc_count(STRAIN_ALLOC_SITE(), size);
+    if (STRAIN_ALLOC_ON()) __attribute__((musttail)) return strain_alloc_counted_memalign(alignment, size);
     return __libc_memalign(alignment, size);
 }
 
 STRAIN_ALLOC_EXPORT void *memalign(size_t alignment, size_t size) {
-    if (STRAIN_ALLOC_ON()) strain_alloc_count(STRAIN_ALLOC_SITE(), size);
+    if (STRAIN_ALLOC_ON()) __attribute__((musttail)) return strain_alloc_counted_memalign(alignment, size);
     return __libc_memalign(alignment, size);
 }
 
