@@ -14,7 +14,8 @@ enum AllocationGrowth {
         let after = perTrial(candidate)
         let grown = after.compactMap { identity, site -> (String, Double)? in
             let growth = site.allocations - (before[identity]?.allocations ?? 0)
-            return growth > 0 ? (site.place, growth) : nil
+            // Half an allocation a trial is what averaging a site seen in some repetitions gives.
+            return growth >= 0.5 ? (site.place, growth) : nil
         }
         return grown.sorted { $0.1 > $1.1 }.prefix(named).map { place, growth in
             "\(place) +\(Self.grouped(growth)) allocs a trial"

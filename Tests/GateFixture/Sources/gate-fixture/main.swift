@@ -89,17 +89,12 @@ struct NodesScenario: Scenario {
 final class Node {
     let value: Int
     var next: Node?
-    var tag: Tag?
+    var tags: [Int] = []
 
     init(value: Int, next: Node?) {
         self.value = value
         self.next = next
     }
-}
-
-final class Tag {
-    let value: Int
-    init(value: Int) { self.value = value }
 }
 
 /// Builds the list and returns its length; the planted build tags each node too.
@@ -108,7 +103,7 @@ func buildNodes(_ count: Int) -> Int {
     var head: Node?
     for value in 0..<count {
         let node = Node(value: value, next: head)
-        for _ in 0..<plantedAllocationsPerNode { node.tag = Tag(value: value) }
+        for _ in 0..<plantedAllocationsPerNode { node.tags = [value] }
         head = node
     }
     var length = 0
