@@ -24,10 +24,14 @@
 #include "strain_probe.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
+#include <dlfcn.h>
+#include <unistd.h>
 
 // glibc's own allocator, exported for exactly this use (malloc interposers).
 extern void *__libc_malloc(size_t size);
@@ -330,4 +334,22 @@ size_t strain_alloc_read_sites(strain_alloc_site_count *out, size_t capacity) {
         }
     }
     return written;
+}
+
+int strain_alloc_write_totals(const char *path) {
+    strain_alloc_totals totals = strain_alloc_read_totals();
+    char text[160];
+    int length = snprintf(text, sizeof(text), "allocations %llu\nbytes %llu\nfrees %llu\n", (unsigned long long)totals.allocations,
+                          (unsigned long long)totals.bytes, (unsigned long long)totals.frees);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return errno;
+    ssize_t written = write(fd, text, (size_t)length);
+    int status = written == length ? 0 : (written < 0 ? errno : EIO);
+    close(fd);
+    return status;
+}
+
+int strain_alloc_is_interposing(void) {
+    // The malloc the process resolves is this file's, not an allocator of the program's own.
+    return dlsym(RTLD_DEFAULT, "malloc") == (void *)malloc;
 }

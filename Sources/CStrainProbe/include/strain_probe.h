@@ -329,6 +329,14 @@ strain_alloc_totals strain_alloc_read_totals(void);
 /// not merged: the caller sums equal addresses); returns how many it wrote.
 size_t strain_alloc_read_sites(strain_alloc_site_count *out, size_t capacity);
 
+/// Writes the totals to `path` as `allocations N`, `bytes N` and `frees N` lines
+/// (`strain exec` reads them after the program ends). Returns 0 or an errno value.
+int strain_alloc_write_totals(const char *path);
+
+/// Whether the process's malloc is this probe's (a program that defines its own
+/// allocator in its executable takes precedence, and nothing would be counted).
+int strain_alloc_is_interposing(void);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus
