@@ -85,8 +85,12 @@ static inline int strain_alloc_in_runtime(uintptr_t address) {
     return 0;
 }
 
-/// The first return address outside the runtime modules, from the frame of the
-/// interposer that calls this (always inlined: `frame` is the interposer's own).
+/// The first return address outside the runtime modules, from the frame of a
+/// counting function (always inlined into it: `frame` is its own, which stands in
+/// its interposer's place). A garbage frame pointer (a runtime function that did
+/// not keep one) is caught by the checks only as far as they go: above the
+/// current frame, within 256 KiB, aligned; the walk only ever follows frames of
+/// modules that keep frame pointers.
 static inline __attribute__((always_inline)) uintptr_t strain_alloc_site(uintptr_t *frame, uintptr_t address) {
     for (int step = 0; step < STRAIN_ALLOC_WALK_LIMIT && strain_alloc_in_runtime(address); step++) {
         uintptr_t *caller = (uintptr_t *)frame[0];
