@@ -325,7 +325,9 @@ strain_alloc_totals strain_alloc_read_totals(void) {
 
 size_t strain_alloc_read_sites(strain_alloc_site_count *out, size_t capacity) {
     size_t written = 0;
-    for (int index = 0; index < STRAIN_ALLOC_SLOTS; index++) {
+    unsigned used = atomic_load_explicit(&strain_alloc_next_slot, memory_order_relaxed);
+    int slots = used < STRAIN_ALLOC_SLOTS ? (int)used : STRAIN_ALLOC_SLOTS;
+    for (int index = 0; index < slots; index++) {
         for (int site = 0; site < STRAIN_ALLOC_SITES_PER_SLOT; site++) {
             strain_alloc_site_slot *entry = &strain_alloc_slots[index].sites[site];
             uintptr_t address = atomic_load_explicit(&entry->address, memory_order_relaxed);
@@ -356,4 +358,45 @@ int strain_alloc_write_totals(const char *path) {
 int strain_alloc_is_interposing(void) {
     // The malloc the process resolves is this file's, not an allocator of the program's own.
     return dlsym(RTLD_DEFAULT, "malloc") == (void *)malloc;
+}
+
+typedef struct {
+    uintptr_t address;
+    char *out;
+    size_t capacity;
+    int written;
+} strain_alloc_mapping_query;
+
+static int strain_alloc_find_mapping(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    strain_alloc_mapping_query *query = data;
+    for (int header = 0; header < info->dlpi_phnum; header++) {
+        const ElfW(Phdr) *segment = &info->dlpi_phdr[header];
+        if (segment->p_type != PT_LOAD) continue;
+        uintptr_t start = info->dlpi_addr + segment->p_vaddr;
+        uintptr_t end = start + segment->p_memsz;
+        // A return address: the call lies just before it, so the end itself belongs.
+        if (query->address <= start || query->address > end) continue;
+        char executable[4096];
+        const char *name = info->dlpi_name;
+        if (name == NULL || name[0] == 0) {
+            ssize_t length = readlink("/proc/self/exe", executable, sizeof(executable) - 1);
+            if (length <= 0) return 1;
+            executable[length] = 0;
+            name = executable;
+        }
+        uintptr_t page = 4096;
+        int length = snprintf(query->out, query->capacity, "%lx-%lx r-xp %08lx 00:00 0 %s", (unsigned long)(start & ~(page - 1)),
+                              (unsigned long)((end + page - 1) & ~(page - 1)), (unsigned long)(segment->p_offset & ~(page - 1)), name);
+        query->written = length > 0 && (size_t)length < query->capacity ? length : 0;
+        return 1;
+    }
+    return 0;
+}
+
+int strain_alloc_describe_mapping(uintptr_t address, char *out, size_t capacity) {
+    strain_alloc_mapping_query query = {address, out, capacity, 0};
+    if (capacity > 0) out[0] = 0;
+    dl_iterate_phdr(strain_alloc_find_mapping, &query);
+    return query.written;
 }

@@ -1,4 +1,5 @@
 import CStrainProbe
+import Foundation
 import StrainKit
 
 /// One call site as the child counted it: a raw return address, named by the parent.
@@ -19,12 +20,14 @@ public struct RawAllocationSite: Codable, Hashable, Sendable {
 ///   counted is the scenario's work and the strategy's threads.
 enum AllocationCounter {
     /// Sites a trial reports, most allocations first: enough to name what grew.
-    static let reportedSites = 24
-    /// Site entries read back (the probe's 64 thread slots × 256 sites).
-    static let siteCapacity = 64 * 256
+    static let reportedSites = 16
+    /// Site entries read back: 16 threads' worth of the probe's 256 sites each
+    /// (a trial's threads rarely fill more; the totals never depend on it).
+    static let siteCapacity = 16 * 256
 
-    /// Zeroes the counts and starts counting, by call site too.
-    static func begin() { strain_alloc_begin(1) }
+    /// Zeroes the counts and starts counting, by call site too unless
+    /// STRAIN_ALLOCATION_SITES=off (for measuring what the sites cost).
+    static func begin() { strain_alloc_begin(getenv("STRAIN_ALLOCATION_SITES").map { String(cString: $0) } == "off" ? 0 : 1) }
 
     /// Stops counting.
     static func end() { strain_alloc_end() }
@@ -53,6 +56,20 @@ enum AllocationCounter {
 }
 
 extension AllocationCounter {
+    /// The lines of `/proc/self/maps` that hold the sites, from the loader's tables:
+    /// all the parent needs to name them.
+    static func mappings(of sites: [RawAllocationSite]) -> String {
+        var lines: [String] = []
+        var buffer = [CChar](repeating: 0, count: 4096 + 128)
+        for site in sites {
+            let length = buffer.withUnsafeMutableBufferPointer { strain_alloc_describe_mapping(UInt(site.address), $0.baseAddress, $0.count) }
+            guard length > 0 else { continue }
+            let line = String(cString: buffer)
+            if !lines.contains(line) { lines.append(line) }
+        }
+        return lines.joined(separator: "\n")
+    }
+
     /// The sites with their frames named, in the parent; the same function and line
     /// reached from several addresses (inlined copies) are one site.
     static func named(_ raw: [RawAllocationSite], maps: String, symbolizer: Symbolizer) -> [AllocationSite] {

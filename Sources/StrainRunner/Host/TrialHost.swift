@@ -146,7 +146,7 @@ public enum TrialHost {
         let sites = AllocationCounter.topSites()
         if !sites.isEmpty {
             report.allocationSites = sites
-            if report.maps == nil { report.maps = Watchdog.contents(of: "/proc/self/maps") }
+            if report.maps == nil { report.maps = AllocationCounter.mappings(of: sites) }
         }
         return report
     }
