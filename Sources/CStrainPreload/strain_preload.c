@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -133,6 +134,18 @@ static void strain_thread_ended(void *value) {
     strain_thread_release();
 }
 
+// `<record directory>/allocations-PID.txt`, written at the program's exit when it
+// was counted (empty otherwise); and the pid it belongs to (not a forked child's).
+static char strain_allocations_path[4096];
+static pid_t strain_allocations_pid;
+
+/// The program's allocations, from the probe's constructor to its exit.
+__attribute__((destructor)) static void strain_preload_end(void) {
+    if (strain_allocations_path[0] == 0 || getpid() != strain_allocations_pid) return;
+    strain_alloc_end();
+    strain_alloc_write_totals(strain_allocations_path);
+}
+
 __attribute__((constructor)) static void strain_preload_start(void) {
     strain_find_real_functions();
     const char *directory = strain_environment_value(STRAIN_PRELOAD_DIRECTORY);
@@ -165,6 +178,16 @@ __attribute__((constructor)) static void strain_preload_start(void) {
     if (thread_bytes != 0 || main_bytes != 0) strain_set_stack_profile(thread_bytes, main_bytes);
     strain_probe_use_sigaction(strain_real_sigaction);
     if (strain_probe_record_to_directory(record_directory) != 0) return;
+    // The whole program is the work: its allocations are counted from here to its exit.
+    if (strain_alloc_is_interposing()) {
+        int length = snprintf(strain_allocations_path, sizeof(strain_allocations_path), "%s/allocations-%d.txt", record_directory, (int)getpid());
+        if (length > 0 && (size_t)length < sizeof(strain_allocations_path)) {
+            strain_allocations_pid = getpid();
+            strain_alloc_begin(0);
+        } else {
+            strain_allocations_path[0] = 0;
+        }
+    }
     free(record_directory);
     if (pthread_key_create(&strain_thread_key, strain_thread_ended) != 0) return;
     if (strain_dump_install(STRAIN_PRELOAD_DUMP_THREADS, STRAIN_PRELOAD_DUMP_FRAMES) != 0) return;

@@ -126,7 +126,12 @@ package enum TrialHost {
                 return failure(.harnessError, "could not start the watchdog: \(error)")
             }
         }
+        // Allocations are counted around the work alone, as its time is.
+        // STRAIN_ALLOCATIONS=off leaves them uncounted: for measuring what counting costs.
+        let countsAllocations = getenv("STRAIN_ALLOCATIONS").map({ String(cString: $0) }) != "off"
+        if countsAllocations { AllocationCounter.begin() }
         let result = Result { try workload(executor) }
+        AllocationCounter.end()
         let ended = strain_monotonic_ns()
         executor.shutdown()
 
@@ -139,6 +144,11 @@ package enum TrialHost {
         var report = HostReport(outcome: outcome, metrics: measure(context: context, before: before, started: started, ended: ended),
                                 threads: context.reports, threadsAtStart: threadsAtStart)
         ConfinementVerdict.apply(context.confinement, to: &report)
+        let sites = AllocationCounter.topSites()
+        if !sites.isEmpty {
+            report.allocationSites = sites
+            if report.maps == nil { report.maps = AllocationCounter.mappings(of: sites) }
+        }
         return report
     }
 
@@ -173,6 +183,9 @@ package enum TrialHost {
         metrics.throughputPerSecond = operations.throughput
         metrics.latency = operations.latency
         metrics.fairness = operations.fairness
+        if strain_alloc_is_counting() != 0 || getenv("STRAIN_ALLOCATIONS").map({ String(cString: $0) }) != "off" {
+            AllocationCounter.add(to: &metrics)
+        }
         return metrics
     }
 

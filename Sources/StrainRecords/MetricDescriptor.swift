@@ -16,12 +16,24 @@ public struct MetricDescriptor: Codable, Hashable, Sendable {
         case perSecond
         /// A dimensionless ratio.
         case ratio
+        /// Allocations (calls of the malloc family), counted.
+        case allocations
 
         /// A rate as every report and the gate write it: `12.8 M/s`, `358 k/s`, `42 /s`.
         public static func rate(_ perSecond: Double) -> String {
             if perSecond >= 1e6 { return String(format: "%.1f M/s", perSecond / 1e6) }
             if perSecond >= 1e3 { return String(format: "%.0f k/s", perSecond / 1e3) }
             return String(format: "%.0f /s", perSecond)
+        }
+
+        /// A count of allocations as every report and the gate write it: `12.4 k allocs`,
+        /// `3.1 M allocs`, `842 allocs`.
+        public static func allocations(_ count: Double) -> String {
+            let sign = count < 0 ? "-" : ""
+            let value = abs(count)
+            if value >= 1e6 { return String(format: "%@%.1f M allocs", sign, value / 1e6) }
+            if value >= 1e4 { return String(format: "%@%.1f k allocs", sign, value / 1e3) }
+            return String(format: "%@%.0f allocs", sign, value)
         }
 
         /// The unit as a column, a chart or a label names it: `s`, `ns`, `bytes`, `count`, `/s`, `ratio`.
@@ -33,6 +45,7 @@ public struct MetricDescriptor: Codable, Hashable, Sendable {
             case .count: "count"
             case .perSecond: "/s"
             case .ratio: "ratio"
+            case .allocations: "allocs"
             }
         }
     }
@@ -54,6 +67,21 @@ public struct MetricDescriptor: Codable, Hashable, Sendable {
         /// Varies with the machine's load (wall and CPU time, RSS, throughput,
         /// latency): compared with a statistical test over repetitions.
         case timing
+        /// Counted inside the trial, not timed (allocations and their bytes): what the
+        /// code does, not how fast. Compared exactly against a tolerance relative to the
+        /// baseline's value (a scheduler can add a few allocations to a contended
+        /// trial), one repetition is enough; a baseline whose repetitions vary beyond
+        /// the tolerance is inconclusive.
+        case counted
+
+        /// Whether the gate compares it exactly (deterministic and counted metrics)
+        /// rather than with a rank test over repetitions.
+        public var isExact: Bool {
+            switch self {
+            case .deterministic, .counted: true
+            case .timing: false
+            }
+        }
     }
 
     /// The name suites, reports and the gate use (`wall`, `stack-high-water`).
@@ -91,6 +119,9 @@ public struct MetricDescriptor: Codable, Hashable, Sendable {
         MetricDescriptor(name: "peak-blocked-workers", unit: .count, polarity: .lowerIsBetter, noise: .deterministic, summary: "the most workers blocked at once in marked blocking calls"),
         MetricDescriptor(name: "depth", unit: .count, polarity: .higherIsBetter, noise: .deterministic, summary: "the recursion depth reached (at an overflow: fewer means larger frames)"),
         MetricDescriptor(name: "frames", unit: .count, polarity: .higherIsBetter, noise: .deterministic, summary: "frames on the stack at an overflow (fewer means larger frames)"),
+        MetricDescriptor(name: "allocations", unit: .allocations, polarity: .lowerIsBetter, noise: .counted, summary: "calls of malloc, calloc, realloc, posix_memalign, aligned_alloc and memalign during the work"),
+        MetricDescriptor(name: "allocated-bytes", unit: .bytes, polarity: .lowerIsBetter, noise: .counted, summary: "bytes those allocations asked for"),
+        MetricDescriptor(name: "frees", unit: .count, polarity: nil, noise: .counted, summary: "blocks freed during the work (shown, not judged)"),
     ]
 
     /// The built-in descriptor called `name`, if there is one.
@@ -121,6 +152,9 @@ extension TrialMetrics {
         case "peak-blocked-workers": peakBlockedWorkers.map(Double.init)
         case "depth": depth.map(Double.init)
         case "frames": frames.map(Double.init)
+        case "allocations": allocations.map(Double.init)
+        case "allocated-bytes": allocatedBytes.map(Double.init)
+        case "frees": frees.map(Double.init)
         default: custom[name]
         }
     }
@@ -144,9 +178,13 @@ public struct MetricThreshold: Codable, Hashable, Sendable {
     }
 
     /// The documented defaults: about 10 % for time, 2 % for RSS, one page for stack,
-    /// one thread for the sampled peak thread count, exact for other counts.
+    /// one thread for the sampled peak thread count, exact for other counts; for
+    /// counted allocations and bytes 1 % or 16 (allocations) / 4 KiB (bytes),
+    /// whichever is larger, from the A/A spread measured on the bench suites (README).
     public static func defaults(for metric: MetricDescriptor) -> MetricThreshold {
         switch (metric.noise, metric.unit) {
+        case (.counted, .bytes): MetricThreshold(delta: 0.01, floor: 4096)
+        case (.counted, _): MetricThreshold(delta: 0.01, floor: 16)
         case (.deterministic, .bytes): MetricThreshold(delta: 0, floor: 4096)
         // A sampled thread count moves by one between identical runs (a worker GCD
         // starts for a moment): one thread of tolerance.

@@ -35,6 +35,13 @@ public struct TrialMetrics: Codable, Hashable, Sendable {
     public var frames: Int?
     /// Seconds from spawning the child to reaping it: the trial's whole cost.
     public var trialSeconds: Double?
+    /// Allocations the work made (malloc, calloc, realloc, posix_memalign,
+    /// aligned_alloc, memalign), counted in the child while the work ran.
+    public var allocations: Int?
+    /// Bytes those allocations asked for.
+    public var allocatedBytes: Int?
+    /// Blocks the work freed (free, and realloc's old block).
+    public var frees: Int?
     /// Metrics a scenario defines for itself.
     public var custom: [String: Double]
 

@@ -174,6 +174,7 @@ extension Format {
         case .count: return value.isFinite && abs(value) < 1e15 && value == value.rounded() ? count(value) : String(format: "%g", value)
         case .perSecond: return rate(value)
         case .ratio: return String(format: "%.3g", value)
+        case .allocations: return MetricDescriptor.Unit.allocations(value)
         }
     }
 

@@ -59,12 +59,13 @@ package enum MarkdownReport {
 
         for group in summary.groups where !GuardComparison.covers(group, in: run) {
             out += "## \(escape(group.title))\n\n"
-            out += "| strategy | outcome | median wall | peak RSS | threads | stack used / size | depth |\n"
-            out += "| --- | --- | ---: | ---: | ---: | ---: | ---: |\n"
+            let counted = group.countsAllocations
+            out += "| strategy | outcome | median wall | peak RSS | threads | stack used / size | depth |\(counted ? " allocations |" : "")\n"
+            out += "| --- | --- | ---: | ---: | ---: | ---: | ---: |\(counted ? " ---: |" : "")\n"
             for row in group.rows {
                 let outcome = row.allExpected ? escape(row.outcomes) : "**\(escape(row.outcomes))** (expected \(escape(row.trials[0].expectedOutcomes.joined(separator: ", "))))"
                 let depth = row.medianDepth.map { Format.count($0) } ?? row.medianFrames.map { "\(Format.count($0)) frames" } ?? "–"
-                out += "| \(escape(row.strategy.description)) | \(outcome) | \(Format.duration(row.medianWallSeconds)) | \(Format.bytes(row.medianPeakRSSBytes)) | \(row.peakThreads.map(String.init) ?? "–") | \(Format.stack(used: row.stackHighWaterBytes, size: row.stackSizeBytes)) | \(depth) |\n"
+                out += "| \(escape(row.strategy.description)) | \(outcome) | \(Format.duration(row.medianWallSeconds)) | \(Format.bytes(row.medianPeakRSSBytes)) | \(row.peakThreads.map(String.init) ?? "–") | \(Format.stack(used: row.stackHighWaterBytes, size: row.stackSizeBytes)) | \(depth) |\(counted ? " \(escape(row.allocationsText)) |" : "")\n"
             }
             out += "\n"
         }

@@ -31,6 +31,15 @@ package struct RunSummary: Sendable {
         /// The most threads any of the trials had at once.
         package var peakThreads: Int? { trials.compactMap(\.metrics.peakThreads).max() }
         package var medianFrames: Double? { Statistics.median(trials.compactMap { $0.metrics.frames.map(Double.init) }) }
+        /// Allocations the work made, counted (the median over repetitions).
+        package var medianAllocations: Double? { Statistics.median(trials.compactMap { $0.metrics.allocations.map(Double.init) }) }
+        /// Bytes those allocations asked for (the median over repetitions).
+        package var medianAllocatedBytes: Double? { Statistics.median(trials.compactMap { $0.metrics.allocatedBytes.map(Double.init) }) }
+        /// `12.4 k allocs, 1.2 MiB`, or `–` when the trials counted none.
+        package var allocationsText: String {
+            guard let count = medianAllocations else { return "–" }
+            return "\(Format.value(count, unit: .allocations)), \(Format.value(medianAllocatedBytes, unit: .bytes))"
+        }
     }
 
     package struct Group: Sendable {
@@ -39,6 +48,8 @@ package struct RunSummary: Sendable {
         package var rows: [Row]
 
         package var scenario: String { key.scenario }
+        /// Whether any trial counted its allocations (records before allocation counting did not).
+        package var countsAllocations: Bool { rows.contains { $0.medianAllocations != nil } }
         package var profile: Profile { key.profile }
         /// `cyclic-graph (operation=archive, size=200) on ios`.
         package var title: String { key.title }

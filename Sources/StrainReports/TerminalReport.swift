@@ -63,12 +63,14 @@ package struct TerminalReport: Sendable {
         for group in summary.groups where !GuardComparison.covers(group, in: run) {
             lines.append("")
             lines.append(paint(group.title, 1))
-            let header = ["strategy", "outcome", "median wall", "peak RSS", "threads", "stack used / size", "depth"]
+            let counted = group.countsAllocations
+            let header = ["strategy", "outcome", "median wall", "peak RSS", "threads", "stack used / size", "depth"] + (counted ? ["allocations"] : [])
             var rows: [[String]] = []
             for row in group.rows {
                 let depth = row.medianDepth.map { Format.count($0) } ?? row.medianFrames.map { "\(Format.count($0)) frames" } ?? "–"
                 rows.append([row.strategy.description, row.outcomes, Format.duration(row.medianWallSeconds), Format.bytes(row.medianPeakRSSBytes),
-                             row.peakThreads.map(String.init) ?? "–", Format.stack(used: row.stackHighWaterBytes, size: row.stackSizeBytes), depth])
+                             row.peakThreads.map(String.init) ?? "–", Format.stack(used: row.stackHighWaterBytes, size: row.stackSizeBytes), depth]
+                            + (counted ? [row.allocationsText] : []))
             }
             let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
             func line(_ cells: [String]) -> String {

@@ -24,6 +24,8 @@ package struct HostReport: Codable, Sendable {
     /// memory map to name their frames by.
     package var confinementViolations: [RawConfinementViolation]?
     package var maps: String?
+    /// Where the work allocated most (raw addresses, named by the parent with `maps`).
+    package var allocationSites: [RawAllocationSite]?
 
     package init(outcome: TrialOutcome, metrics: TrialMetrics, threads: [ThreadReport], threadsAtStart: Int,
                 stall: StallReport? = nil, dump: RawDump? = nil, lastHeartbeatNanoseconds: UInt64? = nil) {

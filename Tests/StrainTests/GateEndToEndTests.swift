@@ -158,13 +158,14 @@ import Testing
     }
 }
 
-/// A user package over Strain in three builds: the base, one whose `spin` does ten
-/// times the work, one whose `frames` keeps a 25 % larger frame.
+/// A user package over Strain in four builds: the base, one whose `spin` does ten
+/// times the work, one whose `frames` keeps a 25 % larger frame, one whose `nodes`
+/// makes one extra allocation per node.
 @Suite(.serialized, .timeLimit(.minutes(30))) struct PlantedRegressionTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// Builds the fixture with the planted constants and returns a copy of its binary.
-    static func build(workPercent: Int, frameBytes: Int, into folder: String, name: String) throws -> String {
+    static func build(workPercent: Int, frameBytes: Int, allocationsPerNode: Int = 0, into folder: String, name: String) throws -> String {
         let source = repository.appendingPathComponent("Tests/GateFixture").path
         let package = repository.appendingPathComponent(".build/gate-fixture-package").path
         let fileManager = FileManager.default
@@ -182,6 +183,7 @@ import Testing
         try """
             let plantedWorkPercent = \(workPercent)
             let plantedFrameBytes = \(frameBytes)
+            let plantedAllocationsPerNode = \(allocationsPerNode)
             """.write(toFile: package + "/Sources/gate-fixture/Planted.swift", atomically: true, encoding: .utf8)
         try FixturePackage.build(package)
         let binary = folder + "/" + name
@@ -226,7 +228,7 @@ import Testing
         #expect(verdicts["spin main"] == "regressed", "\(verdicts)\n\(result.stdout)")
         let rows = try GateEndToEndTests.rows(folder + "/gate/gate.json")
         #expect(GateEndToEndTests.metricVerdict(rows["spin main"], "cpu") == "regressed", "\(rows["spin main"]?["metrics"] ?? "none")")
-        #expect(verdicts.count == 4, "\(verdicts)")
+        #expect(verdicts.count == 5, "\(verdicts)")
         #expect(verdicts.filter { $0.key != "spin main" }.values.allSatisfy { $0 == "unchanged" || $0 == "inconclusive" }, "\(verdicts)")
     }
 
@@ -239,6 +241,69 @@ import Testing
         #expect(verdicts["frames thread(8MiB)"] == "regressed", "\(verdicts)")
         #expect(verdicts.filter { $0.key != "frames thread(8MiB)" }.values.allSatisfy { !["regressed", "outcomeChanged", "missing", "harnessError"].contains($0) }, "\(verdicts)")
         #expect(result.stdout.contains("stack-high-water"))
+    }
+
+    /// The line, from 1, of the first line of `file` (in this repository) that contains `text`.
+    static func line(of text: String, in file: String) throws -> Int {
+        let lines = try String(contentsOfFile: repository.appendingPathComponent(file).path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        return try #require(lines.firstIndex { $0.contains(text) }) + 1
+    }
+
+    /// The metrics of `row` in gate.json, by name.
+    static func metrics(_ row: [String: Any]?) -> [String: [String: Any]] {
+        var byName: [String: [String: Any]] = [:]
+        for metric in row?["metrics"] as? [[String: Any]] ?? [] { byName[metric["metric"] as? String ?? "?"] = metric }
+        return byName
+    }
+
+    @Test func aPlantedAllocationPerNodeFailsTheInterleavedGateByAllocationsOnExactlyThatRowAndNamesTheCallSite() throws {
+        // Counted, not timed: three repetitions are enough whatever the machine's load,
+        // and no timing can decide it (the suite's timing thresholds are 3×).
+        let folder = try GateEndToEndTests.folder()
+        let base = try Self.build(workPercent: 100, frameBytes: 512, into: folder, name: "base")
+        let tagged = try Self.build(workPercent: 100, frameBytes: 512, allocationsPerNode: 1, into: folder, name: "tagged")
+        let (result, verdicts) = try Self.gate(base, tagged, repetitions: 3, folder: folder + "/gate", suite: Self.wideSuite(in: folder))
+        #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
+        #expect(verdicts["nodes main"] == "regressed", "\(verdicts)\n\(result.stdout)")
+        #expect(verdicts.count == 5, "\(verdicts)")
+        #expect(verdicts.filter { $0.key != "nodes main" }.values.allSatisfy { $0 == "unchanged" || $0 == "inconclusive" }, "\(verdicts)")
+        let rows = try GateEndToEndTests.rows(folder + "/gate/gate.json")
+        let nodes = Self.metrics(rows["nodes main"])
+        #expect(nodes["allocations"]?["verdict"] as? String == "regressed", "\(nodes["allocations"] ?? [:])")
+        #expect(nodes["allocations"]?["noise"] as? String == "counted")
+        // Judged by allocations alone: nothing timed failed.
+        let failedTimings = nodes.values.filter { $0["noise"] as? String == "timing" && $0["verdict"] as? String == "regressed" }
+        #expect(failedTimings.isEmpty, "\(failedTimings)")
+        // 1,000 nodes, one more allocation each.
+        let before = nodes["allocations"]?["baselineMedian"] as? Double ?? 0
+        let after = nodes["allocations"]?["candidateMedian"] as? Double ?? 0
+        #expect(abs(after - before - 1000) <= 16, "\(before) → \(after)")
+        // The call site: the planted array in the fixture's buildNodes, +1,000 a trial.
+        let grew = nodes["allocations"]?["grewAt"] as? [String] ?? []
+        let line = try Self.line(of: "node.tags = [value]", in: "Tests/GateFixture/Sources/gate-fixture/main.swift")
+        #expect(grew.first?.hasPrefix("main.swift:\(line) (buildNodes(_:))") == true, "\(grew)")
+        #expect(grew.first?.hasSuffix("+1,000 allocs a trial") == true, "\(grew)")
+        #expect(result.stdout.contains("grew at main.swift:"), "\(result.stdout)")
+        // Counted rows are listed first.
+        let order = (rows["nodes main"]?["metrics"] as? [[String: Any]] ?? []).map { $0["noise"] as? String ?? "" }
+        #expect(order.first == "counted", "\(order)")
+    }
+
+    @Test func anInterleavedAAGateOfOneFixtureBuildJudgesEveryRowsAllocationsAndPasses() throws {
+        let folder = try GateEndToEndTests.folder()
+        let base = try Self.build(workPercent: 100, frameBytes: 512, into: folder, name: "base")
+        let (result, verdicts) = try Self.gate(base, base, repetitions: 3, folder: folder + "/gate", suite: Self.wideSuite(in: folder))
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        #expect(verdicts.count == 5, "\(verdicts)")
+        let rows = try GateEndToEndTests.rows(folder + "/gate/gate.json")
+        for (name, row) in rows {
+            // Judged, not inconclusive: the same build allocates the same on every row.
+            let metrics = Self.metrics(row)
+            #expect(metrics["allocations"]?["verdict"] as? String == "unchanged", "\(name): \(metrics["allocations"] ?? [:])")
+            #expect(metrics["allocated-bytes"]?["verdict"] as? String == "unchanged", "\(name): \(metrics["allocated-bytes"] ?? [:])")
+        }
+        // The rows that allocate nothing of their own still count the harness's few allocations; nodes counts its 1,000.
+        #expect((Self.metrics(rows["nodes main"])["allocations"]?["baselineMedian"] as? Double ?? 0) >= 1000)
     }
 
     @Test func theCommandPluginRunsTheUsersOwnStrainAndCollapsesEveryFailureToOne() throws {

@@ -216,7 +216,7 @@ final class BackgroundStrain {
     func children(within seconds: Double = 20) -> [Int32] {
         let giveUp = Date().addingTimeInterval(seconds)
         while Date() < giveUp {
-            let pids = allChildren().filter { !Processes.isTrialServer($0) }
+            let pids = allChildren().filter { !Processes.isTrialServer($0) && !Processes.isSymbolizer($0) }
             if !pids.isEmpty { return pids }
             usleep(20_000)
         }
@@ -282,6 +282,14 @@ enum Processes {
         guard let bytes = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
         let arguments = bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
         return arguments.count == 2 && arguments[1] == "_trial-server"
+    }
+
+    /// Whether `pid` is the runner's llvm-symbolizer, which names allocation sites
+    /// as trials finish (it reads its queries from the runner, so it ends with it).
+    static func isSymbolizer(_ pid: Int32) -> Bool {
+        guard let bytes = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+        let program = bytes.split(separator: 0).first.map { String(decoding: $0, as: UTF8.self) } ?? ""
+        return program.hasSuffix("/llvm-symbolizer") || program == "llvm-symbolizer"
     }
 
     /// Waits up to `seconds` for `pid` to be gone; true when it is.

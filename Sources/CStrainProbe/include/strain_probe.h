@@ -282,6 +282,67 @@ int strain_probe_dump_signal(void);
 /// thread must not take a fault on that stack afterwards.
 void strain_thread_release(void);
 
+// MARK: - Allocation counting (strain_alloc.c)
+
+/// What the malloc family counted since `strain_alloc_begin`, summed over threads.
+typedef struct {
+    /// Calls of malloc, calloc, realloc (a new block), posix_memalign, aligned_alloc, memalign.
+    uint64_t allocations;
+    /// Bytes those calls asked for.
+    uint64_t bytes;
+    /// Calls of free with a block, and realloc's of an old block.
+    uint64_t frees;
+    /// Allocations whose call site found no room in the site table (counted above all the same).
+    uint64_t unplaced;
+} strain_alloc_totals;
+
+/// One call site: the first return address outside the Swift runtime and Foundation.
+typedef struct {
+    uintptr_t address;
+    uint64_t allocations;
+    uint64_t bytes;
+} strain_alloc_site_count;
+
+/// Zeroes the counters and starts counting every allocation in the process
+/// (by call site too when `by_site` is not 0). Ordinary code: call it right
+/// before the measured work.
+///
+/// - Important: `strain` and any binary that links this target define malloc,
+///   calloc, realloc, free, posix_memalign, aligned_alloc and memalign; while
+///   counting is off each costs one predictable branch more than glibc's.
+void strain_alloc_begin(int by_site);
+
+/// Stops counting; the counts stay readable until the next begin.
+void strain_alloc_end(void);
+
+/// Whether counting is on.
+int strain_alloc_is_counting(void);
+
+/// The calling thread's allocations are never counted (the harness's own threads:
+/// the watchdog samples while the work runs, and its allocations are not the work's).
+void strain_alloc_exclude_thread(void);
+
+/// The totals counted so far.
+strain_alloc_totals strain_alloc_read_totals(void);
+
+/// Copies up to `capacity` site counts into `out` (one per thread slot and site,
+/// not merged: the caller sums equal addresses); returns how many it wrote.
+size_t strain_alloc_read_sites(strain_alloc_site_count *out, size_t capacity);
+
+/// Writes the totals to `path` as `allocations N`, `bytes N` and `frees N` lines
+/// (`strain exec` reads them after the program ends). Returns 0 or an errno value.
+int strain_alloc_write_totals(const char *path);
+
+/// The loaded segment that holds the return address `address`, as a line of
+/// /proc/self/maps would give it (`start-end r-xp offset 00:00 0 path`), into
+/// `out`, from the loader's tables (reading /proc/self/maps costs a Swift process
+/// a tenth of a millisecond and more). Returns its length, 0 when none holds it.
+int strain_alloc_describe_mapping(uintptr_t address, char *out, size_t capacity);
+
+/// Whether the process's malloc is this probe's (a program that defines its own
+/// allocator in its executable takes precedence, and nothing would be counted).
+int strain_alloc_is_interposing(void);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

@@ -84,6 +84,9 @@ package enum Gate {
             descriptors.append(descriptor)
         }
         descriptors.removeAll { $0.polarity == nil }
+        // Counted rows first, then the other exact ones, then timings: the order every
+        // output lists a row's metrics in, most trustworthy first.
+        descriptors = descriptors.enumerated().sorted { ($0.element.noise.listOrder, $0.offset) < ($1.element.noise.listOrder, $1.offset) }.map(\.element)
 
         // First pass: outcomes, deterministic metrics, and the timing tests to run.
         var rows: [RowComparison] = []
@@ -111,12 +114,20 @@ package enum Gate {
                 for descriptor in descriptors {
                     let metricIndex = row.metrics.count
                     let threshold = self.threshold(for: descriptor, key: key, in: candidate)
-                    if descriptor.noise == .deterministic {
+                    if descriptor.noise.isExact {
                         guard let reference else { continue }
                         let before = old.filter { $0.outcome.kind == reference }.compactMap { $0.metrics.value(of: descriptor.name) }.filter(\.isFinite)
                         let after = new.filter { $0.outcome.kind == reference }.compactMap { $0.metrics.value(of: descriptor.name) }.filter(\.isFinite)
                         guard !before.isEmpty, !after.isEmpty else { continue }
-                        row.metrics.append(deterministic(descriptor, before, after, threshold))
+                        var comparison = deterministic(descriptor, before, after, threshold)
+                        if descriptor.name == "allocations", comparison.verdict == .regressed {
+                            let grew = AllocationGrowth.sites(baseline: old.filter { $0.outcome.kind == reference }, candidate: new.filter { $0.outcome.kind == reference })
+                            if !grew.isEmpty {
+                                comparison.grewAt = grew
+                                comparison.reason += "; grew most at \(grew[0])"
+                            }
+                        }
+                        row.metrics.append(comparison)
                     } else {
                         // NaN says nothing: that repetition is left out, not the metric.
                         let before = old.filter { $0.outcome.kind == .completed }.compactMap { $0.metrics.value(of: descriptor.name) }.filter { !$0.isNaN }
@@ -329,6 +340,27 @@ package enum Gate {
         )
         let spread = before.max()! - before.min()!
         let worse = lower ? new - old : old - new
+        if descriptor.noise == .counted {
+            // Counted: one tolerance, the larger of the floor and δ of the baseline's value,
+            // for the baseline's own spread and for the change alike.
+            let tolerance = max(floor, delta * abs(old))
+            comparison.floor = tolerance
+            let change = "\(format(old, descriptor.unit)) → \(format(new, descriptor.unit)) a trial"
+            let allowed = "\(format(tolerance, descriptor.unit)) (the larger of \(format(floor, descriptor.unit)) and \(percent(delta)))"
+            if spread > tolerance {
+                comparison.verdict = .inconclusive
+                comparison.reason = "counted, but varies by \(format(spread, descriptor.unit)) across the baseline's repetitions, more than its tolerance \(allowed)"
+            } else if worse > tolerance {
+                comparison.verdict = .regressed
+                comparison.reason = "\(change), beyond the tolerance \(allowed)"
+            } else if -worse > tolerance {
+                comparison.verdict = .improved
+                comparison.reason = change
+            } else {
+                comparison.reason = "\(change), within \(allowed)"
+            }
+            return comparison
+        }
         // A sampled count is deterministic only when the baseline shows it: one
         // repetition cannot (a thread explosion's peak was 35 in one smoke run and
         // 102 in the next).
@@ -408,6 +440,7 @@ package enum Gate {
         case .count: return String(format: "%.0f", value)
         case .perSecond: return MetricDescriptor.Unit.rate(value)
         case .ratio: return String(format: "%.3g", value)
+        case .allocations: return MetricDescriptor.Unit.allocations(value)
         }
     }
 }

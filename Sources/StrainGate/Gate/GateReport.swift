@@ -28,6 +28,9 @@ package struct MetricComparison: Codable, Hashable, Sendable {
     package var verdict: GateVerdict
     /// Why, in a sentence.
     package var reason: String
+    /// For a counted allocation regression: the call sites whose counts grew most,
+    /// `OrderModel.swift:42 (Order.init(from:)) +1,000 allocs a trial`.
+    package var grewAt: [String]?
 }
 
 /// One trial key: its outcomes on both sides and its metrics.

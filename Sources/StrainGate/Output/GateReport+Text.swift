@@ -23,6 +23,7 @@ extension GateReport {
             if let reason = row.outcomeReason, row.verdict != .unchanged { lines.append("      outcome: \(reason)") }
             for metric in row.metrics where metric.verdict.fails || metric.verdict == .improved {
                 lines.append("      \(metric.metric): \(metric.reason)\(Self.statistics(metric))")
+                for site in metric.grewAt ?? [] { lines.append("        grew at \(site)") }
             }
         }
         var reasons: [String: Int] = [:]

@@ -167,7 +167,7 @@ package enum HTMLReport {
 
     static func groupSection(_ group: RunSummary.Group, scales: Scales, links: Links, into page: inout Page) {
         page.raw("<article class=\"group\">\n<h3>\(e(group.title))</h3>\n")
-        page.raw("<div class=\"table\"><table class=\"comparison\"><thead><tr><th>strategy</th><th>outcome</th><th>median wall</th><th>spread</th><th>peak RSS</th><th>threads</th><th>stack used / size</th><th>depth</th></tr></thead><tbody>\n")
+        page.raw("<div class=\"table\"><table class=\"comparison\"><thead><tr><th>strategy</th><th>outcome</th><th>median wall</th><th>spread</th><th>peak RSS</th><th>threads</th><th>stack used / size</th><th>depth</th>\(group.countsAllocations ? "<th>allocations</th>" : "")</tr></thead><tbody>\n")
         for row in group.rows {
             let walls = row.trials.compactMap(\.metrics.wallSeconds)
             let spread = walls.count > 1 ? "\(Format.duration(walls.min())) – \(Format.duration(walls.max()))" : "–"
@@ -176,7 +176,7 @@ package enum HTMLReport {
             if let anchor = row.trials.lazy.compactMap({ links.anchor(for: $0) }).first {
                 outcome += " <a href=\"#\(anchor)\">\(row.trials.contains { $0.trace != nil } ? "trace" : "dump")</a>"
             }
-            page.raw("<tr\(row.allExpected ? "" : " class=\"unexpected\"")><td>\(e(row.strategy.description))</td><td>\(outcome)</td><td class=\"num\">\(e(Format.duration(row.medianWallSeconds)))</td><td class=\"num\">\(e(spread))</td><td class=\"num\">\(e(Format.bytes(row.medianPeakRSSBytes)))</td><td class=\"num\">\(row.peakThreads.map(String.init) ?? "–")</td><td class=\"num\">\(e(Format.stack(used: row.stackHighWaterBytes, size: row.stackSizeBytes)))</td><td class=\"num\">\(e(depth))</td></tr>\n")
+            page.raw("<tr\(row.allExpected ? "" : " class=\"unexpected\"")><td>\(e(row.strategy.description))</td><td>\(outcome)</td><td class=\"num\">\(e(Format.duration(row.medianWallSeconds)))</td><td class=\"num\">\(e(spread))</td><td class=\"num\">\(e(Format.bytes(row.medianPeakRSSBytes)))</td><td class=\"num\">\(row.peakThreads.map(String.init) ?? "–")</td><td class=\"num\">\(e(Format.stack(used: row.stackHighWaterBytes, size: row.stackSizeBytes)))</td><td class=\"num\">\(e(depth))</td>\(group.countsAllocations ? "<td class=\"num\">\(e(row.allocationsText))</td>" : "")</tr>\n")
         }
         page.raw("</tbody></table></div>\n<div class=\"charts\">\n")
         // One strategy's bar is always full width and says nothing the table does not.

@@ -163,6 +163,7 @@ package struct ExecSupervisor: Sendable {
         metrics.involuntaryContextSwitches = resources.involuntaryContextSwitches
         if peakRSS > 0 { metrics.peakRSSBytes = peakRSS }
         if peakThreads > 0 { metrics.peakThreads = peakThreads }
+        Self.readAllocations(in: probe.path, pid: program.pid, into: &metrics)
 
         var outcome: TrialOutcome
         var trace: FaultTrace?
@@ -266,6 +267,22 @@ package struct ExecSupervisor: Sendable {
             let name = (try? String(contentsOfFile: "/proc/\(pid)/task/\(tid)/comm", encoding: .utf8)) ?? ""
             return name.contains("qos")
         }.count
+    }
+
+    /// The program's allocations, written by the preloaded probe at its exit
+    /// (`allocations-PID.txt`); absent when it ended without running its exit
+    /// (killed, `_exit`) or allocated through an allocator of its own.
+    static func readAllocations(in folder: String, pid: Int32, into metrics: inout TrialMetrics) {
+        guard let text = try? String(contentsOfFile: "\(folder)/allocations-\(pid).txt", encoding: .utf8) else { return }
+        var values: [String: Int] = [:]
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            if fields.count == 2, let value = Int(fields[1]) { values[String(fields[0])] = value }
+        }
+        guard let allocations = values["allocations"], let bytes = values["bytes"], let frees = values["frees"] else { return }
+        metrics.allocations = allocations
+        metrics.allocatedBytes = bytes
+        metrics.frees = frees
     }
 
     /// `exited with status 3`, `was killed by SIGKILL`.

@@ -31,6 +31,7 @@ package struct OutcomeClassifier: Sendable {
         package var dump: ThreadDump?
         package var stall: StallReport?
         package var confinement: [ConfinementViolation]?
+        package var allocationSites: [AllocationSite]?
     }
 
     package func classify(_ watched: Watched, timeoutSeconds: Double, stallSeconds: Double) -> Classified {
@@ -91,6 +92,9 @@ package struct OutcomeClassifier: Sendable {
         classified.stall = report.stall
         if let raw = report.confinementViolations {
             classified.confinement = raw.map { ConfinementNaming.named($0, maps: report.maps ?? "", symbolizer: symbolizer) }
+        }
+        if let raw = report.allocationSites, !raw.isEmpty {
+            classified.allocationSites = AllocationNaming.named(raw, maps: report.maps ?? "", symbolizer: symbolizer)
         }
         if let last = report.lastHeartbeatNanoseconds, watched.lastResultRead > last {
             classified.stall?.recordedAfterSeconds = Double(watched.lastResultRead - last) / 1e9

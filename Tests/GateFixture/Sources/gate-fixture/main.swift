@@ -65,4 +65,55 @@ func descendFrames(_ level: Int, of depth: Int) -> Int {
     }
 }
 
-StrainCommand.main(catalog: ScenarioCatalog([SpinScenario.self, FramesScenario.self]) + .builtIn)
+/// A list built node by node, whose allocations a build can change: a counted row for the gate.
+struct NodesScenario: Scenario {
+    static let name = "nodes"
+    static let summary = "builds a list of `count` nodes, each a class instance"
+    static let count = Parameter<Int>("count", in: 1...1_000_000, default: 1000, help: "nodes in the list")
+    static let parameters: [any ParameterDeclaration] = [count]
+
+    let count: Int
+
+    init(parameters: ParameterValues) {
+        count = parameters[Self.count]
+    }
+
+    func prepare(context: ScenarioContext) throws -> Workload {
+        let count = count
+        return { executor in
+            try executor.perform { context.record("nodes", Double(buildNodes(count))) }
+        }
+    }
+}
+
+final class Node {
+    let value: Int
+    var next: Node?
+    var tags: [Int] = []
+
+    init(value: Int, next: Node?) {
+        self.value = value
+        self.next = next
+    }
+}
+
+/// Builds the list and returns its length; the planted build tags each node too.
+@inline(never)
+func buildNodes(_ count: Int) -> Int {
+    var head: Node?
+    for value in 0..<count {
+        let node = Node(value: value, next: head)
+        for _ in 0..<plantedAllocationsPerNode { node.tags = [value] }
+        head = node
+    }
+    var length = 0
+    while let node = head {
+        length += 1
+        // Unlinked one by one: a long chain released at once would recurse.
+        head = node.next
+        node.next = nil
+    }
+    return length
+}
+
+StrainCommand.main(catalog: ScenarioCatalog([SpinScenario.self, FramesScenario.self, NodesScenario.self]) + .builtIn)

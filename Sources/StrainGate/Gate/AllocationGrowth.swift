@@ -1,0 +1,60 @@
+import Foundation
+import StrainRecords
+
+/// Names where a row's allocations grew: the call sites whose count a trial
+/// grew most, baseline against candidate, joined by function and line (their
+/// addresses differ between builds).
+enum AllocationGrowth {
+    /// Sites named in a regression's verdict.
+    static let named = 3
+
+    /// `OrderModel.swift:42 (Order.init(from:)) +1,000 allocs a trial`, largest growth first.
+    static func sites(baseline: [TrialRecord], candidate: [TrialRecord]) -> [String] {
+        let before = perTrial(baseline)
+        let after = perTrial(candidate)
+        let grown = after.compactMap { identity, site -> (String, Double)? in
+            let growth = site.allocations - (before[identity]?.allocations ?? 0)
+            // Half an allocation a trial is what averaging a site seen in some repetitions gives.
+            return growth >= 0.5 ? (site.place, growth) : nil
+        }
+        return grown.sorted { $0.1 > $1.1 }.prefix(named).map { place, growth in
+            "\(place) +\(Self.grouped(growth)) allocs a trial"
+        }
+    }
+
+    /// Each site's mean allocations a trial, over the trials that recorded sites.
+    static func perTrial(_ trials: [TrialRecord]) -> [String: (place: String, allocations: Double)] {
+        let recorded = trials.compactMap(\.allocationSites)
+        guard !recorded.isEmpty else { return [:] }
+        var sums: [String: (place: String, allocations: Double)] = [:]
+        for sites in recorded {
+            for site in sites {
+                let old = sums[site.identity]?.allocations ?? 0
+                sums[site.identity] = (site.place, old + Double(site.allocations))
+            }
+        }
+        return sums.mapValues { ($0.place, $0.allocations / Double(recorded.count)) }
+    }
+
+    /// `1,000`: a count with thousands separated, rounded to a whole number.
+    static func grouped(_ value: Double) -> String {
+        let digits = String(Int(value.rounded()))
+        var out = ""
+        for (index, character) in digits.reversed().enumerated() {
+            if index > 0, index % 3 == 0 { out.append(",") }
+            out.append(character)
+        }
+        return String(out.reversed())
+    }
+}
+
+extension MetricDescriptor.Noise {
+    /// Where a gate lists a metric of this kind: counted first, timings last.
+    var listOrder: Int {
+        switch self {
+        case .counted: 0
+        case .deterministic: 1
+        case .timing: 2
+        }
+    }
+}

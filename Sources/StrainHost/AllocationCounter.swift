@@ -1,0 +1,63 @@
+internal import CStrainProbe
+import Foundation
+import StrainKit
+import StrainWire
+
+/// The child's allocation count around the scenario's measured work: the probe's
+/// malloc family (CStrainProbe/strain_alloc.c) counts while it is on.
+///
+/// - Important: counting is process-wide. Harness threads that run during the
+///   work call `strain_alloc_exclude_thread` (the watchdog does), so what is
+///   counted is the scenario's work and the strategy's threads.
+enum AllocationCounter {
+    /// Sites a trial reports, most allocations first: enough to name what grew.
+    static let reportedSites = 16
+    /// Site entries read back: 16 threads' worth of the probe's 256 sites each
+    /// (a trial's threads rarely fill more; the totals never depend on it).
+    static let siteCapacity = 16 * 256
+
+    /// Zeroes the counts and starts counting, by call site too unless
+    /// STRAIN_ALLOCATION_SITES=off (for measuring what the sites cost).
+    static func begin() { strain_alloc_begin(getenv("STRAIN_ALLOCATION_SITES").map { String(cString: $0) } == "off" ? 0 : 1) }
+
+    /// Stops counting.
+    static func end() { strain_alloc_end() }
+
+    /// The counts so far into `metrics`.
+    static func add(to metrics: inout TrialMetrics) {
+        let totals = strain_alloc_read_totals()
+        metrics.allocations = Int(totals.allocations)
+        metrics.allocatedBytes = Int(clamping: totals.bytes)
+        metrics.frees = Int(totals.frees)
+    }
+
+    /// The sites that allocated most, merged across threads.
+    static func topSites() -> [RawAllocationSite] {
+        var entries = [strain_alloc_site_count](repeating: strain_alloc_site_count(), count: siteCapacity)
+        let count = entries.withUnsafeMutableBufferPointer { strain_alloc_read_sites($0.baseAddress, siteCapacity) }
+        var merged: [UInt64: (allocations: Int, bytes: Int)] = [:]
+        for entry in entries.prefix(count) {
+            let old = merged[UInt64(entry.address)] ?? (0, 0)
+            merged[UInt64(entry.address)] = (old.allocations + Int(entry.allocations), old.bytes + Int(clamping: entry.bytes))
+        }
+        return merged.map { RawAllocationSite(address: $0.key, allocations: $0.value.allocations, bytes: $0.value.bytes) }
+            .sorted { ($0.allocations, $0.address) > ($1.allocations, $1.address) }
+            .prefix(reportedSites).map { $0 }
+    }
+}
+
+extension AllocationCounter {
+    /// The lines of `/proc/self/maps` that hold the sites, from the loader's tables:
+    /// all the parent needs to name them.
+    static func mappings(of sites: [RawAllocationSite]) -> String {
+        var lines: [String] = []
+        var buffer = [CChar](repeating: 0, count: 4096 + 128)
+        for site in sites {
+            let length = buffer.withUnsafeMutableBufferPointer { strain_alloc_describe_mapping(UInt(site.address), $0.baseAddress, $0.count) }
+            guard length > 0 else { continue }
+            let line = String(cString: buffer)
+            if !lines.contains(line) { lines.append(line) }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

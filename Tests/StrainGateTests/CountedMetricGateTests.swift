@@ -1,0 +1,69 @@
+import Foundation
+import StrainGate
+import StrainRecords
+import Testing
+
+/// The gate's rule for counted metrics (allocations and their bytes): exact, from
+/// one repetition, with a tolerance relative to the baseline's value.
+struct CountedMetricGateTests {
+    static func trial(_ key: TrialKey, repetition: Int, allocations: Int, sites: [(String, Int, Int)] = []) -> TrialRecord {
+        var record = Fake.trial(key, repetition: repetition, wall: 0.01)
+        record.metrics.allocations = allocations
+        record.metrics.allocatedBytes = allocations * 32
+        record.metrics.frees = allocations
+        record.allocationSites = sites.map { symbol, line, count in
+            AllocationSite(frame: Frame(address: UInt64(0x1000 + line), module: "/x/fixture", symbol: symbol, file: "/src/OrderModel.swift", line: line),
+                           allocations: count, bytes: count * 32)
+        }
+        return record
+    }
+
+    static func gate(_ old: [TrialRecord], _ new: [TrialRecord]) throws -> GateReport {
+        try Gate.compare(baseline: Fake.run(old), candidate: Fake.run(new), options: GateOptions(mode: .interleaved))
+    }
+
+    @Test func oneMoreAllocationPerNodeRegressesFromOneRepetitionAndNamesTheCallSiteThatGrew() throws {
+        let key = Fake.key()
+        let old = [Self.trial(key, repetition: 1, allocations: 1_020, sites: [("Order.init(from:)", 40, 1_000), ("main", 7, 20)])]
+        let new = [Self.trial(key, repetition: 1, allocations: 2_020, sites: [("Order.init(from:)", 40, 1_000), ("Order.init(from:)", 42, 1_000), ("main", 7, 20)])]
+        let report = try Self.gate(old, new)
+        let allocations = try #require(report.rows[0].metrics.first { $0.metric == "allocations" })
+        #expect(allocations.verdict == .regressed, "\(allocations)")
+        #expect(allocations.noise == .counted)
+        #expect(allocations.grewAt == ["OrderModel.swift:42 (Order.init(from:)) +1,000 allocs a trial"], "\(allocations.grewAt ?? [])")
+        #expect(allocations.reason.hasPrefix("1020 allocs → 2020 allocs a trial, beyond the tolerance 16 allocs"), "\(allocations.reason)")
+        #expect(report.rows[0].verdict == .regressed)
+        #expect(report.exitCode == 1)
+        // Counted rows come first, before the timings, in every output.
+        #expect(report.rows[0].metrics.first?.noise == .counted, "\(report.rows[0].metrics.map(\.metric))")
+        #expect(report.renderText().contains("grew at OrderModel.swift:42 (Order.init(from:)) +1,000 allocs a trial"), "\(report.renderText())")
+    }
+
+    @Test func aFewAllocationsOfSchedulingNoiseAreWithinTheTolerance() throws {
+        let key = Fake.key()
+        let old = (1...3).map { Self.trial(key, repetition: $0, allocations: [26, 30, 28][$0 - 1]) }
+        let new = (1...3).map { Self.trial(key, repetition: $0, allocations: [32, 27, 30][$0 - 1]) }
+        let report = try Self.gate(old, new)
+        let allocations = try #require(report.rows[0].metrics.first { $0.metric == "allocations" })
+        #expect(allocations.verdict == .unchanged, "judged, not waved through: \(allocations)")
+        #expect(report.exitCode == 0)
+    }
+
+    @Test func aBaselineWhoseCountsVaryBeyondTheToleranceIsInconclusiveNotAPass() throws {
+        let key = Fake.key()
+        let old = (1...3).map { Self.trial(key, repetition: $0, allocations: [10_000, 10_900, 10_100][$0 - 1]) }
+        let new = [Self.trial(key, repetition: 1, allocations: 12_000)]
+        let report = try Self.gate(old, new)
+        let allocations = try #require(report.rows[0].metrics.first { $0.metric == "allocations" })
+        #expect(allocations.verdict == .inconclusive, "\(allocations)")
+        #expect(allocations.reason.contains("varies by"), "\(allocations.reason)")
+    }
+
+    @Test func countedMetricsReadAsAllocations() {
+        #expect(MetricDescriptor.Unit.allocations(12_400) == "12.4 k allocs")
+        #expect(MetricDescriptor.Unit.allocations(3_100_000) == "3.1 M allocs")
+        #expect(MetricDescriptor.Unit.allocations(842) == "842 allocs")
+        #expect(MetricDescriptor.builtIn(named: "allocations")?.noise == .counted)
+        #expect(MetricDescriptor.builtIn(named: "allocated-bytes")?.unit == .bytes)
+    }
+}
