@@ -25,6 +25,9 @@ public struct TrialRecord: Codable, Hashable, Sendable {
     public var stall: StallReport?
     /// Accesses from the wrong queue or thread, for `confinementViolated`.
     public var confinementViolations: [ConfinementViolation]?
+    /// What a sanitizer reported about the trial's process, for `dataRace` (ThreadSanitizer)
+    /// and as the evidence of a crash (AddressSanitizer).
+    public var sanitizerReports: [SanitizerReport]?
     /// The child's thread count over the whole trial, sampled by the parent
     /// (a point where the count changed).
     public var threadTimeline: [ThreadSample]?
@@ -84,7 +87,7 @@ public struct TrialRecord: Codable, Hashable, Sendable {
     private enum CodingKeys: String, CodingKey {
         case key, repetition, index, seed, outcome, expected, expectedOutcomes, metrics, trace, dump, stall
         case threadTimeline, capVerdicts, stdout, stderr, startedAt
-        case confinementViolations
+        case confinementViolations, sanitizerReports
         // Versions 1 and 2 spelled the key out flat.
         case scenario, parameters, strategy, profile
     }
@@ -117,6 +120,7 @@ public struct TrialRecord: Codable, Hashable, Sendable {
         dump = try container.decodeIfPresent(ThreadDump.self, forKey: .dump)
         stall = try container.decodeIfPresent(StallReport.self, forKey: .stall)
         confinementViolations = try container.decodeIfPresent([ConfinementViolation].self, forKey: .confinementViolations)
+        sanitizerReports = try container.decodeIfPresent([SanitizerReport].self, forKey: .sanitizerReports)
         threadTimeline = try container.decodeIfPresent([ThreadSample].self, forKey: .threadTimeline)
         capVerdicts = try container.decodeIfPresent([CapVerdict].self, forKey: .capVerdicts)
         stdout = try container.decodeIfPresent(String.self, forKey: .stdout)
@@ -139,6 +143,7 @@ public struct TrialRecord: Codable, Hashable, Sendable {
         try container.encodeIfPresent(dump, forKey: .dump)
         try container.encodeIfPresent(stall, forKey: .stall)
         try container.encodeIfPresent(confinementViolations, forKey: .confinementViolations)
+        try container.encodeIfPresent(sanitizerReports, forKey: .sanitizerReports)
         try container.encodeIfPresent(threadTimeline, forKey: .threadTimeline)
         try container.encodeIfPresent(capVerdicts, forKey: .capVerdicts)
         try container.encodeIfPresent(stdout, forKey: .stdout)

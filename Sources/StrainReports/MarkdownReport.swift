@@ -127,6 +127,7 @@ public enum MarkdownReport {
         }
 
         out += ConfinementText.markdown(run)
+        out += SanitizerText.markdown(run)
         let stalls = DumpText.distinctStalls(run)
         if !stalls.isEmpty {
             out += "## Stalls\n\n"

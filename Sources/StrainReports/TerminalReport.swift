@@ -157,6 +157,7 @@ public struct TerminalReport: Sendable {
             }
         }
         lines += confinementLines(run)
+        lines += sanitizerLines(run)
         let stalls = DumpText.distinctStalls(run)
         if !stalls.isEmpty {
             lines.append("")

@@ -79,7 +79,9 @@ public struct ExecSupervisor: Sendable {
         environment["STRAIN_PROBE_PARENT"] = String(getpid())
         if let bytes = request.profile.threadStackBytes { environment["STRAIN_PROBE_THREAD_STACK"] = String(bytes) }
         if let bytes = request.profile.mainStackBytes { environment["STRAIN_PROBE_MAIN_STACK"] = String(bytes) }
-        return environment
+        // A program built with ThreadSanitizer or AddressSanitizer writes its reports where
+        // Strain reads them; a program built without one ignores the variables.
+        return SanitizerLog.environment(environment, folder: request.probeFolder)
     }
 
     /// Runs the program to its end. `onStart` hears its pid; `onDump` each dump as it is read.
@@ -199,6 +201,8 @@ public struct ExecSupervisor: Sendable {
             case .signaled(let signal): outcome = TrialOutcome(kind: .crashed, signal: signal, message: "the program was killed by \(SignalName.of(signal)) (sent to it: no fault of its own was recorded)")
             }
         }
+        let sanitizerReports = SanitizerLog.reports(in: request.probeFolder, symbolizer: traceBuilder.symbolizer)
+        if fault == nil, let verdict = Self.sanitizerOutcome(sanitizerReports, termination: termination) { outcome = verdict }
         if let stall {
             outcome = TrialOutcome(kind: stall.verdict.kind, message: "\(stall.verdict.message); then the program \(Self.ended(termination))")
         }
@@ -214,6 +218,7 @@ public struct ExecSupervisor: Sendable {
         trial.capVerdicts = verdicts.isEmpty ? nil : verdicts
         trial.dump = stall.flatMap { verdict in dumps.last { $0.stall != nil }?.dump } ?? dumps.last?.dump
         trial.stall = stall?.report
+        trial.sanitizerReports = sanitizerReports.isEmpty ? nil : sanitizerReports
         let run = ResolvedRun(scenario: "exec", parameters: key.parameters.map { ParameterSweep(name: $0.name, values: [$0.value]) },
                               strategies: [StrategySpec.main.description], profiles: [request.profile.rawValue], repetitions: 1,
                               timeoutSeconds: 0, stallSeconds: request.stallSeconds, expect: ["default": expected.map(\.description)])
@@ -250,6 +255,22 @@ public struct ExecSupervisor: Sendable {
         for file in fresh { unlink(file) }
         watch.restart(now: strain_monotonic_ns(), threads: suspicion.threads)
         return nil
+    }
+
+    /// The outcome a sanitizer's reports make of a program that recorded no fault of its
+    /// own: `dataRace` when ThreadSanitizer saw a race, `crashed` when AddressSanitizer
+    /// stopped the program; nil when there is nothing to say. The exit status stays the program's.
+    static func sanitizerOutcome(_ reports: [SanitizerReport], termination: TerminationStatus) -> TrialOutcome? {
+        let races = reports.filter(\.isRace)
+        if !races.isEmpty {
+            let count = races.reduce(0) { $0 + $1.count }
+            let distinct = races.count == count ? "" : " (\(races.count) distinct)"
+            return TrialOutcome(kind: .dataRace, message: "ThreadSanitizer reported \(count) race\(count == 1 ? "" : "s")\(distinct); the program \(ended(termination))")
+        }
+        guard let first = reports.first(where: { $0.tool == .addressSanitizer }) else { return nil }
+        var signal: Int32?
+        if case .signaled(let number) = termination { signal = number }
+        return TrialOutcome(kind: .crashed, signal: signal, message: "AddressSanitizer: \(first.kind); the program \(ended(termination))")
     }
 
     /// The smallest GCD thread cap of any profile (64, Apple's).
