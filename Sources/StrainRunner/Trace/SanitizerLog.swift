@@ -167,10 +167,15 @@ package struct SanitizerLog: Sendable {
     /// The reports in `folder`'s sanitizer files, each frame named, distinct ones once with a count.
     package static func reports(in folder: String, symbolizer: Symbolizer) -> [SanitizerReport] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        let paths = names.sorted().filter { $0.hasPrefix(fileName + ".") }.map { (folder as NSString).appendingPathComponent($0) }
+        return reports(inFiles: paths, symbolizer: symbolizer)
+    }
+
+    /// The reports in these sanitizer files (a missing one has none), each frame named, distinct ones once with a count.
+    package static func reports(inFiles paths: [String], symbolizer: Symbolizer) -> [SanitizerReport] {
         var reports: [SanitizerReport] = []
         var seen: [String: Int] = [:]
-        for name in names.sorted() where name.hasPrefix(fileName + ".") {
-            let path = (folder as NSString).appendingPathComponent(name)
+        for path in paths {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { continue }
             let (raws, modules) = parse(text)
             for raw in raws {
