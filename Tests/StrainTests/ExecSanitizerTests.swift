@@ -111,6 +111,29 @@ import Testing
         #expect(schema.valid, "\(schema.output)")
     }
 
+    @Test func theGateFailsACandidateThatRemovedALockAsAnOutcomeThatGotWorse() throws {
+        _ = try Self.programs()
+        let folder = ExecTests.folder()
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        // One path for both builds, as a pull request's base and head: the trial key is the same.
+        let program = folder + "/counter"
+        try TestPrograms.compile(["gcc", "-O0", "-g", "-fsanitize=thread", "-DLOCKED", "-o", program, TestPrograms.sources + "/counter.c", "-lpthread"])
+        let (base, baseRun) = try ExecTests.exec(program, [], out: folder + "/base")
+        #expect(base.termination == .exited(0), "\(base.stderr)")
+        #expect(baseRun?.trials.first?.outcome.kind == .completed)
+        try TestPrograms.compile(["gcc", "-O0", "-g", "-fsanitize=thread", "-o", program, TestPrograms.sources + "/counter.c", "-lpthread"])
+        let (head, headRun) = try ExecTests.exec(program, [], out: folder + "/head")
+        #expect(head.termination == .exited(66), "\(head.stderr)")
+        #expect(headRun?.trials.first?.outcome.kind == .dataRace)
+        let gate = try StrainBinary.run(["gate", folder + "/head/run.json", "--baseline", folder + "/base/run.json", "--out", folder + "/gate"])
+        #expect(gate.status == 1, "a race that appeared fails the gate: \(gate.stdout)\n\(gate.stderr)")
+        let verdicts = try String(contentsOfFile: folder + "/gate/gate.md", encoding: .utf8)
+        #expect(verdicts.contains("dataRace"), "\(verdicts)")
+        // And back: the lock restored, the race is gone and the gate passes.
+        let back = try StrainBinary.run(["gate", folder + "/base/run.json", "--baseline", folder + "/head/run.json", "--out", folder + "/gate-back"])
+        #expect(back.status == 0, "a race that is gone passes: \(back.stdout)\n\(back.stderr)")
+    }
+
     @Test func sanitizerTextAProgramPrintsItselfIsNotReadAsAReport() throws {
         // Reports come from the file the sanitizer was told to write, never from output.
         let (result, run) = try ExecTests.exec("/bin/sh", ["-c", "echo 'WARNING: ThreadSanitizer: data race (pid=1)' >&2; exit 0"], out: ExecTests.folder())
