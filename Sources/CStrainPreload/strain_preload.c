@@ -31,8 +31,19 @@ static strain_signal_function strain_real_signal;
 static int strain_preload_active;
 static pthread_key_t strain_thread_key;
 
+// ThreadSanitizer's stacks are a shadow stack that its instrumented functions push
+// on entry: code it did not instrument (this file) is invisible, and the caller's
+// place in an instrumented function is lost with it ("created by main thread at:
+// pthread_create, __libc_start_call_main", with main's line missing). In a program
+// built with TSan, pthread_create below enters and leaves a frame of its own through
+// the runtime's entry points, so a new thread's creation names the caller's line.
+static void (*strain_tsan_func_entry)(void *);
+static void (*strain_tsan_func_exit)(void);
+
 static void strain_find_real_functions(void) {
     if (strain_real_sigaction != NULL) return;
+    strain_tsan_func_entry = (void (*)(void *))dlsym(RTLD_DEFAULT, "__tsan_func_entry");
+    strain_tsan_func_exit = (void (*)(void))dlsym(RTLD_DEFAULT, "__tsan_func_exit");
     strain_real_pthread_create = (strain_create_function)dlsym(RTLD_NEXT, "pthread_create");
     strain_real_sigaction = (strain_sigaction_function)dlsym(RTLD_NEXT, "sigaction");
     strain_real_signal = (strain_signal_function)dlsym(RTLD_NEXT, "signal");
@@ -222,8 +233,7 @@ static void *strain_thread_trampoline(void *reserved) {
     return start.start(start.argument);
 }
 
-int pthread_create(pthread_t *thread, const pthread_attr_t *attributes, void *(*start)(void *), void *argument) {
-    strain_find_real_functions();
+static int strain_create_thread(pthread_t *thread, const pthread_attr_t *attributes, void *(*start)(void *), void *argument) {
     if (!strain_preload_active) return strain_real_pthread_create(thread, attributes, start, argument);
     // No malloc here and no free on the new thread: a thread that never allocates
     // would otherwise get glibc's per-thread cache and an arena for our sake.
@@ -233,6 +243,15 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attributes, void *(*
     memcpy(strain_thread_reserved_scratch(reserved), &boxed, sizeof(boxed));
     int status = strain_real_pthread_create(thread, attributes, strain_thread_trampoline, reserved);
     if (status != 0) strain_thread_unreserve_alternate_stack(reserved);
+    return status;
+}
+
+int pthread_create(pthread_t *thread, const pthread_attr_t *attributes, void *(*start)(void *), void *argument) {
+    strain_find_real_functions();
+    int traced = strain_tsan_func_entry != NULL && strain_tsan_func_exit != NULL;
+    if (traced) strain_tsan_func_entry(__builtin_return_address(0));
+    int status = strain_create_thread(thread, attributes, start, argument);
+    if (traced) strain_tsan_func_exit();
     return status;
 }
 

@@ -14,10 +14,10 @@ public enum ActorBridge {
         let done = DispatchSemaphore(value: 0)
         Task.detached {
             let value = await body()
-            box.withLock { $0 = value }
+            box.withVisibleLock { $0 = value }
             done.signal()
         }
         done.wait()
-        return box.withLock { $0 }!
+        return box.withVisibleLock { $0 }!
     }
 }

@@ -46,7 +46,7 @@ public final class StartGate: Sendable {
     /// Waits for the others, beating `heartbeat` (waiting at the gate is not a
     /// stall); returns how many had arrived when this one went.
     public func pass(heartbeat: Heartbeat) -> Int {
-        let first = firstArrival.withLock { first in
+        let first = firstArrival.withVisibleLock { first in
             if first == nil { first = MonotonicClock.nanoseconds }
             return first!
         }
@@ -190,12 +190,12 @@ public final class WorkerResults: Sendable {
 
     /// Keeps `result` and hands the worker's count and latencies to `context`.
     public func add(_ result: WorkerResult, latencies: LatencyRecorder, context: ScenarioContext) {
-        results.withLock { $0.append(result) }
+        results.withVisibleLock { $0.append(result) }
         context.addWorker(result.worker, operations: result.operations, latencies: latencies)
     }
 
     /// Every result so far.
-    public var all: [WorkerResult] { results.withLock { $0 } }
+    public var all: [WorkerResult] { results.withVisibleLock { $0 } }
 
     /// Records operations per second from the first worker's start to the last
     /// one's end, or to `settled` (a `MonotonicClock` (StrainKit) reading) when later: work

@@ -226,6 +226,14 @@ extension TrialRecord {
             try Frame.validateRanges(violation.accessStack, here.at("accessStack"))
             try Frame.validateRanges(violation.ownerStack, here.at("ownerStack"))
         }
+        for (index, report) in (sanitizerReports ?? []).enumerated() {
+            let here = check.at("sanitizerReports").at(index)
+            try here.count(report.pid, "pid")
+            try here.count(report.count, "count")
+            for (name, stacks) in [("accesses", report.accesses), ("location", report.location), ("threads", report.threads)] {
+                for (position, stack) in stacks.enumerated() { try Frame.validateRanges(stack.frames, here.at(name).at(position).at("frames")) }
+            }
+        }
         for (index, sample) in (threadTimeline ?? []).enumerated() {
             try check.at("threadTimeline").at(index).real(sample.seconds, "seconds")
             try check.at("threadTimeline").at(index).count(sample.threads, "threads")

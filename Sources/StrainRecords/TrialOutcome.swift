@@ -13,6 +13,9 @@ public struct TrialOutcome: Codable, Hashable, Sendable, CustomStringConvertible
         /// The work touched an object from a queue or thread that does not own it;
         /// the trial carries each violation with both stacks.
         case confinementViolated
+        /// ThreadSanitizer saw two threads touch the same memory without ordering,
+        /// at least one of them writing; the trial carries each race with both stacks.
+        case dataRace
         /// The child died of a signal that was not stack exhaustion.
         case crashed
         /// No progress while work was queued (watchdog).

@@ -27,6 +27,9 @@ public struct TrialRecord: Codable, Hashable, Sendable {
     public var confinementViolations: [ConfinementViolation]?
     /// Where the work allocated, most allocations first (the top sites only).
     public var allocationSites: [AllocationSite]?
+    /// What a sanitizer reported about the trial's process, for `dataRace` (ThreadSanitizer)
+    /// and as the evidence of a crash (AddressSanitizer).
+    public var sanitizerReports: [SanitizerReport]?
     /// The child's thread count over the whole trial, sampled by the parent
     /// (a point where the count changed).
     public var threadTimeline: [ThreadSample]?
@@ -86,7 +89,7 @@ public struct TrialRecord: Codable, Hashable, Sendable {
     private enum CodingKeys: String, CodingKey {
         case key, repetition, index, seed, outcome, expected, expectedOutcomes, metrics, trace, dump, stall
         case threadTimeline, capVerdicts, stdout, stderr, startedAt
-        case confinementViolations, allocationSites
+        case confinementViolations, allocationSites, sanitizerReports
         // Versions 1 and 2 spelled the key out flat.
         case scenario, parameters, strategy, profile
     }
@@ -120,6 +123,7 @@ public struct TrialRecord: Codable, Hashable, Sendable {
         stall = try container.decodeIfPresent(StallReport.self, forKey: .stall)
         confinementViolations = try container.decodeIfPresent([ConfinementViolation].self, forKey: .confinementViolations)
         allocationSites = try container.decodeIfPresent([AllocationSite].self, forKey: .allocationSites)
+        sanitizerReports = try container.decodeIfPresent([SanitizerReport].self, forKey: .sanitizerReports)
         threadTimeline = try container.decodeIfPresent([ThreadSample].self, forKey: .threadTimeline)
         capVerdicts = try container.decodeIfPresent([CapVerdict].self, forKey: .capVerdicts)
         stdout = try container.decodeIfPresent(String.self, forKey: .stdout)
@@ -143,6 +147,7 @@ public struct TrialRecord: Codable, Hashable, Sendable {
         try container.encodeIfPresent(stall, forKey: .stall)
         try container.encodeIfPresent(confinementViolations, forKey: .confinementViolations)
         try container.encodeIfPresent(allocationSites, forKey: .allocationSites)
+        try container.encodeIfPresent(sanitizerReports, forKey: .sanitizerReports)
         try container.encodeIfPresent(threadTimeline, forKey: .threadTimeline)
         try container.encodeIfPresent(capVerdicts, forKey: .capVerdicts)
         try container.encodeIfPresent(stdout, forKey: .stdout)

@@ -128,6 +128,7 @@ package enum MarkdownReport {
         }
 
         out += ConfinementText.markdown(run)
+        out += SanitizerText.markdown(run)
         let stalls = DumpText.distinctStalls(run)
         if !stalls.isEmpty {
             out += "## Stalls\n\n"

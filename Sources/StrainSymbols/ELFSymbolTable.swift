@@ -34,6 +34,14 @@ struct ELFSymbolTable: Sendable {
         return nil
     }
 
+    /// The offset in the file of the byte the file's own terms place at `virtualAddress`.
+    func fileOffset(forVirtualAddress virtualAddress: UInt64) -> UInt64? {
+        for segment in segments where virtualAddress >= segment.virtualAddress && virtualAddress < segment.virtualAddress + segment.fileSize {
+            return virtualAddress - segment.virtualAddress + segment.fileOffset
+        }
+        return nil
+    }
+
     /// The function containing `address`, with the offset into it.
     func symbol(containing address: UInt64) -> (Symbol, UInt64)? {
         var low = 0

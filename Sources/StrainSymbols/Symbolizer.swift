@@ -69,45 +69,66 @@ package final class Symbolizer: Sendable {
     package func frames(for addresses: [UInt64], maps: String, firstIsExact: Bool) -> [Frame] {
         let mappings = Self.mappings(maps)
         var cache: [UInt64: Frame] = [:]
-        var virtualAddresses: [UInt64: UInt64] = [:]
+        var virtualAddresses: [UInt64?] = []
         let named = addresses.enumerated().map { index, address in
             // A return address points after the call; look up the call itself.
             let lookup = index == 0 && firstIsExact ? address : address &- 1
-            if let known = cache[lookup] {
-                var frame = known
-                frame.address = address
-                return frame
-            }
             var frame = Frame(address: address)
-            if let mapping = mappings.first(where: { lookup >= $0.start && lookup < $0.end }) {
+            var virtual: UInt64?
+            if let known = cache[lookup] {
+                frame = known
+                frame.address = address
+                virtual = known.moduleOffset.flatMap { offset in known.module.flatMap { table(for: $0)?.virtualAddress(forFileOffset: offset) } }
+            } else if let mapping = mappings.first(where: { lookup >= $0.start && lookup < $0.end }) {
                 let fileOffset = lookup - mapping.start + mapping.fileOffset
                 frame.module = mapping.path
                 frame.moduleOffset = fileOffset
-                if let table = table(for: mapping.path), let virtual = table.virtualAddress(forFileOffset: fileOffset) {
-                    virtualAddresses[lookup] = virtual
-                    if let (symbol, offset) = table.symbol(containing: virtual) {
-                        frame.symbol = demangled(symbol.name)
-                        frame.symbolOffset = offset
-                    }
-                }
+                virtual = table(for: mapping.path)?.virtualAddress(forFileOffset: fileOffset)
+                name(&frame, virtual: virtual)
+                cache[lookup] = frame
+            } else {
+                cache[lookup] = frame
             }
-            cache[lookup] = frame
+            virtualAddresses.append(virtual)
             return frame
         }
-        return locate(named, addresses: addresses, firstIsExact: firstIsExact, virtualAddresses: virtualAddresses)
+        return locate(named, virtualAddresses: virtualAddresses)
+    }
+
+    /// Frames for addresses given as a module's file and the ELF virtual address in it
+    /// (what sanitizers print as `module+0xoffset`: the address less the module's load
+    /// bias), each already the instruction itself, not a return address.
+    public func frames(inModules places: [(module: String, virtualAddress: UInt64)]) -> [Frame] {
+        let named = places.map { place in
+            var frame = Frame(address: place.virtualAddress, module: place.module)
+            if let table = table(for: place.module), let fileOffset = table.fileOffset(forVirtualAddress: place.virtualAddress) {
+                frame.moduleOffset = fileOffset
+            }
+            name(&frame, virtual: place.virtualAddress)
+            return frame
+        }
+        return locate(named, virtualAddresses: places.map(\.virtualAddress))
+    }
+
+    /// Names `frame` from its module's ELF symbol table at `virtual`.
+    private func name(_ frame: inout Frame, virtual: UInt64?) {
+        guard let module = frame.module, let virtual, let table = table(for: module),
+              let (symbol, offset) = table.symbol(containing: virtual) else { return }
+        frame.symbol = demangled(symbol.name)
+        frame.symbolOffset = offset
     }
 
     /// `frames` with file:line:column and inlined functions, for the unique
     /// addresses llvm-symbolizer has not answered yet, asked in one batch.
-    private func locate(_ frames: [Frame], addresses: [UInt64], firstIsExact: Bool, virtualAddresses: [UInt64: UInt64]) -> [Frame] {
+    /// `virtualAddresses[i]` is frame i's address in its module's ELF view.
+    private func locate(_ frames: [Frame], virtualAddresses: [UInt64?]) -> [Frame] {
         guard llvmSymbolizerPath != nil else { return frames }
         func key(_ module: String, _ address: UInt64) -> String { "\(module)@\(address)" }
         var queries: [(module: String, address: UInt64)] = []
         var asked = Set<String>()
         let known = locations.withLock { $0 }
-        for (index, frame) in frames.enumerated() {
-            let lookup = index == 0 && firstIsExact ? addresses[index] : addresses[index] &- 1
-            guard let module = frame.module, let virtual = virtualAddresses[lookup] else { continue }
+        for (frame, virtual) in zip(frames, virtualAddresses) {
+            guard let module = frame.module, let virtual else { continue }
             let id = key(module, virtual)
             if known[id] == nil, asked.insert(id).inserted { queries.append((module, virtual)) }
         }
@@ -118,9 +139,8 @@ package final class Symbolizer: Sendable {
             }
         }
         let all = locations.withLock { $0 }
-        return frames.enumerated().map { index, frame in
-            let lookup = index == 0 && firstIsExact ? addresses[index] : addresses[index] &- 1
-            guard let module = frame.module, let virtual = virtualAddresses[lookup],
+        return zip(frames, virtualAddresses).map { frame, virtual in
+            guard let module = frame.module, let virtual,
                   let found = all[key(module, virtual)], let outer = found.last else { return frame }
             var frame = frame
             // The debug information names the function the address is really in, also

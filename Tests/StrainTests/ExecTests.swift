@@ -467,7 +467,7 @@ enum TestPrograms {
     static func c() throws -> CPrograms { try builtC.get() }
     static func swiftOverflow() throws -> String { try builtSwift.get() }
 
-    private static func compile(_ command: [String]) throws(BuildError) {
+    static func compile(_ command: [String]) throws(BuildError) {
         let result: ProgramRun.Result
         do {
             result = try ProgramRun.run("/usr/bin/env", command, timeout: 180)

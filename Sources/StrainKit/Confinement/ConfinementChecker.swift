@@ -182,7 +182,7 @@ public final class ConfinementLog: Sendable {
         let stack = Self.currentStack()
         let tid = Int(strain_thread_id())
         let name = ThreadName.current
-        state.withLock { state in
+        state.withVisibleLock { state in
             state.total += 1
             if let index = state.violations.firstIndex(where: { $0.object == object && $0.access == access && $0.accessStack == stack }) {
                 state.violations[index].count += 1
@@ -194,9 +194,9 @@ public final class ConfinementLog: Sendable {
     }
 
     /// Every distinct violation so far.
-    package var violations: [RawConfinementViolation] { state.withLock { $0.violations } }
+    package var violations: [RawConfinementViolation] { state.withVisibleLock { $0.violations } }
     /// Every violating access so far, repeats included.
-    package var total: Int { state.withLock { $0.total } }
+    package var total: Int { state.withVisibleLock { $0.total } }
 
     /// The calling thread's stack, innermost first, without this function's own frame.
     static func currentStack() -> [UInt] {

@@ -192,8 +192,8 @@ public struct ParameterValues: Sendable {
 private final class MisreadLog: Sendable {
     private let names = Mutex<[String]>([])
 
-    func add(_ name: String) { names.withLock { $0.append(name) } }
-    var all: [String] { names.withLock { $0 } }
+    func add(_ name: String) { names.withVisibleLock { $0.append(name) } }
+    var all: [String] { names.withVisibleLock { $0 } }
 }
 
 /// The error a trial ends in when its scenario read a parameter it does not

@@ -40,14 +40,14 @@ public final class ScenarioContext: Sendable {
     /// name again replaces its value; record early what a trial the watchdog
     /// may end should still say (how far it got).
     public func record(_ name: String, _ value: Double) {
-        customMetrics.withLock { $0[name] = value }
+        customMetrics.withVisibleLock { $0[name] = value }
     }
 
     /// Adds one worker's operations: how many it did and the latencies it sampled.
     /// Each worker keeps its own ``LatencyRecorder`` while it runs; they are merged
     /// here into the trial's latency percentiles and fairness.
     public func addWorker(_ worker: Int, operations count: Int, latencies: LatencyRecorder) {
-        operations.withLock { measurements in
+        operations.withVisibleLock { measurements in
             measurements.perWorker.append((worker, count))
             if measurements.latencies == nil {
                 measurements.latencies = latencies
@@ -59,12 +59,12 @@ public final class ScenarioContext: Sendable {
 
     /// Records the trial's throughput: `count` operations over `seconds`.
     public func recordThroughput(operations count: Int, seconds: Double) {
-        operations.withLock { $0.throughput = seconds > 0 ? Double(count) / seconds : nil }
+        operations.withVisibleLock { $0.throughput = seconds > 0 ? Double(count) / seconds : nil }
     }
 
     /// What the workers measured, summed up for the trial's metrics.
     package var operationMetrics: (throughput: Double?, latency: LatencySummary?, fairness: Fairness?) {
-        operations.withLock { measurements in
+        operations.withVisibleLock { measurements in
             (measurements.throughput,
              measurements.latencies.map(\.summary),
              measurements.perWorker.isEmpty ? nil : Fairness(operationsPerWorker: measurements.perWorker.sorted { $0.worker < $1.worker }.map(\.count)))
@@ -125,13 +125,13 @@ public final class ScenarioContext: Sendable {
 
     /// Adds a report from a thread that ran scenario work (the executors call this).
     package func addThreadReport(_ report: ThreadReport) {
-        threadReports.withLock { $0.append(report) }
+        threadReports.withVisibleLock { $0.append(report) }
     }
 
     /// The reports of the threads that ran scenario work.
-    package var reports: [ThreadReport] { threadReports.withLock { $0 } }
+    package var reports: [ThreadReport] { threadReports.withVisibleLock { $0 } }
     /// The metrics recorded so far, by name.
-    package var metrics: [String: Double] { customMetrics.withLock { $0 } }
+    package var metrics: [String: Double] { customMetrics.withVisibleLock { $0 } }
 }
 
 /// Recursion depth marks for code that has no context at hand, such as an
@@ -215,7 +215,7 @@ public final class WaitRegistry: Sendable {
 
     func begin(resource: String, holding: String?) -> Int {
         let wait = Wait(tid: Int(strain_thread_id()), resource: resource, holding: holding)
-        return state.withLock { state in
+        return state.withVisibleLock { state in
             state.next += 1
             state.open[state.next] = wait
             state.peak = max(state.peak, state.open.count)
@@ -224,13 +224,13 @@ public final class WaitRegistry: Sendable {
     }
 
     func end(_ token: Int) {
-        _ = state.withLock { $0.open.removeValue(forKey: token) }
+        _ = state.withVisibleLock { $0.open.removeValue(forKey: token) }
     }
 
     /// The waits in flight now.
-    public var current: [Wait] { state.withLock { Array($0.open.values) } }
+    public var current: [Wait] { state.withVisibleLock { Array($0.open.values) } }
     /// The most threads that were inside blocking calls at once.
-    public var peak: Int { state.withLock { $0.peak } }
+    public var peak: Int { state.withVisibleLock { $0.peak } }
 }
 
 struct OperationMeasurements: Sendable {

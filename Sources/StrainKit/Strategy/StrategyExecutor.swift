@@ -96,14 +96,14 @@ package final class ResultHandoff<Success: Sendable>: Sendable {
     package init() {}
 
     package func deliver(_ value: Result<Success, any Error>) {
-        result.withLock { $0 = value }
+        result.withVisibleLock { $0 = value }
         done.signal()
     }
 
     /// Blocks until `deliver`, then returns the value or throws the error.
     package func wait() throws -> Success {
         done.wait()
-        return try result.withLock { $0 }!.get()
+        return try result.withVisibleLock { $0 }!.get()
     }
 }
 
@@ -214,7 +214,7 @@ final class JobQueue: Sendable {
     private let available = DispatchSemaphore(value: 0)
 
     func enqueue(_ job: (@Sendable () -> Void)?) {
-        jobs.withLock { $0.append(job) }
+        jobs.withVisibleLock { $0.append(job) }
         available.signal()
     }
 
@@ -228,7 +228,7 @@ final class JobQueue: Sendable {
     /// Blocks until a job is queued; nil when the queue was told to stop.
     func next() -> (@Sendable () -> Void)? {
         available.wait()
-        return jobs.withLock { $0.removeFirst() }
+        return jobs.withVisibleLock { $0.removeFirst() }
     }
 }
 

@@ -43,6 +43,7 @@ package enum HTMLReport {
         verdicts(run, into: &page)
         traces(run, links: links, into: &page)
         confinement(run, into: &page)
+        sanitizer(run, into: &page)
         stalls(run, links: links, into: &page)
         environment(run, into: &page)
         page.raw("</body>\n</html>\n")

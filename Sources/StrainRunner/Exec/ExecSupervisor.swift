@@ -71,17 +71,25 @@ package struct ExecSupervisor: Sendable {
     /// LD_PRELOAD, and the probe's settings (which the probe removes again at start).
     package func environment(for request: ExecRequest, base: [String: String] = ProcessInfo.processInfo.environment) -> [String: String] {
         var environment = base
+        // A program linked with a shared sanitizer runtime gets it preloaded ahead of the
+        // probe: the sanitizer's malloc and interceptors then come first, as in the
+        // program alone (the probe's counting malloc would hide every allocation from
+        // AddressSanitizer and ThreadSanitizer), and the probe's pthread_create and
+        // sigaction still run behind them.
+        let preload = (Self.sanitizerRuntimes(of: request.program, path: base["PATH"]) + [probeLibrary]).joined(separator: ":")
         if let existing = base["LD_PRELOAD"], !existing.isEmpty {
-            environment["LD_PRELOAD"] = probeLibrary + ":" + existing
+            environment["LD_PRELOAD"] = preload + ":" + existing
         } else {
-            environment["LD_PRELOAD"] = probeLibrary
+            environment["LD_PRELOAD"] = preload
         }
         environment[ProbeEnvironment.library] = probeLibrary
         environment[ProbeEnvironment.folder] = request.probeFolder
         environment[ProbeEnvironment.parent] = String(getpid())
         if let bytes = request.profile.threadStackBytes { environment[ProbeEnvironment.threadStack] = String(bytes) }
         if let bytes = request.profile.mainStackBytes { environment[ProbeEnvironment.mainStack] = String(bytes) }
-        return environment
+        // A program built with ThreadSanitizer or AddressSanitizer writes its reports where
+        // Strain reads them; a program built without one ignores the variables.
+        return SanitizerLog.environment(environment, folder: request.probeFolder)
     }
 
     /// Runs the program to its end. `onStart` hears its pid; `onDump` each dump as it is read.
@@ -202,6 +210,8 @@ package struct ExecSupervisor: Sendable {
             case .signaled(let signal): outcome = TrialOutcome(kind: .crashed, signal: signal, message: "the program was killed by \(SignalName.of(signal)) (sent to it: no fault of its own was recorded)")
             }
         }
+        let sanitizerReports = SanitizerLog.reports(in: request.probeFolder, symbolizer: traceBuilder.symbolizer)
+        if fault == nil, let verdict = Self.sanitizerOutcome(sanitizerReports, termination: termination) { outcome = verdict }
         if let stall {
             outcome = TrialOutcome(kind: stall.verdict.kind, message: "\(stall.verdict.message); then the program \(Self.ended(termination))")
         }
@@ -217,6 +227,7 @@ package struct ExecSupervisor: Sendable {
         trial.capVerdicts = verdicts.isEmpty ? nil : verdicts
         trial.dump = stall.flatMap { verdict in dumps.last { $0.stall != nil }?.dump } ?? dumps.last?.dump
         trial.stall = stall?.report
+        trial.sanitizerReports = sanitizerReports.isEmpty ? nil : sanitizerReports
         let run = ResolvedRun(scenario: "exec", parameters: key.parameters.map { ParameterSweep(name: $0.name, values: [$0.value]) },
                               strategies: [StrategySpec.main.description], profiles: [request.profile.rawValue], repetitions: 1,
                               timeoutSeconds: 0, stallSeconds: request.stallSeconds, expect: ["default": expected.map(\.description)])
@@ -253,6 +264,34 @@ package struct ExecSupervisor: Sendable {
         for file in fresh { unlink(file) }
         watch.restart(now: strain_monotonic_ns(), threads: suspicion.threads)
         return nil
+    }
+
+    /// The shared sanitizer runtimes (`libtsan.so.2`, `libasan.so.8`) `program` names as
+    /// needed, found on `path` when it has no slash; none for a script or a program whose
+    /// runtime is linked in (swiftc's and clang's are).
+    static func sanitizerRuntimes(of program: String, path: String?) -> [String] {
+        var file = program
+        if !program.contains("/") {
+            file = (path ?? "").split(separator: ":").map { "\($0)/\(program)" }.first { FileManager.default.isExecutableFile(atPath: $0) } ?? program
+        }
+        let prefixes = ["libtsan.so", "libasan.so", "libclang_rt.tsan", "libclang_rt.asan"]
+        return (ELFNeededLibraries.of(path: file) ?? []).filter { library in prefixes.contains { library.hasPrefix($0) } }
+    }
+
+    /// The outcome a sanitizer's reports make of a program that recorded no fault of its
+    /// own: `dataRace` when ThreadSanitizer saw a race, `crashed` when AddressSanitizer
+    /// stopped the program; nil when there is nothing to say. The exit status stays the program's.
+    static func sanitizerOutcome(_ reports: [SanitizerReport], termination: TerminationStatus) -> TrialOutcome? {
+        let races = reports.filter(\.isRace)
+        if !races.isEmpty {
+            let count = races.reduce(0) { $0 + $1.count }
+            let distinct = races.count == count ? "" : " (\(races.count) distinct)"
+            return TrialOutcome(kind: .dataRace, message: "ThreadSanitizer reported \(count) race\(count == 1 ? "" : "s")\(distinct); the program \(ended(termination))")
+        }
+        guard let first = reports.first(where: { $0.tool == .addressSanitizer }) else { return nil }
+        var signal: Int32?
+        if case .signaled(let number) = termination { signal = number }
+        return TrialOutcome(kind: .crashed, signal: signal, message: "AddressSanitizer: \(first.kind); the program \(ended(termination))")
     }
 
     /// The smallest GCD thread cap of any profile (64, Apple's).

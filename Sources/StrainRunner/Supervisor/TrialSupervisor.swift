@@ -31,6 +31,8 @@ package struct TrialSupervisor: Sendable {
     package let isolation: TrialIsolation
     /// The trial server, for `.server` isolation; started at the first trial (or `prepare`).
     package let server: TrialServer?
+    /// Where a ThreadSanitizer build's trials write their reports; nil in a plain build.
+    let sanitized: SanitizedTrials?
 
     /// - Parameter notice: hears the trial server's restarts and a fall back to
     ///   spawning, one line each (standard error by default).
@@ -38,7 +40,8 @@ package struct TrialSupervisor: Sendable {
                 notice: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }) {
         self.executable = executable
         self.isolation = isolation
-        self.server = isolation == .server
+        self.sanitized = SanitizedTrials.make()
+        self.server = isolation == .server && sanitized == nil
             ? TrialServer(executable: executable, environment: Self.childEnvironment(heartbeat: false), notice: notice) : nil
         self.classifier = OutcomeClassifier(traceBuilder: TraceBuilder(symbolizer: symbolizer), dumpBuilder: ThreadDumpBuilder(symbolizer: symbolizer),
                                             symbolizer: symbolizer)
@@ -48,7 +51,8 @@ package struct TrialSupervisor: Sendable {
     package func executionRecord(jobs: Int = 1) -> ExecutionRecord {
         let statistics = server?.statistics
         return ExecutionRecord(isolation: isolation, serverTrials: statistics?.trials ?? 0, serverRestarts: statistics?.restarts ?? 0,
-                               fallback: statistics?.fallback, jobs: jobs)
+                               fallback: statistics?.fallback ?? (isolation == .server && sanitized != nil ? SanitizedTrials.serverNote : nil),
+                               jobs: jobs)
     }
 
     /// Runs one trial; a trial the runner stopped (a stop signal) is a `harnessError`.
@@ -80,7 +84,8 @@ package struct TrialSupervisor: Sendable {
                 child = copy
             } else {
                 child = try ChildProcess.spawn(executable: executable, arguments: ["_trial", specJSON],
-                                               environment: Self.childEnvironment(heartbeat: heartbeat != nil), shared: heartbeat?.descriptor)
+                                               environment: Self.childEnvironment(heartbeat: heartbeat != nil, sanitized: sanitized),
+                                               shared: heartbeat?.descriptor)
             }
         } catch {
             return TrialRecord(graded: spec, outcome: TrialOutcome(kind: .harnessError, message: error.description),
@@ -94,15 +99,17 @@ package struct TrialSupervisor: Sendable {
         AdoptedOrphans.killAll()
         if watched.stoppedByRunner { return nil }
         let elapsed = Double(strain_monotonic_ns() - start) / 1e9
-        return record(spec, watched, trialSeconds: elapsed, startedAt: startedAt)
+        let reports = sanitized?.reports(pid: child.pid, symbolizer: classifier.symbolizer) ?? []
+        return record(spec, watched, sanitizerReports: reports, trialSeconds: elapsed, startedAt: startedAt)
     }
 
     /// A trial's environment (the trial server's too, without the heartbeat): the
     /// runner's own, with Swift's backtracer off (it would race our handler for the
     /// same signals) and the runner's pid, which the child checks against getppid()
     /// after asking for a parent-death signal.
-    static func childEnvironment(heartbeat: Bool) -> [String] {
+    static func childEnvironment(heartbeat: Bool, sanitized: SanitizedTrials? = nil) -> [String] {
         var environment = ProcessInfo.processInfo.environment
+        if let sanitized { environment = sanitized.environment(environment) }
         environment["SWIFT_BACKTRACE"] = "enable=no"
         // Swift seeds its hashing per process: a Set's or Dictionary's growth, and so
         // its allocations, would differ between repetitions of the same code. A
@@ -150,7 +157,7 @@ package struct TrialSupervisor: Sendable {
     /// The tids of a complete `REMOTE-UNWIND` line after the report, if the child wrote one.
     static func remoteUnwindRequest(in bytes: [UInt8]) -> [Int]? { ChildProtocol.pendingRemoteUnwind(in: bytes) }
 
-    private func record(_ spec: TrialSpec, _ watched: Watched, trialSeconds: Double, startedAt: String) -> TrialRecord {
+    private func record(_ spec: TrialSpec, _ watched: Watched, sanitizerReports: [SanitizerReport], trialSeconds: Double, startedAt: String) -> TrialRecord {
         let classified = classifier.classify(watched, timeoutSeconds: spec.timeoutSeconds, stallSeconds: spec.stallSeconds)
         var metrics = classified.metrics
         // What only the parent can see: the whole child's resource use, and the thread count it sampled.
@@ -164,12 +171,14 @@ package struct TrialSupervisor: Sendable {
         metrics.peakThreads = max(metrics.peakThreads ?? 0, watched.peakThreads)
         metrics.trialSeconds = trialSeconds
 
-        var record = TrialRecord(graded: spec, outcome: classified.outcome, metrics: metrics, trace: classified.trace,
+        let outcome = SanitizedTrials.outcome(classified.outcome, reports: sanitizerReports)
+        var record = TrialRecord(graded: spec, outcome: outcome, metrics: metrics, trace: classified.trace,
                                  stdout: watched.output.text, stderr: watched.error.text, startedAt: startedAt)
         record.dump = classified.dump
         record.stall = classified.stall
         record.confinementViolations = classified.confinement
         record.allocationSites = classified.allocationSites
+        record.sanitizerReports = sanitizerReports.isEmpty ? nil : sanitizerReports
         record.threadTimeline = watched.timeline.isEmpty ? nil : Self.thinned(watched.timeline, to: timelineCap)
         return record
     }

@@ -99,7 +99,7 @@ struct ContendedCollectionScenario: Scenario {
             try executor.perform {
                 let nanoseconds = ReferenceLoop.pthreadMutexNanoseconds(iterations: iterations)
                 context.record("C reference ns per op", nanoseconds)
-                reference.withLock { $0 = nanoseconds }
+                reference.withVisibleLock { $0 = nanoseconds }
             }
         }
         let budget = OperationBudget(operations, workers: workers)
@@ -138,12 +138,12 @@ struct ContendedCollectionScenario: Scenario {
             let visitor = CollectionHammer<Value>(scenario: self, executor: executor, context: context, budget: budget, gate: gate,
                                                   results: results, appended: appended)
             _ = try guardKind.open(visitor)
-            settled = visitor.settled.withLock { $0 }!
-            settledAt = visitor.settledAt.withLock { $0 }
+            settled = visitor.settled.withVisibleLock { $0 }!
+            settledAt = visitor.settledAt.withVisibleLock { $0 }
         }
         let seconds = results.recordThroughput(context: context, settled: settledAt)
         let done = results.all.reduce(0) { $0 + $1.operations }
-        if let reference = reference.withLock({ $0 }), let seconds, done > 0 {
+        if let reference = reference.withVisibleLock({ $0 }), let seconds, done > 0 {
             let nanoseconds = seconds * 1e9 / Double(done)
             context.record("ns per op", nanoseconds)
             context.record("ratio to C reference", nanoseconds / reference)
@@ -193,8 +193,8 @@ struct ContendedCollectionScenario: Scenario {
 final class AppendedCounts: Sendable {
     private let counts = Mutex<[Int: Int]>([:])
 
-    func set(_ count: Int, for worker: Int) { counts.withLock { $0[worker] = count } }
-    var all: [Int: Int] { counts.withLock { $0 } }
+    func set(_ count: Int, for worker: Int) { counts.withVisibleLock { $0[worker] = count } }
+    var all: [Int: Int] { counts.withVisibleLock { $0 } }
 }
 
 /// Runs the workers on one concrete guard and keeps what they left.
@@ -250,7 +250,7 @@ final class CollectionHammer<Value: ContendedCollection>: GuardVisitor {
         finished.wait(for: scenario.workers, seconds: nil)
         // Work a guard queued (async barriers) is done once settled returns.
         let value = state.settled()
-        settledAt.withLock { $0 = MonotonicClock.nanoseconds }
-        settled.withLock { $0 = value }
+        settledAt.withVisibleLock { $0 = MonotonicClock.nanoseconds }
+        settled.withVisibleLock { $0 = value }
     }
 }

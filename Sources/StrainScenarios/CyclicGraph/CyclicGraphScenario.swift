@@ -82,7 +82,7 @@ struct CyclicGraphScenario: Scenario {
                         throw InvariantViolation("the unarchiver returned no root object (error: \(unarchiver.error.map { "\($0)" } ?? "none"))")
                     }
                     let objects = countObjects(decoded)
-                    keepAlive.withLock { $0.append(Prepared(decoded)) }
+                    keepAlive.withVisibleLock { $0.append(Prepared(decoded)) }
                     try context.check(objects == expectedObjects, "decoded \(objects) objects, archived \(expectedObjects)")
                 }
             }

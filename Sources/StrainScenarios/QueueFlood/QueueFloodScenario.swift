@@ -166,9 +166,9 @@ final class ProgressModel: Sendable {
     /// Runs on the main queue, as a UI update would.
     func update(done: Int, of total: Int) {
         let label = String(format: "%.1f%%", Double(done) * 100 / Double(total))
-        state.withLock { $0 = ($0.updates + 1, done, label) }
+        state.withVisibleLock { $0 = ($0.updates + 1, done, label) }
     }
 
-    var updates: Int { state.withLock { $0.updates } }
-    var lastDone: Int { state.withLock { $0.lastDone } }
+    var updates: Int { state.withVisibleLock { $0.updates } }
+    var lastDone: Int { state.withVisibleLock { $0.lastDone } }
 }

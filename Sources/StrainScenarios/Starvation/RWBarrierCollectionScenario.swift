@@ -81,7 +81,7 @@ struct RWBarrierCollectionScenario: Scenario {
                 context.unit {
                     if index % writeEvery == 0 {
                         array.append(index, holdingMilliseconds: barrier)
-                        written.withLock { $0.append(index) }
+                        written.withVisibleLock { $0.append(index) }
                     } else {
                         _ = array.element(at: index)
                     }
@@ -97,7 +97,7 @@ struct RWBarrierCollectionScenario: Scenario {
         }
         finished.wait(for: operations, seconds: nil)
 
-        let expected = written.withLock { $0 }.sorted()
+        let expected = written.withVisibleLock { $0 }.sorted()
         let contents = array.snapshot().sorted()
         context.record("appends", Double(expected.count))
         try context.check(contents.count == expected.count, "the array holds \(contents.count) elements after \(expected.count) appends")

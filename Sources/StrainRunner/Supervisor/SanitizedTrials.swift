@@ -1,0 +1,65 @@
+import Foundation
+import Glibc
+import StrainKit
+import StrainSymbols
+
+/// Trials of a `strain` built with ThreadSanitizer (`-Xswiftc -sanitize=thread`): where
+/// each trial's reports go, and what they make of its outcome.
+///
+/// Every trial is spawned: the trial server's copies are made by a raw `clone` that the
+/// sanitizer does not follow, so a copy would run with the server's shadow state. The
+/// reports go to a folder of the runner's own (`log_path`, one file per trial process,
+/// named by its pid), never read from the trial's standard error.
+package struct SanitizedTrials: Sendable {
+    /// The folder the sanitizer writes each trial's reports to.
+    package let folder: String
+
+    /// Whether this process (and so every trial it spawns of the same binary) runs under ThreadSanitizer.
+    package static let threadSanitizer: Bool = dlsym(nil, "__tsan_init") != nil
+
+    /// Why the trial server is not used, for run.json's execution record.
+    package static let serverNote = "this strain is built with ThreadSanitizer, which does not follow the trial server's copies (a raw clone): every trial was spawned"
+
+    /// A folder of its own for this runner's trials' reports, or nil when the binary is not sanitized.
+    package static func make() -> SanitizedTrials? {
+        guard threadSanitizer else { return nil }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strain-sanitizer-\(getpid())-\(UUID().uuidString.prefix(8))").path
+        guard (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil else { return nil }
+        return SanitizedTrials(folder: folder)
+    }
+
+    /// The sanitizer's default that trials change, before the user's own options (which
+    /// may set it again): the longest per-thread history. With the default, ThreadSanitizer
+    /// drops a race whose earlier access it can no longer restore: 8 workers of the
+    /// unguarded array on gcd-global had their race named in 2 of 8 trials, 8 of 8 with this.
+    package static let defaults = "history_size=7"
+
+    /// The trial's environment with the sanitizer told where to write, not to symbolize
+    /// (Strain names the frames), and not to change the trial's exit status (the
+    /// harness's protocol owns it; the reports are the evidence).
+    package func environment(_ base: [String: String]) -> [String: String] {
+        var environment = base
+        let existing = [Self.defaults, base["TSAN_OPTIONS"]].compactMap { $0 }.joined(separator: " ")
+        environment["TSAN_OPTIONS"] = SanitizerLog.options(existing: existing, folder: folder, extra: " exitcode=0")
+        return environment
+    }
+
+    /// The reports of the trial process `pid`, named and deduplicated; its file is removed.
+    package func reports(pid: Int32, symbolizer: Symbolizer) -> [SanitizerReport] {
+        let path = (folder as NSString).appendingPathComponent("\(SanitizerLog.fileName).\(pid)")
+        defer { unlink(path) }
+        return SanitizerLog.reports(inFiles: [path], symbolizer: symbolizer)
+    }
+
+    /// The outcome with the reports taken into account: a trial whose work ended (it
+    /// completed, threw, or broke its invariant) and that ThreadSanitizer saw race is
+    /// `dataRace`, with what the work did kept in the message; a crash, an overflow, a
+    /// stall or a timeout stays what it was, with the races as evidence.
+    package static func outcome(_ outcome: TrialOutcome, reports: [SanitizerReport]) -> TrialOutcome {
+        let races = reports.filter(\.isRace)
+        guard !races.isEmpty, [.completed, .threw, .invariantViolated].contains(outcome.kind) else { return outcome }
+        let count = races.reduce(0) { $0 + $1.count }
+        let work = outcome.kind == .completed ? "" : "; the work \(outcome.kind == .threw ? "threw" : "broke its invariant")" + (outcome.message.map { ": \($0)" } ?? "")
+        return TrialOutcome(kind: .dataRace, message: "ThreadSanitizer reported \(count) race\(count == 1 ? "" : "s") (\(races.count) distinct)\(work)")
+    }
+}

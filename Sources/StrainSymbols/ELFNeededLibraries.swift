@@ -1,0 +1,42 @@
+import Foundation
+
+/// The shared libraries an ELF file names as needed (`DT_NEEDED`, what `readelf -d`
+/// lists as "Shared library"), read from its dynamic section.
+package enum ELFNeededLibraries {
+    /// `["libtsan.so.2", "libc.so.6"]`; nil when `path` is not a readable little-endian ELF64 file.
+    package static func of(path: String) -> [String]? {
+        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else { return nil }
+        return data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> [String]? in
+            func read<T: FixedWidthInteger>(_ offset: Int, _: T.Type) -> T? {
+                guard offset >= 0, offset + MemoryLayout<T>.size <= bytes.count else { return nil }
+                return T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
+            }
+            guard bytes.count > 64, bytes[0] == 0x7f, bytes[1] == 0x45, bytes[2] == 0x4c, bytes[3] == 0x46,
+                  bytes[4] == 2, bytes[5] == 1,
+                  let sectionOffset = read(0x28, UInt64.self), let entrySize = read(0x3a, UInt16.self),
+                  let count = read(0x3c, UInt16.self) else { return nil }
+            func section(_ index: Int) -> (type: UInt32, offset: UInt64, size: UInt64, link: UInt32)? {
+                let base = Int(sectionOffset) + index * Int(entrySize)
+                guard let type = read(base + 4, UInt32.self), let offset = read(base + 24, UInt64.self),
+                      let size = read(base + 32, UInt64.self), let link = read(base + 40, UInt32.self) else { return nil }
+                return (type, offset, size, link)
+            }
+            var needed: [String] = []
+            for index in 0..<Int(count) {
+                guard let dynamic = section(index), dynamic.type == 6,  // SHT_DYNAMIC
+                      let strings = section(Int(dynamic.link)) else { continue }
+                for entry in 0..<Int(dynamic.size / 16) {
+                    let base = Int(dynamic.offset) + entry * 16
+                    guard let tag = read(base, Int64.self), tag != 0, let value = read(base + 8, UInt64.self) else { break }
+                    guard tag == 1 else { continue }  // DT_NEEDED
+                    let start = Int(strings.offset) + Int(value)
+                    guard start < bytes.count else { continue }
+                    var end = start
+                    while end < bytes.count, bytes[end] != 0 { end += 1 }
+                    needed.append(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
+                }
+            }
+            return needed
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import StrainKit
+import StrainRecords
+import StrainReports
+import Testing
+
+/// Strain built with ThreadSanitizer (`swift build -c release -Xswiftc -sanitize=thread
+/// --scratch-path .build-tsan`, the README's command) running the built-in contention
+/// scenarios: the unguarded array's race named in every trial with both stacks and the
+/// scenario's own line, no race in a guarded trial (the harness's and the `Mutex` guard's
+/// locks shown to the sanitizer), every trial spawned and run.json saying why.
+@Suite(.serialized, .timeLimit(.minutes(30))) struct SanitizedScenarioTests {
+    static let repository = FixturePackage.repository.path
+
+    /// The sanitized `strain`, built (incrementally after the first time) into `.build-tsan`.
+    struct BuildFailure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static let built: Result<String, any Error> = Result {
+        let build = try BoundedProcess.run("/usr/bin/env", ["swift", "build", "-c", "release", "-Xswiftc", "-sanitize=thread",
+                                                           "--scratch-path", ".build-tsan", "--product", "strain"],
+                                           directory: repository, timeout: 1500, mergingOutput: true)
+        guard build.status == 0 else { throw BuildFailure(description: "the sanitized build failed: \(build.stdout.suffix(4000))") }
+        return repository + "/.build-tsan/release/strain"
+    }
+
+    @Test func theUnguardedArraysRaceIsNamedInEveryTrialAndNoGuardedTrialHasOne() throws {
+        let strain = try Self.built.get()
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // The README's suite at 3 repetitions a configuration instead of 8.
+        let suite = try String(contentsOfFile: Self.repository + "/Scenarios/races.yaml", encoding: .utf8)
+            .replacingOccurrences(of: "repetitions: 8", with: "repetitions: 3")
+        try suite.write(toFile: folder + "/races.yaml", atomically: true, encoding: .utf8)
+        let run = try BoundedProcess.run(strain, ["run", folder + "/races.yaml", "--out", folder + "/out", "--format", "json"],
+                                         directory: folder, timeout: 900)
+        #expect(run.status == 0, "every outcome as the suite expects: \(run.stdout.suffix(3000))\n\(run.stderr.suffix(2000))")
+        let record = try RunRecordFile.read(from: folder + "/out/run.json")
+        #expect(record.environment.buildConfiguration == "release+thread-sanitizer")
+        #expect(record.execution?.serverTrials == 0)
+        #expect(record.execution?.fallback?.contains("ThreadSanitizer") == true, "\(String(describing: record.execution))")
+        let unguarded = record.trials.filter { $0.key[parameter: "guard"] == "unguarded" }
+        let guarded = record.trials.filter { $0.key[parameter: "guard"] != "unguarded" }
+        #expect(unguarded.count == 3 && guarded.count == 9)
+        for trial in unguarded {
+            let races = (trial.sanitizerReports ?? []).filter(\.isRace)
+            #expect(!races.isEmpty, "\(trial.id): \(trial.outcome)")
+            // Both sides of a race, each with a frame in the scenario's own file and line.
+            let named = races.contains { race in
+                race.accesses.count == 2 && race.accesses.allSatisfy { access in
+                    access.frames.contains { $0.file?.hasSuffix("ContendedCollectionScenario.swift") == true && ($0.line ?? 0) > 0 }
+                }
+            }
+            #expect(named, "\(trial.id): \(races.map { $0.accesses.map { SanitizerText.stack($0.frames) } })")
+        }
+        for trial in guarded {
+            #expect(trial.outcome.kind == .completed, "\(trial.id): \(trial.outcome)")
+            #expect(trial.sanitizerReports == nil, "\(trial.id): \(trial.sanitizerReports?.map(\.headline) ?? [])")
+        }
+    }
+}
