@@ -40,6 +40,34 @@ extern void *__libc_realloc(void *pointer, size_t size);
 extern void __libc_free(void *pointer);
 extern void *__libc_memalign(size_t alignment, size_t size);
 
+// In a process built with ThreadSanitizer or AddressSanitizer (`-Xswiftc -sanitize=thread`
+// links the runtime into strain; a sanitized program under `strain exec` exports it) the
+// sanitizer owns the heap: its allocator records every block, and a block it did not
+// hand out breaks it (a TSan build of strain died in free with SEGV when these
+// interposers went to glibc). Weak references: NULL where no sanitizer is linked, so
+// the choice is one more predictable branch on a constant.
+extern void *__interceptor_malloc(size_t size) __attribute__((weak));
+extern void *__interceptor_calloc(size_t count, size_t size) __attribute__((weak));
+extern void *__interceptor_realloc(void *pointer, size_t size) __attribute__((weak));
+extern void __interceptor_free(void *pointer) __attribute__((weak));
+extern void *__interceptor_memalign(size_t alignment, size_t size) __attribute__((weak));
+
+static inline void *strain_real_malloc(size_t size) {
+    return __interceptor_malloc ? __interceptor_malloc(size) : __libc_malloc(size);
+}
+static inline void *strain_real_calloc(size_t count, size_t size) {
+    return __interceptor_calloc ? __interceptor_calloc(count, size) : __libc_calloc(count, size);
+}
+static inline void *strain_real_realloc(void *pointer, size_t size) {
+    return __interceptor_realloc ? __interceptor_realloc(pointer, size) : __libc_realloc(pointer, size);
+}
+static inline void strain_real_free(void *pointer) {
+    if (__interceptor_free) __interceptor_free(pointer); else __libc_free(pointer);
+}
+static inline void *strain_real_memalign(size_t alignment, size_t size) {
+    return __interceptor_memalign ? __interceptor_memalign(alignment, size) : __libc_memalign(alignment, size);
+}
+
 #define STRAIN_ALLOC_SLOTS 64
 #define STRAIN_ALLOC_SITES_PER_SLOT 256
 #define STRAIN_ALLOC_PROBES 16
@@ -181,25 +209,25 @@ static __attribute__((noinline)) void strain_alloc_count_free(void) {
 
 STRAIN_ALLOC_COUNTED void *strain_alloc_counted_malloc(size_t size) {
     strain_alloc_count(STRAIN_ALLOC_SITE(), size);
-    return __libc_malloc(size);
+    return strain_real_malloc(size);
 }
 
 STRAIN_ALLOC_COUNTED void *strain_alloc_counted_calloc(size_t count, size_t size) {
     size_t bytes;
     if (__builtin_mul_overflow(count, size, &bytes)) bytes = SIZE_MAX;
     strain_alloc_count(STRAIN_ALLOC_SITE(), bytes);
-    return __libc_calloc(count, size);
+    return strain_real_calloc(count, size);
 }
 
 STRAIN_ALLOC_COUNTED void *strain_alloc_counted_realloc(void *pointer, size_t size) {
     if (size != 0 || pointer == NULL) strain_alloc_count(STRAIN_ALLOC_SITE(), size);
     if (pointer != NULL) strain_alloc_count_free();
-    return __libc_realloc(pointer, size);
+    return strain_real_realloc(pointer, size);
 }
 
 STRAIN_ALLOC_COUNTED int strain_alloc_counted_posix_memalign(void **out, size_t alignment, size_t size) {
     strain_alloc_count(STRAIN_ALLOC_SITE(), size);
-    void *block = __libc_memalign(alignment, size);
+    void *block = strain_real_memalign(alignment, size);
     if (block == NULL) return ENOMEM;
     *out = block;
     return 0;
@@ -207,38 +235,38 @@ STRAIN_ALLOC_COUNTED int strain_alloc_counted_posix_memalign(void **out, size_t 
 
 STRAIN_ALLOC_COUNTED void *strain_alloc_counted_memalign(size_t alignment, size_t size) {
     strain_alloc_count(STRAIN_ALLOC_SITE(), size);
-    return __libc_memalign(alignment, size);
+    return strain_real_memalign(alignment, size);
 }
 
 // The interposers: off, one load and one predictable branch before glibc's.
 
 STRAIN_ALLOC_EXPORT void *malloc(size_t size) {
     if (STRAIN_ALLOC_ON()) __attribute__((musttail)) return strain_alloc_counted_malloc(size);
-    return __libc_malloc(size);
+    return strain_real_malloc(size);
 }
 
 STRAIN_ALLOC_EXPORT void *calloc(size_t count, size_t size) {
     if (STRAIN_ALLOC_ON()) __attribute__((musttail)) return strain_alloc_counted_calloc(count, size);
-    return __libc_calloc(count, size);
+    return strain_real_calloc(count, size);
 }
 
 /// Counted as what it does: a new block (an allocation of `size`) and, when
 /// `pointer` was one, the old block's free; `realloc(p, 0)` is a free alone.
 STRAIN_ALLOC_EXPORT void *realloc(void *pointer, size_t size) {
     if (STRAIN_ALLOC_ON()) __attribute__((musttail)) return strain_alloc_counted_realloc(pointer, size);
-    return __libc_realloc(pointer, size);
+    return strain_real_realloc(pointer, size);
 }
 
 STRAIN_ALLOC_EXPORT void free(void *pointer) {
     if (STRAIN_ALLOC_ON() && pointer != NULL) strain_alloc_count_free();
-    __libc_free(pointer);
+    strain_real_free(pointer);
 }
 
 STRAIN_ALLOC_EXPORT int posix_memalign(void **out, size_t alignment, size_t size) {
     // glibc's checks: a power of two, a multiple of sizeof(void *).
     if (alignment % sizeof(void *) != 0 || (alignment & (alignment - 1)) != 0 || alignment == 0) return EINVAL;
     if (STRAIN_ALLOC_ON()) __attribute__((musttail)) return strain_alloc_counted_posix_memalign(out, alignment, size);
-    void *block = __libc_memalign(alignment, size);
+    void *block = strain_real_memalign(alignment, size);
     if (block == NULL) return ENOMEM;
     *out = block;
     return 0;
@@ -251,12 +279,12 @@ STRAIN_ALLOC_EXPORT void *aligned_alloc(size_t alignment, size_t size) {
         return NULL;
     }
     if (STRAIN_ALLOC_ON()) __attribute__((musttail)) return strain_alloc_counted_memalign(alignment, size);
-    return __libc_memalign(alignment, size);
+    return strain_real_memalign(alignment, size);
 }
 
 STRAIN_ALLOC_EXPORT void *memalign(size_t alignment, size_t size) {
     if (STRAIN_ALLOC_ON()) __attribute__((musttail)) return strain_alloc_counted_memalign(alignment, size);
-    return __libc_memalign(alignment, size);
+    return strain_real_memalign(alignment, size);
 }
 
 // MARK: - Control (ordinary code)
