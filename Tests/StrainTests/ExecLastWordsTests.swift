@@ -35,6 +35,18 @@ import Testing
         }
     }
 
+    @Test func aSwiftFatalErrorCarriesTheRuntimesMessageInTheRecord() throws {
+        let program = try TestPrograms.swiftOverflow()
+        let out = ExecTests.folder()
+        let (under, run) = try ExecTests.exec(program, ["index-out-of-range"], out: out)
+        #expect(under.termination == .signaled(SIGILL) || under.termination == .signaled(SIGTRAP), "\(under.stderr.prefix(400))")
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .crashed)
+        #expect(trial.lastWords?.hasSuffix("Fatal error: Index out of range") == true, "\(String(describing: trial.lastWords))")
+        let report = try ProgramRun.run(StrainBinary.path, ["report", (out as NSString).appendingPathComponent("run.json"), "--format", "md", "--out", "-"])
+        #expect(report.stdout.contains("Fatal error: Index out of range"), "\(report.stdout.prefix(1500))")
+    }
+
     @Test func aForkedChildsNullDereferenceIsSymbolizedUnderItsOwnProcessInTheRecordAndTheReports() throws {
         let programs = try TestPrograms.c()
         let out = ExecTests.folder()
