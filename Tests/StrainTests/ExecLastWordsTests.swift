@@ -1,6 +1,7 @@
 import Foundation
 import StrainKit
 import StrainRunner
+import StrainWire
 import Testing
 
 /// The words a program leaves when it dies (glibc's abort message) and the faults of
@@ -79,5 +80,14 @@ import Testing
             #expect(report.stdout.contains("pid \(child)") && report.stdout.contains("null_write") && report.stdout.contains("faults.c:42"),
                     "\(format) shows the child's fault: \(report.stdout.prefix(2000))")
         }
+    }
+
+    @Test func theHandlersEscapedTextFieldsReadBackToTheirBytes() throws {
+        let text = "STRAIN-FAULT 1\nsignal 6\npid 12\nppid 11\ncmdline ./a.out\\x00two words\\x00back\\\\slash\n"
+            + "last_words first line\\nsecond line\nlast_words Fatal error: boom\nEND\n"
+        let record = try #require(FaultRecord(parsing: text[...]))
+        #expect(record.pid == 12 && record.parentPid == 11)
+        #expect(record.commandLine == ["./a.out", "two words", "back\\slash"], "\(String(describing: record.commandLine))")
+        #expect(record.lastWords == "first line\nsecond line\nFatal error: boom", "\(String(describing: record.lastWords))")
     }
 }
