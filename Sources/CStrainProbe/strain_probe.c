@@ -21,6 +21,7 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -320,6 +321,75 @@ static int strain_stack_from_maps(uintptr_t sp, strain_stack_bounds *out) {
     return found;
 }
 
+
+// MARK: - Last words (the message a runtime left before it aborted or trapped)
+
+// glibc's `__abort_msg` (GLIBC_PRIVATE, set by __libc_message before abort since
+// 2.27: "free(): double free detected in tcache 2") and the Swift runtime's fatal
+// error buffer (`swift_getFatalErrorMessageBuffer`, an atomic `const char *` set by
+// swift_reportError before it traps: "Fatal error: Index out of range"). Both are
+// found when the probe is installed, in ordinary code; the handler only reads them.
+struct strain_abort_msg { unsigned int size; char msg[]; };
+static struct strain_abort_msg **strain_glibc_abort_message;
+static const char *_Atomic *strain_swift_fatal_message;
+
+static void strain_find_last_words(void) {
+    if (strain_glibc_abort_message == NULL) strain_glibc_abort_message = (struct strain_abort_msg **)dlsym(RTLD_DEFAULT, "__abort_msg");
+    if (strain_swift_fatal_message == NULL) {
+        void *(*buffer)(void) = (void *(*)(void))dlsym(RTLD_DEFAULT, "swift_getFatalErrorMessageBuffer");
+        if (buffer != NULL) strain_swift_fatal_message = (const char *_Atomic *)buffer();
+    }
+}
+
+// `name text`: the text on one line, backslash, newline and control bytes escaped
+// (\\, \n, \xHH), at most `limit` bytes of it; nothing when it is empty.
+static void strain_writer_field_text(strain_writer *writer, const char *name, const char *text, size_t length, size_t limit) {
+    while (length > 0 && (text[length - 1] == '\n' || text[length - 1] == ' ' || text[length - 1] == 0)) length--;
+    if (length == 0) return;
+    if (length > limit) { text += length - limit; length = limit; }
+    strain_writer_string(writer, name);
+    strain_writer_put(writer, " ", 1);
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < length; i++) {
+        unsigned char byte = (unsigned char)text[i];
+        if (byte == '\\') {
+            strain_writer_put(writer, "\\\\", 2);
+        } else if (byte == '\n') {
+            strain_writer_put(writer, "\\n", 2);
+        } else if (byte < 0x20 || byte == 0x7f) {
+            char escaped[4] = {'\\', 'x', digits[byte >> 4], digits[byte & 15]};
+            strain_writer_put(writer, escaped, 4);
+        } else {
+            strain_writer_put(writer, (const char *)&byte, 1);
+        }
+    }
+    strain_writer_put(writer, "\n", 1);
+}
+
+/// Bytes of a last-words message or a command line a record keeps (the end of a longer one).
+#define STRAIN_TEXT_LIMIT 4096
+static char strain_text_buffer[STRAIN_TEXT_LIMIT];
+
+// The runtime's last words, the process's parent and its command line (NULs between
+// the arguments), read with async-signal-safe calls only.
+static void strain_write_process_fields(strain_writer *writer) {
+    strain_writer_field_decimal(writer, "ppid", (long long)getppid());
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t got = read(fd, strain_text_buffer, sizeof(strain_text_buffer));
+        close(fd);
+        if (got > 0) strain_writer_field_text(writer, "cmdline", strain_text_buffer, (size_t)got, STRAIN_TEXT_LIMIT);
+    }
+    if (strain_glibc_abort_message != NULL) {
+        struct strain_abort_msg *message = *strain_glibc_abort_message;
+        if (message != NULL) strain_writer_field_text(writer, "last_words", message->msg, strnlen(message->msg, STRAIN_TEXT_LIMIT * 4), STRAIN_TEXT_LIMIT);
+    }
+    if (strain_swift_fatal_message != NULL) {
+        const char *message = atomic_load(strain_swift_fatal_message);
+        if (message != NULL) strain_writer_field_text(writer, "last_words", message, strnlen(message, STRAIN_TEXT_LIMIT * 4), STRAIN_TEXT_LIMIT);
+    }
+}
+
 // Restores the disposition the probe replaced (or the one the program set
 // since), then passes the signal on. A fault the kernel raised for an
 // instruction (SIGSEGV, SIGBUS, SIGILL, SIGFPE) is simply returned to: the
@@ -432,6 +502,7 @@ static void strain_fault_handler(int signal_number, siginfo_t *info, void *conte
     strain_writer_field_hex(&writer, "sp", first_sp);
     strain_writer_field_decimal(&writer, "pid", (long long)getpid());
     strain_writer_field_decimal(&writer, "tid", (long long)syscall(SYS_gettid));
+    strain_write_process_fields(&writer);
     strain_writer_field_decimal(&writer, "overflow", overflow);
     strain_writer_field_decimal(&writer, "prepared", strain_thread_ready);
     if (bounds_known) {
@@ -526,6 +597,7 @@ int strain_probe_install(int record_fd, size_t max_frames) {
         strain_frame_capacity = max_frames;
     }
     strain_record_fd = record_fd;
+    strain_find_last_words();
 
     if (record_fd >= 0) {
         struct sigaction ignore;

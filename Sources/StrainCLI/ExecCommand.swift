@@ -68,7 +68,8 @@ struct ExecCommand: ParsableCommand {
                 Self.write(dump, folder: folder.path, program: program)
             })
             try RunRecordFile.write(result.record, to: folder.runJSONPath)
-            if let trial = result.record.trials.first, trial.outcome.kind != .completed, trial.outcome.kind != .threw {
+            if let trial = result.record.trials.first,
+               (trial.outcome.kind != .completed && trial.outcome.kind != .threw) || !(trial.processFaults ?? []).isEmpty {
                 Self.describe(trial, runJSON: folder.runJSONPath)
             }
             withExtendedLifetime(folder) {}
@@ -123,11 +124,20 @@ struct ExecCommand: ParsableCommand {
     /// A fault or a stall on standard error: the headline, the trace (or the dump's groups) and where the record is.
     static func describe(_ trial: TrialRecord, runJSON: String) {
         var lines = ["strain: the program ended \(trial.outcome.description)\(trial.outcome.message.map { ": \($0)" } ?? "")"]
-        if let trace = trial.trace {
+        if let words = trial.lastWords { lines.append("reason: \(words)") }
+        if trial.outcome.kind == .completed || trial.outcome.kind == .threw {
+            // Only another process faulted: the program's own ending needs no trace.
+        } else if let trace = trial.trace {
             lines.append(TraceText.headline(trace))
             lines += TraceText.lines(trace).map { "  " + $0 }
         } else if let dump = trial.dump {
             lines += dump.groups.prefix(8).map { "  " + DumpText.group($0) }
+        }
+        for fault in trial.processFaults ?? [] {
+            lines.append("strain: another process of the program faulted: \(ProcessFaultText.headline(fault))")
+            if let words = fault.lastWords { lines.append("reason: \(words)") }
+            lines.append(TraceText.headline(fault.trace))
+            lines += TraceText.lines(fault.trace).map { "  " + $0 }
         }
         lines.append("strain: record in \(runJSON) (strain report \(runJSON))")
         writeStandardError(TerminalReport.safe(lines.joined(separator: "\n")))

@@ -41,6 +41,13 @@ public struct TrialRecord: Codable, Hashable, Sendable {
     public var stderr: String?
     /// ISO 8601 time the trial started.
     public var startedAt: String
+    /// The runtime's last words before the fault, as the probe read them in the
+    /// process: glibc's abort message (`free(): double free detected in tcache 2`),
+    /// the Swift runtime's `Fatal error: …`. Standard error is left untouched.
+    public var lastWords: String?
+    /// Faults of the program's other processes (a forked child), each under its own
+    /// pid; the trial's outcome stays the program's own.
+    public var processFaults: [ProcessFault]?
 
     /// A record of these values.
     public init(
@@ -90,6 +97,7 @@ public struct TrialRecord: Codable, Hashable, Sendable {
         case key, repetition, index, seed, outcome, expected, expectedOutcomes, metrics, trace, dump, stall
         case threadTimeline, capVerdicts, stdout, stderr, startedAt
         case confinementViolations, allocationSites, sanitizerReports
+        case lastWords, processFaults
         // Versions 1 and 2 spelled the key out flat.
         case scenario, parameters, strategy, profile
     }
@@ -129,6 +137,8 @@ public struct TrialRecord: Codable, Hashable, Sendable {
         stdout = try container.decodeIfPresent(String.self, forKey: .stdout)
         stderr = try container.decodeIfPresent(String.self, forKey: .stderr)
         startedAt = try container.decode(String.self, forKey: .startedAt)
+        lastWords = try container.decodeIfPresent(String.self, forKey: .lastWords)
+        processFaults = try container.decodeIfPresent([ProcessFault].self, forKey: .processFaults)
     }
 
     /// Encodes the record in the current version.
@@ -153,5 +163,34 @@ public struct TrialRecord: Codable, Hashable, Sendable {
         try container.encodeIfPresent(stdout, forKey: .stdout)
         try container.encodeIfPresent(stderr, forKey: .stderr)
         try container.encode(startedAt, forKey: .startedAt)
+        try container.encodeIfPresent(lastWords, forKey: .lastWords)
+        try container.encodeIfPresent(processFaults, forKey: .processFaults)
+    }
+}
+
+/// A fault in one of the program's other processes (a forked child that kept the
+/// probe): which process, how it faulted, and its symbolized stack.
+public struct ProcessFault: Codable, Hashable, Sendable {
+    /// The process that faulted.
+    public var pid: Int32
+    /// Its parent when it faulted.
+    public var parentPid: Int32?
+    /// Its command line (a forked child shares its parent's).
+    public var commandLine: [String]
+    /// `crashed` or `stackOverflow`, with the signal.
+    public var outcome: TrialOutcome
+    /// The runtime's last words in that process (see `TrialRecord.lastWords`).
+    public var lastWords: String?
+    /// The faulting thread's stack.
+    public var trace: FaultTrace
+
+    /// A process fault of these values.
+    public init(pid: Int32, parentPid: Int32?, commandLine: [String], outcome: TrialOutcome, lastWords: String?, trace: FaultTrace) {
+        self.pid = pid
+        self.parentPid = parentPid
+        self.commandLine = commandLine
+        self.outcome = outcome
+        self.lastWords = lastWords
+        self.trace = trace
     }
 }

@@ -127,6 +127,7 @@ package enum MarkdownReport {
             }
         }
 
+        out += ProcessFaultText.markdown(run)
         out += ConfinementText.markdown(run)
         out += SanitizerText.markdown(run)
         let stalls = DumpText.distinctStalls(run)

@@ -159,6 +159,7 @@ package struct TerminalReport: Sendable {
             }
         }
         lines += confinementLines(run)
+        lines += ProcessFaultText.terminalLines(run, paint: paint)
         lines += sanitizerLines(run)
         let stalls = DumpText.distinctStalls(run)
         if !stalls.isEmpty {

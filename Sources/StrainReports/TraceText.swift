@@ -161,6 +161,10 @@ package enum CrashReason {
     /// keeps in its debug information as an inlined frame
     /// (`Swift runtime failure: arithmetic overflow`).
     package static func message(for trial: TrialRecord) -> String? {
+        // What the probe read in the process itself (glibc's abort message, the Swift
+        // runtime's fatal error): the only words a program under `strain exec` leaves,
+        // whose standard error strain never reads.
+        if let words = trial.lastWords?.split(separator: "\n").last.map(String.init) { return words }
         if let said = message(stderr: trial.stderr) { return said }
         guard let fault = trial.trace?.firstFrames.first else { return nil }
         return fault.inlined?.lazy.compactMap(\.symbol).first { $0.hasPrefix("Swift runtime failure: ") }

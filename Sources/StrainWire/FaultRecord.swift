@@ -23,6 +23,13 @@ package struct FaultRecord: Sendable {
     package var lastStackPointer: UInt64?
     package var captureNanoseconds: Int?
     package var maps = ""
+    /// The faulting process, its parent and its command line (records from a probe that wrote them).
+    package var pid: Int32?
+    package var parentPid: Int32?
+    package var commandLine: [String]?
+    /// The runtime's last words, read by the handler: glibc's abort message
+    /// (`free(): double free detected in tcache 2`), the Swift runtime's fatal error.
+    package var lastWords: String?
     /// Whether the record ran to its `END` line.
     package var isComplete = false
 
@@ -88,9 +95,33 @@ package struct FaultRecord: Sendable {
             case "walk_end": walkEnd = Int(value)
             case "last_sp": lastStackPointer = Self.hex(value)
             case "capture_ns": captureNanoseconds = Int(value)
+            case "pid": pid = Int32(value)
+            case "ppid": parentPid = Int32(value)
+            case "cmdline": commandLine = Self.unescaped(value).split(separator: "\0", omittingEmptySubsequences: false).map(String.init)
+            case "last_words":
+                let words = Self.unescaped(value).trimmingCharacters(in: .whitespacesAndNewlines)
+                if !words.isEmpty { lastWords = lastWords.map { $0 + "\n" + words } ?? words }
             default: continue
             }
         }
+    }
+
+    /// A text field as the handler escaped it (`\\`, `\n`, `\xHH`), back to its bytes.
+    static func unescaped(_ text: Substring) -> String {
+        var bytes: [UInt8] = []
+        var input = Array(text.utf8)[...]
+        while let byte = input.popFirst() {
+            guard byte == UInt8(ascii: "\\"), let next = input.popFirst() else { bytes.append(byte); continue }
+            switch next {
+            case UInt8(ascii: "n"): bytes.append(10)
+            case UInt8(ascii: "x"):
+                let digits = input.prefix(2)
+                input = input.dropFirst(2)
+                bytes.append(UInt8(String(decoding: digits, as: UTF8.self), radix: 16) ?? 0)
+            default: bytes.append(next)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     static func hex(_ text: Substring) -> UInt64? {

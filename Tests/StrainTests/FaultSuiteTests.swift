@@ -31,6 +31,9 @@ import Testing
         #expect(trials("fatal-error").count == 2 && trials("fatal-error").allSatisfy { $0.stderr?.contains("Fatal error: the fault scenario called fatalError on purpose") == true })
         #expect(outcomes("index-out-of-range") == ["crashed(SIGILL)"])
         #expect(trials("index-out-of-range").count == 2 && trials("index-out-of-range").allSatisfy { $0.stderr?.contains("Fatal error: Index out of range") == true })
+        // The probe read the runtime's own words in the child too, apart from its standard error.
+        #expect(trials("index-out-of-range").allSatisfy { $0.lastWords?.hasSuffix("Fatal error: Index out of range") == true },
+                "\(trials("index-out-of-range").map(\.lastWords))")
         #expect(outcomes("integer-overflow") == ["crashed(SIGILL)"])
         #expect(trials("integer-overflow").count == 2 && trials("integer-overflow").allSatisfy { $0.trace?.firstFrames.first?.symbol?.contains("FaultScenario.fail") == true })
         #expect(trials("integer-overflow").allSatisfy { CrashReason.message(for: $0) == "Swift runtime failure: arithmetic overflow" },

@@ -42,6 +42,7 @@ package enum HTMLReport {
         bisect(run, into: &page)
         verdicts(run, into: &page)
         traces(run, links: links, into: &page)
+        ProcessFaultText.html(run, into: &page)
         confinement(run, into: &page)
         sanitizer(run, into: &page)
         stalls(run, links: links, into: &page)

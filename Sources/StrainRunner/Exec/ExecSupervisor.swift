@@ -228,6 +228,9 @@ package struct ExecSupervisor: Sendable {
         trial.dump = stall.flatMap { verdict in dumps.last { $0.stall != nil }?.dump } ?? dumps.last?.dump
         trial.stall = stall?.report
         trial.sanitizerReports = sanitizerReports.isEmpty ? nil : sanitizerReports
+        trial.lastWords = fault?.lastWords
+        let others = processFaults(probe, program: program.pid, request: request)
+        trial.processFaults = others.isEmpty ? nil : others
         let run = ResolvedRun(scenario: "exec", parameters: key.parameters.map { ParameterSweep(name: $0.name, values: [$0.value]) },
                               strategies: [StrategySpec.main.description], profiles: [request.profile.rawValue], repetitions: 1,
                               timeoutSeconds: 0, stallSeconds: request.stallSeconds, expect: ["default": expected.map(\.description)])
@@ -240,6 +243,20 @@ package struct ExecSupervisor: Sendable {
                                runnerPeakRSSBytes: ownUsage.ru_maxrss * 1024, trials: [trial])
         record.plan = PlanRecord(hash: String(format: "%016llx", key.stableHash), trialCount: 1, shard: nil)
         return ExecResult(pid: program.pid, termination: termination, record: record, dumps: dumps)
+    }
+
+    /// The faults of the program's other processes (a forked child keeps the probe and
+    /// writes `fault-PID.txt` of its own), symbolized, each under its pid, parent and
+    /// command line. The program's outcome is not theirs.
+    func processFaults(_ probe: ProbeFolder, program: Int32, request: ExecRequest) -> [ProcessFault] {
+        probe.faultPids().filter { $0 != program }.compactMap { pid in
+            guard let fault = probe.faultRecord(pid: pid) else { return nil }
+            let trace = traceBuilder.trace(from: fault)
+            let outcome = TrialOutcome(kind: fault.isOverflow ? .stackOverflow : .crashed, signal: fault.signal,
+                                       message: fault.isComplete ? nil : "the fault record was cut short")
+            return ProcessFault(pid: pid, parentPid: fault.parentPid, commandLine: fault.commandLine ?? [request.program] + request.arguments,
+                                outcome: outcome, lastWords: fault.lastWords, trace: trace)
+        }
     }
 
     /// Asks the suspected program for a dump and judges its pools from the stacks;

@@ -20,6 +20,15 @@ package struct ProbeFolder: Sendable {
         return FaultRecord(parsing: text[...])
     }
 
+    /// The pids of every process whose probe wrote a fault record, in order.
+    package func faultPids() -> [Int32] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        return names.compactMap { name -> Int32? in
+            guard name.hasPrefix("fault-"), name.hasSuffix(".txt") else { return nil }
+            return Int32(name.dropFirst("fault-".count).dropLast(4))
+        }.sorted()
+    }
+
     /// The dumps of process `pid` written so far, oldest first.
     package func dumpFiles(pid: Int32) -> [String] {
         let prefix = "dump-\(pid)-"

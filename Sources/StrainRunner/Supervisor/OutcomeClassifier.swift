@@ -32,6 +32,8 @@ package struct OutcomeClassifier: Sendable {
         package var stall: StallReport?
         package var confinement: [ConfinementViolation]?
         package var allocationSites: [AllocationSite]?
+        /// The runtime's last words, as the child's fault handler read them.
+        package var lastWords: String?
     }
 
     package func classify(_ watched: Watched, timeoutSeconds: Double, stallSeconds: Double) -> Classified {
@@ -71,6 +73,7 @@ package struct OutcomeClassifier: Sendable {
         var classified = Classified(outcome: TrialOutcome(kind: fault.isOverflow ? .stackOverflow : .crashed, signal: fault.signal,
                                                           message: fault.isComplete ? nil : "the fault record was cut short"))
         classified.trace = built
+        classified.lastWords = fault.lastWords
         classified.metrics.stackSizeBytes = built.stackSizeBytes
         classified.metrics.stackHighWaterBytes = fault.isOverflow ? built.stackSizeBytes : nil
         classified.metrics.depth = built.markedDepth

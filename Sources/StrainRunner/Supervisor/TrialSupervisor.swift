@@ -178,6 +178,7 @@ package struct TrialSupervisor: Sendable {
         record.stall = classified.stall
         record.confinementViolations = classified.confinement
         record.allocationSites = classified.allocationSites
+        record.lastWords = classified.lastWords
         record.sanitizerReports = sanitizerReports.isEmpty ? nil : sanitizerReports
         record.threadTimeline = watched.timeline.isEmpty ? nil : Self.thinned(watched.timeline, to: timelineCap)
         return record

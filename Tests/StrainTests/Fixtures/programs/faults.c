@@ -125,6 +125,13 @@ int main(int argc, char **argv) {
         waitpid(child, &status, 0);
         printf("child %d %s %d\n", child, WIFSIGNALED(status) ? "signal" : "exit", WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
         return 0;
+    } else if (strcmp(mode, "double-free") == 0) {
+        // glibc's malloc check aborts with its reason on standard error (and the terminal).
+        fprintf(stderr, "about to free twice\n");
+        char *volatile block = malloc(24);
+        free(block);
+        free(block);
+        return 0;
     } else if (strcmp(mode, "quiet") == 0) {
         // Never faults: what it prints must come out the same with and without Strain.
         printf("stdout line 1\nargs:");
@@ -144,7 +151,7 @@ int main(int argc, char **argv) {
         pthread_join(thread, NULL);
         return 3;
     } else {
-        fprintf(stderr, "usage: faults thread-overflow|handler-after|handler-signal|handler-before|hang|own-quit|fork-child-fault|quiet\n");
+        fprintf(stderr, "usage: faults thread-overflow|handler-after|handler-signal|handler-before|hang|own-quit|fork-child-fault|double-free|quiet\n");
         return 64;
     }
     return 0;

@@ -72,7 +72,11 @@ case "gcd-wide":
     for _ in 0..<100 { release.signal() }
     group.wait()
     print("done")
+case "index-out-of-range":
+    // The runtime's "Fatal error: Index out of range", then a trap.
+    let numbers = [1, 2]
+    print(numbers[CommandLine.arguments.count + 3])
 default:
-    FileHandle.standardError.write(Data("usage: overflow main|thread|gcd|task|gcd-deadlock|task-starve|gcd-wide\n".utf8))
+    FileHandle.standardError.write(Data("usage: overflow main|thread|gcd|task|gcd-deadlock|task-starve|gcd-wide|index-out-of-range\n".utf8))
     exit(64)
 }
