@@ -55,7 +55,7 @@ extension AllocationCounter {
         for site in sites {
             let length = buffer.withUnsafeMutableBufferPointer { strain_alloc_describe_mapping(UInt(site.address), $0.baseAddress, $0.count) }
             guard length > 0 else { continue }
-            let line = String(cString: buffer)
+            let line = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             if !lines.contains(line) { lines.append(line) }
         }
         return lines.joined(separator: "\n")
