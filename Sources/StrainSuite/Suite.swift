@@ -14,6 +14,14 @@ package struct Suite: Sendable {
     package var runs: [SuiteRun]
     /// The gate's thresholds for the whole suite, by metric name.
     package var gate: [String: MetricThreshold] = [:]
+    /// The file's text, hashed (`Suite.textHash`): the gate warns when two sides' differ.
+    package var textHash: String?
+
+    /// FNV-1a of a suite's text, 16 hex digits.
+    package static func textHash(_ text: String) -> String {
+        let hash = String(StableHash.fnv1a(text), radix: 16)
+        return String(repeating: "0", count: 16 - hash.count) + hash
+    }
 
     /// The watchdog's threshold when a suite does not set `stall:`.
     package static let defaultStallSeconds = 2.0
@@ -36,7 +44,7 @@ package struct Suite: Sendable {
                     gate: run.gate.isEmpty ? nil : run.gate, line: run.line
                 )
             },
-            gate: gate.isEmpty ? nil : gate
+            gate: gate.isEmpty ? nil : gate, textHash: textHash
         )
     }
 }

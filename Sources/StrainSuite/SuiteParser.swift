@@ -104,7 +104,8 @@ package struct SuiteParser: Sendable {
         let reader = SuiteReader(path: path, catalog: catalog)
         let suite = reader.suite(root)
         if let first = reader.collected() { throw first }
-        guard let suite else { throw SuiteError(file: path, line: nil, column: nil, message: "the suite could not be read") }
+        guard var suite else { throw SuiteError(file: path, line: nil, column: nil, message: "the suite could not be read") }
+        suite.textHash = Suite.textHash(text)
         return suite
     }
 
