@@ -102,12 +102,10 @@ package enum TrialHost {
         }
         // Sent now, while no work runs that could write to the pipe too: a trial that
         // crashes or hangs from here on keeps what `prepare` measured.
+        // A value JSON cannot hold (NaN) leaves the line out: the report still carries it as before.
         let prepared = context.metrics
-        if !prepared.isEmpty {
-            var line = Data(PreparedMetrics.linePrefix.utf8)
-            line.append((try? JSONEncoder().encode(PreparedMetrics(custom: prepared))) ?? Data())
-            line.append(UInt8(ascii: "\n"))
-            writeAll(line)
+        if !prepared.isEmpty, let json = try? JSONEncoder().encode(PreparedMetrics(custom: prepared)) {
+            writeAll(Data(PreparedMetrics.linePrefix.utf8) + json + Data("\n".utf8))
         }
 
         let executor = spec.strategy.makeExecutor(context: context)
