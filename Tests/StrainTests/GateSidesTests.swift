@@ -99,4 +99,18 @@ import Testing
         #expect(same.status == 0, "\(same.stdout)\n\(same.stderr)")
         #expect(!same.stdout.contains("warning:"), "\(same.stdout)")
     }
+
+    @Test func aRunsReportsNameTheBinaryThatRanIt() throws {
+        let folder = try GateEndToEndTests.folder()
+        try Self.suite.write(toFile: folder + "/suite.yaml", atomically: true, encoding: .utf8)
+        let result = try StrainBinary.run(["run", folder + "/suite.yaml", "--out", folder + "/out", "--format", "html", "md", "junit"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let id = try #require(Self.buildID([UInt8](try Data(contentsOf: URL(fileURLWithPath: StrainBinary.path)))))
+        let markdown = try String(contentsOfFile: folder + "/out/summary.md", encoding: .utf8)
+        #expect(markdown.contains(", build `\(id.prefix(12))`"), "\(markdown)")
+        let html = try String(contentsOfFile: folder + "/out/report.html", encoding: .utf8)
+        #expect(html.contains("<tr><th>binary</th><td>build \(id.prefix(12)) ("), "\(html)")
+        let junit = try String(contentsOfFile: folder + "/out/junit.xml", encoding: .utf8)
+        #expect(junit.contains("name=\"strain.build-id\" value=\"\(id)\""), "\(junit)")
+    }
 }
