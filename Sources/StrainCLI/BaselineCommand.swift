@@ -82,7 +82,8 @@ struct BaselineCommand: ParsableCommand {
                 let environment = run.environment
                 print("Baseline \(file.name), saved \(file.savedAt) from \(file.source)")
                 print("  suite \(run.suite.name) (\(run.suite.path)), \(run.trials.count) trials, \(Set(run.trials.map(\.key)).count) trial keys, schema \(run.schemaVersion), Strain \(run.strainVersion)")
-                print("  commit \(environment.gitCommit ?? "unknown")")
+                let build = environment.build.map { ", \($0.shortName) (\($0.executablePath))" } ?? ""
+                print("  commit \(environment.gitCommit ?? "unknown")\(build)")
                 print("  machine \(environment.host): \(environment.architecture), \(environment.cores) cores, \(environment.memoryBytes / (1 << 20)) MiB, \(environment.kernel), \(environment.cpuModel ?? "CPU unknown"), Swift \(environment.swiftVersion), \(environment.buildConfiguration ?? "build unknown")")
                 if let calibration = file.calibration, !calibration.isEmpty {
                     let deltas = calibration.values.sorted()

@@ -100,6 +100,13 @@ package enum TrialHost {
         case .failure(let error as UndeclaredParameterError): return failure(.harnessError, error.description)
         case .failure(let error): return failure(.threw, "while preparing: \(ErrorText.describe(error))")
         }
+        // Sent now, while no work runs that could write to the pipe too: a trial that
+        // crashes or hangs from here on keeps what `prepare` measured.
+        // A value JSON cannot hold (NaN) leaves the line out: the report still carries it as before.
+        let prepared = context.metrics
+        if !prepared.isEmpty, let json = try? JSONEncoder().encode(PreparedMetrics(custom: prepared)) {
+            writeAll(Data(PreparedMetrics.linePrefix.utf8) + json + Data("\n".utf8))
+        }
 
         let executor = spec.strategy.makeExecutor(context: context)
         let before = ResourceUsage.current()
@@ -229,17 +236,7 @@ package enum TrialHost {
         if !remoteUnwind.isEmpty {
             line.append(Data((HostReport.remoteUnwindPrefix + remoteUnwind.map(String.init).joined(separator: " ") + "\n").utf8))
         }
-        line.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(resultDescriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    break
-                }
-                offset += written
-            }
-        }
+        writeAll(line)
         fflush(nil)
         if !remoteUnwind.isEmpty {
             // Wait for the parent's kill, but not for ever: a parent that died
@@ -251,6 +248,23 @@ package enum TrialHost {
             }
         }
         _exit(0)
+    }
+}
+
+extension TrialHost {
+    /// Writes every byte of `data` on the result pipe, retrying interrupted writes.
+    static func writeAll(_ data: Data) {
+        data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(resultDescriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    break
+                }
+                offset += written
+            }
+        }
     }
 }
 

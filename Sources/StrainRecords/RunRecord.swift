@@ -136,9 +136,12 @@ public struct ResolvedSuite: Codable, Hashable, Sendable {
     public var runs: [ResolvedRun]
     /// The gate's thresholds for the whole suite, by metric name.
     public var gate: [String: MetricThreshold]?
+    /// FNV-1a of the suite file's text, 16 hex digits: two runs of different text
+    /// differ here even where the resolved values agree (absent before 0.1.0's gate check).
+    public var textHash: String?
 
     /// A suite resolved with these values.
-    public init(name: String, description: String?, path: String, repetitions: Int, timeoutSeconds: Double, stallSeconds: Double?, profiles: [String], runs: [ResolvedRun], gate: [String: MetricThreshold]? = nil) {
+    public init(name: String, description: String?, path: String, repetitions: Int, timeoutSeconds: Double, stallSeconds: Double?, profiles: [String], runs: [ResolvedRun], gate: [String: MetricThreshold]? = nil, textHash: String? = nil) {
         self.name = name
         self.description = description
         self.path = path
@@ -148,6 +151,7 @@ public struct ResolvedSuite: Codable, Hashable, Sendable {
         self.profiles = profiles
         self.runs = runs
         self.gate = gate
+        self.textHash = textHash
     }
 }
 
@@ -244,8 +248,11 @@ public struct EnvironmentRecord: Codable, Hashable, Sendable {
     public var swiftVersion: String
     /// Soft limits in force for the runner (`stack`, `nofile`, `nproc`, `as`), bytes or counts; -1 for unlimited.
     public var rlimits: [String: Int]
-    /// The git commit of the working directory, when it is a repository.
+    /// The git commit of the working directory, when it is a repository: the checkout
+    /// the run started in, which is not always the code of the binary (see `build`).
     public var gitCommit: String?
+    /// The binary that ran the run: what tells two builds apart when they ran from one checkout.
+    public var build: BuildIdentity?
     /// The CPU's model name (`/proc/cpuinfo`).
     public var cpuModel: String?
     /// CPUs the cgroup allows (`cpu.max` quota / period); nil when unlimited.
@@ -269,6 +276,32 @@ public struct EnvironmentRecord: Codable, Hashable, Sendable {
         self.swiftVersion = swiftVersion
         self.rlimits = rlimits
         self.gitCommit = gitCommit
+    }
+}
+
+/// What identifies the executable that ran a run: its path and its ELF build ID
+/// (`.note.gnu.build-id`, which the linker derives from the code), or a hash of its
+/// bytes when it has none.
+public struct BuildIdentity: Codable, Hashable, Sendable {
+    /// The executable's path (`/proc/self/exe`).
+    public var executablePath: String
+    /// The GNU build ID, lowercase hex; nil when the binary has none.
+    public var buildID: String?
+    /// FNV-1a of the executable's bytes, 16 hex digits: only when it has no build ID.
+    public var contentHash: String?
+
+    /// A build identified by these values.
+    public init(executablePath: String, buildID: String?, contentHash: String?) {
+        self.executablePath = executablePath
+        self.buildID = buildID
+        self.contentHash = contentHash
+    }
+
+    /// `build 7b5e265a7af6` or `binary hash 0123456789ab`: the short name of this build.
+    public var shortName: String {
+        if let buildID { return "build \(buildID.prefix(12))" }
+        if let contentHash { return "binary hash \(contentHash.prefix(12))" }
+        return "binary"
     }
 }
 

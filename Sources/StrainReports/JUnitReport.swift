@@ -65,10 +65,16 @@ package enum JUnitReport {
 
     static func properties(_ run: RunRecord) -> [(String, String)] {
         let environment = run.environment
-        return [
+        var properties = [
             ("strain.version", run.strainVersion), ("suite.path", run.suite.path), ("host.cores", "\(environment.cores)"),
             ("host.kernel", environment.kernel), ("swift.version", environment.swiftVersion), ("git.commit", environment.gitCommit ?? ""),
         ]
+        if let build = environment.build {
+            properties.append(("strain.executable", build.executablePath))
+            if let id = build.buildID { properties.append(("strain.build-id", id)) }
+            if let hash = build.contentHash { properties.append(("strain.binary-hash", hash)) }
+        }
+        return properties
     }
 
     static func seconds(_ value: Double) -> String { String(format: "%.3f", value) }

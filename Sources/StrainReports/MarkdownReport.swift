@@ -160,6 +160,9 @@ package enum MarkdownReport {
         out += "## Environment\n\n"
         out += "\(escape(environment.host)), \(environment.cores) cores, \(Format.bytes(Double(environment.memoryBytes))), \(escape(environment.kernel)) \(escape(environment.architecture)), Swift \(escape(environment.swiftVersion))"
         if let commit = environment.gitCommit { out += ", commit `\(commit.prefix(12))`" }
+        if let build = environment.build {
+            out += build.buildID.map { ", build `\($0.prefix(12))`" } ?? build.contentHash.map { ", binary hash `\($0.prefix(12))`" } ?? ""
+        }
         out += ". Runner peak RSS \(Format.bytes(Double(run.runnerPeakRSSBytes))).\n"
         return out
     }

@@ -27,7 +27,7 @@ package struct Plan: Sendable {
                             let key = TrialKey(scenario: run.scenario, parameters: Self.ordered(combination, as: run.parameters), strategy: strategy, profile: profile)
                             var spec = TrialSpec(
                                 index: trials.count, id: TrialID(key: key, repetition: repetition), seed: seed,
-                                timeoutSeconds: run.timeoutSeconds, stallSeconds: run.stallSeconds, expected: run.expected(for: strategy)
+                                timeoutSeconds: run.timeoutSeconds, stallSeconds: run.stallSeconds, expected: run.expected(for: strategy, profile: profile)
                             )
                             spec.memoryLimitBytes = run.memoryLimitBytes
                             spec.threadLimit = run.threadLimit

@@ -14,6 +14,14 @@ package struct Suite: Sendable {
     package var runs: [SuiteRun]
     /// The gate's thresholds for the whole suite, by metric name.
     package var gate: [String: MetricThreshold] = [:]
+    /// The file's text, hashed (`Suite.textHash`): the gate warns when two sides' differ.
+    package var textHash: String?
+
+    /// FNV-1a of a suite's text, 16 hex digits.
+    package static func textHash(_ text: String) -> String {
+        let hash = String(StableHash.fnv1a(text), radix: 16)
+        return String(repeating: "0", count: 16 - hash.count) + hash
+    }
 
     /// The watchdog's threshold when a suite does not set `stall:`.
     package static let defaultStallSeconds = 2.0
@@ -36,7 +44,7 @@ package struct Suite: Sendable {
                     gate: run.gate.isEmpty ? nil : run.gate, line: run.line
                 )
             },
-            gate: gate.isEmpty ? nil : gate
+            gate: gate.isEmpty ? nil : gate, textHash: textHash
         )
     }
 }
@@ -54,15 +62,19 @@ package struct SuiteRun: Sendable {
     /// `memory-limit:` in bytes and `thread-limit:`, nil when not set.
     package var memoryLimitBytes: Int?
     package var threadLimit: Int?
-    /// Accepted outcomes by strategy name; the key `default` covers the rest.
+    /// Accepted outcomes by key: `PROFILE/STRATEGY`, `PROFILE/default`, a strategy's
+    /// name, or `default` for the rest (`expected(for:profile:)` says which wins).
     package var expectations: [String: [ExpectedOutcome]]
     /// The gate's thresholds for this run's trials, by metric name.
     package var gate: [String: MetricThreshold] = [:]
     /// The line of the suite file where the entry starts.
     package var line: Int?
 
-    /// What the suite accepts for a trial on `strategy`.
-    package func expected(for strategy: StrategySpec) -> [ExpectedOutcome] {
-        expectations[strategy.description] ?? expectations["default"] ?? [ExpectedOutcome(kind: .completed)]
+    /// What the suite accepts for a trial on `strategy` under `profile`: the most
+    /// specific entry wins (the profile's for this strategy, the profile's default,
+    /// the strategy's, then `default`), else `completed`.
+    package func expected(for strategy: StrategySpec, profile: Profile) -> [ExpectedOutcome] {
+        expectations["\(profile.rawValue)/\(strategy.description)"] ?? expectations["\(profile.rawValue)/default"]
+            ?? expectations[strategy.description] ?? expectations["default"] ?? [ExpectedOutcome(kind: .completed)]
     }
 }

@@ -104,7 +104,8 @@ package struct SuiteParser: Sendable {
         let reader = SuiteReader(path: path, catalog: catalog)
         let suite = reader.suite(root)
         if let first = reader.collected() { throw first }
-        guard let suite else { throw SuiteError(file: path, line: nil, column: nil, message: "the suite could not be read") }
+        guard var suite else { throw SuiteError(file: path, line: nil, column: nil, message: "the suite could not be read") }
+        suite.textHash = Suite.textHash(text)
         return suite
     }
 
@@ -604,7 +605,7 @@ private final class SuiteReader {
         guard let scenario else { return nil }
         run.parameters = scenario.parameterSpecs.map { spec in (spec.name, given[spec.name] ?? [spec.defaultValue]) }
         if let expectNode, !run.strategies.isEmpty {
-            run.expectations = collect { () throws(SuiteError) in try expectations(expectNode, strategies: run.strategies) } ?? [:]
+            run.expectations = collect { () throws(SuiteError) in try expectations(expectNode, strategies: run.strategies, profiles: run.profiles) } ?? [:]
         }
         return ReadRun(run: run, node: node, scenarioNode: scenarioEntry.value, scenario: scenario)
     }
@@ -748,7 +749,9 @@ private final class SuiteReader {
         }
     }
 
-    func expectations(_ node: Node, strategies: [StrategySpec]) throws(SuiteError) -> [String: [ExpectedOutcome]] {
+    /// `expect:` as accepted outcomes by key: `default`, a strategy (`thread(512KiB)`),
+    /// a profile's default (`ios/default`) or a profile's strategy (`ios/thread(512KiB)`).
+    func expectations(_ node: Node, strategies: [StrategySpec], profiles: [Profile]) throws(SuiteError) -> [String: [ExpectedOutcome]] {
         let outcomeNames = TrialOutcome.Kind.allCases.filter { $0 != .harnessError }.map(\.rawValue)
         func outcomes(_ value: Node) throws(SuiteError) -> [ExpectedOutcome] {
             var result: [ExpectedOutcome] = []
@@ -770,27 +773,52 @@ private final class SuiteReader {
         // `expect: completed` applies to every strategy.
         if node.scalar != nil || node.sequence != nil { return ["default": try outcomes(node)] }
         guard case .mapping(let mapping) = node else {
-            throw error(node, "`expect:` must be outcomes, or a mapping from strategy (or `default`) to outcomes")
+            throw error(node, "`expect:` must be outcomes, or a mapping from strategy, profile (or `default`) to outcomes")
         }
         var result: [String: [ExpectedOutcome]] = [:]
-        var firstSpelling: [StrategySpec: (text: String, line: Int?)] = [:]
-        for (keyNode, value) in mapping {
-            guard let key = collect({ () throws(SuiteError) in try string(keyNode, "a strategy under expect") }) else { continue }
+        var firstSpelling: [String: (text: String, line: Int?)] = [:]
+        /// Reads `key: outcomes` where `key` is `default` or a strategy of this run, into `result[prefix + key]`.
+        func strategyEntry(_ keyNode: Node, _ key: String, _ value: Node, profile: Profile?) {
+            let prefix = profile.map { "\($0.rawValue)/" } ?? ""
             if key == "default" {
-                result[key] = collect { () throws(SuiteError) in try outcomes(value) }
-                continue
+                result[prefix + key] = collect { () throws(SuiteError) in try outcomes(value) }
+                return
             }
-            guard let strategy = collect({ () throws(SuiteError) in try self.strategy(key, keyNode) }) else { continue }
+            guard let strategy = collect({ () throws(SuiteError) in try self.strategy(key, keyNode) }) else { return }
             guard strategies.contains(strategy) else {
                 problems.append(error(keyNode, "expect names '\(Self.shortened(key))', which this run does not list in `strategies:` (\(strategies.map(\.description).joined(separator: ", "))); name one of those or `default`"))
+                return
+            }
+            if let first = firstSpelling[prefix + strategy.description] {
+                problems.append(error(keyNode, "expect names \(strategy.description)\(profile.map { " under \($0.rawValue)" } ?? "") twice, as '\(Self.shortened(first.text))'\(first.line.map { " at line \($0)" } ?? "") and as '\(Self.shortened(key))' here; keep one of them"))
+                return
+            }
+            firstSpelling[prefix + strategy.description] = (key, keyNode.mark?.line)
+            result[prefix + strategy.description] = collect { () throws(SuiteError) in try outcomes(value) }
+        }
+        for (keyNode, value) in mapping {
+            guard let key = collect({ () throws(SuiteError) in try string(keyNode, "a strategy or profile under expect") }) else { continue }
+            guard let profile = Profile(rawValue: key) else {
+                strategyEntry(keyNode, key, value, profile: nil)
                 continue
             }
-            if let first = firstSpelling[strategy] {
-                problems.append(error(keyNode, "expect names \(strategy.description) twice, as '\(Self.shortened(first.text))'\(first.line.map { " at line \($0)" } ?? "") and as '\(Self.shortened(key))' here; keep one of them"))
+            // `ios: [stackOverflow]` or `ios: {thread(512KiB): stackOverflow, default: completed}`.
+            guard profiles.contains(profile) else {
+                problems.append(error(keyNode, "expect names profile '\(key)', which this run does not run on (`profiles:` \(profiles.map(\.rawValue).joined(separator: ", "))); add it to the run's `profiles:` or remove this entry"))
                 continue
             }
-            firstSpelling[strategy] = (key, keyNode.mark?.line)
-            result[strategy.description] = collect { () throws(SuiteError) in try outcomes(value) }
+            guard case .mapping(let perStrategy) = value else {
+                result["\(key)/default"] = collect { () throws(SuiteError) in try outcomes(value) }
+                continue
+            }
+            for (innerKeyNode, innerValue) in perStrategy {
+                guard let innerKey = collect({ () throws(SuiteError) in try string(innerKeyNode, "a strategy under expect's \(key)") }) else { continue }
+                if Profile(rawValue: innerKey) != nil {
+                    problems.append(error(innerKeyNode, "expect's \(key) names profile '\(innerKey)' inside it; profiles do not nest: under \(key), name strategies or `default`, and give \(innerKey) its own entry beside \(key)"))
+                    continue
+                }
+                strategyEntry(innerKeyNode, innerKey, innerValue, profile: profile)
+            }
         }
         return result
     }

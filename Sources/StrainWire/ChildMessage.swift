@@ -5,6 +5,7 @@ import Foundation
 /// The wire format is line-framed text, because the fault record is written by
 /// a signal handler that can only `write(2)` preformatted bytes:
 ///
+/// - `METRICS {json}\n`: what `prepare` recorded (`PreparedMetrics`), before the work starts;
 /// - `RESULT {json}\n`: the child's `HostReport`, whose `version` is checked first;
 /// - `REMOTE-UNWIND tid tid …\n`: after a report, threads the parent should walk;
 /// - `STRAIN-FAULT 1\n` … `END\n`: the fault handler's record, version on its first line.
@@ -12,6 +13,8 @@ import Foundation
 /// Every message starts at the beginning of the stream or right after the one
 /// before; anything else on the pipe is a protocol error, never guessed at.
 package enum ChildMessage: Sendable {
+    /// The metrics `prepare` recorded, sent before the work starts.
+    case preparedMetrics(PreparedMetrics)
     /// The child finished its work and measured it.
     case report(HostReport)
     /// The child's fault handler ran (a crash or a stack overflow).
@@ -42,7 +45,16 @@ package struct ChildMessages: Sendable {
         return nil
     }
 
+    package var preparedMetrics: PreparedMetrics? {
+        for case .preparedMetrics(let metrics) in messages { return metrics }
+        return nil
+    }
+
     package var isEmpty: Bool { messages.isEmpty && problem == nil }
+
+    /// Whether the child said how its trial ended (a report, a fault, an unwind
+    /// request) or broke the protocol: the prepared metrics alone say nothing of the end.
+    package var saysHowItEnded: Bool { report != nil || fault != nil || remoteUnwindRequest != nil || problem != nil }
 }
 
 /// The versions and markers of the child protocol, and its one decoder.
@@ -50,6 +62,7 @@ package enum ChildProtocol {
     /// The fault record's version, written on its first line by `strain_probe.c`.
     package static let faultRecordVersion = 1
     static let report = Array(HostReport.linePrefix.utf8)
+    static let prepared = Array(PreparedMetrics.linePrefix.utf8)
     static let remoteUnwind = Array(HostReport.remoteUnwindPrefix.utf8)
     static let fault = Array(FaultRecord.marker.utf8)
 
@@ -101,6 +114,23 @@ package enum ChildProtocol {
                     result.messages.append(.report(try JSONDecoder().decode(HostReport.self, from: json)))
                 } catch {
                     result.problem = "a report that could not be decoded: \(error)"
+                    return result
+                }
+            } else if line.starts(with: prepared) {
+                let json = Data(line.dropFirst(prepared.count))
+                struct Version: Decodable { var version: Int }
+                guard let version = try? JSONDecoder().decode(Version.self, from: json) else {
+                    result.problem = "a METRICS line that is not versioned JSON: \(printable(line))"
+                    return result
+                }
+                guard version.version == PreparedMetrics.currentVersion else {
+                    result.problem = "prepared metrics of version \(version.version); this runner reads version \(PreparedMetrics.currentVersion) (a child built from another Strain?)"
+                    return result
+                }
+                do {
+                    result.messages.append(.preparedMetrics(try JSONDecoder().decode(PreparedMetrics.self, from: json)))
+                } catch {
+                    result.problem = "prepared metrics that could not be decoded: \(error)"
                     return result
                 }
             } else if line.starts(with: remoteUnwind) {

@@ -61,6 +61,8 @@ import Testing
         #expect(shown.dropFirst().first?.hasPrefix("  suite baseline-cli (") == true, "\(show.stdout)")
         #expect(shown.dropFirst().first?.contains("), 1 trials, 1 trial keys, schema \(RunRecord.currentSchemaVersion), Strain ") == true, "\(show.stdout)")
         #expect(shown.contains { $0.hasPrefix("  machine ") && $0.contains(" cores, ") && $0.contains(" MiB, ") }, "\(show.stdout)")
+        // The binary that ran the baseline, which the checkout's commit alone does not name.
+        #expect(shown.contains { $0.hasPrefix("  commit ") && $0.contains(", build ") && $0.hasSuffix(" (\(URL(fileURLWithPath: StrainBinary.path).resolvingSymlinksInPath().path))") }, "\(show.stdout)")
         #expect(shown.last == "  not calibrated: cross-run timings are inconclusive until `strain gate --calibrate RUN.json --baseline main`", "\(show.stdout)")
 
         let deleted = try Self.baseline(["delete", "main"], store: store)

@@ -67,6 +67,28 @@ import Testing
         #expect(ios.trace?.lastFrames.contains { $0.module?.contains("libdispatch") == true } == true, "the overflow happened on a GCD worker")
     }
 
+    @Test func expectVariesByProfileSoOneRunHoldsBothPlatformsVerdicts() throws {
+        // The run above had to accept either outcome on both profiles; per profile, each is exact.
+        let (result, run, _) = try StrainBinary.runSuite("""
+        name: per-profile-expect
+        profiles: [linux, ios]
+        runs:
+          - scenario: cyclic-graph
+            parameters: {operation: archive, shape: chain, size: 2000}
+            strategies: [gcd-global]
+            expect: {ios: [stackOverflow], linux: [completed]}
+        """)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let record = try #require(run)
+        let linux = try #require(record.trials("gcd-global", profile: "linux").first)
+        let ios = try #require(record.trials("gcd-global", profile: "ios").first)
+        #expect(linux.outcome.kind == .completed && linux.expected)
+        #expect(linux.expectedOutcomes == ["completed"])
+        #expect(ios.outcome.kind == .stackOverflow && ios.expected)
+        #expect(ios.expectedOutcomes == ["stackOverflow"])
+        #expect(record.suite.runs.first?.expect == ["ios/default": ["stackOverflow"], "linux/default": ["completed"]])
+    }
+
     @Test func aNullDereferenceIsACrashNotAnOverflowAndTheRunnerKeepsEveryOtherTrial() throws {
         let (result, run, out) = try StrainBinary.runSuite("""
         name: crash

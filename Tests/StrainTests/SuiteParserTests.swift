@@ -47,10 +47,38 @@ import Testing
         #expect(graph.strategies == [.gcdGlobal(.default), .gcdSerial, .thread(stackBytes: 512 * 1024), .thread(stackBytes: 8 << 20), .threadQueue(stackBytes: 1 << 20)])
         #expect(graph.parameters.first { $0.name == "size" }?.values == ["200", "2000"])
         #expect(graph.parameters.first { $0.name == "players" }?.values == ["3"], "unset parameters take their defaults")
-        #expect(graph.expected(for: .thread(stackBytes: 8 << 20)).map(\.description) == ["completed"])
-        #expect(graph.expected(for: .gcdSerial).map(\.description) == ["completed", "stackOverflow"])
+        #expect(graph.expected(for: .thread(stackBytes: 8 << 20), profile: .linux).map(\.description) == ["completed"])
+        #expect(graph.expected(for: .gcdSerial, profile: .linux).map(\.description) == ["completed", "stackOverflow"])
         #expect(suite.runs[1].timeoutSeconds == 0.5)
-        #expect(suite.runs[1].expected(for: .main).map(\.description) == ["completed"], "no expect means completed")
+        #expect(suite.runs[1].expected(for: .main, profile: .linux).map(\.description) == ["completed"], "no expect means completed")
+    }
+
+    @Test func expectVariesByProfileAndTheMostSpecificEntryWins() throws {
+        let suite = try parser.parse("""
+        name: per-profile
+        profiles: [linux, ios, macos]
+        runs:
+          - scenario: cyclic-graph
+            strategies: [gcd-global, thread(8MiB)]
+            expect:
+              ios: {gcd-global: stackOverflow, default: [completed, stackOverflow]}
+              macos: [crashed]
+              thread(8MiB): threw
+              default: completed
+        """, path: "per-profile.yaml")
+        let run = try #require(suite.runs.first)
+        func expected(_ strategy: StrategySpec, _ profile: Profile) -> [String] { run.expected(for: strategy, profile: profile).map(\.description) }
+        #expect(expected(.gcdGlobal(.default), .ios) == ["stackOverflow"], "the profile's entry for the strategy")
+        #expect(expected(.thread(stackBytes: 8 << 20), .ios) == ["completed", "stackOverflow"], "the profile's default beats the strategy's")
+        #expect(expected(.gcdGlobal(.default), .macos) == ["crashed"])
+        #expect(expected(.thread(stackBytes: 8 << 20), .linux) == ["threw"], "no profile entry: the strategy's")
+        #expect(expected(.gcdGlobal(.default), .linux) == ["completed"])
+        // Each trial carries its own profile's expectation, and run.json records the keys.
+        let plan = Plan(suite: suite)
+        let iosGCD = try #require(plan.trials.first { $0.id.key.profile == .ios && $0.id.key.strategy == .gcdGlobal(.default) })
+        #expect(iosGCD.expected.map(\.description) == ["stackOverflow"])
+        #expect(suite.resolved.runs[0].expect["ios/gcd-global"] == ["stackOverflow"])
+        #expect(suite.resolved.runs[0].expect["macos/default"] == ["crashed"])
     }
 
     @Test func unknownStrategyNamesTheLineColumnAndTheValidNames() throws {

@@ -234,6 +234,8 @@ package enum Gate {
         return GateReport(
             mode: options.mode, suite: candidate.suite.name, suitePath: candidate.suite.path,
             baselineCommit: baseline.environment.gitCommit, candidateCommit: candidate.environment.gitCommit,
+            baselineBuild: baseline.environment.build, candidateBuild: candidate.environment.build,
+            warnings: SuiteDifference.warning(baseline: baseline.suite, candidate: candidate.suite).map { [$0] },
             baselineName: options.baselineName, candidateHost: candidate.environment.host, q: options.q, requiredRepetitions: required, fingerprint: fingerprint,
             rows: rows, counts: counts, exitCode: exitCode, conclusion: conclusion
         )

@@ -63,8 +63,16 @@ package struct GateReport: Codable, Sendable {
     package var mode: Mode
     package var suite: String
     package var suitePath: String
+    /// The checkout each side's run started in (run.json's `gitCommit`): one
+    /// directory's commit for both sides of an interleaved gate, so not what tells them apart.
     package var baselineCommit: String?
     package var candidateCommit: String?
+    /// The executable each side ran: what names the two builds.
+    package var baselineBuild: BuildIdentity?
+    package var candidateBuild: BuildIdentity?
+    /// What the reader should know that does not fail the gate (the two sides ran
+    /// different suite text), one sentence each; every output shows them.
+    package var warnings: [String]?
     package var baselineName: String?
     /// The machine the candidate ran on (its run record's host name): JUnit's `hostname`.
     package var candidateHost: String?
@@ -87,6 +95,36 @@ package struct GateReport: Codable, Sendable {
             if left.verdict.severity != right.verdict.severity { return left.verdict.severity > right.verdict.severity }
             return left.worstRatio > right.worstRatio
         }
+    }
+}
+
+extension GateReport {
+    /// Which builds were compared, in a sentence: each side's build ID (or binary
+    /// hash) and path, then the checkout, said once when both ran from the same one.
+    /// `code` formats a literal (backticks in Markdown, `<code>` in HTML).
+    package func sidesSentence(code: (String) -> String) -> String? {
+        func side(_ build: BuildIdentity?, _ commit: String?) -> String? {
+            if let build {
+                let name = build.buildID.map { "build \(code(String($0.prefix(12))))" }
+                    ?? build.contentHash.map { "binary hash \(code(String($0.prefix(12))))" } ?? "binary"
+                return "\(name) (\(code(build.executablePath)))"
+            }
+            return commit.map { "commit \(code(String($0.prefix(12))))" }
+        }
+        guard baselineBuild != nil || candidateBuild != nil else {
+            guard let baselineCommit, let candidateCommit else { return nil }
+            return "Baseline \(code(String(baselineCommit.prefix(12)))), candidate \(code(String(candidateCommit.prefix(12))))."
+        }
+        var text = "Baseline \(side(baselineBuild, baselineCommit) ?? "unknown"), candidate \(side(candidateBuild, candidateCommit) ?? "unknown")"
+        if let baselineBuild, let candidateBuild, baselineBuild.buildID ?? baselineBuild.contentHash == candidateBuild.buildID ?? candidateBuild.contentHash {
+            text += " (the same build on both sides)"
+        }
+        switch (baselineCommit, candidateCommit) {
+        case let (old?, new?) where old == new: text += "; both ran from checkout \(code(String(old.prefix(12))))"
+        case let (old?, new?): text += "; run from checkouts \(code(String(old.prefix(12)))) and \(code(String(new.prefix(12))))"
+        default: break
+        }
+        return text + "."
     }
 }
 

@@ -13,8 +13,9 @@ extension GateReport {
         let status = exitCode == 0 ? "pass" : "fail"
         page += "<header><h1>Strain gate: \(e(suite))</h1>\n<p class=\"\(status)\"><b>\(e(conclusion))</b></p>\n"
         page += "<p>\(mode == .interleaved ? "Interleaved A/B: both builds ran in one job, repetitions alternating." : "Cross-run against \(e(baselineName ?? "a stored baseline")); timings judged with a δ calibrated from A/A runs.")"
-        if let baselineCommit, let candidateCommit { page += " Baseline <code>\(e(String(baselineCommit.prefix(12))))</code>, candidate <code>\(e(String(candidateCommit.prefix(12))))</code>." }
+        if let sides = sidesSentence(code: { "<code>\(e($0))</code>" }) { page += " " + sides }
         page += " A timing row can fail only with ≥ \(requiredRepetitions) repetitions per side; Benjamini-Hochberg q = \(q).</p>\n"
+        for warning in warnings ?? [] { page += "<p class=\"note warning\"><b>Warning:</b> \(e(warning))</p>\n" }
         if !fingerprint.isEmpty {
             page += "<p class=\"note\">Machines differ: " + fingerprint.map { "\(e($0.field)) \(e($0.baseline)) → \(e($0.candidate))\($0.hard ? " (hard)" : "")" }.joined(separator: "; ") + "</p>\n"
         }

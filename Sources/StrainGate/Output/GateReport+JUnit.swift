@@ -15,6 +15,17 @@ extension GateReport {
         xml += "    <properties>\n"
         xml += "      <property name=\"gate.mode\" value=\"\(mode.rawValue)\"/>\n"
         xml += "      <property name=\"gate.conclusion\" value=\"\(Self.xml(conclusion))\"/>\n"
+        for (side, build, commit) in [("baseline", baselineBuild, baselineCommit), ("candidate", candidateBuild, candidateCommit)] {
+            if let build {
+                xml += "      <property name=\"gate.\(side).executable\" value=\"\(Self.xml(build.executablePath))\"/>\n"
+                if let id = build.buildID { xml += "      <property name=\"gate.\(side).build-id\" value=\"\(Self.xml(id))\"/>\n" }
+                if let hash = build.contentHash { xml += "      <property name=\"gate.\(side).binary-hash\" value=\"\(Self.xml(hash))\"/>\n" }
+            }
+            if let commit { xml += "      <property name=\"gate.\(side).checkout\" value=\"\(Self.xml(commit))\"/>\n" }
+        }
+        for (index, warning) in (warnings ?? []).enumerated() {
+            xml += "      <property name=\"gate.warning.\(index + 1)\" value=\"\(Self.xml(warning))\"/>\n"
+        }
         xml += "    </properties>\n"
         for row in rows {
             xml += "    <testcase name=\"\(Self.xml(row.key.description))\" classname=\"\(Self.xml("strain.gate." + row.key.scenario))\" time=\"0\">\n"

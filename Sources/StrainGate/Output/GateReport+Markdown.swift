@@ -14,7 +14,8 @@ extension GateReport {
         head += mode == .interleaved
             ? "Interleaved A/B: both builds ran in one job, repetitions alternating.\n"
             : "Cross-run against \(Self.escape(baselineName ?? "a stored baseline")); timings use a δ calibrated from A/A runs.\n"
-        if let baselineCommit, let candidateCommit { head += "Baseline `\(baselineCommit.prefix(12))`, candidate `\(candidateCommit.prefix(12))`.\n" }
+        if let sides = sidesSentence(code: { "`\($0.replacingOccurrences(of: "`", with: "'"))`" }) { head += sides + "\n" }
+        for warning in warnings ?? [] { head += "\n> [!WARNING]\n> \(Self.escape(warning))\n" }
         if !fingerprint.isEmpty {
             head += "\nMachines differ: " + fingerprint.map { "\($0.field) \(Self.escape($0.baseline)) → \(Self.escape($0.candidate))\($0.hard ? " (hard)" : "")" }.joined(separator: "; ") + "\n"
         }

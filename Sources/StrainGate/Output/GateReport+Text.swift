@@ -13,6 +13,8 @@ extension GateReport {
         var lines: [String] = []
         let modeText = mode == .interleaved ? "interleaved A/B" : "cross-run against \(baselineName ?? "a stored baseline")"
         lines.append("Gate (\(modeText)) on \(suite): \(conclusion)")
+        if let sides = sidesSentence(code: { $0 }) { lines.append("  " + sides) }
+        for warning in warnings ?? [] { lines.append("  warning: \(warning)") }
         for difference in fingerprint {
             lines.append("  \(difference.hard ? "machine differs" : "note"): \(difference.field) \(difference.baseline) → \(difference.candidate)")
         }

@@ -383,10 +383,12 @@ package enum HTMLReport {
     static func environment(_ run: RunRecord, into page: inout Page) {
         let environment = run.environment
         page.raw("<section id=\"environment\">\n<h2>Environment</h2>\n<table class=\"environment\"><tbody>")
+        // The binary's row only where run.json has it (runs since the gate named builds).
+        let build = environment.build.map { [("binary", "\($0.shortName) (\($0.executablePath))")] } ?? []
         let rows: [(String, String)] = [
             ("host", environment.host), ("cores", "\(environment.cores)"), ("memory", Format.bytes(Double(environment.memoryBytes))),
             ("kernel", environment.kernel), ("architecture", environment.architecture), ("Swift", environment.swiftVersion),
-            ("commit", environment.gitCommit ?? "–"), ("Strain", run.strainVersion),
+            ("commit", environment.gitCommit ?? "–")] + build + [("Strain", run.strainVersion),
             ("rlimits", environment.rlimits.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value < 0 ? "unlimited" : String($0.value))" }.joined(separator: ", ")),
             ("runner peak RSS", Format.bytes(Double(run.runnerPeakRSSBytes))),
         ]

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import StrainKit
+import StrainSymbols
 
 /// Reads what a run records of the machine it ran on.
 package enum EnvironmentProbe {
@@ -28,7 +29,18 @@ package enum EnvironmentProbe {
         // A sanitized build's timings are another machine's: the gate compares them with a plain build's only across a fingerprint mismatch.
         record.buildConfiguration = buildConfiguration + (SanitizedTrials.threadSanitizer ? "+thread-sanitizer" : "")
         record.loadAverageStart = loadAverage
+        record.build = build
         return record
+    }
+
+    /// This executable: its path, and its build ID or, lacking one, a hash of its bytes.
+    package static var build: BuildIdentity {
+        let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        if let buildID = ELFBuildID.of(path: path) { return BuildIdentity(executablePath: path, buildID: buildID, contentHash: nil) }
+        let hash = (try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)).map { data in
+            data.withUnsafeBytes { String(StableHash.fnv1a(bytes: $0), radix: 16) }
+        }
+        return BuildIdentity(executablePath: path, buildID: nil, contentHash: hash.map { String(repeating: "0", count: 16 - $0.count) + $0 })
     }
 
     /// `debug` or `release`: how this binary was built.

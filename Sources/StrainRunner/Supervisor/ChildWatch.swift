@@ -81,7 +81,7 @@ struct ChildWatch {
             if !reaped {
                 if now >= deadline && !watched.timedOut {
                     watched.timedOut = true
-                    if ChildProtocol.decode(watched.result.bytes, final: false).isEmpty {
+                    if !ChildProtocol.decode(watched.result.bytes, final: false).saysHowItEnded {
                         // Too wedged to report: see where its threads are before stopping it.
                         watched.deadlineHeartbeat = heartbeat?.read()
                         watched.deadlineAt = now

@@ -38,6 +38,16 @@ package struct OutcomeClassifier: Sendable {
 
     package func classify(_ watched: Watched, timeoutSeconds: Double, stallSeconds: Double) -> Classified {
         let messages = ChildProtocol.decode(watched.result.bytes)
+        var classified = classify(watched, messages: messages, timeoutSeconds: timeoutSeconds, stallSeconds: stallSeconds)
+        // What `prepare` recorded survives a trial that crashed or hung after it; a
+        // report's own values, recorded later, win.
+        if let prepared = messages.preparedMetrics {
+            classified.metrics.custom.merge(prepared.custom) { reported, _ in reported }
+        }
+        return classified
+    }
+
+    private func classify(_ watched: Watched, messages: ChildMessages, timeoutSeconds: Double, stallSeconds: Double) -> Classified {
         if let limit = watched.overThreadLimit {
             return Classified(outcome: TrialOutcome(kind: .crashed, signal: SIGKILL,
                 message: "the child started more than its limit of \(limit) threads (\(watched.peakThreads) sampled) and was killed with its process group"))
