@@ -253,7 +253,7 @@ enum FixturePackage {
             let help = try StrainBinary.run([subcommand, "--help"], timeout: 60)
             #expect(help.status == 0, "strain \(subcommand) --help: \(help.stderr)")
             // Words after `--` are the program's own (`strain exec -- PROGRAM --port 8080`).
-            for option in command.dropFirst().prefix { $0 != "--" } where option.hasPrefix("--") || option.hasPrefix("[--") {
+            for option in command.dropFirst().prefix(while: { $0 != "--" }) where option.hasPrefix("--") || option.hasPrefix("[--") {
                 let name = option.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).split(separator: "=").first.map(String.init) ?? option
                 #expect(help.stdout.contains(name), "strain \(command.joined(separator: " ")): \(name) is not an option of \(subcommand)")
             }
