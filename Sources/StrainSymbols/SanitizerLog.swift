@@ -7,7 +7,9 @@ import StrainRecords
 ///
 /// The sanitizers are asked not to symbolize (`symbolize=0`: their frames read
 /// `(module+0xoffset)`, the offset being the ELF virtual address) and to print the
-/// process's module map (`print_module_map=1`), which gives each module's path.
+/// process's module map after every report (`print_module_map=2`), which gives each
+/// module's path. (Printed at exit only, `print_module_map=1`, it was missing from trials
+/// that end with `_exit`, and their frames stayed `strain+0x…`.)
 package struct SanitizerLog: Sendable {
     /// The files' name in the folder: the sanitizer adds `.PID`.
     package static let fileName = "sanitizer"
@@ -39,7 +41,7 @@ package struct SanitizerLog: Sendable {
     /// Strain's (the sanitizers read them in order and the last setting wins, so
     /// the report goes where Strain reads it while every other choice stays the user's).
     package static func options(existing: String?, folder: String, extra: String = "") -> String {
-        let ours = "log_path=\((folder as NSString).appendingPathComponent(fileName)) symbolize=0 print_module_map=1" + extra
+        let ours = "log_path=\((folder as NSString).appendingPathComponent(fileName)) symbolize=0 print_module_map=2" + extra
         guard let existing, !existing.trimmingCharacters(in: .whitespaces).isEmpty else { return ours }
         return existing + " " + ours
     }
@@ -164,6 +166,18 @@ package struct SanitizerLog: Sendable {
         return modules.first { $0.key.hasPrefix(module + ".") }?.value ?? module
     }
 
+    /// Paths by file name of the files this process maps (its executable and libraries).
+    package static func ownModules() -> [String: String] {
+        guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return [:] }
+        var modules: [String: String] = [:]
+        for line in maps.split(separator: "\n") {
+            guard let slash = line.firstIndex(of: "/") else { continue }
+            let path = String(line[slash...])
+            modules[(path as NSString).lastPathComponent] = modules[(path as NSString).lastPathComponent] ?? path
+        }
+        return modules
+    }
+
     /// The reports in `folder`'s sanitizer files, each frame named, distinct ones once with a count.
     package static func reports(in folder: String, symbolizer: Symbolizer) -> [SanitizerReport] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
@@ -172,12 +186,15 @@ package struct SanitizerLog: Sendable {
     }
 
     /// The reports in these sanitizer files (a missing one has none), each frame named, distinct ones once with a count.
-    package static func reports(inFiles paths: [String], symbolizer: Symbolizer) -> [SanitizerReport] {
+    /// `fallbackModules`: paths by file name for modules a log's own map does not name
+    /// (a trial runs the runner's own binary and libraries: the runner's map serves).
+    package static func reports(inFiles paths: [String], symbolizer: Symbolizer, fallbackModules: [String: String] = [:]) -> [SanitizerReport] {
         var reports: [SanitizerReport] = []
         var seen: [String: Int] = [:]
         for path in paths {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { continue }
-            let (raws, modules) = parse(text)
+            let (raws, logged) = parse(text)
+            let modules = logged.merging(fallbackModules) { own, _ in own }
             for raw in raws {
                 let report = symbolized(raw, modules: modules, symbolizer: symbolizer)
                 if let index = seen[report.identity] {

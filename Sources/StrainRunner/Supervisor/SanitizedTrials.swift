@@ -17,6 +17,9 @@ package struct SanitizedTrials: Sendable {
     /// Whether this process (and so every trial it spawns of the same binary) runs under ThreadSanitizer.
     package static let threadSanitizer: Bool = dlsym(nil, "__tsan_init") != nil
 
+    /// The runner's own modules: a trial runs the same binary and libraries.
+    static let runnerModules = SanitizerLog.ownModules()
+
     /// Why the trial server is not used, for run.json's execution record.
     package static let serverNote = "this strain is built with ThreadSanitizer, which does not follow the trial server's copies (a raw clone): every trial was spawned"
 
@@ -48,7 +51,7 @@ package struct SanitizedTrials: Sendable {
     package func reports(pid: Int32, symbolizer: Symbolizer) -> [SanitizerReport] {
         let path = (folder as NSString).appendingPathComponent("\(SanitizerLog.fileName).\(pid)")
         defer { unlink(path) }
-        return SanitizerLog.reports(inFiles: [path], symbolizer: symbolizer)
+        return SanitizerLog.reports(inFiles: [path], symbolizer: symbolizer, fallbackModules: Self.runnerModules)
     }
 
     /// The outcome with the reports taken into account: a trial whose work ended (it
