@@ -24,7 +24,7 @@ struct CountedMetricGateTests {
 
     @Test func oneMoreAllocationPerNodeRegressesFromOneRepetitionAndNamesTheCallSiteThatGrew() throws {
         let key = Fake.key()
-        let old = [Self.trial(key, repetition: 1, allocations: 1_020, sites: [("Order.init(from:)", 40, 1_000), ("main", 7, 20)])]
+        let old = (1...2).map { Self.trial(key, repetition: $0, allocations: 1_020, sites: [("Order.init(from:)", 40, 1_000), ("main", 7, 20)]) }
         let new = [Self.trial(key, repetition: 1, allocations: 2_020, sites: [("Order.init(from:)", 40, 1_000), ("Order.init(from:)", 42, 1_000), ("main", 7, 20)])]
         let report = try Self.gate(old, new)
         let allocations = try #require(report.rows[0].metrics.first { $0.metric == "allocations" })
@@ -63,6 +63,15 @@ struct CountedMetricGateTests {
         let worse = try Self.gate(old, (1...2).map { Self.trial(key, repetition: $0, allocations: 9_296) })
         #expect(worse.rows[0].metrics.first { $0.metric == "allocations" }?.verdict == .regressed)
         #expect(worse.exitCode == 1)
+    }
+
+    @Test func aSingleBaselineRepetitionCannotShowTheCountRepeatsSoItIsInconclusive() throws {
+        let key = Fake.key()
+        let report = try Self.gate([Self.trial(key, repetition: 1, allocations: 8_384)], [Self.trial(key, repetition: 1, allocations: 9_296)])
+        let allocations = try #require(report.rows[0].metrics.first { $0.metric == "allocations" })
+        #expect(allocations.verdict == .inconclusive, "\(allocations)")
+        #expect(allocations.reason.contains("at least 2 baseline repetitions"), "\(allocations.reason)")
+        #expect(report.exitCode == 0)
     }
 
     @Test func aBaselineWhoseCountsVaryBeyondTheToleranceIsInconclusiveNotAPass() throws {
