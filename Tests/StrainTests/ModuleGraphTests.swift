@@ -191,7 +191,7 @@ struct ModuleGraph {
         return sizes
     }
 
-    /// The module an `import` line names (`@testable`, access levels and import kinds allowed), or nil.
+    /// The module an `import` line names (`@testable`, access levels and kinds of import allowed), or nil.
     static func importedModule(_ line: Substring) -> String? {
         var words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })[...]
         while let first = words.first, first.hasPrefix("@") || ["public", "package", "internal", "private", "fileprivate"].contains(first) {
