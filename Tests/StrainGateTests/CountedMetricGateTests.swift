@@ -65,6 +65,22 @@ struct CountedMetricGateTests {
         #expect(worse.exitCode == 1)
     }
 
+    @Test func countsOfWorkThatRanOnSeveralWorkersAtOnceAreShownNotJudged() throws {
+        // The example's order-cache (4 workers filling a shared cache) counted 267.7 KiB in
+        // both baseline repetitions and 297.7 KiB in both candidate ones of a harmless change.
+        let key = Fake.key()
+        func concurrent(_ repetition: Int, _ allocations: Int) -> TrialRecord {
+            var trial = Self.trial(key, repetition: repetition, allocations: allocations)
+            trial.metrics.fairness = Fairness(operationsPerWorker: [5_000, 4_000, 0, 0])
+            return trial
+        }
+        let report = try Self.gate([concurrent(1, 8_384), concurrent(2, 8_384)], [concurrent(1, 9_296), concurrent(2, 9_296)])
+        let allocations = try #require(report.rows[0].metrics.first { $0.metric == "allocations" })
+        #expect(allocations.verdict == .inconclusive, "\(allocations)")
+        #expect(allocations.reason.contains("ran on 2 workers at once"), "\(allocations.reason)")
+        #expect(report.exitCode == 0)
+    }
+
     @Test func aSingleBaselineRepetitionCannotShowTheCountRepeatsSoItIsInconclusive() throws {
         let key = Fake.key()
         let report = try Self.gate([Self.trial(key, repetition: 1, allocations: 8_384)], [Self.trial(key, repetition: 1, allocations: 9_296)])
