@@ -8,11 +8,7 @@ package enum ConfinementText {
 
     /// The first trial of each scenario, parameters and strategy that caught violations.
     static func distinct(_ run: RunRecord) -> [TrialRecord] {
-        var seen = Set<String>()
-        return run.trials.filter { trial in
-            guard trial.confinementViolations?.isEmpty == false else { return false }
-            return seen.insert("\(trial.key.configuration) \(trial.strategy)").inserted
-        }
+        run.firstTrials(byProfile: false) { $0.confinementViolations?.isEmpty == false }
     }
 
     /// `logTitle(of:) ← closure #1 in … ← …`.
@@ -66,5 +62,17 @@ extension HTMLReport {
             page.raw("</ul></li>")
         }
         page.raw("</ul>\n</section>\n")
+    }
+}
+
+extension RunRecord {
+    /// The first trial of each configuration and strategy (and profile, with
+    /// `byProfile`) for which `has` holds: one entry per place in an evidence section.
+    func firstTrials(byProfile: Bool, where has: (TrialRecord) -> Bool) -> [TrialRecord] {
+        var seen = Set<String>()
+        return trials.filter { trial in
+            guard has(trial) else { return false }
+            return seen.insert("\(trial.key.configuration) \(trial.strategy)" + (byProfile ? " \(trial.profile.rawValue)" : "")).inserted
+        }
     }
 }

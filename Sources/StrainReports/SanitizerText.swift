@@ -10,11 +10,7 @@ public enum SanitizerText {
 
     /// The first trial of each scenario, parameters and strategy with sanitizer reports.
     static func distinct(_ run: RunRecord) -> [TrialRecord] {
-        var seen = Set<String>()
-        return run.trials.filter { trial in
-            guard trial.sanitizerReports?.isEmpty == false else { return false }
-            return seen.insert("\(trial.key.configuration) \(trial.strategy) \(trial.profile.rawValue)").inserted
-        }
+        run.firstTrials(byProfile: true) { $0.sanitizerReports?.isEmpty == false }
     }
 
     /// `work (race.c:5) ← strain_thread_trampoline (strain_preload.c:199) ← …`.
