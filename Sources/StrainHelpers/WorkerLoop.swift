@@ -85,7 +85,8 @@ public struct WorkerResult: Sendable {
 }
 
 /// A worker's loop, the same whatever the operation: it takes chunks of the
-/// budget until none are left, beats the heartbeat after each chunk, and times
+/// budget until none are left, beats the heartbeat after each chunk (and, under
+/// ThreadSanitizer, starts a new epoch: ``RaceDetector/newEpoch()``), and times
 /// one operation in `sampleEvery` (with a clock read that does not allocate)
 /// into the worker's own `LatencyRecorder` (StrainKit).
 ///
@@ -135,6 +136,7 @@ public struct WorkerLoop: Sendable {
                 result.operations += 1
             }
             heartbeat.beat()
+            RaceDetector.newEpoch()
         }
         result.ended = MonotonicClock.nanoseconds
         if sink == 42 { heartbeat.beat() }
@@ -165,6 +167,7 @@ public struct WorkerLoop: Sendable {
                 result.operations += 1
             }
             heartbeat.beat()
+            RaceDetector.newEpoch()
         }
         result.ended = MonotonicClock.nanoseconds
         if sink == 42 { heartbeat.beat() }
