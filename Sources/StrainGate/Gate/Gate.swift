@@ -354,7 +354,8 @@ package enum Gate {
             metric: descriptor.name, unit: descriptor.unit, noise: descriptor.noise, polarity: descriptor.polarity,
             baselineMedian: old, candidateMedian: new, changePercent: old != 0 ? (new / old - 1) * 100 : nil,
             baselineCount: before.count, candidateCount: after.count, delta: delta, floor: floor,
-            thresholdSource: threshold.1, verdict: .unchanged, reason: ""
+            thresholdSource: threshold.1, verdict: .unchanged, reason: "",
+            baselineSamples: before, candidateSamples: after
         )
         let spread = before.max()! - before.min()!
         let worse = lower ? new - old : old - new
@@ -439,7 +440,7 @@ package enum Gate {
             ratioLow: interval?.lowerBound, ratioHigh: interval?.upperBound,
             baselineCount: before.count, candidateCount: after.count,
             delta: threshold.0.delta ?? 0.1, floor: threshold.0.floor ?? 0, thresholdSource: threshold.1,
-            verdict: .unchanged, reason: ""
+            verdict: .unchanged, reason: "", baselineSamples: before, candidateSamples: after
         )
     }
 

@@ -38,9 +38,22 @@ extension GateReport {
             // The floor says something only to rows that are below it.
             let advice = reasons["too few repetitions"] != nil ? "; a timing row can fail only with ≥ \(requiredRepetitions) repetitions per side here" : ""
             lines.append("  \(inconclusive) row\(inconclusive == 1 ? "" : "s") inconclusive (\(why))\(advice)")
+            // Named, the first few: which rows to give more repetitions.
+            let named = rows.filter { $0.verdict == .inconclusive }
+            for row in named.prefix(Self.inconclusiveShown) {
+                let metrics = row.metrics.filter { $0.verdict == .inconclusive }
+                lines.append("    \(row.key): " + metrics.map { "\($0.metric) (\(Self.reasonKind($0.reason)))" }.joined(separator: ", "))
+            }
+            if named.count > Self.inconclusiveShown {
+                lines.append("    and \(named.count - Self.inconclusiveShown) more: gate.md and gate.html name each")
+            }
         }
+        if let runFiles, !runFiles.isEmpty { lines.append("  each side's run: \(runFiles.joined(separator: ", ")) (strain report renders either)") }
         return lines.joined(separator: "\n")
     }
+
+    /// Inconclusive rows the terminal names; the rest are counted.
+    static let inconclusiveShown = 8
 
     /// An inconclusive metric's reason without its numbers, for counting.
     static func reasonKind(_ reason: String) -> String {
@@ -51,11 +64,11 @@ extension GateReport {
         return reason
     }
 
-    /// ` [n 10/10, ratio 1.31 (1.25–1.38), q 0.0004, δ 10% from suite]`.
+    /// ` [n 10/10, Hodges–Lehmann ratio 1.31 (1.25–1.38), q 0.0004, δ 10% from suite]`.
     static func statistics(_ metric: MetricComparison) -> String {
         var parts = ["n \(metric.baselineCount)/\(metric.candidateCount)"]
         if let ratio = metric.ratio {
-            var text = String(format: "ratio %.3f", ratio)
+            var text = String(format: "Hodges–Lehmann ratio %.3f", ratio)
             if let low = metric.ratioLow, let high = metric.ratioHigh { text += String(format: " (95%% %.3f–%.3f)", low, high) }
             parts.append(text)
         }
