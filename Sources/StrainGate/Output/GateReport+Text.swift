@@ -41,8 +41,13 @@ extension GateReport {
             // Named, the first few: which rows to give more repetitions.
             let named = rows.filter { $0.verdict == .inconclusive }
             for row in named.prefix(Self.inconclusiveShown) {
-                let metrics = row.metrics.filter { $0.verdict == .inconclusive }
-                lines.append("    \(row.key): " + metrics.map { "\($0.metric) (\(Self.reasonKind($0.reason)))" }.joined(separator: ", "))
+                // Metrics grouped by why: `wall, cpu (too few repetitions)`.
+                var byReason: [(reason: String, metrics: [String])] = []
+                for metric in row.metrics where metric.verdict == .inconclusive {
+                    let reason = Self.reasonKind(metric.reason)
+                    if let at = byReason.firstIndex(where: { $0.reason == reason }) { byReason[at].metrics.append(metric.metric) } else { byReason.append((reason, [metric.metric])) }
+                }
+                lines.append("    \(row.key): " + byReason.map { "\($0.metrics.joined(separator: ", ")) (\($0.reason))" }.joined(separator: "; "))
             }
             if named.count > Self.inconclusiveShown {
                 lines.append("    and \(named.count - Self.inconclusiveShown) more: gate.md and gate.html name each")
@@ -60,6 +65,7 @@ extension GateReport {
         if reason.hasPrefix("too few repetitions") { return "too few repetitions" }
         if reason.hasPrefix("the machines differ") { return "machines differ" }
         if reason.hasPrefix("a cross-run timing") { return "cross-run timings not calibrated" }
+        if reason.hasPrefix("counted, but not judged: the work ran on") { return "counted, not judged: the work ran on several workers at once" }
         if reason.hasPrefix("estimated worse") { return "estimated slower beyond δ but not beyond the noise: more repetitions would decide" }
         return reason
     }
