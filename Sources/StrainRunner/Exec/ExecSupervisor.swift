@@ -15,13 +15,18 @@ package struct ExecRequest: Sendable {
     /// Seconds without CPU progress after which a stuck pool is dumped, once (nil: no watchdog).
     package var stallSeconds: Double?
     package var profile: Profile
+    /// Whether the probe follows the program's execs and children (a wrapper's `exec`,
+    /// a shim, a script's commands), so each of them is probed too; off, only the
+    /// program's first image is.
+    package var follow: Bool
 
-    package init(program: String, arguments: [String], folder: String, stallSeconds: Double? = nil, profile: Profile = .linux) {
+    package init(program: String, arguments: [String], folder: String, stallSeconds: Double? = nil, profile: Profile = .linux, follow: Bool = true) {
         self.program = program
         self.arguments = arguments
         self.folder = folder
         self.stallSeconds = stallSeconds
         self.profile = profile
+        self.follow = follow
     }
 
     /// The probe's folder inside the run folder.
@@ -85,6 +90,7 @@ package struct ExecSupervisor: Sendable {
         environment[ProbeEnvironment.library] = probeLibrary
         environment[ProbeEnvironment.folder] = request.probeFolder
         environment[ProbeEnvironment.parent] = String(getpid())
+        if request.follow { environment[ProbeEnvironment.follow] = "1" }
         if let bytes = request.profile.threadStackBytes { environment[ProbeEnvironment.threadStack] = String(bytes) }
         if let bytes = request.profile.mainStackBytes { environment[ProbeEnvironment.mainStack] = String(bytes) }
         // A program built with ThreadSanitizer or AddressSanitizer writes its reports where
@@ -207,7 +213,9 @@ package struct ExecSupervisor: Sendable {
             switch termination {
             case .exited(0): outcome = .completed
             case .exited(let code): outcome = TrialOutcome(kind: .threw, message: "the program exited with status \(code)")
-            case .signaled(let signal): outcome = TrialOutcome(kind: .crashed, signal: signal, message: "the program was killed by \(SignalName.of(signal)) (sent to it: no fault of its own was recorded)")
+            case .signaled(let signal):
+                outcome = TrialOutcome(kind: .crashed, signal: signal,
+                                       message: Self.killedWithoutRecord(signal, image: probe.programImage(pid: program.pid), follow: request.follow))
             }
         }
         let sanitizerReports = SanitizerLog.reports(in: request.probeFolder, symbolizer: traceBuilder.symbolizer)
@@ -339,6 +347,31 @@ package struct ExecSupervisor: Sendable {
         metrics.allocations = allocations
         metrics.allocatedBytes = bytes
         metrics.frees = frees
+    }
+
+    /// Signals the kernel sends a process for its own fault (or abort).
+    static let faultSignals: Set<Int32> = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS]
+
+    /// Why a program killed by `signal` left no fault record: a probed image records its
+    /// own faults, so the signal was sent to it; an image without the probe records
+    /// nothing, and a fault there is all Strain can say.
+    static func killedWithoutRecord(_ signal: Int32, image: ProbeFolder.ProgramImage, follow: Bool) -> String {
+        let name = SignalName.of(signal)
+        let why: String
+        switch image {
+        case .probed:
+            return "the program was killed by \(name) (sent to it: no fault of its own was recorded)"
+        case .neverProbed:
+            why = "the program as started had no probe: a static binary, or one that does not load LD_PRELOAD"
+        case .executedWithoutProbe(let path):
+            why = follow
+                ? "the program executed \(path), which ran without the probe: a static binary, or one that does not load LD_PRELOAD"
+                : "the program executed \(path), which --no-follow left without the probe"
+        }
+        if faultSignals.contains(signal) {
+            return "the program was killed by \(name): a fault in a process Strain did not probe (\(why)), so no trace was taken"
+        }
+        return "the program was killed by \(name) in a process Strain did not probe (\(why))"
     }
 
     /// `exited with status 3`, `was killed by SIGKILL`.
