@@ -121,7 +121,7 @@ package struct ExecSupervisor: Sendable {
         var dumps: [ExecDump] = []
         var readDumps = Set<String>()
         var watch = request.stallSeconds.map { StallWatch(pid: program.pid, thresholdSeconds: $0) }
-        var stall: (verdict: ExecStallVerdict, report: StallReport)?
+        var stall: (verdict: ExecStallVerdict, report: StallReport, cycle: WaitCycle?)?
         var peakThreads = 0
         var peakRSS = 0
         var peakWorkers = 0
@@ -234,6 +234,7 @@ package struct ExecSupervisor: Sendable {
         let verdicts = CapVerdict.verdicts(strategy: .gcdGlobal(.default), needed: peakWorkers > Self.smallestGCDCap ? peakWorkers : nil)
         trial.capVerdicts = verdicts.isEmpty ? nil : verdicts
         trial.dump = stall.flatMap { verdict in dumps.last { $0.stall != nil }?.dump } ?? dumps.last?.dump
+        if let cycle = stall?.cycle, trial.dump != nil { trial.dump?.waitCycle = cycle }
         trial.stall = stall?.report
         trial.sanitizerReports = sanitizerReports.isEmpty ? nil : sanitizerReports
         trial.lastWords = fault?.lastWords
@@ -270,7 +271,7 @@ package struct ExecSupervisor: Sendable {
     /// Asks the suspected program for a dump and judges its pools from the stacks;
     /// nil (and the watch restarted) when they are not stuck.
     private func judgeStall(_ suspicion: StallWatch.Suspicion, watch: inout StallWatch, probe: ProbeFolder, pid: Int32,
-                            collect: (ExecStallVerdict?) -> ExecDump?) -> (verdict: ExecStallVerdict, report: StallReport)? {
+                            collect: (ExecStallVerdict?) -> ExecDump?) -> (verdict: ExecStallVerdict, report: StallReport, cycle: WaitCycle?)? {
         let before = Set(probe.dumpFiles(pid: pid))
         _ = strain_sigqueue(pid, SIGSYS, STRAIN_DUMP_REQUEST_VALUE)
         let deadline = strain_monotonic_ns() &+ 3_000_000_000
@@ -281,14 +282,33 @@ package struct ExecSupervisor: Sendable {
             usleep(10_000)
         }
         let raw = fresh.last.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }.flatMap(ProbeFolder.parseDump)
-        if let raw, let verdict = StallWatch.judge(dumpBuilder.dump(from: raw), suspicion: suspicion) {
+        let dump = raw.map { dumpBuilder.dump(from: $0) }
+        if let dump, let verdict = StallWatch.judge(dump, suspicion: suspicion) {
             _ = collect(verdict)
-            return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds))
+            return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds), nil)
+        }
+        // No pool: threads of any program blocked on locks, judged from /proc and the locks themselves.
+        if let (verdict, cycle) = LockWaits.judge(threads: suspicion.threads, silentSeconds: suspicion.silentSeconds,
+                                                  readWord: LockWaits.reader(pid: pid), place: { tid in dump.flatMap { Self.place(of: tid, in: $0) } }) {
+            _ = collect(verdict)
+            return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds), cycle)
         }
         // Not stuck: this dump was the watchdog's question only; no one asked to see it.
         for file in fresh { unlink(file) }
         watch.restart(now: strain_monotonic_ns(), threads: suspicion.threads)
         return nil
+    }
+
+    /// Where thread `tid` waits in `dump`: its innermost frame outside libc and the probe
+    /// (the caller of `pthread_mutex_lock`), by name and line.
+    static func place(of tid: Int, in dump: ThreadDump) -> String? {
+        guard let group = dump.groups.first(where: { $0.threads.contains { $0.tid == tid } }) else { return nil }
+        let frame = group.frames.first { frame in
+            guard frame.symbol != nil else { return false }
+            let module = frame.moduleName ?? ""
+            return !module.hasPrefix("libc.so") && !module.hasPrefix("libpthread") && !module.hasPrefix("libStrainProbe")
+        }
+        return frame?.displayName
     }
 
     /// The shared sanitizer runtimes (`libtsan.so.2`, `libasan.so.8`) `program` names as
