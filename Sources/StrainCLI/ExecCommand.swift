@@ -136,6 +136,7 @@ struct ExecCommand: ParsableCommand {
         } else if let dump = trial.dump {
             lines += dump.groups.prefix(8).map { "  " + DumpText.group($0) }
         }
+        if let tree = ProcessFaultText.tree(trial) { lines += tree.enumerated().map { $0.offset == 0 ? "strain: " + $0.element : $0.element } }
         for fault in trial.processFaults ?? [] {
             lines.append("strain: another process of the program faulted: \(ProcessFaultText.headline(fault))")
             if let words = fault.lastWords { lines.append("reason: \(words)") }

@@ -1,0 +1,187 @@
+import Foundation
+import StrainKit
+import StrainRunner
+import Testing
+
+/// `strain exec` follows the program's execs and children: a wrapper's `exec`, a
+/// version manager's shim, a script's commands are probed like the program, and a
+/// fault in any of them is recorded, symbolized, under its own process. Before, the
+/// probe was gone at the first exec and a real fault in the final program read
+/// "killed by SIGSEGV (sent to it: no fault of its own was recorded)".
+@Suite(.serialized, .timeLimit(.minutes(10))) struct ExecTreeTests {
+    /// Writes an executable script into a fresh folder.
+    static func script(_ name: String, _ text: String) throws -> String {
+        let folder = ExecTests.folder()
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let path = (folder as NSString).appendingPathComponent(name)
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o755)
+        return path
+    }
+
+    @Test(arguments: ["/bin/sh", "/bin/bash"])
+    func aWrapperThatExecsACrashingProgramGetsTheRealFaultWithItsTrace(shell: String) throws {
+        let faults = try TestPrograms.c().faults
+        // A wrapper as they are written: it computes something with a command, then execs.
+        let wrapper = try Self.script("wrapper", "#!\(shell)\nname=$(basename \"$1\")\nexport WRAPPED=\"$name\"\nexec \"$@\"\n")
+        let (result, run) = try ExecTests.exec(wrapper, [faults, "thread-overflow"], out: ExecTests.folder())
+        #expect(result.termination == .signaled(SIGSEGV), "\(result.stderr)")
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .stackOverflow, "\(trial.outcome): \(trial.outcome.message ?? "")")
+        let trace = try #require(trial.trace, "the fault of the program the wrapper executed")
+        #expect((trace.firstFrames + trace.lastFrames).contains { $0.symbol == "recurse" }, "\(trace.firstFrames.prefix(3).map { $0.displayName })")
+        #expect((trace.firstFrames + trace.lastFrames).contains { $0.symbol == "overflow_thread" })
+        #expect(!result.stderr.contains("sent to it"), "\(result.stderr)")
+    }
+
+    @Test func withoutFollowingAFaultAfterTheExecIsAFaultInAProcessStrainDidNotProbe() throws {
+        let faults = try TestPrograms.c().faults
+        let (result, run) = try ExecTests.exec("/bin/sh", ["-c", "exec \"$0\" thread-overflow", faults], out: ExecTests.folder(), options: ["--no-follow"])
+        #expect(result.termination == .signaled(SIGSEGV), "\(result.stderr)")
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .crashed)
+        #expect(trial.trace == nil)
+        let message = trial.outcome.message ?? ""
+        #expect(message.contains("a fault in a process Strain did not probe"), "\(message)")
+        #expect(message.contains(faults), "names the image that ran without the probe: \(message)")
+        #expect(!message.contains("sent to it"), "\(message)")
+    }
+
+    /// A script that starts commands every way a shell and its tools do: a pipeline, a
+    /// command substitution, `sh -c`, `env`, a background job, xargs, awk's system(),
+    /// Python's subprocess. Each command is probed (the probe follows), and none of it shows.
+    static let commands = """
+        printf 'c\\nb\\na\\n' | sort
+        echo "words: $(echo one two three | wc -w)"
+        /bin/sh -c 'echo "from sh: $0"' zero
+        echo "probe variables: $(env | grep -c '^STRAIN_PROBE_' || true)"
+        echo "preload: ${LD_PRELOAD:-none}"
+        env GREETING=hello /bin/sh -c 'echo "env: $GREETING ${LD_PRELOAD:-none}"'
+        for i in 1 2 3; do /bin/echo "n $i"; done | tr a-z A-Z
+        sleep 0.05 & wait $!; echo "background: $?"
+        printf 'x y\\n' | xargs -n1 echo item
+        awk 'BEGIN { system("echo from awk: ${LD_PRELOAD:-none}") }'
+        if command -v python3 >/dev/null; then
+            python3 -c 'import os, subprocess; print(subprocess.run(["sh", "-c", "echo py: ${LD_PRELOAD:-none}"], capture_output=True, text=True).stdout.strip()); print(os.popen("echo popen").read().strip())'
+        fi
+        exit 4
+        """
+
+    @Test func aScriptThatStartsSeveralCommandsGivesTheOutputAndStatusItGivesAlone() throws {
+        let alone = try ProgramRun.run("/bin/bash", ["-c", Self.commands])
+        let (probed, run) = try ExecTests.exec("/bin/bash", ["-c", Self.commands], out: ExecTests.folder())
+        #expect(alone.termination == .exited(4))
+        #expect(probed.termination == .exited(4), "\(probed.stderr)")
+        #expect(probed.stdout == alone.stdout, "under strain exec:\n\(probed.stdout)\nalone:\n\(alone.stdout)")
+        #expect(probed.stdout.contains("a\nb\nc\nwords: 3\nfrom sh: zero\nprobe variables: 0\npreload: none\nenv: hello none\nN 1\nN 2\nN 3\nbackground: 0\nitem x\nitem y\nfrom awk: none\n"),
+                "\(probed.stdout)")
+        #expect(probed.stderr.split(separator: "\n").allSatisfy { $0.hasPrefix("strain: ") }, "only strain's own lines: \(probed.stderr)")
+        #expect(run?.trials.first?.processFaults == nil)
+    }
+
+    @Test func eachCommandOfAScriptThatFaultsIsRecordedUnderItsOwnProcess() throws {
+        let faults = try TestPrograms.c().faults
+        let script = "\"$0\" thread-overflow; echo \"first: $?\"; \"$0\" double-free; echo \"second: $?\""
+        let (result, run) = try ExecTests.exec("/bin/bash", ["-c", script, faults], out: ExecTests.folder())
+        #expect(result.termination == .exited(0), "\(result.stderr)")
+        #expect(result.stdout == "first: 139\nsecond: 134\n", "\(result.stdout)")
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .completed, "the script's own outcome stays its own")
+        let processes = trial.processFaults ?? []
+        #expect(processes.count == 2, "\(processes.map(\.pid))")
+        let overflow = try #require(processes.first { $0.outcome.kind == .stackOverflow })
+        #expect(overflow.commandLine == [faults, "thread-overflow"])
+        #expect((overflow.trace.firstFrames + overflow.trace.lastFrames).contains { $0.symbol == "recurse" })
+        let abort = try #require(processes.first { $0.outcome.signal == SIGABRT })
+        #expect(abort.commandLine == [faults, "double-free"])
+        #expect(abort.lastWords?.contains("double free") == true, "\(abort.lastWords ?? "none")")
+        #expect(Set(processes.compactMap(\.parentPid)).count == 1, "both children of the script")
+        #expect(result.stderr.contains("process tree"), "the reports show the tree when more than one process faulted: \(result.stderr)")
+    }
+
+    /// A pyenv-like shim: `python3` is a bash script that finds the real python3 past
+    /// its own folder and execs it (through env and bash: `python3` → `env` → `bash` →
+    /// `exec python3`). The program overflows in a C extension on a 512 KiB thread.
+    @Test func aPythonProgramStartedThroughAShimHasItsOverflowRecorded() throws {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        guard path.split(separator: ":").contains(where: { FileManager.default.isExecutableFile(atPath: "\($0)/python3") }) else {
+            Issue.record("no python3 on PATH: install it (Debian: python3; .ci/setup does) to check strain exec through a shim")
+            return
+        }
+        let shim = try Self.script("python3", """
+            #!/usr/bin/env bash
+            # A pyenv-like shim: the real python3 is the next one on PATH after this folder.
+            shims="$(cd "$(dirname "$0")" && pwd)"
+            PATH="$(echo "$PATH" | tr ':' '\\n' | grep -vx "$shims" | paste -sd: -)" exec python3 "$@"
+            """)
+        let program = try Self.script("deep.py", """
+            import json, sys, threading
+            sys.setrecursionlimit(1_000_000)
+            threading.stack_size(512 * 1024)
+            nested = []
+            for _ in range(100_000):
+                nested = [nested]
+            print("nested", flush=True)
+            worker = threading.Thread(target=lambda: json.dumps(nested))
+            worker.start()
+            worker.join()
+            print("unreachable")
+            """)
+        let (result, run) = try ExecTests.exec(shim, [program], out: ExecTests.folder(), timeout: 120)
+        #expect(result.termination == .signaled(SIGSEGV), "\(result.stderr.suffix(1000))")
+        #expect(result.stdout == "nested\n")
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .stackOverflow, "\(trial.outcome): \(trial.outcome.message ?? "")")
+        let trace = try #require(trial.trace)
+        #expect(trace.stackSizeBytes == 512 * 1024, "the worker's stack: \(trace.stackSizeBytes.map(String.init) ?? "?")")
+        #expect((trace.firstFrames + trace.lastFrames).contains { $0.symbol?.contains("encoder_listencode") == true }, "\(trace.firstFrames.prefix(4).map { $0.displayName })")
+    }
+}
+
+/// `strain exec --stall` on programs with no GCD or Swift concurrency pool: threads
+/// blocked on locks with no timeout. Before, `--stall` named nothing outside the pools.
+@Suite(.serialized, .timeLimit(.minutes(10))) struct ExecLockStallTests {
+    private static let built: Result<String, TestPrograms.BuildError> = Result { () throws(TestPrograms.BuildError) -> String in
+        let output = TestPrograms.folder + "/locks"
+        try TestPrograms.compile([TestPrograms.compiler, "-O0", "-g", "-o", output, TestPrograms.sources + "/locks.c", "-lpthread"])
+        return output
+    }
+
+    @Test func twoThreadsTakingTwoMutexesInOppositeOrderAreDeadlockedWithBothNamed() throws {
+        let program = try Self.built.get()
+        let out = ExecTests.folder()
+        let running = try ProgramRun.start(StrainBinary.path, ["exec", "--out", out, "--stall", "500ms", "--", program, "deadlock"])
+        defer { running.stop() }
+        let ready = try #require(running.readLine(timeout: 20))
+        let pid = try #require(Int32(ready.split(separator: " ").last ?? ""))
+        let first = (out as NSString).appendingPathComponent("dump-1.txt")
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: first) && Date() < deadline { usleep(50_000) }
+        #expect(FileManager.default.fileExists(atPath: first), "the watchdog dumped the deadlocked program")
+        kill(pid, SIGKILL)
+        let result = try running.wait(timeout: 20)
+        #expect(result.termination == .signaled(SIGKILL))
+        let trial = try #require(try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json")).trials.first)
+        #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome): \(trial.outcome.message ?? "")")
+        let message = trial.outcome.message ?? ""
+        #expect(message.contains("take_first_then_second") && message.contains("take_second_then_first"), "both threads, where they wait: \(message)")
+        let cycle = try #require(trial.dump?.waitCycle, "the cycle is in the dump")
+        #expect(cycle.links.count == 2)
+        let waitedFor = Set(cycle.links.map(\.waitsFor))
+        let held = Set(cycle.links.compactMap(\.holding))
+        #expect(waitedFor.count == 2 && waitedFor == held, "each waits for the mutex the other holds: \(cycle.description)")
+        #expect(Set(cycle.links.map(\.tid)).count == 2)
+        #expect(waitedFor.allSatisfy { message.contains($0) }, "both mutexes named: \(message)")
+    }
+
+    @Test(arguments: ["held", "timed"])
+    func aLockHeldWhileSleepingOrAWaitWithATimeoutIsNotDeadlocked(mode: String) throws {
+        let program = try Self.built.get()
+        let (result, run) = try ExecTests.exec(program, [mode], out: ExecTests.folder(), options: ["--stall", "300ms"])
+        #expect(result.termination == .exited(0), "\(result.stderr)")
+        #expect(result.stdout.hasSuffix("done\n"))
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .completed, "\(trial.outcome): \(trial.outcome.message ?? "")")
+        #expect(!result.stderr.contains("deadlocked"), "\(result.stderr)")
+    }
+}
