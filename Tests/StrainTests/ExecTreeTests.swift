@@ -1,7 +1,8 @@
 import Foundation
 import StrainKit
-import StrainRunner
 import Testing
+@testable import StrainRunner
+import StrainWire
 
 /// `strain exec` follows the program's execs and children: a wrapper's `exec`, a
 /// version manager's shim, a script's commands are probed like the program, and a
@@ -183,5 +184,44 @@ import Testing
         let trial = try #require(run?.trials.first)
         #expect(trial.outcome.kind == .completed, "\(trial.outcome): \(trial.outcome.message ?? "")")
         #expect(!result.stderr.contains("deadlocked"), "\(result.stderr)")
+    }
+}
+
+/// The matching of lock waits to holders, on threads described as /proc shows them.
+@Suite struct LockWaitsTests {
+    /// A thread blocked in `pthread_mutex_lock` on the mutex at `mutex`.
+    static func waiting(_ tid: Int, on mutex: UInt64, timed: Bool = false) -> ThreadState {
+        ThreadState(tid: tid, name: "t\(tid)", state: "S", syscall: ThreadState.futexCall, arguments: [mutex, 128, 2, timed ? 0x7fff_0000 : 0, 0, 0])
+    }
+
+    static func sleeping(_ tid: Int) -> ThreadState {
+        ThreadState(tid: tid, name: "t\(tid)", state: "S", syscall: 230, arguments: [0, 0, 0x7fff_0000, 0, 0, 0])
+    }
+
+    /// Owners as a mutex's `__owner` field holds them, at the mutex's address + 8.
+    static func owners(_ held: [UInt64: Int]) -> (UInt64) -> UInt32? {
+        { address in held[address &- 8].map { UInt32($0) } }
+    }
+
+    @Test func threeThreadsEachWaitingForTheNextOnesMutexAreACycleInOrder() throws {
+        let threads = [Self.waiting(10, on: 0x100), Self.waiting(11, on: 0x200), Self.waiting(12, on: 0x300), Self.sleeping(13)]
+        let locks = LockWaits(threads: threads, readWord: Self.owners([0x100: 11, 0x200: 12, 0x300: 10]))
+        let cycle = try #require(locks.cycle())
+        #expect(cycle.map(\.tid) == [10, 11, 12])
+        let judged = try #require(LockWaits.judge(threads: threads, silentSeconds: 1, readWord: Self.owners([0x100: 11, 0x200: 12, 0x300: 10]), place: { _ in nil }))
+        #expect(judged.verdict.kind == .deadlocked)
+        #expect(judged.cycle?.links.map(\.holding) == ["mutex 0x300", "mutex 0x100", "mutex 0x200"])
+    }
+
+    @Test func aChainToASleepingHolderATimedWaitAndAnUnknownHolderAreNoDeadlock() {
+        // 10 waits for 11's mutex, 11 for 12's, and 12 sleeps: it will let go.
+        let chain = [Self.waiting(10, on: 0x100), Self.waiting(11, on: 0x200), Self.sleeping(12)]
+        #expect(LockWaits.judge(threads: chain, silentSeconds: 1, readWord: Self.owners([0x100: 11, 0x200: 12]), place: { _ in nil }) == nil)
+        // Each would wait for the other, but one wait has a timeout.
+        let timed = [Self.waiting(10, on: 0x100), Self.waiting(11, on: 0x200, timed: true), Self.sleeping(12)]
+        #expect(LockWaits.judge(threads: timed, silentSeconds: 1, readWord: Self.owners([0x100: 11, 0x200: 10]), place: { _ in nil }) == nil)
+        // An owner field that names no thread of the program (a condition variable's word, say) is no holder.
+        let foreign = [Self.waiting(10, on: 0x100), Self.waiting(11, on: 0x200), Self.sleeping(12)]
+        #expect(LockWaits(threads: foreign, readWord: Self.owners([0x100: 99, 0x200: 10])).cycle() == nil)
     }
 }

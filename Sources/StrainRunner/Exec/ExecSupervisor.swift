@@ -283,13 +283,16 @@ package struct ExecSupervisor: Sendable {
         }
         let raw = fresh.last.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }.flatMap(ProbeFolder.parseDump)
         let dump = raw.map { dumpBuilder.dump(from: $0) }
+        let place = { (tid: Int) in dump.flatMap { Self.place(of: tid, in: $0) } }
         if let dump, let verdict = StallWatch.judge(dump, suspicion: suspicion) {
             _ = collect(verdict)
-            return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds), nil)
+            // A pool's stuck threads may wait on mutexes too: the cycle, when the holders close one.
+            let cycle = LockWaits(threads: suspicion.threads, readWord: LockWaits.reader(pid: pid)).waitCycle(threads: suspicion.threads, place: place)
+            return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds), cycle)
         }
         // No pool: threads of any program blocked on locks, judged from /proc and the locks themselves.
         if let (verdict, cycle) = LockWaits.judge(threads: suspicion.threads, silentSeconds: suspicion.silentSeconds,
-                                                  readWord: LockWaits.reader(pid: pid), place: { tid in dump.flatMap { Self.place(of: tid, in: $0) } }) {
+                                                  readWord: LockWaits.reader(pid: pid), place: place) {
             _ = collect(verdict)
             return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds), cycle)
         }

@@ -69,6 +69,27 @@ struct LockWaits {
         return nil
     }
 
+    /// `thread 12 (worker) in take_b at locks.c:20:5 (locks)`.
+    static func name(_ tid: Int, threads: [ThreadState], place: (Int) -> String?) -> String {
+        let name = threads.first { $0.tid == tid }?.name
+        return "thread \(tid)" + (name.map { " (\($0))" } ?? "") + (place(tid).map { " in \($0)" } ?? "")
+    }
+
+    /// The cycle as a dump records it: each thread, the mutex it holds (the one the
+    /// thread before it waits for) and the mutex it waits for; nil without a cycle.
+    func waitCycle(threads: [ThreadState], place: (Int) -> String?) -> WaitCycle? {
+        guard let cycle = cycle() else { return nil }
+        func mutex(_ address: UInt64) -> String { "mutex 0x\(String(address, radix: 16))" }
+        var clauses: [String] = []
+        var links: [WaitLink] = []
+        for (index, wait) in cycle.enumerated() {
+            let held = cycle[(index + cycle.count - 1) % cycle.count].address
+            clauses.append("\(Self.name(wait.tid, threads: threads, place: place)) holds \(mutex(held)) and waits for \(mutex(wait.address))")
+            links.append(WaitLink(tid: wait.tid, holding: mutex(held), waitsFor: mutex(wait.address)))
+        }
+        return WaitCycle(description: clauses.joined(separator: "; "), links: links)
+    }
+
     /// A 4-byte word of process `pid`'s memory (`/proc/PID/mem`, which strain may read
     /// as the program's parent), or nil.
     static func reader(pid: Int32) -> (UInt64) -> UInt32? {
@@ -91,22 +112,10 @@ struct LockWaits {
                       place: (Int) -> String?) -> (verdict: ExecStallVerdict, cycle: WaitCycle?)? {
         let locks = LockWaits(threads: threads, readWord: readWord)
         let quiet = String(format: "%.2fs", silentSeconds)
-        func thread(_ tid: Int) -> String {
-            let name = threads.first { $0.tid == tid }?.name
-            return "thread \(tid)" + (name.map { " (\($0))" } ?? "") + (place(tid).map { " in \($0)" } ?? "")
-        }
-        func mutex(_ address: UInt64) -> String { "mutex 0x\(String(address, radix: 16))" }
-        if let cycle = locks.cycle() {
-            var clauses: [String] = []
-            var links: [WaitLink] = []
-            for (index, wait) in cycle.enumerated() {
-                let held = cycle[(index + cycle.count - 1) % cycle.count].address
-                clauses.append("\(thread(wait.tid)) holds \(mutex(held)) and waits for \(mutex(wait.address))")
-                links.append(WaitLink(tid: wait.tid, holding: mutex(held), waitsFor: mutex(wait.address)))
-            }
-            let description = clauses.joined(separator: "; ")
-            let message = "no CPU time for \(quiet); \(cycle.count) threads wait on each other's mutexes with no timeout: " + description
-            return (ExecStallVerdict(kind: .deadlocked, message: message), WaitCycle(description: description, links: links))
+        func thread(_ tid: Int) -> String { Self.name(tid, threads: threads, place: place) }
+        if let cycle = locks.waitCycle(threads: threads, place: place) {
+            let message = "no CPU time for \(quiet); \(cycle.links.count) threads wait on each other's mutexes with no timeout: " + cycle.description
+            return (ExecStallVerdict(kind: .deadlocked, message: message), cycle)
         }
         if !threads.isEmpty, locks.waits.count == threads.count {
             let message = "no CPU time for \(quiet); every thread (\(threads.count)) waits on a lock or condition with no timeout, so none is left to wake another"
