@@ -139,6 +139,39 @@ import StrainWire
     }
 }
 
+/// A probe whose variables reach a process outside strain exec's tree (here, one the
+/// test starts with the program's own variables, the program's pid as the tree's root)
+/// finds strain is not its ancestor and stays inert: it records nothing and kills nothing.
+@Suite(.serialized, .timeLimit(.minutes(10))) struct ExecOutsideTreeTests {
+    @Test func aProcessOutsideTheTreeWithTheProbesVariablesRunsAsAlone() throws {
+        let faults = try TestPrograms.c().faults
+        let out = ExecTests.folder()
+        let running = try ProgramRun.start(StrainBinary.path, ["exec", "--out", out, "--", faults, "hang"])
+        defer { running.stop() }
+        let ready = try #require(running.readLine(timeout: 20))
+        let pid = try #require(Int32(ready.split(separator: " ").last ?? ""))
+        let environ = try #require(FileManager.default.contents(atPath: "/proc/\(pid)/environ"))
+        var variables: [String: String] = [:]
+        for entry in environ.split(separator: 0).map({ String(decoding: $0, as: UTF8.self) }) {
+            guard let equals = entry.firstIndex(of: "=") else { continue }
+            let name = String(entry[..<equals])
+            if name == "LD_PRELOAD" || name.hasPrefix("STRAIN_PROBE_") { variables[name] = String(entry[entry.index(after: equals)...]) }
+        }
+        #expect(variables["STRAIN_PROBE_DIR"] != nil, "the program was started with the probe's variables: \(variables.keys.sorted())")
+        variables["STRAIN_PROBE_FOLLOW"] = "1"
+        variables["STRAIN_PROBE_ROOT"] = String(pid)
+        let probe = (out as NSString).appendingPathComponent("probe")
+        let before = Set((try? FileManager.default.contentsOfDirectory(atPath: probe)) ?? [])
+        let outside = try ProgramRun.run("/bin/sh", ["-c", "kill -SEGV $$; echo unreachable"], environment: variables, timeout: 30)
+        #expect(outside.termination == .signaled(SIGSEGV), "\(outside.stderr)")
+        let after = Set((try? FileManager.default.contentsOfDirectory(atPath: probe)) ?? [])
+        #expect(after == before, "nothing written for a process outside the tree: \(after.subtracting(before))")
+        let still = try ProgramRun.run("/bin/sh", ["-c", "exit 3"], environment: variables, timeout: 30)
+        #expect(still.termination == .exited(3), "\(still.stderr)")
+        #expect(kill(pid, 0) == 0, "the program runs on")
+    }
+}
+
 /// `strain exec --stall` on programs with no GCD or Swift concurrency pool: threads
 /// blocked on locks with no timeout. Before, `--stall` named nothing outside the pools.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct ExecLockStallTests {
