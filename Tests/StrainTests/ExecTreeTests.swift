@@ -33,6 +33,7 @@ import StrainWire
         #expect((trace.firstFrames + trace.lastFrames).contains { $0.symbol == "recurse" }, "\(trace.firstFrames.prefix(3).map { $0.displayName })")
         #expect((trace.firstFrames + trace.lastFrames).contains { $0.symbol == "overflow_thread" })
         #expect(!result.stderr.contains("sent to it"), "\(result.stderr)")
+        #expect(trial.outcome.message?.contains("the fault was in \(faults) thread-overflow, which the program executed") == true, "\(trial.outcome.message ?? "")")
     }
 
     @Test func withoutFollowingAFaultAfterTheExecIsAFaultInAProcessStrainDidNotProbe() throws {
@@ -134,6 +135,8 @@ import StrainWire
         let trial = try #require(run?.trials.first)
         #expect(trial.outcome.kind == .stackOverflow, "\(trial.outcome): \(trial.outcome.message ?? "")")
         let trace = try #require(trial.trace)
+        #expect(trial.outcome.message?.contains("which the program executed") == true && trial.outcome.message?.contains(program) == true,
+                "the python process is named: \(trial.outcome.message ?? "")")
         #expect(trace.stackSizeBytes == 512 * 1024, "the worker's stack: \(trace.stackSizeBytes.map(String.init) ?? "?")")
         #expect((trace.firstFrames + trace.lastFrames).contains { $0.symbol?.contains("encoder_listencode") == true }, "\(trace.firstFrames.prefix(4).map { $0.displayName })")
     }

@@ -202,8 +202,17 @@ package struct ExecSupervisor: Sendable {
             case .signaled(let signal) where signal == fault.signal: after = ""
             default: after = "; after the probe passed the signal on, the program \(Self.ended(termination))"
             }
+            // After a wrapper's or a shim's exec, the image that faulted is not the one strain started: name it.
+            var executed = ""
+            if let commandLine = fault.commandLine {
+                let shown = commandLine.last == "" ? Array(commandLine.dropLast()) : commandLine
+                // A long command line is cut short in the record: a prefix of the program's own is the program's.
+                if !([request.program] + request.arguments).joined(separator: "\0").hasPrefix(shown.joined(separator: "\0")) {
+                    executed = "; the fault was in \(Self.shellQuoted(shown)), which the program executed (same pid)"
+                }
+            }
             outcome = TrialOutcome(kind: fault.isOverflow ? .stackOverflow : .crashed, signal: fault.signal,
-                                   message: (fault.isComplete ? "" : "the fault record was cut short") + after)
+                                   message: (fault.isComplete ? "" : "the fault record was cut short") + executed + after)
             if outcome.message?.isEmpty == true { outcome.message = nil }
             if outcome.message?.hasPrefix("; ") == true { outcome.message = String(outcome.message!.dropFirst(2)) }
             metrics.stackSizeBytes = built.stackSizeBytes
