@@ -209,6 +209,7 @@ import StrainWire
         #expect(waitedFor.count == 2 && waitedFor == held, "each waits for the mutex the other holds: \(cycle.description)")
         #expect(Set(cycle.links.map(\.tid)).count == 2)
         #expect(waitedFor.allSatisfy { message.contains($0) }, "both mutexes named: \(message)")
+        #expect(message.contains("mutex first_lock (0x") && message.contains("mutex second_lock (0x"), "by their names in the program: \(message)")
     }
 
     @Test(arguments: ["held", "timed"])

@@ -293,15 +293,17 @@ package struct ExecSupervisor: Sendable {
         let raw = fresh.last.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }.flatMap(ProbeFolder.parseDump)
         let dump = raw.map { dumpBuilder.dump(from: $0) }
         let place = { (tid: Int) in dump.flatMap { Self.place(of: tid, in: $0) } }
+        let maps = (try? String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)) ?? ""
+        let object = { (address: UInt64) in traceBuilder.symbolizer.dataObject(at: address, maps: maps) }
         if let dump, let verdict = StallWatch.judge(dump, suspicion: suspicion) {
             _ = collect(verdict)
             // A pool's stuck threads may wait on mutexes too: the cycle, when the holders close one.
-            let cycle = LockWaits(threads: suspicion.threads, readWord: LockWaits.reader(pid: pid)).waitCycle(threads: suspicion.threads, place: place)
+            let cycle = LockWaits(threads: suspicion.threads, readWord: LockWaits.reader(pid: pid)).waitCycle(threads: suspicion.threads, place: place, object: object)
             return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds), cycle)
         }
         // No pool: threads of any program blocked on locks, judged from /proc and the locks themselves.
         if let (verdict, cycle) = LockWaits.judge(threads: suspicion.threads, silentSeconds: suspicion.silentSeconds,
-                                                  readWord: LockWaits.reader(pid: pid), place: place) {
+                                                  readWord: LockWaits.reader(pid: pid), place: place, object: object) {
             _ = collect(verdict)
             return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds), cycle)
         }

@@ -77,9 +77,13 @@ struct LockWaits {
 
     /// The cycle as a dump records it: each thread, the mutex it holds (the one the
     /// thread before it waits for) and the mutex it waits for; nil without a cycle.
-    func waitCycle(threads: [ThreadState], place: (Int) -> String?) -> WaitCycle? {
+    /// `object` names the global or static at an address (`first_lock`), when a symbol table says.
+    func waitCycle(threads: [ThreadState], place: (Int) -> String?, object: (UInt64) -> String? = { _ in nil }) -> WaitCycle? {
         guard let cycle = cycle() else { return nil }
-        func mutex(_ address: UInt64) -> String { "mutex 0x\(String(address, radix: 16))" }
+        func mutex(_ address: UInt64) -> String {
+            let hex = "0x" + String(address, radix: 16)
+            return object(address).map { "mutex \($0) (\(hex))" } ?? "mutex \(hex)"
+        }
         var clauses: [String] = []
         var links: [WaitLink] = []
         for (index, wait) in cycle.enumerated() {
@@ -109,11 +113,11 @@ struct LockWaits {
     /// the program is left to wake one); nil otherwise. `place` names where a thread
     /// waits (its innermost frame outside libc), when a dump said.
     static func judge(threads: [ThreadState], silentSeconds: Double, readWord: (UInt64) -> UInt32?,
-                      place: (Int) -> String?) -> (verdict: ExecStallVerdict, cycle: WaitCycle?)? {
+                      place: (Int) -> String?, object: (UInt64) -> String? = { _ in nil }) -> (verdict: ExecStallVerdict, cycle: WaitCycle?)? {
         let locks = LockWaits(threads: threads, readWord: readWord)
         let quiet = String(format: "%.2fs", silentSeconds)
         func thread(_ tid: Int) -> String { Self.name(tid, threads: threads, place: place) }
-        if let cycle = locks.waitCycle(threads: threads, place: place) {
+        if let cycle = locks.waitCycle(threads: threads, place: place, object: object) {
             let message = "no CPU time for \(quiet); \(cycle.links.count) threads wait on each other's mutexes with no timeout: " + cycle.description
             return (ExecStallVerdict(kind: .deadlocked, message: message), cycle)
         }
