@@ -2,6 +2,7 @@ import Foundation
 import StrainKit
 import Testing
 @testable import StrainRunner
+import StrainReports
 import StrainWire
 
 /// `strain exec` follows the program's execs and children: a wrapper's `exec`, a
@@ -260,5 +261,29 @@ import StrainWire
         // An owner field that names no thread of the program (a condition variable's word, say) is no holder.
         let foreign = [Self.waiting(10, on: 0x100), Self.waiting(11, on: 0x200), Self.sleeping(12)]
         #expect(LockWaits(threads: foreign, readWord: Self.owners([0x100: 99, 0x200: 10])).cycle() == nil)
+    }
+}
+
+/// The process tree the reports show when more than one process faulted.
+@Suite struct ProcessTreeTextTests {
+    @Test func aGrandchildIsShownUnderTheFaultedChildThatStartedItAndOneFaultShowsNoTree() throws {
+        let run = try ReportTests.fixture()
+        var trial = try #require(run.trials.first { $0.trace != nil })
+        let trace = try #require(trial.trace)
+        trial.trace = nil
+        func fault(_ pid: Int32, parent: Int32, _ command: String) -> ProcessFault {
+            ProcessFault(pid: pid, parentPid: parent, commandLine: [command], outcome: TrialOutcome(kind: .crashed, signal: SIGSEGV),
+                         lastWords: nil, trace: trace)
+        }
+        trial.processFaults = [fault(11, parent: 10, "child"), fault(12, parent: 11, "grandchild"), fault(13, parent: 10, "other")]
+        let tree = try #require(ProcessFaultText.tree(trial))
+        #expect(tree.count == 5, "\(tree.joined(separator: "\n"))")
+        #expect(tree[0] == "process tree (3 processes faulted):")
+        #expect(tree[1].hasPrefix("  the program"))
+        #expect(tree[2] == "  ├─ pid 11 (parent 10, child): crashed(SIGSEGV)", "\(tree[2])")
+        #expect(tree[3] == "  │  └─ pid 12 (parent 11, grandchild): crashed(SIGSEGV)", "\(tree[3])")
+        #expect(tree[4] == "  └─ pid 13 (parent 10, other): crashed(SIGSEGV)", "\(tree[4])")
+        trial.processFaults = [fault(11, parent: 10, "child")]
+        #expect(ProcessFaultText.tree(trial) == nil, "one process faulted: no tree")
     }
 }
