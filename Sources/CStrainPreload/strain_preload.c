@@ -293,7 +293,7 @@ static char **strain_follow_fill(char *const envp[], void *buffer) {
 
 // Calls `call` with the followed environment of `envp`, built on the stack when it
 // is small (a vfork child's mmap would stay mapped in its parent), else in a mapping.
-#define STRAIN_FOLLOW_STACK_BYTES (32 * 1024)
+#define STRAIN_FOLLOW_STACK_BYTES (8 * 1024)
 typedef int (*strain_environment_call)(void *context, char *const envp[]);
 static int strain_with_followed_environment(char *const envp[], strain_environment_call call, void *context) {
     size_t bytes = strain_follow_bytes(envp);
