@@ -213,6 +213,31 @@ import StrainWire
         #expect(message.contains("mutex first_lock (0x") && message.contains("mutex second_lock (0x"), "by their names in the program: \(message)")
     }
 
+    /// A wrapper that starts the program as its child (no exec) waits in wait4 while the
+    /// child deadlocks: the watch covers the program's whole tree and names the child.
+    @Test func aChildOfAWrapperDeadlockedOnTwoMutexesIsNamedWithItsProcess() throws {
+        let program = try Self.built.get()
+        let out = ExecTests.folder()
+        let running = try ProgramRun.start(StrainBinary.path, ["exec", "--out", out, "--stall", "500ms", "--", "/bin/bash", "-c", "\"$0\" deadlock; echo \"status $?\"", program])
+        defer { running.stop() }
+        let ready = try #require(running.readLine(timeout: 20))
+        let child = try #require(Int32(ready.split(separator: " ").last ?? ""))
+        defer { kill(child, SIGKILL) }
+        let first = (out as NSString).appendingPathComponent("dump-1.txt")
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: first) && Date() < deadline { usleep(50_000) }
+        #expect(FileManager.default.fileExists(atPath: first), "the watchdog judged the program's tree")
+        kill(child, SIGKILL)
+        let result = try running.wait(timeout: 20)
+        #expect(result.termination == .exited(0), "the wrapper goes on once its child is gone: \(result.stderr)")
+        #expect(result.stdout.hasSuffix("status 137\n"), "\(result.stdout)")
+        let trial = try #require(try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json")).trials.first)
+        #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome): \(trial.outcome.message ?? "")")
+        let message = trial.outcome.message ?? ""
+        #expect(message.contains("in process \(child) (a descendant of the program, \(program) deadlock)"), "\(message)")
+        #expect(message.contains("mutex first_lock") && message.contains("mutex second_lock"), "\(message)")
+    }
+
     @Test(arguments: ["held", "timed"])
     func aLockHeldWhileSleepingOrAWaitWithATimeoutIsNotDeadlocked(mode: String) throws {
         let program = try Self.built.get()

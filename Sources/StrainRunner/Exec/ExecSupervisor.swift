@@ -301,16 +301,32 @@ package struct ExecSupervisor: Sendable {
             let cycle = LockWaits(threads: suspicion.threads, readWord: LockWaits.reader(pid: pid)).waitCycle(threads: suspicion.threads, place: place, object: object)
             return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds), cycle)
         }
-        // No pool: threads of any program blocked on locks, judged from /proc and the locks themselves.
-        if let (verdict, cycle) = LockWaits.judge(threads: suspicion.threads, silentSeconds: suspicion.silentSeconds,
-                                                  readWord: LockWaits.reader(pid: pid), place: place, object: object) {
+        // No pool: threads of any program blocked on locks, judged from /proc and the locks themselves,
+        // process by process (the program's first: only it answers dumps, which say where a thread waits).
+        let processes = suspicion.processes.isEmpty ? [(pid: pid, threads: suspicion.threads)] : suspicion.processes
+        for process in processes {
+            let isProgram = process.pid == pid
+            let processMaps = isProgram ? maps : ((try? String(contentsOfFile: "/proc/\(process.pid)/maps", encoding: .utf8)) ?? "")
+            guard var (verdict, cycle) = LockWaits.judge(threads: process.threads, silentSeconds: suspicion.silentSeconds,
+                                                         readWord: LockWaits.reader(pid: process.pid), place: isProgram ? place : { _ in nil },
+                                                         object: { traceBuilder.symbolizer.dataObject(at: $0, maps: processMaps) }) else { continue }
+            if !isProgram {
+                let command = Self.commandLine(pid: process.pid).map { ", " + Self.shellQuoted($0) } ?? ""
+                verdict.message = "in process \(process.pid) (a descendant of the program\(command)): " + verdict.message
+            }
             _ = collect(verdict)
-            return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds), cycle)
+            return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds), isProgram ? cycle : nil)
         }
         // Not stuck: this dump was the watchdog's question only; no one asked to see it.
         for file in fresh { unlink(file) }
         watch.restart(now: strain_monotonic_ns(), threads: suspicion.threads)
         return nil
+    }
+
+    /// A live process's command line (`/proc/PID/cmdline`), or nil.
+    static func commandLine(pid: Int32) -> [String]? {
+        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"), !data.isEmpty else { return nil }
+        return data.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }.filter { !$0.isEmpty }
     }
 
     /// Where thread `tid` waits in `dump`: its innermost frame outside libc and the probe
