@@ -30,6 +30,9 @@ struct StallWatch {
     /// worker that made the first dump inconclusive times out and leaves.
     private var clearedAtTicks: Int?
     private var clearedThreads: [Int: String]?
+    /// The program's processes as last read, and when.
+    private var tree: [Int32] = []
+    private var treeReadAt: UInt64 = 0
     /// Doubles after each dump that found nothing stuck, so a quiet program is not dumped over and over.
     private var patienceSeconds: Double
 
@@ -56,7 +59,11 @@ struct StallWatch {
 
     /// One sample; a suspicion once no CPU time was used for the threshold and no thread runs.
     mutating func step(now: UInt64) -> Suspicion? {
-        let tree = Self.tree(of: pid)
+        // The tree is read once a second (a children file per thread), its CPU time every sample.
+        if treeReadAt == 0 || now &- treeReadAt >= 1_000_000_000 {
+            tree = Self.tree(of: pid)
+            treeReadAt = now
+        }
         // The whole tree: a wrapper that waits for its child (no exec) is quiet while the child works.
         let ticks = tree.reduce(0) { $0 + (Self.cpuTicks(pid: $1) ?? 0) }
         if ticks != lastCPUTicks || quietSince == 0 {
