@@ -238,6 +238,44 @@ import StrainWire
         #expect(message.contains("mutex first_lock") && message.contains("mutex second_lock"), "\(message)")
     }
 
+    /// The issue's Python program: two threads take two `threading.Lock`s in opposite
+    /// order. A Python lock names no holder, but every thread waits on a lock with no
+    /// timeout, so nothing inside the program is left to wake one.
+    @Test func aPythonProgramWhoseThreadsTakeTwoLocksInOppositeOrderIsDeadlocked() throws {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        guard path.split(separator: ":").contains(where: { FileManager.default.isExecutableFile(atPath: "\($0)/python3") }) else {
+            Issue.record("no python3 on PATH: install it (Debian: python3; .ci/setup does) to check --stall on a Python deadlock")
+            return
+        }
+        let program = try ExecTreeTests.script("locks.py", """
+            import os, threading
+            first, second, both = threading.Lock(), threading.Lock(), threading.Barrier(2)
+            def one():
+                with first:
+                    both.wait(); second.acquire()
+            def two():
+                with second:
+                    both.wait(); first.acquire()
+            print("ready", os.getpid(), flush=True)
+            threads = [threading.Thread(target=one), threading.Thread(target=two)]
+            for thread in threads: thread.start()
+            for thread in threads: thread.join()
+            """)
+        let out = ExecTests.folder()
+        let running = try ProgramRun.start(StrainBinary.path, ["exec", "--out", out, "--stall", "500ms", "--", "python3", program])
+        defer { running.stop() }
+        let ready = try #require(running.readLine(timeout: 30))
+        let pid = try #require(Int32(ready.split(separator: " ").last ?? ""))
+        let first = (out as NSString).appendingPathComponent("dump-1.txt")
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: first) && Date() < deadline { usleep(50_000) }
+        kill(pid, SIGKILL)
+        _ = try running.wait(timeout: 20)
+        let trial = try #require(try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json")).trials.first)
+        #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome): \(trial.outcome.message ?? "")")
+        #expect(trial.outcome.message?.contains("every thread (3) waits on a lock or condition with no timeout") == true, "\(trial.outcome.message ?? "")")
+    }
+
     @Test(arguments: ["held", "timed"])
     func aLockHeldWhileSleepingOrAWaitWithATimeoutIsNotDeadlocked(mode: String) throws {
         let program = try Self.built.get()
