@@ -50,6 +50,22 @@ import StrainWire
         #expect(!message.contains("sent to it"), "\(message)")
     }
 
+    /// A statically linked program ignores LD_PRELOAD: its fault is one Strain did not probe.
+    @Test func aStaticProgramsFaultIsAFaultInAProcessStrainDidNotProbe() throws {
+        let output = TestPrograms.folder + "/faults-static"
+        do {
+            try TestPrograms.compile([TestPrograms.compiler, "-static", "-O0", "-o", output, TestPrograms.sources + "/faults.c", "-lpthread"])
+        } catch {
+            Issue.record("cannot link a static C program here (\(error)); Debian's libc6-dev has libc.a")
+            return
+        }
+        let (result, run) = try ExecTests.exec(output, ["thread-overflow"], out: ExecTests.folder())
+        #expect(result.termination == .signaled(SIGSEGV), "\(result.stderr)")
+        let message = try #require(run?.trials.first?.outcome.message)
+        #expect(message.contains("a fault in a process Strain did not probe (the program as started had no probe"), "\(message)")
+        #expect(!message.contains("sent to it"), "\(message)")
+    }
+
     /// A script that starts commands every way a shell and its tools do: a pipeline, a
     /// command substitution, `sh -c`, `env`, a background job, xargs, awk's system(),
     /// Python's subprocess. Each command is probed (the probe follows), and none of it shows.
