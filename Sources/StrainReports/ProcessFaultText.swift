@@ -2,13 +2,8 @@ import Foundation
 import StrainRecords
 
 /// The faults of a program's other processes (a forked child under `strain exec`),
-/// each under its pid, parent and command line, for every format.
+/// each under its pid, parent and command line.
 package enum ProcessFaultText {
-    /// Trials with faults in other processes, in run order.
-    static func trials(_ run: RunRecord) -> [TrialRecord] {
-        run.trials.filter { !($0.processFaults ?? []).isEmpty }
-    }
-
     /// `pid 4242 (parent 4241, ./faults fork-child-fault): crashed(SIGSEGV)`.
     package static func headline(_ fault: ProcessFault) -> String {
         let parent = fault.parentPid.map { "parent \($0), " } ?? ""
@@ -22,45 +17,54 @@ package enum ProcessFaultText {
         if let point = TraceText.pointOfFailure(fault.trace) { lines.append("at: \(point.displayName)") }
         return lines
     }
+}
 
-    static func terminalLines(_ run: RunRecord, paint: (String, Int) -> String) -> [String] {
-        let trials = trials(run)
-        guard !trials.isEmpty else { return [] }
-        var lines = ["", paint("Faults in other processes", 1)]
-        for trial in trials {
-            for fault in trial.processFaults ?? [] {
-                lines.append("  \(trial.key): \(headline(fault))")
-                lines += details(fault).map { "    " + $0 }
-            }
-        }
-        return lines
+/// The faults of a program's other processes, each with its trial, headline,
+/// details and trace lines.
+package struct ProcessFaultSection: TextSection, PageSection {
+    package struct Entry: Sendable {
+        package var key: TrialKey
+        /// `pid 4242 (parent 4241, ./faults fork-child-fault): crashed(SIGSEGV)`.
+        package var headline: String
+        /// The trace's headline, the last words, the frame to point at.
+        package var details: [String]
+        package var traceLines: [String]
     }
 
-    static func markdown(_ run: RunRecord) -> String {
-        let trials = trials(run)
-        guard !trials.isEmpty else { return "" }
-        var out = "## Faults in other processes\n\n"
-        for trial in trials {
-            for fault in trial.processFaults ?? [] {
-                out += "<details><summary>\(MarkdownReport.escapeHTML(trial.key.description)): \(MarkdownReport.escapeHTML(headline(fault)))</summary>\n\n"
-                for line in details(fault) { out += "- \(MarkdownReport.escape(line))\n" }
-                out += "\n```\n" + TraceText.lines(fault.trace).map(MarkdownReport.code).joined(separator: "\n") + "\n```\n\n</details>\n\n"
+    package var entries: [Entry]
+
+    init(_ run: RunRecord) {
+        entries = run.trials.flatMap { trial in
+            (trial.processFaults ?? []).map { fault in
+                Entry(key: trial.key, headline: ProcessFaultText.headline(fault), details: ProcessFaultText.details(fault), traceLines: TraceText.lines(fault.trace))
             }
+        }
+    }
+
+    package func terminalLines(_ style: TerminalStyle) -> [String] {
+        guard !entries.isEmpty else { return [] }
+        return style.heading("Faults in other processes") + entries.flatMap { ["  \($0.key): \($0.headline)"] + $0.details.map { "    " + $0 } }
+    }
+
+    package func markdown() -> String {
+        guard !entries.isEmpty else { return "" }
+        var out = "## Faults in other processes\n\n"
+        for entry in entries {
+            out += "<details><summary>\(Markdown.escapeHTML(entry.key.description)): \(Markdown.escapeHTML(entry.headline))</summary>\n\n"
+            for line in entry.details { out += "- \(Markdown.escape(line))\n" }
+            out += "\n```\n" + entry.traceLines.map(Markdown.code).joined(separator: "\n") + "\n```\n\n</details>\n\n"
         }
         return out
     }
 
-    static func html(_ run: RunRecord, into page: inout HTMLReport.Page) {
-        let trials = trials(run)
-        guard !trials.isEmpty else { return }
+    package func html(into page: inout HTMLReport.Page) {
+        guard !entries.isEmpty else { return }
         let e = HTMLText.escape
         page.raw("<section id=\"process-faults\">\n<h2>Faults in other processes</h2>\n")
-        for trial in trials {
-            for fault in trial.processFaults ?? [] {
-                page.raw("<details class=\"trace\" open><summary>\(e(trial.key.description)): \(e(headline(fault)))</summary>\n")
-                for line in details(fault) { page.raw("<p>\(e(line))</p>\n") }
-                page.raw("<pre>\(e(TraceText.lines(fault.trace).joined(separator: "\n")))</pre></details>\n")
-            }
+        for entry in entries {
+            page.raw("<details class=\"trace\" open><summary>\(e(entry.key.description)): \(e(entry.headline))</summary>\n")
+            for line in entry.details { page.raw("<p>\(e(line))</p>\n") }
+            page.raw("<pre>\(e(entry.traceLines.joined(separator: "\n")))</pre></details>\n")
         }
         page.raw("</section>\n")
     }

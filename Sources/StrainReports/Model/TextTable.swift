@@ -1,0 +1,86 @@
+/// A table of text cells laid out once for the terminal and for Markdown: each
+/// column's width and alignment are decided here, not by each report. In the
+/// terminal a table wider than the window wraps its widest column (at a space
+/// where it can) until the rows fit, instead of letting the terminal wrap the
+/// whole line mid-word.
+package struct TextTable: Sendable {
+    package enum Alignment: Sendable {
+        case left, right
+    }
+
+    package var header: [String]
+    package var alignments: [Alignment]
+    package var rows: [[String]]
+
+    /// A table whose rows each have one cell per header column.
+    package init(header: [String], alignments: [Alignment], rows: [[String]]) {
+        precondition(alignments.count == header.count && rows.allSatisfy { $0.count == header.count }, "a cell per column")
+        self.header = header
+        self.alignments = alignments
+        self.rows = rows
+    }
+
+    /// The narrowest a wrapped column gets: narrower, and every word breaks.
+    static let minimumColumnWidth = 8
+    static let gap = "  "
+
+    /// The header's lines, then each row's lines (more than one when a cell
+    /// wraps), each after `indent`. Right-aligned columns are padded on the left;
+    /// a left-aligned last column is not padded. With `width`, the widest column
+    /// is narrowed until a line is at most `width` characters, as far as
+    /// ``minimumColumnWidth`` allows.
+    package func terminalLines(indent: String = "  ", width: Int? = nil) -> (header: [String], rows: [[String]]) {
+        var widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
+        if let width {
+            let budget = width - indent.count - Self.gap.count * max(0, header.count - 1)
+            while widths.reduce(0, +) > budget, let widest = widths.indices.max(by: { widths[$0] < widths[$1] }), widths[widest] > Self.minimumColumnWidth {
+                widths[widest] = max(Self.minimumColumnWidth, widths[widest] - (widths.reduce(0, +) - budget))
+            }
+        }
+        func lines(_ cells: [String]) -> [String] {
+            let wrapped = cells.enumerated().map { Self.wrap($0.element, width: widths[$0.offset]) }
+            let height = wrapped.map(\.count).max() ?? 1
+            return (0..<height).map { line in
+                let parts = wrapped.enumerated().map { column, pieces -> String in
+                    let cell = line < pieces.count ? pieces[line] : ""
+                    let pad = String(repeating: " ", count: max(0, widths[column] - cell.count))
+                    if column == cells.count - 1, alignments[column] == .left { return cell }
+                    return alignments[column] == .right ? pad + cell : cell + pad
+                }
+                var text = indent + parts.joined(separator: Self.gap)
+                while line > 0, text.hasSuffix(" ") { text.removeLast() }
+                return text
+            }
+        }
+        return (lines(header), rows.map(lines))
+    }
+
+    /// `text` in pieces of at most `width` characters, broken at the last space
+    /// that fits, else mid-word.
+    static func wrap(_ text: String, width: Int) -> [String] {
+        guard text.count > width, width > 0 else { return [text] }
+        var pieces: [String] = []
+        var rest = Substring(text)
+        while rest.count > width {
+            let head = rest.prefix(width + 1)
+            if let space = head.lastIndex(of: " "), space > rest.startIndex {
+                pieces.append(String(rest[..<space]))
+                rest = rest[rest.index(after: space)...]
+            } else {
+                pieces.append(String(rest.prefix(width)))
+                rest = rest.dropFirst(width)
+            }
+        }
+        if !rest.isEmpty { pieces.append(String(rest)) }
+        return pieces
+    }
+
+    /// A GitHub-flavoured table: the header, the alignment row, a line per row.
+    /// Cells are written as given: escape them first.
+    package func markdown() -> String {
+        var out = "| " + header.joined(separator: " | ") + " |\n"
+        out += "|" + alignments.map { $0 == .right ? " ---: |" : " --- |" }.joined() + "\n"
+        for row in rows { out += "| " + row.joined(separator: " | ") + " |\n" }
+        return out
+    }
+}

@@ -1,0 +1,184 @@
+import StrainRecords
+
+/// One trace per distinct fault (scenario, parameters, strategy, profile,
+/// signal), each with the anchor the page gives it and its reason.
+package struct TraceSection: TextSection, PageSection {
+    package struct Entry: Sendable {
+        package var trial: TrialRecord
+        package var trace: FaultTrace
+        /// `trace-3`: where the page shows it.
+        package var anchor: String
+        package var reason: String?
+    }
+
+    package var entries: [Entry]
+
+    init(_ run: RunRecord) {
+        struct Seen: Hashable {
+            var key: TrialKey
+            var signal: Int32
+        }
+        var seen = Set<Seen>()
+        let distinct = run.trials.filter { trial in
+            guard let trace = trial.trace else { return false }
+            return seen.insert(Seen(key: trial.key, signal: trace.signal)).inserted
+        }
+        entries = distinct.enumerated().map { index, trial in
+            Entry(trial: trial, trace: trial.trace!, anchor: "trace-\(index + 1)", reason: CrashReason.message(for: trial))
+        }
+    }
+
+    package func terminalLines(_ style: TerminalStyle) -> [String] {
+        guard !entries.isEmpty else { return [] }
+        var lines = style.heading("Traces")
+        for entry in entries {
+            let trace = entry.trace
+            lines.append("  \(entry.trial.key): \(TraceText.headline(trace))")
+            if let reason = entry.reason { lines.append("    reason: \(reason)") }
+            if let cycle = trace.cycle {
+                if let fault = trace.firstFrames.first { lines.append("    fault: #0  \(fault.displayName)") }
+                lines.append("    cycle: \(TraceText.cycle(cycle))")
+                let layout = TraceLayout(trace)
+                if let entry = layout.entry {
+                    lines.append("    entered from: #\(Format.count(Double(entry.index)))  \(entry.frame.displayName)")
+                    // When the entry is still the runtime's, the first frame with a source location after it is the caller's code.
+                    if entry.frame.location == nil, let user = layout.firstLocated(after: entry.index) {
+                        lines.append("    called from: #\(Format.count(Double(user.index)))  \(user.frame.displayName)")
+                    }
+                }
+            } else if let first = trace.firstFrames.first {
+                lines.append("    at: \(first.displayName)")
+                if let point = TraceText.pointOfFailure(trace), point != first, let index = trace.firstFrames.firstIndex(of: point) {
+                    lines.append("    in: #\(index)  \(point.displayName)")
+                }
+            }
+            if let note = trace.sourceLocations?.note { lines.append("    (\(note))") }
+        }
+        return lines
+    }
+
+    package func markdown() -> String {
+        guard !entries.isEmpty else { return "" }
+        var out = "## Traces\n\n"
+        let quoted = { (text: String) in text.replacingOccurrences(of: "`", with: "'") }
+        for entry in entries {
+            let trace = entry.trace
+            out += "<details><summary>\(Markdown.escapeHTML(entry.trial.key.description)): \(Markdown.escapeHTML(TraceText.headline(trace)))\(entry.reason.map { " — " + Markdown.escapeHTML($0) } ?? "")</summary>\n\n"
+            if let reason = entry.reason { out += "Reason: `\(quoted(reason))`\n\n" }
+            if let cycle = trace.cycle { out += "Cycle: `\(quoted(TraceText.cycle(cycle)))`\n\n" }
+            if let start = TraceLayout(trace).entry { out += "Entered from: `\(quoted(start.frame.displayName))`\n\n" }
+            out += "```\n" + TraceText.lines(trace).map(Markdown.code).joined(separator: "\n") + "\n```\n\n</details>\n\n"
+        }
+        return out
+    }
+
+    package func html(into page: inout HTMLReport.Page) {
+        guard !entries.isEmpty else { return }
+        let e = HTMLText.escape
+        page.raw("<section id=\"traces\">\n<h2>Traces</h2>\n")
+        // The first trace nobody expected is open; the rest are one click away.
+        let firstUnexpected = entries.first { !$0.trial.expected }?.anchor
+        for entry in entries {
+            let trace = entry.trace
+            page.raw("<details class=\"trace\" id=\"\(entry.anchor)\"\(entry.anchor == firstUnexpected ? " open" : "")><summary>\(e(entry.trial.key.description)): \(e(TraceText.headline(trace)))\(entry.reason.map { " — <span class=\"reason\">\(e($0))</span>" } ?? "")</summary>\n")
+            if let note = trace.sourceLocations?.note { page.raw("<p class=\"note\">\(e(note))</p>\n") }
+            page.raw("<ol class=\"frames\">")
+            for part in TraceLayout(trace).parts {
+                switch part {
+                case .frame(let index, let frame, let isEntry):
+                    HTMLReport.frameItem(frame, index: index, entry: isEntry, into: &page)
+                case .skipped(_, let count):
+                    page.raw("<li class=\"gap\">\(e(TraceText.skippedMarker(count)))</li>")
+                case .cycle(let cycle, let from, let count):
+                    page.raw("<li class=\"cycle\"><details><summary>\(e(TraceText.cycleMarker(cycle, from: from, count: count)))</summary><ol class=\"frames period\">")
+                    for frame in cycle.frames { HTMLReport.frameItem(frame, index: nil, into: &page) }
+                    page.raw("</ol></details></li>")
+                }
+            }
+            page.raw("</ol></details>\n")
+        }
+        page.raw("</section>\n")
+    }
+}
+
+/// One thread dump per distinct stall (scenario, parameters, strategy, profile,
+/// outcome), with the watchdog's summary.
+package struct StallSection: TextSection, PageSection {
+    package struct Entry: Sendable {
+        package var trial: TrialRecord
+        package var dump: ThreadDump
+        /// `stall-2`: where the page shows it.
+        package var anchor: String
+        package var headline: String
+    }
+
+    /// `12 stalls: last heartbeat to outcome recorded, median 412 ms …`.
+    package var summary: String?
+    package var entries: [Entry]
+
+    /// Thread groups the terminal lists per dump, and groups and frames the Markdown shows in its code block.
+    static let terminalGroups = 4
+    static let markdownGroups = 6
+    static let markdownFrames = 24
+
+    init(_ run: RunRecord) {
+        summary = DumpText.watchdogSummary(run)
+        entries = DumpText.distinctStalls(run).enumerated().map { index, trial in
+            Entry(trial: trial, dump: trial.dump!, anchor: "stall-\(index + 1)", headline: DumpText.headline(trial))
+        }
+    }
+
+    package func terminalLines(_ style: TerminalStyle) -> [String] {
+        guard !entries.isEmpty else { return [] }
+        var lines = style.heading("Stalls")
+        if let summary { lines.append("  \(summary)") }
+        for entry in entries {
+            let dump = entry.dump
+            lines.append("  \(entry.trial.key): \(entry.headline)")
+            if let cycle = dump.waitCycle { lines.append("    cycle: \(cycle.description)") }
+            for group in dump.groups.prefix(Self.terminalGroups) { lines.append("    \(DumpText.group(group))") }
+            if dump.groups.count > Self.terminalGroups { lines.append("    … \(dump.groups.count - Self.terminalGroups) more groups in run.json") }
+        }
+        return lines
+    }
+
+    package func markdown() -> String {
+        guard !entries.isEmpty else { return "" }
+        var out = "## Stalls\n\n"
+        if let summary { out += "\(Markdown.escape(summary)).\n\n" }
+        for entry in entries {
+            let dump = entry.dump
+            out += "<details><summary>\(Markdown.escapeHTML(entry.trial.key.description)): \(Markdown.escapeHTML(entry.headline))</summary>\n\n"
+            if let cycle = dump.waitCycle { out += "Wait cycle: \(Markdown.escape(cycle.description))\n\n" }
+            for group in dump.groups { out += "- \(Markdown.escape(DumpText.group(group)))\n" }
+            out += "\n```\n"
+            for group in dump.groups.prefix(Self.markdownGroups) {
+                out += Markdown.code(DumpText.group(group, names: 8)) + "\n" + DumpText.frames(group).prefix(Self.markdownFrames).map(Markdown.code).joined(separator: "\n") + "\n\n"
+            }
+            out += "```\n\n</details>\n\n"
+        }
+        return out
+    }
+
+    package func html(into page: inout HTMLReport.Page) {
+        guard !entries.isEmpty else { return }
+        let e = HTMLText.escape
+        page.raw("<section id=\"stalls\">\n<h2>Stalls</h2>\n")
+        if let summary { page.raw("<p>\(e(summary)).</p>\n") }
+        for entry in entries {
+            let dump = entry.dump
+            page.raw("<details class=\"dump\" id=\"\(entry.anchor)\" open><summary>\(e(entry.trial.key.description)): \(e(entry.headline))</summary>\n")
+            if let cycle = dump.waitCycle { page.raw("<p class=\"cycle\">Wait cycle: \(e(cycle.description))</p>\n") }
+            if let note = dump.sourceLocations?.note { page.raw("<p class=\"note\">\(e(note))</p>\n") }
+            for group in dump.groups {
+                page.raw("<details class=\"thread-group\"><summary>\(e(DumpText.group(group)))</summary>\n")
+                let threads = group.threads.map { "\($0.tid) \($0.name) (\($0.state)\($0.wait.map { ", " + $0 } ?? "")\($0.viaPtrace ? ", ptrace" : ""))" }
+                page.raw("<p class=\"threads\">\(e(threads.joined(separator: "; ")))</p><ol class=\"frames\">")
+                for (index, frame) in group.frames.enumerated() { HTMLReport.frameItem(frame, index: index, into: &page) }
+                page.raw("</ol></details>\n")
+            }
+            page.raw("</details>\n")
+        }
+        page.raw("</section>\n")
+    }
+}
