@@ -166,7 +166,10 @@ struct RunCommand: ParsableCommand {
     private func execute(_ plan: Plan, planRecord: PlanRecord, suiteName: String, suitePath: String, directory: OutputDirectory,
                          journal: Journal, catalog: ScenarioCatalog, jobs: Int, isolation: TrialIsolation) throws {
         let interactive = isatty(STDOUT_FILENO) == 1
-        let terminal = TerminalReport(color: interactive && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
+        // Tables fit the window at a terminal, or the width COLUMNS gives; a pipe without COLUMNS gets them whole.
+        let fitted = interactive || ProcessInfo.processInfo.environment["COLUMNS"] != nil
+        let terminal = TerminalReport(color: interactive && ProcessInfo.processInfo.environment["NO_COLOR"] == nil,
+                                      columns: fitted ? Self.terminalColumns() : nil)
         var controller = RunController(
             supervisor: TrialSupervisor(executable: currentExecutablePath(), isolation: isolation),
             customMetrics: catalog.declaredMetrics(of: plan.trials.map(\.scenario))

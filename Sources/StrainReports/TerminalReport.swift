@@ -14,7 +14,8 @@ package struct TerminalReport: Sendable {
         self.columns = columns
     }
 
-    var style: TerminalStyle { TerminalStyle(color: color, width: columns) }
+    /// A line as wide as the window wraps on some terminals: tables keep one column short, as the progress line does.
+    var style: TerminalStyle { TerminalStyle(color: color, width: columns.map { $0 - 1 }) }
 
     /// `[ 3/12] ok   cyclic-graph[…] thread(512KiB) ios #1  stackOverflow  12.3 ms`.
     package func trialLine(_ trial: TrialRecord, index: Int, total: Int) -> String {

@@ -112,8 +112,19 @@ package struct TerminalStyle: Sendable {
         color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
     }
 
-    /// A section's first lines: a blank line, then its heading in bold.
-    func heading(_ title: String) -> [String] { ["", paint(title, 1)] }
+    /// A section's first lines: a blank line, then its heading in bold (wrapped at spaces to the width).
+    func heading(_ title: String) -> [String] {
+        [""] + (width.map { TextTable.wrap(title, width: $0) } ?? [title]).map { paint($0, 1) }
+    }
+
+    /// A table row's lines in red with `note` after the last, or on a line of
+    /// its own when the window is too narrow for both.
+    func unexpected(_ rowLines: [String], note: String) -> [String] {
+        let last = rowLines.last ?? ""
+        let fits = width.map { last.count + 3 + note.count <= $0 } ?? true
+        let lines = fits ? rowLines.dropLast() + [last + "   " + note] : rowLines + ["    " + note]
+        return lines.map { paint($0, 31) }
+    }
 }
 
 /// Shorthands the views share.

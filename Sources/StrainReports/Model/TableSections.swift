@@ -56,7 +56,7 @@ package struct OutcomeSection: TextSection {
             var lines = style.heading(table.title) + laid.header
             for (row, rowLines) in zip(table.rows, laid.rows) {
                 guard !row.allExpected else { lines += rowLines; continue }
-                lines += rowLines.dropLast().map { style.paint($0, 31) } + [style.paint(rowLines.last! + "   (expected \(row.expected))", 31)]
+                lines += style.unexpected(rowLines, note: "(expected \(row.expected))")
                 if let reason = row.reason { lines.append(style.paint("    reason: \(reason)", 31)) }
             }
             return lines
@@ -106,7 +106,7 @@ package struct RankingSection: TextSection {
             for (row, rowLines) in zip(table.source.rows, laid.rows) {
                 guard !row.allExpected else { lines += rowLines; continue }
                 let expected = row.trials[0].expectedOutcomes.joined(separator: ", ")
-                lines += rowLines.dropLast().map { style.paint($0, 31) } + [style.paint(rowLines.last! + "   (expected \(expected))", 31)]
+                lines += style.unexpected(rowLines, note: "(expected \(expected))")
             }
             return lines
         }

@@ -20,21 +20,31 @@ package struct TextTable: Sendable {
         self.rows = rows
     }
 
-    /// The narrowest a wrapped column gets: narrower, and every word breaks.
-    static let minimumColumnWidth = 8
+    /// How narrow a column gets before words break: the longest word of its
+    /// cells, but at least `minimumFloor` and at most `maximumFloor`.
+    static let minimumFloor = 3
+    static let maximumFloor = 14
     static let gap = "  "
 
     /// The header's lines, then each row's lines (more than one when a cell
     /// wraps), each after `indent`. Right-aligned columns are padded on the left;
     /// a left-aligned last column is not padded. With `width`, the widest column
     /// is narrowed until a line is at most `width` characters, as far as
-    /// ``minimumColumnWidth`` allows.
+    /// ``minimumFloor`` allows, words breaking only when they must.
     package func terminalLines(indent: String = "  ", width: Int? = nil) -> (header: [String], rows: [[String]]) {
         var widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
         if let width {
             let budget = width - indent.count - Self.gap.count * max(0, header.count - 1)
-            while widths.reduce(0, +) > budget, let widest = widths.indices.max(by: { widths[$0] < widths[$1] }), widths[widest] > Self.minimumColumnWidth {
-                widths[widest] = max(Self.minimumColumnWidth, widths[widest] - (widths.reduce(0, +) - budget))
+            // Narrow the widest column a character at a time, so the cut is spread over the
+            // wide columns, down to each column's floor.
+            let floors = { (cells: [[String]]) in
+                header.indices.map { column in min(Self.maximumFloor, max(Self.minimumFloor, cells.flatMap { Self.words($0[column]).map(\.count) }.max() ?? 0)) }
+            }
+            // Header words whole if it can, values whole if it can, else as narrow as it gets.
+            for floor in [floors([header] + rows), floors(rows), Array(repeating: Self.minimumFloor, count: header.count)] {
+                while widths.reduce(0, +) > budget, let widest = widths.indices.filter({ widths[$0] > floor[$0] }).max(by: { widths[$0] < widths[$1] }) {
+                    widths[widest] -= 1
+                }
             }
         }
         func lines(_ cells: [String]) -> [String] {
@@ -55,9 +65,23 @@ package struct TextTable: Sendable {
         return (lines(header), rows.map(lines))
     }
 
+    /// The pieces of a cell that should not break: its words, a number kept with
+    /// its unit (`8.0 MiB`, `12.4 k allocs,`).
+    static func words(_ cell: String) -> [String] {
+        var words: [String] = []
+        for word in cell.split(separator: " ").map(String.init) {
+            if let last = words.last, last.first?.isNumber == true, !last.hasSuffix(","), word.first?.isNumber == false, word != "/" {
+                words[words.count - 1] += " " + word
+            } else {
+                words.append(word)
+            }
+        }
+        return words
+    }
+
     /// `text` in pieces of at most `width` characters, broken at the last space
     /// that fits, else mid-word.
-    static func wrap(_ text: String, width: Int) -> [String] {
+    package static func wrap(_ text: String, width: Int) -> [String] {
         guard text.count > width, width > 0 else { return [text] }
         var pieces: [String] = []
         var rest = Substring(text)
