@@ -4,18 +4,16 @@ import StrainRecords
 /// What a run prints: a line per finished trial, then a compact table per
 /// scenario, the verdicts, the traces' headlines and the paths written.
 package struct TerminalReport: Sendable {
-    /// Whether to use colour (a terminal, and NO_COLOR unset).
-    package var color: Bool
-    /// The window's width in columns: tables wrap their widest column to fit it; nil, no limit.
-    package var columns: Int?
+    /// Colour or not, and the width tables fit.
+    package var style: TerminalStyle
 
+    /// With `color` when writing to a terminal with NO_COLOR unset; `columns`, the
+    /// window's width, when tables should fit it (nil: whole lines). A line as wide
+    /// as the window wraps on some terminals, so tables keep one column short, as
+    /// the progress line does.
     package init(color: Bool, columns: Int? = nil) {
-        self.color = color
-        self.columns = columns
+        style = TerminalStyle(color: color, width: columns.map { $0 - 1 })
     }
-
-    /// A line as wide as the window wraps on some terminals: tables keep one column short, as the progress line does.
-    var style: TerminalStyle { TerminalStyle(color: color, width: columns.map { $0 - 1 }) }
 
     /// `[ 3/12] ok   cyclic-graph[…] thread(512KiB) ios #1  stackOverflow  12.3 ms`.
     package func trialLine(_ trial: TrialRecord, index: Int, total: Int) -> String {
