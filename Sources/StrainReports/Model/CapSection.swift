@@ -2,6 +2,7 @@ import StrainRecords
 
 /// Thread caps a pool hit, with the workers the work needed.
 package struct CapSection: TextSection {
+    /// Each capped configuration, with the workers it needed at most.
     package var caps: [(trial: TrialKey, verdict: CapVerdict)]
 
     init(_ run: RunRecord) { caps = DumpText.capVerdicts(run) }

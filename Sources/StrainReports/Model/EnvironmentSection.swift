@@ -3,8 +3,11 @@ import StrainRecords
 
 /// Where the run ran: the machine, the toolchain, the build, the runner's own memory, and the suite as run.
 package struct EnvironmentSection: TextSection, PageSection {
+    /// The machine, kernel, toolchain and build, as recorded.
     package var environment: EnvironmentRecord
+    /// The Strain that ran it.
     package var strainVersion: String
+    /// The runner's own peak RSS, formatted.
     package var runnerPeakRSS: String
     /// The suite as run, as pretty-printed JSON.
     package var suiteJSON: String?

@@ -8,15 +8,21 @@ import StrainRecords
 package struct EvidenceSection: TextSection, PageSection {
     /// A stack, ready to show: its title, the innermost frames on one line, and the frames one per line.
     package struct Stack: Sendable {
+        /// `Write of size 8 at 0x7208 by thread T3`, `access`.
         package var title: String
+        /// The innermost frames on one line, ` ← ` between them.
         package var line: String
+        /// The frames the page lists, innermost first.
         package var frames: [String]
     }
 
     /// One finding: a race, a memory error, a violation.
     package struct Finding: Sendable {
+        /// `ThreadSanitizer: data race at …`, or the violation's summary.
         package var headline: String
+        /// The stacks shown side by side.
         package var compared: [Stack]
+        /// The stacks that explain them (allocation, thread creation).
         package var context: [Stack]
     }
 
@@ -28,12 +34,15 @@ package struct EvidenceSection: TextSection, PageSection {
         package var message: String?
         /// The outcome, for a message-less line.
         package var outcome: String
+        /// What the place caught.
         package var findings: [Finding]
     }
 
     /// The page's anchor: `sanitizer`.
     package var id: String
+    /// `Sanitizer reports`.
     package var heading: String
+    /// One entry per place, in run order.
     package var entries: [Entry]
 
     /// Findings the terminal shows per place, and frames the page lists per stack.

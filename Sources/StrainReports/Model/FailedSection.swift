@@ -3,7 +3,9 @@ import StrainRecords
 /// What failed, first: a line per trial key with unexpected trials, its
 /// outcomes counted, with the reason and where it happened.
 package struct FailedSection: TextSection {
+    /// One failing key, with what every view says of it.
     package struct Entry: Sendable {
+        /// The key and its unexpected trials.
         package var key: FailedKeys.Key
         /// `timedOut ×9 of 10; expects completed`.
         package var line: String
@@ -17,6 +19,7 @@ package struct FailedSection: TextSection {
         package var point: (label: String, name: String)?
     }
 
+    /// The failing keys, in plan order.
     package var entries: [Entry]
 
     init(_ run: RunRecord) {

@@ -2,6 +2,7 @@ import StrainRecords
 
 /// Time and memory against a swept parameter, with the fitted exponents.
 package struct GrowthSection: TextSection {
+    /// One sweep per scenario and fixed parameters.
     package var sweeps: [GrowthSweep]
 
     package func terminalLines(_ style: TerminalStyle) -> [String] {

@@ -23,6 +23,7 @@ extension ListSection {
 
 /// The harness against its C reference loop, per sampling interval.
 package struct ReferenceSection: ListSection {
+    /// `sample-every=16: harness 16.7 ns/op, C loop 12.5 ns/op: 1.33× (median of 11)`.
     package var lines: [String]
     package var heading: String { "pthread_mutex lock/unlock, uncontended: the harness against a C loop" }
     package var items: [(bold: String?, text: String)] { lines.map { (nil, $0) } }
@@ -30,6 +31,7 @@ package struct ReferenceSection: ListSection {
 
 /// Which stack each configuration needs, from the strategies that overflowed and completed.
 package struct StackVerdictSection: ListSection {
+    /// One verdict per configuration that overflowed somewhere.
     package var verdicts: [StackVerdict]
     /// Per verdict, the first trial of its configuration that overflowed: what its trace link opens.
     package var overflows: [TrialRecord?]

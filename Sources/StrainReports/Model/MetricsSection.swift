@@ -2,6 +2,7 @@ import StrainRecords
 
 /// The metrics the scenarios declared for themselves, per group: medians per strategy.
 package struct MetricsSection: TextSection {
+    /// A table per group whose trials recorded declared metrics.
     package var tables: [DeclaredMetrics.Table]
 
     static func alignments(_ table: DeclaredMetrics.Table) -> [TextTable.Alignment] {

@@ -3,11 +3,13 @@ import StrainRecords
 /// A table per comparison group (scenario, parameters, profile): a row per
 /// strategy with its outcomes and medians, formatted once.
 package struct OutcomeSection: TextSection {
+    /// One strategy's trials in a group.
     package struct Row: Sendable {
         /// strategy, outcome, median wall, peak RSS, threads, stack used / size, depth, and allocations where counted.
         package var cells: [String]
         /// `12.1 ms – 14.0 ms` across repetitions, or `–`.
         package var spread: String
+        /// Whether every trial ended as the suite expects.
         package var allExpected: Bool
         /// `completed, crashed`: what the suite expects.
         package var expected: String
@@ -17,11 +19,15 @@ package struct OutcomeSection: TextSection {
         package var source: RunSummary.Row
     }
 
+    /// One comparison group.
     package struct Table: Sendable {
         /// `cyclic-graph (operation=archive, size=200) on ios`.
         package var title: String
+        /// The scenario the page files it under.
         package var scenario: String
+        /// The column names.
         package var header: [String]
+        /// A row per strategy, in run order.
         package var rows: [Row]
         /// The summary's group, for the page's charts.
         package var group: RunSummary.Group
@@ -30,6 +36,7 @@ package struct OutcomeSection: TextSection {
         var alignments: [TextTable.Alignment] { [.left, .left] + Array(repeating: .right, count: header.count - 2) }
     }
 
+    /// The groups, in run order.
     package var tables: [Table]
 
     init(_ groups: [RunSummary.Group]) {

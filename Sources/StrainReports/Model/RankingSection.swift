@@ -3,9 +3,13 @@ import StrainRecords
 /// The rankings the run's scenarios asked for ("which guard should I use"): a
 /// table per ranking and group of the other parameters, best first.
 package struct RankingSection: TextSection {
+    /// One ranking over one group of the other parameters.
     package struct Table: Sendable {
+        /// `contended-collection (workers=8) on linux: guards by throughput`.
         package var title: String
+        /// The scenario the page files it under.
         package var scenario: String
+        /// The column names.
         package var header: [String]
         /// A row's cells: rank, value, strategy, the metric, p50, p99, p99.9, fairness, together, outcomes.
         package var cells: [[String]]
@@ -15,6 +19,7 @@ package struct RankingSection: TextSection {
         static let alignments: [TextTable.Alignment] = [.right, .left, .left] + Array(repeating: .right, count: 6) + [.left]
     }
 
+    /// The tables, in the order the rankings are named.
     package var tables: [Table]
 
     init(_ comparison: GuardComparison) {

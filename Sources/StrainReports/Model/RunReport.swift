@@ -11,33 +11,55 @@ import StrainRecords
 package struct RunReport: Sendable {
     /// What the run was and how it went, in one line's worth of values.
     package struct Head: Sendable {
+        /// The suite's `name:`.
         package var suiteName: String
         /// The suite's description, split at its backticks into code and prose.
         package var description: [(code: Bool, text: String)]?
+        /// The suite file, as given.
         package var suitePath: String
+        /// When the run started and finished (ISO 8601).
         package var startedAt: String
+        /// When it finished.
         package var finishedAt: String
+        /// Trials run, and how many ended as the suite did not expect.
         package var trialCount: Int
+        /// Trials that ended as the suite did not expect.
         package var unexpectedCount: Int
         /// ` (interrupted after 28 of 35 planned trials)`, or nil for a run that finished its plan.
         package var interruption: String?
     }
 
+    /// The suite, the counts and the verdict line.
     package var head: Head
+    /// What failed, a line per trial key.
     package var failed: FailedSection
+    /// A table per comparison group that no ranking shows.
     package var outcomes: OutcomeSection
+    /// The rankings the scenarios asked for.
     package var rankings: RankingSection
+    /// The scenarios' own metrics, per group.
     package var metrics: MetricsSection
+    /// The harness against its C reference loop.
     package var reference: ReferenceSection
+    /// The bisect's answers, when the run is a bisect.
     package var bisect: BisectReportSection
+    /// Which stack each configuration needs.
     package var stackVerdicts: StackVerdictSection
+    /// Growth with a swept parameter, with fitted exponents.
     package var growth: GrowthSection
+    /// A trace per distinct fault.
     package var traces: TraceSection
+    /// Faults of a program's other processes.
     package var processFaults: ProcessFaultSection
+    /// Confinement violations, as evidence.
     package var confinement: EvidenceSection
+    /// Sanitizer reports, as evidence.
     package var sanitizer: EvidenceSection
+    /// A thread dump per distinct stall.
     package var stalls: StallSection
+    /// Thread caps the pools hit.
     package var caps: CapSection
+    /// The machine, toolchain and build.
     package var environment: EnvironmentSection
     /// Every trial with its verdict, per scenario: what junit.xml lists.
     package var cases: TrialCases
@@ -98,10 +120,12 @@ package protocol PageSection: Sendable {
 
 /// How the terminal view writes: in colour or not, and how wide the window is.
 package struct TerminalStyle: Sendable {
+    /// Whether to paint with SGR colours.
     package var color: Bool
     /// The window's columns: tables wrap their widest column to fit; nil, no limit.
     package var width: Int?
 
+    /// A style in colour or not, fitting `width` columns (nil: no limit).
     package init(color: Bool, width: Int? = nil) {
         self.color = color
         self.width = width

@@ -3,16 +3,21 @@ import StrainRecords
 /// One thread dump per distinct stall (scenario, parameters, strategy, profile,
 /// outcome), with the watchdog's summary.
 package struct StallSection: TextSection, PageSection {
+    /// One distinct stall.
     package struct Entry: Sendable {
+        /// Its first trial.
         package var trial: TrialRecord
+        /// That trial's thread dump.
         package var dump: ThreadDump
         /// `stall-2`: where the page shows it.
         package var anchor: String
+        /// `deadlocked after 1.20 s: 3 threads in 2 groups`.
         package var headline: String
     }
 
     /// `12 stalls: last heartbeat to outcome recorded, median 412 ms …`.
     package var summary: String?
+    /// The stalls, in run order.
     package var entries: [Entry]
 
     /// Thread groups the terminal lists per dump, and groups and frames the Markdown shows in its code block.

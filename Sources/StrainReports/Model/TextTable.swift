@@ -4,12 +4,16 @@
 /// where it can) until the rows fit, instead of letting the terminal wrap the
 /// whole line mid-word.
 package struct TextTable: Sendable {
+    /// Where a column's cells sit: text on the left, numbers on the right.
     package enum Alignment: Sendable {
         case left, right
     }
 
+    /// The column names.
     package var header: [String]
+    /// Each column's alignment.
     package var alignments: [Alignment]
+    /// The rows, a cell per column.
     package var rows: [[String]]
 
     /// A table whose rows each have one cell per header column.

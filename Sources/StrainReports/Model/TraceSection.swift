@@ -3,14 +3,19 @@ import StrainRecords
 /// One trace per distinct fault (scenario, parameters, strategy, profile,
 /// signal), each with the anchor the page gives it and its reason.
 package struct TraceSection: TextSection, PageSection {
+    /// One distinct fault.
     package struct Entry: Sendable {
+        /// Its first trial.
         package var trial: TrialRecord
+        /// That trial's trace.
         package var trace: FaultTrace
         /// `trace-3`: where the page shows it.
         package var anchor: String
+        /// What the child said, or the runtime's trap name.
         package var reason: String?
     }
 
+    /// The faults, in run order.
     package var entries: [Entry]
 
     init(_ run: RunRecord) {

@@ -4,6 +4,7 @@ import StrainRecords
 /// did not expect is a failure (a harness error is an error) with its message
 /// and the head of its trace or dump.
 package struct TrialCases: Sendable {
+    /// Why a trial failed, as junit.xml says it.
     package struct Failure: Sendable {
         /// `failure`, or `error` for a harness error.
         package var tag: String
@@ -15,20 +16,29 @@ package struct TrialCases: Sendable {
         package var details: String
     }
 
+    /// One trial.
     package struct Case: Sendable {
         /// `noop main linux #1`.
         package var name: String
+        /// The trial's time.
         package var seconds: Double
+        /// nil when the outcome was expected.
         package var failure: Failure?
+        /// The child's standard output and error, as kept.
         package var stdout: String?
         package var stderr: String?
     }
 
+    /// One scenario's trials.
     package struct Scenario: Sendable {
+        /// The scenario.
         package var name: String
+        /// Its trials, in run order.
         package var cases: [Case]
+        /// Its unexpected trials but harness errors, and its harness errors.
         package var failures: Int
         package var errors: Int
+        /// Its trials' time, summed.
         package var seconds: Double
         /// When its first trial started.
         package var startedAt: String?
@@ -36,8 +46,11 @@ package struct TrialCases: Sendable {
         package var trials: [TrialRecord]
     }
 
+    /// The scenarios, in run order.
     package var scenarios: [Scenario]
+    /// Trials in the run.
     package var count: Int
+    /// Unexpected trials but harness errors; harness errors; all trials' time.
     package var failures: Int { scenarios.map(\.failures).reduce(0, +) }
     package var errors: Int { scenarios.map(\.errors).reduce(0, +) }
     package var seconds: Double
