@@ -86,3 +86,14 @@ import Testing
         }
     }
 }
+
+extension TextTableTests {
+    @Test func aTableTooWideForTheWindowLeavesOutItsColumnsOfDashesFirst() {
+        let table = TextTable(header: ["strategy", "outcome", "stack used / size", "median wall"], alignments: [.left, .left, .right, .right],
+                              rows: [["gcd-global", "starved", "–", "1.14 s"], ["thread(512KiB)", "completed", "–", "18.0 ms"]])
+        let laid = table.terminalLines(width: 40)
+        #expect(laid.header == ["  strategy        outcome    median wall"], "\(laid.header)")
+        #expect(laid.rows.map { $0.joined() } == ["  gcd-global      starved         1.14 s", "  thread(512KiB)  completed      18.0 ms"])
+        #expect(table.terminalLines().header[0].contains("stack used / size"), "a table that fits keeps every column")
+    }
+}

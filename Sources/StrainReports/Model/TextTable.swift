@@ -32,13 +32,21 @@ package struct TextTable: Sendable {
 
     /// The header's lines, then each row's lines (more than one when a cell
     /// wraps), each after `indent`. Right-aligned columns are padded on the left;
-    /// a left-aligned last column is not padded. With `width`, the widest column
+    /// a left-aligned last column is not padded. With `width`, a table too wide
+    /// for it leaves out its columns of dashes, then the widest column
     /// is narrowed until a line is at most `width` characters, as far as
     /// ``minimumFloor`` allows, words breaking only when they must.
     package func terminalLines(indent: String = "  ", width: Int? = nil) -> (header: [String], rows: [[String]]) {
         var widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
         if let width {
             let budget = width - indent.count - Self.gap.count * max(0, header.count - 1)
+            // Too wide: first leave out the columns with nothing in them (every cell `–`).
+            let empty = header.indices.filter { column in !rows.isEmpty && rows.allSatisfy { $0[column] == "–" || $0[column].isEmpty } }
+            if widths.reduce(0, +) > budget, !empty.isEmpty, empty.count < header.count {
+                let kept = header.indices.filter { !empty.contains($0) }
+                return TextTable(header: kept.map { header[$0] }, alignments: kept.map { alignments[$0] }, rows: rows.map { row in kept.map { row[$0] } })
+                    .terminalLines(indent: indent, width: width)
+            }
             // Narrow the widest column a character at a time, so the cut is spread over the
             // wide columns, down to each column's floor.
             let floors = { (cells: [[String]]) in
@@ -83,23 +91,32 @@ package struct TextTable: Sendable {
         return words
     }
 
-    /// `text` in pieces of at most `width` characters, broken at the last space
-    /// that fits, else mid-word.
+    /// `text` in pieces of at most `width` characters, broken between its
+    /// ``words(_:)`` (a number stays with its unit), a word longer than `width`
+    /// at its own spaces, else mid-word.
     package static func wrap(_ text: String, width: Int) -> [String] {
         guard text.count > width, width > 0 else { return [text] }
         var pieces: [String] = []
-        var rest = Substring(text)
-        while rest.count > width {
-            let head = rest.prefix(width + 1)
-            if let space = head.lastIndex(of: " "), space > rest.startIndex {
-                pieces.append(String(rest[..<space]))
-                rest = rest[rest.index(after: space)...]
-            } else {
-                pieces.append(String(rest.prefix(width)))
-                rest = rest.dropFirst(width)
+        var line = ""
+        var queue = words(text)[...]
+        while var word = queue.popFirst() {
+            if !line.isEmpty, line.count + 1 + word.count <= width {
+                line += " " + word
+                continue
             }
+            if !line.isEmpty { pieces.append(line) }
+            line = ""
+            if word.count > width, word.contains(" ") {
+                queue = word.split(separator: " ").map(String.init) + queue
+                continue
+            }
+            while word.count > width {
+                pieces.append(String(word.prefix(width)))
+                word = String(word.dropFirst(width))
+            }
+            line = word
         }
-        if !rest.isEmpty { pieces.append(String(rest)) }
+        if !line.isEmpty { pieces.append(line) }
         return pieces
     }
 
