@@ -166,7 +166,10 @@ struct RunCommand: ParsableCommand {
     private func execute(_ plan: Plan, planRecord: PlanRecord, suiteName: String, suitePath: String, directory: OutputDirectory,
                          journal: Journal, catalog: ScenarioCatalog, jobs: Int, isolation: TrialIsolation) throws {
         let interactive = isatty(STDOUT_FILENO) == 1
-        let terminal = TerminalReport(color: interactive && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
+        // Tables fit the window at a terminal, or the width COLUMNS gives; a pipe without COLUMNS gets them whole.
+        let fitted = interactive || ProcessInfo.processInfo.environment["COLUMNS"] != nil
+        let terminal = TerminalReport(color: interactive && ProcessInfo.processInfo.environment["NO_COLOR"] == nil,
+                                      columns: fitted ? Self.terminalColumns() : nil)
         var controller = RunController(
             supervisor: TrialSupervisor(executable: currentExecutablePath(), isolation: isolation),
             customMetrics: catalog.declaredMetrics(of: plan.trials.map(\.scenario))
@@ -213,18 +216,20 @@ struct RunCommand: ParsableCommand {
         }
         if interactive, record.interrupted == true { print("") }
         var written = [directory.runJSONPath, directory.journalPath]
+        // One report model for every view written and printed.
+        let report = RunReport(record)
         for format in format where format != .json {
             let path = (directory.path as NSString).appendingPathComponent(format.fileName)
             do {
-                try AtomicFile.write(format.render(record), to: path)
+                try AtomicFile.write(format.render(record, report: report), to: path)
                 written.append(path)
             } catch {
                 throw CommandFailure.harness("could not write \(path): \(error)")
             }
         }
-        print(TerminalReport.safe(terminal.render(record)))
+        print(TerminalReport.safe(terminal.render(report)))
         print(TerminalReport.safe("Wrote " + written.dropLast().joined(separator: ", ") + " and " + written.last!))
-        if github { Self.annotate(record) }
+        if github { Self.annotate(record, report: report) }
 
         if let signal = RunnerSignals.stopSignal {
             let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : signal == SIGQUIT ? "SIGQUIT" : "signal \(signal)"
@@ -237,11 +242,11 @@ struct RunCommand: ParsableCommand {
 
     /// `--github`: the annotations on standard output, the Markdown summary appended
     /// to `$GITHUB_STEP_SUMMARY` (under GitHub's 1 MiB limit) when the variable is set.
-    static func annotate(_ record: RunRecord) {
+    static func annotate(_ record: RunRecord, report: RunReport) {
         print(RunAnnotations.renderGitHub(record), terminator: "")
         guard let path = ProcessInfo.processInfo.environment["GITHUB_STEP_SUMMARY"], !path.isEmpty else { return }
         let held = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
-        var text = MarkdownReport.render(record)
+        var text = MarkdownReport.render(report)
         let room = max(4096, (1 << 20) - 1024 - held)
         if text.utf8.count > room {
             text = String(decoding: Array(text.utf8.prefix(room - 200)), as: UTF8.self) + "\n\n… cut to fit GitHub's step summary limit: the whole summary is in summary.md\n"

@@ -53,18 +53,15 @@ package enum BisectText {
         return lines
     }
 
-    /// The `## Bisect` section of summary.md, or "" without one.
-    static func markdown(_ run: RunRecord) -> String {
-        guard let section = run.bisect else { return "" }
+    /// The `## Bisect` section of summary.md.
+    static func markdown(_ section: BisectSection) -> String {
         var out = "## Bisect\n\n"
         for search in section.searches {
             out += "- **\(MarkdownReport.escape(headline(search)))** (\(cost(search))): \(MarkdownReport.escape(search.explanation))\n"
         }
         if let slope = section.slope {
-            out += "\n| stack | largest \(MarkdownReport.escape(slope.parameter)) predicted |\n| --- | ---: |\n"
-            for capacity in slope.capacities {
-                out += "| \(MarkdownReport.escape(capacity.name)) | \(capacity.largestValue.map { Format.count(Double($0)) } ?? "none") |\n"
-            }
+            let rows = slope.capacities.map { [MarkdownReport.escape($0.name), $0.largestValue.map { Format.count(Double($0)) } ?? "none"] }
+            out += "\n" + TextTable(header: ["stack", "largest \(MarkdownReport.escape(slope.parameter)) predicted"], alignments: [.left, .right], rows: rows).markdown()
             out += "\n\(MarkdownReport.escape(slopeSentence(slope)))\n"
         }
         if let reason = section.noSlopeReason { out += "\n\(MarkdownReport.escape(reason))\n" }
@@ -72,34 +69,29 @@ package enum BisectText {
     }
 }
 
-extension TerminalReport {
-    /// `  probe 7  cyclic-graph[operation=unarchive, shape=chain, size=2000] thread(1300KiB) linux #1  completed  31.2 ms`.
-    package func probeLine(_ trial: TrialRecord, index: Int) -> String {
-        let outcome = trial.outcome.kind == .completed ? paint(trial.outcome.description, 32) : paint(trial.outcome.description, 33)
-        let time = Format.duration(trial.metrics.trialSeconds)
-        return "  probe \(index)  \(trial.key.configuration) \(trial.strategy) \(trial.profile.rawValue) #\(trial.repetition)  \(outcome)  \(time)"
-    }
+/// `strain bisect`'s answers, when the run is a bisect.
+package struct BisectReportSection: TextSection, PageSection {
+    package var section: BisectSection?
 
-    /// The bisect's answers, for the end of `strain bisect`.
-    package func renderBisect(_ run: RunRecord) -> String {
-        guard let section = run.bisect else { return "" }
-        var lines = [paint("Bisect", 1)]
+    package func terminalLines(_ style: TerminalStyle) -> [String] {
+        guard let section else { return [] }
+        var lines = style.heading("Bisect")
         for search in section.searches {
-            lines.append("  " + paint(BisectText.headline(search), search.verdict == .boundary || search.verdict == .alwaysCompletes ? 32 : 33) + "  (\(BisectText.cost(search)))")
+            lines.append("  " + style.paint(BisectText.headline(search), search.verdict == .boundary || search.verdict == .alwaysCompletes ? 32 : 33) + "  (\(BisectText.cost(search)))")
             lines.append("    \(search.explanation)")
         }
         if let slope = section.slope {
             lines.append("  " + BisectText.slopeSentence(slope))
         }
         lines.append("  Whole bisect: \(section.searches.map(\.probes.count).reduce(0, +)) probes in \(Format.duration(section.wallSeconds)).")
-        return lines.joined(separator: "\n")
+        return lines
     }
-}
 
-extension HTMLReport {
-    /// The bisect's answers, when the run is a bisect.
-    static func bisect(_ run: RunRecord, into page: inout Page) {
-        guard let section = run.bisect else { return }
+    package func markdown() -> String { section.map(BisectText.markdown) ?? "" }
+
+    package func html(into page: inout HTMLReport.Page) {
+        guard let section else { return }
+        let e = HTMLText.escape
         page.raw("<section id=\"bisect\">\n<h2>Bisect</h2>\n<ul>")
         for search in section.searches {
             page.raw("<li><b>\(e(BisectText.headline(search)))</b> (\(e(BisectText.cost(search)))): \(e(search.explanation))</li>")
@@ -114,5 +106,19 @@ extension HTMLReport {
         }
         if let reason = section.noSlopeReason { page.raw("<p>\(e(reason))</p>\n") }
         page.raw("<p>Whole bisect: \(section.searches.map(\.probes.count).reduce(0, +)) probes in \(e(Format.duration(section.wallSeconds))).</p>\n</section>\n")
+    }
+}
+
+extension TerminalReport {
+    /// `  probe 7  cyclic-graph[operation=unarchive, shape=chain, size=2000] thread(1300KiB) linux #1  completed  31.2 ms`.
+    package func probeLine(_ trial: TrialRecord, index: Int) -> String {
+        let outcome = trial.outcome.kind == .completed ? paint(trial.outcome.description, 32) : paint(trial.outcome.description, 33)
+        let time = Format.duration(trial.metrics.trialSeconds)
+        return "  probe \(index)  \(trial.key.configuration) \(trial.strategy) \(trial.profile.rawValue) #\(trial.repetition)  \(outcome)  \(time)"
+    }
+
+    /// The bisect's answers, for the end of `strain bisect`.
+    package func renderBisect(_ run: RunRecord) -> String {
+        BisectReportSection(section: run.bisect).terminalLines(style).dropFirst().joined(separator: "\n")
     }
 }

@@ -7,74 +7,36 @@ import StrainRecords
 /// error), with the outcome and the head of its trace; the child's output goes
 /// to system-out and system-err.
 package enum JUnitReport {
-    package static func render(_ run: RunRecord) -> String {
-        let scenarios = run.trials.map(\.scenario).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
-        let failures = run.trials.filter { !$0.expected && $0.outcome.kind != .harnessError }.count
-        let errors = run.trials.filter { !$0.expected && $0.outcome.kind == .harnessError }.count
+    package static func render(_ run: RunRecord) -> String { render(RunReport(run)) }
+
+    /// The model's trials, laid out as JUnit XML.
+    package static func render(_ report: RunReport) -> String {
+        let cases = report.cases
+        let suite = report.head.suiteName
+        let properties = report.environment.properties(suitePath: report.head.suitePath)
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        xml += "<testsuites name=\"\(a("strain: " + run.suite.name))\" tests=\"\(run.trials.count)\" failures=\"\(failures)\" errors=\"\(errors)\" time=\"\(seconds(run.trials.compactMap(\.metrics.trialSeconds).reduce(0, +)))\">\n"
-        for (index, scenario) in scenarios.enumerated() {
-            let trials = run.trials.filter { $0.scenario == scenario }
-            let suiteFailures = trials.filter { !$0.expected && $0.outcome.kind != .harnessError }.count
-            let suiteErrors = trials.filter { !$0.expected && $0.outcome.kind == .harnessError }.count
-            xml += "  <testsuite name=\"\(a(scenario))\" id=\"\(index)\" package=\"\(a(run.suite.name))\" tests=\"\(trials.count)\" failures=\"\(suiteFailures)\" errors=\"\(suiteErrors)\" skipped=\"0\""
-            xml += " time=\"\(seconds(trials.compactMap(\.metrics.trialSeconds).reduce(0, +)))\""
-            if let timestamp = timestamp(trials.first?.startedAt ?? run.startedAt) { xml += " timestamp=\"\(timestamp)\"" }
-            xml += " hostname=\"\(a(run.environment.host))\">\n"
+        xml += "<testsuites name=\"\(a("strain: " + suite))\" tests=\"\(cases.count)\" failures=\"\(cases.failures)\" errors=\"\(cases.errors)\" time=\"\(seconds(cases.seconds))\">\n"
+        for (index, scenario) in cases.scenarios.enumerated() {
+            xml += "  <testsuite name=\"\(a(scenario.name))\" id=\"\(index)\" package=\"\(a(suite))\" tests=\"\(scenario.cases.count)\" failures=\"\(scenario.failures)\" errors=\"\(scenario.errors)\" skipped=\"0\""
+            xml += " time=\"\(seconds(scenario.seconds))\""
+            if let timestamp = timestamp(scenario.startedAt ?? report.head.startedAt) { xml += " timestamp=\"\(timestamp)\"" }
+            xml += " hostname=\"\(a(report.environment.environment.host))\">\n"
             xml += "    <properties>\n"
-            for (name, value) in properties(run) { xml += "      <property name=\"\(a(name))\" value=\"\(a(value))\"/>\n" }
+            for (name, value) in properties { xml += "      <property name=\"\(a(name))\" value=\"\(a(value))\"/>\n" }
             xml += "    </properties>\n"
-            for trial in trials { xml += testCase(trial, suite: run.suite.name) }
+            for testCase in scenario.cases {
+                xml += "    <testcase name=\"\(a(testCase.name))\" classname=\"\(a("\(suite).\(scenario.name)"))\" time=\"\(seconds(testCase.seconds))\">\n"
+                if let failure = testCase.failure {
+                    xml += "      <\(failure.tag) message=\"\(a(failure.message))\" type=\"\(a(failure.type))\">\(t(failure.details))</\(failure.tag)>\n"
+                }
+                if let out = testCase.stdout, !out.isEmpty { xml += "      <system-out>\(t(out))</system-out>\n" }
+                if let err = testCase.stderr, !err.isEmpty { xml += "      <system-err>\(t(err))</system-err>\n" }
+                xml += "    </testcase>\n"
+            }
             xml += "  </testsuite>\n"
         }
         xml += "</testsuites>\n"
         return xml
-    }
-
-    static func testCase(_ trial: TrialRecord, suite: String) -> String {
-        let name = trial.id.description
-        var xml = "    <testcase name=\"\(a(name))\" classname=\"\(a("\(suite).\(trial.scenario)"))\" time=\"\(seconds(trial.metrics.trialSeconds ?? 0))\">\n"
-        if !trial.expected {
-            let tag = trial.outcome.kind == .harnessError ? "error" : "failure"
-            var message = "\(trial.outcome.description), expected \(trial.expectedOutcomes.joined(separator: " or "))"
-            if let detail = trial.outcome.message { message += ": \(detail)" }
-            if let reason = CrashReason.message(for: trial) { message += " — \(reason)" }
-            xml += "      <\(tag) message=\"\(a(message))\" type=\"\(a(trial.outcome.kind.rawValue))\">\(t(details(trial)))</\(tag)>\n"
-        }
-        if let out = trial.stdout, !out.isEmpty { xml += "      <system-out>\(t(out))</system-out>\n" }
-        if let err = trial.stderr, !err.isEmpty { xml += "      <system-err>\(t(err))</system-err>\n" }
-        xml += "    </testcase>\n"
-        return xml
-    }
-
-    /// The outcome's message, then the head of its trace or its dump.
-    static func details(_ trial: TrialRecord) -> String {
-        var lines = ["outcome: \(trial.outcome.description)"]
-        if let message = trial.outcome.message { lines.append(message) }
-        if let reason = CrashReason.message(for: trial) { lines.append("reason: \(reason)") }
-        if let trace = trial.trace {
-            lines.append(TraceText.headline(trace))
-            lines += TraceText.lines(trace)
-        }
-        if let dump = trial.dump {
-            if let cycle = dump.waitCycle { lines.append("wait cycle: \(cycle.description)") }
-            lines += dump.groups.prefix(6).map { DumpText.group($0) }
-        }
-        return lines.joined(separator: "\n")
-    }
-
-    static func properties(_ run: RunRecord) -> [(String, String)] {
-        let environment = run.environment
-        var properties = [
-            ("strain.version", run.strainVersion), ("suite.path", run.suite.path), ("host.cores", "\(environment.cores)"),
-            ("host.kernel", environment.kernel), ("swift.version", environment.swiftVersion), ("git.commit", environment.gitCommit ?? ""),
-        ]
-        if let build = environment.build {
-            properties.append(("strain.executable", build.executablePath))
-            if let id = build.buildID { properties.append(("strain.build-id", id)) }
-            if let hash = build.contentHash { properties.append(("strain.binary-hash", hash)) }
-        }
-        return properties
     }
 
     static func seconds(_ value: Double) -> String { String(format: "%.3f", value) }

@@ -2,13 +2,8 @@ import Foundation
 import StrainRecords
 
 /// The faults of a program's other processes (a forked child under `strain exec`),
-/// each under its pid, parent and command line, for every format.
+/// each under its pid, parent and command line.
 package enum ProcessFaultText {
-    /// Trials with faults in other processes, in run order.
-    static func trials(_ run: RunRecord) -> [TrialRecord] {
-        run.trials.filter { !($0.processFaults ?? []).isEmpty }
-    }
-
     /// `pid 4242 (parent 4241, ./faults fork-child-fault): crashed(SIGSEGV)`.
     package static func headline(_ fault: ProcessFault) -> String {
         let parent = fault.parentPid.map { "parent \($0), " } ?? ""
@@ -58,49 +53,71 @@ package enum ProcessFaultText {
         if let point = TraceText.pointOfFailure(fault.trace) { lines.append("at: \(point.displayName)") }
         return lines
     }
+}
 
-    static func terminalLines(_ run: RunRecord, paint: (String, Int) -> String) -> [String] {
-        let trials = trials(run)
-        guard !trials.isEmpty else { return [] }
-        var lines = ["", paint("Faults in other processes", 1)]
-        for trial in trials {
-            if let tree = tree(trial) { lines += tree.map { "  \(trial.key): " + $0 } }
-            for fault in trial.processFaults ?? [] {
-                lines.append("  \(trial.key): \(headline(fault))")
-                lines += details(fault).map { "    " + $0 }
-            }
-        }
-        return lines
+/// The faults of a program's other processes, by trial: the process tree where more
+/// than one process faulted, then each fault with its headline, details and trace lines.
+package struct ProcessFaultSection: TextSection, PageSection {
+    package struct Entry: Sendable {
+        /// `pid 4242 (parent 4241, ./faults fork-child-fault): crashed(SIGSEGV)`.
+        package var headline: String
+        /// The trace's headline, the last words, the frame to point at.
+        package var details: [String]
+        package var traceLines: [String]
     }
 
-    static func markdown(_ run: RunRecord) -> String {
-        let trials = trials(run)
-        guard !trials.isEmpty else { return "" }
+    /// One trial's faults in other processes.
+    package struct Group: Sendable {
+        package var key: TrialKey
+        /// ``ProcessFaultText/tree(_:)``'s lines, when more than one process faulted.
+        package var tree: [String]?
+        package var entries: [Entry]
+    }
+
+    package var groups: [Group]
+
+    init(_ run: RunRecord) {
+        groups = run.trials.filter { !($0.processFaults ?? []).isEmpty }.map { trial in
+            Group(key: trial.key, tree: ProcessFaultText.tree(trial), entries: (trial.processFaults ?? []).map { fault in
+                Entry(headline: ProcessFaultText.headline(fault), details: ProcessFaultText.details(fault), traceLines: TraceText.lines(fault.trace))
+            })
+        }
+    }
+
+    package func terminalLines(_ style: TerminalStyle) -> [String] {
+        guard !groups.isEmpty else { return [] }
+        return style.heading("Faults in other processes") + groups.flatMap { group in
+            (group.tree ?? []).map { "  \(group.key): " + $0 }
+                + group.entries.flatMap { ["  \(group.key): \($0.headline)"] + $0.details.map { "    " + $0 } }
+        }
+    }
+
+    package func markdown() -> String {
+        guard !groups.isEmpty else { return "" }
         var out = "## Faults in other processes\n\n"
-        for trial in trials {
-            if let tree = tree(trial) {
-                out += "\(MarkdownReport.escape(trial.key.description)):\n\n```\n" + tree.map(MarkdownReport.code).joined(separator: "\n") + "\n```\n\n"
+        for group in groups {
+            if let tree = group.tree {
+                out += "\(Markdown.escape(group.key.description)):\n\n```\n" + tree.map(Markdown.code).joined(separator: "\n") + "\n```\n\n"
             }
-            for fault in trial.processFaults ?? [] {
-                out += "<details><summary>\(MarkdownReport.escapeHTML(trial.key.description)): \(MarkdownReport.escapeHTML(headline(fault)))</summary>\n\n"
-                for line in details(fault) { out += "- \(MarkdownReport.escape(line))\n" }
-                out += "\n```\n" + TraceText.lines(fault.trace).map(MarkdownReport.code).joined(separator: "\n") + "\n```\n\n</details>\n\n"
+            for entry in group.entries {
+                out += "<details><summary>\(Markdown.escapeHTML(group.key.description)): \(Markdown.escapeHTML(entry.headline))</summary>\n\n"
+                for line in entry.details { out += "- \(Markdown.escape(line))\n" }
+                out += "\n```\n" + entry.traceLines.map(Markdown.code).joined(separator: "\n") + "\n```\n\n</details>\n\n"
             }
         }
         return out
     }
 
-    static func html(_ run: RunRecord, into page: inout HTMLReport.Page) {
-        let trials = trials(run)
-        guard !trials.isEmpty else { return }
+    package func html(into page: inout HTMLReport.Page) {
+        guard !groups.isEmpty else { return }
         let e = HTMLText.escape
         page.raw("<section id=\"process-faults\">\n<h2>Faults in other processes</h2>\n")
-        for trial in trials {
-            if let tree = tree(trial) { page.raw("<pre class=\"process-tree\">\(e(trial.key.description + ": " + tree.joined(separator: "\n")))</pre>\n") }
-            for fault in trial.processFaults ?? [] {
-                page.raw("<details class=\"trace\" open><summary>\(e(trial.key.description)): \(e(headline(fault)))</summary>\n")
-                for line in details(fault) { page.raw("<p>\(e(line))</p>\n") }
-                page.raw("<pre>\(e(TraceText.lines(fault.trace).joined(separator: "\n")))</pre></details>\n")
+        for group in groups {
+            if let tree = group.tree { page.raw("<pre class=\"process-tree\">\(e(group.key.description + ": " + tree.joined(separator: "\n")))</pre>\n") }
+            for entry in group.entries {
+                page.raw("<details class=\"trace\" open><summary>\(e(group.key.description)): \(e(entry.headline))</summary>\n")
+                for line in entry.details { page.raw("<p>\(e(line))</p>\n") }
+                page.raw("<pre>\(e(entry.traceLines.joined(separator: "\n")))</pre></details>\n")
             }
         }
         page.raw("</section>\n")

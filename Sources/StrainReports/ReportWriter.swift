@@ -24,11 +24,17 @@ package enum ReportFormat: String, CaseIterable, Sendable {
         }
     }
 
+    /// The file's bytes for `run`.
     package func render(_ run: RunRecord) throws -> Data {
+        try render(run, report: RunReport(run))
+    }
+
+    /// The file's bytes for `run`, whose report model the caller built once for every format it writes.
+    package func render(_ run: RunRecord, report: RunReport) throws -> Data {
         switch self {
-        case .html: Data(HTMLReport.render(run).utf8)
-        case .md: Data(MarkdownReport.render(run).utf8)
-        case .junit: Data(JUnitReport.render(run).utf8)
+        case .html: Data(HTMLReport.render(report).utf8)
+        case .md: Data(MarkdownReport.render(report).utf8)
+        case .junit: Data(JUnitReport.render(report).utf8)
         case .json: try RunRecordFile.encode(run)
         case .csv: Data(MetricExport.csv(run).utf8)
         case .benchmarkSmaller: try MetricExport.benchmarkJSON(run, polarity: .lowerIsBetter)

@@ -4,10 +4,16 @@ import StrainRecords
 /// What a run prints: a line per finished trial, then a compact table per
 /// scenario, the verdicts, the traces' headlines and the paths written.
 package struct TerminalReport: Sendable {
-    /// Whether to use colour (a terminal, and NO_COLOR unset).
-    package var color: Bool
+    /// Colour or not, and the width tables fit.
+    package var style: TerminalStyle
 
-    package init(color: Bool) { self.color = color }
+    /// With `color` when writing to a terminal with NO_COLOR unset; `columns`, the
+    /// window's width, when tables should fit it (nil: whole lines). A line as wide
+    /// as the window wraps on some terminals, so tables keep one column short, as
+    /// the progress line does.
+    package init(color: Bool, columns: Int? = nil) {
+        style = TerminalStyle(color: color, width: columns.map { $0 - 1 })
+    }
 
     /// `[ 3/12] ok   cyclic-graph[…] thread(512KiB) ios #1  stackOverflow  12.3 ms`.
     package func trialLine(_ trial: TrialRecord, index: Int, total: Int) -> String {
@@ -57,153 +63,18 @@ package struct TerminalReport: Sendable {
         return String(format: "%d:%02d", whole / 60, whole % 60)
     }
 
-    package func render(_ run: RunRecord) -> String {
-        let summary = RunSummary(run)
-        var lines: [String] = []
-        for group in summary.groups where !GuardComparison.covers(group, in: run) {
-            lines.append("")
-            lines.append(paint(group.title, 1))
-            let counted = group.countsAllocations
-            let header = ["strategy", "outcome", "median wall", "peak RSS", "threads", "stack used / size", "depth"] + (counted ? ["allocations"] : [])
-            var rows: [[String]] = []
-            for row in group.rows {
-                let depth = row.medianDepth.map { Format.count($0) } ?? row.medianFrames.map { "\(Format.count($0)) frames" } ?? "–"
-                rows.append([row.strategy.description, row.outcomes, Format.duration(row.medianWallSeconds), Format.bytes(row.medianPeakRSSBytes),
-                             row.peakThreads.map(String.init) ?? "–", Format.stack(used: row.stackHighWaterBytes, size: row.stackSizeBytes), depth]
-                            + (counted ? [row.allocationsText] : []))
-            }
-            let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
-            func line(_ cells: [String]) -> String {
-                cells.enumerated().map { column, cell in
-                    let pad = String(repeating: " ", count: widths[column] - cell.count)
-                    return column >= 2 ? pad + cell : cell + pad
-                }.joined(separator: "  ")
-            }
-            lines.append("  " + line(header))
-            for (row, cells) in zip(group.rows, rows) {
-                let text = "  " + line(cells)
-                lines.append(row.allExpected ? text : paint(text + "   (expected \(row.trials[0].expectedOutcomes.joined(separator: ", ")))", 31))
-                if !row.allExpected, let reason = row.trials.lazy.compactMap({ CrashReason.message(for: $0) }).first {
-                    lines.append(paint("    reason: \(reason)", 31))
-                }
-            }
-        }
-        for table in GuardComparison(run).tables {
-            lines.append("")
-            lines.append(paint(table.title, 1))
-            let rows = table.rows.enumerated().map { GuardComparison.cells($0.element, rank: $0.offset + 1) }
-            let header = table.header
-            let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
-            func line(_ cells: [String]) -> String {
-                cells.enumerated().map { column, cell in
-                    let pad = String(repeating: " ", count: widths[column] - cell.count)
-                    if column == cells.count - 1 { return cell }
-                    return (3...8).contains(column) ? pad + cell : cell + pad
-                }.joined(separator: "  ")
-            }
-            lines.append("  " + line(header))
-            for (row, cells) in zip(table.rows, rows) {
-                let text = "  " + line(cells)
-                lines.append(row.allExpected ? text : paint(text + "   (expected \(row.trials[0].expectedOutcomes.joined(separator: ", ")))", 31))
-            }
-        }
-        for table in DeclaredMetrics(run).tables {
-            lines.append("")
-            lines.append(paint(table.title + ": the scenario's metrics", 1))
-            let widths = table.header.indices.map { column in ([table.header] + table.rows).map { $0[column].count }.max() ?? 0 }
-            for cells in [table.header] + table.rows {
-                lines.append("  " + cells.enumerated().map { column, cell in
-                    let pad = String(repeating: " ", count: widths[column] - cell.count)
-                    return column == 0 ? cell + pad : pad + cell
-                }.joined(separator: "  "))
-            }
-        }
-        let reference = ReferenceComparison.lines(run)
-        if !reference.isEmpty {
-            lines.append("")
-            lines.append(paint("pthread_mutex lock/unlock, uncontended: the harness against a C loop", 1))
-            lines += reference.map { "  " + $0 }
-        }
-        let verdicts = StackVerdict.verdicts(for: run)
-        if !verdicts.isEmpty {
-            lines.append("")
-            lines.append(paint("Stack verdicts", 1))
-            for verdict in verdicts { lines.append("  \(verdict.title): \(verdict.explanation)") }
-        }
-        let traced = MarkdownReport.distinctTraces(run)
-        if !traced.isEmpty {
-            lines.append("")
-            lines.append(paint("Traces", 1))
-            for trial in traced {
-                guard let trace = trial.trace else { continue }
-                lines.append("  \(trial.key): \(TraceText.headline(trace))")
-                if let reason = CrashReason.message(for: trial) { lines.append("    reason: \(reason)") }
-                if let cycle = trace.cycle {
-                    if let fault = trace.firstFrames.first { lines.append("    fault: #0  \(fault.displayName)") }
-                    lines.append("    cycle: \(TraceText.cycle(cycle))")
-                    let layout = TraceLayout(trace)
-                    if let entry = layout.entry {
-                        lines.append("    entered from: #\(Format.count(Double(entry.index)))  \(entry.frame.displayName)")
-                        // When the entry is still the runtime's, the first frame with a source location after it is the caller's code.
-                        if entry.frame.location == nil, let user = layout.firstLocated(after: entry.index) {
-                            lines.append("    called from: #\(Format.count(Double(user.index)))  \(user.frame.displayName)")
-                        }
-                    }
-                } else if let first = trace.firstFrames.first {
-                    lines.append("    at: \(first.displayName)")
-                    if let point = TraceText.pointOfFailure(trace), point != first, let index = trace.firstFrames.firstIndex(of: point) {
-                        lines.append("    in: #\(index)  \(point.displayName)")
-                    }
-                }
-                if let note = trace.sourceLocations?.note { lines.append("    (\(note))") }
-            }
-        }
-        lines += confinementLines(run)
-        lines += ProcessFaultText.terminalLines(run, paint: paint)
-        lines += sanitizerLines(run)
-        let stalls = DumpText.distinctStalls(run)
-        if !stalls.isEmpty {
-            lines.append("")
-            lines.append(paint("Stalls", 1))
-            if let summary = DumpText.watchdogSummary(run) { lines.append("  \(summary)") }
-            for trial in stalls {
-                guard let dump = trial.dump else { continue }
-                lines.append("  \(trial.key): \(DumpText.headline(trial))")
-                if let cycle = dump.waitCycle { lines.append("    cycle: \(cycle.description)") }
-                for group in dump.groups.prefix(4) { lines.append("    \(DumpText.group(group))") }
-                if dump.groups.count > 4 { lines.append("    … \(dump.groups.count - 4) more groups in run.json") }
-            }
-        }
-        let caps = DumpText.capVerdicts(run)
-        if !caps.isEmpty {
-            lines.append("")
-            lines.append(paint("Thread caps", 1))
-            for (key, verdict) in caps { lines.append("  \(key): \(verdict.message)") }
-        }
-        let sweeps = GrowthSweep.sweeps(run)
-        if !sweeps.isEmpty {
-            lines.append("")
-            lines.append(paint("Growth", 1))
-            for sweep in sweeps {
-                lines.append("  \(sweep.title)")
-                for fit in sweep.fitLines { lines.append("    \(fit)") }
-            }
-        }
-        lines.append("")
-        let unexpected = summary.unexpected.count
-        lines.append("\(summary.trialCount) trials: " + (unexpected == 0 ? paint("every outcome expected", 32) : paint("\(unexpected) unexpected", 31))
-                     + (run.interrupted == true ? paint(run.interruptionNote, 31) : ""))
-        lines += Self.failingKeys(run).map { "  " + $0 }
-        return lines.joined(separator: "\n")
-    }
+    package func render(_ run: RunRecord) -> String { render(RunReport(run)) }
 
-    /// What a failing run ends with: its failing keys, each once with its outcomes
-    /// counted (`noop main ios: completed ×2 of 3; expects crashed`); at most ten, then how many more.
-    static func failingKeys(_ run: RunRecord, limit: Int = 10) -> [String] {
-        let keys = FailedKeys(run).keys
-        var lines = keys.prefix(limit).map { "\($0.key): \(FailedKeys.line($0))" }
-        if keys.count > limit { lines.append("… and \(keys.count - limit) more keys: run.json and the reports list them all") }
-        return lines
+    /// The model laid out for the terminal: every section in order, then the
+    /// count and the failing keys, so the last lines a run prints say what failed.
+    package func render(_ report: RunReport) -> String {
+        var lines = report.sections.flatMap { $0.terminalLines(style) }
+        lines.append("")
+        let head = report.head
+        lines.append("\(head.trialCount) trials: " + (head.unexpectedCount == 0 ? paint("every outcome expected", 32) : paint("\(head.unexpectedCount) unexpected", 31))
+                     + (head.interruption.map { paint($0, 31) } ?? ""))
+        lines += report.failed.recap().map { "  " + $0 }
+        return lines.joined(separator: "\n")
     }
 
     /// Text safe for a terminal: a run's own strings (an error message, a
@@ -228,9 +99,7 @@ package struct TerminalReport: Sendable {
         return out
     }
 
-    func paint(_ text: String, _ code: Int) -> String {
-        color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
-    }
+    func paint(_ text: String, _ code: Int) -> String { style.paint(text, code) }
 }
 
 /// The time a run has left, from how long its trials took: the mean of the

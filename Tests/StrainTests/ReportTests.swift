@@ -35,6 +35,10 @@ import Testing
         #expect(try Self.matchesGolden(MarkdownReport.render(Self.fixture()), "summary.md"))
     }
 
+    @Test func theTerminalReportMatchesItsGoldenFile() throws {
+        #expect(try Self.matchesGolden(TerminalReport(color: false).render(Self.fixture()), "terminal.txt"))
+    }
+
     @Test func theJUnitXMLMatchesItsGoldenFileAndTheJUnitSchema() throws {
         let xml = JUnitReport.render(try Self.fixture())
         #expect(try Self.matchesGolden(xml, "junit.xml"))

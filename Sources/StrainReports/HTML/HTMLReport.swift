@@ -7,46 +7,39 @@ import StrainRecords
 /// counts over time, latency curves, outcome histograms, growth with a swept
 /// parameter, traces and thread dumps. Every string from the run is escaped.
 package enum HTMLReport {
-    package static func render(_ run: RunRecord) -> String {
-        let summary = RunSummary(run)
-        let comparison = GuardComparison(run)
+    package static func render(_ run: RunRecord) -> String { render(RunReport(run)) }
+
+    /// The model laid out as one page: the answer, a block per scenario with
+    /// its tables and charts, then the page's sections in order.
+    package static func render(_ report: RunReport) -> String {
         var page = Page()
         page.raw("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
-        page.raw("<title>Strain run: \(e(run.suite.name))</title>\n<style>\(css)</style>\n</head>\n<body>\n")
-        let links = Links(run)
-        header(run, summary: summary, links: links, into: &page)
+        page.raw("<title>Strain run: \(e(report.head.suiteName))</title>\n<style>\(css)</style>\n</head>\n<body>\n")
+        let links = Links(report)
+        header(report, links: links, into: &page)
 
-        let scenarios = run.trials.map(\.scenario).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
-        let anchors = Dictionary(uniqueKeysWithValues: scenarios.enumerated().map { ($0.element, "scenario-\($0.offset + 1)") })
-        let sweeps = GrowthSweep.sweeps(run)
-        let hasVerdicts = !StackVerdict.verdicts(for: run).isEmpty || !DumpText.capVerdicts(run).isEmpty || !ReferenceComparison.lines(run).isEmpty
+        let anchors = Dictionary(uniqueKeysWithValues: report.scenarios.enumerated().map { ($0.element, "scenario-\($0.offset + 1)") })
+        let hasVerdicts = !report.stackVerdicts.verdicts.isEmpty || !report.caps.caps.isEmpty || !report.reference.lines.isEmpty
         page.raw("<nav><ul>")
-        for scenario in scenarios { page.raw("<li><a href=\"#\(anchors[scenario]!)\">\(e(scenario))</a></li>") }
+        for scenario in report.scenarios { page.raw("<li><a href=\"#\(anchors[scenario]!)\">\(e(scenario))</a></li>") }
         if hasVerdicts { page.raw("<li><a href=\"#verdicts\">verdicts</a></li>") }
-        if !links.traces.isEmpty { page.raw("<li><a href=\"#traces\">traces</a></li>") }
-        if !links.stalls.isEmpty { page.raw("<li><a href=\"#stalls\">stalls</a></li>") }
+        if !report.traces.entries.isEmpty { page.raw("<li><a href=\"#traces\">traces</a></li>") }
+        if !report.stalls.entries.isEmpty { page.raw("<li><a href=\"#stalls\">stalls</a></li>") }
         page.raw("<li><a href=\"#environment\">environment</a></li></ul></nav>\n")
 
-        for scenario in scenarios {
+        for scenario in report.scenarios {
             page.raw("<section class=\"scenario\" id=\"\(anchors[scenario]!)\">\n<h2>\(e(scenario))</h2>\n")
-            for table in comparison.tables where table.scenario == scenario { guardTable(table, into: &page) }
-            let groups = summary.groups.filter { $0.scenario == scenario && !GuardComparison.covers($0, in: run) }
-            let scales = Scales(groups)
-            for group in groups { groupSection(group, scales: scales, links: links, into: &page) }
-            for table in DeclaredMetrics(run).tables where table.scenario == scenario { declaredMetricsTable(table, into: &page) }
-            for sweep in sweeps where sweep.scenario == scenario { sweepSection(sweep, into: &page) }
-            timelines(run.trials.filter { $0.scenario == scenario }, into: &page)
+            for table in report.rankings.tables where table.scenario == scenario { guardTable(table, into: &page) }
+            let tables = report.outcomes.tables.filter { $0.scenario == scenario }
+            let scales = Scales(tables.map(\.group))
+            for table in tables { groupSection(table, scales: scales, links: links, into: &page) }
+            for table in report.metrics.tables where table.scenario == scenario { declaredMetricsTable(table, into: &page) }
+            for sweep in report.growth.sweeps where sweep.scenario == scenario { sweepSection(sweep, into: &page) }
+            timelines(report.cases.trials(of: scenario), into: &page)
             page.raw("</section>\n")
         }
 
-        bisect(run, into: &page)
-        verdicts(run, into: &page)
-        traces(run, links: links, into: &page)
-        ProcessFaultText.html(run, into: &page)
-        confinement(run, into: &page)
-        sanitizer(run, into: &page)
-        stalls(run, links: links, into: &page)
-        environment(run, into: &page)
+        for section in report.pageSections { section.html(into: &page) }
         page.raw("</body>\n</html>\n")
         return page.html
     }
@@ -61,17 +54,11 @@ package enum HTMLReport {
         private var traceByKey: [TrialKey: String] = [:]
         private var stallByKey: [TrialKey: String] = [:]
 
-        init(_ run: RunRecord) {
-            for (index, trial) in MarkdownReport.distinctTraces(run).enumerated() {
-                let anchor = "trace-\(index + 1)"
-                traces.append((trial, anchor))
-                if traceByKey[trial.key] == nil { traceByKey[trial.key] = anchor }
-            }
-            for (index, trial) in DumpText.distinctStalls(run).enumerated() {
-                let anchor = "stall-\(index + 1)"
-                stalls.append((trial, anchor))
-                if stallByKey[trial.key] == nil { stallByKey[trial.key] = anchor }
-            }
+        init(_ report: RunReport) {
+            traces = report.traces.entries.map { ($0.trial, $0.anchor) }
+            stalls = report.stalls.entries.map { ($0.trial, $0.anchor) }
+            for (trial, anchor) in traces where traceByKey[trial.key] == nil { traceByKey[trial.key] = anchor }
+            for (trial, anchor) in stalls where stallByKey[trial.key] == nil { stallByKey[trial.key] = anchor }
         }
 
         /// The anchor of the trial's trace or dump: its own signal's or outcome's first, else its key's.
@@ -88,33 +75,33 @@ package enum HTMLReport {
 
     /// The answer first: what failed, why, and what to do, each linked to its
     /// trace or dump, before any table.
-    static func header(_ run: RunRecord, summary: RunSummary, links: Links, into page: inout Page) {
-        page.raw("<header>\n<h1>Strain run: \(e(run.suite.name))</h1>\n")
-        if let description = run.suite.description {
-            let text = MarkupText.codeSpans(description).map { $0.code ? "<code>\(e($0.text))</code>" : e($0.text) }.joined()
+    static func header(_ report: RunReport, links: Links, into page: inout Page) {
+        let head = report.head
+        page.raw("<header>\n<h1>Strain run: \(e(head.suiteName))</h1>\n")
+        if let description = head.description {
+            let text = description.map { $0.code ? "<code>\(e($0.text))</code>" : e($0.text) }.joined()
             page.raw("<p class=\"description\">\(text)</p>\n")
         }
-        let unexpected = summary.unexpected.count
+        let unexpected = head.unexpectedCount
         let verdict = (unexpected == 0 ? "<span class=\"ok\">every outcome expected</span>" : "<span class=\"bad\">\(unexpected) unexpected</span>")
-            + (run.interrupted == true ? "<span class=\"bad\">\(e(run.interruptionNote))</span>" : "")
-        page.raw("<p class=\"counts\">\(summary.trialCount) trials: \(verdict). Suite <code>\(e(run.suite.path))</code>, started \(e(run.startedAt)), finished \(e(run.finishedAt)).</p>\n")
+            + (head.interruption.map { "<span class=\"bad\">\(e($0))</span>" } ?? "")
+        page.raw("<p class=\"counts\">\(head.trialCount) trials: \(verdict). Suite <code>\(e(head.suitePath))</code>, started \(e(head.startedAt)), finished \(e(head.finishedAt)).</p>\n")
         page.raw("</header>\n")
 
-        let stack = StackVerdict.verdicts(for: run)
-        let caps = DumpText.capVerdicts(run)
+        let stack = report.stackVerdicts.verdicts
+        let caps = report.caps.caps
         guard unexpected > 0 || !stack.isEmpty || !links.stalls.isEmpty || !caps.isEmpty else { return }
         page.raw("<section id=\"answer\" class=\"answer\">\n")
         if unexpected > 0 {
             page.raw("<h2>What failed</h2>\n<ul class=\"unexpected\">")
-            for failed in FailedKeys(run).keys {
-                let trial = failed.first
-                var outcome = "<b>\(e(failed.outcomes))</b> of \(failed.total)"
-                if let anchor = links.anchor(for: trial) { outcome = "<a href=\"#\(anchor)\">\(outcome)</a>" }
-                page.raw("<li>\(e(failed.key.description)): \(outcome), expected \(e(trial.expectedOutcomes.joined(separator: ", ")))")
-                if let reason = CrashReason.message(for: trial) { page.raw(" — <span class=\"reason\">\(e(reason))</span>") }
-                if let message = trial.outcome.message { page.raw(" — \(e(message))") }
-                if let trace = trial.trace, let point = trace.cycle.map({ _ in TraceLayout(trace).entry?.frame }) ?? TraceText.pointOfFailure(trace) {
-                    page.raw("<br><span class=\"where\">\(trace.cycle == nil ? "at" : "entered the recursion at") <code>\(e(point.displayName))</code></span>")
+            for failed in report.failed.entries {
+                var outcome = "<b>\(e(failed.key.outcomes))</b> of \(failed.key.total)"
+                if let anchor = links.anchor(for: failed.key.first) { outcome = "<a href=\"#\(anchor)\">\(outcome)</a>" }
+                page.raw("<li>\(e(failed.key.key.description)): \(outcome), expected \(e(failed.expected))")
+                if let reason = failed.reason { page.raw(" — <span class=\"reason\">\(e(reason))</span>") }
+                if let message = failed.message { page.raw(" — \(e(message))") }
+                if let point = failed.point {
+                    page.raw("<br><span class=\"where\">\(point.label) <code>\(e(point.name))</code></span>")
                 }
                 page.raw("</li>")
             }
@@ -122,14 +109,12 @@ package enum HTMLReport {
         }
         if !stack.isEmpty || !caps.isEmpty {
             page.raw("<h2>Why, and what to do</h2>\n<ul class=\"advice\">")
-            for verdict in stack {
-                let overflow = run.trials.first { StackVerdict.Configuration($0.key) == StackVerdict.Configuration(verdict.key) && $0.outcome.kind == .stackOverflow }
+            for (verdict, overflow) in zip(stack, report.stackVerdicts.overflows) {
                 let link = overflow.flatMap { links.anchor(for: $0) }.map { " <a href=\"#\($0)\">trace</a>" } ?? ""
                 page.raw("<li><b>\(e(verdict.title))</b>: \(e(verdict.explanation))\(link)</li>")
             }
             for (key, cap) in caps {
-                let trial = run.trials.first { $0.key == key && $0.dump != nil }
-                let link = trial.flatMap { links.anchor(for: $0) }.map { " <a href=\"#\($0)\">dump</a>" } ?? ""
+                let link = links.stalls.first { $0.trial.key == key }.map { " <a href=\"#\($0.anchor)\">dump</a>" } ?? ""
                 page.raw("<li><b>\(e(key.description))</b>: \(e(cap.message))\(link)</li>")
             }
             page.raw("</ul>\n")
@@ -167,18 +152,22 @@ package enum HTMLReport {
         row.trials.filter { [.completed, .threw, .invariantViolated].contains($0.outcome.kind) }.compactMap(\.metrics.wallSeconds)
     }
 
-    static func groupSection(_ group: RunSummary.Group, scales: Scales, links: Links, into page: inout Page) {
-        page.raw("<article class=\"group\">\n<h3>\(e(group.title))</h3>\n")
-        page.raw("<div class=\"table\"><table class=\"comparison\"><thead><tr><th>strategy</th><th>outcome</th><th>median wall</th><th>spread</th><th>peak RSS</th><th>threads</th><th>stack used / size</th><th>depth</th>\(group.countsAllocations ? "<th>allocations</th>" : "")</tr></thead><tbody>\n")
-        for row in group.rows {
-            let walls = row.trials.compactMap(\.metrics.wallSeconds)
-            let spread = walls.count > 1 ? "\(Format.duration(walls.min())) – \(Format.duration(walls.max()))" : "–"
-            let depth = row.medianDepth.map { Format.count($0) } ?? row.medianFrames.map { "\(Format.count($0)) frames" } ?? "–"
-            var outcome = row.allExpected ? e(row.outcomes) : "<b class=\"bad\">\(e(row.outcomes))</b> (expected \(e(row.trials[0].expectedOutcomes.joined(separator: ", "))))"
-            if let anchor = row.trials.lazy.compactMap({ links.anchor(for: $0) }).first {
-                outcome += " <a href=\"#\(anchor)\">\(row.trials.contains { $0.trace != nil } ? "trace" : "dump")</a>"
+    static func groupSection(_ table: OutcomeSection.Table, scales: Scales, links: Links, into page: inout Page) {
+        let group = table.group
+        page.raw("<article class=\"group\">\n<h3>\(e(table.title))</h3>\n")
+        // The page adds the spread across repetitions after the median.
+        var header = table.header
+        header.insert("spread", at: 3)
+        page.raw("<div class=\"table\"><table class=\"comparison\"><thead><tr>" + header.map { "<th>\(e($0))</th>" }.joined() + "</tr></thead><tbody>\n")
+        for row in table.rows {
+            var cells = row.cells.map(e)
+            cells.insert(e(row.spread), at: 3)
+            if !row.allExpected { cells[1] = "<b class=\"bad\">\(cells[1])</b> (expected \(e(row.expected)))" }
+            let trials = row.source.trials
+            if let anchor = trials.lazy.compactMap({ links.anchor(for: $0) }).first {
+                cells[1] += " <a href=\"#\(anchor)\">\(trials.contains { $0.trace != nil } ? "trace" : "dump")</a>"
             }
-            page.raw("<tr\(row.allExpected ? "" : " class=\"unexpected\"")><td>\(e(row.strategy.description))</td><td>\(outcome)</td><td class=\"num\">\(e(Format.duration(row.medianWallSeconds)))</td><td class=\"num\">\(e(spread))</td><td class=\"num\">\(e(Format.bytes(row.medianPeakRSSBytes)))</td><td class=\"num\">\(row.peakThreads.map(String.init) ?? "–")</td><td class=\"num\">\(e(Format.stack(used: row.stackHighWaterBytes, size: row.stackSizeBytes)))</td><td class=\"num\">\(e(depth))</td>\(group.countsAllocations ? "<td class=\"num\">\(e(row.allocationsText))</td>" : "")</tr>\n")
+            page.raw("<tr\(row.allExpected ? "" : " class=\"unexpected\"")>" + cells.enumerated().map { $0.offset < 2 ? "<td>\($0.element)</td>" : "<td class=\"num\">\($0.element)</td>" }.joined() + "</tr>\n")
         }
         page.raw("</tbody></table></div>\n<div class=\"charts\">\n")
         // One strategy's bar is always full width and says nothing the table does not.
@@ -210,12 +199,12 @@ package enum HTMLReport {
         page.raw("</div>\n</article>\n")
     }
 
-    static func guardTable(_ table: GuardComparison.Table, into page: inout Page) {
-        page.raw("<article class=\"group guards\">\n<h3>\(e(table.title))</h3>\n<div class=\"table\"><table class=\"comparison\"><thead><tr>")
-        for (index, column) in table.header.enumerated() { page.raw("<th\(index >= 3 && index <= 8 ? " class=\"num\"" : "")>\(e(column))</th>") }
+    static func guardTable(_ ranking: RankingSection.Table, into page: inout Page) {
+        let table = ranking.source
+        page.raw("<article class=\"group guards\">\n<h3>\(e(ranking.title))</h3>\n<div class=\"table\"><table class=\"comparison\"><thead><tr>")
+        for (index, column) in ranking.header.enumerated() { page.raw("<th\(index >= 3 && index <= 8 ? " class=\"num\"" : "")>\(e(column))</th>") }
         page.raw("</tr></thead><tbody>\n")
-        for (index, row) in table.rows.enumerated() {
-            let cells = GuardComparison.cells(row, rank: index + 1)
+        for (row, cells) in zip(table.rows, ranking.cells) {
             page.raw("<tr\(row.allExpected ? "" : " class=\"unexpected\"")>")
             for (column, cell) in cells.enumerated() { page.raw("<td\(column >= 3 && column <= 8 ? " class=\"num\"" : "")>\(e(cell))</td>") }
             page.raw("</tr>\n")
@@ -319,92 +308,12 @@ package enum HTMLReport {
         page.raw("</div>\n</article>\n")
     }
 
-    static func verdicts(_ run: RunRecord, into page: inout Page) {
-        let stack = StackVerdict.verdicts(for: run)
-        let caps = DumpText.capVerdicts(run)
-        let reference = ReferenceComparison.lines(run)
-        guard !stack.isEmpty || !caps.isEmpty || !reference.isEmpty else { return }
-        page.raw("<section id=\"verdicts\">\n<h2>Verdicts</h2>\n<ul>")
-        for verdict in stack { page.raw("<li><b>\(e(verdict.title))</b>: \(e(verdict.explanation))</li>") }
-        for (key, verdict) in caps { page.raw("<li><b>\(e(key.description))</b>: \(e(verdict.message))</li>") }
-        for line in reference { page.raw("<li>pthread_mutex lock/unlock, the harness against a C loop: \(e(line))</li>") }
-        page.raw("</ul>\n</section>\n")
-    }
-
-    static func traces(_ run: RunRecord, links: Links, into page: inout Page) {
-        guard !links.traces.isEmpty else { return }
-        page.raw("<section id=\"traces\">\n<h2>Traces</h2>\n")
-        // The first trace nobody expected is open; the rest are one click away.
-        let firstUnexpected = links.traces.first { !$0.trial.expected }?.anchor
-        for (trial, anchor) in links.traces {
-            guard let trace = trial.trace else { continue }
-            let reason = CrashReason.message(for: trial)
-            page.raw("<details class=\"trace\" id=\"\(anchor)\"\(anchor == firstUnexpected ? " open" : "")><summary>\(e(trial.key.description)): \(e(TraceText.headline(trace)))\(reason.map { " — <span class=\"reason\">\(e($0))</span>" } ?? "")</summary>\n")
-            if let note = trace.sourceLocations?.note { page.raw("<p class=\"note\">\(e(note))</p>\n") }
-            page.raw("<ol class=\"frames\">")
-            for part in TraceLayout(trace).parts {
-                switch part {
-                case .frame(let index, let frame, let isEntry):
-                    frameItem(frame, index: index, entry: isEntry, into: &page)
-                case .skipped(_, let count):
-                    page.raw("<li class=\"gap\">\(e(TraceText.skippedMarker(count)))</li>")
-                case .cycle(let cycle, let from, let count):
-                    page.raw("<li class=\"cycle\"><details><summary>\(e(TraceText.cycleMarker(cycle, from: from, count: count)))</summary><ol class=\"frames period\">")
-                    for frame in cycle.frames { frameItem(frame, index: nil, into: &page) }
-                    page.raw("</ol></details></li>")
-                }
-            }
-            page.raw("</ol></details>\n")
-        }
-        page.raw("</section>\n")
-    }
-
-    static func stalls(_ run: RunRecord, links: Links, into page: inout Page) {
-        guard !links.stalls.isEmpty else { return }
-        page.raw("<section id=\"stalls\">\n<h2>Stalls</h2>\n")
-        if let summary = DumpText.watchdogSummary(run) { page.raw("<p>\(e(summary)).</p>\n") }
-        for (trial, anchor) in links.stalls {
-            guard let dump = trial.dump else { continue }
-            page.raw("<details class=\"dump\" id=\"\(anchor)\" open><summary>\(e(trial.key.description)): \(e(DumpText.headline(trial)))</summary>\n")
-            if let cycle = dump.waitCycle { page.raw("<p class=\"cycle\">Wait cycle: \(e(cycle.description))</p>\n") }
-            if let note = dump.sourceLocations?.note { page.raw("<p class=\"note\">\(e(note))</p>\n") }
-            for group in dump.groups {
-                page.raw("<details class=\"thread-group\"><summary>\(e(DumpText.group(group)))</summary>\n")
-                let threads = group.threads.map { "\($0.tid) \($0.name) (\($0.state)\($0.wait.map { ", " + $0 } ?? "")\($0.viaPtrace ? ", ptrace" : ""))" }
-                page.raw("<p class=\"threads\">\(e(threads.joined(separator: "; ")))</p><ol class=\"frames\">")
-                for (index, frame) in group.frames.enumerated() { frameItem(frame, index: index, into: &page) }
-                page.raw("</ol></details>\n")
-            }
-            page.raw("</details>\n")
-        }
-        page.raw("</section>\n")
-    }
-
-    static func environment(_ run: RunRecord, into page: inout Page) {
-        let environment = run.environment
-        page.raw("<section id=\"environment\">\n<h2>Environment</h2>\n<table class=\"environment\"><tbody>")
-        // The binary's row only where run.json has it (runs since the gate named builds).
-        let build = environment.build.map { [("binary", "\($0.shortName) (\($0.executablePath))")] } ?? []
-        let rows: [(String, String)] = [
-            ("host", environment.host), ("cores", "\(environment.cores)"), ("memory", Format.bytes(Double(environment.memoryBytes))),
-            ("kernel", environment.kernel), ("architecture", environment.architecture), ("Swift", environment.swiftVersion),
-            ("commit", environment.gitCommit ?? "–")] + build + [("Strain", run.strainVersion),
-            ("rlimits", environment.rlimits.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value < 0 ? "unlimited" : String($0.value))" }.joined(separator: ", ")),
-            ("runner peak RSS", Format.bytes(Double(run.runnerPeakRSSBytes))),
-        ]
-        for (name, value) in rows { page.raw("<tr><th>\(e(name))</th><td>\(e(value))</td></tr>") }
-        page.raw("</tbody></table>\n<h3>The suite as run</h3>\n<pre class=\"suite\">")
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        if let data = try? encoder.encode(run.suite) { page.raw(e(String(decoding: data, as: UTF8.self))) }
-        page.raw("</pre>\n</section>\n")
-    }
-
     // MARK: - Pieces
 
-    struct Page {
-        var html = ""
-        mutating func raw(_ text: String) { html += text }
+    /// The page as it is written.
+    package struct Page: Sendable {
+        package var html = ""
+        package mutating func raw(_ text: String) { html += text }
     }
 
     static func e(_ text: String) -> String { HTMLText.escape(text) }

@@ -1,0 +1,56 @@
+import StrainRecords
+
+/// The rankings the run's scenarios asked for ("which guard should I use"): a
+/// table per ranking and group of the other parameters, best first.
+package struct RankingSection: TextSection {
+    /// One ranking over one group of the other parameters.
+    package struct Table: Sendable {
+        /// `contended-collection (workers=8) on linux: guards by throughput`.
+        package var title: String
+        /// The scenario the page files it under.
+        package var scenario: String
+        /// The column names.
+        package var header: [String]
+        /// A row's cells: rank, value, strategy, the metric, p50, p99, p99.9, fairness, together, outcomes.
+        package var cells: [[String]]
+        /// The comparison's table, for the page's charts.
+        package var source: GuardComparison.Table
+
+        static let alignments: [TextTable.Alignment] = [.right, .left, .left] + Array(repeating: .right, count: 6) + [.left]
+    }
+
+    /// The tables, in the order the rankings are named.
+    package var tables: [Table]
+
+    init(_ comparison: GuardComparison) {
+        tables = comparison.tables.map { table in
+            Table(title: table.title, scenario: table.scenario, header: table.header,
+                  cells: table.rows.enumerated().map { GuardComparison.cells($0.element, rank: $0.offset + 1) }, source: table)
+        }
+    }
+
+    package func terminalLines(_ style: TerminalStyle) -> [String] {
+        tables.flatMap { table -> [String] in
+            let laid = TextTable(header: table.header, alignments: Table.alignments, rows: table.cells).terminalLines(width: style.width)
+            var lines = style.heading(table.title) + laid.header
+            for (row, rowLines) in zip(table.source.rows, laid.rows) {
+                guard !row.allExpected else { lines += rowLines; continue }
+                let expected = row.trials[0].expectedOutcomes.joined(separator: ", ")
+                lines += style.unexpected(rowLines, note: "(expected \(expected))")
+            }
+            return lines
+        }
+    }
+
+    package func markdown() -> String {
+        tables.map { table in
+            let rows = zip(table.source.rows, table.cells).map { row, cells in
+                var cells = cells.map(Markdown.escape)
+                if !row.allExpected { cells[9] = "**\(cells[9])** (expected \(Markdown.escape(row.trials[0].expectedOutcomes.joined(separator: ", "))))" }
+                return cells
+            }
+            return "## \(Markdown.escape(table.title))\n\n"
+                + TextTable(header: table.header.map(Markdown.escape), alignments: Table.alignments, rows: rows).markdown() + "\n"
+        }.joined()
+    }
+}

@@ -1,0 +1,159 @@
+import StrainRecords
+
+/// A run as every report shows it, built once from its record: the head, then
+/// each section as a plain value whose rows are already grouped, sorted and
+/// formatted. The terminal, summary.md, report.html and junit.xml are views of
+/// it that only lay it out (the gate's `GateReport` has the same shape).
+///
+/// A new section is a type that conforms to ``TextSection`` (and ``PageSection``
+/// when the page shows it) with a builder, one stored property here, and its
+/// place in ``sections`` and ``pageSections``.
+package struct RunReport: Sendable {
+    /// What the run was and how it went, in one line's worth of values.
+    package struct Head: Sendable {
+        /// The suite's `name:`.
+        package var suiteName: String
+        /// The suite's description, split at its backticks into code and prose.
+        package var description: [(code: Bool, text: String)]?
+        /// The suite file, as given.
+        package var suitePath: String
+        /// When the run started and finished (ISO 8601).
+        package var startedAt: String
+        /// When it finished.
+        package var finishedAt: String
+        /// Trials run, and how many ended as the suite did not expect.
+        package var trialCount: Int
+        /// Trials that ended as the suite did not expect.
+        package var unexpectedCount: Int
+        /// ` (interrupted after 28 of 35 planned trials)`, or nil for a run that finished its plan.
+        package var interruption: String?
+    }
+
+    /// The suite, the counts and the verdict line.
+    package var head: Head
+    /// What failed, a line per trial key.
+    package var failed: FailedSection
+    /// A table per comparison group that no ranking shows.
+    package var outcomes: OutcomeSection
+    /// The rankings the scenarios asked for.
+    package var rankings: RankingSection
+    /// The scenarios' own metrics, per group.
+    package var metrics: MetricsSection
+    /// The harness against its C reference loop.
+    package var reference: ReferenceSection
+    /// The bisect's answers, when the run is a bisect.
+    package var bisect: BisectReportSection
+    /// Which stack each configuration needs.
+    package var stackVerdicts: StackVerdictSection
+    /// Growth with a swept parameter, with fitted exponents.
+    package var growth: GrowthSection
+    /// A trace per distinct fault.
+    package var traces: TraceSection
+    /// Faults of a program's other processes.
+    package var processFaults: ProcessFaultSection
+    /// Confinement violations, as evidence.
+    package var confinement: EvidenceSection
+    /// Sanitizer reports, as evidence.
+    package var sanitizer: EvidenceSection
+    /// A thread dump per distinct stall.
+    package var stalls: StallSection
+    /// Thread caps the pools hit.
+    package var caps: CapSection
+    /// The machine, toolchain and build.
+    package var environment: EnvironmentSection
+    /// Every trial with its verdict, per scenario: what junit.xml lists.
+    package var cases: TrialCases
+    /// The scenarios in the order the run first met them.
+    package var scenarios: [String]
+
+    /// The report of `run`: every section computed here, once.
+    package init(_ run: RunRecord) {
+        let summary = RunSummary(run)
+        let comparison = GuardComparison(run)
+        head = Head(suiteName: run.suite.name, description: run.suite.description.map(MarkupText.codeSpans), suitePath: run.suite.path,
+                    startedAt: run.startedAt, finishedAt: run.finishedAt, trialCount: summary.trialCount,
+                    unexpectedCount: summary.unexpected.count, interruption: run.interrupted == true ? run.interruptionNote : nil)
+        failed = FailedSection(run)
+        outcomes = OutcomeSection(summary.groups.filter { !GuardComparison.covers($0, in: run) })
+        rankings = RankingSection(comparison)
+        metrics = MetricsSection(tables: DeclaredMetrics(run).tables)
+        reference = ReferenceSection(lines: ReferenceComparison.lines(run))
+        bisect = BisectReportSection(section: run.bisect)
+        stackVerdicts = StackVerdictSection(run)
+        growth = GrowthSection(sweeps: GrowthSweep.sweeps(run))
+        traces = TraceSection(run)
+        processFaults = ProcessFaultSection(run)
+        confinement = EvidenceSection.confinement(run)
+        sanitizer = EvidenceSection.sanitizer(run)
+        stalls = StallSection(run)
+        caps = CapSection(run)
+        environment = EnvironmentSection(run)
+        cases = TrialCases(run)
+        scenarios = run.trials.map(\.scenario).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+    }
+
+    /// The sections in the order summary.md and the terminal show them: what
+    /// failed, the tables, the verdicts, the evidence, the environment.
+    package var sections: [any TextSection] {
+        [failed, outcomes, rankings, metrics, reference, bisect, stackVerdicts, growth, traces, processFaults, confinement, sanitizer, stalls, caps, environment]
+    }
+
+    /// The sections report.html shows after its answer box and its scenarios, in order.
+    package var pageSections: [any PageSection] {
+        [bisect, VerdictsBlock(stack: stackVerdicts, caps: caps, reference: reference), traces, processFaults, confinement, sanitizer, stalls, environment]
+    }
+}
+
+/// A section of ``RunReport`` as the text formats lay it out.
+package protocol TextSection: Sendable {
+    /// The section in the terminal, a blank line and its heading first; none when it is empty.
+    func terminalLines(_ style: TerminalStyle) -> [String]
+    /// The section in summary.md, its `## ` heading first; "" when it is empty.
+    func markdown() -> String
+}
+
+/// A section of ``RunReport`` as report.html lays it out.
+package protocol PageSection: Sendable {
+    /// Appends the section's `<section>` to `page`; nothing when it is empty.
+    func html(into page: inout HTMLReport.Page)
+}
+
+/// How the terminal view writes: in colour or not, and how wide the window is.
+package struct TerminalStyle: Sendable {
+    /// Whether to paint with SGR colours.
+    package var color: Bool
+    /// The window's columns: tables wrap their widest column to fit; nil, no limit.
+    package var width: Int?
+
+    /// A style in colour or not, fitting `width` columns (nil: no limit).
+    package init(color: Bool, width: Int? = nil) {
+        self.color = color
+        self.width = width
+    }
+
+    /// `text` in SGR colour `code` (1 bold, 31 red, 32 green, 33 yellow) when in colour.
+    package func paint(_ text: String, _ code: Int) -> String {
+        color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    }
+
+    /// A section's first lines: a blank line, then its heading in bold (wrapped at spaces to the width).
+    func heading(_ title: String) -> [String] {
+        [""] + (width.map { TextTable.wrap(title, width: $0) } ?? [title]).map { paint($0, 1) }
+    }
+
+    /// A table row's lines in red with `note` after the last, or on a line of
+    /// its own when the window is too narrow for both.
+    func unexpected(_ rowLines: [String], note: String) -> [String] {
+        let last = rowLines.last ?? ""
+        let fits = width.map { last.count + 3 + note.count <= $0 } ?? true
+        let lines = fits ? rowLines.dropLast() + [last + "   " + note] : rowLines + ["    " + note]
+        return lines.map { paint($0, 31) }
+    }
+}
+
+/// Shorthands the views share.
+enum Markdown {
+    static func escape(_ text: String) -> String { MarkdownReport.escape(text) }
+    static func escapeHTML(_ text: String) -> String { MarkdownReport.escapeHTML(text) }
+    static func code(_ line: String) -> String { MarkdownReport.code(line) }
+}

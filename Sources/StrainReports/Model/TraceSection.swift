@@ -1,0 +1,107 @@
+import StrainRecords
+
+/// One trace per distinct fault (scenario, parameters, strategy, profile,
+/// signal), each with the anchor the page gives it and its reason.
+package struct TraceSection: TextSection, PageSection {
+    /// One distinct fault.
+    package struct Entry: Sendable {
+        /// Its first trial.
+        package var trial: TrialRecord
+        /// That trial's trace.
+        package var trace: FaultTrace
+        /// `trace-3`: where the page shows it.
+        package var anchor: String
+        /// What the child said, or the runtime's trap name.
+        package var reason: String?
+    }
+
+    /// The faults, in run order.
+    package var entries: [Entry]
+
+    init(_ run: RunRecord) {
+        struct Seen: Hashable {
+            var key: TrialKey
+            var signal: Int32
+        }
+        var seen = Set<Seen>()
+        let distinct = run.trials.filter { trial in
+            guard let trace = trial.trace else { return false }
+            return seen.insert(Seen(key: trial.key, signal: trace.signal)).inserted
+        }
+        entries = distinct.enumerated().map { index, trial in
+            Entry(trial: trial, trace: trial.trace!, anchor: "trace-\(index + 1)", reason: CrashReason.message(for: trial))
+        }
+    }
+
+    package func terminalLines(_ style: TerminalStyle) -> [String] {
+        guard !entries.isEmpty else { return [] }
+        var lines = style.heading("Traces")
+        for entry in entries {
+            let trace = entry.trace
+            lines.append("  \(entry.trial.key): \(TraceText.headline(trace))")
+            if let reason = entry.reason { lines.append("    reason: \(reason)") }
+            if let cycle = trace.cycle {
+                if let fault = trace.firstFrames.first { lines.append("    fault: #0  \(fault.displayName)") }
+                lines.append("    cycle: \(TraceText.cycle(cycle))")
+                let layout = TraceLayout(trace)
+                if let entry = layout.entry {
+                    lines.append("    entered from: #\(Format.count(Double(entry.index)))  \(entry.frame.displayName)")
+                    // When the entry is still the runtime's, the first frame with a source location after it is the caller's code.
+                    if entry.frame.location == nil, let user = layout.firstLocated(after: entry.index) {
+                        lines.append("    called from: #\(Format.count(Double(user.index)))  \(user.frame.displayName)")
+                    }
+                }
+            } else if let first = trace.firstFrames.first {
+                lines.append("    at: \(first.displayName)")
+                if let point = TraceText.pointOfFailure(trace), point != first, let index = trace.firstFrames.firstIndex(of: point) {
+                    lines.append("    in: #\(index)  \(point.displayName)")
+                }
+            }
+            if let note = trace.sourceLocations?.note { lines.append("    (\(note))") }
+        }
+        return lines
+    }
+
+    package func markdown() -> String {
+        guard !entries.isEmpty else { return "" }
+        var out = "## Traces\n\n"
+        let quoted = { (text: String) in text.replacingOccurrences(of: "`", with: "'") }
+        for entry in entries {
+            let trace = entry.trace
+            out += "<details><summary>\(Markdown.escapeHTML(entry.trial.key.description)): \(Markdown.escapeHTML(TraceText.headline(trace)))\(entry.reason.map { " — " + Markdown.escapeHTML($0) } ?? "")</summary>\n\n"
+            if let reason = entry.reason { out += "Reason: `\(quoted(reason))`\n\n" }
+            if let cycle = trace.cycle { out += "Cycle: `\(quoted(TraceText.cycle(cycle)))`\n\n" }
+            if let start = TraceLayout(trace).entry { out += "Entered from: `\(quoted(start.frame.displayName))`\n\n" }
+            out += "```\n" + TraceText.lines(trace).map(Markdown.code).joined(separator: "\n") + "\n```\n\n</details>\n\n"
+        }
+        return out
+    }
+
+    package func html(into page: inout HTMLReport.Page) {
+        guard !entries.isEmpty else { return }
+        let e = HTMLText.escape
+        page.raw("<section id=\"traces\">\n<h2>Traces</h2>\n")
+        // The first trace nobody expected is open; the rest are one click away.
+        let firstUnexpected = entries.first { !$0.trial.expected }?.anchor
+        for entry in entries {
+            let trace = entry.trace
+            page.raw("<details class=\"trace\" id=\"\(entry.anchor)\"\(entry.anchor == firstUnexpected ? " open" : "")><summary>\(e(entry.trial.key.description)): \(e(TraceText.headline(trace)))\(entry.reason.map { " — <span class=\"reason\">\(e($0))</span>" } ?? "")</summary>\n")
+            if let note = trace.sourceLocations?.note { page.raw("<p class=\"note\">\(e(note))</p>\n") }
+            page.raw("<ol class=\"frames\">")
+            for part in TraceLayout(trace).parts {
+                switch part {
+                case .frame(let index, let frame, let isEntry):
+                    HTMLReport.frameItem(frame, index: index, entry: isEntry, into: &page)
+                case .skipped(_, let count):
+                    page.raw("<li class=\"gap\">\(e(TraceText.skippedMarker(count)))</li>")
+                case .cycle(let cycle, let from, let count):
+                    page.raw("<li class=\"cycle\"><details><summary>\(e(TraceText.cycleMarker(cycle, from: from, count: count)))</summary><ol class=\"frames period\">")
+                    for frame in cycle.frames { HTMLReport.frameItem(frame, index: nil, into: &page) }
+                    page.raw("</ol></details></li>")
+                }
+            }
+            page.raw("</ol></details>\n")
+        }
+        page.raw("</section>\n")
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import StrainKit
+import StrainReports
+import Testing
+
+/// The one report model every format lays out: what one view shows, the others show too.
+@Suite struct RunReportTests {
+    /// A section's heading as summary.md writes it (`## Traces`), for the sections
+    /// that have one heading per section.
+    static func markdownHeading(_ section: any TextSection) -> String? {
+        section.markdown().split(separator: "\n").first.map(String.init)
+    }
+
+    @Test func everySectionSummaryMdShowsTheTerminalShowsTooUnderTheSameHeading() throws {
+        let report = RunReport(try ReportTests.fixture())
+        let style = TerminalStyle(color: false)
+        var shown = 0
+        for section in report.sections where !section.markdown().isEmpty {
+            // The terminal leaves the environment to the files and ends with what failed instead.
+            if section is EnvironmentSection || section is FailedSection { continue }
+            let lines = section.terminalLines(style)
+            #expect(!lines.isEmpty, "\(type(of: section)) is in summary.md but not in the terminal")
+            // Markdown escapes `_`, `*` and `|` with a backslash.
+            let heading = try #require(Self.markdownHeading(section)).replacingOccurrences(of: "## ", with: "").replacingOccurrences(of: "\\", with: "")
+            #expect(lines.contains(heading), "\(type(of: section)): \(heading) in \(lines.prefix(3))")
+            shown += 1
+        }
+        #expect(shown >= 6, "the fixture has tables, verdicts, traces, stalls and a bisect: \(shown)")
+    }
+
+    @Test func everyViewNamesTheSameFailedKeys() throws {
+        let run = try ReportTests.fixture()
+        let report = RunReport(run)
+        let keys = report.failed.entries.map(\.key.key.description)
+        #expect(keys.count >= 2, "\(keys)")
+        let terminal = TerminalReport(color: false).render(report)
+        let markdown = MarkdownReport.render(report).replacingOccurrences(of: "\\", with: "")
+        let html = HTMLReport.render(report)
+        let junit = JUnitReport.render(report)
+        let closing = terminal.components(separatedBy: "\n").suffix(keys.count)
+        for key in keys {
+            #expect(closing.contains { $0.hasPrefix("  \(key): ") }, "the terminal ends with \(key)")
+            #expect(markdown.contains("- **\(key)**: "), "summary.md's What failed names \(key)")
+            #expect(html.contains("<li>\(HTMLText.escape(key)): "), "the page's answer names \(key)")
+        }
+        let failures = junit.matches(of: /<(failure|error) message=/).count
+        #expect(failures == run.trials.filter { !$0.expected }.count, "junit.xml has a failure or error per unexpected trial")
+    }
+}
