@@ -1,3 +1,4 @@
+import Foundation
 import StrainRecords
 
 /// `strain bisect`'s answers as text: one headline per search, its sentence, the
@@ -69,9 +70,39 @@ package enum BisectText {
     }
 }
 
-/// `strain bisect`'s answers, when the run is a bisect.
+/// `strain bisect`'s answers, when the run is a bisect, with every probe's value
+/// and how it ended: the page draws each search's probes on the parameter's axis.
 package struct BisectReportSection: TextSection, PageSection {
+    /// One probe of a search: the value it tried and whether it completed.
+    package struct Probe: Sendable, Hashable {
+        /// The parameter's value, or the stack's bytes for a stack search.
+        package var value: Int
+        /// How it ended (`completed`, `stackOverflow`, …).
+        package var outcome: String
+        package var completed: Bool
+    }
+
     package var section: BisectSection?
+    /// Each search's probes, in the order of ``BisectSection/searches``.
+    package var probes: [[Probe]] = []
+
+    /// The answers alone, without the probes' values (the terminal's closing lines).
+    package init(section: BisectSection?) { self.section = section }
+
+    /// The run's answers, each search with its probes read from the run's trials.
+    package init(_ run: RunRecord) {
+        section = run.bisect
+        let byIndex = Dictionary(run.trials.map { ($0.index, $0) }, uniquingKeysWith: { first, _ in first })
+        probes = (run.bisect?.searches ?? []).map { search in
+            search.probes.compactMap { byIndex[$0] }.compactMap { trial -> Probe? in
+                let value: Int? = switch search.question {
+                case .parameter: search.parameter.flatMap { trial.key[parameter: $0] }.flatMap { Int($0) }
+                case .stack: trial.key.strategy.chosenStackBytes
+                }
+                return value.map { Probe(value: $0, outcome: trial.outcome.kind.rawValue, completed: trial.outcome.kind == .completed) }
+            }
+        }
+    }
 
     package func terminalLines(_ style: TerminalStyle) -> [String] {
         guard let section else { return [] }
@@ -93,8 +124,10 @@ package struct BisectReportSection: TextSection, PageSection {
         guard let section else { return }
         let e = HTMLText.escape
         page.raw("<section id=\"bisect\">\n<h2>Bisect</h2>\n<ul>")
-        for search in section.searches {
-            page.raw("<li><b>\(e(BisectText.headline(search)))</b> (\(e(BisectText.cost(search)))): \(e(search.explanation))</li>")
+        for (index, search) in section.searches.enumerated() {
+            page.raw("<li><b>\(e(BisectText.headline(search)))</b> (\(e(BisectText.cost(search)))): \(e(search.explanation))")
+            if index < probes.count { page.raw(Self.picture(probes[index], search: search)) }
+            page.raw("</li>")
         }
         page.raw("</ul>\n")
         if let slope = section.slope {
@@ -106,6 +139,32 @@ package struct BisectReportSection: TextSection, PageSection {
         }
         if let reason = section.noSlopeReason { page.raw("<p>\(e(reason))</p>\n") }
         page.raw("<p>Whole bisect: \(section.searches.map(\.probes.count).reduce(0, +)) probes in \(e(Format.duration(section.wallSeconds))).</p>\n</section>\n")
+    }
+
+    /// A search's probes on one axis, logarithmic (a bisect halves its range, so the
+    /// probes crowd at the boundary): a dot per probed value, green where every
+    /// repetition completed, red where any failed, the answer's value marked.
+    static func picture(_ probes: [Probe], search: BisectSearch) -> String {
+        guard let low = probes.map(\.value).min(), let high = probes.map(\.value).max(), low > 0 else { return "" }
+        let width = 560.0, margin = 8.0
+        let (lo, hi) = (log(Double(low)), log(Double(high)))
+        func x(_ value: Int) -> Double { hi > lo ? margin + (log(Double(value)) - lo) / (hi - lo) * (width - 2 * margin) : width / 2 }
+        let label: (Int) -> String = { search.question == .stack ? ByteSize.exact($0) : Format.count(Double($0)) }
+        var byValue: [Int: [Probe]] = [:]
+        for probe in probes { byValue[probe.value, default: []].append(probe) }
+        let name = search.question == .stack ? "stack" : (search.parameter ?? "value")
+        var svg = "<svg class=\"probes\" viewBox=\"0 0 \(Int(width)) 44\" role=\"img\" aria-label=\"\(probes.count) probes of \(HTMLText.escape(name)) from \(HTMLText.escape(label(low))) to \(HTMLText.escape(label(high)))\">"
+        svg += "<line x1=\"\(Int(margin))\" y1=\"18\" x2=\"\(Int(width - margin))\" y2=\"18\" class=\"axis\"/>"
+        if let passing = search.passing {
+            svg += "<line x1=\"\(String(format: "%.1f", x(passing)))\" y1=\"6\" x2=\"\(String(format: "%.1f", x(passing)))\" y2=\"30\" class=\"probe-answer\"/>"
+        }
+        for (value, tries) in byValue.sorted(by: { $0.key < $1.key }) {
+            let completed = tries.allSatisfy(\.completed)
+            let outcomes = Dictionary(grouping: tries, by: \.outcome).map { "\($0.key) ×\($0.value.count)" }.sorted().joined(separator: ", ")
+            svg += "<circle class=\"\(completed ? "probe-ok" : "probe-failed")\" cx=\"\(String(format: "%.1f", x(value)))\" cy=\"18\" r=\"4\"><title>\(HTMLText.escape("\(name)=\(label(value)): \(outcomes)"))</title></circle>"
+        }
+        svg += "<text x=\"\(Int(margin))\" y=\"42\" class=\"tick\">\(HTMLText.escape(label(low)))</text><text x=\"\(Int(width - margin))\" y=\"42\" class=\"tick end\">\(HTMLText.escape(label(high)))</text>"
+        return svg + "</svg>"
     }
 }
 

@@ -17,7 +17,7 @@ extension GateReport {
         page += " A timing row can fail only with ≥ \(requiredRepetitions) repetitions per side; Benjamini-Hochberg q = \(q).</p>\n"
         if let runFiles, !runFiles.isEmpty {
             page += "<p>Each side's run, with its traces and dumps: " + runFiles.map { "<a href=\"\(e($0))\">\(e($0))</a>" }.joined(separator: ", ")
-                + "; <code>strain report &lt;file&gt; --out &lt;folder&gt;</code> renders either as a report.</p>\n"
+                + "; <code>strain report &lt;file&gt; --out &lt;page.html&gt;</code> renders either as a report.</p>\n"
         }
         for warning in warnings ?? [] { page += "<p class=\"note warning\"><b>Warning:</b> \(e(warning))</p>\n" }
         if !fingerprint.isEmpty {

@@ -21,12 +21,19 @@ package enum HTMLReport {
         let anchors = Dictionary(uniqueKeysWithValues: report.scenarios.enumerated().map { ($0.element, "scenario-\($0.offset + 1)") })
         let hasVerdicts = !report.stackVerdicts.verdicts.isEmpty || !report.caps.caps.isEmpty || !report.reference.lines.isEmpty
         page.raw("<nav><ul>")
+        let isBisect = report.isBisect
+        if isBisect { page.raw("<li><a href=\"#bisect\">bisect</a></li>") }
         for scenario in report.scenarios { page.raw("<li><a href=\"#\(anchors[scenario]!)\">\(e(scenario))</a></li>") }
         if hasVerdicts { page.raw("<li><a href=\"#verdicts\">verdicts</a></li>") }
         if !report.traces.entries.isEmpty { page.raw("<li><a href=\"#traces\">traces</a></li>") }
         if !report.stalls.entries.isEmpty { page.raw("<li><a href=\"#stalls\">stalls</a></li>") }
         page.raw("<li><a href=\"#environment\">environment</a></li></ul></nav>\n")
 
+        // A bisect answers first; its probes' tables fold below it.
+        if isBisect {
+            report.bisect.html(into: &page)
+            page.raw("<details class=\"probes\"><summary>The probes: \(report.outcomes.tables.count) table\(report.outcomes.tables.count == 1 ? "" : "s"), one per probed value</summary>\n")
+        }
         for scenario in report.scenarios {
             page.raw("<section class=\"scenario\" id=\"\(anchors[scenario]!)\">\n<h2>\(e(scenario))</h2>\n")
             for table in report.rankings.tables where table.scenario == scenario { guardTable(table, into: &page) }
@@ -38,6 +45,7 @@ package enum HTMLReport {
             timelines(report.cases.trials(of: scenario), into: &page)
             page.raw("</section>\n")
         }
+        if isBisect { page.raw("</details>\n") }
 
         for section in report.pageSections { section.html(into: &page) }
         page.raw("</body>\n</html>\n")
@@ -88,7 +96,9 @@ package enum HTMLReport {
         page.raw("<p class=\"counts\">\(head.trialCount) trials: \(verdict). Suite <code>\(e(head.suitePath))</code>, started \(e(head.startedAt)), finished \(e(head.finishedAt)).</p>\n")
         page.raw("</header>\n")
 
-        let stack = report.stackVerdicts.verdicts
+        // A bisect's per-probe stack verdicts ("run it on a larger stack too") are what
+        // the bisect did: its answer, just below, replaces them here.
+        let stack = report.isBisect ? [] : report.stackVerdicts.verdicts
         let caps = report.caps.caps
         guard unexpected > 0 || !stack.isEmpty || !links.stalls.isEmpty || !caps.isEmpty else { return }
         page.raw("<section id=\"answer\" class=\"answer\">\n")
@@ -375,7 +385,9 @@ package enum HTMLReport {
     .answer{border:1px solid #e4e4e8;border-radius:6px;padding:4px 14px 8px;background:#fcfcfd}.answer h2{font-size:16px;border:0;margin:10px 0 4px}
     .reason{color:#9d0208;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}.where{color:#555;font-size:12px}p.note{color:#777;font-size:12px;margin:2px 0}
     div.table{max-width:100%;overflow-x:auto}td.num{white-space:nowrap}svg.chart{width:600px;max-width:100%;height:auto;display:block}figure{max-width:100%;box-sizing:border-box}
-    svg .point-label{font-size:10px;fill:#555}svg .tick{font-size:10px;fill:#555}
+    svg .point-label{font-size:10px;fill:#555}svg .tick{font-size:10px;fill:#555}svg .tick.end{text-anchor:end}
+    svg.probes{width:560px;max-width:100%;height:auto;display:block;margin:4px 0 8px}svg.probes .axis{stroke:#bbb}svg.probes .probe-answer{stroke:#2b9348;stroke-dasharray:3 2}
+    svg.probes .probe-ok{fill:#2b9348;fill-opacity:.8}svg.probes .probe-failed{fill:#c1121f;fill-opacity:.8}details.probes>summary{font-weight:600;margin:12px 0}
     @media (max-width:640px){body{padding:0 8px 24px}th,td{padding:2px 6px}ol.frames{padding-left:46px}}
     .thread-group>summary{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}p.threads{color:#555;font-size:12px;margin:2px 0 2px 18px}
     figcaption{font-size:11px;color:#555;max-width:560px}pre.suite{background:#f5f5f7;padding:10px;overflow:auto;max-height:420px}ul.fits{margin:2px 0 8px}

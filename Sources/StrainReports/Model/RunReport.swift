@@ -65,6 +65,9 @@ package struct RunReport: Sendable {
     package var cases: TrialCases
     /// The scenarios in the order the run first met them.
     package var scenarios: [String]
+    /// Whether the run is a bisect's: every trial a probe of one of its searches. Its
+    /// answer then comes first, and the probes' tables fold away.
+    package var isBisect: Bool
 
     /// The report of `run`: every section computed here, once.
     package init(_ run: RunRecord) {
@@ -78,7 +81,7 @@ package struct RunReport: Sendable {
         rankings = RankingSection(comparison)
         metrics = MetricsSection(tables: DeclaredMetrics(run).tables)
         reference = ReferenceSection(lines: ReferenceComparison.lines(run))
-        bisect = BisectReportSection(section: run.bisect)
+        bisect = BisectReportSection(run)
         stackVerdicts = StackVerdictSection(run)
         growth = GrowthSection(sweeps: GrowthSweep.sweeps(run))
         traces = TraceSection(run)
@@ -90,17 +93,42 @@ package struct RunReport: Sendable {
         environment = EnvironmentSection(run)
         cases = TrialCases(run)
         scenarios = run.trials.map(\.scenario).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        let probed = Set(run.bisect?.searches.flatMap(\.probes) ?? [])
+        isBisect = run.bisect != nil && !run.trials.isEmpty && run.trials.allSatisfy { probed.contains($0.index) }
     }
 
     /// The sections in the order summary.md and the terminal show them: what
     /// failed, the tables, the verdicts, the evidence, the environment.
+    /// A bisect's answer comes first, and its probes' tables fold into one section.
     package var sections: [any TextSection] {
-        [failed, outcomes, rankings, metrics, reference, bisect, stackVerdicts, growth, traces, processFaults, confinement, sanitizer, stalls, caps, environment]
+        if isBisect {
+            return [bisect, failed, ProbeTables(outcomes: outcomes, metrics: metrics), rankings, reference, stackVerdicts, growth, traces, processFaults, confinement, sanitizer, stalls, caps, environment]
+        }
+        return [failed, outcomes, rankings, metrics, reference, bisect, stackVerdicts, growth, traces, processFaults, confinement, sanitizer, stalls, caps, environment]
     }
 
-    /// The sections report.html shows after its answer box and its scenarios, in order.
+    /// The sections report.html shows after its answer box and its scenarios, in order
+    /// (a bisect's answer is shown before the scenarios instead).
     package var pageSections: [any PageSection] {
-        [bisect, VerdictsBlock(stack: stackVerdicts, caps: caps, reference: reference), traces, processFaults, confinement, sanitizer, stalls, environment]
+        (isBisect ? [] : [bisect]) + [VerdictsBlock(stack: stackVerdicts, caps: caps, reference: reference), traces, processFaults, confinement, sanitizer, stalls, environment]
+    }
+}
+
+/// A bisect's probes, one table per probed value, folded under one heading: in the
+/// terminal as they are, in summary.md closed, after the answer.
+struct ProbeTables: TextSection {
+    var outcomes: OutcomeSection
+    var metrics: MetricsSection
+
+    func terminalLines(_ style: TerminalStyle) -> [String] { outcomes.terminalLines(style) + metrics.terminalLines(style) }
+
+    func markdown() -> String {
+        let count = outcomes.tables.count
+        guard count > 0 else { return "" }
+        // `###` inside: summary.md's cap keeps or leaves out whole `##` sections.
+        let tables = (outcomes.markdown() + metrics.markdown()).replacingOccurrences(of: "\n## ", with: "\n### ")
+        let body = tables.hasPrefix("## ") ? "#" + tables : tables
+        return "## Probes\n\n<details><summary>\(count) table\(count == 1 ? "" : "s"), one per probed value</summary>\n\n\(body)\n</details>\n\n"
     }
 }
 

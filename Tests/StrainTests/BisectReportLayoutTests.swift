@@ -1,0 +1,63 @@
+import Foundation
+import StrainRecords
+import StrainReports
+import Testing
+
+/// A bisect's report answers first: the answer before any table, in report.html and
+/// summary.md; the probes drawn on the parameter's axis; their tables folded below.
+struct BisectReportLayoutTests {
+    static func bisectRun() throws -> RunRecord {
+        try RunRecordFile.read(from: ReportTests.fixtures.appendingPathComponent("bisect-run.json").path)
+    }
+
+    @Test func theHTMLGivesTheAnswerBeforeAnyTableAndNotThePerProbeAdvice() throws {
+        let html = HTMLReport.render(try Self.bisectRun())
+        let answer = try #require(html.range(of: "<section id=\"bisect\">"), "a bisect section")
+        let firstTable = try #require(html.range(of: "<table"))
+        let firstScenario = try #require(html.range(of: "class=\"scenario\""))
+        #expect(answer.lowerBound < firstTable.lowerBound && answer.lowerBound < firstScenario.lowerBound)
+        // The probes' tables are folded under one summary, after the answer.
+        let folded = try #require(html.range(of: "<details class=\"probes\"><summary>The probes: "))
+        #expect(answer.lowerBound < folded.lowerBound && folded.lowerBound < firstScenario.lowerBound)
+        // The bisect already ran it on larger stacks: the answer box does not advise it per probe.
+        let head = String(html[..<answer.lowerBound])
+        #expect(!head.contains("Run it on a larger stack too"), "\(head)")
+    }
+
+    @Test func theHTMLDrawsEachProbedValueOnceColouredByHowItEnded() throws {
+        let run = try Self.bisectRun()
+        let html = HTMLReport.render(run)
+        let search = try #require(run.bisect?.searches.first)
+        let trials = Dictionary(uniqueKeysWithValues: run.trials.map { ($0.index, $0) })
+        let probed = search.probes.compactMap { trials[$0] }
+        let values = Set(probed.compactMap { $0.key.strategy.chosenStackBytes })
+        let failedValues = Set(probed.filter { $0.outcome.kind != .completed }.compactMap { $0.key.strategy.chosenStackBytes })
+        let svg = try #require(html.components(separatedBy: "<svg class=\"probes\"").dropFirst().first?.components(separatedBy: "</svg>").first)
+        #expect(svg.components(separatedBy: "<circle ").count - 1 == values.count, "\(svg)")
+        #expect(svg.components(separatedBy: "class=\"probe-failed\"").count - 1 == failedValues.count, "\(svg)")
+        #expect(!failedValues.isEmpty && failedValues.count < values.count)
+        // The answer's value is marked on the axis.
+        #expect(svg.contains("class=\"probe-answer\""))
+    }
+
+    @Test func summaryMdGivesTheAnswerBeforeAnyTableAndFoldsTheProbes() throws {
+        let markdown = MarkdownReport.render(try Self.bisectRun())
+        let answer = try #require(markdown.range(of: "## Bisect\n"))
+        let firstTable = try #require(markdown.range(of: "| strategy |"))
+        #expect(answer.lowerBound < firstTable.lowerBound)
+        let probes = try #require(markdown.range(of: "## Probes\n\n<details><summary>"))
+        #expect(probes.lowerBound < firstTable.lowerBound)
+        // Inside the fold the tables are `###`, so the length cap keeps or drops the fold whole.
+        let fold = markdown[probes.upperBound...].components(separatedBy: "</details>")[0]
+        #expect(!fold.contains("\n## ") && fold.contains("\n### "), "\(fold.prefix(400))")
+    }
+
+    @Test func aRunThatIsNotOnlyABisectKeepsItsUsualOrder() throws {
+        // The golden fixture holds a bisect section beside trials of other scenarios.
+        let markdown = MarkdownReport.render(try ReportTests.fixture())
+        let failed = try #require(markdown.range(of: "## What failed"))
+        let bisect = try #require(markdown.range(of: "## Bisect"))
+        #expect(failed.lowerBound < bisect.lowerBound)
+        #expect(!markdown.contains("## Probes"))
+    }
+}
