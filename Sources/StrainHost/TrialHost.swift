@@ -34,7 +34,10 @@ package enum TrialHost {
         let threadsAtStart = Int(strain_thread_count())
         // First of all: never outlive the runner, even one killed with SIGKILL.
         let parent = getenv(ChildEnvironment.parentPID).flatMap { Int32(String(cString: $0)) } ?? 0
-        let bindStatus = strain_child_bind_to_parent(parent)
+        var bindStatus = strain_child_bind_to_parent(parent)
+        // Valgrind refuses the parent-death signal; a watching thread stands in (started below, once single-threaded checks are done).
+        let watchesParent = InstructionCounter.excusesParentDeathFailure(bindStatus)
+        if watchesParent { bindStatus = 0 }
         let spec: TrialSpec
         do {
             spec = try decode(source)
@@ -69,6 +72,7 @@ package enum TrialHost {
             finish(HostReport(outcome: TrialOutcome(kind: .harnessError, message: "\(threadsAtStart) threads were running before the profile was applied; its stack sizes would not reach them"),
                               metrics: TrialMetrics(), threads: [], threadsAtStart: threadsAtStart))
         }
+        if watchesParent { InstructionCounter.watchParent(parent) }
         finish(runTrial(spec, catalog: catalog, threadsAtStart: threadsAtStart))
     }
 
@@ -137,7 +141,11 @@ package enum TrialHost {
         // STRAIN_ALLOCATIONS=off leaves them uncounted: for measuring what counting costs.
         let countsAllocations = getenv("STRAIN_ALLOCATIONS").map({ String(cString: $0) }) != "off"
         if countsAllocations { AllocationCounter.begin() }
+        // Under callgrind (a counted trial), instructions too: innermost, so the
+        // allocation counter's own start and stop are not counted.
+        InstructionCounter.begin()
         let result = Result { try workload(executor) }
+        InstructionCounter.end()
         AllocationCounter.end()
         let ended = strain_monotonic_ns()
         executor.shutdown()

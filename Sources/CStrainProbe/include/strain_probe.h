@@ -343,6 +343,25 @@ int strain_alloc_describe_mapping(uintptr_t address, char *out, size_t capacity)
 /// allocator in its executable takes precedence, and nothing would be counted).
 int strain_alloc_is_interposing(void);
 
+// MARK: - Instructions counted by callgrind (strain_instr.c)
+
+/// Whether this process runs under Valgrind (any tool); 0 where the probe was
+/// built without Valgrind's headers.
+int strain_instr_under_valgrind(void);
+
+/// Starts callgrind's instrumentation, for every thread, at the start of the measured
+/// work (the runner starts callgrind with `--instr-atstart=no`). No-op outside Valgrind.
+void strain_instr_begin(void);
+
+/// Writes callgrind's counts so far as the part triggered by `strain-work` and stops
+/// the instrumentation: the part holds the measured work alone. No-op outside Valgrind.
+void strain_instr_end(void);
+
+/// Leaves the calling thread's instructions out of callgrind's counts (a harness
+/// thread that runs beside the work, such as the watchdog, whose polling depends on
+/// time). No-op outside Valgrind.
+void strain_instr_exclude_thread(void);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

@@ -129,6 +129,13 @@ package enum Gate {
                             comparison.grewAt = nil
                             comparison.reason = "counted, but not judged: the work ran on \(workers) workers at once, and what each allocates depends on the interleaving"
                         }
+                        if descriptor.name == "instructions", comparison.verdict == .regressed {
+                            let grew = InstructionGrowth.functions(baseline: old.filter { $0.outcome.kind == reference }, candidate: new.filter { $0.outcome.kind == reference })
+                            if !grew.isEmpty {
+                                comparison.grewAt = grew
+                                comparison.reason += "; grew most in \(grew[0])"
+                            }
+                        }
                         if descriptor.name == "allocations", comparison.verdict == .regressed {
                             let grew = AllocationGrowth.sites(baseline: old.filter { $0.outcome.kind == reference }, candidate: new.filter { $0.outcome.kind == reference })
                             if !grew.isEmpty {
