@@ -35,9 +35,8 @@ package enum TrialHost {
         // First of all: never outlive the runner, even one killed with SIGKILL.
         let parent = getenv(ChildEnvironment.parentPID).flatMap { Int32(String(cString: $0)) } ?? 0
         var bindStatus = strain_child_bind_to_parent(parent)
-        // Valgrind refuses the parent-death signal; a watching thread stands in (started below, once single-threaded checks are done).
-        let watchesParent = InstructionCounter.excusesParentDeathFailure(bindStatus)
-        if watchesParent { bindStatus = 0 }
+        // Valgrind refuses the parent-death signal (a counted trial): a watcher process stands in.
+        if InstructionCounter.excusesParentDeathFailure(bindStatus) { bindStatus = InstructionCounter.watchParent(parent) }
         let spec: TrialSpec
         do {
             spec = try decode(source)
@@ -72,7 +71,6 @@ package enum TrialHost {
             finish(HostReport(outcome: TrialOutcome(kind: .harnessError, message: "\(threadsAtStart) threads were running before the profile was applied; its stack sizes would not reach them"),
                               metrics: TrialMetrics(), threads: [], threadsAtStart: threadsAtStart))
         }
-        if watchesParent { InstructionCounter.watchParent(parent) }
         finish(runTrial(spec, catalog: catalog, threadsAtStart: threadsAtStart))
     }
 

@@ -75,8 +75,6 @@ final class Watchdog: Sendable {
     private func watch() {
         // Its own allocations (dumps, samples) are not the work's.
         strain_alloc_exclude_thread()
-        // Nor its instructions: its polling depends on time.
-        InstructionCounter.excludeThread()
         let tick = UInt32(min(10_000, max(1_000, stallNanoseconds / 20_000)))
         var inWork = [Int32](repeating: 0, count: Self.dumpCapacity)
         while true {

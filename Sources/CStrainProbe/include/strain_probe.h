@@ -349,18 +349,20 @@ int strain_alloc_is_interposing(void);
 /// built without Valgrind's headers.
 int strain_instr_under_valgrind(void);
 
-/// Starts callgrind's instrumentation, for every thread, at the start of the measured
-/// work (the runner starts callgrind with `--instr-atstart=no`). No-op outside Valgrind.
+/// Starts callgrind's instrumentation at the start of the measured work, and the calling
+/// (host) thread's collection; threads collect while they hold work (strain_work_enter).
+/// The runner starts callgrind with instrumentation and collection off. No-op outside Valgrind.
 void strain_instr_begin(void);
 
 /// Writes callgrind's counts so far as the part triggered by `strain-work` and stops
 /// the instrumentation: the part holds the measured work alone. No-op outside Valgrind.
 void strain_instr_end(void);
 
-/// Leaves the calling thread's instructions out of callgrind's counts (a harness
-/// thread that runs beside the work, such as the watchdog, whose polling depends on
-/// time). No-op outside Valgrind.
-void strain_instr_exclude_thread(void);
+/// The calling thread's collection on while a count runs (work starts on it), off
+/// again (its work ends): called by strain_work_enter and strain_work_leave at the
+/// outermost level. One relaxed load outside a count.
+void strain_instr_thread_on(void);
+void strain_instr_thread_off(void);
 
 #pragma GCC visibility pop
 

@@ -8,11 +8,12 @@ import StrainSymbols
 /// measured work alone; the runner reads the count and each function's share from
 /// callgrind's output after the trial.
 ///
-/// How: callgrind starts with its instrumentation off (`--instr-atstart=no`); the
-/// trial's host switches it on, for every thread, as the work starts, and at its end
-/// has callgrind write the part so far (trigger `strain-work`) and switches it off
-/// (CStrainProbe/strain_instr.c says why instrumentation, not collection). The
-/// watchdog's thread leaves itself out. Valgrind 3.19 cannot read the DWARF 5 the
+/// How: callgrind starts with its instrumentation and collection off; the trial's host
+/// switches the instrumentation on as the work starts, each thread collects while it
+/// holds work (and the host thread while it runs the workload), and at the work's end
+/// the host has callgrind write the part so far (trigger `strain-work`) and switches
+/// the instrumentation off (CStrainProbe/strain_instr.c says why). So a thread's start
+/// and exit, an idle worker's spinning and the harness's threads are not counted. Valgrind 3.19 cannot read the DWARF 5 the
 /// Swift toolchain writes, so callgrind runs a copy of the binary with its debug
 /// information stripped (`objcopy --strip-debug`; the symbol table stays, so functions
 /// keep their names).
@@ -86,7 +87,7 @@ package struct CallgrindTrials: Sendable {
 
     /// The command that starts a trial under callgrind: the executable, then its arguments.
     func command(trialArguments: [String]) -> (executable: String, arguments: [String]) {
-        (valgrind, ["--tool=callgrind", "-q", "--instr-atstart=no", "--callgrind-out-file=\(outputBase)%p", binary] + trialArguments)
+        (valgrind, ["--tool=callgrind", "-q", "--instr-atstart=no", "--collect-atstart=no", "--callgrind-out-file=\(outputBase)%p", binary] + trialArguments)
     }
 
     private var outputBase: String { (folder as NSString).appendingPathComponent("callgrind.out.") }
