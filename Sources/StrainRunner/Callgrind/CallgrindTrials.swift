@@ -119,9 +119,22 @@ package struct CallgrindTrials: Sendable {
             guard profile.trigger == Self.trigger else {
                 return InstructionCount(source: "callgrind", instructions: nil, notCountable: "not counted: callgrind's part was written by '\(profile.trigger ?? "nothing")', not by the work's end")
             }
-            let functions = profile.top(inclusive: Self.recordedFunctions.inclusive, exclusive: Self.recordedFunctions.exclusive).map {
-                FunctionCost(name: symbolizer.demangled($0.name), inclusive: $0.cost.inclusive, exclusive: $0.cost.exclusive)
+            // Demangled and simplified, two symbols can read the same (`reabstraction thunk`):
+            // one entry each name, own costs summed, the outer one's inclusive cost kept.
+            var byName: [String: FunctionCost] = [:]
+            var order: [String] = []
+            for function in profile.top(inclusive: Self.recordedFunctions.inclusive, exclusive: Self.recordedFunctions.exclusive) {
+                let name = symbolizer.demangled(function.name)
+                if var known = byName[name] {
+                    known.exclusive += function.cost.exclusive
+                    known.inclusive = max(known.inclusive, function.cost.inclusive)
+                    byName[name] = known
+                } else {
+                    byName[name] = FunctionCost(name: name, inclusive: function.cost.inclusive, exclusive: function.cost.exclusive)
+                    order.append(name)
+                }
             }
+            let functions = order.compactMap { byName[$0] }
             return InstructionCount(source: "callgrind", instructions: profile.total, functions: functions)
         } catch {
             return InstructionCount(source: "callgrind", instructions: nil, notCountable: "not counted: \(error)")
