@@ -37,6 +37,8 @@ package struct GateError: Error, Sendable, CustomStringConvertible {
         case input
         /// The harness failed or the data is incomplete.
         case incomplete
+        /// A side's run refused to start: a tool its counted measure needs is missing (exit 4).
+        case toolMissing
     }
 
     package var kind: Kind

@@ -18,6 +18,11 @@ package struct CallgrindProfile: Sendable, Equatable {
     /// Each function's instructions by its name as callgrind wrote it (mangled).
     package var functions: [String: Cost]
 
+    /// The kinds of compressed names, each numbered on its own.
+    enum Kind: Hashable {
+        case object, file, function
+    }
+
     /// A function's instructions.
     package struct Cost: Sendable, Equatable {
         /// In its own code.
@@ -32,19 +37,21 @@ package struct CallgrindProfile: Sendable, Equatable {
         var total: Int?
         var positions = 1
         var functions: [String: Cost] = [:]
-        var names: [String: String] = [:]
+        // Compressed names by id, one table per kind: objects, files and functions
+        // number their ids separately (`ob=(2)` and `fn=(2)` are different names).
+        var names: [Kind: [String: String]] = [:]
         var function: String?
         var callee: String?
         var pendingCall = false
 
         /// `(12) name` defines, `(12)` refers, `name` names without compression.
-        func resolve(_ value: Substring) -> String {
+        func resolve(_ value: Substring, _ kind: Kind) -> String {
             let value = value.trimmingCharacters(in: .whitespaces)
             guard value.hasPrefix("("), let close = value.firstIndex(of: ")") else { return value }
             let id = String(value[...close])
             let rest = value[value.index(after: close)...].trimmingCharacters(in: .whitespaces)
-            if !rest.isEmpty { names[id] = rest; return rest }
-            return names[id] ?? id
+            if !rest.isEmpty { names[kind, default: [:]][id] = rest; return rest }
+            return names[kind]?[id] ?? id
         }
 
         var lineNumber = 0
@@ -75,10 +82,11 @@ package struct CallgrindProfile: Sendable, Equatable {
             let value = line[line.index(after: equals)...]
             switch key {
             case "fn":
-                function = resolve(value)
+                function = resolve(value, .function)
                 if functions[function!] == nil { functions[function!] = Cost(exclusive: 0, inclusive: 0) }
-            case "cfn": callee = resolve(value)
-            case "cfi", "cfl", "cob", "ob", "fl", "fi", "fe": _ = resolve(value)
+            case "cfn": callee = resolve(value, .function)
+            case "cfi", "cfl", "fl", "fi", "fe": _ = resolve(value, .file)
+            case "cob", "ob": _ = resolve(value, .object)
             case "calls": pendingCall = true
             case "summary": total = Int(value.trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
             case "positions": positions = value.split(separator: " ").count

@@ -124,8 +124,8 @@ package struct TrialSupervisor: Sendable {
         return trial
     }
 
-    /// A counted trial's instruction count into its record, and its timings out
-    /// (callgrind's, which mean nothing); a trial that was not counted says why.
+    /// A counted trial's instruction count into its record, and its timings and RSS out
+    /// (callgrind's, which mean nothing for the work); a trial that was not counted says why.
     private func countInstructions(of trial: inout TrialRecord, pid: Int32, counted: CallgrindTrials?, callgrind: CallgrindTrials) {
         guard let counted else {
             trial.instructionCount = InstructionCount(source: "callgrind", instructions: nil, notCountable: callgrind.notCountable(trial.id.key.scenario))
@@ -139,6 +139,7 @@ package struct TrialSupervisor: Sendable {
         trial.metrics.systemSeconds = nil
         trial.metrics.throughputPerSecond = nil
         trial.metrics.latency = nil
+        trial.metrics.peakRSSBytes = nil  // Valgrind's own memory, not the work's
     }
 
     /// A trial's environment (the trial server's too, without the heartbeat): the
