@@ -33,6 +33,8 @@ import Testing
         try Self.suite.write(toFile: folder + "/suite.yaml", atomically: true, encoding: .utf8)
         let result = try StrainBinary.run(["run", folder + "/suite.yaml", "--repetitions", "2", "--out", folder + "/run", "--format", "json"], timeout: 300)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let schema = try SchemaCheck.validate(folder + "/run/run.json")
+        #expect(schema.valid, "run.json does not match Sources/StrainRecords/RunRecord.schema.json: \(schema.output)")
         let record = try RunRecordFile.read(from: folder + "/run/run.json")
         let trials = Dictionary(grouping: record.trials) { "\($0.scenario) \($0.strategy)" }
         #expect(trials.count == 4, "\(trials.keys.sorted())")
