@@ -33,8 +33,11 @@ package struct CallgrindTrials: Sendable {
     /// Scenarios whose work depends on timing (`Scenario.workDependsOnTiming`): not counted.
     package let timingDependent: Set<String>
 
-    /// How much longer a trial may take under callgrind than its suite allows.
+    /// How much longer a trial's work may take under callgrind than its suite allows.
     package static let slowdown = 50.0
+    /// Seconds added to a counted trial's deadline for Valgrind to start: a counted
+    /// `noop` took 3.3–4.1 s from spawn to reap here, a plain one 0.04 s.
+    package static let startSeconds = 30.0
     /// Functions a trial records: the most inclusive instructions, then the most in their
     /// own code; enough to name what grew.
     package static let recordedFunctions = (inclusive: 40, exclusive: 20)

@@ -74,11 +74,12 @@ package struct TrialSupervisor: Sendable {
     package func runUnlessStopped(_ spec: TrialSpec) -> TrialRecord? {
         if RunnerSignals.stopSignal != nil { return nil }
         let startedAt = Date().formatted(.iso8601)
-        // A counted trial runs under callgrind, about 50 times slower: its deadline and stall threshold stretch to match.
+        // A counted trial runs under callgrind, about 50 times slower after Valgrind's own
+        // start: its deadline and stall threshold stretch to match.
         let counted = callgrind.flatMap { $0.notCountable(spec.scenario) == nil ? $0 : nil }
         var launched = spec
         if counted != nil {
-            launched.timeoutSeconds *= CallgrindTrials.slowdown
+            launched.timeoutSeconds = spec.timeoutSeconds * CallgrindTrials.slowdown + CallgrindTrials.startSeconds
             launched.stallSeconds *= CallgrindTrials.slowdown
         }
         let specJSON: String
