@@ -8,11 +8,16 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -113,6 +118,34 @@ static void strain_scrub_environment(const char *library) {
     strain_environment_remove(STRAIN_PRELOAD_MAIN_STACK);
     strain_environment_remove(STRAIN_PRELOAD_PARENT);
     strain_environment_remove(STRAIN_PRELOAD_CHILD_SIGNAL);
+    strain_environment_remove(STRAIN_PRELOAD_FOLLOW);
+    strain_environment_remove(STRAIN_PRELOAD_ROOT);
+}
+
+// Whether strain (pid `ancestor`) is an ancestor of this process, read from
+// /proc/PID/stat's parent field up the tree (a descendant of the program is
+// probed; a process outside strain's tree never is).
+static int strain_descends_from(pid_t ancestor) {
+    pid_t current = getppid();
+    for (int depth = 0; depth < 256 && current > 1; depth++) {
+        if (current == ancestor) return 1;
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int)current);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) return 0;
+        char text[512];
+        ssize_t got = read(fd, text, sizeof(text) - 1);
+        close(fd);
+        if (got <= 0) return 0;
+        text[got] = 0;
+        // `pid (comm) S ppid …`: the name may hold spaces and parentheses.
+        char *close_paren = strrchr(text, ')');
+        if (close_paren == NULL || close_paren[1] == 0 || close_paren[2] == 0) return 0;
+        char *cursor = close_paren + 2;
+        while (*cursor != 0 && *cursor != ' ') cursor++;
+        current = (pid_t)strtol(cursor, NULL, 10);
+    }
+    return 0;
 }
 
 // Whether this process is the program `strain exec` started: its parent is the
@@ -157,25 +190,190 @@ __attribute__((destructor)) static void strain_preload_end(void) {
     strain_alloc_write_totals(strain_allocations_path);
 }
 
+// MARK: - Following the program's execs and children
+
+// What a probe that follows puts into the environment of each program its
+// process executes or spawns: the probe's variables (`NAME=value`, kept for the
+// process's life) and the library for LD_PRELOAD. Set once, before main.
+#define STRAIN_FOLLOW_ENTRIES 8
+static char *strain_follow_entries[STRAIN_FOLLOW_ENTRIES];
+static size_t strain_follow_count;
+static char *strain_follow_library;
+static int strain_following;
+/// The program's pid (the root of the tree this probe belongs to), and the images file path.
+static pid_t strain_root_pid;
+static char strain_images_path[4096];
+
+static void strain_follow_keep(const char *name, const char *value) {
+    if (value == NULL || strain_follow_count >= STRAIN_FOLLOW_ENTRIES) return;
+    size_t length = strlen(name) + 1 + strlen(value) + 1;
+    char *entry = malloc(length);
+    if (entry == NULL) return;
+    snprintf(entry, length, "%s=%s", name, value);
+    strain_follow_entries[strain_follow_count++] = entry;
+}
+
+// Appends one line to the program's images file: one write(2) of a line under
+// PIPE_BUF to a file opened O_APPEND, so lines never interleave. Async-signal-safe
+// and vfork-safe (no malloc): it runs in a vfork child just before its exec.
+static void strain_note_image(const char *event, const char *path) {
+    if (strain_images_path[0] == 0 || getpid() != strain_root_pid) return;
+    char line[1024];
+    size_t used = 0;
+    for (const char *c = event; *c != 0 && used < 32; c++) line[used++] = *c;
+    if (path != NULL) {
+        line[used++] = ' ';
+        for (const char *c = path; *c != 0 && used < sizeof(line) - 2; c++) line[used++] = *c == '\n' ? '?' : *c;
+    }
+    line[used++] = '\n';
+    int fd = open(strain_images_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return;
+    ssize_t written = write(fd, line, used);
+    (void)written;
+    close(fd);
+}
+
+/// Whether `list` (an LD_PRELOAD value: names split by `:` or spaces) names `library`.
+static int strain_preload_names(const char *list, const char *library) {
+    size_t length = strlen(library);
+    for (const char *cursor = list; cursor != NULL && *cursor != 0;) {
+        while (*cursor == ':' || *cursor == ' ') cursor++;
+        const char *end = cursor;
+        while (*end != 0 && *end != ':' && *end != ' ') end++;
+        if ((size_t)(end - cursor) == length && strncmp(cursor, library, length) == 0) return 1;
+        cursor = end;
+    }
+    return 0;
+}
+
+static int strain_is_probe_entry(const char *entry) {
+    return strncmp(entry, "LD_PRELOAD=", 11) == 0 || strncmp(entry, "STRAIN_PROBE_", 13) == 0;
+}
+
+/// Bytes the followed environment of `envp` needs (pointers, then the LD_PRELOAD entry).
+static size_t strain_follow_bytes(char *const envp[]) {
+    size_t count = 0, preload = 0;
+    for (char *const *entry = envp; entry != NULL && *entry != NULL; entry++) {
+        count++;
+        if (strncmp(*entry, "LD_PRELOAD=", 11) == 0) preload = strlen(*entry);
+    }
+    return (count + STRAIN_FOLLOW_ENTRIES + 2) * sizeof(char *) + strlen(strain_follow_library) + preload + 16;
+}
+
+// Fills `buffer` (strain_follow_bytes(envp) bytes) with `envp` less its LD_PRELOAD
+// and probe variables, then the probe's LD_PRELOAD (the library first, the program's
+// own list after it) and variables. No malloc: it runs in vfork children.
+static char **strain_follow_fill(char *const envp[], void *buffer) {
+    char **out = buffer;
+    size_t used = 0;
+    const char *preload = NULL;
+    for (char *const *entry = envp; entry != NULL && *entry != NULL; entry++) {
+        if (strncmp(*entry, "LD_PRELOAD=", 11) == 0) preload = *entry + 11;
+        if (!strain_is_probe_entry(*entry)) out[used++] = *entry;
+    }
+    char **ours = out + used;
+    size_t count = 0;
+    for (char *const *entry = envp; entry != NULL && *entry != NULL; entry++) count++;
+    char *text = (char *)(out + count + STRAIN_FOLLOW_ENTRIES + 2);
+    strcpy(text, "LD_PRELOAD=");
+    if (preload == NULL || preload[0] == 0) {
+        strcat(text, strain_follow_library);
+    } else if (strain_preload_names(preload, strain_follow_library)) {
+        strcat(text, preload);
+    } else {
+        strcat(text, strain_follow_library);
+        strcat(text, ":");
+        strcat(text, preload);
+    }
+    *ours++ = text;
+    for (size_t i = 0; i < strain_follow_count; i++) *ours++ = strain_follow_entries[i];
+    *ours = NULL;
+    return out;
+}
+
+// Calls `call` with the followed environment of `envp`, built on the stack when it
+// is small (a vfork child's mmap would stay mapped in its parent), else in a mapping.
+#define STRAIN_FOLLOW_STACK_BYTES (8 * 1024)
+typedef int (*strain_environment_call)(void *context, char *const envp[]);
+static int strain_with_followed_environment(char *const envp[], strain_environment_call call, void *context) {
+    size_t bytes = strain_follow_bytes(envp);
+    if (bytes <= STRAIN_FOLLOW_STACK_BYTES) {
+        uintptr_t buffer[(bytes + sizeof(uintptr_t) - 1) / sizeof(uintptr_t)];
+        return call(context, strain_follow_fill(envp, buffer));
+    }
+    void *mapped = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapped == MAP_FAILED) return call(context, envp);
+    int status = call(context, strain_follow_fill(envp, mapped));
+    int saved = errno;
+    munmap(mapped, bytes);
+    errno = saved;
+    return status;
+}
+
+// Who this process is in strain exec's tree.
+typedef enum {
+    strain_role_outside,     // not strain exec's: inert
+    strain_role_program,     // the program strain started, or what it executed
+    strain_role_descendant,  // a process the program started (or theirs), probed but never bound to strain
+} strain_role;
+
+static strain_role strain_find_role(void) {
+    const char *root = strain_environment_value(STRAIN_PRELOAD_ROOT);
+    const char *parent = strain_environment_value(STRAIN_PRELOAD_PARENT);
+    pid_t root_pid = root != NULL ? (pid_t)strtol(root, NULL, 10) : 0;
+    if (root_pid <= 0 || root_pid == getpid()) {
+        return strain_is_the_program(parent) ? strain_role_program : strain_role_outside;
+    }
+    // Another pid than the program's: a descendant while strain lives and is its ancestor.
+    pid_t expected = parent != NULL ? (pid_t)strtol(parent, NULL, 10) : 0;
+    return expected > 0 && strain_descends_from(expected) ? strain_role_descendant : strain_role_outside;
+}
+
 __attribute__((constructor)) static void strain_preload_start(void) {
     strain_find_real_functions();
     const char *directory = strain_environment_value(STRAIN_PRELOAD_DIRECTORY);
     if (directory == NULL || directory[0] == 0 || strain_real_sigaction == NULL || strain_real_pthread_create == NULL) {
         return;  // not started by `strain exec`: stay out of the way
     }
-    if (!strain_is_the_program(strain_environment_value(STRAIN_PRELOAD_PARENT))) {
+    strain_role role = strain_find_role();
+    if (role == strain_role_outside) {
         // Inherited, not given: clean the environment for this process's own children and do nothing else.
         strain_scrub_environment(strain_environment_value(STRAIN_PRELOAD_LIBRARY));
         return;
     }
+    const char *root = strain_environment_value(STRAIN_PRELOAD_ROOT);
+    strain_root_pid = role == strain_role_program ? getpid() : (pid_t)strtol(root, NULL, 10);
+    const char *library = strain_environment_value(STRAIN_PRELOAD_LIBRARY);
+    const char *follow = strain_environment_value(STRAIN_PRELOAD_FOLLOW);
+    if (follow != NULL && strcmp(follow, "1") == 0 && library != NULL && library[0] != 0) {
+        char root_text[24];
+        snprintf(root_text, sizeof(root_text), "%d", (int)strain_root_pid);
+        strain_follow_library = strdup(library);
+        strain_follow_keep(STRAIN_PRELOAD_DIRECTORY, directory);
+        strain_follow_keep(STRAIN_PRELOAD_LIBRARY, library);
+        strain_follow_keep(STRAIN_PRELOAD_THREAD_STACK, strain_environment_value(STRAIN_PRELOAD_THREAD_STACK));
+        strain_follow_keep(STRAIN_PRELOAD_MAIN_STACK, strain_environment_value(STRAIN_PRELOAD_MAIN_STACK));
+        strain_follow_keep(STRAIN_PRELOAD_PARENT, strain_environment_value(STRAIN_PRELOAD_PARENT));
+        strain_follow_keep(STRAIN_PRELOAD_FOLLOW, "1");
+        strain_follow_keep(STRAIN_PRELOAD_ROOT, root_text);
+        strain_following = strain_follow_library != NULL;
+    }
+    if (role == strain_role_program) {
+        int length = snprintf(strain_images_path, sizeof(strain_images_path), "%s/%s", directory, STRAIN_PRELOAD_IMAGES_FILE);
+        if (length <= 0 || (size_t)length >= sizeof(strain_images_path)) strain_images_path[0] = 0;
+        strain_note_image("start", NULL);
+    }
+    // A descendant is probed, but only the program is bound to strain's life, gets
+    // SIGCHLD's disposition back, is counted and answers SIGQUIT with a dump.
+    int is_program = role == strain_role_program;
     char *record_directory = strdup(directory);
     const char *thread_stack = strain_environment_value(STRAIN_PRELOAD_THREAD_STACK);
     const char *main_stack = strain_environment_value(STRAIN_PRELOAD_MAIN_STACK);
     size_t thread_bytes = thread_stack != NULL ? strtoull(thread_stack, NULL, 10) : 0;
     size_t main_bytes = main_stack != NULL ? strtoull(main_stack, NULL, 10) : 0;
-    strain_bind_to_exec(strain_environment_value(STRAIN_PRELOAD_PARENT));
+    if (is_program) strain_bind_to_exec(strain_environment_value(STRAIN_PRELOAD_PARENT));
     const char *child_signal = strain_environment_value(STRAIN_PRELOAD_CHILD_SIGNAL);
-    if (child_signal != NULL && strcmp(child_signal, "ignore") == 0) {
+    if (is_program && child_signal != NULL && strcmp(child_signal, "ignore") == 0) {
         struct sigaction ignore;
         memset(&ignore, 0, sizeof(ignore));
         ignore.sa_handler = SIG_IGN;
@@ -190,7 +388,7 @@ __attribute__((constructor)) static void strain_preload_start(void) {
     strain_probe_use_sigaction(strain_real_sigaction);
     if (strain_probe_record_to_directory(record_directory) != 0) return;
     // The whole program is the work: its allocations are counted from here to its exit.
-    if (strain_alloc_is_interposing()) {
+    if (is_program && strain_alloc_is_interposing()) {
         int length = snprintf(strain_allocations_path, sizeof(strain_allocations_path), "%s/allocations-%d.txt", record_directory, (int)getpid());
         if (length > 0 && (size_t)length < sizeof(strain_allocations_path)) {
             strain_allocations_pid = getpid();
@@ -201,8 +399,12 @@ __attribute__((constructor)) static void strain_preload_start(void) {
     }
     free(record_directory);
     if (pthread_key_create(&strain_thread_key, strain_thread_ended) != 0) return;
-    if (strain_dump_install(STRAIN_PRELOAD_DUMP_THREADS, STRAIN_PRELOAD_DUMP_FRAMES) != 0) return;
+    if (is_program && strain_dump_install(STRAIN_PRELOAD_DUMP_THREADS, STRAIN_PRELOAD_DUMP_FRAMES) != 0) return;
     if (strain_probe_install(-1, STRAIN_PRELOAD_FRAMES) != 0) return;
+    if (!is_program) {
+        strain_preload_active = 1;
+        return;
+    }
     // SIGQUIT asks for a dump unless something before us (a library's
     // constructor, the parent's SIG_IGN) already has a use for it.
     // Otherwise it is marked as the program's (`sigquit-PID`), and `strain dump` asks with SIGSYS.
@@ -293,4 +495,183 @@ __sighandler_t signal(int signal_number, __sighandler_t handler) {
     sigemptyset(&action.sa_mask);
     if (sigaction(signal_number, &action, &old) != 0) return SIG_ERR;
     return old.sa_handler;
+}
+
+// MARK: - exec, posix_spawn, system and popen
+
+// Every way a program starts another program through libc, so the probe follows
+// it: the programs's calls bind here, not to glibc's (whose own internal calls,
+// execvp's to execve say, never reach an interposer: each is covered here). Each
+// passes through unchanged unless this probe follows; execs in the program's own
+// pid are noted in its images file either way, so strain knows whether the image
+// that ended had a probe. Rules: vfork-safe (no malloc, no locks) up to the call.
+
+typedef int (*strain_execve_function)(const char *, char *const[], char *const[]);
+typedef int (*strain_fexecve_function)(int, char *const[], char *const[]);
+typedef int (*strain_spawn_function)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *, char *const[], char *const[]);
+typedef int (*strain_system_function)(const char *);
+typedef FILE *(*strain_popen_function)(const char *, const char *);
+
+static strain_execve_function strain_real_execve, strain_real_execvpe;
+static strain_fexecve_function strain_real_fexecve;
+static strain_spawn_function strain_real_posix_spawn, strain_real_posix_spawnp;
+static strain_system_function strain_real_system;
+static strain_popen_function strain_real_popen;
+
+// Found in the constructor's process before any fork (dlsym is not vfork-safe),
+// and again on first use by a process whose probe never started.
+__attribute__((constructor)) static void strain_find_exec_functions(void) {
+    if (strain_real_execve != NULL) return;
+    strain_real_execvpe = (strain_execve_function)dlsym(RTLD_NEXT, "execvpe");
+    strain_real_fexecve = (strain_fexecve_function)dlsym(RTLD_NEXT, "fexecve");
+    strain_real_posix_spawn = (strain_spawn_function)dlsym(RTLD_NEXT, "posix_spawn");
+    strain_real_posix_spawnp = (strain_spawn_function)dlsym(RTLD_NEXT, "posix_spawnp");
+    strain_real_system = (strain_system_function)dlsym(RTLD_NEXT, "system");
+    strain_real_popen = (strain_popen_function)dlsym(RTLD_NEXT, "popen");
+    strain_real_execve = (strain_execve_function)dlsym(RTLD_NEXT, "execve");
+}
+
+typedef struct {
+    int kind;  // 0 execve, 1 execvpe, 2 fexecve
+    const char *path;
+    int fd;
+    char *const *argv;
+} strain_exec_call;
+
+static int strain_call_exec(void *context, char *const envp[]) {
+    strain_exec_call *call = context;
+    switch (call->kind) {
+    case 0: return strain_real_execve(call->path, call->argv, envp);
+    case 1: return strain_real_execvpe(call->path, call->argv, envp);
+    default: return strain_real_fexecve(call->fd, call->argv, envp);
+    }
+}
+
+static int strain_exec(strain_exec_call call, char *const envp[]) {
+    strain_find_exec_functions();
+    strain_note_image("exec", call.path != NULL ? call.path : "(a file descriptor)");
+    int status = strain_following ? strain_with_followed_environment(envp, strain_call_exec, &call) : strain_call_exec(&call, envp);
+    int saved = errno;
+    strain_note_image("exec-failed", NULL);
+    errno = saved;
+    return status;
+}
+
+int execve(const char *path, char *const argv[], char *const envp[]) {
+    return strain_exec((strain_exec_call){0, path, -1, argv}, envp);
+}
+
+int execvpe(const char *file, char *const argv[], char *const envp[]) {
+    return strain_exec((strain_exec_call){1, file, -1, argv}, envp);
+}
+
+int fexecve(int fd, char *const argv[], char *const envp[]) {
+    return strain_exec((strain_exec_call){2, NULL, fd, argv}, envp);
+}
+
+int execv(const char *path, char *const argv[]) { return execve(path, argv, environ); }
+
+int execvp(const char *file, char *const argv[]) { return execvpe(file, argv, environ); }
+
+// The list forms: their arguments gathered into an array on the stack.
+#define STRAIN_GATHER_ARGUMENTS(first, list_name, extra)              \
+    va_list counting;                                                 \
+    va_start(counting, first);                                        \
+    size_t count = 1;                                                 \
+    while (va_arg(counting, char *) != NULL) count++;                 \
+    va_end(counting);                                                 \
+    char *list_name[count + 1];                                       \
+    va_list arguments;                                                \
+    va_start(arguments, first);                                       \
+    list_name[0] = (char *)(first);                                   \
+    for (size_t i = 1; i <= count; i++) list_name[i] = va_arg(arguments, char *); \
+    extra;                                                            \
+    va_end(arguments)
+
+int execl(const char *path, const char *argument, ...) {
+    STRAIN_GATHER_ARGUMENTS(argument, argv, (void)0);
+    return execve(path, argv, environ);
+}
+
+int execlp(const char *file, const char *argument, ...) {
+    STRAIN_GATHER_ARGUMENTS(argument, argv, (void)0);
+    return execvpe(file, argv, environ);
+}
+
+int execle(const char *path, const char *argument, ...) {
+    char *const *envp;
+    STRAIN_GATHER_ARGUMENTS(argument, argv, envp = va_arg(arguments, char *const *));
+    return execve(path, argv, envp);
+}
+
+typedef struct {
+    strain_spawn_function function;
+    pid_t *pid;
+    const char *path;
+    const posix_spawn_file_actions_t *actions;
+    const posix_spawnattr_t *attributes;
+    char *const *argv;
+} strain_spawn_call;
+
+static int strain_call_spawn(void *context, char *const envp[]) {
+    strain_spawn_call *call = context;
+    return call->function(call->pid, call->path, call->actions, call->attributes, call->argv, envp);
+}
+
+int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attributes,
+                char *const argv[], char *const envp[]) {
+    strain_find_exec_functions();
+    strain_spawn_call call = {strain_real_posix_spawn, pid, path, actions, attributes, argv};
+    return strain_following ? strain_with_followed_environment(envp, strain_call_spawn, &call) : strain_call_spawn(&call, envp);
+}
+
+int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attributes,
+                 char *const argv[], char *const envp[]) {
+    strain_find_exec_functions();
+    strain_spawn_call call = {strain_real_posix_spawnp, pid, file, actions, attributes, argv};
+    return strain_following ? strain_with_followed_environment(envp, strain_call_spawn, &call) : strain_call_spawn(&call, envp);
+}
+
+// system and popen spawn `/bin/sh -c` with `environ` from inside glibc, so the
+// followed environment is `environ` for the length of the call. Another thread
+// reading the environment meanwhile sees the probe's variables too; one that
+// calls setenv meanwhile has its change undone (rare, and never in a program's
+// first thread alone).
+typedef struct {
+    const char *command;
+    const char *mode;
+    FILE *stream;
+} strain_shell_call;
+
+static int strain_call_system(void *context, char *const envp[]) {
+    strain_shell_call *call = context;
+    char **saved = environ;
+    environ = (char **)envp;
+    int status = strain_real_system(call->command);
+    environ = saved;
+    return status;
+}
+
+static int strain_call_popen(void *context, char *const envp[]) {
+    strain_shell_call *call = context;
+    char **saved = environ;
+    environ = (char **)envp;
+    call->stream = strain_real_popen(call->command, call->mode);
+    environ = saved;
+    return 0;
+}
+
+int system(const char *command) {
+    strain_find_exec_functions();
+    strain_shell_call call = {command, NULL, NULL};
+    if (!strain_following || command == NULL) return strain_real_system(command);
+    return strain_with_followed_environment(environ, strain_call_system, &call);
+}
+
+FILE *popen(const char *command, const char *mode) {
+    strain_find_exec_functions();
+    strain_shell_call call = {command, mode, NULL};
+    if (!strain_following) return strain_real_popen(command, mode);
+    strain_with_followed_environment(environ, strain_call_popen, &call);
+    return call.stream;
 }

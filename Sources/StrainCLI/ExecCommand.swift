@@ -21,11 +21,14 @@ struct ExecCommand: ParsableCommand {
     @Option(help: "Where to write run.json, the dumps and the probe's files (default: Reports/exec-<program>-<timestamp>).")
     var out: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Watch for a stuck GCD or Swift concurrency pool: after this long without CPU time (e.g. 10s), dump once and name it starved or deadlocked (100ms to 10m).", valueName: "duration"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Watch for a stuck GCD or Swift concurrency pool, or threads blocked on locks: after this long without CPU time (e.g. 10s), dump once and name it starved or deadlocked (100ms to 10m).", valueName: "duration"))
     var stall: String?
 
     @Option(help: ArgumentHelp("Emulate a platform's stacks: ios (512 KiB threads, 1 MiB main thread), macos (512 KiB threads), linux (as is).", valueName: "profile"))
     var profile: String = Profile.linux.rawValue
+
+    @Flag(name: .customLong("no-follow"), help: "Probe only the program as started: not what it executes (a wrapper's exec, a shim) nor the processes it starts.")
+    var noFollow = false
 
     @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("The program and its arguments, after --.", valueName: "program"))
     var command: [String] = []
@@ -43,7 +46,7 @@ struct ExecCommand: ParsableCommand {
             return
         }
         if !afterDashes, program.hasPrefix("-") {
-            throw CommandFailure(code: ExecError.Code.setup.rawValue, message: "unknown option '\(program)'; strain exec takes --out, --stall and --profile, then the program and its arguments after --")
+            throw CommandFailure(code: ExecError.Code.setup.rawValue, message: "unknown option '\(program)'; strain exec takes --out, --stall, --profile and --no-follow, then the program and its arguments after --")
         }
         guard let profile = Profile(rawValue: profile) else {
             throw CommandFailure(code: ExecError.Code.setup.rawValue, message: "--profile '\(self.profile)' is not a profile; use one of \(Profile.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -63,7 +66,7 @@ struct ExecCommand: ParsableCommand {
                 ?? Self.defaultFolder(base: "Reports/exec-\(name.isEmpty ? "program" : name)-\(runTimestamp())")
             let supervisor = ExecSupervisor(probeLibrary: try ProbeLibrary.locate())
             let request = ExecRequest(program: program, arguments: Array(command.dropFirst()), folder: folder.path,
-                                      stallSeconds: stallSeconds, profile: profile)
+                                      stallSeconds: stallSeconds, profile: profile, follow: !noFollow)
             result = try supervisor.run(request, onDump: { dump in
                 Self.write(dump, folder: folder.path, program: program)
             })
@@ -133,6 +136,7 @@ struct ExecCommand: ParsableCommand {
         } else if let dump = trial.dump {
             lines += dump.groups.prefix(8).map { "  " + DumpText.group($0) }
         }
+        if let tree = ProcessFaultText.tree(trial) { lines += tree.enumerated().map { $0.offset == 0 ? "strain: " + $0.element : $0.element } }
         for fault in trial.processFaults ?? [] {
             lines.append("strain: another process of the program faulted: \(ProcessFaultText.headline(fault))")
             if let words = fault.lastWords { lines.append("reason: \(words)") }

@@ -83,7 +83,7 @@ struct GateCommand: ParsableCommand {
                 try runCalibration(rerun: calibrate)
                 return
             }
-            let report: GateReport
+            var report: GateReport
             let directory: String
             if let baselineBinary {
                 guard let suite = input else { throw GateError(.input, "an interleaved gate needs the suite file: strain gate --baseline-binary OLD SUITE") }
@@ -99,6 +99,7 @@ struct GateCommand: ParsableCommand {
                 )
                 let (old, new) = try runner.run()
                 report = try Gate.compare(baseline: old, candidate: new, options: GateOptions(mode: .interleaved, allowExecutionMismatch: allowExecutionMismatch))
+                report.runFiles = ["baseline-run.json", "candidate-run.json"]
             } else {
                 guard let current = input, let baseline else {
                     throw GateError(.input, "give either --baseline-binary OLD SUITE (interleaved) or CURRENT --baseline NAME (cross-run)")
@@ -109,6 +110,8 @@ struct GateCommand: ParsableCommand {
                 report = try Gate.compare(baseline: file.run, candidate: run, options: GateOptions(
                     mode: .crossRun, allowFingerprintMismatch: allowFingerprintMismatch, allowExecutionMismatch: allowExecutionMismatch,
                     calibration: file.calibration ?? [:], baselineName: file.name))
+                let candidateFile = FileManager.default.fileExists(atPath: current + "/run.json") ? current + "/run.json" : current
+                report.runFiles = [URL(fileURLWithPath: candidateFile).standardizedFileURL.path]
             }
             try write(report, into: directory)
             if report.exitCode != 0 { throw ExitCode(report.exitCode) }

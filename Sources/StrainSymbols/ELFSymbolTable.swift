@@ -1,7 +1,8 @@
 import Foundation
 
-/// The function symbols of one ELF64 file (`.symtab`, else `.dynsym`), and the
-/// loadable segments that turn a file offset into a symbol address.
+/// The function symbols of one ELF64 file (`.symtab`, else `.dynsym`), its data
+/// objects (globals and statics, which name a lock), and the loadable segments that
+/// turn a file offset into a symbol address.
 struct ELFSymbolTable: Sendable {
     struct Symbol: Sendable {
         var start: UInt64
@@ -17,13 +18,30 @@ struct ELFSymbolTable: Sendable {
 
     /// Sorted by start address.
     let symbols: [Symbol]
+    /// Data objects (`STT_OBJECT` of a size), sorted by start address.
+    let objects: [Symbol]
     let segments: [Segment]
 
     /// Reads `path`; nil when it is not a readable little-endian ELF64 file.
     init?(path: String) {
         guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else { return nil }
         guard let parsed = Self.parse(data) else { return nil }
-        (symbols, segments) = parsed
+        (symbols, segments) = (parsed.0, parsed.2)
+        objects = parsed.1
+    }
+
+    /// The data object spanning `address` (in the file's own terms), with the offset into it.
+    func object(containing address: UInt64) -> (Symbol, UInt64)? {
+        var low = 0
+        var high = objects.count
+        while low < high {
+            let middle = (low + high) / 2
+            if objects[middle].start <= address { low = middle + 1 } else { high = middle }
+        }
+        guard low > 0 else { return nil }
+        let object = objects[low - 1]
+        let offset = address - object.start
+        return offset < object.size ? (object, offset) : nil
     }
 
     /// The address in the file's own terms (as in its symbol table) of a byte at `fileOffset`.
@@ -61,8 +79,8 @@ struct ELFSymbolTable: Sendable {
         return nil
     }
 
-    private static func parse(_ data: Data) -> ([Symbol], [Segment])? {
-        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> ([Symbol], [Segment])? in
+    private static func parse(_ data: Data) -> ([Symbol], [Symbol], [Segment])? {
+        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> ([Symbol], [Symbol], [Segment])? in
             func read<T: FixedWidthInteger>(_ offset: Int, _: T.Type) -> T? {
                 guard offset >= 0, offset + MemoryLayout<T>.size <= bytes.count else { return nil }
                 return T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
@@ -101,6 +119,7 @@ struct ELFSymbolTable: Sendable {
             // .symtab (2) when the file has one; .dynsym (11) otherwise.
             let tables = sections.filter { $0.type == 2 }.isEmpty ? sections.filter { $0.type == 11 } : sections.filter { $0.type == 2 }
             var symbols: [Symbol] = []
+            var objects: [Symbol] = []
             for table in tables where table.entrySize >= 24 && Int(table.link) < sections.count {
                 let strings = sections[Int(table.link)]
                 let count = Int(table.size / table.entrySize)
@@ -109,17 +128,23 @@ struct ELFSymbolTable: Sendable {
                     guard let nameOffset = read(base, UInt32.self), let info = read(base + 4, UInt8.self),
                           let value = read(base + 8, UInt64.self), let size = read(base + 16, UInt64.self) else { break }
                     let kind = info & 0xf
-                    guard kind == 2 || kind == 10, value != 0 else { continue }  // STT_FUNC, STT_GNU_IFUNC
+                    let isObject = kind == 1 && size > 0  // STT_OBJECT
+                    guard kind == 2 || kind == 10 || isObject, value != 0 else { continue }  // STT_FUNC, STT_GNU_IFUNC
                     let start = Int(strings.offset) + Int(nameOffset)
                     guard start < bytes.count else { continue }
                     var end = start
                     while end < bytes.count, bytes[end] != 0 { end += 1 }
                     let name = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
-                    symbols.append(Symbol(start: value, size: size, name: name))
+                    if isObject {
+                        objects.append(Symbol(start: value, size: size, name: name))
+                    } else {
+                        symbols.append(Symbol(start: value, size: size, name: name))
+                    }
                 }
             }
             symbols.sort { $0.start < $1.start }
-            return (symbols, segments)
+            objects.sort { $0.start < $1.start }
+            return (symbols, objects, segments)
         }
     }
 }

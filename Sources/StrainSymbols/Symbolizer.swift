@@ -173,6 +173,23 @@ package final class Symbolizer: Sendable {
         }
     }
 
+    /// The data object (a global or a static, a lock say) at `address` in a process
+    /// mapped as `maps`, with the offset into it: `first_lock`, or `table+16`. Found
+    /// through each module's load bias, so a zero-initialized object past the file's
+    /// bytes (`.bss`) is found too; nil when no symbol table names it.
+    package func dataObject(at address: UInt64, maps: String) -> String? {
+        var seen = Set<String>()
+        for mapping in Self.mappings(maps).sorted(by: { $0.start < $1.start }) where !seen.contains(mapping.path) {
+            seen.insert(mapping.path)
+            guard let table = table(for: mapping.path), !table.objects.isEmpty,
+                  let virtual = table.virtualAddress(forFileOffset: mapping.fileOffset), mapping.start >= virtual else { continue }
+            let bias = mapping.start - virtual
+            guard address >= bias, let (object, offset) = table.object(containing: address - bias) else { continue }
+            return demangled(object.name) + (offset == 0 ? "" : "+\(offset)")
+        }
+        return nil
+    }
+
     private func table(for path: String) -> ELFSymbolTable? {
         if let cached = tables.withLock({ $0[path] }) { return cached }
         let table = ELFSymbolTable(path: path)

@@ -14,4 +14,8 @@ package enum ProbeEnvironment {
     package static let mainStack = "STRAIN_PROBE_MAIN_STACK"
     /// `ignore`: the program was started with SIGCHLD ignored, and the probe gives that back before its main.
     package static let childSignal = "STRAIN_PROBE_CHILD_SIGNAL"
+    /// `1`: the probe follows the program's execs and children (puts itself back into each one's environment).
+    package static let follow = "STRAIN_PROBE_FOLLOW"
+    /// The program's pid, which a following probe passes on (set by the probe, never by strain).
+    package static let root = "STRAIN_PROBE_ROOT"
 }

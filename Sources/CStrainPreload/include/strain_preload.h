@@ -25,5 +25,17 @@
 /// to the default for itself (or the kernel would reap the program before strain
 /// saw its status) and the constructor ignores it again in the program, before main.
 #define STRAIN_PRELOAD_CHILD_SIGNAL "STRAIN_PROBE_CHILD_SIGNAL"
+/// `1` when the probe follows the program's execs and children: a probed process
+/// puts the probe back into the environment of every program it executes or spawns
+/// (never into its own `environ`, which stays the program's).
+#define STRAIN_PRELOAD_FOLLOW "STRAIN_PROBE_FOLLOW"
+/// The program's pid, set by a probe that follows: a process of another pid is one of
+/// the program's descendants (probed, never bound to strain's life), the same pid is
+/// the program after an exec (a wrapper's, a shim's).
+#define STRAIN_PRELOAD_ROOT "STRAIN_PROBE_ROOT"
+/// The file (in the probe's folder) where the program's pid notes each image it runs:
+/// `start` when a probed image begins, `exec PATH` before an exec, `exec-failed` after
+/// one that returned. The last line says whether the image that ended had a probe.
+#define STRAIN_PRELOAD_IMAGES_FILE "program-images.txt"
 
 #endif

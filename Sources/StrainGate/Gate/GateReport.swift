@@ -31,6 +31,10 @@ package struct MetricComparison: Codable, Hashable, Sendable {
     /// For a counted allocation regression: the call sites whose counts grew most,
     /// `OrderModel.swift:42 (Order.init(from:)) +1,000 allocs a trial`.
     package var grewAt: [String]?
+    /// Every repetition's value on each side, in the order they ran: the gate's picture
+    /// of the samples (a bimodal side shows as two clusters of dots).
+    package var baselineSamples: [Double]?
+    package var candidateSamples: [Double]?
 }
 
 /// One trial key: its outcomes on both sides and its metrics.
@@ -73,6 +77,9 @@ package struct GateReport: Codable, Sendable {
     /// What the reader should know that does not fail the gate (the two sides ran
     /// different suite text), one sentence each; every output shows them.
     package var warnings: [String]?
+    /// The run files written beside the gate's outputs (`baseline-run.json`,
+    /// `candidate-run.json` for an interleaved gate), which `strain report` renders.
+    package var runFiles: [String]?
     package var baselineName: String?
     /// The machine the candidate ran on (its run record's host name): JUnit's `hostname`.
     package var candidateHost: String?

@@ -15,6 +15,10 @@ extension GateReport {
         page += "<p>\(mode == .interleaved ? "Interleaved A/B: both builds ran in one job, repetitions alternating." : "Cross-run against \(e(baselineName ?? "a stored baseline")); timings judged with a δ calibrated from A/A runs.")"
         if let sides = sidesSentence(code: { "<code>\(e($0))</code>" }) { page += " " + sides }
         page += " A timing row can fail only with ≥ \(requiredRepetitions) repetitions per side; Benjamini-Hochberg q = \(q).</p>\n"
+        if let runFiles, !runFiles.isEmpty {
+            page += "<p>Each side's run, with its traces and dumps: " + runFiles.map { "<a href=\"\(e($0))\">\(e($0))</a>" }.joined(separator: ", ")
+                + "; <code>strain report &lt;file&gt; --out &lt;folder&gt;</code> renders either as a report.</p>\n"
+        }
         for warning in warnings ?? [] { page += "<p class=\"note warning\"><b>Warning:</b> \(e(warning))</p>\n" }
         if !fingerprint.isEmpty {
             page += "<p class=\"note\">Machines differ: " + fingerprint.map { "\(e($0.field)) \(e($0.baseline)) → \(e($0.candidate))\($0.hard ? " (hard)" : "")" }.joined(separator: "; ") + "</p>\n"
@@ -35,24 +39,45 @@ extension GateReport {
         return page
     }
 
+    /// One body per trial: its key and outcomes once, over its outcome's verdict and
+    /// each metric's.
     static func table(_ rows: [RowComparison], failingOnly: Bool) -> String {
         let e = html
-        var out = "<div class=\"scroll\"><table>\n<thead><tr><th>verdict</th><th>trial</th><th>metric</th><th>baseline → candidate</th><th>effect (95% interval)</th><th>q</th><th>n</th><th>δ, floor (from)</th><th>outcomes</th></tr></thead>\n<tbody>\n"
+        var out = "<div class=\"scroll\"><table>\n<thead><tr><th>verdict</th><th>metric</th><th>baseline → candidate (change of the median)</th><th>samples</th><th>ratio, Hodges–Lehmann (95% interval)</th><th>q</th><th>n</th><th>δ, floor (from)</th></tr></thead>\n"
         for row in rows {
-            let outcomes = "\(e(histogramText(row.baselineOutcomes))) → \(e(histogramText(row.candidateOutcomes)))"
+            out += "<tbody>\n<tr class=\"key\"><th colspan=\"8\">\(e(row.key.description)) <span class=\"outcomes\">outcomes \(e(histogramText(row.baselineOutcomes))) → \(e(histogramText(row.candidateOutcomes)))</span></th></tr>\n"
             if let reason = row.outcomeReason, [.outcomeChanged, .missing, .harnessError, .new, .fixed].contains(row.verdict) {
-                out += "<tr class=\"\(row.verdict.fails ? "bad" : "")\"><td>\(e(row.verdict.label))</td><td>\(e(row.key.description))</td><td>outcome</td><td colspan=\"5\">\(e(reason))</td><td>\(outcomes)</td></tr>\n"
+                let pointer = row.verdict == .outcomeChanged || row.verdict == .harnessError ? " (the trials, with their dumps and traces, are in the candidate's run)" : ""
+                out += "<tr class=\"\(row.verdict.fails ? "bad" : "")\"><td>\(e(row.verdict.label))</td><td>outcome</td><td colspan=\"6\">\(e(reason + pointer))</td></tr>\n"
             }
             for metric in row.metrics where failingOnly ? metric.verdict.fails : (metric.verdict != .unchanged && metric.verdict != .notGated) {
                 let values = "\(metric.baselineMedian.map { Gate.format($0, metric.unit) } ?? "–") → \(metric.candidateMedian.map { Gate.format($0, metric.unit) } ?? "–")"
                     + (metric.changePercent.map { String(format: " (%+.1f%%)", $0) } ?? "")
                 let effect = metric.ratio.map { ratio in String(format: "×%.3f", ratio) + (metric.ratioLow.map { String(format: " (%.3f–%.3f)", $0, metric.ratioHigh ?? $0) } ?? "") } ?? e(metric.reason)
-                out += "<tr class=\"\(metric.verdict.fails ? "bad" : "")\"><td>\(e(metric.verdict.label))</td><td>\(e(row.key.description))</td><td>\(e(metric.metric))</td><td class=\"num\">\(e(values))</td><td class=\"num\">\(effect)</td>"
+                out += "<tr class=\"\(metric.verdict.fails ? "bad" : "")\"><td>\(e(metric.verdict.label))</td><td>\(e(metric.metric))</td><td class=\"num\">\(e(values))</td><td>\(samples(metric))</td><td class=\"effect\">\(effect)</td>"
                 out += "<td class=\"num\">\(metric.qValue.map { String(format: "%.3g", $0) } ?? "–")</td><td class=\"num\">\(metric.baselineCount)/\(metric.candidateCount)</td>"
-                out += "<td>\(e(Gate.percent(metric.delta))), \(e(Gate.format(metric.floor, metric.unit))) (\(e(metric.thresholdSource)))</td><td>\(outcomes)</td></tr>\n"
+                out += "<td>\(e(Gate.percent(metric.delta))), \(e(Gate.format(metric.floor, metric.unit))) (\(e(metric.thresholdSource)))</td></tr>\n"
+            }
+            out += "</tbody>\n"
+        }
+        return out + "</table></div>\n"
+    }
+
+    /// Each side's repetitions as dots on one scale shared by both, baseline above and
+    /// candidate below, so a bimodal or drifting side shows; each dot's value in its tooltip.
+    static func samples(_ metric: MetricComparison) -> String {
+        guard let before = metric.baselineSamples, let after = metric.candidateSamples, !(before.isEmpty && after.isEmpty) else { return "" }
+        let all = before + after
+        let low = all.min()!, high = all.max()!
+        let width = 120.0, margin = 4.0
+        func x(_ value: Double) -> Double { high > low ? margin + (value - low) / (high - low) * (width - 2 * margin) : width / 2 }
+        var svg = "<svg class=\"dots\" width=\"\(Int(width))\" height=\"26\" role=\"img\" aria-label=\"\(before.count) baseline and \(after.count) candidate repetitions, from \(html(Gate.format(low, metric.unit))) to \(html(Gate.format(high, metric.unit)))\">"
+        for (values, y, side) in [(before, 7, "baseline"), (after, 19, "candidate")] {
+            for value in values {
+                svg += "<circle class=\"\(side)\" cx=\"\(String(format: "%.1f", x(value)))\" cy=\"\(y)\" r=\"3\"><title>\(side) \(html(Gate.format(value, metric.unit)))</title></circle>"
             }
         }
-        return out + "</tbody></table></div>\n"
+        return svg + "</svg>"
     }
 
     /// HTML text: the same escaping as XML (`&#39;` and `&apos;` both mean `'` in HTML5).
@@ -65,6 +90,9 @@ extension GateReport {
         .scroll{overflow-x:auto}table{border-collapse:collapse;width:100%}
         th,td{border-bottom:1px solid #ddd;padding:.3em .5em;text-align:left;vertical-align:top}
         td.num{white-space:nowrap;text-align:right}tr.bad td{background:#fdecea}
-        code{font-size:.95em}
+        code{font-size:.95em}a{color:#0550ae}
+        tr.key th{background:#f6f8fa;font-weight:600;overflow-wrap:anywhere}tr.key .outcomes{font-weight:normal;color:#57606a;margin-left:.5em}
+        td.effect{min-width:14em}@media (max-width:600px){body{font-size:13px}th,td{padding:.25em .3em}}
+        svg.dots circle{fill-opacity:.55}svg.dots .baseline{fill:#6e7781}svg.dots .candidate{fill:#0969da}tr.bad svg.dots .candidate{fill:#c62828}
         """
 }

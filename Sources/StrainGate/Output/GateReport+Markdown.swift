@@ -22,19 +22,24 @@ extension GateReport {
         var body = ""
         let failing = self.failing
         if !failing.isEmpty {
-            body += "\n| verdict | trial | what | change | effect (95% interval) | q | n | δ (from) | outcomes baseline → candidate |\n|---|---|---|---:|---|---:|---|---|---|\n"
+            body += "\n| verdict | trial | what | median change | ratio, Hodges–Lehmann (95% interval) | q | n | δ (from) | outcomes baseline → candidate |\n|---|---|---|---:|---|---:|---|---|---|\n"
             for row in failing { body += Self.rows(row, failingOnly: true).joined() }
         }
         var rest = ""
         let others = shownRows.filter { !$0.verdict.fails }
         if !others.isEmpty {
-            rest += "\n<details><summary>\(others.count) other row\(others.count == 1 ? "" : "s") (improved, inconclusive, new, fixed)</summary>\n\n"
-            rest += "| verdict | trial | what | change | effect (95% interval) | q | n | δ (from) | outcomes baseline → candidate |\n|---|---|---|---:|---|---:|---|---|---|\n"
-            for row in others { rest += Self.rows(row, failingOnly: false).joined() }
+            let lines = others.flatMap { Self.rows($0, failingOnly: false) }
+            let trials = others.count == 1 ? "1 trial" : "\(others.count) trials"
+            rest += "\n<details><summary>\(lines.count) other line\(lines.count == 1 ? "" : "s") of \(trials) (improved, inconclusive, new, fixed)</summary>\n\n"
+            rest += "| verdict | trial | what | median change | ratio, Hodges–Lehmann (95% interval) | q | n | δ (from) | outcomes baseline → candidate |\n|---|---|---|---:|---|---:|---|---|---|\n"
+            rest += lines.joined()
             rest += "\n</details>\n"
         }
         let unchanged = rows.filter { $0.verdict == .unchanged }.count
-        let tail = "\n\(unchanged) row\(unchanged == 1 ? "" : "s") unchanged. A timing row can fail only with ≥ \(requiredRepetitions) repetitions per side; BH q = \(q).\n"
+        var tail = "\n\(unchanged) row\(unchanged == 1 ? "" : "s") unchanged. A timing row can fail only with ≥ \(requiredRepetitions) repetitions per side; BH q = \(q).\n"
+        if let runFiles, !runFiles.isEmpty {
+            tail += "Each side's run (traces, dumps): \(runFiles.map { "`\($0)`" }.joined(separator: ", ")); `strain report <file>` renders either; gate.html shows every repetition's value.\n"
+        }
         var text = head + body + rest + tail
         if text.utf8.count > limit {
             let note = "\n_Cut to fit: see gate.json or gate.html for every row._\n"

@@ -38,24 +38,43 @@ extension GateReport {
             // The floor says something only to rows that are below it.
             let advice = reasons["too few repetitions"] != nil ? "; a timing row can fail only with ≥ \(requiredRepetitions) repetitions per side here" : ""
             lines.append("  \(inconclusive) row\(inconclusive == 1 ? "" : "s") inconclusive (\(why))\(advice)")
+            // Named, the first few: which rows to give more repetitions.
+            let named = rows.filter { $0.verdict == .inconclusive }
+            for row in named.prefix(Self.inconclusiveShown) {
+                // Metrics grouped by why: `wall, cpu (too few repetitions)`.
+                var byReason: [(reason: String, metrics: [String])] = []
+                for metric in row.metrics where metric.verdict == .inconclusive {
+                    let reason = Self.reasonKind(metric.reason)
+                    if let at = byReason.firstIndex(where: { $0.reason == reason }) { byReason[at].metrics.append(metric.metric) } else { byReason.append((reason, [metric.metric])) }
+                }
+                lines.append("    \(row.key): " + byReason.map { "\($0.metrics.joined(separator: ", ")) (\($0.reason))" }.joined(separator: "; "))
+            }
+            if named.count > Self.inconclusiveShown {
+                lines.append("    and \(named.count - Self.inconclusiveShown) more: gate.md and gate.html name each")
+            }
         }
+        if let runFiles, !runFiles.isEmpty { lines.append("  each side's run: \(runFiles.joined(separator: ", ")) (strain report renders either)") }
         return lines.joined(separator: "\n")
     }
+
+    /// Inconclusive rows the terminal names; the rest are counted.
+    static let inconclusiveShown = 8
 
     /// An inconclusive metric's reason without its numbers, for counting.
     static func reasonKind(_ reason: String) -> String {
         if reason.hasPrefix("too few repetitions") { return "too few repetitions" }
         if reason.hasPrefix("the machines differ") { return "machines differ" }
         if reason.hasPrefix("a cross-run timing") { return "cross-run timings not calibrated" }
+        if reason.hasPrefix("counted, but not judged: the work ran on") { return "counted, not judged: the work ran on several workers at once" }
         if reason.hasPrefix("estimated worse") { return "estimated slower beyond δ but not beyond the noise: more repetitions would decide" }
         return reason
     }
 
-    /// ` [n 10/10, ratio 1.31 (1.25–1.38), q 0.0004, δ 10% from suite]`.
+    /// ` [n 10/10, Hodges–Lehmann ratio 1.31 (1.25–1.38), q 0.0004, δ 10% from suite]`.
     static func statistics(_ metric: MetricComparison) -> String {
         var parts = ["n \(metric.baselineCount)/\(metric.candidateCount)"]
         if let ratio = metric.ratio {
-            var text = String(format: "ratio %.3f", ratio)
+            var text = String(format: "Hodges–Lehmann ratio %.3f", ratio)
             if let low = metric.ratioLow, let high = metric.ratioHigh { text += String(format: " (95%% %.3f–%.3f)", low, high) }
             parts.append(text)
         }

@@ -15,13 +15,18 @@ package struct ExecRequest: Sendable {
     /// Seconds without CPU progress after which a stuck pool is dumped, once (nil: no watchdog).
     package var stallSeconds: Double?
     package var profile: Profile
+    /// Whether the probe follows the program's execs and children (a wrapper's `exec`,
+    /// a shim, a script's commands), so each of them is probed too; off, only the
+    /// program's first image is.
+    package var follow: Bool
 
-    package init(program: String, arguments: [String], folder: String, stallSeconds: Double? = nil, profile: Profile = .linux) {
+    package init(program: String, arguments: [String], folder: String, stallSeconds: Double? = nil, profile: Profile = .linux, follow: Bool = true) {
         self.program = program
         self.arguments = arguments
         self.folder = folder
         self.stallSeconds = stallSeconds
         self.profile = profile
+        self.follow = follow
     }
 
     /// The probe's folder inside the run folder.
@@ -85,6 +90,7 @@ package struct ExecSupervisor: Sendable {
         environment[ProbeEnvironment.library] = probeLibrary
         environment[ProbeEnvironment.folder] = request.probeFolder
         environment[ProbeEnvironment.parent] = String(getpid())
+        if request.follow { environment[ProbeEnvironment.follow] = "1" }
         if let bytes = request.profile.threadStackBytes { environment[ProbeEnvironment.threadStack] = String(bytes) }
         if let bytes = request.profile.mainStackBytes { environment[ProbeEnvironment.mainStack] = String(bytes) }
         // A program built with ThreadSanitizer or AddressSanitizer writes its reports where
@@ -115,7 +121,7 @@ package struct ExecSupervisor: Sendable {
         var dumps: [ExecDump] = []
         var readDumps = Set<String>()
         var watch = request.stallSeconds.map { StallWatch(pid: program.pid, thresholdSeconds: $0) }
-        var stall: (verdict: ExecStallVerdict, report: StallReport)?
+        var stall: (verdict: ExecStallVerdict, report: StallReport, cycle: WaitCycle?)?
         var peakThreads = 0
         var peakRSS = 0
         var peakWorkers = 0
@@ -196,8 +202,17 @@ package struct ExecSupervisor: Sendable {
             case .signaled(let signal) where signal == fault.signal: after = ""
             default: after = "; after the probe passed the signal on, the program \(Self.ended(termination))"
             }
+            // After a wrapper's or a shim's exec, the image that faulted is not the one strain started: name it.
+            var executed = ""
+            if let commandLine = fault.commandLine {
+                let shown = commandLine.last == "" ? Array(commandLine.dropLast()) : commandLine
+                // A long command line is cut short in the record: a prefix of the program's own is the program's.
+                if !([request.program] + request.arguments).joined(separator: "\0").hasPrefix(shown.joined(separator: "\0")) {
+                    executed = "; the fault was in \(Self.shellQuoted(shown)), which the program executed (same pid)"
+                }
+            }
             outcome = TrialOutcome(kind: fault.isOverflow ? .stackOverflow : .crashed, signal: fault.signal,
-                                   message: (fault.isComplete ? "" : "the fault record was cut short") + after)
+                                   message: (fault.isComplete ? "" : "the fault record was cut short") + executed + after)
             if outcome.message?.isEmpty == true { outcome.message = nil }
             if outcome.message?.hasPrefix("; ") == true { outcome.message = String(outcome.message!.dropFirst(2)) }
             metrics.stackSizeBytes = built.stackSizeBytes
@@ -207,7 +222,9 @@ package struct ExecSupervisor: Sendable {
             switch termination {
             case .exited(0): outcome = .completed
             case .exited(let code): outcome = TrialOutcome(kind: .threw, message: "the program exited with status \(code)")
-            case .signaled(let signal): outcome = TrialOutcome(kind: .crashed, signal: signal, message: "the program was killed by \(SignalName.of(signal)) (sent to it: no fault of its own was recorded)")
+            case .signaled(let signal):
+                outcome = TrialOutcome(kind: .crashed, signal: signal,
+                                       message: Self.killedWithoutRecord(signal, image: probe.programImage(pid: program.pid), follow: request.follow))
             }
         }
         let sanitizerReports = SanitizerLog.reports(in: request.probeFolder, symbolizer: traceBuilder.symbolizer)
@@ -226,6 +243,7 @@ package struct ExecSupervisor: Sendable {
         let verdicts = CapVerdict.verdicts(strategy: .gcdGlobal(.default), needed: peakWorkers > Self.smallestGCDCap ? peakWorkers : nil)
         trial.capVerdicts = verdicts.isEmpty ? nil : verdicts
         trial.dump = stall.flatMap { verdict in dumps.last { $0.stall != nil }?.dump } ?? dumps.last?.dump
+        if let cycle = stall?.cycle, trial.dump != nil { trial.dump?.waitCycle = cycle }
         trial.stall = stall?.report
         trial.sanitizerReports = sanitizerReports.isEmpty ? nil : sanitizerReports
         trial.lastWords = fault?.lastWords
@@ -262,7 +280,7 @@ package struct ExecSupervisor: Sendable {
     /// Asks the suspected program for a dump and judges its pools from the stacks;
     /// nil (and the watch restarted) when they are not stuck.
     private func judgeStall(_ suspicion: StallWatch.Suspicion, watch: inout StallWatch, probe: ProbeFolder, pid: Int32,
-                            collect: (ExecStallVerdict?) -> ExecDump?) -> (verdict: ExecStallVerdict, report: StallReport)? {
+                            collect: (ExecStallVerdict?) -> ExecDump?) -> (verdict: ExecStallVerdict, report: StallReport, cycle: WaitCycle?)? {
         let before = Set(probe.dumpFiles(pid: pid))
         _ = strain_sigqueue(pid, SIGSYS, STRAIN_DUMP_REQUEST_VALUE)
         let deadline = strain_monotonic_ns() &+ 3_000_000_000
@@ -273,14 +291,54 @@ package struct ExecSupervisor: Sendable {
             usleep(10_000)
         }
         let raw = fresh.last.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }.flatMap(ProbeFolder.parseDump)
-        if let raw, let verdict = StallWatch.judge(dumpBuilder.dump(from: raw), suspicion: suspicion) {
+        let dump = raw.map { dumpBuilder.dump(from: $0) }
+        let place = { (tid: Int) in dump.flatMap { Self.place(of: tid, in: $0) } }
+        let maps = (try? String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)) ?? ""
+        let object = { (address: UInt64) in traceBuilder.symbolizer.dataObject(at: address, maps: maps) }
+        if let dump, let verdict = StallWatch.judge(dump, suspicion: suspicion) {
             _ = collect(verdict)
-            return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds))
+            // A pool's stuck threads may wait on mutexes too: the cycle, when the holders close one.
+            let cycle = LockWaits(threads: suspicion.threads, readWord: LockWaits.reader(pid: pid)).waitCycle(threads: suspicion.threads, place: place, object: object)
+            return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds), cycle)
+        }
+        // No pool: threads of any program blocked on locks, judged from /proc and the locks themselves,
+        // process by process (the program's first: only it answers dumps, which say where a thread waits).
+        let processes = suspicion.processes.isEmpty ? [(pid: pid, threads: suspicion.threads)] : suspicion.processes
+        for process in processes {
+            let isProgram = process.pid == pid
+            let processMaps = isProgram ? maps : ((try? String(contentsOfFile: "/proc/\(process.pid)/maps", encoding: .utf8)) ?? "")
+            guard var (verdict, cycle) = LockWaits.judge(threads: process.threads, silentSeconds: suspicion.silentSeconds,
+                                                         readWord: LockWaits.reader(pid: process.pid), place: isProgram ? place : { _ in nil },
+                                                         object: { traceBuilder.symbolizer.dataObject(at: $0, maps: processMaps) }) else { continue }
+            if !isProgram {
+                let command = Self.commandLine(pid: process.pid).map { ", " + Self.shellQuoted($0) } ?? ""
+                verdict.message = "in process \(process.pid) (a descendant of the program\(command)): " + verdict.message
+            }
+            _ = collect(verdict)
+            return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds), isProgram ? cycle : nil)
         }
         // Not stuck: this dump was the watchdog's question only; no one asked to see it.
         for file in fresh { unlink(file) }
         watch.restart(now: strain_monotonic_ns(), threads: suspicion.threads)
         return nil
+    }
+
+    /// A live process's command line (`/proc/PID/cmdline`), or nil.
+    static func commandLine(pid: Int32) -> [String]? {
+        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"), !data.isEmpty else { return nil }
+        return data.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }.filter { !$0.isEmpty }
+    }
+
+    /// Where thread `tid` waits in `dump`: its innermost frame outside libc and the probe
+    /// (the caller of `pthread_mutex_lock`), by name and line.
+    static func place(of tid: Int, in dump: ThreadDump) -> String? {
+        guard let group = dump.groups.first(where: { $0.threads.contains { $0.tid == tid } }) else { return nil }
+        let frame = group.frames.first { frame in
+            guard frame.symbol != nil else { return false }
+            let module = frame.moduleName ?? ""
+            return !module.hasPrefix("libc.so") && !module.hasPrefix("libpthread") && !module.hasPrefix("libStrainProbe")
+        }
+        return frame?.displayName
     }
 
     /// The shared sanitizer runtimes (`libtsan.so.2`, `libasan.so.8`) `program` names as
@@ -339,6 +397,31 @@ package struct ExecSupervisor: Sendable {
         metrics.allocations = allocations
         metrics.allocatedBytes = bytes
         metrics.frees = frees
+    }
+
+    /// Signals the kernel sends a process for its own fault (or abort).
+    static let faultSignals: Set<Int32> = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS]
+
+    /// Why a program killed by `signal` left no fault record: a probed image records its
+    /// own faults, so the signal was sent to it; an image without the probe records
+    /// nothing, and a fault there is all Strain can say.
+    static func killedWithoutRecord(_ signal: Int32, image: ProbeFolder.ProgramImage, follow: Bool) -> String {
+        let name = SignalName.of(signal)
+        let why: String
+        switch image {
+        case .probed:
+            return "the program was killed by \(name) (sent to it: no fault of its own was recorded)"
+        case .neverProbed:
+            why = "the program as started had no probe: a static binary, or one that does not load LD_PRELOAD"
+        case .executedWithoutProbe(let path):
+            why = follow
+                ? "the program executed \(path), which ran without the probe: a static binary, or one that does not load LD_PRELOAD"
+                : "the program executed \(path), which --no-follow left without the probe"
+        }
+        if faultSignals.contains(signal) {
+            return "the program was killed by \(name): a fault in a process Strain did not probe (\(why)), so no trace was taken"
+        }
+        return "the program was killed by \(name) in a process Strain did not probe (\(why))"
     }
 
     /// `exited with status 3`, `was killed by SIGKILL`.

@@ -39,6 +39,31 @@ package struct ProbeFolder: Sendable {
         }.sorted { $0.0 < $1.0 }.map(\.1)
     }
 
+    /// Whether the image the program's pid ran last had the probe.
+    package enum ProgramImage: Sendable, Hashable {
+        /// The last image was probed: a fault there would have been recorded.
+        case probed
+        /// No image of the program's pid ever started the probe.
+        case neverProbed
+        /// The program executed this path, and no probe started in it.
+        case executedWithoutProbe(String)
+    }
+
+    /// What the program's pid noted of its images (`program-images.txt`: `start`,
+    /// `exec PATH`, `exec-failed`, one a line, in order).
+    package func programImage(pid: Int32) -> ProgramImage {
+        guard let text = try? String(contentsOfFile: file("program-images.txt"), encoding: .utf8) else { return .neverProbed }
+        var image = ProgramImage.neverProbed
+        for line in text.split(separator: "\n") {
+            if line == "start" || line == "exec-failed" {
+                image = .probed
+            } else if line.hasPrefix("exec ") {
+                image = .executedWithoutProbe(String(line.dropFirst(5)))
+            }
+        }
+        return image
+    }
+
     /// Whether the program installed its own SIGQUIT disposition (dumps are then asked with SIGSYS).
     package func programTookDumpSignal(pid: Int32) -> Bool {
         access(file("sigquit-\(pid)"), F_OK) == 0

@@ -30,6 +30,9 @@ struct StallWatch {
     /// worker that made the first dump inconclusive times out and leaves.
     private var clearedAtTicks: Int?
     private var clearedThreads: [Int: String]?
+    /// The program's processes as last read, and when.
+    private var tree: [Int32] = []
+    private var treeReadAt: UInt64 = 0
     /// Doubles after each dump that found nothing stuck, so a quiet program is not dumped over and over.
     private var patienceSeconds: Double
 
@@ -42,7 +45,10 @@ struct StallWatch {
     /// What made the watch suspicious: how long the program was quiet, and its threads then.
     struct Suspicion {
         var silentSeconds: Double
+        /// Every thread of the program's processes (thread ids are unique across them).
         var threads: [ThreadState]
+        /// The threads of each process of the program's tree, the program's first.
+        var processes: [(pid: Int32, threads: [ThreadState])] = []
 
         func report(thresholdSeconds: Double) -> StallReport {
             StallReport(thresholdSeconds: thresholdSeconds, silentSeconds: silentSeconds, reportedAfterSeconds: silentSeconds,
@@ -53,7 +59,13 @@ struct StallWatch {
 
     /// One sample; a suspicion once no CPU time was used for the threshold and no thread runs.
     mutating func step(now: UInt64) -> Suspicion? {
-        let ticks = Self.cpuTicks(pid: pid)
+        // The tree is read once a second (a children file per thread), its CPU time every sample.
+        if treeReadAt == 0 || now &- treeReadAt >= 1_000_000_000 {
+            tree = Self.tree(of: pid)
+            treeReadAt = now
+        }
+        // The whole tree: a wrapper that waits for its child (no exec) is quiet while the child works.
+        let ticks = tree.reduce(0) { $0 + (Self.cpuTicks(pid: $1) ?? 0) }
         if ticks != lastCPUTicks || quietSince == 0 {
             lastCPUTicks = ticks
             quietSince = now
@@ -61,10 +73,31 @@ struct StallWatch {
         }
         let silent = Double(now &- quietSince) / 1e9
         guard silent >= patienceSeconds else { return nil }
-        let threads = ThreadState.tids(pid: String(pid)).compactMap { ThreadState.read(pid: String(pid), tid: $0) }
+        let processes = tree.map { process in
+            (pid: process, threads: ThreadState.tids(pid: String(process)).compactMap { ThreadState.read(pid: String(process), tid: $0) })
+        }
+        let threads = processes.flatMap(\.threads)
         guard ticks != clearedAtTicks || Self.signature(threads) != clearedThreads else { return nil }
         guard !threads.contains(where: { $0.state == "R" }), threads.contains(where: \.isInUntimedWait) else { return nil }
-        return Suspicion(silentSeconds: silent, threads: threads)
+        return Suspicion(silentSeconds: silent, threads: threads, processes: processes)
+    }
+
+    /// `pid` and its descendants (from each thread's `/proc/PID/task/TID/children`),
+    /// parents before children, at most 256 processes.
+    static func tree(of pid: Int32) -> [Int32] {
+        var found: [Int32] = [pid]
+        var index = 0
+        while index < found.count, found.count < 256 {
+            let process = found[index]
+            for tid in ThreadState.tids(pid: String(process)) {
+                let text = (try? String(contentsOfFile: "/proc/\(process)/task/\(tid)/children", encoding: .utf8)) ?? ""
+                for child in text.split(separator: " ").compactMap({ Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) where !found.contains(child) {
+                    found.append(child)
+                }
+            }
+            index += 1
+        }
+        return found
     }
 
     /// Not a stall after all: ask again only once the program has used CPU time

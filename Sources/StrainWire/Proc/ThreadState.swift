@@ -78,6 +78,9 @@ package struct ThreadState: Sendable, Hashable {
         return !wait.hasSuffix("(timed)") && !wait.hasPrefix("sleep") && !wait.hasPrefix("syscall ") && wait != "futex"
     }
 
+    /// `futex`'s system call number on this architecture.
+    package static var futexCall: Int { Call.futex }
+
     /// System call numbers, which differ between architectures.
     enum Call {
         #if arch(arm64)
