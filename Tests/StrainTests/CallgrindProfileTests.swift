@@ -1,5 +1,5 @@
 import Foundation
-import StrainRunner
+import StrainSymbols
 import Testing
 
 /// The reader of callgrind's output, on a part captured from a real counted trial

@@ -1,7 +1,8 @@
 import Foundation
 
 /// One part of a callgrind output file (format version 1, as Valgrind 3.19 writes
-/// it): its total and each function's instructions, exclusive and inclusive.
+/// it): its total and each function's instructions, exclusive and inclusive, by
+/// symbol name. A pure parser, here beside the other readers of what names code.
 ///
 /// Read: `summary:` (the part's total), `positions:`/`events:` (the columns of a cost
 /// line; the first event is counted, `Ir` with callgrind's defaults), `fn=`/`cfn=`
