@@ -128,6 +128,8 @@ static __thread int strain_work_index = -1;
 
 void strain_work_enter(void) {
     strain_work_nesting++;
+    // A counted trial (callgrind) counts what threads do while they hold work.
+    if (strain_work_nesting == 1) strain_instr_thread_on();
     if (strain_work_index < 0) {
         int index = atomic_fetch_add_explicit(&strain_work_registry_used, 1, memory_order_relaxed);
         if (index >= STRAIN_WORK_REGISTRY_SIZE) {
@@ -144,6 +146,7 @@ void strain_work_enter(void) {
 
 void strain_work_leave(void) {
     strain_work_nesting--;
+    if (strain_work_nesting == 0) strain_instr_thread_off();
     if (strain_work_index >= 0 && strain_work_index < STRAIN_WORK_REGISTRY_SIZE) {
         atomic_store_explicit(&strain_work_registry[strain_work_index].nesting, strain_work_nesting, memory_order_release);
     }

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
@@ -86,6 +87,27 @@ int strain_child_bind_to_parent(int expected_parent) {
         _exit(137);
     }
     return 0;
+}
+
+int strain_child_watch_parent_by_process(int parent) {
+    pid_t watcher = fork();
+    if (watcher < 0) return errno;
+    if (watcher > 0) return 0;
+    // The watcher: system calls only (the child may hold locks the fork copied).
+    // Every descriptor closed, so the runner's pipes see their end when the child's do.
+    for (int fd = 0; fd < 4096; fd++) close(fd);
+    long descriptor = -1;
+#ifdef SYS_pidfd_open
+    descriptor = syscall(SYS_pidfd_open, parent, 0);
+#endif
+    if (descriptor >= 0) {
+        struct pollfd entry = {.fd = (int)descriptor, .events = POLLIN, .revents = 0};
+        while (poll(&entry, 1, -1) < 0 && errno == EINTR) {}
+    } else {
+        while (kill(parent, 0) == 0) sleep(1);
+    }
+    kill(0, SIGKILL);
+    _exit(137);
 }
 
 // Makes the runner the subreaper of its descendants: a trial's grandchild that

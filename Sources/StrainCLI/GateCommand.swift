@@ -4,6 +4,7 @@ import StrainGate
 import StrainKit
 import StrainReports
 import StrainRunner
+import StrainSuite
 
 /// Output formats of the gate, besides gate.json.
 enum GateFormat: String, ExpressibleByArgument, CaseIterable {
@@ -53,6 +54,9 @@ struct GateCommand: ParsableCommand {
     @Option(name: .customLong("skip"), help: ArgumentHelp("Interleaved: passed to each build's `run --skip`.", valueName: "text"))
     var skips: [String] = []
 
+    @Option(help: ArgumentHelp("Interleaved: passed to each build's `run --measure` (instructions: each trial counted under callgrind). Repeatable.", valueName: "instructions"))
+    var measure: [CountedMeasure] = []
+
     @Option(help: ArgumentHelp("Interleaved: run shard K of N of the plan on both builds (see `strain run --shard`).", valueName: "K/N"))
     var shard: String?
 
@@ -90,7 +94,8 @@ struct GateCommand: ParsableCommand {
                 directory = out ?? "Reports/gate-\(runTimestamp())"
                 let runner = InterleavedGate(
                     baselineBinary: baselineBinary, candidateBinary: candidateBinary ?? currentExecutablePath(),
-                    suite: suite, repetitions: repetitions, filters: filters, skips: skips, shard: shard, directory: directory
+                    suite: suite, repetitions: repetitions, filters: filters, skips: skips, shard: shard, directory: directory,
+                    measures: measure
                 )
                 let (old, new) = try runner.run()
                 report = try Gate.compare(baseline: old, candidate: new, options: GateOptions(mode: .interleaved, allowExecutionMismatch: allowExecutionMismatch))
@@ -170,6 +175,8 @@ struct InterleavedGate {
     var skips: [String]
     var shard: String?
     var directory: String
+    /// `--measure`, passed to each build's `run`.
+    var measures: [CountedMeasure] = []
 
     func run() throws(GateError) -> (baseline: RunRecord, candidate: RunRecord) {
         for (name, path) in [("--baseline-binary", baselineBinary), ("--candidate-binary", candidateBinary)] {
@@ -210,6 +217,7 @@ struct InterleavedGate {
         for filter in filters { arguments += ["--filter", filter] }
         for skip in skips { arguments += ["--skip", skip] }
         if let shard { arguments += ["--shard", shard] }
+        for measure in measures { arguments += ["--measure", measure.rawValue] }
         let log = (directory as NSString).appendingPathComponent("rounds/\(label).log")
         try? FileManager.default.createDirectory(atPath: (directory as NSString).appendingPathComponent("rounds"), withIntermediateDirectories: true)
         guard FileManager.default.createFile(atPath: log, contents: nil), let handle = FileHandle(forWritingAtPath: log) else {
@@ -232,6 +240,7 @@ struct InterleavedGate {
         switch status {
         case 0, 1: break
         case 2: throw GateError(.input, "\(binary) refused `\(arguments.joined(separator: " "))` (exit 2): \(tail). Both builds must be a Strain that has `run --repetitions` and reads this suite")
+        case StrainExitCode.toolMissing: throw GateError(.toolMissing, "\(binary) could not count (exit 4): \(tail)")
         default: throw GateError(.incomplete, "\(binary) (round \(label)) exited \(status): \(tail); see \(log)")
         }
         return try readRun((out as NSString).appendingPathComponent("run.json"))

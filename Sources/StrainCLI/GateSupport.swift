@@ -7,7 +7,11 @@ extension GateError {
     /// This error as the command's exit code, its message on standard error.
     func exit() -> ExitCode {
         FileHandle.standardError.write(Data("error: \(description)\n".utf8))
-        return ExitCode(kind == .input ? StrainExitCode.inputError : StrainExitCode.harnessError)
+        switch kind {
+        case .input: return ExitCode(StrainExitCode.inputError)
+        case .incomplete: return ExitCode(StrainExitCode.harnessError)
+        case .toolMissing: return ExitCode(StrainExitCode.toolMissing)
+        }
     }
 }
 

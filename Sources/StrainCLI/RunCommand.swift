@@ -54,6 +54,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("How each trial starts: server (a copy of a pre-loaded trial server, the default) or spawn (a fresh process of the binary). Each trial is its own process either way. A resumed run keeps the one it started with.", valueName: "server|spawn"))
     var isolation: TrialIsolation?
 
+    @Option(help: ArgumentHelp("Count a cost per trial besides the suite's `measure:`: instructions (each trial under Valgrind's callgrind, about 50 times slower; its timings are not recorded). Repeatable.", valueName: "instructions"))
+    var measure: [CountedMeasure] = []
+
     @Option(parsing: .unconditional, help: ArgumentHelp("Trials to run at once (1 to \(Self.maximumJobs); default 1, or what a resumed run started with). For runs where outcomes matter more than timings: trials that share the cores slow each other, and the gate will not compare such timings with a serial run's unless asked.", valueName: "n"))
     var jobs: Int?
 
@@ -141,6 +144,17 @@ struct RunCommand: ParsableCommand {
             print("\(plan.trials.count) trials\(shardText)")
             return
         }
+        // Counted trials need their tools: checked before anything is written or run.
+        var callgrind: CallgrindTrials?
+        if (parsed.measures + measure).contains(.instructions) {
+            let timingDependent = Set(plan.trials.map(\.scenario).filter { catalog.scenario(named: $0)?.workDependsOnTiming == true })
+            do {
+                callgrind = try CallgrindTrials(executable: currentExecutablePath(), timingDependent: timingDependent)
+            } catch {
+                throw CommandFailure(code: StrainExitCode.toolMissing, message: error.description)
+            }
+        }
+        defer { callgrind?.cleanUp() }
         if let header, header.plan != planRecord {
             throw CommandFailure.input("\(resume!): its journal belongs to another plan (hash \(header.plan.hash), \(header.plan.trialCount) trials) than \(suitePath) gives now (hash \(planRecord.hash), \(planRecord.trialCount) trials): the suite, the filters, the repetitions or the shard changed; run it afresh with --force")
         }
@@ -160,18 +174,18 @@ struct RunCommand: ParsableCommand {
         }
         guard let directory, let journal else { throw CommandFailure.harness("the output folder was not opened") }
         try execute(plan, planRecord: planRecord, suiteName: parsed.name, suitePath: suitePath, directory: directory, journal: journal, catalog: catalog,
-                    jobs: jobs, isolation: isolation)
+                    jobs: jobs, isolation: isolation, callgrind: callgrind)
     }
 
     private func execute(_ plan: Plan, planRecord: PlanRecord, suiteName: String, suitePath: String, directory: OutputDirectory,
-                         journal: Journal, catalog: ScenarioCatalog, jobs: Int, isolation: TrialIsolation) throws {
+                         journal: Journal, catalog: ScenarioCatalog, jobs: Int, isolation: TrialIsolation, callgrind: CallgrindTrials?) throws {
         let interactive = isatty(STDOUT_FILENO) == 1
         // Tables fit the window at a terminal, or the width COLUMNS gives; a pipe without COLUMNS gets them whole.
         let fitted = interactive || ProcessInfo.processInfo.environment["COLUMNS"] != nil
         let terminal = TerminalReport(color: interactive && ProcessInfo.processInfo.environment["NO_COLOR"] == nil,
                                       columns: fitted ? Self.terminalColumns() : nil)
         var controller = RunController(
-            supervisor: TrialSupervisor(executable: currentExecutablePath(), isolation: isolation),
+            supervisor: TrialSupervisor(executable: currentExecutablePath(), isolation: isolation, callgrind: callgrind),
             customMetrics: catalog.declaredMetrics(of: plan.trials.map(\.scenario))
         )
         controller.rankings = catalog.rankings(of: plan.trials.map(\.scenario))
@@ -276,6 +290,7 @@ struct RunCommand: ParsableCommand {
 }
 
 extension TrialIsolation: ExpressibleByArgument {}
+extension CountedMeasure: ExpressibleByArgument {}
 
 /// Writes a line to standard error, ignoring a reader that went away.
 func writeStandardError(_ text: String) {

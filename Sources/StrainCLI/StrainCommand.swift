@@ -17,6 +17,9 @@ public enum StrainExitCode {
     /// The harness failed (a trial ended in `harnessError`, reports could not be
     /// written), or the gate's data is incomplete (a missing row or shard).
     public static let harnessError: Int32 = 3
+    /// A tool a counted measure needs is missing (`--measure instructions` without
+    /// `valgrind` or `objcopy` on PATH): nothing was run.
+    public static let toolMissing: Int32 = 4
     /// The run was stopped by SIGINT (Ctrl-C): finished trials, run.json and the reports were written, marked interrupted.
     public static let interrupted: Int32 = 130
     /// The run was stopped by SIGTERM: as for SIGINT.

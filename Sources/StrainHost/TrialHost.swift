@@ -34,7 +34,9 @@ package enum TrialHost {
         let threadsAtStart = Int(strain_thread_count())
         // First of all: never outlive the runner, even one killed with SIGKILL.
         let parent = getenv(ChildEnvironment.parentPID).flatMap { Int32(String(cString: $0)) } ?? 0
-        let bindStatus = strain_child_bind_to_parent(parent)
+        var bindStatus = strain_child_bind_to_parent(parent)
+        // Valgrind refuses the parent-death signal (a counted trial): a watcher process stands in.
+        if InstructionCounter.excusesParentDeathFailure(bindStatus) { bindStatus = InstructionCounter.watchParent(parent) }
         let spec: TrialSpec
         do {
             spec = try decode(source)
@@ -137,7 +139,11 @@ package enum TrialHost {
         // STRAIN_ALLOCATIONS=off leaves them uncounted: for measuring what counting costs.
         let countsAllocations = getenv("STRAIN_ALLOCATIONS").map({ String(cString: $0) }) != "off"
         if countsAllocations { AllocationCounter.begin() }
+        // Under callgrind (a counted trial), instructions too: innermost, so the
+        // allocation counter's own start and stop are not counted.
+        InstructionCounter.begin()
         let result = Result { try workload(executor) }
+        InstructionCounter.end()
         AllocationCounter.end()
         let ended = strain_monotonic_ns()
         executor.shutdown()

@@ -122,6 +122,7 @@ public struct MetricDescriptor: Codable, Hashable, Sendable {
         MetricDescriptor(name: "allocations", unit: .allocations, polarity: .lowerIsBetter, noise: .counted, summary: "calls of malloc, calloc, realloc, posix_memalign, aligned_alloc and memalign during the work"),
         MetricDescriptor(name: "allocated-bytes", unit: .bytes, polarity: .lowerIsBetter, noise: .counted, summary: "bytes those allocations asked for"),
         MetricDescriptor(name: "frees", unit: .count, polarity: nil, noise: .counted, summary: "blocks freed during the work (shown, not judged)"),
+        MetricDescriptor(name: "instructions", unit: .count, polarity: .lowerIsBetter, noise: .counted, summary: "instructions the work retired, counted by callgrind (measure: [instructions])"),
     ]
 
     /// The built-in descriptor called `name`, if there is one.
@@ -155,6 +156,7 @@ extension TrialMetrics {
         case "allocations": allocations.map(Double.init)
         case "allocated-bytes": allocatedBytes.map(Double.init)
         case "frees": frees.map(Double.init)
+        case "instructions": instructions.map(Double.init)
         default: custom[name]
         }
     }
@@ -184,6 +186,7 @@ public struct MetricThreshold: Codable, Hashable, Sendable {
     public static func defaults(for metric: MetricDescriptor) -> MetricThreshold {
         switch (metric.noise, metric.unit) {
         case (.counted, .bytes): MetricThreshold(delta: 0.01, floor: 4096)
+        case (.counted, _) where metric.name == "instructions": MetricThreshold(delta: instructionsDelta, floor: instructionsFloor)
         case (.counted, _): MetricThreshold(delta: 0.01, floor: 16)
         case (.deterministic, .bytes): MetricThreshold(delta: 0, floor: 4096)
         // A sampled thread count moves by one between identical runs (a worker GCD
@@ -196,6 +199,15 @@ public struct MetricThreshold: Codable, Hashable, Sendable {
         case (.timing, _): MetricThreshold(delta: 0.10, floor: 0)
         }
     }
+
+    /// The default tolerance for counted instructions, relative: 0.2 % (repetitions of
+    /// one build under callgrind spread by 1–32 parts per million on rows of 141 M
+    /// instructions; README, "Instructions counted").
+    public static let instructionsDelta = 0.002
+    /// The default tolerance for counted instructions, absolute: 20,000 a trial (the
+    /// harness's own spread, a thread's start and exit falling inside the work or not,
+    /// reached 4,747 instructions between repetitions of one build).
+    public static let instructionsFloor = 20_000.0
 
     /// This threshold with the fields `other` sets taking their place.
     public func overridden(by other: MetricThreshold?) -> MetricThreshold {

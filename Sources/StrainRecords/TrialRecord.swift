@@ -27,6 +27,8 @@ public struct TrialRecord: Codable, Hashable, Sendable {
     public var confinementViolations: [ConfinementViolation]?
     /// Where the work allocated, most allocations first (the top sites only).
     public var allocationSites: [AllocationSite]?
+    /// The instruction count of a counted trial (`measure: [instructions]`), or why it has none.
+    public var instructionCount: InstructionCount?
     /// What a sanitizer reported about the trial's process, for `dataRace` (ThreadSanitizer)
     /// and as the evidence of a crash (AddressSanitizer).
     public var sanitizerReports: [SanitizerReport]?
@@ -96,7 +98,7 @@ public struct TrialRecord: Codable, Hashable, Sendable {
     private enum CodingKeys: String, CodingKey {
         case key, repetition, index, seed, outcome, expected, expectedOutcomes, metrics, trace, dump, stall
         case threadTimeline, capVerdicts, stdout, stderr, startedAt
-        case confinementViolations, allocationSites, sanitizerReports
+        case confinementViolations, allocationSites, instructionCount, sanitizerReports
         case lastWords, processFaults
         // Versions 1 and 2 spelled the key out flat.
         case scenario, parameters, strategy, profile
@@ -131,6 +133,7 @@ public struct TrialRecord: Codable, Hashable, Sendable {
         stall = try container.decodeIfPresent(StallReport.self, forKey: .stall)
         confinementViolations = try container.decodeIfPresent([ConfinementViolation].self, forKey: .confinementViolations)
         allocationSites = try container.decodeIfPresent([AllocationSite].self, forKey: .allocationSites)
+        instructionCount = try container.decodeIfPresent(InstructionCount.self, forKey: .instructionCount)
         sanitizerReports = try container.decodeIfPresent([SanitizerReport].self, forKey: .sanitizerReports)
         threadTimeline = try container.decodeIfPresent([ThreadSample].self, forKey: .threadTimeline)
         capVerdicts = try container.decodeIfPresent([CapVerdict].self, forKey: .capVerdicts)
@@ -157,6 +160,7 @@ public struct TrialRecord: Codable, Hashable, Sendable {
         try container.encodeIfPresent(stall, forKey: .stall)
         try container.encodeIfPresent(confinementViolations, forKey: .confinementViolations)
         try container.encodeIfPresent(allocationSites, forKey: .allocationSites)
+        try container.encodeIfPresent(instructionCount, forKey: .instructionCount)
         try container.encodeIfPresent(sanitizerReports, forKey: .sanitizerReports)
         try container.encodeIfPresent(threadTimeline, forKey: .threadTimeline)
         try container.encodeIfPresent(capVerdicts, forKey: .capVerdicts)

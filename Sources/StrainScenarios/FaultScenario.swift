@@ -8,6 +8,8 @@ import StrainKit
 /// `raise()`. `Scenarios/faults.yaml` runs them all with the outcome each must give.
 struct FaultScenario: Scenario {
     static let name = "fault"
+    /// Its workers wait, sleep or race a clock: a counted run records it as not countable.
+    static let workDependsOnTiming = true
     static let summary = "breaks its own process on purpose (signals, runtime traps, floods, a broken result pipe, grandchildren, resource exhaustion): checks the harness, not your code"
     /// How the trial breaks.
     enum Kind: String, CaseIterable, Sendable {

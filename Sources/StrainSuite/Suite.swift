@@ -16,6 +16,8 @@ package struct Suite: Sendable {
     package var gate: [String: MetricThreshold] = [:]
     /// The file's text, hashed (`Suite.textHash`): the gate warns when two sides' differ.
     package var textHash: String?
+    /// `measure:`: the counted passes every trial of the suite runs under (none by default).
+    package var measures: [CountedMeasure] = []
 
     /// FNV-1a of a suite's text, 16 hex digits.
     package static func textHash(_ text: String) -> String {
@@ -47,6 +49,12 @@ package struct Suite: Sendable {
             gate: gate.isEmpty ? nil : gate, textHash: textHash
         )
     }
+}
+
+/// A cost counted by running each trial under a tool, asked for by `measure:` or `--measure`.
+package enum CountedMeasure: String, CaseIterable, Sendable {
+    /// Instructions the scenario's measured work retired, counted by Valgrind's callgrind.
+    case instructions
 }
 
 /// One `runs:` entry: a scenario, its parameter matrix and the strategies to run it on.

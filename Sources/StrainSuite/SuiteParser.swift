@@ -63,7 +63,7 @@ package struct SuiteParser: Sendable {
         self.catalog = catalog
     }
 
-    static let suiteKeys = ["name", "description", "repetitions", "timeout", "stall", "profiles", "gate", "runs"]
+    static let suiteKeys = ["name", "description", "repetitions", "timeout", "stall", "profiles", "gate", "measure", "runs"]
     static let runKeys = ["scenario", "parameters", "strategies", "profiles", "repetitions", "timeout", "stall", "memory-limit", "thread-limit", "expect", "gate"]
 
     /// The most mistakes one parse lists; the rest are counted.
@@ -488,6 +488,24 @@ private final class SuiteReader {
         return result
     }
 
+    /// `measure: [instructions]`: the counted passes the suite asks for, each listed once.
+    func measures(_ node: Node) throws(SuiteError) -> [CountedMeasure] {
+        var result: [CountedMeasure] = []
+        let names = CountedMeasure.allCases.map(\.rawValue)
+        for (text, element) in try strings(node, "measure") {
+            guard let measure = CountedMeasure(rawValue: text) else {
+                problems.append(error(element, "unknown measure '\(Self.shortened(text))'\(Suggestion.didYouMean(text, among: names)); valid measures: \(names.joined(separator: ", "))"))
+                continue
+            }
+            guard !result.contains(measure) else {
+                problems.append(error(element, "measure '\(text)' is listed twice; list each once"))
+                continue
+            }
+            result.append(measure)
+        }
+        return result
+    }
+
     func suite(_ root: Node) -> Suite? {
         var name: String?
         var description: String?
@@ -498,6 +516,7 @@ private final class SuiteReader {
         var profiles: [Profile] = [.linux]
         var runNodes: Node?
         var gate: [String: MetricThreshold] = [:]
+        var measures: [CountedMeasure] = []
         guard let entries = collect({ () throws(SuiteError) in try mapping(root, "the suite", keys: SuiteParser.suiteKeys) }) else { return nil }
         for (key, _, value) in entries {
             switch key {
@@ -510,6 +529,7 @@ private final class SuiteReader {
                 stall = collect { () throws(SuiteError) in try duration(value, "stall", range: SuiteLimits.stallSeconds) } ?? stall
             case "profiles": profiles = collect { () throws(SuiteError) in try self.profiles(value) } ?? profiles
             case "gate": gate = collect { () throws(SuiteError) in try thresholds(value) } ?? [:]
+            case "measure": measures = collect { () throws(SuiteError) in try self.measures(value) } ?? []
             default: runNodes = value
             }
         }
@@ -533,7 +553,7 @@ private final class SuiteReader {
         }
         checkPlan(runs)
         return Suite(name: name ?? "", description: description, path: path, repetitions: repetitions, timeoutSeconds: timeout,
-                     stallSeconds: stall, profiles: profiles, runs: runs.map(\.run), gate: gate)
+                     stallSeconds: stall, profiles: profiles, runs: runs.map(\.run), gate: gate, measures: measures)
     }
 
     /// A stall threshold must leave the deadline room to be reached.

@@ -289,6 +289,47 @@ import Testing
         #expect(order.first == "counted", "\(order)")
     }
 
+    /// The fixture's wide suite with every trial counted under callgrind (`measure: [instructions]`).
+    static func countedSuite(in folder: String) throws -> String {
+        let path = try wideSuite(in: folder)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let counted = text.replacingOccurrences(of: "profiles: [linux]\n", with: "profiles: [linux]\nmeasure: [instructions]\n")
+        #expect(counted != text)
+        try counted.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func aPlantedTwoPercentMoreWorkFailsTheCountedGateByInstructionsOnExactlyThatRowAndNamesTheFunction() throws {
+        // 2 % more iterations of spin's loop: far inside any timing's noise on this
+        // machine, and 20 million instructions a trial to callgrind, whose repetitions
+        // of one build agree to a few thousand. Two repetitions a side: a counted metric
+        // is judged once two baseline repetitions agree.
+        let folder = try GateEndToEndTests.folder()
+        let base = try Self.build(workPercent: 100, frameBytes: 512, into: folder, name: "base")
+        let more = try Self.build(workPercent: 102, frameBytes: 512, into: folder, name: "more")
+        let (result, verdicts) = try Self.gate(base, more, repetitions: 2, folder: folder + "/gate", suite: Self.countedSuite(in: folder))
+        #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
+        #expect(verdicts["spin main"] == "regressed", "\(verdicts)\n\(result.stdout)")
+        #expect(verdicts.count == 5, "\(verdicts)")
+        #expect(verdicts.filter { $0.key != "spin main" }.values.allSatisfy { $0 == "unchanged" }, "\(verdicts)\n\(result.stdout)")
+        let rows = try GateEndToEndTests.rows(folder + "/gate/gate.json")
+        let spin = Self.metrics(rows["spin main"])
+        #expect(spin["instructions"]?["verdict"] as? String == "regressed", "\(spin["instructions"] ?? [:])")
+        #expect(spin["instructions"]?["noise"] as? String == "counted")
+        let before = spin["instructions"]?["baselineMedian"] as? Double ?? 0
+        let after = spin["instructions"]?["candidateMedian"] as? Double ?? 0
+        #expect(before > 0 && abs(after / before - 1.02) < 0.002, "\(before) → \(after)")
+        // Every other row's instructions were judged, and unchanged.
+        for (name, row) in rows where name != "spin main" {
+            #expect(Self.metrics(row)["instructions"]?["verdict"] as? String == "unchanged", "\(name): \(Self.metrics(row)["instructions"] ?? [:])")
+        }
+        // Named: the loop's closure in the fixture's SpinScenario, with the growth.
+        let grew = spin["instructions"]?["grewAt"] as? [String] ?? []
+        #expect(grew.first?.contains("SpinScenario.prepare(context:)") == true, "\(grew)")
+        #expect(grew.first?.contains("+2.0 %") == true, "\(grew)")
+        #expect(result.stdout.contains("grew most in closure #1 in closure #1 in SpinScenario.prepare(context:)"), "\(result.stdout)")
+    }
+
     @Test func anInterleavedAAGateOfOneFixtureBuildJudgesEveryRowsAllocationsAndPasses() throws {
         let folder = try GateEndToEndTests.folder()
         let base = try Self.build(workPercent: 100, frameBytes: 512, into: folder, name: "base")

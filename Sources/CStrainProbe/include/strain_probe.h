@@ -343,6 +343,27 @@ int strain_alloc_describe_mapping(uintptr_t address, char *out, size_t capacity)
 /// allocator in its executable takes precedence, and nothing would be counted).
 int strain_alloc_is_interposing(void);
 
+// MARK: - Instructions counted by callgrind (strain_instr.c)
+
+/// Whether this process runs under Valgrind (any tool); 0 where the probe was
+/// built without Valgrind's headers.
+int strain_instr_under_valgrind(void);
+
+/// Starts callgrind's instrumentation at the start of the measured work, and the calling
+/// (host) thread's collection; threads collect while they hold work (strain_work_enter).
+/// The runner starts callgrind with instrumentation and collection off. No-op outside Valgrind.
+void strain_instr_begin(void);
+
+/// Writes callgrind's counts so far as the part triggered by `strain-work` and stops
+/// the instrumentation: the part holds the measured work alone. No-op outside Valgrind.
+void strain_instr_end(void);
+
+/// The calling thread's collection on while a count runs (work starts on it), off
+/// again (its work ends): called by strain_work_enter and strain_work_leave at the
+/// outermost level. One relaxed load outside a count.
+void strain_instr_thread_on(void);
+void strain_instr_thread_off(void);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

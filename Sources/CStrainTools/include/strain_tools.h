@@ -48,6 +48,15 @@ void strain_runner_request_stop(int signal_number);
 /// Returns 0 or an errno value.
 int strain_child_bind_to_parent(int expected_parent);
 
+/// Where the parent-death signal cannot be asked for (Valgrind refuses
+/// `PR_SET_PDEATHSIG` with EINVAL): forks a watcher process, with no descriptor of the
+/// child's open, that blocks in poll on the runner's pidfd and kills the child's
+/// process group when the runner ends (on a kernel without pidfd_open it checks every
+/// second). A process, not a thread: it runs nothing inside the child, so a counted
+/// trial's instructions do not depend on when it was scheduled. Call it while the
+/// child is single-threaded. Returns 0 or an errno value.
+int strain_child_watch_parent_by_process(int parent);
+
 /// Makes the calling process the child subreaper of its descendants
 /// (PR_SET_CHILD_SUBREAPER). Returns 0 or an errno.
 int strain_runner_become_subreaper(void);

@@ -37,6 +37,8 @@ package struct GateError: Error, Sendable, CustomStringConvertible {
         case input
         /// The harness failed or the data is incomplete.
         case incomplete
+        /// A side's run refused to start: a tool its counted measure needs is missing (exit 4).
+        case toolMissing
     }
 
     package var kind: Kind
@@ -128,6 +130,13 @@ package enum Gate {
                             comparison.verdict = .inconclusive
                             comparison.grewAt = nil
                             comparison.reason = "counted, but not judged: the work ran on \(workers) workers at once, and what they and their pool allocate depends on the interleaving"
+                        }
+                        if descriptor.name == "instructions", comparison.verdict == .regressed {
+                            let grew = InstructionGrowth.functions(baseline: old.filter { $0.outcome.kind == reference }, candidate: new.filter { $0.outcome.kind == reference })
+                            if !grew.isEmpty {
+                                comparison.grewAt = grew
+                                comparison.reason += "; grew most in \(grew[0])"
+                            }
                         }
                         if descriptor.name == "allocations", comparison.verdict == .regressed {
                             let grew = AllocationGrowth.sites(baseline: old.filter { $0.outcome.kind == reference }, candidate: new.filter { $0.outcome.kind == reference })

@@ -47,6 +47,11 @@ public protocol Scenario: Sendable {
     /// The ranking tables the scenario asks the reports for
     /// (`RankingRequest(by: "throughput", across: Self.guardKind)`).
     static var rankings: [RankingRequest] { get }
+    /// Whether what the work does depends on timing (waits with deadlines, sleeps,
+    /// stalls, a thread pool that grows with time): its instruction count would vary
+    /// between repetitions of the same code, so a counted run (`measure: [instructions]`)
+    /// records it as not countable instead of counting it.
+    static var workDependsOnTiming: Bool { get }
 
     /// Creates the scenario; the values have already passed their declarations' checks.
     init(parameters: ParameterValues) throws
@@ -58,6 +63,8 @@ public protocol Scenario: Sendable {
 extension Scenario {
     /// No parameters, by default.
     public static var parameters: [any ParameterDeclaration] { [] }
+    /// Work that does the same whatever the clock says, by default.
+    public static var workDependsOnTiming: Bool { false }
     /// No metrics of its own, by default.
     public static var metrics: [MetricDescriptor] { [] }
     /// Nothing said about outcomes, by default.

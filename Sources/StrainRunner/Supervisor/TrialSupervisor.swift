@@ -33,15 +33,21 @@ package struct TrialSupervisor: Sendable {
     package let server: TrialServer?
     /// Where a ThreadSanitizer build's trials write their reports; nil in a plain build.
     let sanitized: SanitizedTrials?
+    /// Where trials run under callgrind to count instructions (`measure: [instructions]`); nil otherwise.
+    package let callgrind: CallgrindTrials?
 
     /// - Parameter notice: hears the trial server's restarts and a fall back to
     ///   spawning, one line each (standard error by default).
+    /// - Parameter callgrind: counts each countable trial's instructions under callgrind
+    ///   (every trial is then spawned: a copy of the trial server cannot start under Valgrind).
     package init(executable: String, isolation: TrialIsolation = .server, symbolizer: Symbolizer = Symbolizer(),
+                callgrind: CallgrindTrials? = nil,
                 notice: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }) {
         self.executable = executable
         self.isolation = isolation
         self.sanitized = SanitizedTrials.make()
-        self.server = isolation == .server && sanitized == nil
+        self.callgrind = callgrind
+        self.server = isolation == .server && sanitized == nil && callgrind == nil
             ? TrialServer(executable: executable, environment: Self.childEnvironment(heartbeat: false), notice: notice) : nil
         self.classifier = OutcomeClassifier(traceBuilder: TraceBuilder(symbolizer: symbolizer), dumpBuilder: ThreadDumpBuilder(symbolizer: symbolizer),
                                             symbolizer: symbolizer)
@@ -51,7 +57,8 @@ package struct TrialSupervisor: Sendable {
     package func executionRecord(jobs: Int = 1) -> ExecutionRecord {
         let statistics = server?.statistics
         return ExecutionRecord(isolation: isolation, serverTrials: statistics?.trials ?? 0, serverRestarts: statistics?.restarts ?? 0,
-                               fallback: statistics?.fallback ?? (isolation == .server && sanitized != nil ? SanitizedTrials.serverNote : nil),
+                               fallback: statistics?.fallback ?? (isolation == .server && sanitized != nil ? SanitizedTrials.serverNote
+                                   : isolation == .server && callgrind != nil ? "instructions were counted under callgrind, which cannot run a trial server's copy: every trial was spawned" : nil),
                                jobs: jobs)
     }
 
@@ -67,9 +74,17 @@ package struct TrialSupervisor: Sendable {
     package func runUnlessStopped(_ spec: TrialSpec) -> TrialRecord? {
         if RunnerSignals.stopSignal != nil { return nil }
         let startedAt = Date().formatted(.iso8601)
+        // A counted trial runs under callgrind, about 50 times slower after Valgrind's own
+        // start: its deadline and stall threshold stretch to match.
+        let counted = callgrind.flatMap { $0.notCountable(spec.scenario) == nil ? $0 : nil }
+        var launched = spec
+        if counted != nil {
+            launched.timeoutSeconds = spec.timeoutSeconds * CallgrindTrials.slowdown + CallgrindTrials.startSeconds
+            launched.stallSeconds *= CallgrindTrials.slowdown
+        }
         let specJSON: String
         do {
-            specJSON = String(decoding: try JSONEncoder().encode(spec), as: UTF8.self)
+            specJSON = String(decoding: try JSONEncoder().encode(launched), as: UTF8.self)
         } catch {
             return TrialRecord(graded: spec, outcome: TrialOutcome(kind: .harnessError, message: "could not encode the trial spec: \(error)"),
                                metrics: TrialMetrics(), trace: nil, stdout: nil, stderr: nil, startedAt: startedAt)
@@ -82,6 +97,11 @@ package struct TrialSupervisor: Sendable {
         do {
             if let server, let copy = try ChildProcess.copy(from: server, specJSON: specJSON, shared: heartbeat?.descriptor) {
                 child = copy
+            } else if let counted {
+                let command = counted.command(trialArguments: ["_trial", specJSON])
+                child = try ChildProcess.spawn(executable: command.executable, arguments: command.arguments,
+                                               environment: counted.environment(Self.childEnvironment(heartbeat: heartbeat != nil, sanitized: sanitized)),
+                                               shared: heartbeat?.descriptor)
             } else {
                 child = try ChildProcess.spawn(executable: executable, arguments: ["_trial", specJSON],
                                                environment: Self.childEnvironment(heartbeat: heartbeat != nil, sanitized: sanitized),
@@ -93,14 +113,34 @@ package struct TrialSupervisor: Sendable {
         }
         let watch = ChildWatch(outputCap: outputCap, resultCap: resultCap, teardown: TeardownStep.gentleThenForced(graceSeconds: gracePeriod),
                                samplingInterval: samplingInterval, threadLimit: spec.threadLimit)
-        let watched = watch.watch(child, start: start, deadline: start &+ TrialSpec.nanoseconds(spec.timeoutSeconds), heartbeat: heartbeat)
+        let watched = watch.watch(child, start: start, deadline: start &+ TrialSpec.nanoseconds(launched.timeoutSeconds), heartbeat: heartbeat)
         // Grandchildren that left the trial's process group (setsid) and were
         // adopted by the runner when the child ended die with the trial too.
         AdoptedOrphans.killAll()
         if watched.stoppedByRunner { return nil }
         let elapsed = Double(strain_monotonic_ns() - start) / 1e9
         let reports = sanitized?.reports(pid: child.pid, symbolizer: classifier.symbolizer) ?? []
-        return record(spec, watched, sanitizerReports: reports, trialSeconds: elapsed, startedAt: startedAt)
+        var trial = record(spec, watched, launched: launched, sanitizerReports: reports, trialSeconds: elapsed, startedAt: startedAt)
+        if let callgrind { countInstructions(of: &trial, pid: child.pid, counted: counted, callgrind: callgrind) }
+        return trial
+    }
+
+    /// A counted trial's instruction count into its record, and its timings and RSS out
+    /// (callgrind's, which mean nothing for the work); a trial that was not counted says why.
+    private func countInstructions(of trial: inout TrialRecord, pid: Int32, counted: CallgrindTrials?, callgrind: CallgrindTrials) {
+        guard let counted else {
+            trial.instructionCount = InstructionCount(source: "callgrind", instructions: nil, notCountable: callgrind.notCountable(trial.id.key.scenario))
+            return
+        }
+        let count = counted.count(pid: pid, completed: trial.outcome.kind == .completed, symbolizer: classifier.symbolizer)
+        trial.instructionCount = count
+        trial.metrics.instructions = count.instructions
+        trial.metrics.wallSeconds = nil
+        trial.metrics.userSeconds = nil
+        trial.metrics.systemSeconds = nil
+        trial.metrics.throughputPerSecond = nil
+        trial.metrics.latency = nil
+        trial.metrics.peakRSSBytes = nil  // Valgrind's own memory, not the work's
     }
 
     /// A trial's environment (the trial server's too, without the heartbeat): the
@@ -157,8 +197,8 @@ package struct TrialSupervisor: Sendable {
     /// The tids of a complete `REMOTE-UNWIND` line after the report, if the child wrote one.
     static func remoteUnwindRequest(in bytes: [UInt8]) -> [Int]? { ChildProtocol.pendingRemoteUnwind(in: bytes) }
 
-    private func record(_ spec: TrialSpec, _ watched: Watched, sanitizerReports: [SanitizerReport], trialSeconds: Double, startedAt: String) -> TrialRecord {
-        let classified = classifier.classify(watched, timeoutSeconds: spec.timeoutSeconds, stallSeconds: spec.stallSeconds)
+    private func record(_ spec: TrialSpec, _ watched: Watched, launched: TrialSpec, sanitizerReports: [SanitizerReport], trialSeconds: Double, startedAt: String) -> TrialRecord {
+        let classified = classifier.classify(watched, timeoutSeconds: launched.timeoutSeconds, stallSeconds: launched.stallSeconds)
         var metrics = classified.metrics
         // What only the parent can see: the whole child's resource use, and the thread count it sampled.
         let usage = ResourceUsage(watched.usage)

@@ -18,6 +18,8 @@ import StrainKit
 /// modes' `accessNanoseconds` give the checker's cost when nothing is wrong.
 struct ConfinementScenario: Scenario {
     static let name = "confinement"
+    /// Its workers wait, sleep or race a clock: a counted run records it as not countable.
+    static let workDependsOnTiming = true
     static let summary = "objects confined to a queue (as managed objects to their context) touched from another: each wrong-queue access recorded with both stacks; the checker's cost per access"
     static let metrics: [MetricDescriptor] = [
         MetricDescriptor(name: "accessNanoseconds", unit: .nanoseconds, polarity: .lowerIsBetter, noise: .timing, summary: "one read or write of a note on its own queue"),

@@ -12,6 +12,8 @@ import Synchronization
 /// their thread-safe array; OpenCombine stands in for Combine here.
 struct CombineStoreScenario: Scenario {
     static let name = "combine-store"
+    /// Its workers wait, sleep or race a clock: a counted run records it as not countable.
+    static let workDependsOnTiming = true
     static let summary = "subscriptions made on W workers, each stored with store(in:) into one shared Set<AnyCancellable> through a guard; then one value sent: every subscription must hear it"
     static let guardKind = Parameter<GuardKind>("guard", default: .unguarded, help: "how the shared set is guarded")
     static let workers = Parameter<Int>("workers", in: 0...4096, default: 0, help: "workers subscribing at once; 0 means one per core")

@@ -12,6 +12,8 @@ import Synchronization
 /// corrupt the storage (glibc aborts) or lose elements.
 struct ContendedCollectionScenario: Scenario {
     static let name = "contended-collection"
+    /// Its workers wait, sleep or race a clock: a counted run records it as not countable.
+    static let workDependsOnTiming = true
     static let summary = "a shared array, dictionary or set hammered by W workers through one of 11 guards: throughput, latency percentiles, fairness, lost or duplicated elements"
     static let metrics: [MetricDescriptor] = [
         MetricDescriptor(name: "ns per op", unit: .nanoseconds, polarity: .lowerIsBetter, noise: .timing, summary: "the workers' nanoseconds per operation, uncontended reference runs"),

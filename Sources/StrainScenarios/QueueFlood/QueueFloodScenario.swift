@@ -20,6 +20,8 @@ import Synchronization
 ///    (the time until the import stops is how long cancellation takes).
 struct QueueFloodScenario: Scenario {
     static let name = "queue-flood"
+    /// Its workers wait, sleep or race a clock: a counted run records it as not countable.
+    static let workDependsOnTiming = true
     static let summary = "a background import reporting progress on a serial main queue every item or every 1%: total time, slowdown, an unrelated main-queue job's latency, time to cancel"
     static let metrics: [MetricDescriptor] = [
         MetricDescriptor(name: "progressUpdates", unit: .count, polarity: .lowerIsBetter, noise: .deterministic, summary: "progress blocks the main queue ran"),

@@ -11,6 +11,8 @@ import StrainKit
 /// `probe-priority` parameter asks.
 struct CooperativeStarvationScenario: Scenario {
     static let name = "cooperative-starvation"
+    /// Its workers wait, sleep or race a clock: a counted run records it as not countable.
+    static let workDependsOnTiming = true
     static let summary = "work items that block their thread (on the task strategy: the cooperative pool), then a probe Task at a chosen priority: does it run?"
     static let blockers = Parameter<Int>("blockers", in: 0...1024, default: 0, help: "blocking items submitted first; 0 means one per core")
     static let probePriority = Parameter<TaskPriorityName>("probe-priority", default: .medium, help: "priority of the probe Task submitted after the blockers")

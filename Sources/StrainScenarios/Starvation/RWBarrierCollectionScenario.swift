@@ -15,6 +15,8 @@ import Synchronization
 /// where that hangs.
 struct RWBarrierCollectionScenario: Scenario {
     static let name = "rw-barrier-collection"
+    /// Its workers wait, sleep or race a clock: a counted run records it as not countable.
+    static let workDependsOnTiming = true
     static let summary = "reader/writer array on a concurrent queue with barrier writes, or behind NSRecursiveLock, under fan-out load: count, contents, peak blocked workers"
     /// How the array is guarded.
     enum Guard: String, CaseIterable, Sendable {

@@ -14,6 +14,8 @@ import Synchronization
 /// the block waits on a semaphore that only a block queued behind it would signal.
 struct SyncCycleScenario: Scenario {
     static let name = "sync-cycle"
+    /// Its workers wait, sleep or race a clock: a counted run records it as not countable.
+    static let workDependsOnTiming = true
     static let summary = "serial queues that sync onto each other (a ring), or onto themselves: a deadlock, with the wait cycle named"
     /// Who syncs onto whom.
     enum Shape: String, CaseIterable, Sendable {

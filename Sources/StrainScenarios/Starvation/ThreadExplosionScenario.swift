@@ -12,6 +12,8 @@ import StrainKit
 /// the watchdog ends the trial `starved`.
 struct ThreadExplosionScenario: Scenario {
     static let name = "thread-explosion"
+    /// Its workers wait, sleep or race a clock: a counted run records it as not countable.
+    static let workDependsOnTiming = true
     static let summary = "N blocking work items, then a probe item: peak threads, pool growth, the probe's start latency (or that it never ran)"
 
     /// How each item blocks.

@@ -1,0 +1,63 @@
+import Foundation
+import StrainRecords
+
+/// Names where a row's instructions grew, from callgrind's per-function costs that
+/// each counted trial records (`InstructionCount.functions`), joined by name.
+///
+/// Every caller of the function that grew grows by as much (their inclusive costs
+/// hold it), up to the harness's own frames: so the first name is the innermost
+/// function holding most of the growth (the smallest baseline cost among those whose
+/// inclusive growth is at least `holdingShare` of the largest), then the functions
+/// whose own code grew most.
+enum InstructionGrowth {
+    /// Functions named in a regression's verdict.
+    static let named = 3
+    /// The share of the largest inclusive growth a function must hold to be named first.
+    static let holdingShare = 0.8
+
+    /// `closure #1 in SpinScenario.prepare(context:) +400,000 instructions a trial (+2.0 %)`, first the function holding the growth.
+    static func functions(baseline: [TrialRecord], candidate: [TrialRecord]) -> [String] {
+        let before = perTrial(baseline)
+        let after = perTrial(candidate)
+        guard !before.isEmpty, !after.isEmpty else { return [] }
+        func growth(_ name: String, _ path: KeyPath<Cost, Double>) -> Double { (after[name]?[keyPath: path] ?? 0) - (before[name]?[keyPath: path] ?? 0) }
+        let names = Set(before.keys).union(after.keys)
+        let largest = names.map { growth($0, \.inclusive) }.max() ?? 0
+        guard largest > 0 else { return [] }
+        var chosen: [String] = []
+        if let holding = names.filter({ growth($0, \.inclusive) >= holdingShare * largest })
+            .min(by: { (before[$0]?.inclusive ?? 0, $0) < (before[$1]?.inclusive ?? 0, $1) }) {
+            chosen.append(holding)
+        }
+        let byOwnCode = names.filter { growth($0, \.exclusive) > 0 && !chosen.contains($0) }
+            .sorted { (growth($0, \.exclusive), $1) > (growth($1, \.exclusive), $0) }
+        chosen += byOwnCode.prefix(named - chosen.count)
+        return chosen.map { name in
+            let inclusive = chosen.first == name
+            let grown = growth(name, inclusive ? \.inclusive : \.exclusive)
+            let base = inclusive ? before[name]?.inclusive ?? 0 : before[name]?.exclusive ?? 0
+            let percent = base > 0 ? String(format: ", %+.1f %%", grown / base * 100) : ""
+            return "\(name) +\(AllocationGrowth.grouped(grown)) instructions a trial\(inclusive ? "" : " in its own code")\(percent)"
+        }
+    }
+
+    struct Cost {
+        var inclusive: Double
+        var exclusive: Double
+    }
+
+    /// Each function's mean instructions a trial, over the trials that recorded functions.
+    static func perTrial(_ trials: [TrialRecord]) -> [String: Cost] {
+        let recorded = trials.compactMap { $0.instructionCount?.functions }
+        guard !recorded.isEmpty else { return [:] }
+        var sums: [String: Cost] = [:]
+        for functions in recorded {
+            for function in functions {
+                let old = sums[function.name] ?? Cost(inclusive: 0, exclusive: 0)
+                sums[function.name] = Cost(inclusive: old.inclusive + Double(function.inclusive), exclusive: old.exclusive + Double(function.exclusive))
+            }
+        }
+        let count = Double(recorded.count)
+        return sums.mapValues { Cost(inclusive: $0.inclusive / count, exclusive: $0.exclusive / count) }
+    }
+}

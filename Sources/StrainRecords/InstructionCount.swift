@@ -1,0 +1,36 @@
+/// A trial's instruction count and where it came from, or why it has none.
+public struct InstructionCount: Codable, Hashable, Sendable {
+    /// What counted them: `callgrind` (Valgrind's, with the trial run under it).
+    public var source: String
+    /// Instructions the scenario's measured work retired; nil when not countable.
+    public var instructions: Int?
+    /// Why the trial has no count (`not countable: the work depends on timing`).
+    public var notCountable: String?
+    /// The functions with the most instructions, inclusive of what they called, most first.
+    public var functions: [FunctionCost]?
+
+    /// A count of `instructions` from `source`, or none, with the reason.
+    public init(source: String, instructions: Int?, notCountable: String? = nil, functions: [FunctionCost]? = nil) {
+        self.source = source
+        self.instructions = instructions
+        self.notCountable = notCountable
+        self.functions = functions
+    }
+}
+
+/// One function's instructions in a trial's measured work.
+public struct FunctionCost: Codable, Hashable, Sendable {
+    /// The function's name, demangled (`Link.init(from:)`), or its address.
+    public var name: String
+    /// Instructions in the function and everything it called.
+    public var inclusive: Int
+    /// Instructions in the function's own code.
+    public var exclusive: Int
+
+    /// A function `name` with these costs.
+    public init(name: String, inclusive: Int, exclusive: Int) {
+        self.name = name
+        self.inclusive = inclusive
+        self.exclusive = exclusive
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import Glibc
+import StrainKit
+import StrainSymbols
+
+/// Counted trials (`measure: [instructions]`, `--measure instructions`): each trial
+/// spawned under Valgrind's callgrind, which counts the instructions of the scenario's
+/// measured work alone; the runner reads the count and each function's share from
+/// callgrind's output after the trial.
+///
+/// How: callgrind starts with its instrumentation and collection off; the trial's host
+/// switches the instrumentation on as the work starts, each thread collects while it
+/// holds work (and the host thread while it runs the workload), and at the work's end
+/// the host has callgrind write the part so far (trigger `strain-work`) and switches
+/// the instrumentation off (CStrainProbe/strain_instr.c says why). So a thread's start
+/// and exit, an idle worker's spinning and the harness's threads are not counted. Valgrind 3.19 cannot read the DWARF 5 the
+/// Swift toolchain writes, so callgrind runs a copy of the binary with its debug
+/// information stripped (`objcopy --strip-debug`; the symbol table stays, so functions
+/// keep their names).
+///
+/// - Important: callgrind serializes the trial's threads and runs it about 50 times
+///   slower: the trial's deadline and stall threshold are stretched by
+///   `slowdown`, and its timings mean nothing (the gate judges its counted rows).
+///   Scenarios whose work depends on timing are not run under it: their trials run
+///   as usual and say "not countable".
+package struct CallgrindTrials: Sendable {
+    /// The `valgrind` that runs the trials.
+    package let valgrind: String
+    /// The stripped copy of the runner's binary the trials run.
+    package let binary: String
+    /// The folder of the copy and of each trial's callgrind output.
+    package let folder: String
+    /// Scenarios whose work depends on timing (`Scenario.workDependsOnTiming`): not counted.
+    package let timingDependent: Set<String>
+
+    /// How much longer a trial's work may take under callgrind than its suite allows.
+    package static let slowdown = 50.0
+    /// Seconds added to a counted trial's deadline for Valgrind to start: a counted
+    /// `noop` took 3.3–4.1 s from spawn to reap here, a plain one 0.04 s.
+    package static let startSeconds = 30.0
+    /// Functions a trial records: the most inclusive instructions, then the most in their
+    /// own code; enough to name what grew.
+    package static let recordedFunctions = (inclusive: 40, exclusive: 20)
+    /// The trigger of the part the host writes.
+    static let trigger = "Client Request: strain-work"
+
+    /// Finds valgrind and objcopy and makes the stripped copy of `executable`.
+    /// - Throws: `CallgrindSetupError`, naming the missing tool and the package that has it.
+    package init(executable: String, timingDependent: Set<String>) throws(CallgrindSetupError) {
+        guard let valgrind = Self.find("valgrind") else {
+            throw CallgrindSetupError(message: "--measure instructions needs Valgrind's callgrind, and there is no `valgrind` on PATH; install it (Debian: apt-get install valgrind) or leave instructions out of measure")
+        }
+        guard let objcopy = Self.find("objcopy") else {
+            throw CallgrindSetupError(message: "--measure instructions needs `objcopy` (to copy strain without the debug information valgrind 3.19 cannot read), and there is none on PATH; install it (Debian: apt-get install binutils)")
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strain-callgrind-\(getpid())-\(UUID().uuidString.prefix(8))").path
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw CallgrindSetupError(message: "could not create \(folder) for the counted trials: \(error)")
+        }
+        let binary = (folder as NSString).appendingPathComponent("strain-stripped")
+        let status = Self.runQuietly(objcopy, ["--strip-debug", executable, binary])
+        guard status == 0 else {
+            throw CallgrindSetupError(message: "`objcopy --strip-debug \(executable) \(binary)` failed (status \(status)): the counted trials need that copy")
+        }
+        self.valgrind = valgrind
+        self.binary = binary
+        self.folder = folder
+        self.timingDependent = timingDependent
+    }
+
+    /// Whether callgrind's outputs are kept in `folder` (STRAIN_KEEP_CALLGRIND=1): for
+    /// reading one with `callgrind_annotate`, and how the parser's fixture was captured.
+    static let keepsOutputs = ProcessInfo.processInfo.environment["STRAIN_KEEP_CALLGRIND"] == "1"
+
+    /// Removes the copy and any output left behind (unless asked to keep them).
+    package func cleanUp() {
+        if Self.keepsOutputs {
+            FileHandle.standardError.write(Data("strain: callgrind's outputs kept in \(folder)\n".utf8))
+            return
+        }
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// Whether `scenario`'s trials run under callgrind, or why not.
+    func notCountable(_ scenario: String) -> String? {
+        timingDependent.contains(scenario) ? "not countable: the scenario's work depends on timing (waits, deadlines, pool growth), so its instruction count would too" : nil
+    }
+
+    /// The command that starts a trial under callgrind: the executable, then its arguments.
+    func command(trialArguments: [String]) -> (executable: String, arguments: [String]) {
+        (valgrind, ["--tool=callgrind", "-q", "--instr-atstart=no", "--collect-atstart=no", "--callgrind-out-file=\(outputBase)%p", binary] + trialArguments)
+    }
+
+    private var outputBase: String { (folder as NSString).appendingPathComponent("callgrind.out.") }
+
+    /// The trial's environment: the counting switch on.
+    func environment(_ environment: [String]) -> [String] {
+        environment + ["STRAIN_INSTRUCTIONS=callgrind"]
+    }
+
+    /// The count of the trial whose process was `pid`, read from callgrind's output
+    /// (both of its files removed), with its functions named by `symbolizer`.
+    func count(pid: Int32, completed: Bool, symbolizer: Symbolizer) -> InstructionCount {
+        let part = outputBase + "\(pid).1"
+        defer {
+            if !Self.keepsOutputs {
+                try? FileManager.default.removeItem(atPath: part)
+                try? FileManager.default.removeItem(atPath: outputBase + "\(pid)")
+            }
+        }
+        guard completed else {
+            return InstructionCount(source: "callgrind", instructions: nil, notCountable: "not countable: the trial did not complete, so its work was cut short")
+        }
+        guard let data = FileManager.default.contents(atPath: part) else {
+            return InstructionCount(source: "callgrind", instructions: nil,
+                                    notCountable: "not counted: callgrind wrote no part for the work (\(part)); this strain may be built without Valgrind's headers (valgrind/callgrind.h): install valgrind and rebuild")
+        }
+        do {
+            let profile = try CallgrindProfile(parsing: String(decoding: data, as: UTF8.self))
+            guard profile.trigger == Self.trigger else {
+                return InstructionCount(source: "callgrind", instructions: nil, notCountable: "not counted: callgrind's part was written by '\(profile.trigger ?? "nothing")', not by the work's end")
+            }
+            // Demangled and simplified, two symbols can read the same (`reabstraction thunk`):
+            // one entry each name, own costs summed, the outer one's inclusive cost kept.
+            var byName: [String: FunctionCost] = [:]
+            var order: [String] = []
+            for function in profile.top(inclusive: Self.recordedFunctions.inclusive, exclusive: Self.recordedFunctions.exclusive) {
+                let name = symbolizer.demangled(function.name)
+                if var known = byName[name] {
+                    known.exclusive += function.cost.exclusive
+                    known.inclusive = max(known.inclusive, function.cost.inclusive)
+                    byName[name] = known
+                } else {
+                    byName[name] = FunctionCost(name: name, inclusive: function.cost.inclusive, exclusive: function.cost.exclusive)
+                    order.append(name)
+                }
+            }
+            let functions = order.compactMap { byName[$0] }
+            return InstructionCount(source: "callgrind", instructions: profile.total, functions: functions)
+        } catch {
+            return InstructionCount(source: "callgrind", instructions: nil, notCountable: "not counted: \(error)")
+        }
+    }
+
+    /// `name`'s path on PATH, if it is there and executable.
+    static func find(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for folder in path.split(separator: ":") {
+            let candidate = (String(folder) as NSString).appendingPathComponent(name)
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        return nil
+    }
+
+    /// Runs a tool to its end with its output discarded; its exit status.
+    static func runQuietly(_ executable: String, _ arguments: [String]) -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { return -1 }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
+
+/// Counted trials cannot start: a tool is missing or the copy failed.
+package struct CallgrindSetupError: Error, Sendable, CustomStringConvertible {
+    /// What is missing and how to get it.
+    package var message: String
+    package var description: String { message }
+}

@@ -1,0 +1,157 @@
+import Foundation
+
+/// One part of a callgrind output file (format version 1, as Valgrind 3.19 writes
+/// it): its total and each function's instructions, exclusive and inclusive, by
+/// symbol name. A pure parser, here beside the other readers of what names code.
+///
+/// Read: `summary:` (the part's total), `positions:`/`events:` (the columns of a cost
+/// line; the first event is counted, `Ir` with callgrind's defaults), `fn=`/`cfn=`
+/// with name compression (`fn=(12) name` defines 12, `fn=(12)` refers to it), cost
+/// lines (positions absolute, `+n`/`-n` relative, or `*`), and `calls=` lines, whose
+/// next cost line is the call's inclusive cost. A function's inclusive cost is its
+/// own plus its calls', its calls to itself left out (callgrind counts a recursion's
+/// inner calls inside the outer one already).
+package struct CallgrindProfile: Sendable, Equatable {
+    /// What the part's `desc: Trigger:` line says (`Client Request: strain-work`).
+    package var trigger: String?
+    /// The part's total of the first event.
+    package var total: Int
+    /// Each function's instructions by its name as callgrind wrote it (mangled).
+    package var functions: [String: Cost]
+
+    /// The kinds of compressed names, each numbered on its own.
+    enum Kind: Hashable {
+        case object, file, function
+    }
+
+    /// A function's instructions.
+    package struct Cost: Sendable, Equatable {
+        /// In its own code.
+        package var exclusive: Int
+        /// In its own code and everything it called.
+        package var inclusive: Int
+    }
+
+    /// The profile in `text`, the contents of one part.
+    package init(parsing text: String) throws(CallgrindError) {
+        var trigger: String?
+        var total: Int?
+        var positions = 1
+        var functions: [String: Cost] = [:]
+        // Compressed names by id, one table per kind: objects, files and functions
+        // number their ids separately (`ob=(2)` and `fn=(2)` are different names).
+        var names: [Kind: [String: String]] = [:]
+        var function: String?
+        var callee: String?
+        var pendingCall = false
+
+        /// `(12) name` defines, `(12)` refers, `name` names without compression.
+        func resolve(_ value: Substring, _ kind: Kind) -> String {
+            let value = value.trimmingCharacters(in: .whitespaces)
+            guard value.hasPrefix("("), let close = value.firstIndex(of: ")") else { return value }
+            let id = String(value[...close])
+            let rest = value[value.index(after: close)...].trimmingCharacters(in: .whitespaces)
+            if !rest.isEmpty { names[kind, default: [:]][id] = rest; return rest }
+            return names[kind]?[id] ?? id
+        }
+
+        var lineNumber = 0
+        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
+            guard let first = line.first else { continue }
+            if first.isNumber || first == "+" || first == "-" || first == "*" {
+                let fields = line.split(separator: " ")
+                guard fields.count > positions, let cost = Int(fields[positions]) else {
+                    guard fields.count == positions else { throw CallgrindError.malformed(line: lineNumber, text: String(line.prefix(80))) }
+                    continue
+                }
+                guard let function else { throw CallgrindError.malformed(line: lineNumber, text: "a cost line before any fn=") }
+                var entry = functions[function] ?? Cost(exclusive: 0, inclusive: 0)
+                if pendingCall {
+                    if callee != function { entry.inclusive += cost }
+                    pendingCall = false
+                } else {
+                    entry.exclusive += cost
+                    entry.inclusive += cost
+                }
+                functions[function] = entry
+                continue
+            }
+            guard let equals = line.firstIndex(where: { $0 == "=" || $0 == ":" }) else { continue }
+            let key = line[..<equals]
+            let value = line[line.index(after: equals)...]
+            switch key {
+            case "fn":
+                function = resolve(value, .function)
+                if functions[function!] == nil { functions[function!] = Cost(exclusive: 0, inclusive: 0) }
+            case "cfn": callee = resolve(value, .function)
+            case "cfi", "cfl", "fl", "fi", "fe": _ = resolve(value, .file)
+            case "cob", "ob": _ = resolve(value, .object)
+            case "calls": pendingCall = true
+            case "summary": total = Int(value.trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
+            case "positions": positions = value.split(separator: " ").count
+            case "desc":
+                let text = value.trimmingCharacters(in: .whitespaces)
+                if text.hasPrefix("Trigger:") { trigger = text.dropFirst("Trigger:".count).trimmingCharacters(in: .whitespaces) }
+            default: continue
+            }
+        }
+        guard let total else { throw CallgrindError.noSummary }
+        self.trigger = trigger
+        self.total = total
+        self.functions = Self.mergingRecursion(functions)
+    }
+
+    /// Callgrind names a function's recursive activations `name'2` (and deeper ones
+    /// the same, its `--separate-recs` default): their own instructions are the
+    /// function's, but their inclusive costs count the recursion again and again (a
+    /// parser's `parseValue'2` came to 15 times the part's total). So a function's
+    /// exclusive cost sums every activation, and its inclusive cost is the outermost
+    /// one's, which holds the recursion once.
+    static func mergingRecursion(_ functions: [String: Cost]) -> [String: Cost] {
+        var merged: [String: Cost] = [:]
+        for (name, cost) in functions {
+            let base = Self.outermost(name)
+            var entry = merged[base] ?? Cost(exclusive: 0, inclusive: 0)
+            entry.exclusive += cost.exclusive
+            if base == name { entry.inclusive += cost.inclusive }
+            merged[base] = entry
+        }
+        for (name, cost) in merged where cost.inclusive < cost.exclusive { merged[name]?.inclusive = cost.exclusive }
+        return merged
+    }
+
+    /// `parseValue` for `parseValue'2`: the name without callgrind's recursion level.
+    static func outermost(_ name: String) -> String {
+        guard let quote = name.lastIndex(of: "'"), name.index(after: quote) < name.endIndex,
+              name[name.index(after: quote)...].allSatisfy(\.isNumber) else { return name }
+        return String(name[..<quote])
+    }
+
+    /// The `inclusive` functions with the most inclusive instructions, then those of the
+    /// `exclusive` with the most in their own code that are not among them; most inclusive first.
+    package func top(inclusive: Int, exclusive: Int) -> [(name: String, cost: Cost)] {
+        let all = functions.map { (name: $0.key, cost: $0.value) }
+        let byInclusive = all.sorted { ($0.cost.inclusive, $0.name) > ($1.cost.inclusive, $1.name) }.prefix(inclusive)
+        let chosen = Set(byInclusive.map(\.name))
+        let byExclusive = all.filter { !chosen.contains($0.name) }
+            .sorted { ($0.cost.exclusive, $0.name) > ($1.cost.exclusive, $1.name) }.prefix(exclusive)
+        return (byInclusive + byExclusive).sorted { ($0.cost.inclusive, $0.name) > ($1.cost.inclusive, $1.name) }
+    }
+}
+
+/// Why a callgrind output could not be read.
+package enum CallgrindError: Error, CustomStringConvertible, Equatable {
+    /// A line that is not callgrind's format.
+    case malformed(line: Int, text: String)
+    /// No `summary:` line: not a callgrind output, or cut short.
+    case noSummary
+
+    package var description: String {
+        switch self {
+        case .malformed(let line, let text): "callgrind output line \(line) is not in callgrind's format: \(text)"
+        case .noSummary: "the callgrind output has no summary: line (cut short?)"
+        }
+    }
+}
