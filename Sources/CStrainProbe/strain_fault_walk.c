@@ -30,6 +30,8 @@
 #include <libunwind.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -121,6 +123,61 @@ __attribute__((noinline)) int strain_thread_warm_fast_walk(void) {
     strain_walk_outermost_end = end;
     strain_walk_warm = 1;
     return 0;
+}
+
+// MARK: - libunwind in copies of a process (the trial server's)
+
+// libunwind opens a pipe when it is first used (its memory validation writes one
+// byte of an address into it and reads it back) and keeps the two descriptor
+// numbers for good. A copy of the trial server closes every descriptor it does not
+// need and opens its own at the lowest free numbers: libunwind then reads the
+// copy's heartbeat and writes into a closed descriptor, finds no address valid, and
+// every walk stops after its first frame. So the server starts libunwind with its
+// low descriptors taken (the pipe lands above what a copy keeps or opens early),
+// notes the two numbers, and each copy puts a pipe of its own there right after it
+// closed the server's.
+static int strain_unwinder_pipe[2] = {-1, -1};
+
+#define STRAIN_UNWINDER_LOW_DESCRIPTORS 16
+
+int strain_probe_start_unwinder(void) {
+    int fillers[STRAIN_UNWINDER_LOW_DESCRIPTORS];
+    int filled = 0;
+    for (;;) {
+        int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (fd < 0) break;
+        if (fd >= STRAIN_UNWINDER_LOW_DESCRIPTORS) { close(fd); break; }
+        fillers[filled++] = fd;
+    }
+    // Open descriptors above the fillers, before and after libunwind's first use.
+    unsigned char before[STRAIN_UNWINDER_LOW_DESCRIPTORS + 64] = {0};
+    for (int fd = STRAIN_UNWINDER_LOW_DESCRIPTORS; fd < (int)sizeof(before); fd++) before[fd] = fcntl(fd, F_GETFD) >= 0;
+    unw_context_t context;
+    unw_cursor_t cursor;
+    int status = unw_getcontext(&context) == 0 && unw_init_local(&cursor, &context) == 0 ? 0 : EINVAL;
+    int found = 0;
+    for (int fd = STRAIN_UNWINDER_LOW_DESCRIPTORS; fd < (int)sizeof(before) && found < 2; fd++) {
+        if (!before[fd] && fcntl(fd, F_GETFD) >= 0) strain_unwinder_pipe[found++] = fd;
+    }
+    if (found != 2) strain_unwinder_pipe[0] = strain_unwinder_pipe[1] = -1;
+    while (filled > 0) close(fillers[--filled]);
+    return status;
+}
+
+int strain_probe_renew_unwinder_pipe(void) {
+    if (strain_unwinder_pipe[0] < 0) return 0;
+    int fresh[2];
+    if (pipe2(fresh, O_CLOEXEC | O_NONBLOCK) != 0) return errno;
+    int status = 0;
+    for (int end = 0; end < 2; end++) {
+        if (fresh[end] == strain_unwinder_pipe[end]) continue;
+        if (dup3(fresh[end], strain_unwinder_pipe[end], O_CLOEXEC) < 0) status = errno;
+    }
+    for (int end = 0; end < 2; end++) {
+        int used = fresh[end] == strain_unwinder_pipe[0] || fresh[end] == strain_unwinder_pipe[1];
+        if (!used) close(fresh[end]);
+    }
+    return status;
 }
 
 // MARK: - In the handler (async-signal-safe once the thread is warm)

@@ -236,6 +236,19 @@ void strain_probe_prefer_step_walk(int prefer);
 /// (the thread's faults are then walked with `unw_step`).
 int strain_thread_warm_fast_walk(void);
 
+/// Starts libunwind in a process that will be copied (the trial server), with its
+/// low descriptors taken, and notes the pipe libunwind opens (its memory validation
+/// keeps the pipe's two numbers for good): above what a copy keeps and opens first.
+/// Ordinary code, single-threaded, before any other use of libunwind. Returns 0 or
+/// an errno value.
+int strain_probe_start_unwinder(void);
+
+/// In a copy, right after it closed the descriptors it does not keep: a pipe of its
+/// own at the numbers libunwind noted in `strain_probe_start_unwinder`, so its
+/// validation never reads or writes a descriptor the copy opens later (which makes
+/// every walk stop after its first frame). Returns 0 or an errno value.
+int strain_probe_renew_unwinder_pipe(void);
+
 /// Whether the calling thread's faults may be walked fast.
 int strain_thread_fast_walk_is_warm(void);
 
