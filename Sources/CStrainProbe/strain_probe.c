@@ -506,11 +506,7 @@ static void strain_fault_handler(int signal_number, siginfo_t *info, void *conte
     // its oldest frame. Frames between them were counted, not kept.
     strain_writer_field_decimal(&writer, "frames_head", (long long)walk.head_count);
     strain_writer_field_decimal(&writer, "frames_tail", (long long)walk.tail_count);
-    for (size_t i = 0; i < walk.head_count + walk.tail_count; i++) {
-        strain_writer_put(&writer, "f ", 2);
-        strain_writer_hex(&writer, strain_fault_walk_frame(&walk, i));
-        strain_writer_put(&writer, "\n", 1);
-    }
+    strain_writer_walk_frames(&writer, &walk);
     strain_writer_string(&writer, "maps\n");
     strain_writer_file(&writer, "/proc/self/maps", 0);
     strain_writer_string(&writer, "end-maps\n");
