@@ -1,10 +1,11 @@
 // The fault handler's walk of an interrupted stack: libunwind's cached fast trace
 // (unw_backtrace) where the thread was warmed for it, the unw_step loop otherwise.
 //
-// Measured here: the unw_step loop costs about 0.6 µs a frame (an 8 MiB overflow,
-// 131,000 frames, about 76 ms); unw_backtrace about 0.005 µs a frame once its
-// per-thread cache knows the frames' shapes (137-155x faster, frame for frame the
-// same: strain_walk_compare.c). It is used only when every one of these holds, and
+// Measured here (release, one run of Scenarios/bench-harness.yaml): an 8 MiB
+// overflow, 130,999 frames, takes the unw_step loop about 70 ms and unw_backtrace
+// about 4.4 ms (most of it libunwind's validation of each stack page; 0.006 µs a
+// frame where no read is validated: strain_walk_compare.c), frame for frame the
+// same (FaultWalkTests). It is used only when every one of these holds, and
 // the unw_step loop makes the record otherwise:
 //
 // - the thread was warmed (strain_thread_warm_fast_walk, ordinary code): libunwind
