@@ -24,6 +24,10 @@
 //   what today's walk would say at the fault too. A trace that ends anywhere else
 //   stopped short (code without unwind information, a frame the fast trace cannot
 //   follow), and only the unw_step loop can say how and where.
+//
+// `walk fast` says unw_backtrace made the record. Where its fast trace meets a frame
+// it cannot follow, unw_backtrace itself walks the whole stack again with an unw_step
+// loop: the frames are then the loop's, and only walk_ns shows it.
 #include "strain_probe.h"
 #include "strain_internal.h"
 
