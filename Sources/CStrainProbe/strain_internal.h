@@ -38,6 +38,8 @@ void strain_writer_hex(strain_writer *writer, uintptr_t value);
 void strain_writer_decimal(strain_writer *writer, long long value);
 void strain_writer_field_hex(strain_writer *writer, const char *name, uintptr_t value);
 void strain_writer_field_decimal(strain_writer *writer, const char *name, long long value);
+/// A walk's kept frames, one `f 0x…` line each, in call order (strain_fault_walk.c).
+void strain_writer_walk_frames(strain_writer *writer, const strain_fault_walk *walk);
 /// Copies a whole file (a /proc file) into the writer; `skip_newline_end` drops a trailing newline.
 void strain_writer_file(strain_writer *writer, const char *path, int skip_newline_end);
 

@@ -452,34 +452,14 @@ static void strain_fault_handler(int signal_number, siginfo_t *info, void *conte
 
     uintptr_t address = (uintptr_t)info->si_addr;
 
-    // Walk from the interrupted frame. On x86-64 unw_context_t is a ucontext_t,
-    // so the signal's context is the walk's starting point.
-    unw_cursor_t cursor;
-    size_t total = 0;
-    size_t head_capacity = strain_frame_capacity / 2;
-    size_t tail_capacity = strain_frame_capacity - head_capacity;
-    uintptr_t first_sp = 0;
-    // Where the walk ended: the last frame's stack pointer, and unw_step's last answer
-    // (0 at the outermost frame, negative where it could not go on, such as code
-    // without unwind information), so the record can say a walk stopped short.
-    uintptr_t last_sp = 0;
-    int walk_end = -1;
-    if (strain_frames != NULL && unw_init_local2(&cursor, (unw_context_t *)context, UNW_INIT_SIGNAL_FRAME) == 0) {
-        do {
-            unw_word_t ip = 0;
-            if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0) break;
-            unw_word_t sp = 0;
-            unw_get_reg(&cursor, UNW_REG_SP, &sp);
-            last_sp = (uintptr_t)sp;
-            if (total == 0) first_sp = (uintptr_t)sp;
-            if (total < head_capacity) {
-                strain_frames[total] = (uintptr_t)ip;
-            } else if (tail_capacity > 0) {
-                strain_frames[head_capacity + (total - head_capacity) % tail_capacity] = (uintptr_t)ip;
-            }
-            total++;
-        } while ((walk_end = unw_step(&cursor)) > 0);
-    }
+    // Walk from the interrupted frame (strain_fault_walk.c): libunwind's cached
+    // fast trace on a thread warmed for it, the unw_step loop otherwise.
+    strain_fault_walk walk;
+    strain_walk_interrupted(context, strain_frames, strain_frame_capacity, 0, &walk);
+    size_t total = walk.total;
+    uintptr_t first_sp = walk.first_sp;
+    uintptr_t last_sp = walk.last_sp;
+    int walk_end = walk.walk_end;
     uint64_t walked_ns = strain_monotonic_ns();
     strain_stack_bounds bounds = strain_thread_stack;
     int bounds_known = strain_thread_bounds_known || strain_stack_from_maps(first_sp != 0 ? first_sp : address, &bounds);
@@ -515,26 +495,18 @@ static void strain_fault_handler(int signal_number, siginfo_t *info, void *conte
     strain_writer_field_decimal(&writer, "walk_end", walk_end);
     strain_writer_field_hex(&writer, "last_sp", last_sp);
     strain_writer_field_decimal(&writer, "walk_ns", (long long)(walked_ns - fault_ns));
+    strain_writer_string(&writer, walk.fast ? "walk fast\n" : "walk step\n");
+    if (walk.fallback != NULL) {
+        strain_writer_string(&writer, "walk_fallback ");
+        strain_writer_string(&writer, walk.fallback);
+        strain_writer_put(&writer, "\n", 1);
+    }
 
-    // Frames in call order from the fault: the head as walked, then the tail ring
-    // unrolled from its oldest entry. Frames between them were counted, not kept.
-    size_t head = total < head_capacity ? total : head_capacity;
-    size_t tail = total > head_capacity ? total - head_capacity : 0;
-    if (tail > tail_capacity) tail = tail_capacity;
-    strain_writer_field_decimal(&writer, "frames_head", (long long)head);
-    strain_writer_field_decimal(&writer, "frames_tail", (long long)tail);
-    for (size_t i = 0; i < head; i++) {
-        strain_writer_put(&writer, "f ", 2);
-        strain_writer_hex(&writer, strain_frames[i]);
-        strain_writer_put(&writer, "\n", 1);
-    }
-    size_t tail_start = total - tail;  // index, in walk order, of the oldest kept tail frame
-    for (size_t i = 0; i < tail; i++) {
-        size_t walk_index = tail_start + i;
-        strain_writer_put(&writer, "f ", 2);
-        strain_writer_hex(&writer, strain_frames[head_capacity + (walk_index - head_capacity) % tail_capacity]);
-        strain_writer_put(&writer, "\n", 1);
-    }
+    // Frames in call order from the fault: the head as walked, then the tail from
+    // its oldest frame. Frames between them were counted, not kept.
+    strain_writer_field_decimal(&writer, "frames_head", (long long)walk.head_count);
+    strain_writer_field_decimal(&writer, "frames_tail", (long long)walk.tail_count);
+    strain_writer_walk_frames(&writer, &walk);
     strain_writer_string(&writer, "maps\n");
     strain_writer_file(&writer, "/proc/self/maps", 0);
     strain_writer_string(&writer, "end-maps\n");

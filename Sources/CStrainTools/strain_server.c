@@ -5,6 +5,7 @@
 // clone() wants a new stack and a function), and SCM_RIGHTS needs the CMSG_*
 // macros, which Swift does not import.
 #include "strain_server.h"
+#include "strain_probe.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -97,6 +98,9 @@ int strain_server_child_setup(int output, int error, int result, int shared) {
     }
     // Everything else the server had (its socket, the received originals) goes.
     if (syscall(SYS_close_range, shared >= 0 ? 5u : 4u, ~0u, 0u) != 0) return errno;
+    // libunwind's pipe, closed with the rest: the copy's own, where libunwind looks.
+    int renewed = strain_probe_renew_unwinder_pipe();
+    if (renewed != 0) return renewed;
 
     // As posix_spawn gives a trial: nothing blocked, the default action for the
     // signals the server (or the runner before it) may have changed.

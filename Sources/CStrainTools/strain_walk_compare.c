@@ -1,6 +1,6 @@
 // Measures libunwind's cached fast trace (unw_backtrace) against the unw_step loop
-// the fault handler uses, on the same interrupted stack, frame by frame. The fault
-// handler keeps its loop; this exists to measure and to test the alternative.
+// the fault handler falls back to, on the same interrupted stack, frame by frame:
+// the raw measurement of the two (the handler's own walk: strain_fault_walk.c).
 #include "strain_walk_compare.h"
 #include "strain_probe.h"
 

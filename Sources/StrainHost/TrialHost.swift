@@ -54,6 +54,11 @@ package enum TrialHost {
         }
         let profileStatus = strain_set_stack_profile(spec.profile.threadStackBytes ?? 0, spec.profile.mainStackBytes ?? 0)
         let installStatus = strain_probe_install(resultDescriptor, frameCapacity)
+        // The fast walk's buffer, for the deepest stack this trial's threads may have,
+        // and the main thread warmed for it (a trial server's copy inherits both warm).
+        // Without them a fault is walked with unw_step, and its record says so.
+        _ = strain_probe_reserve_fast_walk(max(spec.strategy.chosenStackBytes ?? 0, spec.profile.threadStackBytes ?? 0, spec.profile.mainStackBytes ?? 0))
+        _ = strain_thread_warm_fast_walk()
         guard profileStatus == 0, installStatus == 0, bindStatus == 0 else {
             var message = "could not set up the child (profile errno \(profileStatus), fault handler errno \(installStatus), parent-death signal errno \(bindStatus))"
             // Out of memory under a tight `memory-limit:` (the fault handler's buffers come first): say which limit, and the fix.

@@ -78,6 +78,11 @@ package enum TrialServerHost {
         // alternate stacks of a copy's preparation and watchdog threads (a copy under
         // a `memory-limit:` unmaps them first, so the limit finds what a spawned trial has).
         _ = strain_thread_prepare()
+        // The fault handler's fast walk on the main thread (libunwind's cache for it), and
+        // its buffer; libunwind started first, so every copy can renew its pipe.
+        _ = strain_probe_start_unwinder()
+        _ = strain_thread_warm_fast_walk()
+        _ = strain_probe_reserve_fast_walk(0)
         strain_thread_prefill_alternate_stacks(2)
         warmUp()
         _ = strain_server_note_signals()

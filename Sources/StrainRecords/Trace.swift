@@ -189,6 +189,12 @@ public struct FaultTrace: Codable, Hashable, Sendable {
     /// unwind information, a JIT's frames): `totalFrames` is then a lower bound.
     /// Absent in records from before it was recorded.
     public var walkStoppedShort: Bool?
+    /// Which walk made the record: `fast` (libunwind's cached trace) or `step` (the
+    /// `unw_step` loop). Absent in records from before the fast walk.
+    public var walk: String?
+    /// Why the fast walk did not make the record and the `unw_step` loop did
+    /// (`buffer full`, `stopped short`, `thread not warmed`, …); absent when it did.
+    public var walkFallback: String?
 
     /// A trace described by these values.
     public init(

@@ -5,6 +5,7 @@ extension ScenarioCatalog {
     public static let builtIn = ScenarioCatalog([
         NoopScenario.self,
         StackDepthScenario.self,
+        OverflowCaptureScenario.self,
         CyclicGraphScenario.self,
         NestedJSONScenario.self,
         CrashScenario.self,

@@ -132,6 +132,8 @@ package struct TraceBuilder: Sendable {
         trace.lastFramesStartIndex = lastStart
         trace.entryFrames = entry
         if record.walkEnd != nil || record.lastStackPointer != nil { trace.walkStoppedShort = record.walkStoppedShort }
+        trace.walk = record.walk
+        trace.walkFallback = record.walkFallback
         trace.sourceLocations = symbolizer.sourceLocations(of: first + (cycle?.frames ?? []) + (entry ?? []) + last)
         return trace
     }

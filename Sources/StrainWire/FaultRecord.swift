@@ -22,6 +22,12 @@ package struct FaultRecord: Sendable {
     package var walkEnd: Int?
     package var lastStackPointer: UInt64?
     package var captureNanoseconds: Int?
+    /// Which walk made the record: `fast` (libunwind's cached trace) or `step` (the
+    /// `unw_step` loop); nil in records from before the fast walk.
+    package var walk: String?
+    /// Why the fast walk did not make the record ("buffer full", "stopped short",
+    /// "thread not warmed", …); nil when it did.
+    package var walkFallback: String?
     package var maps = ""
     /// The faulting process, its parent and its command line (records from a probe that wrote them).
     package var pid: Int32?
@@ -95,6 +101,8 @@ package struct FaultRecord: Sendable {
             case "walk_end": walkEnd = Int(value)
             case "last_sp": lastStackPointer = Self.hex(value)
             case "capture_ns": captureNanoseconds = Int(value)
+            case "walk": walk = String(value)
+            case "walk_fallback": walkFallback = String(value)
             case "pid": pid = Int32(value)
             case "ppid": parentPid = Int32(value)
             case "cmdline": commandLine = Self.unescaped(value).split(separator: "\0", omittingEmptySubsequences: false).map(String.init)

@@ -294,15 +294,34 @@ import Testing
         var descriptors: [Int] = []
         for _ in 0..<100 {
             descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(trial)/fd").compactMap(Int.init).sorted()
+            descriptors.removeAll(where: Self.unwinderPipe(of: trial).contains)
             if descriptors.allSatisfy({ $0 <= 4 }) { break }
             usleep(50_000)
         }
-        #expect(descriptors.allSatisfy { $0 <= 4 }, "the trial has its standard descriptors, the result pipe and the heartbeat only: \(descriptors)")
+        #expect(descriptors.allSatisfy { $0 <= 4 }, "the trial has its standard descriptors, the result pipe, the heartbeat and libunwind's pipe only: \(descriptors)")
         if isolation == "server" {
             let server = try #require(runner.trialServer())
-            let own = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(server)/fd").compactMap(Int.init).sorted()
-            #expect(own == [0, 1, 2, 3], "the server has its standard descriptors and its socket: \(own)")
+            var own = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(server)/fd").compactMap(Int.init).sorted()
+            own.removeAll(where: Self.unwinderPipe(of: server).contains)
+            #expect(own == [0, 1, 2, 3], "the server has its standard descriptors, its socket and libunwind's pipe: \(own)")
         }
+    }
+
+    /// libunwind's memory-validation pipe in process `pid`: the two ends of one pipe,
+    /// both non-blocking and close-on-exec, above the standard descriptors. The probe's
+    /// own (the fault handler's walks), never one the runner passed on.
+    static func unwinderPipe(of pid: Int32) -> Set<Int> {
+        let fds = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).compactMap(Int.init).filter { $0 > 4 }
+        var ends: [String: [Int]] = [:]
+        for fd in fds {
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)"), target.hasPrefix("pipe:"),
+                  let info = try? String(contentsOfFile: "/proc/\(pid)/fdinfo/\(fd)", encoding: .utf8),
+                  let flagsLine = info.split(separator: "\n").first(where: { $0.hasPrefix("flags:") }),
+                  let flags = Int(flagsLine.dropFirst("flags:".count).trimmingCharacters(in: .whitespaces), radix: 8),
+                  flags & Int(O_NONBLOCK) != 0, flags & Int(O_CLOEXEC) != 0 else { continue }
+            ends[target, default: []].append(fd)
+        }
+        return Set(ends.values.filter { $0.count == 2 }.flatMap { $0 })
     }
 
     @Test func theTrialServerAndItsTrialDieWithARunnerKilledWithSigkill() throws {

@@ -5,8 +5,9 @@ import Foundation
 import Testing
 
 /// libunwind's cached fast trace (`unw_backtrace`) against the fault handler's
-/// `unw_step` loop, frame by frame, on the same interrupted stack: the check any
-/// faster walk must pass before the handler may use it (it does not yet).
+/// `unw_step` loop, frame by frame, on the same interrupted stack, raised or a real
+/// overflow. The handler now walks with the fast trace where it can
+/// (`strain_fault_walk.c`); `FaultWalkTests` checks the handler's own walk.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct WalkComparisonTests {
     static func compare(depth: Int) -> strain_walk_comparison {
         var result = strain_walk_comparison()

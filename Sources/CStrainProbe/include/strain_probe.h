@@ -210,6 +210,83 @@ int strain_dump_threads(const int *tids, size_t count, uint64_t timeout_ns);
 /// not, -1 when it had ended before it was asked.
 int strain_dump_slot_read(size_t index, strain_dump_thread *out);
 
+// MARK: - The fault handler's walk (strain_fault_walk.c)
+
+/// Reserves the buffer the fault handler's fast walk (libunwind's cached
+/// `unw_backtrace`) fills: room for a stack of `deepest_stack_bytes`, or of the
+/// main thread's limit or the default thread stack when either is larger (at 16
+/// bytes a frame; capped at 64 MiB of stack), mapped up front and touched only as
+/// deep as a walk goes. Ordinary code, before any fault. Returns 0 or an errno
+/// value; without the buffer every fault is walked with `unw_step`.
+int strain_probe_reserve_fast_walk(size_t deepest_stack_bytes);
+
+/// Frames the fast walk's buffer holds (0 before `strain_probe_reserve_fast_walk`).
+size_t strain_probe_fast_walk_capacity(void);
+
+/// Makes the handler walk with the `unw_step` loop even on warmed threads (1), or
+/// with the fast walk where it can (0, the default): for measuring the two side by side.
+void strain_probe_prefer_step_walk(int prefer);
+
+/// Warms the fast walk on the calling thread, in ordinary code: sets up libunwind's
+/// per-thread cache (its first use is not async-signal-safe) and learns, from this
+/// thread's own `unw_step` walk, the outermost frame every walk of it ends on. Only
+/// a warmed thread's faults are walked fast. Cheap after the first call (a
+/// thread-local check); the first costs a walk of the current stack and libunwind's
+/// 256 KiB cache. Returns 0, or an errno value when the two walks disagree here
+/// (the thread's faults are then walked with `unw_step`).
+int strain_thread_warm_fast_walk(void);
+
+/// Starts libunwind in a process that will be copied (the trial server), with its
+/// low descriptors taken, and notes the pipe libunwind opens (its memory validation
+/// keeps the pipe's two numbers for good): above what a copy keeps and opens first.
+/// Ordinary code, single-threaded, before any other use of libunwind. Returns 0 or
+/// an errno value.
+int strain_probe_start_unwinder(void);
+
+/// In a copy, right after it closed the descriptors it does not keep: a pipe of its
+/// own at the numbers libunwind noted in `strain_probe_start_unwinder`, so its
+/// validation never reads or writes a descriptor the copy opens later (which makes
+/// every walk stop after its first frame). Returns 0 or an errno value.
+int strain_probe_renew_unwinder_pipe(void);
+
+/// Whether the calling thread's faults may be walked fast.
+int strain_thread_fast_walk_is_warm(void);
+
+/// One walk of an interrupted stack: the innermost frames (the head) as walked, the
+/// outermost (the tail) kept in a ring, and how many there were in all.
+typedef struct {
+    /// Frames walked, kept or not.
+    size_t total;
+    /// The interrupted frame's stack pointer, and the last frame's.
+    uintptr_t first_sp;
+    uintptr_t last_sp;
+    /// The last `unw_step` answer: 0 at the outermost frame, negative where it could not go on.
+    int walk_end;
+    /// 1 when libunwind's cached fast trace made the walk, 0 for the `unw_step` loop.
+    int fast;
+    /// Why the fast trace did not make the walk; NULL when it did.
+    const char *fallback;
+    const uintptr_t *head;
+    size_t head_count;
+    const uintptr_t *tail_ring;
+    size_t tail_ring_capacity;
+    size_t tail_first_slot;
+    size_t tail_count;
+} strain_fault_walk;
+
+/// Walks the stack a signal interrupted (`context`, the handler's third argument),
+/// in the handler: the fast trace on a warmed thread, into the reserved buffer
+/// (at most `fast_limit` frames of it when not 0); otherwise, or when it filled the
+/// buffer, missed the signal frame or ended short of the thread's outermost frame,
+/// the `unw_step` loop into `frames` (`capacity` frames: half head, half tail ring),
+/// and `out->fallback` says why. Either way the head holds the first `capacity / 2`
+/// frames and the tail the last `capacity - capacity / 2`. Async-signal-safe.
+void strain_walk_interrupted(void *context, uintptr_t *frames, size_t capacity, size_t fast_limit, strain_fault_walk *out);
+
+/// Frame `index` of a walk's kept frames, in call order from the fault: the head,
+/// then the tail from its oldest frame; `index` below `head_count + tail_count`.
+uintptr_t strain_fault_walk_frame(const strain_fault_walk *walk, size_t index);
+
 // MARK: - The calling thread's stack (strain_stack.c)
 
 /// Walks the calling thread's own stack into `ips` (at most `max_frames`

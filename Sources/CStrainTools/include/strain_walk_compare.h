@@ -1,6 +1,6 @@
-// Two walks of one stack from a signal handler, for measuring whether libunwind's
-// cached fast trace could replace the fault handler's unw_step loop
-// (strain_walk_compare.c). A measurement only: the fault handler does not use it.
+// Two walks of one stack from a signal handler: libunwind's cached fast trace
+// against the unw_step loop (strain_walk_compare.c). A measurement only; the fault
+// handler's own walk is strain_walk_interrupted (strain_fault_walk.c).
 #ifndef STRAIN_WALK_COMPARE_H
 #define STRAIN_WALK_COMPARE_H
 

@@ -13,3 +13,16 @@ public enum FaultInjection {
     /// Calls libstdc++'s `std::terminate()`: what an uncaught C++ exception ends in.
     public static func cxxTerminate() { strain_crash_cxx_terminate() }
 }
+
+/// How the fault handler walks the stack of a fault (an overflow's 131,000 frames on
+/// 8 MiB): for scenarios that measure the capture itself, side by side in one run.
+public enum FaultWalk: String, CaseIterable, Sendable {
+    /// libunwind's cached fast trace on threads warmed for it (every thread that runs
+    /// scenario work), the `unw_step` loop where it cannot be used: the default.
+    case fast
+    /// The `unw_step` loop on every thread: the walk before the fast trace, still its fallback.
+    case step
+
+    /// Makes the handler walk this way from now on, in this trial's process.
+    public func use() { strain_probe_prefer_step_walk(self == .step ? 1 : 0) }
+}
