@@ -171,19 +171,32 @@ import Testing
         _ = try running.wait(timeout: 20)
     }
 
+    /// Starts `strain exec --out OUT ARGUMENTS` on a program that prints "… PID" when ready,
+    /// and waits (30 s at most) for the watchdog's first dump; the caller kills and reaps.
+    static func untilFirstDump(_ arguments: [String], out: String, environment: [String: String] = [:], readyTimeout: Double = 20) throws
+        -> (running: ProgramRun.Running, pid: Int32, dumped: Bool) {
+        let running = try ProgramRun.start(StrainBinary.path, ["exec", "--out", out] + arguments, environment: environment)
+        let pid: Int32
+        do {
+            let ready = try #require(running.readLine(timeout: readyTimeout), "the program said it was ready")
+            pid = try #require(Int32(ready.split(separator: " ").last ?? ""), "its ready line ends with its pid: \(ready)")
+        } catch {
+            running.stop()
+            throw error
+        }
+        let first = (out as NSString).appendingPathComponent("dump-1.txt")
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: first) && Date() < deadline { usleep(50_000) }
+        return (running, pid, FileManager.default.fileExists(atPath: first))
+    }
+
     /// Runs `overflow MODE` under `strain exec --stall 1s` until the watchdog's dump, then kills it.
     static func stalled(_ mode: String) throws -> (ProgramRun.Result, TrialRecord, String) {
         let program = try TestPrograms.swiftOverflow()
         let out = Self.folder()
-        let running = try ProgramRun.start(StrainBinary.path, ["exec", "--out", out, "--stall", "1s", "--", program, mode],
-                                           environment: ["SWIFT_BACKTRACE": "enable=no"])
+        let (running, pid, dumped) = try untilFirstDump(["--stall", "1s", "--", program, mode], out: out, environment: ["SWIFT_BACKTRACE": "enable=no"])
         defer { running.stop() }
-        let ready = try #require(running.readLine(timeout: 20))
-        let pid = try #require(Int32(ready.split(separator: " ").last ?? ""))
-        let first = (out as NSString).appendingPathComponent("dump-1.txt")
-        let deadline = Date().addingTimeInterval(30)
-        while !FileManager.default.fileExists(atPath: first) && Date() < deadline { usleep(50_000) }
-        #expect(FileManager.default.fileExists(atPath: first), "the watchdog dumped the stuck pool")
+        #expect(dumped, "the watchdog dumped the stuck pool")
         kill(pid, SIGKILL)
         let result = try running.wait(timeout: 20)
         #expect(result.termination == .signaled(SIGKILL))

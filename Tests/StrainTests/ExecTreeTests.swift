@@ -204,14 +204,9 @@ import StrainWire
     @Test func twoThreadsTakingTwoMutexesInOppositeOrderAreDeadlockedWithBothNamed() throws {
         let program = try Self.built.get()
         let out = ExecTests.folder()
-        let running = try ProgramRun.start(StrainBinary.path, ["exec", "--out", out, "--stall", "500ms", "--", program, "deadlock"])
+        let (running, pid, dumped) = try ExecTests.untilFirstDump(["--stall", "500ms", "--", program, "deadlock"], out: out)
         defer { running.stop() }
-        let ready = try #require(running.readLine(timeout: 20))
-        let pid = try #require(Int32(ready.split(separator: " ").last ?? ""))
-        let first = (out as NSString).appendingPathComponent("dump-1.txt")
-        let deadline = Date().addingTimeInterval(30)
-        while !FileManager.default.fileExists(atPath: first) && Date() < deadline { usleep(50_000) }
-        #expect(FileManager.default.fileExists(atPath: first), "the watchdog dumped the deadlocked program")
+        #expect(dumped, "the watchdog dumped the deadlocked program")
         kill(pid, SIGKILL)
         let result = try running.wait(timeout: 20)
         #expect(result.termination == .signaled(SIGKILL))
@@ -234,15 +229,10 @@ import StrainWire
     @Test func aChildOfAWrapperDeadlockedOnTwoMutexesIsNamedWithItsProcess() throws {
         let program = try Self.built.get()
         let out = ExecTests.folder()
-        let running = try ProgramRun.start(StrainBinary.path, ["exec", "--out", out, "--stall", "500ms", "--", "/bin/bash", "-c", "\"$0\" deadlock; echo \"status $?\"", program])
+        let (running, child, dumped) = try ExecTests.untilFirstDump(["--stall", "500ms", "--", "/bin/bash", "-c", "\"$0\" deadlock; echo \"status $?\"", program], out: out)
         defer { running.stop() }
-        let ready = try #require(running.readLine(timeout: 20))
-        let child = try #require(Int32(ready.split(separator: " ").last ?? ""))
         defer { kill(child, SIGKILL) }
-        let first = (out as NSString).appendingPathComponent("dump-1.txt")
-        let deadline = Date().addingTimeInterval(30)
-        while !FileManager.default.fileExists(atPath: first) && Date() < deadline { usleep(50_000) }
-        #expect(FileManager.default.fileExists(atPath: first), "the watchdog judged the program's tree")
+        #expect(dumped, "the watchdog judged the program's tree")
         kill(child, SIGKILL)
         let result = try running.wait(timeout: 20)
         #expect(result.termination == .exited(0), "the wrapper goes on once its child is gone: \(result.stderr)")
@@ -278,13 +268,8 @@ import StrainWire
             for thread in threads: thread.join()
             """)
         let out = ExecTests.folder()
-        let running = try ProgramRun.start(StrainBinary.path, ["exec", "--out", out, "--stall", "500ms", "--", "python3", program])
+        let (running, pid, _) = try ExecTests.untilFirstDump(["--stall", "500ms", "--", "python3", program], out: out, readyTimeout: 30)
         defer { running.stop() }
-        let ready = try #require(running.readLine(timeout: 30))
-        let pid = try #require(Int32(ready.split(separator: " ").last ?? ""))
-        let first = (out as NSString).appendingPathComponent("dump-1.txt")
-        let deadline = Date().addingTimeInterval(30)
-        while !FileManager.default.fileExists(atPath: first) && Date() < deadline { usleep(50_000) }
         kill(pid, SIGKILL)
         _ = try running.wait(timeout: 20)
         let trial = try #require(try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json")).trials.first)
