@@ -318,6 +318,7 @@ struct GateReviewFindingTests {
         #expect(try verdict([4, 4, 5], [64, 64, 64]) == .regressed)
         #expect(try verdict([4, 5, 4], [5, 5, 4]) == .unchanged)
         #expect(try verdict([4], [64]) == .inconclusive, "one sampled repetition cannot show the count is stable")
+        #expect(try verdict([1, 1, 1], [4]) == .inconclusive, "nor can one candidate repetition")
         #expect(try verdict([35, 102], [100, 100]) == .inconclusive, "a count that varies in the baseline is not deterministic")
     }
 

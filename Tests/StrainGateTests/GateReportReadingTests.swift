@@ -65,3 +65,21 @@ struct GateReportReadingTests {
         #expect(report.renderText().contains("each side's run: baseline-run.json, candidate-run.json"))
     }
 }
+
+/// What the gate calls a different suite.
+struct SuiteDifferenceTests {
+    static func suite(repetitions: Int, timeout: Double = 30) -> ResolvedSuite {
+        ResolvedSuite(name: "smoke", description: nil, path: "Scenarios/smoke.yaml", repetitions: repetitions, timeoutSeconds: timeout, stallSeconds: nil,
+                      profiles: ["linux"], runs: [ResolvedRun(scenario: "noop", parameters: [], strategies: ["main"], profiles: ["linux"], repetitions: repetitions,
+                                                              timeoutSeconds: timeout, stallSeconds: nil, expect: [:])],
+                      textHash: "same")
+    }
+
+    @Test func anotherCountOfRepetitionsIsNotAnotherSuiteButAnotherTimeoutIs() {
+        // Strain's CI gates a 1-repetition run against its 3-repetition smoke baseline.
+        #expect(SuiteDifference.warning(baseline: Self.suite(repetitions: 3), candidate: Self.suite(repetitions: 1)) == nil)
+        let timeout = SuiteDifference.warning(baseline: Self.suite(repetitions: 3), candidate: Self.suite(repetitions: 1, timeout: 20))
+        #expect(timeout?.contains("timeout 30 s → 20 s") == true, "\(timeout ?? "no warning")")
+        #expect(timeout?.contains("repetitions") == false, "\(timeout ?? "")")
+    }
+}

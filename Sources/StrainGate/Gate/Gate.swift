@@ -417,6 +417,14 @@ package enum Gate {
             comparison.reason = "sampled: gated when at least 2 baseline repetitions agree within \(format(floor, descriptor.unit)) (has \(before.count))"
             return comparison
         }
+        // Nor can one candidate repetition: Strain's smoke suite against a baseline of 3
+        // agreeing repetitions (1 thread each) saw 4 threads in an overflowing row on
+        // gcd-global in a rerun beside two busy loops, and 1 in a quiet one.
+        if sampled, after.count < 2 {
+            comparison.verdict = .inconclusive
+            comparison.reason = "sampled: gated when the candidate has at least 2 repetitions too (has \(after.count))"
+            return comparison
+        }
         let relative = old != 0 ? abs(worse / old) : .infinity
         let change = "\(format(old, descriptor.unit)) → \(format(new, descriptor.unit))"
         if spread > floor {

@@ -3,6 +3,8 @@ import StrainRecords
 /// Whether the two sides of a gate ran the same suite: their text hashes, and what
 /// each run resolved. A difference is a warning, not a failure: rows still join by
 /// trial key, but a changed timeout, expectation or threshold changes what a row means.
+/// Repetitions are not a difference (`--repetitions`, or the suite's): the gate's rules
+/// already say what each side's count of repetitions allows it to judge.
 package enum SuiteDifference {
     /// One sentence naming what differs, or nil when the suites agree (or neither
     /// side recorded enough to tell).
@@ -10,16 +12,17 @@ package enum SuiteDifference {
         var changed: [String] = []
         if baseline.name != candidate.name { changed.append("name \(baseline.name) → \(candidate.name)") }
         if baseline.description != candidate.description { changed.append("description") }
-        if baseline.repetitions != candidate.repetitions { changed.append("repetitions \(baseline.repetitions) → \(candidate.repetitions)") }
         if baseline.timeoutSeconds != candidate.timeoutSeconds { changed.append("timeout \(seconds(baseline.timeoutSeconds)) → \(seconds(candidate.timeoutSeconds))") }
         if baseline.stallSeconds != candidate.stallSeconds, baseline.stallSeconds != nil, candidate.stallSeconds != nil {
             changed.append("stall \(seconds(baseline.stallSeconds ?? 0)) → \(seconds(candidate.stallSeconds ?? 0))")
         }
         if baseline.profiles != candidate.profiles { changed.append("profiles \(baseline.profiles.joined(separator: ", ")) → \(candidate.profiles.joined(separator: ", "))") }
         if baseline.gate != candidate.gate { changed.append("the suite's gate thresholds") }
-        // Entries by scenario, ignoring the line each sits on: moving an entry is not a change.
+        // Entries by scenario, ignoring the line each sits on (moving an entry is not a
+        // change) and the repetitions: they change how many samples a row has, not what
+        // it measures (Strain's CI gates 1 repetition against a baseline of 3).
         func entries(_ suite: ResolvedSuite) -> [String: [ResolvedRun]] {
-            Dictionary(grouping: suite.runs.map { run in var run = run; run.line = nil; return run }, by: \.scenario)
+            Dictionary(grouping: suite.runs.map { run in var run = run; run.line = nil; run.repetitions = 0; return run }, by: \.scenario)
         }
         let (old, new) = (entries(baseline), entries(candidate))
         let scenarios = Set(old.keys).union(new.keys).sorted().filter { old[$0].map(Set.init) != new[$0].map(Set.init) }

@@ -53,6 +53,14 @@ extension GateReport {
                 lines.append("    and \(named.count - Self.inconclusiveShown) more: gate.md and gate.html name each")
             }
         }
+        // A row is inconclusive when any of its metrics is: say what the counted ones decided.
+        let counted = rows.flatMap(\.metrics).filter { $0.noise == .counted }
+        let judged = counted.filter { $0.verdict != .inconclusive && $0.verdict != .notGated }
+        if !counted.isEmpty {
+            let verdicts = Dictionary(grouping: judged, by: \.verdict.label).sorted { $0.key < $1.key }.map { "\($0.value.count) \($0.key)" }.joined(separator: ", ")
+            let names = Set(counted.map(\.metric)).sorted().joined(separator: ", ")
+            lines.append("  counted metrics (\(names)): \(judged.count) judged\(verdicts.isEmpty ? "" : " (\(verdicts))"), \(counted.count - judged.count) not")
+        }
         if let runFiles, !runFiles.isEmpty { lines.append("  each side's run: \(runFiles.joined(separator: ", ")) (strain report renders either)") }
         return lines.joined(separator: "\n")
     }
