@@ -19,6 +19,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 /// Frames a fault record keeps (head and tail), as in a trial.
@@ -329,6 +331,59 @@ static strain_role strain_find_role(void) {
     return expected > 0 && strain_descends_from(expected) ? strain_role_descendant : strain_role_outside;
 }
 
+// MARK: - Standard error's tail
+
+typedef ssize_t (*strain_write_function)(int, const void *, size_t);
+typedef ssize_t (*strain_writev_function)(int, const struct iovec *, int);
+static strain_write_function strain_real_write;
+static strain_writev_function strain_real_writev;
+/// Set once the probe is active in this process: writes to fd 2 are kept from then on.
+static volatile int strain_keeping_stderr;
+
+// Found before main (dlsym is neither async-signal-safe nor vfork-safe, and write is
+// both); a write before this ran (another library's constructor) goes straight to
+// the system call.
+__attribute__((constructor)) static void strain_find_write_functions(void) {
+    if (strain_real_write != NULL) return;
+    strain_real_writev = (strain_writev_function)dlsym(RTLD_NEXT, "writev");
+    strain_real_write = (strain_write_function)dlsym(RTLD_NEXT, "write");
+}
+
+// The program's own calls to write and writev bind here: each is passed on unchanged
+// (the terminal sees exactly what it saw), and what reached fd 2 is kept too. glibc's
+// stdio writes by internal calls that never reach an interposer: a C program's
+// fprintf(stderr, …) is not kept; Rust's and the JVM's messages are (they call write).
+ssize_t write(int fd, const void *bytes, size_t length) {
+    ssize_t written = strain_real_write != NULL ? strain_real_write(fd, bytes, length) : syscall(SYS_write, fd, bytes, length);
+    if (fd == 2 && written > 0 && strain_keeping_stderr) {
+        int saved = errno;
+        strain_stderr_keep(bytes, (size_t)written);
+        errno = saved;
+    }
+    return written;
+}
+
+ssize_t writev(int fd, const struct iovec *vector, int count) {
+    ssize_t written = strain_real_writev != NULL ? strain_real_writev(fd, vector, count) : syscall(SYS_writev, fd, vector, count);
+    if (fd == 2 && written > 0 && strain_keeping_stderr) {
+        int saved = errno;
+        size_t left = (size_t)written;
+        for (int i = 0; i < count && left > 0; i++) {
+            size_t part = vector[i].iov_len < left ? vector[i].iov_len : left;
+            strain_stderr_keep(vector[i].iov_base, part);
+            left -= part;
+        }
+        errno = saved;
+    }
+    return written;
+}
+
+/// At the program's exit: its tail, when it ended by a nonzero status (a JVM's uncaught exception).
+static void strain_stderr_at_exit(int status, void *unused) {
+    (void)unused;
+    if (status != 0) strain_stderr_write_tail();
+}
+
 __attribute__((constructor)) static void strain_preload_start(void) {
     strain_find_real_functions();
     const char *directory = strain_environment_value(STRAIN_PRELOAD_DIRECTORY);
@@ -398,6 +453,11 @@ __attribute__((constructor)) static void strain_preload_start(void) {
         }
     }
     free(record_directory);
+    // Its standard error's tail: kept from here on (a forked child keeps its own),
+    // written out where the program dies of a signal or exits by a nonzero status.
+    pthread_atfork(NULL, NULL, strain_stderr_forget);
+    if (is_program) on_exit(strain_stderr_at_exit, NULL);
+    strain_keeping_stderr = 1;
     if (pthread_key_create(&strain_thread_key, strain_thread_ended) != 0) return;
     if (is_program && strain_dump_install(STRAIN_PRELOAD_DUMP_THREADS, STRAIN_PRELOAD_DUMP_FRAMES) != 0) return;
     if (strain_probe_install(-1, STRAIN_PRELOAD_FRAMES) != 0) return;

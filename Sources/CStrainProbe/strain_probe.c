@@ -401,7 +401,11 @@ static void strain_write_process_fields(strain_writer *writer) {
 static void strain_pass_on(int signal_number, siginfo_t *info) {
     if (signal_number > 0 && signal_number < STRAIN_MAX_SIGNAL) {
         strain_owned[signal_number] = 0;
-        strain_sigaction(signal_number, &strain_program_actions[signal_number], NULL);
+        const struct sigaction *action = &strain_program_actions[signal_number];
+        // To the default action, which ends the process: what it said on its standard
+        // error last (a Rust program's panic or overflow message before its abort).
+        if (!(action->sa_flags & SA_SIGINFO) && action->sa_handler == SIG_DFL) strain_stderr_write_tail();
+        strain_sigaction(signal_number, action, NULL);
     }
     if (info->si_code > 0 && signal_number != SIGTRAP) return;
     pid_t pid = getpid();

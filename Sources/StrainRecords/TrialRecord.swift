@@ -45,7 +45,10 @@ public struct TrialRecord: Codable, Hashable, Sendable {
     public var startedAt: String
     /// The runtime's last words before the fault, as the probe read them in the
     /// process: glibc's abort message (`free(): double free detected in tcache 2`),
-    /// the Swift runtime's `Fatal error: …`. Standard error is left untouched.
+    /// the Swift runtime's `Fatal error: …`; else, under `strain exec`, the line that
+    /// says why in what the program last wrote to its standard error (a JVM's
+    /// `Exception in thread "main" …`, Rust's `… panicked at …` and its message).
+    /// What the program writes reaches its standard error unchanged.
     public var lastWords: String?
     /// Faults of the program's other processes (a forked child), each under its own
     /// pid; the trial's outcome stays the program's own.

@@ -91,3 +91,119 @@ import Testing
         #expect(record.lastWords == "first line\nsecond line\nFatal error: boom", "\(String(describing: record.lastWords))")
     }
 }
+
+/// Programs that say why they die on their own standard error (Rust, a JVM): the probe
+/// keeps its tail (fd 2 only, the terminal unchanged) and the record gives the line
+/// that says why, through the built binary.
+@Suite(.serialized, .timeLimit(.minutes(10))) struct ExecStandardErrorWordsTests {
+    /// rustc on PATH or in ~/.cargo/bin (rustup's), or nil.
+    static let rustc: String? = {
+        let environment = ProcessInfo.processInfo.environment
+        let folders = (environment["PATH"] ?? "").split(separator: ":").map(String.init) + [(environment["HOME"] ?? "/root") + "/.cargo/bin"]
+        return folders.map { ($0 as NSString).appendingPathComponent("rustc") }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }()
+
+    /// A Rust program that overflows its main thread's stack (`overflow`) or panics with `panic = "abort"` (`panic`).
+    static func rustProgram() throws -> String {
+        let folder = ExecTests.folder()
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let source = (folder as NSString).appendingPathComponent("words.rs")
+        try """
+            fn deeper(n: u64) -> u64 { let kept = [n; 64]; if n == u64::MAX { 0 } else { deeper(n + 1) + kept[(n % 64) as usize] } }
+            fn main() {
+                let mode = std::env::args().nth(1).unwrap_or_default();
+                if mode == "panic" { panic!("the answer was {}", 42); }
+                println!("{}", deeper(0));
+            }
+            """.write(toFile: source, atomically: true, encoding: .utf8)
+        let program = (folder as NSString).appendingPathComponent("words")
+        let built = try ProgramRun.run(rustc!, ["-C", "panic=abort", "-C", "opt-level=0", "-o", program, source], timeout: 180)
+        try #require(built.termination == .exited(0), "\(built.stderr)")
+        return program
+    }
+
+    @Test(.enabled(if: rustc != nil, "no rustc on PATH or in ~/.cargo/bin: install Debian's rustc (apt-get install rustc; about 270 MB, so not in .ci/setup) to check Rust's last words"))
+    func aRustOverflowAndAnAbortingPanicAreRecordedWithRustsOwnWords() throws {
+        let program = try Self.rustProgram()
+        let alone = try ProgramRun.run(program, [])
+        #expect(alone.termination == .signaled(SIGABRT), "\(alone.stderr)")
+        let (overflowed, overflowRun) = try ExecTests.exec(program, [], out: ExecTests.folder())
+        #expect(overflowed.termination == .signaled(SIGABRT))
+        // The same bytes but the thread's id (`thread 'main' (1234) has overflowed its stack`, Rust 1.87 and later).
+        let withoutIDs = { (text: String) in text.replacingOccurrences(of: #" \(\d+\)"#, with: "", options: .regularExpression) }
+        #expect(withoutIDs(overflowed.stderr).hasPrefix(withoutIDs(alone.stderr)), "Rust's own words reach the terminal unchanged: \(overflowed.stderr.prefix(400))")
+        let overflow = try #require(overflowRun?.trials.first)
+        #expect(overflow.outcome.kind == .stackOverflow, "\(overflow.outcome.description)")
+        // `thread 'main' has overflowed its stack`; Rust 1.87 and later add the thread's id: `thread 'main' (1234) has …`.
+        let overflowWords = try #require(overflow.lastWords, "Rust's words are in run.json")
+        #expect(overflowWords.hasPrefix("thread 'main'") && overflowWords.hasSuffix(" has overflowed its stack") && !overflowWords.contains("\n"), "\(overflowWords)")
+        #expect(overflowed.stderr.contains("reason: \(overflowWords)"), "\(overflowed.stderr.suffix(1500))")
+
+        let (panicked, panicRun) = try ExecTests.exec(program, ["panic"], out: ExecTests.folder())
+        #expect(panicked.termination == .signaled(SIGABRT))
+        let panic = try #require(panicRun?.trials.first)
+        #expect(panic.outcome.kind == .crashed && panic.outcome.signal == SIGABRT, "\(panic.outcome.description)")
+        // `thread 'main' panicked at words.rs:4:26:` and the message on the next line (Rust 1.73 and later), or one line before.
+        let panicWords = try #require(panic.lastWords, "Rust's words are in run.json")
+        #expect(panicWords.hasPrefix("thread 'main'") && panicWords.contains(" panicked at ") && panicWords.contains("words.rs:4:"), "\(panicWords)")
+        #expect(panicWords.contains("the answer was 42") && !panicWords.contains("stack backtrace") && !panicWords.contains("note:"), "\(panicWords)")
+    }
+
+    @Test func aJVMsUncaughtStackOverflowErrorIsRecordedWithItsExceptionLineNotItsLastStackLine() throws {
+        guard let tools = ExecJVMTests.javaTools() else {
+            Issue.record("no javac and java on PATH: install a JDK (Debian: default-jdk-headless) to check a JVM's last words")
+            return
+        }
+        let deep = try ExecJVMTests.compile("Deep", "public class Deep { static int f(int n) { return f(n + 1) + 1; } public static void main(String[] a) { f(0); } }")
+        let out = ExecTests.folder()
+        let (overflowed, run) = try ExecTests.exec(tools.java, ["-Xss512k", "-cp", deep, "Deep"], out: out, timeout: 120)
+        #expect(overflowed.termination == .exited(1), "\(overflowed.stderr.suffix(500))")
+        #expect(overflowed.stderr.hasPrefix("Exception in thread \"main\" java.lang.StackOverflowError\n\tat Deep.f"), "\(overflowed.stderr.prefix(300))")
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .threw, "\(trial.outcome.description): \(trial.outcome.message ?? "")")
+        #expect(trial.lastWords == "Exception in thread \"main\" java.lang.StackOverflowError", "\(String(describing: trial.lastWords))")
+        let runJSON = (out as NSString).appendingPathComponent("run.json")
+        for format in ["md", "html", "junit"] {
+            let report = try ProgramRun.run(StrainBinary.path, ["report", runJSON, "--format", format, "--out", "-"])
+            #expect(report.stdout.contains("java.lang.StackOverflowError"), "\(format) gives the JVM's reason: \(report.stdout.prefix(1500))")
+        }
+    }
+
+    @Test func aProgramThatWritesMuchToStandardErrorPrintsExactlyWhatItPrintsAloneAndItsLastLineIsKept() throws {
+        let programs = try TestPrograms.c()
+        let alone = try ProgramRun.run(programs.faults, ["chatter"])
+        #expect(alone.termination == .exited(2))
+        #expect(alone.stderr.utf8.count > 300_000, "more than the probe keeps: \(alone.stderr.utf8.count) bytes")
+        let (under, run) = try ExecTests.exec(programs.faults, ["chatter"], out: ExecTests.folder())
+        #expect(under.termination == alone.termination)
+        #expect(under.stdout == alone.stdout)
+        #expect(under.stderr == alone.stderr, "byte for byte: \(under.stderr.utf8.count) against \(alone.stderr.utf8.count) bytes")
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .threw)
+        // The last line that is not indented; the indented chatter before it is not the reason.
+        #expect(trial.lastWords == "chatter: gave up after 6000 lines", "\(String(describing: trial.lastWords))")
+    }
+
+    @Test func aCProgramThatSaysNothingOnStandardErrorBeforeItsFaultGetsNoLastWords() throws {
+        let programs = try TestPrograms.c()
+        let (under, run) = try ExecTests.exec(programs.faults, ["silent-segv"], out: ExecTests.folder())
+        #expect(under.termination == .signaled(SIGSEGV))
+        #expect(under.stdout == "about to write through NULL\n")
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .crashed && trial.outcome.signal == SIGSEGV, "\(trial.outcome.description)")
+        #expect(trial.lastWords == nil, "standard output is not standard error: \(String(describing: trial.lastWords))")
+        #expect(!under.stderr.contains("reason:"), "\(under.stderr.prefix(400))")
+    }
+
+    @Test func theReasonLineIsPickedOutOfATail() {
+        let jvm = "Exception in thread \"main\" java.lang.IllegalStateException: outer\n\tat A.f(A.java:3)\nCaused by: java.io.IOException: inner\n\tat A.g(A.java:9)\n\t... 2 more\n"
+        #expect(StandardErrorWords.lastWords(in: jvm) == "Exception in thread \"main\" java.lang.IllegalStateException: outer\nCaused by: java.io.IOException: inner")
+        let rust = "\nthread 'main' panicked at src/main.rs:4:5:\nboom\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n"
+        #expect(StandardErrorWords.lastWords(in: rust) == "thread 'main' panicked at src/main.rs:4:5:\nboom")
+        #expect(StandardErrorWords.lastWords(in: "\nthread 'main' has overflowed its stack\nfatal runtime error: stack overflow\n") == "thread 'main' has overflowed its stack")
+        #expect(StandardErrorWords.lastWords(in: "\n  \n") == nil)
+        let long = String(repeating: "x", count: 2000)
+        let capped = StandardErrorWords.lastWords(in: "first\n" + long + "\n")
+        #expect(capped?.count == StandardErrorWords.limit && capped?.hasPrefix("…") == true)
+    }
+}

@@ -441,6 +441,26 @@ void strain_instr_end(void);
 void strain_instr_thread_on(void);
 void strain_instr_thread_off(void);
 
+/// Keeps `length` bytes the process wrote to its standard error at the end of a
+/// fixed ring (the last `STRAIN_STDERR_TAIL_BYTES`), for the runner to read why a
+/// program that said so itself died (a Rust panic, a JVM's uncaught exception).
+/// Async-signal-safe: one atomic add and a copy, no allocation, no lock; writers on
+/// several threads at once may interleave their bytes, never lose the ring.
+void strain_stderr_keep(const void *bytes, size_t length);
+
+/// Forgets what was kept (a forked child starts a tail of its own).
+void strain_stderr_forget(void);
+
+/// Writes the kept tail, oldest byte first, to `stderr-PID.txt` in the record
+/// directory (renamed into place whole); nothing when nothing was kept or there is
+/// no record directory. Async-signal-safe: the fault handler calls it when it passes
+/// a signal on to its default action, and the preload at an exit by a nonzero status.
+void strain_stderr_write_tail(void);
+
+/// Bytes of standard error the ring keeps: a JVM's uncaught StackOverflowError prints
+/// its headline and then 1,024 `\tat` lines (25 KiB to over 100 KiB) after it.
+#define STRAIN_STDERR_TAIL_BYTES (128 * 1024)
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

@@ -246,7 +246,12 @@ package struct ExecSupervisor: Sendable {
         if let cycle = stall?.cycle, trial.dump != nil { trial.dump?.waitCycle = cycle }
         trial.stall = stall?.report
         trial.sanitizerReports = sanitizerReports.isEmpty ? nil : sanitizerReports
+        // Glibc's and the Swift runtime's words first; else what the program said on its
+        // standard error before it died (Rust's panic, a JVM's uncaught exception).
         trial.lastWords = fault?.lastWords
+        if trial.lastWords == nil, outcome.kind != .completed {
+            trial.lastWords = probe.standardErrorTail(pid: program.pid).flatMap(StandardErrorWords.lastWords(in:))
+        }
         let others = processFaults(probe, program: program.pid, request: request)
         trial.processFaults = others.isEmpty ? nil : others
         let run = ResolvedRun(scenario: "exec", parameters: key.parameters.map { ParameterSweep(name: $0.name, values: [$0.value]) },
@@ -273,7 +278,8 @@ package struct ExecSupervisor: Sendable {
             let outcome = TrialOutcome(kind: fault.isOverflow ? .stackOverflow : .crashed, signal: fault.signal,
                                        message: fault.isComplete ? nil : "the fault record was cut short")
             return ProcessFault(pid: pid, parentPid: fault.parentPid, commandLine: fault.commandLine ?? [request.program] + request.arguments,
-                                outcome: outcome, lastWords: fault.lastWords, trace: trace)
+                                outcome: outcome,
+                                lastWords: fault.lastWords ?? probe.standardErrorTail(pid: pid).flatMap(StandardErrorWords.lastWords(in:)), trace: trace)
         }
     }
 

@@ -1,3 +1,4 @@
+internal import CStrainProbe
 import Foundation
 import Glibc
 import StrainKit
@@ -18,6 +19,16 @@ package struct ProbeFolder: Sendable {
     package func faultRecord(pid: Int32) -> FaultRecord? {
         guard let text = try? String(contentsOfFile: file("fault-\(pid).txt"), encoding: .utf8) else { return nil }
         return FaultRecord(parsing: text[...])
+    }
+
+    /// The tail of what process `pid` wrote to its standard error (`stderr-PID.txt`,
+    /// the last 128 KiB), written by its probe when it died of a signal or, for the
+    /// program, exited by a nonzero status; nil when it wrote nothing there.
+    package func standardErrorTail(pid: Int32) -> String? {
+        guard var data = FileManager.default.contents(atPath: file("stderr-\(pid).txt")), !data.isEmpty else { return nil }
+        // A full ring begins in the middle of a line: that part of a line is not one.
+        if data.count >= Int(STRAIN_STDERR_TAIL_BYTES), let newline = data.firstIndex(of: 10) { data = data[(newline + 1)...] }
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// The pids of every process whose probe wrote a fault record, in order.

@@ -78,6 +78,8 @@ static void quit_handler(int signal_number) {
     write(1, text, sizeof(text) - 1);
 }
 
+#include <sys/uio.h>  // here, not above: the tests name lines of the functions above
+
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "";
     if (strcmp(mode, "thread-overflow") == 0) {
@@ -150,8 +152,34 @@ int main(int argc, char **argv) {
         pthread_create(&thread, NULL, (void *(*)(void *))puts, "from a thread");
         pthread_join(thread, NULL);
         return 3;
+    } else if (strcmp(mode, "chatter") == 0) {
+        // Much more on standard error than the probe's tail keeps, by write, writev and
+        // stdio, lines split across writes, stdout between them; then it gives up.
+        char line[128];
+        for (int i = 0; i < 6000; i++) {
+            int length = snprintf(line, sizeof(line), "  chatter line %d of 6000, with some words to make it longer\n", i);
+            if (i % 3 == 0) {
+                write(2, line, 10);
+                write(2, line + 10, (size_t)length - 10);
+            } else if (i % 3 == 1) {
+                struct iovec parts[2] = {{line, 5}, {line + 5, (size_t)length - 5}};
+                writev(2, parts, 2);
+            } else {
+                fputs(line, stderr);
+            }
+            if (i % 1000 == 0) printf("stdout at %d\n", i);
+        }
+        fflush(stdout);
+        static const char last[] = "chatter: gave up after 6000 lines\n";
+        write(2, last, sizeof(last) - 1);
+        return 2;
+    } else if (strcmp(mode, "silent-segv") == 0) {
+        // Says something on standard output only, then dereferences NULL.
+        static const char said[] = "about to write through NULL\n";
+        write(1, said, sizeof(said) - 1);
+        null_write();
     } else {
-        fprintf(stderr, "usage: faults thread-overflow|handler-after|handler-signal|handler-before|hang|own-quit|fork-child-fault|double-free|quiet\n");
+        fprintf(stderr, "usage: faults thread-overflow|handler-after|handler-signal|handler-before|hang|own-quit|fork-child-fault|double-free|quiet|chatter|silent-segv\n");
         return 64;
     }
     return 0;
