@@ -195,6 +195,18 @@ import Testing
         #expect(!under.stderr.contains("reason:"), "\(under.stderr.prefix(400))")
     }
 
+    @Test func aForkedChildsAbortCarriesItsOwnWordsNotItsParents() throws {
+        let programs = try TestPrograms.c()
+        let (under, run) = try ExecTests.exec(programs.faults, ["fork-child-says"], out: ExecTests.folder())
+        #expect(under.termination == .exited(0), "\(under.stderr)")
+        #expect(under.stderr.hasPrefix("parent: about to fork\nchild: giving up\n"), "\(under.stderr.prefix(400))")
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .completed && trial.lastWords == nil, "the parent completed: \(trial.outcome.description)")
+        let fault = try #require(trial.processFaults?.first, "the child's abort is in run.json")
+        #expect(fault.outcome.signal == SIGABRT)
+        #expect(fault.lastWords == "child: giving up", "the child's own tail, begun at the fork: \(String(describing: fault.lastWords))")
+    }
+
     @Test func theReasonLineIsPickedOutOfATail() {
         let jvm = "Exception in thread \"main\" java.lang.IllegalStateException: outer\n\tat A.f(A.java:3)\nCaused by: java.io.IOException: inner\n\tat A.g(A.java:9)\n\t... 2 more\n"
         #expect(StandardErrorWords.lastWords(in: jvm) == "Exception in thread \"main\" java.lang.IllegalStateException: outer\nCaused by: java.io.IOException: inner")

@@ -178,8 +178,21 @@ int main(int argc, char **argv) {
         static const char said[] = "about to write through NULL\n";
         write(1, said, sizeof(said) - 1);
         null_write();
+    } else if (strcmp(mode, "fork-child-says") == 0) {
+        // The parent and then its forked child say something on standard error; the child aborts.
+        static const char parent_says[] = "parent: about to fork\n", child_says[] = "child: giving up\n";
+        write(2, parent_says, sizeof(parent_says) - 1);
+        pid_t child = fork();
+        if (child == 0) {
+            write(2, child_says, sizeof(child_says) - 1);
+            abort();
+        }
+        int status = 0;
+        waitpid(child, &status, 0);
+        printf("child %d %s %d\n", child, WIFSIGNALED(status) ? "signal" : "exit", WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+        return 0;
     } else {
-        fprintf(stderr, "usage: faults thread-overflow|handler-after|handler-signal|handler-before|hang|own-quit|fork-child-fault|double-free|quiet|chatter|silent-segv\n");
+        fprintf(stderr, "usage: faults thread-overflow|handler-after|handler-signal|handler-before|hang|own-quit|fork-child-fault|double-free|quiet|chatter|silent-segv|fork-child-says\n");
         return 64;
     }
     return 0;
