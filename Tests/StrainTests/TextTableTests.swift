@@ -66,7 +66,7 @@ import Testing
 }
 
 /// `strain run`'s closing tables, as a user reads them in a narrow window.
-@Suite(.timeLimit(.minutes(5))) struct TerminalWidthTests {
+@Suite(.timeLimit(.minutes(10))) struct TerminalWidthTests {
     @Test func aRunsTablesFitTheWidthColumnsGives() throws {
         // At 80 columns values stay whole; at 60 words break, but no line overflows.
         for columns in [80, 60] {
