@@ -112,3 +112,21 @@ final class LimitedProbeRunner: BisectProbeRunner {
         #expect(past.allSatisfy { $0.outcome.kind == .stackOverflow }, "\(past.map(\.outcome.description))")
     }
 }
+
+/// A spawned probe's answer holds for a program linked as strain is: the release
+/// bundle's strain (Foundation linked in) fitted 360 levels of nested-json serialize
+/// on 512 KiB where `swift build -c release`'s and a standalone program fitted 358.
+@Suite struct BisectLinkingTests {
+    @Test func aStaticallyLinkedStrainSaysItsAnswerHoldsForAProgramLinkedSo() {
+        let statically = BisectController.measuredOn(isolation: .spawn, build: "release", foundationLinkedStatically: true)
+        #expect(statically.contains("when it links Swift's runtime and Foundation statically, as this strain does"), "\(statically)")
+        #expect(statically.contains("bisect with a strain built as your program is"), "\(statically)")
+        let dynamically = BisectController.measuredOn(isolation: .spawn, build: "release", foundationLinkedStatically: false)
+        #expect(dynamically == "Measured on a release build, in spawned trials, as a program of its own starts.", "\(dynamically)")
+    }
+
+    @Test func thisTestBinaryLoadsFoundationAsASharedLibrary() {
+        // The same check the bundle's strain answers the other way (BundleTests).
+        #expect(!BisectController.foundationLinkedStatically)
+    }
+}

@@ -112,6 +112,12 @@ enum ReleaseBundle {
         let runPaths = dynamic.output.split(separator: "\n").filter { $0.contains("(RUNPATH)") || $0.contains("(RPATH)") }
         #expect(runPaths.allSatisfy { $0.hasSuffix("[$ORIGIN]") }, "\(runPaths)")
 
+        // A bisect by the bundle's strain says its answer holds for a program linked as it is.
+        let bisect = try BoundedProcess.run(strain, ["bisect", "nested-json", "-p", "operation=serialize", "--over", "depth", "--strategy", "thread(512KiB)",
+                                                     "--no-slope", "--repetitions", "1", "--out", folder + "/bisect"], directory: folder, timeout: 300)
+        #expect(bisect.status == 0, "\(bisect.stdout)\n\(bisect.stderr)")
+        #expect(bisect.stdout.contains("as this strain does (the release bundle)"), "\(bisect.stdout.suffix(1500))")
+
         // The C program is built while the toolchain is still visible (cc may be its clang).
         let program = try TestPrograms.c().faults
         let work = folder + "/work"
