@@ -38,8 +38,11 @@ import Testing
         let spawned = try Self.run(folder, ["--isolation", "spawn"])
         for runs in [copies, spawned] {
             #expect(runs.count == 3, "\(runs.keys.sorted())")
-            // A noop's work allocates next to nothing: the harness's own thread report.
-            for trial in runs["noop main"] ?? [] { #expect((trial.metrics.allocations ?? -1) >= 0 && (trial.metrics.allocations ?? 99) < 16, "\(trial.metrics)") }
+            // A noop's work allocates next to nothing: the harness's own thread report, and in a
+            // spawned trial first uses (type metadata, the harness thread's pthread attributes, a
+            // one-time initializer): 12–20 over 12 spawned noops on main here, 8–14 as copies; a
+            // bound of 16 failed a fresh-clone .ci/run at 18.
+            for trial in runs["noop main"] ?? [] { #expect((trial.metrics.allocations ?? -1) >= 0 && (trial.metrics.allocations ?? 99) < 32, "\(trial.metrics)") }
             for (name, trials) in runs where name.hasPrefix("nested-json") {
                 for trial in trials {
                     // 200 levels decoded: at least one allocation a level.
