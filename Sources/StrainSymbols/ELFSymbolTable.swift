@@ -32,12 +32,7 @@ struct ELFSymbolTable: Sendable {
 
     /// The data object spanning `address` (in the file's own terms), with the offset into it.
     func object(containing address: UInt64) -> (Symbol, UInt64)? {
-        var low = 0
-        var high = objects.count
-        while low < high {
-            let middle = (low + high) / 2
-            if objects[middle].start <= address { low = middle + 1 } else { high = middle }
-        }
+        let low = Self.countStarting(atOrBefore: address, in: objects)
         guard low > 0 else { return nil }
         let object = objects[low - 1]
         let offset = address - object.start
@@ -62,13 +57,7 @@ struct ELFSymbolTable: Sendable {
 
     /// The function containing `address`, with the offset into it.
     func symbol(containing address: UInt64) -> (Symbol, UInt64)? {
-        var low = 0
-        var high = symbols.count
-        while low < high {
-            let middle = (low + high) / 2
-            if symbols[middle].start <= address { low = middle + 1 } else { high = middle }
-        }
-        var index = low - 1
+        var index = Self.countStarting(atOrBefore: address, in: symbols) - 1
         // Several symbols can share a start; any that spans the address will do.
         while index >= 0 {
             let symbol = symbols[index]
@@ -77,6 +66,17 @@ struct ELFSymbolTable: Sendable {
             if index > 0, symbols[index - 1].start == symbol.start { index -= 1 } else { break }
         }
         return nil
+    }
+
+    /// How many of `sorted` (ordered by start) start at or before `address`: a binary search.
+    private static func countStarting(atOrBefore address: UInt64, in sorted: [Symbol]) -> Int {
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle].start <= address { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     private static func parse(_ data: Data) -> ([Symbol], [Symbol], [Segment])? {
