@@ -38,11 +38,10 @@ package enum HTMLReport {
             page.raw("<section class=\"scenario\" id=\"\(anchors[scenario]!)\">\n<h2>\(e(scenario))</h2>\n")
             for table in report.rankings.tables where table.scenario == scenario { guardTable(table, into: &page) }
             let tables = report.outcomes.tables.filter { $0.scenario == scenario }
-            let scales = Scales(tables.map(\.group))
-            for table in tables { groupSection(table, scales: scales, links: links, into: &page) }
+            for table in tables { groupSection(table, links: links, into: &page) }
             for table in report.metrics.tables where table.scenario == scenario { declaredMetricsTable(table, into: &page) }
             for sweep in report.growth.sweeps where sweep.scenario == scenario { sweepSection(sweep, into: &page) }
-            timelines(report.cases.trials(of: scenario), into: &page)
+            timelines(report.timelines.timelines(of: scenario), into: &page)
             page.raw("</section>\n")
         }
         if isBisect { page.raw("</details>\n") }
@@ -141,29 +140,7 @@ package enum HTMLReport {
         page.raw("</section>\n")
     }
 
-    /// One scale per metric across the groups of a scenario, so a bar's length
-    /// means the same in every chart of the comparison.
-    struct Scales {
-        var wall: Double
-        var memory: Double
-        var stack: Double
-
-        init(_ groups: [RunSummary.Group]) {
-            let rows = groups.filter { $0.rows.count > 1 }.flatMap(\.rows)
-            wall = rows.flatMap { HTMLReport.finishedWalls($0) }.max() ?? 0
-            memory = rows.compactMap(\.medianPeakRSSBytes).max() ?? 0
-            stack = rows.flatMap { [$0.stackHighWaterBytes, $0.stackSizeBytes].compactMap { $0.map(Double.init) } }.max() ?? 0
-        }
-    }
-
-    /// Wall times of the trials that ran their work to an end: a starved,
-    /// deadlocked or timed-out trial's time is the watchdog's, not the work's.
-    static func finishedWalls(_ row: RunSummary.Row) -> [Double] {
-        row.trials.filter { [.completed, .threw, .invariantViolated].contains($0.outcome.kind) }.compactMap(\.metrics.wallSeconds)
-    }
-
-    static func groupSection(_ table: OutcomeSection.Table, scales: Scales, links: Links, into page: inout Page) {
-        let group = table.group
+    static func groupSection(_ table: OutcomeSection.Table, links: Links, into page: inout Page) {
         page.raw("<article class=\"group\">\n<h3>\(e(table.title))</h3>\n")
         // The page adds the spread across repetitions after the median.
         var header = table.header
@@ -180,32 +157,7 @@ package enum HTMLReport {
             page.raw("<tr\(row.allExpected ? "" : " class=\"unexpected\"")>" + cells.enumerated().map { $0.offset < 2 ? "<td>\($0.element)</td>" : "<td class=\"num\">\($0.element)</td>" }.joined() + "</tr>\n")
         }
         page.raw("</tbody></table></div>\n<div class=\"charts\">\n")
-        // One strategy's bar is always full width and says nothing the table does not.
-        let compared = group.rows.count > 1
-        if compared, group.rows.contains(where: { !finishedWalls($0).isEmpty }) {
-            let bars = group.rows.map { row -> SVGChart.Bar in
-                let walls = finishedWalls(row)
-                return SVGChart.Bar(label: row.strategy.description, value: Statistics.median(walls), low: walls.min(), high: walls.max(),
-                                    note: walls.isEmpty ? "\(row.outcomes): no time to compare" : nil)
-            }
-            figure(SVGChart.bars(bars, title: "median wall time of finished trials (line: min–max)", format: { Format.duration($0) }, scaleMaximum: scales.wall), into: &page)
-        }
-        if compared, group.rows.contains(where: { $0.medianPeakRSSBytes != nil }) {
-            let bars = group.rows.map { SVGChart.Bar(label: $0.strategy.description, value: $0.medianPeakRSSBytes) }
-            figure(SVGChart.bars(bars, title: "peak RSS (median)", format: { Format.bytes($0) }, scaleMaximum: scales.memory, binary: true), into: &page)
-        }
-        if compared, group.rows.contains(where: { $0.stackHighWaterBytes != nil }) {
-            let bars = group.rows.map { row -> SVGChart.Bar in
-                let overflowed = row.trials.contains { $0.outcome.kind == .stackOverflow }
-                return SVGChart.Bar(label: row.strategy.description, value: row.stackHighWaterBytes.map(Double.init), limit: row.stackSizeBytes.map(Double.init),
-                                    marked: overflowed, note: overflowed ? "overflowed" : nil)
-            }
-            figure(SVGChart.bars(bars, title: "stack used against the stack the thread had (dashed); red ✕: overflowed", format: { Format.bytes($0) }, limitLabel: "stack size", scaleMaximum: scales.stack, binary: true), into: &page)
-        }
-        // An outcome histogram only when it compares strategies or shows repetitions that differ.
-        if compared || group.rows.contains(where: { Set($0.trials.map(\.outcome.description)).count > 1 }) {
-            figure(SVGChart.stacked(group.rows.map { ($0.strategy.description, outcomeCounts($0.trials)) }, title: "outcomes across repetitions"), into: &page)
-        }
+        for chart in table.charts { figure(chart, into: &page) }
         page.raw("</div>\n</article>\n")
     }
 
@@ -220,33 +172,7 @@ package enum HTMLReport {
             page.raw("</tr>\n")
         }
         page.raw("</tbody></table></div>\n<div class=\"charts\">\n")
-        let measured = table.rows.filter { $0.medianMetric != nil }
-        // Name rows by guard alone when they share one strategy.
-        let oneStrategy = Set(table.rows.map(\.strategy)).count == 1
-        let label = { (row: GuardComparison.Row) in oneStrategy ? row.value : "\(row.value) \(row.strategy)" }
-        if measured.count > 1 {
-            let bars = table.rows.map { SVGChart.Bar(label: label($0), value: $0.medianMetric, note: $0.medianMetric == nil ? $0.outcomes : nil) }
-            let metric = table.ranking.metric
-            let title = metric == "throughput" ? "throughput (median, operations per second)" : "\(metric) (median)"
-            let unit = measured.first?.metric.unit ?? .ratio
-            figure(SVGChart.bars(bars, title: title, format: { metric == "throughput" ? Format.rate($0) : Format.value($0, unit: unit) }), into: &page)
-            // Percentile curves on a "nines" axis: 90 → 1, 99 → 2, 99.9 → 3.
-            let series = measured.prefix(8).compactMap { row -> SVGChart.Series? in
-                guard let latency = row.trials.compactMap(\.metrics.latency).first else { return nil }
-                let points = latency.curve.filter { $0.percentile < 100 && $0.nanoseconds > 0 }.map { (x: nines($0.percentile), y: Double($0.nanoseconds)) }
-                return SVGChart.Series(name: label(row), points: points)
-            }
-            figure(SVGChart.lines(series, title: "latency by percentile (first repetition)", xLabel: "percentile", yLabel: "latency",
-                                  logY: true, formatX: { nineLabel($0) }, formatY: { Format.nanoseconds($0) }, xTicks: [0, 0.301, 1, 2, 3, 4]), into: &page)
-        }
-        if measured.count == 1, let row = measured.first, let latency = row.trials.compactMap(\.metrics.latency).first {
-            let points = latency.curve.filter { $0.percentile < 100 && $0.nanoseconds > 0 }.map { (x: nines($0.percentile), y: Double($0.nanoseconds)) }
-            figure(SVGChart.lines([SVGChart.Series(name: label(row), points: points)], title: "latency by percentile (first repetition)", xLabel: "percentile", yLabel: "latency",
-                                  logY: true, formatX: { nineLabel($0) }, formatY: { Format.nanoseconds($0) }, xTicks: [0, 0.301, 1, 2, 3, 4]), into: &page)
-        }
-        if table.rows.count > 1 || table.rows.contains(where: { Set($0.trials.map(\.outcome.description)).count > 1 }) {
-            figure(SVGChart.stacked(table.rows.map { (label($0), outcomeCounts($0.trials)) }, title: "outcomes across repetitions"), into: &page)
-        }
+        for chart in ranking.charts { figure(chart, into: &page) }
         page.raw("</div>\n</article>\n")
     }
 
@@ -269,52 +195,16 @@ package enum HTMLReport {
         page.raw("<article class=\"group sweep\">\n<h3>\(e(sweep.title))</h3>\n<ul class=\"fits\">")
         for line in sweep.fitLines { page.raw("<li>\(e(line))</li>") }
         page.raw("</ul>\n<div class=\"charts\">\n")
-        let xs = sweep.time.flatMap(\.points).map(\.x) + sweep.memory.flatMap(\.points).map(\.x)
-        let xTicks = xs.isEmpty ? nil : Array(Set(xs)).sorted()
-        if !sweep.time.isEmpty {
-            figure(SVGChart.lines(sweep.time.map { SVGChart.Series(name: $0.name, points: $0.points) }, title: "median wall time against \(sweep.parameter) (log–log)",
-                                  xLabel: sweep.parameter, yLabel: "wall time", logX: true, logY: true, formatX: { Format.count($0) },
-                                  formatY: { Format.duration($0) }, xTicks: xTicks, labelPoints: true), into: &page)
-        }
-        if !sweep.memory.isEmpty {
-            let baseline = sweep.memoryBaselineBytes
-            let series = sweep.memory.map { line in
-                SVGChart.Series(name: line.name, points: line.points.map { (x: $0.x, y: $0.y - (baseline ?? 0)) })
-            }
-            let ys = series.flatMap(\.points).map(\.y).filter { $0 > 0 }
-            let title = baseline.map { "peak RSS above the \(Format.bytes($0)) baseline against \(sweep.parameter) (log–log)" } ?? "peak RSS against \(sweep.parameter) (log–log)"
-            figure(SVGChart.lines(series, title: title, xLabel: sweep.parameter, yLabel: "peak RSS", logX: true, logY: true,
-                                  formatX: { Format.count($0) }, formatY: { Format.bytes($0) }, xTicks: xTicks,
-                                  yTicks: ys.isEmpty ? nil : SVGChart.byteTicks(from: ys.min()!, to: ys.max()!), labelPoints: true), into: &page)
-        }
+        for chart in sweep.charts { figure(chart, into: &page) }
         page.raw("</div>\n</article>\n")
     }
 
     /// Thread count over time for stalled trials and trials that started many threads.
-    static func timelines(_ trials: [TrialRecord], into page: inout Page) {
-        var seen = Set<TrialKey>()
-        let chosen = trials.filter { trial in
-            guard let timeline = trial.threadTimeline, timeline.count > 1 else { return false }
-            guard trial.stall != nil || (timeline.map(\.threads).max() ?? 0) >= 16 else { return false }
-            return seen.insert(trial.key).inserted
-        }
-        guard !chosen.isEmpty else { return }
-        page.raw("<article class=\"group timelines\">\n<h3>\(e(chosen[0].scenario)): threads over time</h3>\n<div class=\"charts\">\n")
-        for trial in chosen.prefix(12) {
-            let points = trial.threadTimeline!.map { (x: $0.seconds, y: Double($0.threads)) }
-            let label = "\(trial.strategy) \(trial.profile.rawValue): \(trial.outcome.description)"
-            // Whole threads on the count axis; seconds with as many decimals as the step needs.
-            let yTicks = SVGChart.niceTicks(upTo: max(1, points.map(\.y).max() ?? 1)).filter { $0 == $0.rounded() }
-            let xTicks = SVGChart.niceTicks(upTo: points.map(\.x).max() ?? 1)
-            let step = xTicks.count > 1 ? xTicks[1] - xTicks[0] : 1
-            let decimals = SVGChart.decimals(for: step)
-            let svg = SVGChart.lines([SVGChart.Series(name: trial.strategy.description, points: points)], title: label,
-                                     xLabel: "seconds since the child started", yLabel: "threads",
-                                     formatX: { String(format: "%.\(decimals)f s", $0) }, formatY: { String(format: "%.0f", $0) }, step: true,
-                                     xTicks: xTicks, yTicks: yTicks.count >= 2 ? yTicks : [0, 1])
-            page.raw("<figure>\(svg)<figcaption>\(e(trial.key.parameterSummary))</figcaption></figure>\n")
-        }
-        if chosen.count > 12 { page.raw("<p class=\"note\">\(chosen.count - 12) more timelines are in run.json (<code>threadTimeline</code>); the first 12 are drawn.</p>\n") }
+    static func timelines(_ timelines: TimelineSection.Scenario?, into page: inout Page) {
+        guard let timelines else { return }
+        page.raw("<article class=\"group timelines\">\n<h3>\(e(timelines.title))</h3>\n<div class=\"charts\">\n")
+        for chart in timelines.charts { figure(.lines(chart), into: &page) }
+        if let note = timelines.note { page.raw("<p class=\"note\">\(spans(note))</p>\n") }
         page.raw("</div>\n</article>\n")
     }
 
@@ -328,9 +218,16 @@ package enum HTMLReport {
 
     static func e(_ text: String) -> String { HTMLText.escape(text) }
 
-    static func figure(_ svg: String, into page: inout Page) {
+    /// A chart of the model in a `<figure>`, with its caption; nothing when it has nothing to draw.
+    static func figure(_ chart: Chart, into page: inout Page) {
+        let svg = SVGChart.svg(chart)
         guard !svg.isEmpty else { return }
-        page.raw("<figure>\(svg)</figure>\n")
+        page.raw("<figure>\(svg)\(chart.caption.map { "<figcaption>\(e($0))</figcaption>" } ?? "")</figure>\n")
+    }
+
+    /// Text with its backticked spans as `<code>`, the rest escaped.
+    static func spans(_ text: String) -> String {
+        MarkupText.codeSpans(text).map { $0.code ? "<code>\(e($0.text))</code>" : e($0.text) }.joined()
     }
 
     /// One frame: its inlined functions first (same number), then the function,
@@ -349,22 +246,6 @@ package enum HTMLReport {
     static func location(_ text: String?, file: String?) -> String {
         guard let text else { return "" }
         return " <span class=\"location\" title=\"\(e(file ?? text))\">\(e(text))</span>"
-    }
-
-    static func outcomeCounts(_ trials: [TrialRecord]) -> [(name: String, count: Int)] {
-        var counts: [(name: String, count: Int)] = []
-        for trial in trials {
-            let name = trial.outcome.description
-            if let index = counts.firstIndex(where: { $0.name == name }) { counts[index].count += 1 } else { counts.append((name, 1)) }
-        }
-        return counts
-    }
-
-    static func nines(_ percentile: Double) -> Double { percentile >= 100 ? 6 : -log10(1 - percentile / 100) }
-
-    static func nineLabel(_ value: Double) -> String {
-        let percentile = (1 - pow(10, -value)) * 100
-        return value < 0.05 ? "p0" : String(format: percentile >= 99.9 ? "p%.2f" : "p%.0f", percentile).replacingOccurrences(of: ".00", with: "")
     }
 
     static let css = """

@@ -24,16 +24,20 @@ package enum SVGChart {
         "crashed": "#9d0208", "starved": "#7b2cbf", "deadlocked": "#5a189a", "timedOut": "#5c677d", "harnessError": "#000000",
     ]
 
-    /// One bar per category, with an optional low–high whisker (the spread
-    /// across repetitions) and a marker for categories that have no value.
-    struct Bar {
-        var label: String
-        var value: Double?
-        var low: Double?
-        var high: Double?
-        var limit: Double?
-        var marked: Bool = false
-        var note: String?
+    typealias Bar = ChartBar
+    typealias Series = ChartSeries
+
+    /// The model's chart drawn: an `<svg>`, or "" when it has nothing to draw.
+    static func svg(_ chart: Chart) -> String {
+        switch chart {
+        case .bars(let c):
+            bars(c.bars, title: c.title, format: { c.format($0) }, limitLabel: c.limitLabel, scaleMaximum: c.scaleMaximum, binary: c.binary)
+        case .stacked(let c):
+            stacked(c.rows, title: c.title)
+        case .lines(let c):
+            lines(c.series, title: c.title, xLabel: c.xLabel, yLabel: c.yLabel, logX: c.logX, logY: c.logY, formatX: { c.formatX($0) },
+                  formatY: { c.formatY($0) }, step: c.step, xTicks: c.xTicks, yTicks: c.yTicks, labelPoints: c.labelPoints)
+        }
     }
 
     /// Horizontal bars on a labelled axis from 0 to `scaleMaximum` (default: the
@@ -117,11 +121,6 @@ package enum SVGChart {
     }
 
     /// A line per series, on linear or logarithmic axes.
-    struct Series {
-        var name: String
-        var points: [(x: Double, y: Double)]
-    }
-
     static func lines(_ series: [Series], title: String, xLabel: String, yLabel: String, logX: Bool = false, logY: Bool = false,
                       formatX: (Double) -> String, formatY: (Double) -> String, step: Bool = false, xTicks: [Double]? = nil,
                       yTicks: [Double]? = nil, labelPoints: Bool = false) -> String {

@@ -29,8 +29,10 @@ package struct OutcomeSection: TextSection {
         package var header: [String]
         /// A row per strategy, in run order.
         package var rows: [Row]
-        /// The summary's group, for the page's charts.
+        /// The summary's group.
         package var group: RunSummary.Group
+        /// What the page draws under the table, on the scenario's shared scales.
+        package var charts: [Chart]
 
         /// strategy and outcome on the left, the numbers on the right.
         var alignments: [TextTable.Alignment] { [.left, .left] + Array(repeating: .right, count: header.count - 2) }
@@ -40,6 +42,8 @@ package struct OutcomeSection: TextSection {
     package var tables: [Table]
 
     init(_ groups: [RunSummary.Group]) {
+        var scales: [String: Scales] = [:]
+        for scenario in Set(groups.map(\.scenario)) { scales[scenario] = Scales(groups.filter { $0.scenario == scenario }) }
         tables = groups.map { group in
             let counted = group.countsAllocations
             let header = ["strategy", "outcome", "median wall", "peak RSS", "threads", "stack used / size", "depth"] + (counted ? ["allocations"] : [])
@@ -53,7 +57,8 @@ package struct OutcomeSection: TextSection {
                            allExpected: row.allExpected, expected: row.trials[0].expectedOutcomes.joined(separator: ", "),
                            reason: row.allExpected ? nil : row.trials.lazy.compactMap { CrashReason.message(for: $0) }.first, source: row)
             }
-            return Table(title: group.title, scenario: group.scenario, header: header, rows: rows, group: group)
+            return Table(title: group.title, scenario: group.scenario, header: header, rows: rows, group: group,
+                         charts: Self.charts(group, scales: scales[group.scenario]!))
         }
     }
 

@@ -13,8 +13,10 @@ package struct RankingSection: TextSection {
         package var header: [String]
         /// A row's cells: rank, value, strategy, the metric, p50, p99, p99.9, fairness, together, outcomes.
         package var cells: [[String]]
-        /// The comparison's table, for the page's charts.
+        /// The comparison's table.
         package var source: GuardComparison.Table
+        /// What the page draws under the table.
+        package var charts: [Chart]
 
         static let alignments: [TextTable.Alignment] = [.right, .left, .left] + Array(repeating: .right, count: 6) + [.left]
     }
@@ -25,7 +27,8 @@ package struct RankingSection: TextSection {
     init(_ comparison: GuardComparison) {
         tables = comparison.tables.map { table in
             Table(title: table.title, scenario: table.scenario, header: table.header,
-                  cells: table.rows.enumerated().map { GuardComparison.cells($0.element, rank: $0.offset + 1) }, source: table)
+                  cells: table.rows.enumerated().map { GuardComparison.cells($0.element, rank: $0.offset + 1) }, source: table,
+                  charts: Self.charts(table))
         }
     }
 

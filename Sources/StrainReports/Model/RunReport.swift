@@ -63,6 +63,8 @@ package struct RunReport: Sendable {
     package var environment: EnvironmentSection
     /// Every trial with its verdict, per scenario: what junit.xml lists.
     package var cases: TrialCases
+    /// Thread count over time, per scenario, for the page.
+    package var timelines: TimelineSection
     /// The scenarios in the order the run first met them.
     package var scenarios: [String]
     /// Whether the run is a bisect's: every trial a probe of one of its searches. Its
@@ -92,6 +94,7 @@ package struct RunReport: Sendable {
         caps = CapSection(run)
         environment = EnvironmentSection(run)
         cases = TrialCases(run)
+        timelines = TimelineSection(cases)
         scenarios = run.trials.map(\.scenario).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         let probed = Set(run.bisect?.searches.flatMap(\.probes) ?? [])
         isBisect = run.bisect != nil && !run.trials.isEmpty && run.trials.allSatisfy { probed.contains($0.index) }

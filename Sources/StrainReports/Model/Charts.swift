@@ -1,0 +1,336 @@
+import Foundation
+import StrainRecords
+
+/// A chart of report.html as the model holds it: what it draws (bars, series,
+/// ticks, scales) and what it says it left out, computed once from the run, so
+/// the page only lays it out (``SVGChart`` draws it).
+package enum Chart: Sendable {
+    /// Horizontal bars, one per category.
+    case bars(BarChart)
+    /// Stacked counts per category: an outcome histogram.
+    case stacked(StackedChart)
+    /// A line per series.
+    case lines(LineChart)
+
+    /// The sentence under the chart, when it has one.
+    package var caption: String? {
+        switch self {
+        case .bars, .stacked: nil
+        case .lines(let chart): chart.caption
+        }
+    }
+}
+
+/// How a chart writes one of its numbers; each case is one of the reports' formats.
+package enum ChartFormat: Sendable, Equatable {
+    /// `12.1 ms`, `2.31 s`.
+    case duration
+    /// `38.2 MiB`.
+    case bytes
+    /// `26.4 M/s`.
+    case rate
+    /// `1.4 µs`.
+    case nanoseconds
+    /// `1,532`.
+    case count
+    /// In a declared metric's unit.
+    case value(MetricDescriptor.Unit)
+    /// A position on a "nines" axis (90 → 1, 99 → 2) written as its percentile: `p99.5`.
+    case nines
+    /// Seconds with this many decimals: `0.25 s`.
+    case seconds(decimals: Int)
+    /// A whole number: `12`.
+    case whole
+
+    /// `value` written in this format.
+    package func callAsFunction(_ value: Double) -> String {
+        switch self {
+        case .duration: Format.duration(value)
+        case .bytes: Format.bytes(value)
+        case .rate: Format.rate(value)
+        case .nanoseconds: Format.nanoseconds(value)
+        case .count: Format.count(value)
+        case .value(let unit): Format.value(value, unit: unit)
+        case .nines: LatencyCurve.label(value)
+        case .seconds(let decimals): String(format: "%.\(decimals)f s", value)
+        case .whole: String(format: "%.0f", value)
+        }
+    }
+}
+
+/// One bar of a ``BarChart``, with an optional low–high whisker (the spread
+/// across repetitions), a limit line, and a note for a bar that has no value.
+package struct ChartBar: Sendable {
+    /// The category: a strategy, a guard.
+    package var label: String
+    /// The bar's length; nil draws the note instead.
+    package var value: Double?
+    /// The whisker's ends.
+    package var low: Double?
+    package var high: Double?
+    /// A dashed line across the bar (the stack the thread had).
+    package var limit: Double?
+    /// Drawn red with a ✕ (it overflowed).
+    package var marked: Bool = false
+    /// Written after the value, or in place of a missing one.
+    package var note: String?
+}
+
+/// Horizontal bars on one axis.
+package struct BarChart: Sendable {
+    /// The chart's title.
+    package var title: String
+    /// The bars, top to bottom.
+    package var bars: [ChartBar]
+    /// How values and ticks are written.
+    package var format: ChartFormat
+    /// What the limit line is (`stack size`).
+    package var limitLabel: String?
+    /// The axis reaches at least this far, so charts that share it share a scale.
+    package var scaleMaximum: Double?
+    /// Ticks that are powers of two (bytes).
+    package var binary: Bool = false
+}
+
+/// Counts per category, stacked: an outcome histogram.
+package struct StackedChart: Sendable {
+    /// The chart's title.
+    package var title: String
+    /// A row per category with its counts, in order.
+    package var rows: [(label: String, counts: [(name: String, count: Int)])]
+}
+
+/// A series of a ``LineChart``.
+package struct ChartSeries: Sendable {
+    /// Its legend.
+    package var name: String
+    /// Its points, left to right.
+    package var points: [(x: Double, y: Double)]
+}
+
+/// Lines on linear or logarithmic axes.
+package struct LineChart: Sendable {
+    /// The chart's title.
+    package var title: String
+    /// The lines.
+    package var series: [ChartSeries]
+    /// The axes' names.
+    package var xLabel: String
+    package var yLabel: String
+    /// Logarithmic axes.
+    package var logX = false
+    package var logY = false
+    /// How the axes' values are written.
+    package var formatX: ChartFormat
+    package var formatY: ChartFormat
+    /// Steps instead of straight lines (a count over time).
+    package var step = false
+    /// The ticks, when the chart chooses them rather than the axis.
+    package var xTicks: [Double]?
+    package var yTicks: [Double]?
+    /// Each point labelled with its value (a single series).
+    package var labelPoints = false
+    /// The sentence under the chart: what it shows or what it left out.
+    package var caption: String?
+}
+
+/// The charts of a comparison group: wall time, peak RSS and stack per strategy
+/// on the scenario's shared scales, then the outcome histogram.
+extension OutcomeSection {
+    /// One scale per metric across the groups of a scenario, so a bar's length
+    /// means the same in every chart of the comparison.
+    struct Scales {
+        var wall: Double
+        var memory: Double
+        var stack: Double
+
+        init(_ groups: [RunSummary.Group]) {
+            let rows = groups.filter { $0.rows.count > 1 }.flatMap(\.rows)
+            wall = rows.flatMap { OutcomeSection.finishedWalls($0) }.max() ?? 0
+            memory = rows.compactMap(\.medianPeakRSSBytes).max() ?? 0
+            stack = rows.flatMap { [$0.stackHighWaterBytes, $0.stackSizeBytes].compactMap { $0.map(Double.init) } }.max() ?? 0
+        }
+    }
+
+    /// Wall times of the trials that ran their work to an end: a starved,
+    /// deadlocked or timed-out trial's time is the watchdog's, not the work's.
+    static func finishedWalls(_ row: RunSummary.Row) -> [Double] {
+        row.trials.filter { [.completed, .threw, .invariantViolated].contains($0.outcome.kind) }.compactMap(\.metrics.wallSeconds)
+    }
+
+    /// The group's charts: one strategy's bar is always full width and says nothing
+    /// the table does not, so bars only when the group compares strategies.
+    static func charts(_ group: RunSummary.Group, scales: Scales) -> [Chart] {
+        var charts: [Chart] = []
+        let compared = group.rows.count > 1
+        if compared, group.rows.contains(where: { !finishedWalls($0).isEmpty }) {
+            let bars = group.rows.map { row -> ChartBar in
+                let walls = finishedWalls(row)
+                return ChartBar(label: row.strategy.description, value: Statistics.median(walls), low: walls.min(), high: walls.max(),
+                                note: walls.isEmpty ? "\(row.outcomes): no time to compare" : nil)
+            }
+            charts.append(.bars(BarChart(title: "median wall time of finished trials (line: min–max)", bars: bars, format: .duration, scaleMaximum: scales.wall)))
+        }
+        if compared, group.rows.contains(where: { $0.medianPeakRSSBytes != nil }) {
+            let bars = group.rows.map { ChartBar(label: $0.strategy.description, value: $0.medianPeakRSSBytes) }
+            charts.append(.bars(BarChart(title: "peak RSS (median)", bars: bars, format: .bytes, scaleMaximum: scales.memory, binary: true)))
+        }
+        if compared, group.rows.contains(where: { $0.stackHighWaterBytes != nil }) {
+            let bars = group.rows.map { row -> ChartBar in
+                let overflowed = row.trials.contains { $0.outcome.kind == .stackOverflow }
+                return ChartBar(label: row.strategy.description, value: row.stackHighWaterBytes.map(Double.init), limit: row.stackSizeBytes.map(Double.init),
+                                marked: overflowed, note: overflowed ? "overflowed" : nil)
+            }
+            charts.append(.bars(BarChart(title: "stack used against the stack the thread had (dashed); red ✕: overflowed", bars: bars, format: .bytes,
+                                         limitLabel: "stack size", scaleMaximum: scales.stack, binary: true)))
+        }
+        // An outcome histogram only when it compares strategies or shows repetitions that differ.
+        if compared || group.rows.contains(where: { Set($0.trials.map(\.outcome.description)).count > 1 }) {
+            charts.append(.stacked(StackedChart(title: "outcomes across repetitions", rows: group.rows.map { ($0.strategy.description, outcomeCounts($0.trials)) })))
+        }
+        return charts
+    }
+}
+
+/// Outcomes counted by name, in the order first met.
+func outcomeCounts(_ trials: [TrialRecord]) -> [(name: String, count: Int)] {
+    var counts: [(name: String, count: Int)] = []
+    for trial in trials {
+        let name = trial.outcome.description
+        if let index = counts.firstIndex(where: { $0.name == name }) { counts[index].count += 1 } else { counts.append((name, 1)) }
+    }
+    return counts
+}
+
+/// Latency against percentile on a "nines" axis: 90 → 1, 99 → 2, 99.9 → 3.
+enum LatencyCurve {
+    /// The ticks of the nines axis: p0, p50, p90, p99, p99.9, p99.99.
+    static let ticks: [Double] = [0, 0.301, 1, 2, 3, 4]
+
+    static func nines(_ percentile: Double) -> Double { percentile >= 100 ? 6 : -log10(1 - percentile / 100) }
+
+    static func label(_ value: Double) -> String {
+        let percentile = (1 - pow(10, -value)) * 100
+        return value < 0.05 ? "p0" : String(format: percentile >= 99.9 ? "p%.2f" : "p%.0f", percentile).replacingOccurrences(of: ".00", with: "")
+    }
+
+    /// The curve of `latency` as points: every percentile below the maximum with a latency.
+    static func points(_ latency: LatencySummary) -> [(x: Double, y: Double)] {
+        latency.curve.filter { $0.percentile < 100 && $0.nanoseconds > 0 }.map { (x: nines($0.percentile), y: Double($0.nanoseconds)) }
+    }
+}
+
+extension RankingSection {
+    /// The ranking's charts: the metric per row, the latency curves of the first
+    /// repetitions, and the outcome histogram.
+    static func charts(_ table: GuardComparison.Table) -> [Chart] {
+        var charts: [Chart] = []
+        let measured = table.rows.filter { $0.medianMetric != nil }
+        // Name rows by guard alone when they share one strategy.
+        let oneStrategy = Set(table.rows.map(\.strategy)).count == 1
+        let label = { (row: GuardComparison.Row) in oneStrategy ? row.value : "\(row.value) \(row.strategy)" }
+        let latencyTitle = "latency by percentile (first repetition)"
+        if measured.count > 1 {
+            let bars = table.rows.map { ChartBar(label: label($0), value: $0.medianMetric, note: $0.medianMetric == nil ? $0.outcomes : nil) }
+            let metric = table.ranking.metric
+            let title = metric == "throughput" ? "throughput (median, operations per second)" : "\(metric) (median)"
+            let unit = measured.first?.metric.unit ?? .ratio
+            charts.append(.bars(BarChart(title: title, bars: bars, format: metric == "throughput" ? .rate : .value(unit))))
+            let series = measured.prefix(8).compactMap { row -> ChartSeries? in
+                guard let latency = row.trials.compactMap(\.metrics.latency).first else { return nil }
+                return ChartSeries(name: label(row), points: LatencyCurve.points(latency))
+            }
+            charts.append(.lines(LineChart(title: latencyTitle, series: series, xLabel: "percentile", yLabel: "latency", logY: true,
+                                           formatX: .nines, formatY: .nanoseconds, xTicks: LatencyCurve.ticks)))
+        }
+        if measured.count == 1, let row = measured.first, let latency = row.trials.compactMap(\.metrics.latency).first {
+            charts.append(.lines(LineChart(title: latencyTitle, series: [ChartSeries(name: label(row), points: LatencyCurve.points(latency))],
+                                           xLabel: "percentile", yLabel: "latency", logY: true, formatX: .nines, formatY: .nanoseconds, xTicks: LatencyCurve.ticks)))
+        }
+        if table.rows.count > 1 || table.rows.contains(where: { Set($0.trials.map(\.outcome.description)).count > 1 }) {
+            charts.append(.stacked(StackedChart(title: "outcomes across repetitions", rows: table.rows.map { (label($0), outcomeCounts($0.trials)) })))
+        }
+        return charts
+    }
+}
+
+extension GrowthSweep {
+    /// Time and memory against the swept parameter on log–log axes; memory above
+    /// the process's own baseline when the run measured one.
+    package var charts: [Chart] {
+        var charts: [Chart] = []
+        let xs = time.flatMap(\.points).map(\.x) + memory.flatMap(\.points).map(\.x)
+        let xTicks = xs.isEmpty ? nil : Array(Set(xs)).sorted()
+        if !time.isEmpty {
+            charts.append(.lines(LineChart(title: "median wall time against \(parameter) (log–log)", series: time.map { ChartSeries(name: $0.name, points: $0.points) },
+                                           xLabel: parameter, yLabel: "wall time", logX: true, logY: true, formatX: .count, formatY: .duration,
+                                           xTicks: xTicks, labelPoints: true)))
+        }
+        if !memory.isEmpty {
+            let baseline = memoryBaselineBytes
+            let series = memory.map { line in
+                ChartSeries(name: line.name, points: line.points.map { (x: $0.x, y: $0.y - (baseline ?? 0)) })
+            }
+            let ys = series.flatMap(\.points).map(\.y).filter { $0 > 0 }
+            let title = baseline.map { "peak RSS above the \(Format.bytes($0)) baseline against \(parameter) (log–log)" } ?? "peak RSS against \(parameter) (log–log)"
+            charts.append(.lines(LineChart(title: title, series: series, xLabel: parameter, yLabel: "peak RSS", logX: true, logY: true,
+                                           formatX: .count, formatY: .bytes, xTicks: xTicks,
+                                           yTicks: ys.isEmpty ? nil : SVGChart.byteTicks(from: ys.min()!, to: ys.max()!), labelPoints: true)))
+        }
+        return charts
+    }
+}
+
+/// Thread count over time, per scenario, for stalled trials and trials that
+/// started many threads: at most ``limit`` charts a scenario, and a note naming
+/// how many more there were.
+package struct TimelineSection: Sendable {
+    /// One scenario's timelines.
+    package struct Scenario: Sendable {
+        /// The scenario.
+        package var name: String
+        /// `cyclic-graph: threads over time`.
+        package var title: String
+        /// A step chart per trial key, captioned with its parameters.
+        package var charts: [LineChart]
+        /// What was left out, when more trials qualified than are drawn (backticks around code).
+        package var note: String?
+    }
+
+    /// The most timelines drawn for one scenario.
+    static let limit = 12
+
+    /// The scenarios that have timelines, in run order.
+    package var scenarios: [Scenario]
+
+    init(_ cases: TrialCases) {
+        scenarios = cases.scenarios.compactMap { Self.scenario($0.name, trials: $0.trials) }
+    }
+
+    /// The timelines of `scenario`, or nil when none qualifies.
+    package func timelines(of scenario: String) -> Scenario? { scenarios.first { $0.name == scenario } }
+
+    static func scenario(_ name: String, trials: [TrialRecord]) -> Scenario? {
+        var seen = Set<TrialKey>()
+        let chosen = trials.filter { trial in
+            guard let timeline = trial.threadTimeline, timeline.count > 1 else { return false }
+            guard trial.stall != nil || (timeline.map(\.threads).max() ?? 0) >= 16 else { return false }
+            return seen.insert(trial.key).inserted
+        }
+        guard !chosen.isEmpty else { return nil }
+        let charts = chosen.prefix(limit).map { trial -> LineChart in
+            let points = trial.threadTimeline!.map { (x: $0.seconds, y: Double($0.threads)) }
+            let label = "\(trial.strategy) \(trial.profile.rawValue): \(trial.outcome.description)"
+            // Whole threads on the count axis; seconds with as many decimals as the step needs.
+            let yTicks = SVGChart.niceTicks(upTo: max(1, points.map(\.y).max() ?? 1)).filter { $0 == $0.rounded() }
+            let xTicks = SVGChart.niceTicks(upTo: points.map(\.x).max() ?? 1)
+            let step = xTicks.count > 1 ? xTicks[1] - xTicks[0] : 1
+            return LineChart(title: label, series: [ChartSeries(name: trial.strategy.description, points: points)],
+                             xLabel: "seconds since the child started", yLabel: "threads",
+                             formatX: .seconds(decimals: SVGChart.decimals(for: step)), formatY: .whole, step: true,
+                             xTicks: xTicks, yTicks: yTicks.count >= 2 ? yTicks : [0, 1], caption: trial.key.parameterSummary)
+        }
+        let note = chosen.count > limit ? "\(chosen.count - limit) more timelines are in run.json (`threadTimeline`); the first \(limit) are drawn." : nil
+        return Scenario(name: name, title: "\(chosen[0].scenario): threads over time", charts: charts, note: note)
+    }
+}
