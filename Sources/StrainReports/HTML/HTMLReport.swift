@@ -272,5 +272,6 @@ package enum HTMLReport {
     @media (max-width:640px){body{padding:0 8px 24px}th,td{padding:2px 6px}ol.frames{padding-left:46px}}
     .thread-group>summary{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}p.threads{color:#555;font-size:12px;margin:2px 0 2px 18px}
     figcaption{font-size:11px;color:#555;max-width:560px}pre.suite{background:#f5f5f7;padding:10px;overflow:auto;max-height:420px}ul.fits{margin:2px 0 8px}
+    summary{overflow-wrap:anywhere}
     """
 }

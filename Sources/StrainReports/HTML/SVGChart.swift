@@ -28,10 +28,11 @@ package enum SVGChart {
     typealias Series = ChartSeries
 
     /// The model's chart drawn: an `<svg>`, or "" when it has nothing to draw.
-    static func svg(_ chart: Chart) -> String {
+    package static func svg(_ chart: Chart) -> String {
         switch chart {
         case .bars(let c):
-            bars(c.bars, title: c.title, format: { c.format($0) }, limitLabel: c.limitLabel, scaleMaximum: c.scaleMaximum, binary: c.binary)
+            bars(c.bars, title: c.title, format: { c.format($0) }, limitLabel: c.limitLabel, scaleMaximum: c.scaleMaximum, binary: c.binary,
+                 logScale: c.logScale, scaleMinimum: c.scaleMinimum)
         case .stacked(let c):
             stacked(c.rows, title: c.title)
         case .lines(let c):
@@ -41,40 +42,55 @@ package enum SVGChart {
     }
 
     /// Horizontal bars on a labelled axis from 0 to `scaleMaximum` (default: the
-    /// largest value), so charts that share a maximum share a scale.
-    static func bars(_ bars: [Bar], title: String, format: (Double) -> String, limitLabel: String? = nil, scaleMaximum: Double? = nil, binary: Bool = false) -> String {
+    /// largest value), so charts that share a maximum share a scale. `logScale`: an
+    /// axis of powers (of 2 when `binary`, else of 10) from below the smallest positive
+    /// value, or `scaleMinimum`, to the largest.
+    static func bars(_ bars: [Bar], title: String, format: (Double) -> String, limitLabel: String? = nil, scaleMaximum: Double? = nil, binary: Bool = false,
+                     logScale: Bool = false, scaleMinimum: Double? = nil) -> String {
         let rowHeight = 22.0
         let labelWidth = 190.0
         let plotWidth = width - labelWidth - 24
         let top = 24.0
         let height = Double(bars.count) * rowHeight + top + 26
-        let largest = bars.flatMap { [$0.value, $0.high, $0.limit].compactMap { $0 } }.max() ?? 1
-        let axisTicks = niceTicks(upTo: max(largest, scaleMaximum ?? 0), binary: binary)
-        let maximum = axisTicks.last ?? 1
-        let scale = maximum > 0 ? plotWidth / maximum : 0
+        let values = bars.flatMap { [$0.value, $0.high, $0.limit].compactMap { $0 } }
+        let lows = bars.compactMap(\.low)
+        let largest = values.max() ?? 1
+        let axisTicks: [Double]
+        // The length of a bar of `value`.
+        let at: (Double) -> Double
+        if logScale, let ticks = powerTicks(values + lows + [scaleMinimum, scaleMaximum].compactMap { $0 }, binary: binary) {
+            axisTicks = ticks
+            let low = log(ticks[0]), span = log(ticks[ticks.count - 1]) - low
+            at = { $0 > 0 && $0.isFinite ? max(0, (log($0) - low) / span * plotWidth) : 0 }
+        } else {
+            axisTicks = niceTicks(upTo: max(largest, scaleMaximum ?? 0), binary: binary)
+            let maximum = axisTicks.last ?? 1
+            let scale = maximum > 0 ? plotWidth / maximum : 0
+            at = { $0 * scale }
+        }
         var svg = header(height: height, title: title)
         let axisY = top + Double(bars.count) * rowHeight + 2
-        for tick in axisTicks {
-            let x = labelWidth + tick * scale
+        for (index, tick) in axisTicks.enumerated() {
+            let x = labelWidth + at(tick)
             svg += "<line class=\"grid\" x1=\"\(f(x))\" x2=\"\(f(x))\" y1=\"\(f(top))\" y2=\"\(f(axisY))\" stroke=\"#eee\"/>"
-            svg += text(x: x, y: axisY + 14, format(tick), anchor: tick == 0 ? "start" : (tick == maximum ? "end" : "middle"), cssClass: "tick")
+            svg += text(x: x, y: axisY + 14, format(tick), anchor: index == 0 ? "start" : (index == axisTicks.count - 1 ? "end" : "middle"), cssClass: "tick")
         }
         svg += "<line class=\"axis\" x1=\"\(f(labelWidth))\" x2=\"\(f(labelWidth + plotWidth))\" y1=\"\(f(axisY))\" y2=\"\(f(axisY))\" stroke=\"#999\"/>"
         for (index, bar) in bars.enumerated() {
             let y = top + Double(index) * rowHeight
-            svg += text(x: labelWidth - 6, y: y + 14, bar.label, anchor: "end", cssClass: "label")
-            let limitX = bar.limit.map { labelWidth + $0 * scale }
+            svg += label(x: labelWidth - 6, y: y + 14, bar.label, room: labelWidth - 6 - (bar.marked ? 14 : 0))
+            let limitX = bar.limit.map { labelWidth + at($0) }
             if let value = bar.value {
-                let length = max(1, value * scale)
+                let length = max(1, at(value))
                 let color = bar.marked ? failureColor : barColor
                 svg += "<rect class=\"bar\" x=\"\(f(labelWidth))\" y=\"\(f(y + 3))\" width=\"\(f(length))\" height=\"\(f(rowHeight - 8))\" fill=\"\(color)\"><title>\(HTMLText.escape(bar.label)): \(HTMLText.escape(format(value)))</title></rect>"
                 if let low = bar.low, let high = bar.high, high > low {
                     let mid = y + rowHeight / 2 - 1
-                    svg += "<line class=\"whisker\" x1=\"\(f(labelWidth + low * scale))\" x2=\"\(f(labelWidth + high * scale))\" y1=\"\(f(mid))\" y2=\"\(f(mid))\" stroke=\"#222\"/>"
+                    svg += "<line class=\"whisker\" x1=\"\(f(labelWidth + at(low)))\" x2=\"\(f(labelWidth + at(high)))\" y1=\"\(f(mid))\" y2=\"\(f(mid))\" stroke=\"#222\"/>"
                 }
                 let label = format(value) + (bar.note.map { " " + $0 } ?? "")
                 let labelWidthEstimate = Double(label.count) * 6.2
-                var end = max(length, (bar.high ?? 0) * scale)
+                var end = max(length, at(bar.high ?? 0))
                 // Past the limit line rather than across it.
                 if let limitX, labelWidth + end + 6 + labelWidthEstimate > limitX - 2, labelWidth + end < limitX + 4 { end = limitX - labelWidth + 2 }
                 if labelWidth + end + 6 + labelWidthEstimate <= width - 2 {
@@ -106,7 +122,7 @@ package enum SVGChart {
         var svg = header(height: height, title: title)
         for (index, row) in rows.enumerated() {
             let y = 24 + Double(index) * rowHeight
-            svg += text(x: labelWidth - 6, y: y + 14, row.label, anchor: "end", cssClass: "label")
+            svg += label(x: labelWidth - 6, y: y + 14, row.label, room: labelWidth - 6)
             var x = labelWidth
             for part in row.counts where part.count > 0 {
                 let length = Double(part.count) / maximum * plotWidth
@@ -254,6 +270,34 @@ package enum SVGChart {
         }
         if ticks.count < 2 { ticks = [low, high] }
         return ticks
+    }
+
+    /// Ticks at powers of 10 (of 2 when `binary`) from the one below the smallest
+    /// positive value to the first at or above the largest, every second or third
+    /// power when there would be more than 7; nil without a positive value or
+    /// where a power would not be a finite, normal Double.
+    static func powerTicks(_ values: [Double], binary: Bool) -> [Double]? {
+        let positive = values.filter { $0 > 0 && $0.isFinite }
+        guard let smallest = positive.min(), let largest = positive.max() else { return nil }
+        let base = binary ? 2.0 : 10.0
+        let low = ceil(log(smallest) / log(base) - 1e-9) - 1
+        var high = max(low + 1, ceil(log(largest) / log(base) - 1e-9))
+        let stride = max(1, ((high - low) / 6).rounded(.up))
+        high = low + stride * ((high - low) / stride).rounded(.up)
+        let ticks = Swift.stride(from: low, through: high, by: stride).map { pow(base, $0) }
+        // Values near the ends of Double (a denormal, 1e308) have no power to stand on: a linear axis then.
+        guard ticks.count >= 2, ticks.allSatisfy({ $0.isFinite && $0 >= .leastNormalMagnitude }) else { return nil }
+        return ticks
+    }
+
+    /// A category's label, right-aligned at `x` and cut with an ellipsis to the `room`
+    /// left of it (about 6.2 px a character), the whole label then in its tooltip: a
+    /// long one ran past the chart's left edge.
+    static func label(x: Double, y: Double, _ label: String, room: Double) -> String {
+        let fits = max(2, Int(room / 6.2))
+        guard label.count > fits else { return text(x: x, y: y, label, anchor: "end", cssClass: "label") }
+        let cut = String(label.prefix(fits - 1)) + "…"
+        return "<text class=\"label\" x=\"\(f(x))\" y=\"\(f(y))\" text-anchor=\"end\">\(HTMLText.escape(cut))<title>\(HTMLText.escape(label))</title></text>"
     }
 
     private static func header(height: Double, title: String) -> String {

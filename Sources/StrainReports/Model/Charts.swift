@@ -90,6 +90,29 @@ package struct BarChart: Sendable {
     package var scaleMaximum: Double?
     /// Ticks that are powers of two (bytes).
     package var binary: Bool = false
+    /// The axis reaches down to at least this (a positive value), with `scaleMaximum` the shared scale's ends.
+    package var scaleMinimum: Double?
+    /// The title when the chart is drawn on a log axis; nil: the title with "(log scale)" after it.
+    package var logTitle: String?
+    /// Whether the axis is logarithmic: chosen by ``choosingAxis()``.
+    package var logScale = false
+
+    /// Values that span more than this factor are drawn on a log axis: on one linear
+    /// axis a 512 KiB stack beside a 64 MiB one is 3 px, 85 k/s beside 46 M/s under 1 px.
+    static let logSpan = 10.0
+
+    /// The chart on a log axis, its title saying so, when its positive values and the
+    /// shared scale's ends span more than ``logSpan``; else the chart as it is.
+    func choosingAxis() -> BarChart {
+        let values = bars.flatMap { [$0.value, $0.low, $0.high, $0.limit].compactMap { $0 } } + [scaleMinimum, scaleMaximum].compactMap { $0 }
+        let positive = values.filter { $0 > 0 && $0.isFinite }
+        guard let low = positive.min(), let high = positive.max(), high / low > Self.logSpan,
+              SVGChart.powerTicks(positive, binary: binary) != nil else { return self }
+        var chart = self
+        chart.logScale = true
+        chart.title = logTitle ?? title + " (log scale)"
+        return chart
+    }
 }
 
 /// Counts per category, stacked: an outcome histogram.
@@ -139,16 +162,26 @@ package struct LineChart: Sendable {
 extension OutcomeSection {
     /// One scale per metric across the groups of a scenario, so a bar's length
     /// means the same in every chart of the comparison.
+    /// The smallest positive value of each too, so a log axis is shared as well.
     struct Scales {
         var wall: Double
         var memory: Double
         var stack: Double
+        var wallMinimum: Double?
+        var memoryMinimum: Double?
+        var stackMinimum: Double?
 
         init(_ groups: [RunSummary.Group]) {
             let rows = groups.filter { $0.rows.count > 1 }.flatMap(\.rows)
-            wall = rows.flatMap { OutcomeSection.finishedWalls($0) }.max() ?? 0
-            memory = rows.compactMap(\.medianPeakRSSBytes).max() ?? 0
-            stack = rows.flatMap { [$0.stackHighWaterBytes, $0.stackSizeBytes].compactMap { $0.map(Double.init) } }.max() ?? 0
+            let walls = rows.flatMap { OutcomeSection.finishedWalls($0) }
+            let memories = rows.compactMap(\.medianPeakRSSBytes)
+            let stacks = rows.flatMap { [$0.stackHighWaterBytes, $0.stackSizeBytes].compactMap { $0.map(Double.init) } }
+            wall = walls.max() ?? 0
+            memory = memories.max() ?? 0
+            stack = stacks.max() ?? 0
+            wallMinimum = walls.filter { $0 > 0 }.min()
+            memoryMinimum = memories.filter { $0 > 0 }.min()
+            stackMinimum = stacks.filter { $0 > 0 }.min()
         }
     }
 
@@ -169,11 +202,13 @@ extension OutcomeSection {
                 return ChartBar(label: row.strategy.description, value: Statistics.median(walls), low: walls.min(), high: walls.max(),
                                 note: walls.isEmpty ? "\(row.outcomes): no time to compare" : nil)
             }
-            charts.append(.bars(BarChart(title: "median wall time of finished trials (line: min–max)", bars: bars, format: .duration, scaleMaximum: scales.wall)))
+            charts.append(.bars(BarChart(title: "median wall time of finished trials (line: min–max)", bars: bars, format: .duration, scaleMaximum: scales.wall,
+                                         scaleMinimum: scales.wallMinimum, logTitle: "median wall time of finished trials (line: min–max; log scale)").choosingAxis()))
         }
         if compared, group.rows.contains(where: { $0.medianPeakRSSBytes != nil }) {
             let bars = group.rows.map { ChartBar(label: $0.strategy.description, value: $0.medianPeakRSSBytes) }
-            charts.append(.bars(BarChart(title: "peak RSS (median)", bars: bars, format: .bytes, scaleMaximum: scales.memory, binary: true)))
+            charts.append(.bars(BarChart(title: "peak RSS (median)", bars: bars, format: .bytes, scaleMaximum: scales.memory, binary: true,
+                                         scaleMinimum: scales.memoryMinimum, logTitle: "peak RSS (median, log scale)").choosingAxis()))
         }
         if compared, group.rows.contains(where: { $0.stackHighWaterBytes != nil }) {
             let bars = group.rows.map { row -> ChartBar in
@@ -182,7 +217,8 @@ extension OutcomeSection {
                                 marked: overflowed, note: overflowed ? "overflowed" : nil)
             }
             charts.append(.bars(BarChart(title: "stack used against the stack the thread had (dashed); red ✕: overflowed", bars: bars, format: .bytes,
-                                         limitLabel: "stack size", scaleMaximum: scales.stack, binary: true)))
+                                         limitLabel: "stack size", scaleMaximum: scales.stack, binary: true, scaleMinimum: scales.stackMinimum,
+                                         logTitle: "stack used against the thread's stack (dashed), log scale; red ✕: overflowed").choosingAxis()))
         }
         // An outcome histogram only when it compares strategies or shows repetitions that differ.
         if compared || group.rows.contains(where: { Set($0.trials.map(\.outcome.description)).count > 1 }) {
@@ -209,14 +245,31 @@ enum LatencyCurve {
 
     static func nines(_ percentile: Double) -> Double { percentile >= 100 ? 6 : -log10(1 - percentile / 100) }
 
+    /// The percentile at `value` on the nines axis, exactly: the share beyond it is kept to
+    /// two significant digits, so p99.5 reads `p99.5` (it read `p100`) and p99.9 `p99.9`.
     static func label(_ value: Double) -> String {
-        let percentile = (1 - pow(10, -value)) * 100
-        return value < 0.05 ? "p0" : String(format: percentile >= 99.9 ? "p%.2f" : "p%.0f", percentile).replacingOccurrences(of: ".00", with: "")
+        guard value >= 0.05, value.isFinite else { return "p0" }
+        let beyond = 100 * pow(10, -value)
+        let digits = max(0, 1 - Int(floor(log10(beyond))))
+        let scale = pow(10, Double(digits))
+        let percentile = 100 - (beyond * scale).rounded() / scale
+        return "p" + String(format: "%.\(SVGChart.decimals(for: percentile))f", percentile)
     }
 
-    /// The curve of `latency` as points: every percentile below the maximum with a latency.
-    static func points(_ latency: LatencySummary) -> [(x: Double, y: Double)] {
-        latency.curve.filter { $0.percentile < 100 && $0.nanoseconds > 0 }.map { (x: nines($0.percentile), y: Double($0.nanoseconds)) }
+    /// Samples that must lie beyond a percentile past p99 for the curve to draw it: as the
+    /// tables, which print p99.9 from 2,000 samples (2 beyond it) and "–" from fewer.
+    static let samplesBeyond = 2.0
+
+    /// The sentence under a chart whose curves stop early.
+    static let cutNote = "Past p99 a curve stops where fewer than 2 of its samples lie beyond the percentile, as the table's p99.9 needs 2,000 samples."
+
+    /// The curve of `latency` as points: every percentile below the maximum with a latency
+    /// that its samples support (`all`: whether they do or not).
+    static func points(_ latency: LatencySummary, all: Bool = false) -> [(x: Double, y: Double)] {
+        latency.curve.filter { point in
+            point.percentile < 100 && point.nanoseconds > 0
+                && (all || point.percentile <= 99 || Double(latency.count) * (1 - point.percentile / 100) >= samplesBeyond - 1e-9)
+        }.map { (x: nines($0.percentile), y: Double($0.nanoseconds)) }
     }
 }
 
@@ -235,17 +288,24 @@ extension RankingSection {
             let metric = table.ranking.metric
             let title = metric == "throughput" ? "throughput (median, operations per second)" : "\(metric) (median)"
             let unit = measured.first?.metric.unit ?? .ratio
-            charts.append(.bars(BarChart(title: title, bars: bars, format: metric == "throughput" ? .rate : .value(unit))))
-            let series = measured.prefix(8).compactMap { row -> ChartSeries? in
-                guard let latency = row.trials.compactMap(\.metrics.latency).first else { return nil }
-                return ChartSeries(name: label(row), points: LatencyCurve.points(latency))
-            }
-            charts.append(.lines(LineChart(title: latencyTitle, series: series, xLabel: "percentile", yLabel: "latency", logY: true,
-                                           formatX: .nines, formatY: .nanoseconds, xTicks: LatencyCurve.ticks)))
+            let logTitle = metric == "throughput" ? "throughput (median, operations per second, log scale)" : nil
+            charts.append(.bars(BarChart(title: title, bars: bars, format: metric == "throughput" ? .rate : .value(unit), logTitle: logTitle).choosingAxis()))
         }
-        if measured.count == 1, let row = measured.first, let latency = row.trials.compactMap(\.metrics.latency).first {
-            charts.append(.lines(LineChart(title: latencyTitle, series: [ChartSeries(name: label(row), points: LatencyCurve.points(latency))],
-                                           xLabel: "percentile", yLabel: "latency", logY: true, formatX: .nines, formatY: .nanoseconds, xTicks: LatencyCurve.ticks)))
+        // Percentile curves of the first repetitions, as many as the palette has colours, best first.
+        let curves = measured.compactMap { row in row.trials.compactMap(\.metrics.latency).first.map { (name: label(row), latency: $0) } }
+        if !curves.isEmpty {
+            let drawn = curves.prefix(SVGChart.palette.count)
+            let series = drawn.map { ChartSeries(name: $0.name, points: LatencyCurve.points($0.latency)) }
+            var notes: [String] = []
+            if drawn.contains(where: { LatencyCurve.points($0.latency).count < LatencyCurve.points($0.latency, all: true).count }) {
+                notes.append(LatencyCurve.cutNote)
+            }
+            if curves.count > drawn.count {
+                let rest = curves.dropFirst(drawn.count).map(\.name)
+                notes.append("The first \(drawn.count) by rank are drawn; \(rest.count) more \(table.ranking.parameter)s are in the table: \(rest.joined(separator: ", ")).")
+            }
+            charts.append(.lines(LineChart(title: latencyTitle, series: series, xLabel: "percentile", yLabel: "latency", logY: true, formatX: .nines,
+                                           formatY: .nanoseconds, xTicks: LatencyCurve.ticks, caption: notes.isEmpty ? nil : notes.joined(separator: " "))))
         }
         if table.rows.count > 1 || table.rows.contains(where: { Set($0.trials.map(\.outcome.description)).count > 1 }) {
             charts.append(.stacked(StackedChart(title: "outcomes across repetitions", rows: table.rows.map { (label($0), outcomeCounts($0.trials)) })))
