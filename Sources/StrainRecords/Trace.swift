@@ -163,7 +163,10 @@ public struct FaultTrace: Codable, Hashable, Sendable {
     public var guardSizeBytes: Int?
     /// Every frame on the stack, including those not kept.
     public var totalFrames: Int
-    /// Frames between the kept head and tail that were counted but not kept.
+    /// Frames the trace lists nowhere: in none of `firstFrames`, `entryFrames` and
+    /// `lastFrames`, and outside the cycle's span (which stands for all its frames).
+    /// Records written before this counted only the frames the fault handler could
+    /// not keep, and said 0 for a trace that listed 32 of 131,000 frames.
     public var omittedFrames: Int
     /// The innermost frames, the fault first.
     public var firstFrames: [Frame]

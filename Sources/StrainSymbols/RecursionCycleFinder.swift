@@ -121,10 +121,14 @@ package struct TraceBuilder: Sendable {
         }
         let first = symbolizer.frames(for: addresses(0..<firstCount), maps: record.maps, firstIsExact: true)
         let last = symbolizer.frames(for: addresses(lastStart..<total), maps: record.maps, firstIsExact: false)
+        var listed = [0..<firstCount, lastStart..<total]
+        if let match, entry != nil { listed.append(match.end..<(match.end + entryFrames)) }
+        let notShown = Self.framesNotShown(total: total, listed: listed, cycle: match.map { $0.start..<$0.end },
+                                           lost: head.count..<(head.count + omitted))
         var trace = FaultTrace(
             signal: record.signal, faultAddress: record.address, isStackOverflow: record.isOverflow,
             stackLow: record.stackLow, stackHigh: record.stackHigh, guardSizeBytes: record.guardSize,
-            totalFrames: total, omittedFrames: omitted,
+            totalFrames: total, omittedFrames: notShown,
             firstFrames: first, lastFrames: last, cycle: cycle,
             markedDepth: record.markedDepth > 0 ? record.markedDepth : nil,
             walkNanoseconds: record.walkNanoseconds, captureNanoseconds: record.captureNanoseconds
@@ -136,5 +140,29 @@ package struct TraceBuilder: Sendable {
         trace.walkFallback = record.walkFallback
         trace.sourceLocations = symbolizer.sourceLocations(of: first + (cycle?.frames ?? []) + (entry ?? []) + last)
         return trace
+    }
+
+    /// Frames of a `total`-frame stack that a trace lists nowhere: outside the `listed`
+    /// ranges (first, entry and last frames), less the `lost` ones the handler counted
+    /// but could not keep, and outside the `cycle`'s span, which stands for all its
+    /// frames (those lost too). A trace that kept 16 + 16 of 131,000 frames without a
+    /// cycle said 0 here, the handler's own gap.
+    static func framesNotShown(total: Int, listed: [Range<Int>], cycle: Range<Int>?, lost: Range<Int>) -> Int {
+        guard total > 0 else { return 0 }
+        let whole = 0..<total
+        var shown: [Range<Int>] = []
+        for range in listed.map({ $0.clamped(to: whole) }) where !range.isEmpty {
+            guard !lost.isEmpty, range.overlaps(lost) else { shown.append(range); continue }
+            if range.lowerBound < lost.lowerBound { shown.append(range.lowerBound..<lost.lowerBound) }
+            if range.upperBound > lost.upperBound { shown.append(lost.upperBound..<range.upperBound) }
+        }
+        if let cycle { shown.append(cycle.clamped(to: whole)) }
+        var covered = 0
+        var reached = 0
+        for range in shown.sorted(by: { $0.lowerBound < $1.lowerBound }) where range.upperBound > reached {
+            covered += range.upperBound - max(range.lowerBound, reached)
+            reached = range.upperBound
+        }
+        return total - covered
     }
 }

@@ -40,7 +40,27 @@ import Testing
         let found = try #require(trace.cycle)
         #expect(found.frames.count == 3)
         #expect(found.repetitions == 100 + 1000 + 100)
-        #expect(trace.omittedFrames == 3000)
+        #expect(trace.omittedFrames == 0, "the cycle stands for the 3,000 frames the handler could not keep")
+    }
+
+    @Test func aTraceCountsTheFramesItListsNowhere() throws {
+        // 100 distinct frames, every one kept by the handler: the trace lists the first and last 16.
+        var record = try #require(FaultRecord(parsing: "STRAIN-FAULT 1\nsignal 11\nEND\n"))
+        record.headFrames = (1...100).map { UInt64($0) }
+        record.totalFrames = 100
+        let trace = TraceBuilder(symbolizer: Symbolizer()).trace(from: record)
+        #expect(trace.cycle == nil)
+        #expect(trace.firstFrames.count == 16 && trace.lastFrames.count == 16)
+        #expect(trace.omittedFrames == 68, "it said 0 while 68 frames were left out")
+
+        // A recursion entered from 100 outer frames: the cycle, 8 frames of its entry and the outermost 16 are listed.
+        var recursed = record
+        recursed.headFrames = [1, 2] + Array(repeating: [UInt64(7), 8, 9], count: 50).flatMap { $0 } + (1_000..<1_100).map { UInt64($0) }
+        recursed.totalFrames = recursed.headFrames.count
+        let deep = TraceBuilder(symbolizer: Symbolizer()).trace(from: recursed)
+        let cycle = try #require(deep.cycle)
+        #expect(cycle.repetitions == 50 && deep.entryFrames?.count == 8 && deep.lastFrames.count == 16)
+        #expect(deep.omittedFrames == 100 - 8 - 16)
     }
 }
 
