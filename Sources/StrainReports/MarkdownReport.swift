@@ -52,8 +52,8 @@ package enum MarkdownReport {
         }
         out += "\(head.trialCount) trials, \(head.unexpectedCount == 0 ? "every outcome expected" : "**\(head.unexpectedCount) unexpected**")\(head.interruption.map { " **\(escape($0.trimmingCharacters(in: .whitespaces)))**" } ?? "")."
         out += " Suite \(escape(head.suitePath)), started \(escape(head.startedAt)).\n\n"
-        // The answer first: what failed, a line per key, before any table.
-        return out + report.sections.map { $0.markdown() }.joined()
+        // The answer first: what failed, a line per key, then why and what to do, before any table.
+        return out + report.markdownSections.map { $0.markdown() }.joined()
     }
 
     /// A line inside a fenced code block: its text is literal there, but a run

@@ -47,3 +47,21 @@ import Testing
         #expect(failures == run.trials.filter { !$0.expected }.count, "junit.xml has a failure or error per unexpected trial")
     }
 }
+
+/// summary.md answers first, as report.html's answer box: what failed, then why and
+/// what to do, and the stalls a line each, before any table.
+@Suite struct SummaryAnswerTests {
+    @Test func summaryMdSaysWhyAndWhatToDoAndNamesTheStallsRightAfterWhatFailed() throws {
+        let markdown = MarkdownReport.render(try ReportTests.fixture())
+        let failed = try #require(markdown.range(of: "## What failed\n"))
+        let why = try #require(markdown.range(of: "## Why, and what to do\n"), "no answer block: the reasons sat after every table")
+        let firstTable = try #require(markdown.range(of: "\n| "))
+        #expect(failed.lowerBound < why.lowerBound && why.lowerBound < firstTable.lowerBound)
+        let block = String(markdown[why.upperBound...].prefix { $0 != "#" })
+        #expect(block.contains("Deep but finite: overflows 512KiB and completes on 8MiB"), "the stack verdict: \(block)")
+        #expect(block.contains("sync-cycle") && block.contains("deadlocked") && block.contains("holds strain.sync-cycle.0"), "the stall and its wait cycle: \(block)")
+        // Said once: the verdicts are not repeated under a heading of their own further down.
+        #expect(markdown.components(separatedBy: "Deep but finite: overflows 512KiB and completes on 8MiB").count - 1 == 2, "one line per verdict, two verdicts")
+        #expect(!markdown.contains("## Stack verdicts"))
+    }
+}

@@ -59,6 +59,8 @@ package struct RunReport: Sendable {
     package var stalls: StallSection
     /// Thread caps the pools hit.
     package var caps: CapSection
+    /// Why, what to do, and the stalls: summary.md's answer after What failed.
+    package var answer: AnswerBlock
     /// The machine, toolchain and build.
     package var environment: EnvironmentSection
     /// Every trial with its verdict, per scenario: what junit.xml lists.
@@ -98,6 +100,7 @@ package struct RunReport: Sendable {
         scenarios = run.trials.map(\.scenario).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         let probed = Set(run.bisect?.searches.flatMap(\.probes) ?? [])
         isBisect = run.bisect != nil && !run.trials.isEmpty && run.trials.allSatisfy { probed.contains($0.index) }
+        answer = AnswerBlock(stack: stackVerdicts, caps: caps, stalls: stalls, isBisect: isBisect)
     }
 
     /// The sections in the order summary.md and the terminal show them: what
@@ -108,6 +111,17 @@ package struct RunReport: Sendable {
             return [bisect, failed, ProbeTables(outcomes: outcomes, metrics: metrics), rankings, reference, stackVerdicts, growth, traces, processFaults, confinement, sanitizer, stalls, caps, environment]
         }
         return [failed, outcomes, rankings, metrics, reference, bisect, stackVerdicts, growth, traces, processFaults, confinement, sanitizer, stalls, caps, environment]
+    }
+
+    /// summary.md's sections: ``sections`` with the answer right after What failed, the
+    /// stack verdicts and caps it holds no longer repeated further down.
+    package var markdownSections: [any TextSection] {
+        var sections = sections
+        guard !answer.isEmpty else { return sections }
+        sections.removeAll { ($0 is StackVerdictSection && !isBisect) || $0 is CapSection }
+        let at = sections.firstIndex { $0 is FailedSection }.map { $0 + 1 } ?? 0
+        sections.insert(answer, at: at)
+        return sections
     }
 
     /// The sections report.html shows after its answer box and its scenarios, in order
