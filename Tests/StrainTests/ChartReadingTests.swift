@@ -126,4 +126,19 @@ import Testing
         #expect(html.contains("<details class=\"thread-group\"><summary>"))
         #expect(html.contains("summary{overflow-wrap:anywhere}"), "the page's style lets a summary line break inside a word")
     }
+
+    @Test func theThreadsSectionDrawsTwelveTimelinesAndSaysHowManyMoreThereAre() throws {
+        var run = try ReportTests.fixture()
+        let stalled = try #require(run.trials.first { $0.scenario == "thread-explosion" && $0.stall != nil && ($0.threadTimeline?.count ?? 0) > 1 })
+        for item in 1...14 {
+            var copy = stalled
+            copy.id.key.parameters = stalled.key.parameters.map { $0.name == "items" ? TrialKey.Parameter(name: "items", value: "\(100 + item)") : $0 }
+            copy.index = 3_000 + item
+            run.trials.append(copy)
+        }
+        let timelines = try #require(RunReport(run).timelines.timelines(of: "thread-explosion"))
+        #expect(timelines.charts.count == 12)
+        #expect(timelines.note == "3 more timelines are in run.json (`threadTimeline`); the first 12 are drawn.")
+        #expect(HTMLReport.render(run).contains("<p class=\"note\">3 more timelines are in run.json (<code>threadTimeline</code>); the first 12 are drawn.</p>"))
+    }
 }
