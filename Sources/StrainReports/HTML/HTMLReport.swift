@@ -96,10 +96,9 @@ package enum HTMLReport {
         page.raw("</header>\n")
 
         // A bisect's per-probe stack verdicts ("run it on a larger stack too") are what
-        // the bisect did: its answer, just below, replaces them here.
-        let stack = report.isBisect ? [] : report.stackVerdicts.verdicts
-        let caps = report.caps.caps
-        guard unexpected > 0 || !stack.isEmpty || !links.stalls.isEmpty || !caps.isEmpty else { return }
+        // the bisect did: its answer, just below, replaces them here (the model leaves them out).
+        let answer = report.answer
+        guard unexpected > 0 || !answer.isEmpty else { return }
         page.raw("<section id=\"answer\" class=\"answer\">\n")
         if unexpected > 0 {
             page.raw("<h2>What failed</h2>\n<ul class=\"unexpected\">")
@@ -116,24 +115,19 @@ package enum HTMLReport {
             }
             page.raw("</ul>\n")
         }
-        if !stack.isEmpty || !caps.isEmpty {
+        if !answer.advice.isEmpty {
             page.raw("<h2>Why, and what to do</h2>\n<ul class=\"advice\">")
-            for (verdict, overflow) in zip(stack, report.stackVerdicts.overflows) {
-                let link = overflow.flatMap { links.anchor(for: $0) }.map { " <a href=\"#\($0)\">trace</a>" } ?? ""
-                page.raw("<li><b>\(e(verdict.title))</b>: \(e(verdict.explanation))\(link)</li>")
-            }
-            for (key, cap) in caps {
-                let link = links.stalls.first { $0.trial.key == key }.map { " <a href=\"#\($0.anchor)\">dump</a>" } ?? ""
-                page.raw("<li><b>\(e(key.description))</b>: \(e(cap.message))\(link)</li>")
+            for advice in answer.advice {
+                let trace = advice.overflow.flatMap { links.anchor(for: $0) }.map { " <a href=\"#\($0)\">trace</a>" } ?? ""
+                let dump = advice.dumpAnchor.map { " <a href=\"#\($0)\">dump</a>" } ?? ""
+                page.raw("<li><b>\(e(advice.bold))</b>: \(e(advice.text))\(trace)\(dump)</li>")
             }
             page.raw("</ul>\n")
         }
-        if !links.stalls.isEmpty {
+        if !answer.stalls.isEmpty {
             page.raw("<h2>Stalls</h2>\n<ul class=\"stall-list\">")
-            for (trial, anchor) in links.stalls {
-                page.raw("<li><a href=\"#\(anchor)\">\(e(trial.key.description))</a>: \(e(trial.outcome.description))")
-                if let cycle = trial.dump?.waitCycle { page.raw(" — \(e(cycle.description))") }
-                page.raw("</li>")
+            for stall in answer.stalls {
+                page.raw("<li><a href=\"#\(stall.anchor)\">\(e(stall.key))</a>: \(e(stall.text))</li>")
             }
             page.raw("</ul>\n")
         }
