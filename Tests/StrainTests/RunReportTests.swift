@@ -65,3 +65,20 @@ import Testing
         #expect(!markdown.contains("## Stack verdicts"))
     }
 }
+
+/// Thread names as the kernel keeps them are cut to 15 characters; a GCD worker's is
+/// the tail of its root queue's label, which the reports write whole where it is known.
+@Suite struct ThreadNameTests {
+    @Test func aGCDWorkersCutNameIsWrittenAsItsRootQueuesLabelInEveryFormat() throws {
+        let run = try ReportTests.fixture()
+        let names = Set(run.trials.compactMap(\.dump).flatMap(\.groups).flatMap(\.threads).map(\.name))
+        #expect(names.contains("-qos.overcommit"), "the fixture's GCD workers, as /proc names them: \(names)")
+        let markdown = MarkdownReport.render(run)
+        let terminal = TerminalReport(color: false).render(run)
+        let html = HTMLReport.render(run)
+        for (format, text) in [("summary.md", markdown), ("terminal", terminal), ("report.html", html)] {
+            #expect(!text.contains("[-qos.overcommit") && !text.contains(" -qos.overcommit "), "\(format) writes the cut name")
+            #expect(text.contains("com.apple.root.…-qos.overcommit"), "\(format) names the overcommit pool")
+        }
+    }
+}
