@@ -41,12 +41,6 @@ package struct GuardComparison: Sendable {
             let count = Int(exactly: together.rounded(.towardZero)).map(String.init) ?? String(format: "%g", together)
             return "\(count)/\(trials.first?.parameters["workers"] ?? "?")"
         }
-        package var medianContextSwitches: Double? {
-            Statistics.median(trials.compactMap { trial in
-                guard let voluntary = trial.metrics.voluntaryContextSwitches else { return nil }
-                return Double(voluntary + (trial.metrics.involuntaryContextSwitches ?? 0))
-            })
-        }
     }
 
     package struct Table: Sendable {

@@ -24,9 +24,6 @@ package enum SVGChart {
         "crashed": "#9d0208", "starved": "#7b2cbf", "deadlocked": "#5a189a", "timedOut": "#5c677d", "harnessError": "#000000",
     ]
 
-    typealias Bar = ChartBar
-    typealias Series = ChartSeries
-
     /// The model's chart drawn: an `<svg>`, or "" when it has nothing to draw.
     package static func svg(_ chart: Chart) -> String {
         switch chart {
@@ -45,7 +42,7 @@ package enum SVGChart {
     /// largest value), so charts that share a maximum share a scale. `logScale`: an
     /// axis of powers (of 2 when `binary`, else of 10) from below the smallest positive
     /// value, or `scaleMinimum`, to the largest.
-    static func bars(_ bars: [Bar], title: String, format: (Double) -> String, limitLabel: String? = nil, scaleMaximum: Double? = nil, binary: Bool = false,
+    static func bars(_ bars: [ChartBar], title: String, format: (Double) -> String, limitLabel: String? = nil, scaleMaximum: Double? = nil, binary: Bool = false,
                      logScale: Bool = false, scaleMinimum: Double? = nil) -> String {
         let rowHeight = 22.0
         let labelWidth = 190.0
@@ -137,7 +134,7 @@ package enum SVGChart {
     }
 
     /// A line per series, on linear or logarithmic axes.
-    static func lines(_ series: [Series], title: String, xLabel: String, yLabel: String, logX: Bool = false, logY: Bool = false,
+    static func lines(_ series: [ChartSeries], title: String, xLabel: String, yLabel: String, logX: Bool = false, logY: Bool = false,
                       formatX: (Double) -> String, formatY: (Double) -> String, step: Bool = false, xTicks: [Double]? = nil,
                       yTicks: [Double]? = nil, labelPoints: Bool = false) -> String {
         let height = 260.0

@@ -29,8 +29,6 @@ package struct OutcomeSection: TextSection {
         package var header: [String]
         /// A row per strategy, in run order.
         package var rows: [Row]
-        /// The summary's group.
-        package var group: RunSummary.Group
         /// What the page draws under the table, on the scenario's shared scales.
         package var charts: [Chart]
 
@@ -57,8 +55,7 @@ package struct OutcomeSection: TextSection {
                            allExpected: row.allExpected, expected: row.trials[0].expectedOutcomes.joined(separator: ", "),
                            reason: row.allExpected ? nil : row.trials.lazy.compactMap { CrashReason.message(for: $0) }.first, source: row)
             }
-            return Table(title: group.title, scenario: group.scenario, header: header, rows: rows, group: group,
-                         charts: Self.charts(group, scales: scales[group.scenario]!))
+            return Table(title: group.title, scenario: group.scenario, header: header, rows: rows, charts: Self.charts(group, scales: scales[group.scenario]!))
         }
     }
 

@@ -55,9 +55,6 @@ package struct TrialCases: Sendable {
     package var errors: Int { scenarios.map(\.errors).reduce(0, +) }
     package var seconds: Double
 
-    /// The trials of `scenario`, in run order.
-    package func trials(of scenario: String) -> [TrialRecord] { scenarios.first { $0.name == scenario }?.trials ?? [] }
-
     init(_ run: RunRecord) {
         let names = run.trials.map(\.scenario).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         scenarios = names.map { name in
