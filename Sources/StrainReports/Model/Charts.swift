@@ -250,6 +250,7 @@ enum LatencyCurve {
     static func label(_ value: Double) -> String {
         guard value >= 0.05, value.isFinite else { return "p0" }
         let beyond = 100 * pow(10, -value)
+        guard beyond >= .leastNormalMagnitude else { return "p100" }
         let digits = max(0, 1 - Int(floor(log10(beyond))))
         let scale = pow(10, Double(digits))
         let percentile = 100 - (beyond * scale).rounded() / scale
