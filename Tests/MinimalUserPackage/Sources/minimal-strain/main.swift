@@ -47,7 +47,7 @@ struct ChecksumScenario: Scenario {
                 }
                 context.addWorker(0, operations: rounds, latencies: latencies)
                 context.recordThroughput(operations: rounds, seconds: MonotonicClock.seconds(since: start))
-                context.record(Self.checksum, sum)
+                context.record(Self.checksum, Int(sum))
                 context.record(Self.bytesPerSecond, Double(rounds * buffer.count) / max(MonotonicClock.seconds(since: start), 1e-9))
                 try context.check(sum == expected, "summed \(sum), expected \(expected)")
             }
