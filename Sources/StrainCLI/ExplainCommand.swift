@@ -35,10 +35,10 @@ struct ExplainCommand: ParsableCommand {
                 lines.append("  \(String(repeating: " ", count: width))  \(spec.help)")
             }
         }
-        if !scenario.metrics.isEmpty {
+        if !scenario.metricDescriptors.isEmpty {
             lines += ["", "Metrics (besides Strain's own):"]
-            let width = scenario.metrics.map(\.name.count).max() ?? 0
-            for metric in scenario.metrics {
+            let width = scenario.metricDescriptors.map(\.name.count).max() ?? 0
+            for metric in scenario.metricDescriptors {
                 let pad = String(repeating: " ", count: width - metric.name.count)
                 let direction = switch metric.polarity {
                 case .lowerIsBetter: "lower is better"

@@ -91,7 +91,7 @@ struct CatalogListing: Encodable {
     init(_ catalog: ScenarioCatalog) {
         scenarios = catalog.scenarios.map { scenario in
             ScenarioEntry(name: scenario.name, summary: scenario.summary, parameters: scenario.parameterSpecs.map(ParameterEntry.init),
-                          metrics: scenario.metrics,
+                          metrics: scenario.metricDescriptors,
                           typicalOutcomes: scenario.typicalOutcomes.map { OutcomeEntry(outcome: $0.outcome.rawValue, because: $0.because) })
         }
         strategies = StrategySpec.catalog.map { NamedEntry(name: $0.syntax, summary: $0.summary) }

@@ -179,14 +179,14 @@ public struct WorkerLoop: Sendable {
 public final class WorkerResults: Sendable {
     private let results = Mutex<[WorkerResult]>([])
 
+    /// Workers waiting at the start gate when the work began, recorded by
+    /// ``recordThroughput(context:settled:)``.
+    public static let workersAtTheStart = Metric<Int>.count("workers at the start", better: nil, noise: .timing, summary: "workers waiting at the start gate when the work began")
+    /// Workers that did at least one operation, recorded by ``recordThroughput(context:settled:)``.
+    public static let workersThatDidOperations = Metric<Int>.count("workers that did operations", better: nil, noise: .timing, summary: "workers that did at least one operation")
     /// The metrics ``recordThroughput(context:settled:)`` records: add them to
     /// the scenario's `metrics`.
-    public static let metrics: [MetricDescriptor] = [
-        MetricDescriptor(name: "workers at the start", unit: .count, polarity: nil, noise: .timing,
-                         summary: "workers waiting at the start gate when the work began"),
-        MetricDescriptor(name: "workers that did operations", unit: .count, polarity: nil, noise: .timing,
-                         summary: "workers that did at least one operation"),
-    ]
+    public static let metrics: [any MetricDeclaration] = [workersAtTheStart, workersThatDidOperations]
 
     /// No results yet.
     public init() {}
@@ -214,8 +214,8 @@ public final class WorkerResults: Sendable {
         context.recordThroughput(operations: all.reduce(0) { $0 + $1.operations }, seconds: seconds)
         // The workers that did the work, and how many were there when the first of them began.
         let working = all.filter { $0.operations > 0 }
-        context.record("workers at the start", Double(working.map(\.startedWith).min() ?? 0))
-        context.record("workers that did operations", Double(working.count))
+        context.record(Self.workersAtTheStart, working.map(\.startedWith).min() ?? 0)
+        context.record(Self.workersThatDidOperations, working.count)
         return seconds
     }
 }

@@ -14,10 +14,9 @@ struct NestedJSONScenario: Scenario {
                                                 help: "JSONSerialization.data, JSONEncoder.encode, JSONSerialization.jsonObject, JSONDecoder.decode")
     static let depth = Parameter<Int>("depth", in: 1...10_000_000, default: 100, help: "how many arrays nest inside each other")
     static let parameters: [any ParameterDeclaration] = [operation, depth]
-    static let metrics = [
-        MetricDescriptor(name: "nesting", unit: .count, polarity: nil, noise: .deterministic, summary: "arrays nested inside each other"),
-        MetricDescriptor(name: "bytes", unit: .bytes, polarity: nil, noise: .deterministic, summary: "bytes of JSON written or read"),
-    ]
+    static let nesting = Metric<Int>.count("nesting", better: nil, noise: .deterministic, summary: "arrays nested inside each other")
+    static let bytes = Metric<Int>.bytes("bytes", better: nil, noise: .deterministic, summary: "bytes of JSON written or read")
+    static let metrics: [any MetricDeclaration] = [nesting, bytes]
     static let typicalOutcomes = [
         TypicalOutcome(.stackOverflow, because: "the writers recurse once per level and overflow first (JSONSerialization at depth 359 on 512 KiB)"),
         TypicalOutcome(.threw, because: "the parsers refuse nesting deeper than 512 with an error"),
@@ -41,7 +40,7 @@ struct NestedJSONScenario: Scenario {
 
     func prepare(context: ScenarioContext) throws -> Workload {
         let depth = depth
-        context.record("nesting", Double(depth))
+        context.record(Self.nesting, depth)
         switch operation {
         case .serialize:
             var value: Any = [Any]()
@@ -50,7 +49,7 @@ struct NestedJSONScenario: Scenario {
             return { executor in
                 try executor.perform {
                     let data = try JSONSerialization.data(withJSONObject: root.value)
-                    context.record("bytes", Double(data.count))
+                    context.record(Self.bytes, data.count)
                 }
             }
         case .encode:
@@ -58,7 +57,7 @@ struct NestedJSONScenario: Scenario {
             return { executor in
                 try executor.perform {
                     let data = try JSONEncoder().encode(root)
-                    context.record("bytes", Double(data.count))
+                    context.record(Self.bytes, data.count)
                 }
             }
         case .parse, .decode:

@@ -8,9 +8,8 @@ struct StackDepthScenario: Scenario {
     static let frame = Parameter<Int>.byteSize("frame", in: 16...1024, default: 512, help: "bytes each level keeps on the stack")
     static let limit = Parameter<Int>("limit", in: 0...100_000_000, default: 0, help: "stop at this depth; 0 recurses until the stack runs out")
     static let parameters: [any ParameterDeclaration] = [frame, limit]
-    static let metrics = [
-        MetricDescriptor(name: "levels", unit: .count, polarity: nil, noise: .deterministic, summary: "levels of recursion reached"),
-    ]
+    static let levels = Metric<Int>.count("levels", better: nil, noise: .deterministic, summary: "levels of recursion reached")
+    static let metrics: [any MetricDeclaration] = [levels]
     static let typicalOutcomes = [
         TypicalOutcome(.stackOverflow, because: "with limit 0 it recurses until the stack runs out; the record says at which depth"),
         TypicalOutcome(.completed, because: "with a limit the stack holds"),
@@ -32,7 +31,7 @@ struct StackDepthScenario: Scenario {
         return { executor in
             try executor.perform {
                 let reached = descend(level: 1, limit: limit, frameBytes: frameBytes)
-                context.record("levels", Double(reached))
+                context.record(Self.levels, reached)
             }
         }
     }

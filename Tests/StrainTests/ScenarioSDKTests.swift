@@ -30,7 +30,8 @@ private struct Clashing: Scenario {
     static let summary = "every declaration wrong"
     static let size = Parameter<Int>("size", in: 1...10, default: 50, help: "a default outside its range")
     static let parameters: [any ParameterDeclaration] = [size, size]
-    static let metrics = [MetricDescriptor(name: "wall", unit: .seconds, polarity: .lowerIsBetter, noise: .timing, summary: "Strain's own name")]
+    static let wall = Metric<Double>.seconds("wall", better: .lowerIsBetter, noise: .timing, summary: "Strain's own name")
+    static let metrics: [any MetricDeclaration] = [wall, wall]
     static let rankings = [RankingRequest(by: "speed", across: Parameter<Int>("missing", in: 0...1, default: 0, help: ""))]
 
     init(parameters: ParameterValues) {}
@@ -76,8 +77,33 @@ private struct Clashing: Scenario {
             #expect(text.contains("declares parameter 'size' twice"))
             #expect(text.contains("the default of parameter 'size' is invalid"))
             #expect(text.contains("declares metric 'wall', which is one of Strain's own"))
+            #expect(text.contains("declares metric 'wall' twice"))
             #expect(text.contains("ranking across 'missing'") && text.contains("ranking by 'speed'"))
         }
+    }
+
+    @Test func aTypedMetricRecordsItsValueUnderItsOneNameWithTheUnitItsConstructorSays() {
+        let context = ScenarioContext(parameters: ParameterValues([:], for: Clashing.self), seed: 1, profile: .linux)
+        let bytes = Metric<Int>.bytes("archive", better: .lowerIsBetter, noise: .deterministic, summary: "bytes archived")
+        let latency = Metric<Double>.nanoseconds("access", better: .lowerIsBetter, noise: .timing, summary: "one access")
+        let rate = Metric<Double>.rate("drained", better: .higherIsBetter, noise: .timing, summary: "items a second")
+        context.record(bytes, 4096)
+        context.record(latency, 481.5)
+        context.record(rate, 2.5e6)
+        context.record(bytes, 8192)
+        #expect(context.metrics == ["archive": 8192, "access": 481.5, "drained": 2.5e6], "a name recorded again keeps its last value")
+        #expect(bytes.descriptor.unit == .bytes && latency.descriptor.unit == .nanoseconds && rate.descriptor.unit == .perSecond)
+        #expect(bytes.descriptor.polarity == .lowerIsBetter && rate.descriptor.polarity == .higherIsBetter)
+        #expect(Metric<Int>.count("objects", better: nil, noise: .counted, summary: "").descriptor.polarity == nil)
+    }
+
+    @Test func everyMetricABuiltInScenarioDeclaresIsListedOnceWithItsDescriptor() {
+        for scenario in ScenarioCatalog.builtIn.scenarios {
+            let names = scenario.metricDescriptors.map(\.name)
+            #expect(Set(names).count == names.count, "\(scenario.name): \(names)")
+            #expect(names.allSatisfy { MetricDescriptor.builtIn(named: $0) == nil }, "\(scenario.name): \(names)")
+        }
+        #expect(ScenarioCatalog.builtIn.scenarios.contains { !$0.metricDescriptors.isEmpty }, "some built-in scenario declares metrics")
     }
 
     @Test func everyBuiltInScenarioCreatesFromItsDefaultsReadingOnlyWhatItDeclares() {

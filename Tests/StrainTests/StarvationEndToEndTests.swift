@@ -145,7 +145,11 @@ import Testing
         #expect(medium.stall?.queued == medium.stall.map { $0.started + 1 }, "only the probe never started")
         #expect(medium.dump?.groups.first?.inWork == true)
         #expect(high.outcome.kind == .completed, "\(high.outcome)")
-        #expect(high.metrics.custom["probe latency ms"] != nil)
+        #expect(high.metrics.custom["probe latency"] != nil)
+        // Every metric the scenario recorded is one it declares: a name recorded but
+        // not declared (as "probe latency ms" was) is shown without a unit and never judged.
+        let declared = Set((record.customMetrics ?? []).map(\.name))
+        for trial in record.trials { #expect(Set(trial.metrics.custom.keys).isSubset(of: declared), "\(trial.metrics.custom.keys.sorted()) against \(declared.sorted())") }
         #expect(high.metrics.custom["probe ran"] == 1)
         #expect(medium.metrics.custom["probe ran"] == 0)
     }

@@ -33,10 +33,11 @@ public protocol Scenario: Sendable {
     /// The parameters the scenario takes, each a ``Parameter`` it declares once
     /// as a `static let` and reads back in `init(parameters:)`.
     static var parameters: [any ParameterDeclaration] { get }
-    /// The metrics the scenario records with `ScenarioContext.record`, each with its
-    /// unit, direction and noise class, so the reports show them with units and the
-    /// gate can judge them. A recorded metric not declared here is never judged.
-    static var metrics: [MetricDescriptor] { get }
+    /// The metrics the scenario records with `ScenarioContext.record`, each a
+    /// ``Metric`` it declares once as a `static let` with its unit, direction and
+    /// noise class, so the reports show them with units and the gate can judge
+    /// them. A recorded metric not listed here is never judged.
+    static var metrics: [any MetricDeclaration] { get }
     /// The outcomes the scenario typically ends in and why, for `strain explain`
     /// (`stackOverflow`: "a cyclic graph archived on a 512 KiB stack").
     static var typicalOutcomes: [TypicalOutcome] { get }
@@ -66,7 +67,9 @@ extension Scenario {
     /// Work that does the same whatever the clock says, by default.
     public static var workDependsOnTiming: Bool { false }
     /// No metrics of its own, by default.
-    public static var metrics: [MetricDescriptor] { [] }
+    public static var metrics: [any MetricDeclaration] { [] }
+    /// The declarations of ``metrics``, as the reports and the gate read them.
+    package static var metricDescriptors: [MetricDescriptor] { metrics.map(\.descriptor) }
     /// Nothing said about outcomes, by default.
     public static var typicalOutcomes: [TypicalOutcome] { [] }
     /// By default, one run at the default parameters on a GCD worker and an 8 MiB

@@ -33,7 +33,7 @@ public struct ScenarioCatalog: Sendable {
         var seen = Set<String>()
         var descriptors: [MetricDescriptor] = []
         for name in names {
-            for descriptor in scenario(named: name)?.metrics ?? [] where seen.insert(descriptor.name).inserted {
+            for descriptor in scenario(named: name)?.metricDescriptors ?? [] where seen.insert(descriptor.name).inserted {
                 descriptors.append(descriptor)
             }
         }
@@ -80,12 +80,12 @@ public struct ScenarioCatalog: Sendable {
                 if !parameterNames.contains(ranking.parameter) {
                     problems.append("scenario '\(name)' asks for a ranking across '\(ranking.parameter)', which is not one of its parameters")
                 }
-                if MetricDescriptor.builtIn(named: ranking.metric) == nil && !scenario.metrics.contains(where: { $0.name == ranking.metric }) {
+                if MetricDescriptor.builtIn(named: ranking.metric) == nil && !scenario.metricDescriptors.contains(where: { $0.name == ranking.metric }) {
                     problems.append("scenario '\(name)' asks for a ranking by '\(ranking.metric)', which neither Strain nor the scenario declares; declare it in `metrics`")
                 }
             }
             var metricNames = Set<String>()
-            for metric in scenario.metrics {
+            for metric in scenario.metricDescriptors {
                 if !metricNames.insert(metric.name).inserted {
                     problems.append("scenario '\(name)' declares metric '\(metric.name)' twice; declare it once")
                 }

@@ -33,13 +33,20 @@ public final class ScenarioContext: Sendable {
         self.profile = profile
     }
 
-    /// Records a metric the scenario defines (`nodes`, `bytes`), kept in the trial's record.
+    /// Records a metric the scenario declares (``Metric``), kept in the trial's record.
     ///
-    /// Declare the name in ``Scenario/metrics`` with its unit and direction: the
-    /// reports then show it with its unit and the gate judges it. Recording a
-    /// name again replaces its value; record early what a trial the watchdog
-    /// may end should still say (how far it got).
-    public func record(_ name: String, _ value: Double) {
+    /// List the handle in ``Scenario/metrics``: the reports then show it with its
+    /// unit and the gate judges it. Recording a metric again replaces its value;
+    /// record early what a trial the watchdog may end should still say (how far
+    /// it got).
+    public func record<Value>(_ metric: Metric<Value>, _ value: Value) {
+        record(metric.name, value.recordedValue)
+    }
+
+    /// Records a metric by its name: for Strain's own helpers and tests, which
+    /// record names they declare elsewhere. Scenarios record through a ``Metric``,
+    /// so a name is spelt once.
+    package func record(_ name: String, _ value: Double) {
         customMetrics.withVisibleLock { $0[name] = value }
     }
 

@@ -21,10 +21,9 @@ struct ConfinementScenario: Scenario {
     /// Its workers wait, sleep or race a clock: a counted run records it as not countable.
     static let workDependsOnTiming = true
     static let summary = "objects confined to a queue (as managed objects to their context) touched from another: each wrong-queue access recorded with both stacks; the checker's cost per access"
-    static let metrics: [MetricDescriptor] = [
-        MetricDescriptor(name: "accessNanoseconds", unit: .nanoseconds, polarity: .lowerIsBetter, noise: .timing, summary: "one read or write of a note on its own queue"),
-        MetricDescriptor(name: "confinementViolations", unit: .count, polarity: .lowerIsBetter, noise: .deterministic, summary: "accesses from the wrong queue or thread"),
-    ]
+    static let accessNanoseconds = Metric<Double>.nanoseconds("accessNanoseconds", better: .lowerIsBetter, noise: .timing, summary: "one read or write of a note on its own queue")
+    static let confinementViolations = Metric<Int>.count("confinementViolations", better: .lowerIsBetter, noise: .deterministic, summary: "accesses from the wrong queue or thread")
+    static let metrics: [any MetricDeclaration] = [accessNanoseconds, confinementViolations]
     /// Whether the work keeps to the owner's queue.
     enum Mode: String, CaseIterable, Sendable { case confined, violating, unchecked }
 
@@ -110,7 +109,7 @@ struct ConfinementScenario: Scenario {
     }
 
     func finish(nanoseconds: Double, total: Int, context: ScenarioContext) throws {
-        context.record("accessNanoseconds", nanoseconds)
+        context.record(Self.accessNanoseconds, nanoseconds)
         try context.check(total == accesses, "the notes counted \(total) writes; the work made \(accesses)")
     }
 }

@@ -20,10 +20,9 @@ struct CombineStoreScenario: Scenario {
     static let subscriptions = Parameter<Int>("subscriptions", in: 1...10_000_000, default: 20_000, help: "subscriptions in all")
     static let parameters: [any ParameterDeclaration] = [guardKind, workers, subscriptions]
     static let rankings = [RankingRequest(by: "throughput", across: guardKind, ignoring: [subscriptions])]
-    static let metrics: [MetricDescriptor] = [
-        MetricDescriptor(name: "subscriptions stored", unit: .count, polarity: nil, noise: .timing, summary: "subscriptions the shared set held at the end"),
-        MetricDescriptor(name: "subscribers that heard the value", unit: .count, polarity: nil, noise: .timing, summary: "subscriptions that heard the value sent after"),
-    ] + WorkerResults.metrics
+    static let subscriptionsStored = Metric<Int>.count("subscriptions stored", better: nil, noise: .timing, summary: "subscriptions the shared set held at the end")
+    static let subscribersThatHeardTheValue = Metric<Int>.count("subscribers that heard the value", better: nil, noise: .timing, summary: "subscriptions that heard the value sent after")
+    static let metrics: [any MetricDeclaration] = [subscriptionsStored, subscribersThatHeardTheValue] + WorkerResults.metrics
     static let typicalOutcomes = [
         TypicalOutcome(.completed, because: "a guard keeps every subscription, and every one hears the value"),
         TypicalOutcome(.crashed, because: "unguarded: concurrent inserts corrupt the set and glibc aborts"),
@@ -98,8 +97,8 @@ struct CombineStoreScenario: Scenario {
             }
             results.recordThroughput(context: context, settled: settledAt)
             let made = results.all.reduce(0) { $0 + $1.operations }
-            context.record("subscriptions stored", Double(stored))
-            context.record("subscribers that heard the value", Double(heard.value))
+            context.record(Self.subscriptionsStored, stored)
+            context.record(Self.subscribersThatHeardTheValue, heard.value)
             try context.check(stored == made, "\(made) subscriptions were stored, the set holds \(stored): \(made - stored) lost")
             try context.check(heard.value == made, "\(made) subscriptions, \(heard.value) heard the value sent after")
         }

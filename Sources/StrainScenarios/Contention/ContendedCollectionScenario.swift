@@ -15,14 +15,13 @@ struct ContendedCollectionScenario: Scenario {
     /// Its workers wait, sleep or race a clock: a counted run records it as not countable.
     static let workDependsOnTiming = true
     static let summary = "a shared array, dictionary or set hammered by W workers through one of 11 guards: throughput, latency percentiles, fairness, lost or duplicated elements"
-    static let metrics: [MetricDescriptor] = [
-        MetricDescriptor(name: "ns per op", unit: .nanoseconds, polarity: .lowerIsBetter, noise: .timing, summary: "the workers' nanoseconds per operation, uncontended reference runs"),
-        MetricDescriptor(name: "ratio to C reference", unit: .ratio, polarity: .lowerIsBetter, noise: .timing, summary: "the worker loop's cost against a tight C loop"),
-        MetricDescriptor(name: "C reference ns per op", unit: .nanoseconds, polarity: nil, noise: .timing, summary: "a tight C pthread_mutex loop in the same child"),
-        MetricDescriptor(name: "operations", unit: .count, polarity: nil, noise: .deterministic, summary: "operations done"),
-        MetricDescriptor(name: "appended", unit: .count, polarity: nil, noise: .timing, summary: "elements the workers appended"),
-        MetricDescriptor(name: "elements at the end", unit: .count, polarity: nil, noise: .timing, summary: "elements in the collection once every worker was done"),
-    ] + WorkerResults.metrics
+    static let nsPerOp = Metric<Double>.nanoseconds("ns per op", better: .lowerIsBetter, noise: .timing, summary: "the workers' nanoseconds per operation, uncontended reference runs")
+    static let ratioToCReference = Metric<Double>.ratio("ratio to C reference", better: .lowerIsBetter, noise: .timing, summary: "the worker loop's cost against a tight C loop")
+    static let cReferenceNsPerOp = Metric<Double>.nanoseconds("C reference ns per op", better: nil, noise: .timing, summary: "a tight C pthread_mutex loop in the same child")
+    static let operationsDone = Metric<Int>.count("operations", better: nil, noise: .deterministic, summary: "operations done")
+    static let appended = Metric<Int>.count("appended", better: nil, noise: .timing, summary: "elements the workers appended")
+    static let elementsAtTheEnd = Metric<Int>.count("elements at the end", better: nil, noise: .timing, summary: "elements in the collection once every worker was done")
+    static let metrics: [any MetricDeclaration] = [nsPerOp, ratioToCReference, cReferenceNsPerOp, operationsDone, appended, elementsAtTheEnd] + WorkerResults.metrics
 
     /// The shared collection.
     enum Collection: String, CaseIterable, Sendable { case array, dictionary, set, none }
@@ -100,7 +99,7 @@ struct ContendedCollectionScenario: Scenario {
             let iterations = operations
             try executor.perform {
                 let nanoseconds = ReferenceLoop.pthreadMutexNanoseconds(iterations: iterations)
-                context.record("C reference ns per op", nanoseconds)
+                context.record(Self.cReferenceNsPerOp, nanoseconds)
                 reference.withVisibleLock { $0 = nanoseconds }
             }
         }
@@ -147,8 +146,8 @@ struct ContendedCollectionScenario: Scenario {
         let done = results.all.reduce(0) { $0 + $1.operations }
         if let reference = reference.withVisibleLock({ $0 }), let seconds, done > 0 {
             let nanoseconds = seconds * 1e9 / Double(done)
-            context.record("ns per op", nanoseconds)
-            context.record("ratio to C reference", nanoseconds / reference)
+            context.record(Self.nsPerOp, nanoseconds)
+            context.record(Self.ratioToCReference, nanoseconds / reference)
         }
         try check(settled, results: results.all, appendedBy: appended.all, context: context)
     }
@@ -160,7 +159,7 @@ struct ContendedCollectionScenario: Scenario {
     /// Lost, duplicated or foreign elements, and counts that do not add up.
     func check<Value: ContendedCollection>(_ value: Value, results: [WorkerResult], appendedBy: [Int: Int], context: ScenarioContext) throws {
         let done = results.reduce(0) { $0 + $1.operations }
-        context.record("operations", Double(done))
+        context.record(Self.operationsDone, done)
         try context.check(done == operations, "the workers did \(done) operations of \(operations)")
         guard collection != .none else { return }
         let appended = appendedBy.values.reduce(0, +)
@@ -172,8 +171,8 @@ struct ContendedCollectionScenario: Scenario {
             let worker = id >> shift
             return (id & mask) >= (appendedBy[worker] ?? 0)
         }
-        context.record("appended", Double(appended))
-        context.record("elements at the end", Double(ids.count))
+        context.record(Self.appended, appended)
+        context.record(Self.elementsAtTheEnd, ids.count)
         try context.check(foreign.isEmpty, "\(foreign.count) elements were never appended (corrupted storage)")
         try context.check(unique.count == ids.count, "\(ids.count - unique.count) elements are duplicated")
         if Value.keepsOrder {

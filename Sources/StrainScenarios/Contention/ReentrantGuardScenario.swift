@@ -13,9 +13,8 @@ struct ReentrantGuardScenario: Scenario {
     static let guardKind = Parameter<GuardKind>("guard", default: .nsLock, help: "the guard to re-enter",
                                                 choices: GuardKind.allCases.filter { $0 != .unguarded })
     static let parameters: [any ParameterDeclaration] = [guardKind]
-    static let metrics = [
-        MetricDescriptor(name: "entries", unit: .count, polarity: nil, noise: .deterministic, summary: "times the critical section ran (2 when re-entry is allowed)"),
-    ]
+    static let entries = Metric<Int>.count("entries", better: nil, noise: .deterministic, summary: "times the critical section ran (2 when re-entry is allowed)")
+    static let metrics: [any MetricDeclaration] = [entries]
     static let typicalOutcomes = [
         TypicalOutcome(.completed, because: "NSRecursiveLock and an actor allow a second entry"),
         TypicalOutcome(.deadlocked, because: "NSLock, a default pthread mutex and a serial queue's sync wait for themselves forever"),
@@ -51,7 +50,7 @@ struct ReentrantGuardScenario: Scenario {
             } else {
                 _ = try guardKind.open(Reenter(context: context, executor: executor, entered: entered))
             }
-            context.record("entries", Double(entered.value))
+            context.record(Self.entries, entered.value)
             try context.check(entered.value == 2, "the critical section ran \(entered.value) times, not 2")
         }
     }

@@ -9,10 +9,9 @@ import Synchronization
 struct CyclicGraphScenario: Scenario {
     static let name = "cyclic-graph"
     static let summary = "archive, unarchive or traverse an NSCoding graph: a cyclic league of teams, or an acyclic chain"
-    static let metrics: [MetricDescriptor] = [
-        MetricDescriptor(name: "objects", unit: .count, polarity: nil, noise: .deterministic, summary: "objects in the graph"),
-        MetricDescriptor(name: "archiveBytes", unit: .bytes, polarity: .lowerIsBetter, noise: .deterministic, summary: "bytes of the keyed archive"),
-    ]
+    static let objects = Metric<Int>.count("objects", better: nil, noise: .deterministic, summary: "objects in the graph")
+    static let archiveBytes = Metric<Int>.bytes("archiveBytes", better: .lowerIsBetter, noise: .deterministic, summary: "bytes of the keyed archive")
+    static let metrics: [any MetricDeclaration] = [objects, archiveBytes]
     /// What the work does with the graph.
     enum Operation: String, CaseIterable, Sendable { case archive, unarchive, traverse }
     /// The graph's shape.
@@ -55,7 +54,7 @@ struct CyclicGraphScenario: Scenario {
         let graph = Prepared(makeGraph(seed: context.seed))
         let root = graph.value
         let expectedObjects = countObjects(root)
-        context.record("objects", Double(expectedObjects))
+        context.record(Self.objects, expectedObjects)
         // The decoded graph is handed back and released here, after the
         // measurement, not on the work's thread: releasing a long chain recurses too.
         let keepAlive = Mutex<[Prepared<AnyObject>]>([])
@@ -65,13 +64,13 @@ struct CyclicGraphScenario: Scenario {
             return { executor in
                 try executor.perform {
                     let data = try NSKeyedArchiver.archivedData(withRootObject: graph.value, requiringSecureCoding: false)
-                    context.record("archiveBytes", Double(data.count))
+                    context.record(Self.archiveBytes, data.count)
                 }
             }
         case .unarchive:
             // Archiving needs deep recursion too; prepare runs on a large harness stack.
             let data = try NSKeyedArchiver.archivedData(withRootObject: root, requiringSecureCoding: false)
-            context.record("archiveBytes", Double(data.count))
+            context.record(Self.archiveBytes, data.count)
             return { executor in
                 try executor.perform {
                     let unarchiver = try NSKeyedUnarchiver(forReadingFrom: data)

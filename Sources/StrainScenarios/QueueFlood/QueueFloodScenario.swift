@@ -23,16 +23,15 @@ struct QueueFloodScenario: Scenario {
     /// Its workers wait, sleep or race a clock: a counted run records it as not countable.
     static let workDependsOnTiming = true
     static let summary = "a background import reporting progress on a serial main queue every item or every 1%: total time, slowdown, an unrelated main-queue job's latency, time to cancel"
-    static let metrics: [MetricDescriptor] = [
-        MetricDescriptor(name: "progressUpdates", unit: .count, polarity: .lowerIsBetter, noise: .deterministic, summary: "progress blocks the main queue ran"),
-        MetricDescriptor(name: "baselineImportSeconds", unit: .seconds, polarity: .lowerIsBetter, noise: .timing, summary: "the import without reporting"),
-        MetricDescriptor(name: "importSeconds", unit: .seconds, polarity: .lowerIsBetter, noise: .timing, summary: "the import with reporting"),
-        MetricDescriptor(name: "slowdown", unit: .ratio, polarity: .lowerIsBetter, noise: .timing, summary: "the import with reporting over the import without"),
-        MetricDescriptor(name: "totalSeconds", unit: .seconds, polarity: .lowerIsBetter, noise: .timing, summary: "import start until the main queue showed the last update"),
-        MetricDescriptor(name: "unrelatedJobLatencySeconds", unit: .seconds, polarity: .lowerIsBetter, noise: .timing, summary: "an unrelated job's wait on the main queue, submitted halfway"),
-        MetricDescriptor(name: "cancelSeconds", unit: .seconds, polarity: .lowerIsBetter, noise: .timing, summary: "a Cancel tapped on the main queue halfway until the main queue ran it"),
-        MetricDescriptor(name: "cancelledAtItem", unit: .count, polarity: .lowerIsBetter, noise: .timing, summary: "items done when the import stopped after the Cancel (all of them: the Cancel came too late)"),
-    ]
+    static let progressUpdates = Metric<Int>.count("progressUpdates", better: .lowerIsBetter, noise: .deterministic, summary: "progress blocks the main queue ran")
+    static let baselineImportSeconds = Metric<Double>.seconds("baselineImportSeconds", better: .lowerIsBetter, noise: .timing, summary: "the import without reporting")
+    static let importSeconds = Metric<Double>.seconds("importSeconds", better: .lowerIsBetter, noise: .timing, summary: "the import with reporting")
+    static let slowdown = Metric<Double>.ratio("slowdown", better: .lowerIsBetter, noise: .timing, summary: "the import with reporting over the import without")
+    static let totalSeconds = Metric<Double>.seconds("totalSeconds", better: .lowerIsBetter, noise: .timing, summary: "import start until the main queue showed the last update")
+    static let unrelatedJobLatencySeconds = Metric<Double>.seconds("unrelatedJobLatencySeconds", better: .lowerIsBetter, noise: .timing, summary: "an unrelated job's wait on the main queue, submitted halfway")
+    static let cancelSeconds = Metric<Double>.seconds("cancelSeconds", better: .lowerIsBetter, noise: .timing, summary: "a Cancel tapped on the main queue halfway until the main queue ran it")
+    static let cancelledAtItem = Metric<Int>.count("cancelledAtItem", better: .lowerIsBetter, noise: .timing, summary: "items done when the import stopped after the Cancel (all of them: the Cancel came too late)")
+    static let metrics: [any MetricDeclaration] = [progressUpdates, baselineImportSeconds, importSeconds, slowdown, totalSeconds, unrelatedJobLatencySeconds, cancelSeconds, cancelledAtItem]
     /// How often the import reports progress.
     enum Progress: String, CaseIterable, Sendable {
         case everyItem = "every-item", everyPercent = "every-percent"
@@ -115,14 +114,14 @@ struct QueueFloodScenario: Scenario {
 
         let updates = progress.updates
         let expectedUpdates = everyItem ? items : items / stride + (items % stride == 0 ? 0 : 1)
-        context.record("progressUpdates", Double(updates))
-        context.record("baselineImportSeconds", baseline.seconds)
-        context.record("importSeconds", reported.seconds)
-        context.record("slowdown", reported.seconds / max(baseline.seconds, 1e-9))
-        context.record("totalSeconds", total)
-        context.record("unrelatedJobLatencySeconds", Double((unrelatedRan.value ?? 0) &- (unrelatedSubmitted.value ?? 0)) / 1e9)
-        context.record("cancelSeconds", Double((cancelRan.value ?? 0) &- (tapped.value ?? 0)) / 1e9)
-        context.record("cancelledAtItem", Double(cancelledRun.done))
+        context.record(Self.progressUpdates, updates)
+        context.record(Self.baselineImportSeconds, baseline.seconds)
+        context.record(Self.importSeconds, reported.seconds)
+        context.record(Self.slowdown, reported.seconds / max(baseline.seconds, 1e-9))
+        context.record(Self.totalSeconds, total)
+        context.record(Self.unrelatedJobLatencySeconds, Double((unrelatedRan.value ?? 0) &- (unrelatedSubmitted.value ?? 0)) / 1e9)
+        context.record(Self.cancelSeconds, Double((cancelRan.value ?? 0) &- (tapped.value ?? 0)) / 1e9)
+        context.record(Self.cancelledAtItem, cancelledRun.done)
         try context.check(updates == expectedUpdates, "the main queue showed \(updates) progress updates; the import sent \(expectedUpdates)")
         try context.check(progress.lastDone == items, "the last update showed \(progress.lastDone) of \(items) items")
         try context.check(reported.checksum == baseline.checksum, "the reported import computed another checksum")

@@ -18,12 +18,11 @@ struct CooperativeStarvationScenario: Scenario {
     static let probePriority = Parameter<TaskPriorityName>("probe-priority", default: .medium, help: "priority of the probe Task submitted after the blockers")
     static let hold = Parameter<Int>("hold-ms", in: 1...3_600_000, default: 60_000, help: "how long a blocker blocks at most (ms); released as soon as the probe runs")
     static let parameters: [any ParameterDeclaration] = [blockers, probePriority, hold]
-    /// Besides these, `probe latency ms`: milliseconds from the probe's submission until it ran.
-    static let metrics = [
-        MetricDescriptor(name: "blockers", unit: .count, polarity: nil, noise: .deterministic, summary: "blocking items submitted"),
-        MetricDescriptor(name: "blockers running before the probe", unit: .count, polarity: nil, noise: .timing, summary: "blockers holding a thread when the probe was submitted"),
-        MetricDescriptor(name: "probe ran", unit: .count, polarity: nil, noise: .timing, summary: "1 when the probe ran within the hold time, else 0"),
-    ]
+    static let blockersSubmitted = Metric<Int>.count("blockers", better: nil, noise: .deterministic, summary: "blocking items submitted")
+    static let blockersRunningBeforeTheProbe = Metric<Int>.count("blockers running before the probe", better: nil, noise: .timing, summary: "blockers holding a thread when the probe was submitted")
+    static let probeRan = Metric<Int>.count("probe ran", better: nil, noise: .timing, summary: "1 when the probe ran within the hold time, else 0")
+    static let probeLatency = Metric<Double>.seconds("probe latency", better: nil, noise: .timing, summary: "from the probe's submission until it ran (shown, not judged: it measures the pool's growth, not the code)")
+    static let metrics: [any MetricDeclaration] = [blockersSubmitted, blockersRunningBeforeTheProbe, probeRan, probeLatency]
     static let typicalOutcomes = [
         TypicalOutcome(.starved, because: "on the task strategy the blockers hold every cooperative thread, and a probe at their priority never runs"),
         TypicalOutcome(.completed, because: "a strategy with threads of its own, or a probe another priority lets through"),
@@ -57,17 +56,17 @@ struct CooperativeStarvationScenario: Scenario {
         let flood = FloodThenProbe(items: blockers, holdMilliseconds: hold)
         let result = flood.run(context: context, submit: executor.submit, waitForStartsSeconds: 5, beforeProbe: { started, _ in
             // Recorded now, so a trial the watchdog ends still says how far it got.
-            context.record("blockers", Double(blockers))
-            context.record("blockers running before the probe", Double(started))
-            context.record("probe ran", 0)
+            context.record(Self.blockersSubmitted, blockers)
+            context.record(Self.blockersRunningBeforeTheProbe, started)
+            context.record(Self.probeRan, 0)
         }, submitProbe: { probe in
             Task.detached(priority: priority) { probe() }
         }) { gate in
             context.blocking(on: "semaphore") { gate.pass(holdMilliseconds: hold) }
         }
         if let latency = result.probeLatencySeconds {
-            context.record("probe ran", 1)
-            context.record("probe latency ms", latency * 1000)
+            context.record(Self.probeRan, 1)
+            context.record(Self.probeLatency, latency)
         }
         try context.check(result.allStarted || result.probeLatencySeconds != nil,
                           "only \(result.startedBeforeProbe) of \(blockers) blockers started within 5 s")

@@ -36,9 +36,8 @@ struct RWBarrierCollectionScenario: Scenario {
     static let writeEvery = Parameter<Int>("write-every", in: 1...10_000, default: 10, help: "blocking-reads: one item in this many writes, the rest read")
     static let barrier = Parameter<Int>("barrier-ms", in: 0...10_000, default: 0, help: "how long each write holds the collection (ms): a slow barrier")
     static let parameters: [any ParameterDeclaration] = [guardKind, load, operations, writeEvery, barrier]
-    static let metrics = [
-        MetricDescriptor(name: "appends", unit: .count, polarity: nil, noise: .deterministic, summary: "appends the work items made"),
-    ]
+    static let appends = Metric<Int>.count("appends", better: nil, noise: .deterministic, summary: "appends the work items made")
+    static let metrics: [any MetricDeclaration] = [appends]
     static let typicalOutcomes = [
         TypicalOutcome(.completed, because: "the blog's load finishes here in milliseconds; the record says how many workers were blocked at once and whether a platform's cap would hang"),
         TypicalOutcome(.starved, because: "blocking reads behind slow barriers use up the pool, and the barrier they wait for never gets a thread"),
@@ -101,7 +100,7 @@ struct RWBarrierCollectionScenario: Scenario {
 
         let expected = written.withVisibleLock { $0 }.sorted()
         let contents = array.snapshot().sorted()
-        context.record("appends", Double(expected.count))
+        context.record(Self.appends, expected.count)
         try context.check(contents.count == expected.count, "the array holds \(contents.count) elements after \(expected.count) appends")
         try context.check(contents == expected, "the array's contents differ from what was appended (\(Set(expected).subtracting(contents).count) missing)")
     }

@@ -29,12 +29,11 @@ struct ThreadExplosionScenario: Scenario {
     static let probeAfter = Parameter<Int>("probe-after-ms", in: 0...60_000, default: 200,
                                            help: "ms after the flood before the probe is submitted, unless every item started sooner")
     static let parameters: [any ParameterDeclaration] = [items, block, hold, probeAfter]
-    /// Besides these, `probe latency ms`: milliseconds from the probe's submission until it ran.
-    static let metrics = [
-        MetricDescriptor(name: "items started before the probe", unit: .count, polarity: nil, noise: .timing, summary: "flood items running when the probe was submitted"),
-        MetricDescriptor(name: "flood seconds", unit: .seconds, polarity: nil, noise: .timing, summary: "from the flood's first item to the probe's submission"),
-        MetricDescriptor(name: "probe ran", unit: .count, polarity: nil, noise: .timing, summary: "1 when the probe ran within the hold time, else 0"),
-    ]
+    static let itemsStartedBeforeTheProbe = Metric<Int>.count("items started before the probe", better: nil, noise: .timing, summary: "flood items running when the probe was submitted")
+    static let floodSeconds = Metric<Double>.seconds("flood seconds", better: nil, noise: .timing, summary: "from the flood's first item to the probe's submission")
+    static let probeRan = Metric<Int>.count("probe ran", better: nil, noise: .timing, summary: "1 when the probe ran within the hold time, else 0")
+    static let probeLatency = Metric<Double>.seconds("probe latency", better: nil, noise: .timing, summary: "from the probe's submission until it ran (shown, not judged: it measures the pool's growth, not the code)")
+    static let metrics: [any MetricDeclaration] = [itemsStartedBeforeTheProbe, floodSeconds, probeRan, probeLatency]
     static let typicalOutcomes = [
         TypicalOutcome(.starved, because: "more blocked items than the pool's cap: the items past it and the probe behind them never start"),
         TypicalOutcome(.completed, because: "the pool grows to hold the flood, or the items' hold time runs out first"),
@@ -75,9 +74,9 @@ struct ThreadExplosionScenario: Scenario {
         let result = flood.run(context: context, submit: executor.submit, waitForStartsSeconds: Double(probeAfterMilliseconds) / 1000,
                                beforeProbe: { started, seconds in
                                    // Recorded now, so a trial the watchdog ends still says how far it got.
-                                   context.record("items started before the probe", Double(started))
-                                   context.record("flood seconds", seconds)
-                                   context.record("probe ran", 0)
+                                   context.record(Self.itemsStartedBeforeTheProbe, started)
+                                   context.record(Self.floodSeconds, seconds)
+                                   context.record(Self.probeRan, 0)
                                }, submitProbe: executor.submit) { gate in
             switch block {
             case .sleep: _ = context.blocking(on: "sleep") { usleep(UInt32(hold) * 1000) }
@@ -86,8 +85,8 @@ struct ThreadExplosionScenario: Scenario {
             }
         }
         if let latency = result.probeLatencySeconds {
-            context.record("probe ran", 1)
-            context.record("probe latency ms", latency * 1000)
+            context.record(Self.probeRan, 1)
+            context.record(Self.probeLatency, latency)
         }
         try context.check(result.probeLatencySeconds != nil, "the probe item never ran within hold-ms (\(hold) ms)")
     }

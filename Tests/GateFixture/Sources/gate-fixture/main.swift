@@ -8,6 +8,8 @@ struct SpinScenario: Scenario {
     static let summary = "hashes a counter `work` times on the strategy"
     static let work = Parameter<Int>("work", in: 1...1_000_000_000, default: 1_000_000, help: "iterations of the loop")
     static let parameters: [any ParameterDeclaration] = [work]
+    static let hash = Metric<Int>.count("hash", better: nil, noise: .deterministic, summary: "the loop's last hash, low byte (kept so the loop is not optimized away)")
+    static let metrics: [any MetricDeclaration] = [hash]
 
     let work: Int
 
@@ -24,7 +26,7 @@ struct SpinScenario: Scenario {
                     hash ^= UInt64(truncatingIfNeeded: value)
                     hash &*= 0x0000_0100_0000_01b3
                 }
-                context.record("hash", Double(hash & 0xFF))
+                context.record(Self.hash, Int(hash & 0xFF))
             }
         }
     }
@@ -71,6 +73,8 @@ struct NodesScenario: Scenario {
     static let summary = "builds a list of `count` nodes, each a class instance"
     static let count = Parameter<Int>("count", in: 1...1_000_000, default: 1000, help: "nodes in the list")
     static let parameters: [any ParameterDeclaration] = [count]
+    static let nodes = Metric<Int>.count("nodes", better: nil, noise: .deterministic, summary: "nodes in the list")
+    static let metrics: [any MetricDeclaration] = [nodes]
 
     let count: Int
 
@@ -81,7 +85,7 @@ struct NodesScenario: Scenario {
     func prepare(context: ScenarioContext) throws -> Workload {
         let count = count
         return { executor in
-            try executor.perform { context.record("nodes", Double(buildNodes(count))) }
+            try executor.perform { context.record(Self.nodes, buildNodes(count)) }
         }
     }
 }

@@ -13,10 +13,9 @@ struct ChecksumScenario: Scenario {
     static let rounds = Parameter<Int>("rounds", in: 1...10_000, default: 10, help: "times the buffer is summed")
     static let order = Parameter<Order>("order", default: .forward, help: "which way the sum walks the buffer")
     static let parameters: [any ParameterDeclaration] = [bytes, rounds, order]
-    static let metrics = [
-        MetricDescriptor(name: "checksum", unit: .count, polarity: nil, noise: .deterministic, summary: "the sum, modulo 2^32"),
-        MetricDescriptor(name: "bytes per second", unit: .perSecond, polarity: .higherIsBetter, noise: .timing, summary: "bytes summed per second"),
-    ]
+    static let checksum = Metric<Int>.count("checksum", better: nil, noise: .deterministic, summary: "the sum, modulo 2^32")
+    static let bytesPerSecond = Metric<Double>.rate("bytes per second", better: .higherIsBetter, noise: .timing, summary: "bytes summed per second")
+    static let metrics: [any MetricDeclaration] = [checksum, bytesPerSecond]
 
     let bytes: Int
     let rounds: Int
@@ -48,8 +47,8 @@ struct ChecksumScenario: Scenario {
                 }
                 context.addWorker(0, operations: rounds, latencies: latencies)
                 context.recordThroughput(operations: rounds, seconds: MonotonicClock.seconds(since: start))
-                context.record("checksum", Double(sum))
-                context.record("bytes per second", Double(rounds * buffer.count) / max(MonotonicClock.seconds(since: start), 1e-9))
+                context.record(Self.checksum, Int(sum))
+                context.record(Self.bytesPerSecond, Double(rounds * buffer.count) / max(MonotonicClock.seconds(since: start), 1e-9))
                 try context.check(sum == expected, "summed \(sum), expected \(expected)")
             }
         }

@@ -22,10 +22,9 @@ public struct DecodeOrdersScenario: Scenario {
     static let width = Parameter<Int>("width", in: 0...100, default: 2, help: "plain lines beside each nested bundle")
     static let coding = Parameter<OrderCoding>("coding", default: .json, help: "json: JSONDecoder; keyed-archive: NSKeyedUnarchiver")
     public static let parameters: [any ParameterDeclaration] = [depth, width, coding]
-    public static let metrics = [
-        MetricDescriptor(name: "lines", unit: .count, polarity: nil, noise: .deterministic, summary: "lines in the decoded order"),
-        MetricDescriptor(name: "encoded bytes", unit: .bytes, polarity: .lowerIsBetter, noise: .deterministic, summary: "bytes of the stored order"),
-    ]
+    public static let lines = Metric<Int>.count("lines", better: nil, noise: .deterministic, summary: "lines in the decoded order")
+    public static let encodedBytes = Metric<Int>.bytes("encoded bytes", better: .lowerIsBetter, noise: .deterministic, summary: "bytes of the stored order")
+    public static let metrics: [any MetricDeclaration] = [lines, encodedBytes]
     public static let typicalOutcomes = [
         TypicalOutcome(.completed, because: "the order's nesting fits the stack (and JSONDecoder's depth limit)"),
         TypicalOutcome(.stackOverflow, because: "NSKeyedUnarchiver recurses several frames per level: deep bundles overflow a 512 KiB stack"),
@@ -50,7 +49,7 @@ public struct DecodeOrdersScenario: Scenario {
         case .json: try JSONEncoder().encode(order)
         case .keyedArchive: try NSKeyedArchiver.archivedData(withRootObject: order, requiringSecureCoding: false)
         }
-        context.record("encoded bytes", Double(data.count))
+        context.record(Self.encodedBytes, data.count)
         let coding = coding
         return { executor in
             try executor.perform {
@@ -59,7 +58,7 @@ public struct DecodeOrdersScenario: Scenario {
                 case .keyedArchive: try Self.unarchive(data)
                 }
                 let lines = decoded?.lineCount ?? 0
-                context.record("lines", Double(lines))
+                context.record(Self.lines, lines)
                 try context.check(lines == expected, "decoded \(lines) lines of \(expected)")
             }
         }

@@ -19,10 +19,9 @@ public struct OrderCacheScenario: Scenario {
     public static let parameters: [any ParameterDeclaration] = [guardKind, workers, lookups, orders]
     /// The report's table: the guards ranked by throughput.
     public static let rankings = [RankingRequest(by: "throughput", across: guardKind, ignoring: [lookups])]
-    public static let metrics = [
-        MetricDescriptor(name: "hit ratio", unit: .ratio, polarity: .higherIsBetter, noise: .timing, summary: "lookups the cache answered"),
-        MetricDescriptor(name: "orders cached", unit: .count, polarity: nil, noise: .deterministic, summary: "orders in the cache at the end"),
-    ] + WorkerResults.metrics
+    public static let hitRatio = Metric<Double>.ratio("hit ratio", better: .higherIsBetter, noise: .timing, summary: "lookups the cache answered")
+    public static let ordersCached = Metric<Int>.count("orders cached", better: nil, noise: .deterministic, summary: "orders in the cache at the end")
+    public static let metrics: [any MetricDeclaration] = [hitRatio, ordersCached] + WorkerResults.metrics
     public static let typicalOutcomes = [
         TypicalOutcome(.completed, because: "every guard keeps the cache whole"),
         TypicalOutcome(.crashed, because: "unguarded: concurrent inserts corrupt the dictionary's storage"),
@@ -55,8 +54,8 @@ public struct OrderCacheScenario: Scenario {
             _ = try scenario.guardKind.open(visitor)
             let cached = visitor.cached.withLock { $0 }
             results.recordThroughput(context: context)
-            context.record("hit ratio", Double(scenario.lookups - misses.value) / Double(scenario.lookups))
-            context.record("orders cached", Double(cached))
+            context.record(Self.hitRatio, Double(scenario.lookups - misses.value) / Double(scenario.lookups))
+            context.record(Self.ordersCached, cached)
             try context.check(wrong.value == 0, "\(wrong.value) lookups returned another order than the one asked for")
             try context.check(cached <= scenario.orders, "the cache holds \(cached) orders; only \(scenario.orders) ids exist")
         }
