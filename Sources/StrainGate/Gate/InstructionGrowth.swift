@@ -15,7 +15,8 @@ enum InstructionGrowth {
     /// The share of the largest inclusive growth a function must hold to be named first.
     static let holdingShare = 0.8
 
-    /// `closure #1 in SpinScenario.prepare(context:) +400,000 instructions a trial (+2.0 %)`, first the function holding the growth.
+    /// `closure #1 in SpinScenario.prepare(context:) (main.swift:21) +20.8 M instr a trial, +2.0 %`,
+    /// first the function holding the growth; file:line where the trials placed the function.
     static func functions(baseline: [TrialRecord], candidate: [TrialRecord]) -> [String] {
         let before = perTrial(baseline)
         let after = perTrial(candidate)
@@ -37,13 +38,17 @@ enum InstructionGrowth {
             let grown = growth(name, inclusive ? \.inclusive : \.exclusive)
             let base = inclusive ? before[name]?.inclusive ?? 0 : before[name]?.exclusive ?? 0
             let percent = base > 0 ? String(format: ", %+.1f %%", grown / base * 100) : ""
-            return "\(name) +\(AllocationGrowth.grouped(grown)) instructions a trial\(inclusive ? "" : " in its own code")\(percent)"
+            let place = (after[name]?.place ?? before[name]?.place).map { " (\($0))" } ?? ""
+            let change = MetricDescriptor.Unit.instructions(grown, signed: true)
+            return "\(name)\(place) \(change) a trial\(inclusive ? "" : " in its own code")\(percent)"
         }
     }
 
     struct Cost {
         var inclusive: Double
         var exclusive: Double
+        /// `main.swift:21`, where a trial placed the function.
+        var place: String?
     }
 
     /// Each function's mean instructions a trial, over the trials that recorded functions.
@@ -54,10 +59,11 @@ enum InstructionGrowth {
         for functions in recorded {
             for function in functions {
                 let old = sums[function.name] ?? Cost(inclusive: 0, exclusive: 0)
-                sums[function.name] = Cost(inclusive: old.inclusive + Double(function.inclusive), exclusive: old.exclusive + Double(function.exclusive))
+                sums[function.name] = Cost(inclusive: old.inclusive + Double(function.inclusive), exclusive: old.exclusive + Double(function.exclusive),
+                                           place: old.place ?? function.place)
             }
         }
         let count = Double(recorded.count)
-        return sums.mapValues { Cost(inclusive: $0.inclusive / count, exclusive: $0.exclusive / count) }
+        return sums.mapValues { Cost(inclusive: $0.inclusive / count, exclusive: $0.exclusive / count, place: $0.place) }
     }
 }
