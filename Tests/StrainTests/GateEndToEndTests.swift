@@ -165,7 +165,7 @@ import Testing
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// Builds the fixture with the planted constants and returns a copy of its binary.
-    static func build(workPercent: Int, frameBytes: Int, allocationsPerNode: Int = 0, into folder: String, name: String) throws -> String {
+    static func build(workPercent: Int, frameBytes: Int, allocationsPerNode: Int = 0, afterAwaitPercent: Int = 100, into folder: String, name: String) throws -> String {
         let source = repository.appendingPathComponent("Tests/GateFixture").path
         let package = repository.appendingPathComponent(".build/gate-fixture-package").path
         let fileManager = FileManager.default
@@ -184,6 +184,7 @@ import Testing
             let plantedWorkPercent = \(workPercent)
             let plantedFrameBytes = \(frameBytes)
             let plantedAllocationsPerNode = \(allocationsPerNode)
+            let plantedAfterAwaitPercent = \(afterAwaitPercent)
             """.write(toFile: package + "/Sources/gate-fixture/Planted.swift", atomically: true, encoding: .utf8)
         try FixturePackage.build(package)
         let binary = folder + "/" + name
@@ -343,6 +344,46 @@ import Testing
         let placed = Self.line(after: "(main.swift:", in: grew.first ?? "")
         #expect(placed.map { (first...last).contains($0) } == true, "\(grew): expected main.swift:\(first)–\(last)")
         #expect(result.stdout.contains("grew most in closure #1 in closure #1 in SpinScenario.prepare(context:) (main.swift:"), "\(result.stdout)")
+    }
+
+    @Test func workAfterAnAwaitThatResumesOnAnotherThreadIsCountedAndTheLoopThatGrewNamed() throws {
+        // The fixture's await-spin hashes 200,000 rounds in a task, awaits a
+        // continuation resumed from a GCD thread, and hashes again: the planted build does
+        // the second part twice over. Only the part after the await grows.
+        let folder = try GateEndToEndTests.folder()
+        let base = try Self.build(workPercent: 100, frameBytes: 512, into: folder, name: "base")
+        let more = try Self.build(workPercent: 100, frameBytes: 512, afterAwaitPercent: 200, into: folder, name: "more")
+        let suite = folder + "/await.yaml"
+        try GateEndToEndTests.write("""
+            name: await
+            timeout: 60s
+            profiles: [linux]
+            measure: [instructions]
+            runs:
+              - scenario: await-spin
+                parameters: {work: 200000}
+                strategies: [main, task]
+            """, suite)
+        let (result, verdicts) = try Self.gate(base, more, repetitions: 2, folder: folder + "/gate", suite: suite)
+        #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
+        #expect(verdicts == ["await-spin main": "regressed", "await-spin task": "regressed"], "\(verdicts)\n\(result.stdout)")
+        let rows = try GateEndToEndTests.rows(folder + "/gate/gate.json")
+        for name in ["await-spin main", "await-spin task"] {
+            let instructions = Self.metrics(rows[name])["instructions"] ?? [:]
+            let before = instructions["baselineMedian"] as? Double ?? 0
+            let after = instructions["candidateMedian"] as? Double ?? 0
+            // Both parts counted: 200,000 rounds are several million instructions each,
+            // and the planted 200,000 more adds about half of the base's count again.
+            #expect(before > 5_000_000, "\(name): \(before)")
+            #expect(after / before > 1.3 && after / before < 1.7, "\(name): \(before) → \(after)")
+            // The hash loop's own code grew by half (it runs before and after the await),
+            // named with its place. The first name is not the scenario's: across a
+            // resumption callgrind's call graph charges the resumed part to the runtime
+            // (seen: swift_continuation_await, a `Task.sleep(_:) [async resume]`).
+            let grew = instructions["grewAt"] as? [String] ?? []
+            let line = try Self.line(of: "func spin(_ count: Int, from hash: UInt64)", in: "Tests/GateFixture/Sources/gate-fixture/main.swift")
+            #expect(grew.contains { $0.hasPrefix("spin(_:from:) (main.swift:\(line)) +") && $0.hasSuffix("in its own code, +50.0 %") }, "\(name): \(grew)")
+        }
     }
 
     @Test func anInterleavedAAGateOfOneFixtureBuildJudgesEveryRowsAllocationsAndPasses() throws {
