@@ -81,6 +81,34 @@ struct InstructionGateTests {
         #expect(FunctionCost(name: "f", inclusive: 1, exclusive: 1, file: "/a/b/c.swift", line: 0).place == nil)
     }
 
+    @Test func theFunctionNamedFirstIsTheBinarysOwnCodeWhenTheRuntimeHoldsTheGrowthToo() throws {
+        // Across an await callgrind charged the resumed part to the runtime's partial
+        // functions: `Task.sleep(_:) [async resume]` held the growth with the smallest
+        // baseline, above the scenario's loop. The loop, placed in the binary, is named.
+        let key = Fake.key()
+        func trial(_ repetition: Int, after: Int) -> TrialRecord {
+            var record = Self.trial(key, repetition: repetition, instructions: 10_000_000 + after)
+            record.instructionCount?.functions = [
+                FunctionCost(name: "closure #1 in AwaitSpinScenario.prepare(context:) [async resume]", inclusive: 10_000_000 + after, exclusive: 150, file: "/src/main.swift", line: 142),
+                FunctionCost(name: "spin(_:from:)", inclusive: 9_900_000 + after, exclusive: 7_000_000 + after * 7 / 10, file: "/src/main.swift", line: 158),
+                FunctionCost(name: "static Task.sleep(_:) [async resume]", inclusive: after, exclusive: 14),
+            ]
+            return record
+        }
+        let report = try Self.gate((1...2).map { trial($0, after: 5_000_000) }, (1...2).map { trial($0, after: 10_000_000) })
+        let instructions = try #require(report.rows[0].metrics.first { $0.metric == "instructions" })
+        #expect(instructions.grewAt?.first == "spin(_:from:) (main.swift:158) +5.0 M instr a trial, +33.6 %", "\(instructions.grewAt ?? [])")
+        // Without places (a binary without debug information) the runtime's function is named, as before.
+        func unplaced(_ record: TrialRecord) -> TrialRecord {
+            var record = record
+            let bare = record.instructionCount?.functions?.map { FunctionCost(name: $0.name, inclusive: $0.inclusive, exclusive: $0.exclusive) }
+            record.instructionCount?.functions = bare
+            return record
+        }
+        let bare = try Self.gate((1...2).map { unplaced(trial($0, after: 5_000_000)) }, (1...2).map { unplaced(trial($0, after: 10_000_000)) })
+        #expect(bare.rows[0].metrics.first { $0.metric == "instructions" }?.grewAt?.first?.hasPrefix("static Task.sleep(_:) [async resume] +5.0 M instr") == true)
+    }
+
     @Test func theDefaultToleranceIsTheLargerOfTwentyThousandInstructionsAndTwoPerThousand() throws {
         let key = Fake.key()
         // 19,000 more on a small row: the harness's own spread reached 4,747 between repetitions.

@@ -376,13 +376,16 @@ import Testing
             // and the planted 200,000 more adds about half of the base's count again.
             #expect(before > 5_000_000, "\(name): \(before)")
             #expect(after / before > 1.3 && after / before < 1.7, "\(name): \(before) → \(after)")
-            // The hash loop's own code grew by half (it runs before and after the await),
-            // named with its place. The first name is not the scenario's: across a
-            // resumption callgrind's call graph charges the resumed part to the runtime
-            // (seen: swift_continuation_await, a `Task.sleep(_:) [async resume]`).
+            // Named first, with its place, the fixture's own code: the hash loop, whose
+            // calls after the await doubled, or the scenario's resumed closure that makes
+            // them (seen on task: `… AwaitSpinScenario.prepare(context:) [async resume]
+            // (main.swift:144)`), not the runtime's partial function callgrind charges the
+            // resumed part to (`Task.sleep(_:) [async resume]`, named before).
             let grew = instructions["grewAt"] as? [String] ?? []
             let line = try Self.line(of: "func spin(_ count: Int, from hash: UInt64)", in: "Tests/GateFixture/Sources/gate-fixture/main.swift")
-            #expect(grew.contains { $0.hasPrefix("spin(_:from:) (main.swift:\(line)) +") && $0.hasSuffix("in its own code, +50.0 %") }, "\(name): \(grew)")
+            #expect(grew.first.map { ($0.hasPrefix("spin(_:from:)") || $0.contains("AwaitSpinScenario.prepare(context:)")) && $0.contains("(main.swift:") } == true,
+                    "\(name): \(grew)")
+            #expect(grew.contains { $0.hasPrefix("spin(_:from:) (main.swift:\(line)) +") && $0.hasSuffix(", +50.0 %") }, "\(name): \(grew)")
         }
     }
 

@@ -7,8 +7,9 @@ import StrainRecords
 /// Every caller of the function that grew grows by as much (their inclusive costs
 /// hold it), up to the harness's own frames: so the first name is the innermost
 /// function holding most of the growth (the smallest baseline cost among those whose
-/// inclusive growth is at least `holdingShare` of the largest), then the functions
-/// whose own code grew most.
+/// inclusive growth is at least `holdingShare` of the largest; among those placed at
+/// file:line, the binary's own code, where there are some), then the functions whose
+/// own code grew most.
 enum InstructionGrowth {
     /// Functions named in a regression's verdict.
     static let named = 3
@@ -26,7 +27,13 @@ enum InstructionGrowth {
         let largest = names.map { growth($0, \.inclusive) }.max() ?? 0
         guard largest > 0 else { return [] }
         var chosen: [String] = []
-        if let holding = names.filter({ growth($0, \.inclusive) >= holdingShare * largest })
+        let holders = names.filter { growth($0, \.inclusive) >= holdingShare * largest }
+        // The binary's own code first, a function the trials placed at file:line: across
+        // an async resumption callgrind charges the resumed work to the runtime's partial
+        // functions (an await-spin's whole growth, 9.6 M, sat under
+        // `static Task.sleep(_:) [async resume]`), which tell the reader nothing.
+        let placed = holders.filter { (after[$0]?.place ?? before[$0]?.place) != nil }
+        if let holding = (placed.isEmpty ? holders : placed)
             .min(by: { (before[$0]?.inclusive ?? 0, $0) < (before[$1]?.inclusive ?? 0, $1) }) {
             chosen.append(holding)
         }
