@@ -47,6 +47,14 @@ int strain_instr_under_valgrind(void) {
 #endif
 }
 
+int strain_instr_counting(void) {
+#ifdef STRAIN_HAS_CALLGRIND
+    return (atomic_load_explicit(&strain_instr_generation, memory_order_acquire) & 1) != 0;
+#else
+    return 0;
+#endif
+}
+
 void strain_instr_thread_on(void) {
 #ifdef STRAIN_HAS_CALLGRIND
     unsigned generation = atomic_load_explicit(&strain_instr_generation, memory_order_acquire);

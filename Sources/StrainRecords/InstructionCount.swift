@@ -1,3 +1,5 @@
+import Foundation
+
 /// A trial's instruction count and where it came from, or why it has none.
 public struct InstructionCount: Codable, Hashable, Sendable {
     /// What counted them: `callgrind` (Valgrind's, with the trial run under it).
@@ -26,11 +28,25 @@ public struct FunctionCost: Codable, Hashable, Sendable {
     public var inclusive: Int
     /// Instructions in the function's own code.
     public var exclusive: Int
+    /// The source file the function is defined in, from the debug information of the
+    /// binary callgrind ran a stripped copy of; nil without it (a library's function,
+    /// a binary without debug information, records before file:line).
+    public var file: String?
+    /// The line of the function's first instruction in `file`.
+    public var line: Int?
 
-    /// A function `name` with these costs.
-    public init(name: String, inclusive: Int, exclusive: Int) {
+    /// A function `name` with these costs, defined at `file`:`line` where known.
+    public init(name: String, inclusive: Int, exclusive: Int, file: String? = nil, line: Int? = nil) {
         self.name = name
         self.inclusive = inclusive
         self.exclusive = exclusive
+        self.file = file
+        self.line = line
+    }
+
+    /// `main.swift:21`: the file's last component and the line, nil where either is unknown.
+    public var place: String? {
+        guard let file, let line, line > 0 else { return nil }
+        return "\(file.split(separator: "/").last.map(String.init) ?? file):\(line)"
     }
 }

@@ -169,6 +169,7 @@ extension Format {
         case .perSecond: return rate(value)
         case .ratio: return String(format: "%.3g", value)
         case .allocations: return MetricDescriptor.Unit.allocations(value)
+        case .instructions: return MetricDescriptor.Unit.instructions(value)
         }
     }
 

@@ -35,6 +35,10 @@ package struct RunSummary: Sendable {
         package var medianAllocations: Double? { Statistics.median(trials.compactMap { $0.metrics.allocations.map(Double.init) }) }
         /// Bytes those allocations asked for (the median over repetitions).
         package var medianAllocatedBytes: Double? { Statistics.median(trials.compactMap { $0.metrics.allocatedBytes.map(Double.init) }) }
+        /// Instructions the work retired, counted under callgrind (the median over repetitions).
+        package var medianInstructions: Double? { Statistics.median(trials.compactMap { $0.metrics.instructions.map(Double.init) }) }
+        /// `3.1 M instr`, or `–` when the trials counted none.
+        package var instructionsText: String { Format.value(medianInstructions, unit: .instructions) }
         /// `12.4 k allocs, 1.2 MiB`, or `–` when the trials counted none.
         package var allocationsText: String {
             guard let count = medianAllocations else { return "–" }
@@ -50,6 +54,8 @@ package struct RunSummary: Sendable {
         package var scenario: String { key.scenario }
         /// Whether any trial counted its allocations (records before allocation counting did not).
         package var countsAllocations: Bool { rows.contains { $0.medianAllocations != nil } }
+        /// Whether any trial counted its instructions (`measure: [instructions]`).
+        package var countsInstructions: Bool { rows.contains { $0.medianInstructions != nil } }
         package var profile: Profile { key.profile }
         /// `cyclic-graph (operation=archive, size=200) on ios`.
         package var title: String { key.title }

@@ -1,4 +1,5 @@
 import Foundation
+import StrainRecords
 
 /// One part of a callgrind output file (format version 1, as Valgrind 3.19 writes
 /// it): its total and each function's instructions, exclusive and inclusive, by
@@ -18,6 +19,9 @@ package struct CallgrindProfile: Sendable, Equatable {
     package var total: Int
     /// Each function's instructions by its name as callgrind wrote it (mangled).
     package var functions: [String: Cost]
+    /// The object file each function is in (its `ob=`), by the same names: where its
+    /// symbol, and so its file:line, is looked up.
+    package var objects: [String: String]
 
     /// The kinds of compressed names, each numbered on its own.
     enum Kind: Hashable {
@@ -38,6 +42,8 @@ package struct CallgrindProfile: Sendable, Equatable {
         var total: Int?
         var positions = 1
         var functions: [String: Cost] = [:]
+        var objects: [String: String] = [:]
+        var object: String?
         // Compressed names by id, one table per kind: objects, files and functions
         // number their ids separately (`ob=(2)` and `fn=(2)` are different names).
         var names: [Kind: [String: String]] = [:]
@@ -85,9 +91,11 @@ package struct CallgrindProfile: Sendable, Equatable {
             case "fn":
                 function = resolve(value, .function)
                 if functions[function!] == nil { functions[function!] = Cost(exclusive: 0, inclusive: 0) }
+                if let object, objects[Self.outermost(function!)] == nil { objects[Self.outermost(function!)] = object }
             case "cfn": callee = resolve(value, .function)
             case "cfi", "cfl", "fl", "fi", "fe": _ = resolve(value, .file)
-            case "cob", "ob": _ = resolve(value, .object)
+            case "ob": object = resolve(value, .object)
+            case "cob": _ = resolve(value, .object)
             case "calls": pendingCall = true
             case "summary": total = Int(value.trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
             case "positions": positions = value.split(separator: " ").count
@@ -101,6 +109,7 @@ package struct CallgrindProfile: Sendable, Equatable {
         self.trigger = trigger
         self.total = total
         self.functions = Self.mergingRecursion(functions)
+        self.objects = objects
     }
 
     /// Callgrind names a function's recursive activations `name'2` (and deeper ones
@@ -138,6 +147,35 @@ package struct CallgrindProfile: Sendable, Equatable {
         let byExclusive = all.filter { !chosen.contains($0.name) }
             .sorted { ($0.cost.exclusive, $0.name) > ($1.cost.exclusive, $1.name) }.prefix(exclusive)
         return (byInclusive + byExclusive).sorted { ($0.cost.inclusive, $0.name) > ($1.cost.inclusive, $1.name) }
+    }
+}
+
+extension CallgrindProfile {
+    /// `functions` (from `top`) as a trial records them: demangled by `symbolizer`, and
+    /// those in an object `isCopy` accepts (the stripped copy callgrind ran) placed at
+    /// file:line through `original`, the binary the copy was made from.
+    ///
+    /// Demangled and simplified, two symbols can read the same (`reabstraction thunk`):
+    /// one entry each name, own costs summed, the outer one's inclusive cost kept.
+    package func named(_ functions: [(name: String, cost: Cost)], by symbolizer: Symbolizer, placedIn original: String,
+                       isCopy: (String) -> Bool) -> [FunctionCost] {
+        let places = symbolizer.definitions(of: functions.map(\.name).filter { objects[$0].map(isCopy) ?? false }, in: original)
+        var byName: [String: FunctionCost] = [:]
+        var order: [String] = []
+        for function in functions {
+            let name = symbolizer.demangled(function.name)
+            if var known = byName[name] {
+                known.exclusive += function.cost.exclusive
+                known.inclusive = max(known.inclusive, function.cost.inclusive)
+                byName[name] = known
+            } else {
+                let place = places[function.name]
+                byName[name] = FunctionCost(name: name, inclusive: function.cost.inclusive, exclusive: function.cost.exclusive,
+                                            file: place?.file, line: place?.line)
+                order.append(name)
+            }
+        }
+        return order.compactMap { byName[$0] }
     }
 }
 

@@ -68,6 +68,17 @@ struct ELFSymbolTable: Sendable {
         return nil
     }
 
+    /// The start of each function called one of `names` (a symbol's name as the
+    /// table spells it, mangled), in one pass; the first of several with one name.
+    func starts(of names: Set<String>) -> [String: UInt64] {
+        var found: [String: UInt64] = [:]
+        for symbol in symbols where found[symbol.name] == nil && names.contains(symbol.name) {
+            found[symbol.name] = symbol.start
+            if found.count == names.count { break }
+        }
+        return found
+    }
+
     /// How many of `sorted` (ordered by start) start at or before `address`: a binary search.
     private static func countStarting(atOrBefore address: UInt64, in sorted: [Symbol]) -> Int {
         var low = 0

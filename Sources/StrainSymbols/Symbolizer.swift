@@ -110,6 +110,22 @@ package final class Symbolizer: Sendable {
         return locate(named, virtualAddresses: places.map(\.virtualAddress))
     }
 
+    /// Where each function called one of `symbols` (names as `module`'s symbol table
+    /// spells them, mangled) starts: its frame at its first instruction, with the file
+    /// and line llvm-symbolizer finds in `module`'s debug information. A name the table
+    /// lacks is left out; a frame without debug information has no file.
+    ///
+    /// For names a profiler counted in a copy of `module` that has no debug
+    /// information: the copy's symbol table is the original's, so the name finds the
+    /// same function, and the original's debug information places it.
+    package func definitions(of symbols: [String], in module: String) -> [String: Frame] {
+        guard let table = table(for: module) else { return [:] }
+        let starts = table.starts(of: Set(symbols))
+        let names = symbols.filter { starts[$0] != nil }
+        let frames = frames(inModules: names.map { (module: module, virtualAddress: starts[$0]!) })
+        return Dictionary(zip(names, frames), uniquingKeysWith: { first, _ in first })
+    }
+
     /// Names `frame` from its module's ELF symbol table at `virtual`.
     private func name(_ frame: inout Frame, virtual: UInt64?) {
         guard let module = frame.module, let virtual, let table = table(for: module),

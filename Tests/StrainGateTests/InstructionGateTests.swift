@@ -33,10 +33,80 @@ struct InstructionGateTests {
         #expect(instructions.verdict == .regressed, "\(instructions)")
         #expect(instructions.noise == .counted)
         // Every caller grew by as much; the decoder is the smallest that holds it all.
-        #expect(instructions.grewAt?.first == "Link.init(from:) +38,400 instructions a trial, +12.0 %", "\(instructions.grewAt ?? [])")
-        #expect(instructions.grewAt?.dropFirst().first == "swift_retain +19,200 instructions a trial in its own code, +12.0 %", "\(instructions.grewAt ?? [])")
-        #expect(report.renderText().contains("grew most in Link.init(from:) +38,400 instructions a trial"), "\(report.renderText())")
+        #expect(instructions.grewAt?.first == "Link.init(from:) +38.4 k instr a trial, +12.0 %", "\(instructions.grewAt ?? [])")
+        #expect(instructions.grewAt?.dropFirst().first == "swift_retain +19.2 k instr a trial in its own code, +12.0 %", "\(instructions.grewAt ?? [])")
+        #expect(report.renderText().contains("grew most in Link.init(from:) +38.4 k instr a trial"), "\(report.renderText())")
         #expect(report.exitCode == 1)
+    }
+
+    @Test func instructionVerdictsWriteTheirCountsInInstrInTheTextMarkdownAndHTMLOutputs() throws {
+        // Spin's row in the fixture: about 1,040 M instructions a trial, 2 % more planted.
+        let key = Fake.key()
+        let spin = "closure #1 in SpinScenario.prepare(context:)"
+        let old = (1...2).map { Self.trial(key, repetition: $0, instructions: 1_040_028_648, functions: [(spin, 1_040_000_000, 1_040_000_000)]) }
+        let new = (1...2).map { Self.trial(key, repetition: $0, instructions: 1_060_828_648, functions: [(spin, 1_060_800_000, 1_060_800_000)]) }
+        let report = try Self.gate(old, new)
+        let instructions = try #require(report.rows[0].metrics.first { $0.metric == "instructions" })
+        #expect(instructions.verdict == .regressed, "\(instructions)")
+        #expect(instructions.unit == .instructions)
+        #expect(instructions.reason.hasPrefix("1040.0 M instr → 1060.8 M instr a trial, beyond the tolerance 2.1 M instr (the larger of 20.0 k instr and 0.2%)"), "\(instructions.reason)")
+        #expect(instructions.grewAt?.first == "\(spin) +20.8 M instr a trial, +2.0 %", "\(instructions.grewAt ?? [])")
+        // The numbers stay numbers: the unit is how they are written, not what is stored.
+        #expect(instructions.baselineMedian == 1_040_028_648 && instructions.candidateMedian == 1_060_828_648)
+        for (name, output) in [("text", report.renderText()), ("Markdown", report.renderMarkdown()), ("HTML", report.renderHTML())] {
+            #expect(output.contains("+20.8 M instr a trial"), "\(name): \(output)")
+            #expect(output.contains("20.0 k instr"), "\(name) writes the floor with its unit: \(output)")
+        }
+    }
+
+    @Test func theFunctionThatGrewIsNamedWithTheFileAndLineItsTrialsRecorded() throws {
+        let key = Fake.key()
+        func trial(_ repetition: Int, _ instructions: Int, placed: Bool) -> TrialRecord {
+            var record = Self.trial(key, repetition: repetition, instructions: instructions)
+            record.instructionCount?.functions = [
+                FunctionCost(name: "TrialHost.runTrial", inclusive: instructions, exclusive: 10, file: "/src/Sources/StrainHost/TrialHost.swift", line: 210),
+                FunctionCost(name: "closure #1 in SpinScenario.prepare(context:)", inclusive: instructions - 1_000, exclusive: instructions - 1_000,
+                             file: placed ? "/build/Sources/gate-fixture/main.swift" : nil, line: placed ? 21 : nil),
+            ]
+            return record
+        }
+        // The baseline's trials were recorded without places (before file:line): the candidate's place is used.
+        let report = try Self.gate((1...2).map { trial($0, 1_040_000_000, placed: false) }, (1...2).map { trial($0, 1_060_800_000, placed: true) })
+        let instructions = try #require(report.rows[0].metrics.first { $0.metric == "instructions" })
+        #expect(instructions.grewAt?.first == "closure #1 in SpinScenario.prepare(context:) (main.swift:21) +20.8 M instr a trial, +2.0 %", "\(instructions.grewAt ?? [])")
+        #expect(report.renderText().contains("grew most in closure #1 in SpinScenario.prepare(context:) (main.swift:21) +20.8 M instr a trial"), "\(report.renderText())")
+        #expect(report.renderMarkdown().contains("(main.swift:21) +20.8 M instr a trial"), "\(report.renderMarkdown())")
+        // Without a line, no place: a function of a library without debug information.
+        #expect(FunctionCost(name: "swift_retain", inclusive: 1, exclusive: 1, file: "/lib/libswiftCore.so", line: nil).place == nil)
+        #expect(FunctionCost(name: "f", inclusive: 1, exclusive: 1, file: "/a/b/c.swift", line: 0).place == nil)
+    }
+
+    @Test func theFunctionNamedFirstIsTheBinarysOwnCodeWhenTheRuntimeHoldsTheGrowthToo() throws {
+        // Across an await callgrind charged the resumed part to the runtime's partial
+        // functions: `Task.sleep(_:) [async resume]` held the growth with the smallest
+        // baseline, above the scenario's loop. The loop, placed in the binary, is named.
+        let key = Fake.key()
+        func trial(_ repetition: Int, after: Int) -> TrialRecord {
+            var record = Self.trial(key, repetition: repetition, instructions: 10_000_000 + after)
+            record.instructionCount?.functions = [
+                FunctionCost(name: "closure #1 in AwaitSpinScenario.prepare(context:) [async resume]", inclusive: 10_000_000 + after, exclusive: 150, file: "/src/main.swift", line: 142),
+                FunctionCost(name: "spin(_:from:)", inclusive: 9_900_000 + after, exclusive: 7_000_000 + after * 7 / 10, file: "/src/main.swift", line: 158),
+                FunctionCost(name: "static Task.sleep(_:) [async resume]", inclusive: after, exclusive: 14),
+            ]
+            return record
+        }
+        let report = try Self.gate((1...2).map { trial($0, after: 5_000_000) }, (1...2).map { trial($0, after: 10_000_000) })
+        let instructions = try #require(report.rows[0].metrics.first { $0.metric == "instructions" })
+        #expect(instructions.grewAt?.first == "spin(_:from:) (main.swift:158) +5.0 M instr a trial, +33.6 %", "\(instructions.grewAt ?? [])")
+        // Without places (a binary without debug information) the runtime's function is named, as before.
+        func unplaced(_ record: TrialRecord) -> TrialRecord {
+            var record = record
+            let bare = record.instructionCount?.functions?.map { FunctionCost(name: $0.name, inclusive: $0.inclusive, exclusive: $0.exclusive) }
+            record.instructionCount?.functions = bare
+            return record
+        }
+        let bare = try Self.gate((1...2).map { unplaced(trial($0, after: 5_000_000)) }, (1...2).map { unplaced(trial($0, after: 10_000_000)) })
+        #expect(bare.rows[0].metrics.first { $0.metric == "instructions" }?.grewAt?.first?.hasPrefix("static Task.sleep(_:) [async resume] +5.0 M instr") == true)
     }
 
     @Test func theDefaultToleranceIsTheLargerOfTwentyThousandInstructionsAndTwoPerThousand() throws {

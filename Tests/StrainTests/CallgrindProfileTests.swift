@@ -37,6 +37,17 @@ import Testing
         #expect(share > 0.9 && share <= 1, "\(share)")
     }
 
+    @Test func eachFunctionKeepsTheObjectItIsInForPlacingItLater() throws {
+        let profile = try Self.profile()
+        // `ob=(1) …/strain-stripped` names the copy; a later bare `ob=(12)` refers back to a library.
+        let work = "$s15StrainScenarios18NestedJSONScenarioV7prepare7contexty0A3Kit16StrategyExecutor_pYbKcAF15ScenarioContextC_tKFyAfG_pYbKcfU1_"
+        #expect(profile.objects[work] == "/tmp/strain-callgrind-28529-93DC13B2/strain-stripped")
+        #expect(profile.objects["$s10Foundation10JSONParserV10parseValueAA9JSONValueOyKF"]?.hasSuffix(".so") == true,
+                "\(profile.objects["$s10Foundation10JSONParserV10parseValueAA9JSONValueOyKF"] ?? "none")")
+        // Every function has its object: callgrind names one before any fn=.
+        #expect(Set(profile.functions.keys).subtracting(profile.objects.keys).isEmpty)
+    }
+
     @Test func recursiveActivationsMergeIntoTheirFunctionWithoutCountingTheRecursionTwice() throws {
         let profile = try Self.profile()
         #expect(profile.functions.keys.allSatisfy { !$0.hasSuffix("'2") }, "\(profile.functions.keys.filter { $0.hasSuffix("'2") })")

@@ -165,7 +165,7 @@ import Testing
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// Builds the fixture with the planted constants and returns a copy of its binary.
-    static func build(workPercent: Int, frameBytes: Int, allocationsPerNode: Int = 0, into folder: String, name: String) throws -> String {
+    static func build(workPercent: Int, frameBytes: Int, allocationsPerNode: Int = 0, afterAwaitPercent: Int = 100, into folder: String, name: String) throws -> String {
         let source = repository.appendingPathComponent("Tests/GateFixture").path
         let package = repository.appendingPathComponent(".build/gate-fixture-package").path
         let fileManager = FileManager.default
@@ -184,6 +184,7 @@ import Testing
             let plantedWorkPercent = \(workPercent)
             let plantedFrameBytes = \(frameBytes)
             let plantedAllocationsPerNode = \(allocationsPerNode)
+            let plantedAfterAwaitPercent = \(afterAwaitPercent)
             """.write(toFile: package + "/Sources/gate-fixture/Planted.swift", atomically: true, encoding: .utf8)
         try FixturePackage.build(package)
         let binary = folder + "/" + name
@@ -247,6 +248,12 @@ import Testing
     static func line(of text: String, in file: String) throws -> Int {
         let lines = try String(contentsOfFile: repository.appendingPathComponent(file).path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
         return try #require(lines.firstIndex { $0.contains(text) }) + 1
+    }
+
+    /// The number right after `marker` in `text` (`21` in `… (main.swift:21) …`), nil without one.
+    static func line(after marker: String, in text: String) -> Int? {
+        guard let range = text.range(of: marker) else { return nil }
+        return Int(text[range.upperBound...].prefix { $0.isNumber })
     }
 
     /// The metrics of `row` in gate.json, by name.
@@ -327,7 +334,59 @@ import Testing
         let grew = spin["instructions"]?["grewAt"] as? [String] ?? []
         #expect(grew.first?.contains("SpinScenario.prepare(context:)") == true, "\(grew)")
         #expect(grew.first?.contains("+2.0 %") == true, "\(grew)")
-        #expect(result.stdout.contains("grew most in closure #1 in closure #1 in SpinScenario.prepare(context:)"), "\(result.stdout)")
+        #expect(grew.first?.contains(" M instr a trial") == true, "\(grew)")
+        // Placed through the binary: callgrind ran a copy without debug information, and
+        // the name was looked up in the fixture's own binary, whose line table puts the
+        // closure inside SpinScenario.prepare in the fixture's main.swift.
+        let fixture = "Tests/GateFixture/Sources/gate-fixture/main.swift"
+        let first = try Self.line(of: "func prepare(context: ScenarioContext) throws -> Workload", in: fixture)
+        let last = try Self.line(of: "context.record(\"hash\"", in: fixture)
+        let placed = Self.line(after: "(main.swift:", in: grew.first ?? "")
+        #expect(placed.map { (first...last).contains($0) } == true, "\(grew): expected main.swift:\(first)–\(last)")
+        #expect(result.stdout.contains("grew most in closure #1 in closure #1 in SpinScenario.prepare(context:) (main.swift:"), "\(result.stdout)")
+    }
+
+    @Test func workAfterAnAwaitThatResumesOnAnotherThreadIsCountedAndTheLoopThatGrewNamed() throws {
+        // The fixture's await-spin hashes 200,000 rounds in a task, awaits a
+        // continuation resumed from a GCD thread, and hashes again: the planted build does
+        // the second part twice over. Only the part after the await grows.
+        let folder = try GateEndToEndTests.folder()
+        let base = try Self.build(workPercent: 100, frameBytes: 512, into: folder, name: "base")
+        let more = try Self.build(workPercent: 100, frameBytes: 512, afterAwaitPercent: 200, into: folder, name: "more")
+        let suite = folder + "/await.yaml"
+        try GateEndToEndTests.write("""
+            name: await
+            timeout: 60s
+            profiles: [linux]
+            measure: [instructions]
+            runs:
+              - scenario: await-spin
+                parameters: {work: 200000}
+                strategies: [main, task]
+            """, suite)
+        let (result, verdicts) = try Self.gate(base, more, repetitions: 2, folder: folder + "/gate", suite: suite)
+        #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
+        #expect(verdicts == ["await-spin main": "regressed", "await-spin task": "regressed"], "\(verdicts)\n\(result.stdout)")
+        let rows = try GateEndToEndTests.rows(folder + "/gate/gate.json")
+        for name in ["await-spin main", "await-spin task"] {
+            let instructions = Self.metrics(rows[name])["instructions"] ?? [:]
+            let before = instructions["baselineMedian"] as? Double ?? 0
+            let after = instructions["candidateMedian"] as? Double ?? 0
+            // Both parts counted: 200,000 rounds are several million instructions each,
+            // and the planted 200,000 more adds about half of the base's count again.
+            #expect(before > 5_000_000, "\(name): \(before)")
+            #expect(after / before > 1.3 && after / before < 1.7, "\(name): \(before) → \(after)")
+            // Named first, with its place, the fixture's own code: the hash loop, whose
+            // calls after the await doubled, or the scenario's resumed closure that makes
+            // them (seen on task: `… AwaitSpinScenario.prepare(context:) [async resume]
+            // (main.swift:144)`), not the runtime's partial function callgrind charges the
+            // resumed part to (`Task.sleep(_:) [async resume]`, named before).
+            let grew = instructions["grewAt"] as? [String] ?? []
+            let line = try Self.line(of: "func spin(_ count: Int, from hash: UInt64)", in: "Tests/GateFixture/Sources/gate-fixture/main.swift")
+            #expect(grew.first.map { ($0.hasPrefix("spin(_:from:)") || $0.contains("AwaitSpinScenario.prepare(context:)")) && $0.contains("(main.swift:") } == true,
+                    "\(name): \(grew)")
+            #expect(grew.contains { $0.hasPrefix("spin(_:from:) (main.swift:\(line)) +") && $0.hasSuffix(", +50.0 %") }, "\(name): \(grew)")
+        }
     }
 
     @Test func anInterleavedAAGateOfOneFixtureBuildJudgesEveryRowsAllocationsAndPasses() throws {

@@ -58,6 +58,13 @@ import Testing
         // The functions are named, demangled: the scenario's own work closure among them.
         let functions = trials["nested-json main"]?.first?.instructionCount?.functions ?? []
         #expect(functions.contains { $0.name.contains("NestedJSONScenario.prepare(context:)") }, "\(functions.prefix(12).map(\.name))")
+        // And placed: callgrind ran a copy without debug information, the name was looked up
+        // in strain itself, whose line table puts the closure in NestedJSONScenario.swift.
+        let work = functions.filter { $0.name.contains("NestedJSONScenario.prepare(context:)") }
+        #expect(work.contains { $0.file?.hasSuffix("Sources/StrainScenarios/NestedJSONScenario.swift") == true && ($0.line ?? 0) > 0 },
+                "\(work.map { "\($0.name) \($0.file ?? "no file"):\($0.line ?? 0)" })")
+        // A library's function has its name and no file: strain holds no line table for it.
+        #expect(functions.contains { $0.name.contains("JSONParser") && $0.file == nil }, "\(functions.prefix(12).map(\.name))")
         // A scenario whose work depends on timing is run, but not counted, and says so.
         for trial in trials["queue-flood gcd-global"] ?? [] {
             #expect(trial.outcome.kind == .completed)

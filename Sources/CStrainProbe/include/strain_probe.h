@@ -441,6 +441,10 @@ void strain_instr_end(void);
 void strain_instr_thread_on(void);
 void strain_instr_thread_off(void);
 
+/// 1 while a count runs (between strain_instr_begin and strain_instr_end), else 0:
+/// async work then runs on an executor that marks each of its jobs as work.
+int strain_instr_counting(void);
+
 /// Keeps `length` bytes the process wrote to its standard error at the end of a
 /// fixed ring (the last `STRAIN_STDERR_TAIL_BYTES`), for the runner to read why a
 /// program that said so itself died (a Rust panic, a JVM's uncaught exception).

@@ -497,6 +497,7 @@ package enum Gate {
         case .perSecond: return MetricDescriptor.Unit.rate(value)
         case .ratio: return String(format: "%.3g", value)
         case .allocations: return MetricDescriptor.Unit.allocations(value)
+        case .instructions: return MetricDescriptor.Unit.instructions(value)
         }
     }
 }

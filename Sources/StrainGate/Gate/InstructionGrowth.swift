@@ -7,15 +7,17 @@ import StrainRecords
 /// Every caller of the function that grew grows by as much (their inclusive costs
 /// hold it), up to the harness's own frames: so the first name is the innermost
 /// function holding most of the growth (the smallest baseline cost among those whose
-/// inclusive growth is at least `holdingShare` of the largest), then the functions
-/// whose own code grew most.
+/// inclusive growth is at least `holdingShare` of the largest; among those placed at
+/// file:line, the binary's own code, where there are some), then the functions whose
+/// own code grew most.
 enum InstructionGrowth {
     /// Functions named in a regression's verdict.
     static let named = 3
     /// The share of the largest inclusive growth a function must hold to be named first.
     static let holdingShare = 0.8
 
-    /// `closure #1 in SpinScenario.prepare(context:) +400,000 instructions a trial (+2.0 %)`, first the function holding the growth.
+    /// `closure #1 in SpinScenario.prepare(context:) (main.swift:21) +20.8 M instr a trial, +2.0 %`,
+    /// first the function holding the growth; file:line where the trials placed the function.
     static func functions(baseline: [TrialRecord], candidate: [TrialRecord]) -> [String] {
         let before = perTrial(baseline)
         let after = perTrial(candidate)
@@ -25,7 +27,13 @@ enum InstructionGrowth {
         let largest = names.map { growth($0, \.inclusive) }.max() ?? 0
         guard largest > 0 else { return [] }
         var chosen: [String] = []
-        if let holding = names.filter({ growth($0, \.inclusive) >= holdingShare * largest })
+        let holders = names.filter { growth($0, \.inclusive) >= holdingShare * largest }
+        // The binary's own code first, a function the trials placed at file:line: across
+        // an async resumption callgrind charges the resumed work to the runtime's partial
+        // functions (an await-spin's whole growth, 9.6 M, sat under
+        // `static Task.sleep(_:) [async resume]`), which tell the reader nothing.
+        let placed = holders.filter { (after[$0]?.place ?? before[$0]?.place) != nil }
+        if let holding = (placed.isEmpty ? holders : placed)
             .min(by: { (before[$0]?.inclusive ?? 0, $0) < (before[$1]?.inclusive ?? 0, $1) }) {
             chosen.append(holding)
         }
@@ -37,13 +45,17 @@ enum InstructionGrowth {
             let grown = growth(name, inclusive ? \.inclusive : \.exclusive)
             let base = inclusive ? before[name]?.inclusive ?? 0 : before[name]?.exclusive ?? 0
             let percent = base > 0 ? String(format: ", %+.1f %%", grown / base * 100) : ""
-            return "\(name) +\(AllocationGrowth.grouped(grown)) instructions a trial\(inclusive ? "" : " in its own code")\(percent)"
+            let place = (after[name]?.place ?? before[name]?.place).map { " (\($0))" } ?? ""
+            let change = MetricDescriptor.Unit.instructions(grown, signed: true)
+            return "\(name)\(place) \(change) a trial\(inclusive ? "" : " in its own code")\(percent)"
         }
     }
 
     struct Cost {
         var inclusive: Double
         var exclusive: Double
+        /// `main.swift:21`, where a trial placed the function.
+        var place: String?
     }
 
     /// Each function's mean instructions a trial, over the trials that recorded functions.
@@ -54,10 +66,11 @@ enum InstructionGrowth {
         for functions in recorded {
             for function in functions {
                 let old = sums[function.name] ?? Cost(inclusive: 0, exclusive: 0)
-                sums[function.name] = Cost(inclusive: old.inclusive + Double(function.inclusive), exclusive: old.exclusive + Double(function.exclusive))
+                sums[function.name] = Cost(inclusive: old.inclusive + Double(function.inclusive), exclusive: old.exclusive + Double(function.exclusive),
+                                           place: old.place ?? function.place)
             }
         }
         let count = Double(recorded.count)
-        return sums.mapValues { Cost(inclusive: $0.inclusive / count, exclusive: $0.exclusive / count) }
+        return sums.mapValues { Cost(inclusive: $0.inclusive / count, exclusive: $0.exclusive / count, place: $0.place) }
     }
 }

@@ -110,9 +110,17 @@ public final class ScenarioContext: Sendable {
     /// `unit` for async work: it reports start and finish to the heartbeat, but
     /// marks no thread, since a task may resume on another thread after every
     /// `await`. A stall in async work is judged by the heartbeat alone.
+    ///
+    /// In a counted trial (`measure: [instructions]`) `body` runs with
+    /// a task executor that marks each of its jobs as work (`WorkMarkingTaskExecutor`), so each part of it between
+    /// two `await`s is counted on whichever thread runs it.
     public func unitAsync(_ body: () async -> Void) async {
         heartbeat.started()
-        await body()
+        if strain_instr_counting() != 0 {
+            await withTaskExecutorPreference(WorkMarkingTaskExecutor.shared) { await body() }
+        } else {
+            await body()
+        }
         heartbeat.finished()
     }
 

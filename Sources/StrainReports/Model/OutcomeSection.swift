@@ -5,7 +5,7 @@ import StrainRecords
 package struct OutcomeSection: TextSection {
     /// One strategy's trials in a group.
     package struct Row: Sendable {
-        /// strategy, outcome, median wall, peak RSS, threads, stack used / size, depth, and allocations where counted.
+        /// strategy, outcome, median wall, peak RSS, threads, stack used / size, depth, and allocations and instructions where counted.
         package var cells: [String]
         /// `12.1 ms – 14.0 ms` across repetitions, or `–`.
         package var spread: String
@@ -44,13 +44,15 @@ package struct OutcomeSection: TextSection {
         for scenario in Set(groups.map(\.scenario)) { scales[scenario] = Scales(groups.filter { $0.scenario == scenario }) }
         tables = groups.map { group in
             let counted = group.countsAllocations
-            let header = ["strategy", "outcome", "median wall", "peak RSS", "threads", "stack used / size", "depth"] + (counted ? ["allocations"] : [])
+            let instructions = group.countsInstructions
+            let header = ["strategy", "outcome", "median wall", "peak RSS", "threads", "stack used / size", "depth"]
+                + (counted ? ["allocations"] : []) + (instructions ? ["instructions"] : [])
             let rows = group.rows.map { row -> Row in
                 let depth = row.medianDepth.map { Format.count($0) } ?? row.medianFrames.map { "\(Format.count($0)) frames" } ?? "–"
                 let walls = row.trials.compactMap(\.metrics.wallSeconds)
                 let cells = [row.strategy.description, row.outcomes, Format.duration(row.medianWallSeconds), Format.bytes(row.medianPeakRSSBytes),
                              row.peakThreads.map(String.init) ?? "–", Format.stack(used: row.stackHighWaterBytes, size: row.stackSizeBytes), depth]
-                    + (counted ? [row.allocationsText] : [])
+                    + (counted ? [row.allocationsText] : []) + (instructions ? [row.instructionsText] : [])
                 return Row(cells: cells, spread: walls.count > 1 ? "\(Format.duration(walls.min())) – \(Format.duration(walls.max()))" : "–",
                            allExpected: row.allExpected, expected: row.trials[0].expectedOutcomes.joined(separator: ", "),
                            reason: row.allExpected ? nil : row.trials.lazy.compactMap { CrashReason.message(for: $0) }.first, source: row)

@@ -13,10 +13,18 @@ import StrainSymbols
 /// holds work (and the host thread while it runs the workload), and at the work's end
 /// the host has callgrind write the part so far (trigger `strain-work`) and switches
 /// the instrumentation off (CStrainProbe/strain_instr.c says why). So a thread's start
-/// and exit, an idle worker's spinning and the harness's threads are not counted. Valgrind 3.19 cannot read the DWARF 5 the
-/// Swift toolchain writes, so callgrind runs a copy of the binary with its debug
-/// information stripped (`objcopy --strip-debug`; the symbol table stays, so functions
-/// keep their names).
+/// and exit, an idle worker's spinning and the harness's threads are not counted.
+///
+/// Callgrind runs a copy of the binary with its debug information stripped
+/// (`objcopy --strip-debug`): Valgrind 3.19 gives up on the whole binary ("Possibly
+/// corrupted debuginfo file ... I can't recover. Giving up.") at the compilation units
+/// clang writes in DWARF 5 for the C targets linked in (this package's, and a
+/// dependency's C++), whose attributes use forms its unit reader does not know
+/// (`DW_FORM_strx1`, 0x25; `DW_FORM_rnglistx`, 0x23: "unhandled dwarf2 abbrev form
+/// code"); the Swift compiler's own units are DWARF 4 and would read. The copy keeps
+/// the symbol table, so functions keep their names, and each named function of the
+/// binary is placed (file:line of its first instruction) by looking its name up in
+/// the original binary's symbol table and asking llvm-symbolizer there.
 ///
 /// - Important: callgrind serializes the trial's threads and runs it about 50 times
 ///   slower: the trial's deadline and stall threshold are stretched by
@@ -28,6 +36,8 @@ package struct CallgrindTrials: Sendable {
     package let valgrind: String
     /// The stripped copy of the runner's binary the trials run.
     package let binary: String
+    /// The runner's binary itself, whose debug information places the copy's functions.
+    package let original: String
     /// The folder of the copy and of each trial's callgrind output.
     package let folder: String
     /// Scenarios whose work depends on timing (`Scenario.workDependsOnTiming`): not counted.
@@ -66,6 +76,7 @@ package struct CallgrindTrials: Sendable {
         }
         self.valgrind = valgrind
         self.binary = binary
+        self.original = executable
         self.folder = folder
         self.timingDependent = timingDependent
     }
@@ -122,26 +133,17 @@ package struct CallgrindTrials: Sendable {
             guard profile.trigger == Self.trigger else {
                 return InstructionCount(source: "callgrind", instructions: nil, notCountable: "not counted: callgrind's part was written by '\(profile.trigger ?? "nothing")', not by the work's end")
             }
-            // Demangled and simplified, two symbols can read the same (`reabstraction thunk`):
-            // one entry each name, own costs summed, the outer one's inclusive cost kept.
-            var byName: [String: FunctionCost] = [:]
-            var order: [String] = []
-            for function in profile.top(inclusive: Self.recordedFunctions.inclusive, exclusive: Self.recordedFunctions.exclusive) {
-                let name = symbolizer.demangled(function.name)
-                if var known = byName[name] {
-                    known.exclusive += function.cost.exclusive
-                    known.inclusive = max(known.inclusive, function.cost.inclusive)
-                    byName[name] = known
-                } else {
-                    byName[name] = FunctionCost(name: name, inclusive: function.cost.inclusive, exclusive: function.cost.exclusive)
-                    order.append(name)
-                }
-            }
-            let functions = order.compactMap { byName[$0] }
+            let top = profile.top(inclusive: Self.recordedFunctions.inclusive, exclusive: Self.recordedFunctions.exclusive)
+            let functions = profile.named(top, by: symbolizer, placedIn: original) { inCopy($0) }
             return InstructionCount(source: "callgrind", instructions: profile.total, functions: functions)
         } catch {
             return InstructionCount(source: "callgrind", instructions: nil, notCountable: "not counted: \(error)")
         }
+    }
+
+    /// Whether callgrind's `object` is the stripped copy (the path as it wrote it).
+    func inCopy(_ object: String) -> Bool {
+        object == binary || URL(fileURLWithPath: object).resolvingSymlinksInPath().path == URL(fileURLWithPath: binary).resolvingSymlinksInPath().path
     }
 
     /// `name`'s path on PATH, if it is there and executable.

@@ -1,3 +1,4 @@
+import Dispatch
 import StrainCLI
 import StrainKit
 import StrainScenarios
@@ -120,4 +121,51 @@ func buildNodes(_ count: Int) -> Int {
     return length
 }
 
-StrainCommand.main(catalog: ScenarioCatalog([SpinScenario.self, FramesScenario.self, NodesScenario.self]) + .builtIn)
+/// Work in a task split by an `await`: a counted trial must count the part after it,
+/// which the cooperative pool may resume on another thread.
+struct AwaitSpinScenario: Scenario {
+    static let name = "await-spin"
+    static let summary = "hashes a counter `work` times in a task, awaits, and hashes it again (planted: the second part's share)"
+    static let work = Parameter<Int>("work", in: 1...1_000_000_000, default: 1_000_000, help: "iterations before the await, and after it in the base build")
+    static let parameters: [any ParameterDeclaration] = [work]
+
+    let work: Int
+
+    init(parameters: ParameterValues) {
+        work = parameters[Self.work]
+    }
+
+    func prepare(context: ScenarioContext) throws -> Workload {
+        let before = work
+        let after = work * plantedAfterAwaitPercent / 100
+        return { executor in
+            try executor.perform {
+                let done = DispatchSemaphore(value: 0)
+                Task.detached {
+                    await context.unitAsync {
+                        let first = spin(before, from: 0xcbf2_9ce4_8422_2325)
+                        // Resumed from a GCD thread: the rest runs wherever the pool picks it up.
+                        await withCheckedContinuation { (resume: CheckedContinuation<Void, Never>) in
+                            DispatchQueue.global().async { resume.resume() }
+                        }
+                        context.record("hash", Double(spin(after, from: first) & 0xFF))
+                    }
+                    done.signal()
+                }
+                done.wait()
+            }
+        }
+    }
+}
+
+/// `count` rounds of FNV-1a over a counter, from `hash`.
+func spin(_ count: Int, from hash: UInt64) -> UInt64 {
+    var hash = hash
+    for value in 0..<count {
+        hash ^= UInt64(truncatingIfNeeded: value)
+        hash &*= 0x0000_0100_0000_01b3
+    }
+    return hash
+}
+
+StrainCommand.main(catalog: ScenarioCatalog([SpinScenario.self, FramesScenario.self, NodesScenario.self, AwaitSpinScenario.self]) + .builtIn)
