@@ -128,6 +128,8 @@ struct AwaitSpinScenario: Scenario {
     static let summary = "hashes a counter `work` times in a task, awaits, and hashes it again (planted: the second part's share)"
     static let work = Parameter<Int>("work", in: 1...1_000_000_000, default: 1_000_000, help: "iterations before the await, and after it in the base build")
     static let parameters: [any ParameterDeclaration] = [work]
+    static let hash = Metric<Int>.count("hash", better: nil, noise: .deterministic, summary: "the last hash, low byte (kept so the loops are not optimized away)")
+    static let metrics: [any MetricDeclaration] = [hash]
 
     let work: Int
 
@@ -148,7 +150,7 @@ struct AwaitSpinScenario: Scenario {
                         await withCheckedContinuation { (resume: CheckedContinuation<Void, Never>) in
                             DispatchQueue.global().async { resume.resume() }
                         }
-                        context.record("hash", Double(spin(after, from: first) & 0xFF))
+                        context.record(Self.hash, Int(spin(after, from: first) & 0xFF))
                     }
                     done.signal()
                 }
