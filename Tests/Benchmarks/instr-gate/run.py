@@ -9,7 +9,8 @@ each row's instruction counts over all gates (median, spread in parts per millio
 
 The builds are what PlantedRegressionTests builds (`base` and `more`), or any two builds
 of the fixture with plantedWorkPercent 100 and 102. The busy loops are
-`sh -c 'while :; do :; done'`, started here and killed at the end.
+`sh -c 'while :; do :; done'`, started here and killed at the end (STRAIN_BENCH_LOOPS=N starts N
+instead; 0 where the machine already runs its own).
 
 usage: run.py STRAIN BASE PLANTED SUITE [ROUNDS] [REPS]
 """
@@ -40,7 +41,7 @@ def gate(old, new, out):
 def metric(row, name):
     return {m["metric"]: m for m in row["metrics"]}.get(name) or {}
 
-loops = [subprocess.Popen(["sh", "-c", "while :; do :; done"]) for _ in range(2)]
+loops = [subprocess.Popen(["sh", "-c", "while :; do :; done"]) for _ in range(int(os.environ.get("STRAIN_BENCH_LOOPS", "2")))]
 caught = passed = 0
 durations = []
 try:
