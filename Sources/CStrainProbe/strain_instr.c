@@ -31,10 +31,10 @@
 // first such errno is kept and strain_perf_end returns it, so the count is refused
 // rather than short. A thread still inside work at strain_perf_end is not counted.
 //
-// Outside a count the cost in strain_work_enter/leave is one relaxed load and a
-// branch, for both sources. Built without Valgrind's headers (<valgrind/callgrind.h>, Debian's
-// `valgrind`), these functions do nothing, the part is never written, and the runner
-// says so.
+// Outside a count the cost in strain_work_enter/leave is one load and a branch, for
+// both sources. Built without Valgrind's headers (<valgrind/callgrind.h>, Debian's
+// `valgrind`), the callgrind functions do nothing, the part is never written, and the
+// runner says so; the perf counters do not need them.
 #include "strain_probe.h"
 
 #include <errno.h>
