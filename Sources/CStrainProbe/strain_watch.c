@@ -128,7 +128,7 @@ static __thread int strain_work_index = -1;
 
 void strain_work_enter(void) {
     strain_work_nesting++;
-    // A counted trial (callgrind) counts what threads do while they hold work.
+    // A counted trial (callgrind or a perf counter) counts what threads do while they hold work.
     if (strain_work_nesting == 1) strain_instr_thread_on();
     if (strain_work_index < 0) {
         int index = atomic_fetch_add_explicit(&strain_work_registry_used, 1, memory_order_relaxed);

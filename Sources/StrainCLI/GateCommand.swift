@@ -54,7 +54,7 @@ struct GateCommand: ParsableCommand {
     @Option(name: .customLong("skip"), help: ArgumentHelp("Interleaved: passed to each build's `run --skip`.", valueName: "text"))
     var skips: [String] = []
 
-    @Option(help: ArgumentHelp("Interleaved: passed to each build's `run --measure` (instructions: each trial counted under callgrind). Repeatable.", valueName: "instructions"))
+    @Option(help: ArgumentHelp("Interleaved: passed to each build's `run --measure` (instructions: each trial counted by a perf counter where there is a PMU, else under callgrind). Repeatable.", valueName: "instructions"))
     var measure: [CountedMeasure] = []
 
     @Option(help: ArgumentHelp("Interleaved: run shard K of N of the plan on both builds (see `strain run --shard`).", valueName: "K/N"))

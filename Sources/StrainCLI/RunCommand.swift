@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import StrainHost
 import StrainKit
 import StrainReports
 import StrainRunner
@@ -54,7 +55,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("How each trial starts: server (a copy of a pre-loaded trial server, the default) or spawn (a fresh process of the binary). Each trial is its own process either way. A resumed run keeps the one it started with.", valueName: "server|spawn"))
     var isolation: TrialIsolation?
 
-    @Option(help: ArgumentHelp("Count a cost per trial besides the suite's `measure:`: instructions (each trial under Valgrind's callgrind, about 50 times slower; its timings are not recorded). Repeatable.", valueName: "instructions"))
+    @Option(help: ArgumentHelp("Count a cost per trial besides the suite's `measure:`: instructions (by a perf counter where the machine has a PMU, else each trial under Valgrind's callgrind, about 50 times slower; timings are then not recorded). Repeatable.", valueName: "instructions"))
     var measure: [CountedMeasure] = []
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Trials to run at once (1 to \(Self.maximumJobs); default 1, or what a resumed run started with). For runs where outcomes matter more than timings: trials that share the cores slow each other, and the gate will not compare such timings with a serial run's unless asked.", valueName: "n"))
@@ -144,14 +145,24 @@ struct RunCommand: ParsableCommand {
             print("\(plan.trials.count) trials\(shardText)")
             return
         }
-        // Counted trials need their tools: checked before anything is written or run.
+        // Counted trials need their source (a PMU, else callgrind) and its tools:
+        // checked before anything is written or run.
         var callgrind: CallgrindTrials?
+        var source: InstructionSource?
+        var timingDependent: Set<String> = []
         if (parsed.measures + measure).contains(.instructions) {
-            let timingDependent = Set(plan.trials.map(\.scenario).filter { catalog.scenario(named: $0)?.workDependsOnTiming == true })
+            timingDependent = Set(plan.trials.map(\.scenario).filter { catalog.scenario(named: $0)?.workDependsOnTiming == true })
             do {
-                callgrind = try CallgrindTrials(executable: currentExecutablePath(), timingDependent: timingDependent)
+                source = try InstructionSource.choose(environment: ProcessInfo.processInfo.environment, probe: KernelPerfCounterProbe())
             } catch {
-                throw CommandFailure(code: StrainExitCode.toolMissing, message: error.description)
+                throw CommandFailure(code: error.kind == .unavailable ? StrainExitCode.toolMissing : StrainExitCode.inputError, message: error.description)
+            }
+            if source == .callgrind {
+                do {
+                    callgrind = try CallgrindTrials(executable: currentExecutablePath(), timingDependent: timingDependent)
+                } catch {
+                    throw CommandFailure(code: StrainExitCode.toolMissing, message: error.description)
+                }
             }
         }
         defer { callgrind?.cleanUp() }
@@ -174,18 +185,19 @@ struct RunCommand: ParsableCommand {
         }
         guard let directory, let journal else { throw CommandFailure.harness("the output folder was not opened") }
         try execute(plan, planRecord: planRecord, suiteName: parsed.name, suitePath: suitePath, directory: directory, journal: journal, catalog: catalog,
-                    jobs: jobs, isolation: isolation, callgrind: callgrind)
+                    jobs: jobs, supervisor: TrialSupervisor(executable: currentExecutablePath(), isolation: isolation, callgrind: callgrind,
+                                                            pmu: source?.pmuTrials(timingDependent: timingDependent)))
     }
 
     private func execute(_ plan: Plan, planRecord: PlanRecord, suiteName: String, suitePath: String, directory: OutputDirectory,
-                         journal: Journal, catalog: ScenarioCatalog, jobs: Int, isolation: TrialIsolation, callgrind: CallgrindTrials?) throws {
+                         journal: Journal, catalog: ScenarioCatalog, jobs: Int, supervisor: TrialSupervisor) throws {
         let interactive = isatty(STDOUT_FILENO) == 1
         // Tables fit the window at a terminal, or the width COLUMNS gives; a pipe without COLUMNS gets them whole.
         let fitted = interactive || ProcessInfo.processInfo.environment["COLUMNS"] != nil
         let terminal = TerminalReport(color: interactive && ProcessInfo.processInfo.environment["NO_COLOR"] == nil,
                                       columns: fitted ? Self.terminalColumns() : nil)
         var controller = RunController(
-            supervisor: TrialSupervisor(executable: currentExecutablePath(), isolation: isolation, callgrind: callgrind),
+            supervisor: supervisor,
             customMetrics: catalog.declaredMetrics(of: plan.trials.map(\.scenario))
         )
         controller.rankings = catalog.rankings(of: plan.trials.map(\.scenario))

@@ -18,7 +18,8 @@ public enum StrainExitCode {
     /// written), or the gate's data is incomplete (a missing row or shard).
     public static let harnessError: Int32 = 3
     /// A tool a counted measure needs is missing (`--measure instructions` without
-    /// `valgrind` or `objcopy` on PATH): nothing was run.
+    /// `valgrind` or `objcopy` on PATH, or with `STRAIN_INSTRUCTIONS_SOURCE=pmu` where no
+    /// perf counter of instructions opens): nothing was run.
     public static let toolMissing: Int32 = 4
     /// The run was stopped by SIGINT (Ctrl-C): finished trials, run.json and the reports were written, marked interrupted.
     public static let interrupted: Int32 = 130

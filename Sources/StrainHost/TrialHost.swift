@@ -144,11 +144,11 @@ package enum TrialHost {
         // STRAIN_ALLOCATIONS=off leaves them uncounted: for measuring what counting costs.
         let countsAllocations = getenv("STRAIN_ALLOCATIONS").map({ String(cString: $0) }) != "off"
         if countsAllocations { AllocationCounter.begin() }
-        // Under callgrind (a counted trial), instructions too: innermost, so the
-        // allocation counter's own start and stop are not counted.
+        // In a counted trial (callgrind or perf counters), instructions too: innermost,
+        // so the allocation counter's own start and stop are not counted.
         InstructionCounter.begin()
         let result = Result { try workload(executor) }
-        InstructionCounter.end()
+        let counted = InstructionCounter.end()
         AllocationCounter.end()
         let ended = strain_monotonic_ns()
         executor.shutdown()
@@ -162,6 +162,7 @@ package enum TrialHost {
         var report = HostReport(outcome: outcome, metrics: measure(context: context, before: before, started: started, ended: ended),
                                 threads: context.reports, threadsAtStart: threadsAtStart)
         ConfinementVerdict.apply(context.confinement, to: &report)
+        InstructionCounter.record(counted, in: &report)
         let sites = AllocationCounter.topSites()
         if !sites.isEmpty {
             report.allocationSites = sites

@@ -2,13 +2,15 @@ import Foundation
 
 /// A trial's instruction count and where it came from, or why it has none.
 public struct InstructionCount: Codable, Hashable, Sendable {
-    /// What counted them: `callgrind` (Valgrind's, with the trial run under it).
+    /// What counted them: `callgrind` (Valgrind's, with the trial run under it), or `pmu`
+    /// (a perf counter of user-space instructions per thread, in the trial run as usual).
     public var source: String
     /// Instructions the scenario's measured work retired; nil when not countable.
     public var instructions: Int?
     /// Why the trial has no count (`not countable: the work depends on timing`).
     public var notCountable: String?
-    /// The functions with the most instructions, inclusive of what they called, most first.
+    /// The functions with the most instructions, inclusive of what they called, most first;
+    /// callgrind's alone (nil for `pmu`: a counter has no per-function costs).
     public var functions: [FunctionCost]?
 
     /// A count of `instructions` from `source`, or none, with the reason.

@@ -18,7 +18,7 @@ public struct MetricDescriptor: Codable, Hashable, Sendable {
         case ratio
         /// Allocations (calls of the malloc family), counted.
         case allocations
-        /// Instructions retired, counted (by callgrind).
+        /// Instructions retired, counted (by a perf counter or by callgrind).
         case instructions
 
         /// A rate as every report and the gate write it: `12.8 M/s`, `358 k/s`, `42 /s`.
@@ -138,7 +138,7 @@ public struct MetricDescriptor: Codable, Hashable, Sendable {
         MetricDescriptor(name: "allocations", unit: .allocations, polarity: .lowerIsBetter, noise: .counted, summary: "calls of malloc, calloc, realloc, posix_memalign, aligned_alloc and memalign during the work"),
         MetricDescriptor(name: "allocated-bytes", unit: .bytes, polarity: .lowerIsBetter, noise: .counted, summary: "bytes those allocations asked for"),
         MetricDescriptor(name: "frees", unit: .count, polarity: nil, noise: .counted, summary: "blocks freed during the work (shown, not judged)"),
-        MetricDescriptor(name: "instructions", unit: .instructions, polarity: .lowerIsBetter, noise: .counted, summary: "instructions the work retired, counted by callgrind (measure: [instructions])"),
+        MetricDescriptor(name: "instructions", unit: .instructions, polarity: .lowerIsBetter, noise: .counted, summary: "instructions the work retired, counted by a perf counter or by callgrind (measure: [instructions])"),
     ]
 
     /// The built-in descriptor called `name`, if there is one.

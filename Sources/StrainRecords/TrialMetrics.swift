@@ -42,7 +42,7 @@ public struct TrialMetrics: Codable, Hashable, Sendable {
     public var allocatedBytes: Int?
     /// Blocks the work freed (free, and realloc's old block).
     public var frees: Int?
-    /// Instructions the work retired, counted by callgrind in a counted trial
+    /// Instructions the work retired, counted by a perf counter or by callgrind in a counted trial
     /// (`TrialRecord.instructionCount` says how, or why there is none).
     public var instructions: Int?
     /// Metrics a scenario defines for itself.

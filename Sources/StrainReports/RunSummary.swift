@@ -35,7 +35,7 @@ package struct RunSummary: Sendable {
         package var medianAllocations: Double? { Statistics.median(trials.compactMap { $0.metrics.allocations.map(Double.init) }) }
         /// Bytes those allocations asked for (the median over repetitions).
         package var medianAllocatedBytes: Double? { Statistics.median(trials.compactMap { $0.metrics.allocatedBytes.map(Double.init) }) }
-        /// Instructions the work retired, counted under callgrind (the median over repetitions).
+        /// Instructions the work retired, counted by a perf counter or under callgrind (the median over repetitions).
         package var medianInstructions: Double? { Statistics.median(trials.compactMap { $0.metrics.instructions.map(Double.init) }) }
         /// `3.1 M instr`, or `–` when the trials counted none.
         package var instructionsText: String { Format.value(medianInstructions, unit: .instructions) }

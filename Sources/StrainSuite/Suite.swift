@@ -53,7 +53,8 @@ package struct Suite: Sendable {
 
 /// A cost counted by running each trial under a tool, asked for by `measure:` or `--measure`.
 package enum CountedMeasure: String, CaseIterable, Sendable {
-    /// Instructions the scenario's measured work retired, counted by Valgrind's callgrind.
+    /// Instructions the scenario's measured work retired, counted by a perf counter where the
+    /// machine has a PMU, else by Valgrind's callgrind.
     case instructions
 }
 

@@ -109,6 +109,25 @@ struct InstructionGateTests {
         #expect(bare.rows[0].metrics.first { $0.metric == "instructions" }?.grewAt?.first?.hasPrefix("static Task.sleep(_:) [async resume] +5.0 M instr") == true)
     }
 
+    @Test func pmuCountsWithoutAFunctionListAreJudgedByTheirTotalAndNameNoFunction() throws {
+        // A perf counter (source `pmu`) has no per-function costs: the gate judges the total alone.
+        let key = Fake.key()
+        func trial(_ repetition: Int, _ instructions: Int) -> TrialRecord {
+            var record = Fake.trial(key, repetition: repetition)
+            record.metrics.instructions = instructions
+            record.instructionCount = InstructionCount(source: "pmu", instructions: instructions)
+            return record
+        }
+        let report = try Self.gate((1...2).map { trial($0, 1_040_000_000 + $0) }, (1...2).map { trial($0, 1_060_800_000 + $0) })
+        let instructions = try #require(report.rows[0].metrics.first { $0.metric == "instructions" })
+        #expect(instructions.verdict == .regressed, "\(instructions)")
+        #expect(instructions.noise == .counted)
+        #expect(instructions.grewAt?.isEmpty ?? true, "\(instructions.grewAt ?? [])")
+        #expect(report.exitCode == 1)
+        let same = try Self.gate((1...2).map { trial($0, 1_040_000_000 + $0) }, (1...2).map { trial($0, 1_040_000_100 + $0) })
+        #expect(same.rows[0].metrics.first { $0.metric == "instructions" }?.verdict == .unchanged)
+    }
+
     @Test func theDefaultToleranceIsTheLargerOfTwentyThousandInstructionsAndTwoPerThousand() throws {
         let key = Fake.key()
         // 19,000 more on a small row: the harness's own spread reached 4,747 between repetitions.

@@ -441,9 +441,28 @@ void strain_instr_end(void);
 void strain_instr_thread_on(void);
 void strain_instr_thread_off(void);
 
-/// 1 while a count runs (between strain_instr_begin and strain_instr_end), else 0:
-/// async work then runs on an executor that marks each of its jobs as work.
+/// 1 while a count runs (between strain_instr_begin and strain_instr_end, or
+/// strain_perf_begin and strain_perf_end), else 0: async work then runs on an
+/// executor that marks each of its jobs as work.
 int strain_instr_counting(void);
+
+// MARK: - Instructions counted by a perf counter (strain_instr.c)
+
+/// 0 when a perf counter of `type`/`config` (perf_event_open: this thread, any CPU,
+/// user space only) opens and reads here, else the errno (ENOENT: no such event,
+/// as for hardware events on a VM without a PMU). Opens nothing that stays open.
+int strain_perf_event_opens(uint32_t type, uint64_t config);
+
+/// Starts a count by perf counters of `type`/`config`: from now each thread counts its
+/// user space while it holds work (strain_work_enter, its counter opened once and
+/// closed when it exits), and the calling (host) thread until strain_perf_end.
+/// One event per process: a thread keeps the counter it opened first.
+void strain_perf_begin(uint32_t type, uint64_t config);
+
+/// Ends the count: `*total` is what the threads counted (in the event's unit). Returns 0,
+/// or the errno of the first counter that could not be opened or read (the count is
+/// then short, and must not be used), or EINVAL when no perf count ran.
+int strain_perf_end(uint64_t *total);
 
 /// Keeps `length` bytes the process wrote to its standard error at the end of a
 /// fixed ring (the last `STRAIN_STDERR_TAIL_BYTES`), for the runner to read why a

@@ -35,19 +35,22 @@ package struct TrialSupervisor: Sendable {
     let sanitized: SanitizedTrials?
     /// Where trials run under callgrind to count instructions (`measure: [instructions]`); nil otherwise.
     package let callgrind: CallgrindTrials?
+    /// Trials that count instructions by perf counters instead (the `pmu` source); nil otherwise.
+    package let pmu: PMUTrials?
 
     /// - Parameter notice: hears the trial server's restarts and a fall back to
     ///   spawning, one line each (standard error by default).
     /// - Parameter callgrind: counts each countable trial's instructions under callgrind
-    ///   (every trial is then spawned: a copy of the trial server cannot start under Valgrind).
+    ///   (every trial is then spawned: a copy of the trial server cannot start under Valgrind); `pmu` by perf counters (spawned too).
     package init(executable: String, isolation: TrialIsolation = .server, symbolizer: Symbolizer = Symbolizer(),
-                callgrind: CallgrindTrials? = nil,
+                callgrind: CallgrindTrials? = nil, pmu: PMUTrials? = nil,
                 notice: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }) {
         self.executable = executable
         self.isolation = isolation
         self.sanitized = SanitizedTrials.make()
         self.callgrind = callgrind
-        self.server = isolation == .server && sanitized == nil && callgrind == nil
+        self.pmu = pmu
+        self.server = isolation == .server && sanitized == nil && callgrind == nil && pmu == nil
             ? TrialServer(executable: executable, environment: Self.childEnvironment(heartbeat: false), notice: notice) : nil
         self.classifier = OutcomeClassifier(traceBuilder: TraceBuilder(symbolizer: symbolizer), dumpBuilder: ThreadDumpBuilder(symbolizer: symbolizer),
                                             symbolizer: symbolizer)
@@ -58,7 +61,7 @@ package struct TrialSupervisor: Sendable {
         let statistics = server?.statistics
         return ExecutionRecord(isolation: isolation, serverTrials: statistics?.trials ?? 0, serverRestarts: statistics?.restarts ?? 0,
                                fallback: statistics?.fallback ?? (isolation == .server && sanitized != nil ? SanitizedTrials.serverNote
-                                   : isolation == .server && callgrind != nil ? "instructions were counted under callgrind, which cannot run a trial server's copy: every trial was spawned" : nil),
+                                   : isolation == .server && (callgrind != nil || pmu != nil) ? "instructions were counted \(callgrind != nil ? "under callgrind, which cannot run a trial server's copy" : "by perf counters, whose event a trial server's copy is not given"): every trial was spawned" : nil),
                                jobs: jobs)
     }
 
@@ -104,7 +107,7 @@ package struct TrialSupervisor: Sendable {
                                                shared: heartbeat?.descriptor)
             } else {
                 child = try ChildProcess.spawn(executable: executable, arguments: ["_trial", specJSON],
-                                               environment: Self.childEnvironment(heartbeat: heartbeat != nil, sanitized: sanitized),
+                                               environment: Self.childEnvironment(heartbeat: heartbeat != nil, sanitized: sanitized) + (pmu?.environment(of: spec.scenario) ?? []),
                                                shared: heartbeat?.descriptor)
             }
         } catch {
@@ -121,26 +124,25 @@ package struct TrialSupervisor: Sendable {
         let elapsed = Double(strain_monotonic_ns() - start) / 1e9
         let reports = sanitized?.reports(pid: child.pid, symbolizer: classifier.symbolizer) ?? []
         var trial = record(spec, watched, launched: launched, sanitizerReports: reports, trialSeconds: elapsed, startedAt: startedAt)
-        if let callgrind { countInstructions(of: &trial, pid: child.pid, counted: counted, callgrind: callgrind) }
+        let completed = trial.outcome.kind == .completed
+        if let callgrind { countInstructions(of: &trial, counted: counted != nil, counted?.count(pid: child.pid, completed: completed, symbolizer: classifier.symbolizer)
+                                             ?? InstructionCount(source: "callgrind", instructions: nil, notCountable: callgrind.notCountable(spec.scenario))) }
+        if let pmu { countInstructions(of: &trial, counted: pmu.notCountable(spec.scenario) == nil, pmu.count(scenario: spec.scenario, completed: completed, reported: trial.metrics.instructions)) }
         return trial
     }
 
-    /// A counted trial's instruction count into its record, and its timings and RSS out
-    /// (callgrind's, which mean nothing for the work); a trial that was not counted says why.
-    private func countInstructions(of trial: inout TrialRecord, pid: Int32, counted: CallgrindTrials?, callgrind: CallgrindTrials) {
-        guard let counted else {
-            trial.instructionCount = InstructionCount(source: "callgrind", instructions: nil, notCountable: callgrind.notCountable(trial.id.key.scenario))
-            return
-        }
-        let count = counted.count(pid: pid, completed: trial.outcome.kind == .completed, symbolizer: classifier.symbolizer)
+    /// A trial's instruction count (or why it has none) into its record; a counted trial's timings out (callgrind's mean nothing
+    /// for the work; a pmu trial's include a counter read at each unit's start and end), and callgrind's RSS (Valgrind's own memory).
+    private func countInstructions(of trial: inout TrialRecord, counted: Bool, _ count: InstructionCount) {
         trial.instructionCount = count
+        guard counted else { return }
         trial.metrics.instructions = count.instructions
         trial.metrics.wallSeconds = nil
         trial.metrics.userSeconds = nil
         trial.metrics.systemSeconds = nil
         trial.metrics.throughputPerSecond = nil
         trial.metrics.latency = nil
-        trial.metrics.peakRSSBytes = nil  // Valgrind's own memory, not the work's
+        if count.source == "callgrind" { trial.metrics.peakRSSBytes = nil }  // Valgrind's own memory, not the work's
     }
 
     /// A trial's environment (the trial server's too, without the heartbeat): the
