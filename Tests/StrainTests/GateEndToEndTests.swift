@@ -340,7 +340,7 @@ import Testing
         // closure inside SpinScenario.prepare in the fixture's main.swift.
         let fixture = "Tests/GateFixture/Sources/gate-fixture/main.swift"
         let first = try Self.line(of: "func prepare(context: ScenarioContext) throws -> Workload", in: fixture)
-        let last = try Self.line(of: "context.record(\"hash\"", in: fixture)
+        let last = try Self.line(of: "context.record(Self.hash", in: fixture)
         let placed = Self.line(after: "(main.swift:", in: grew.first ?? "")
         #expect(placed.map { (first...last).contains($0) } == true, "\(grew): expected main.swift:\(first)–\(last)")
         #expect(result.stdout.contains("grew most in closure #1 in closure #1 in SpinScenario.prepare(context:) (main.swift:"), "\(result.stdout)")

@@ -10,7 +10,11 @@ import Dispatch
 /// Used by ``ScenarioContext/unitAsync(_:)`` in counted trials only: it moves the
 /// work off the cooperative pool, which a counted scenario (whose work does not
 /// depend on timing) does not notice; an actor's methods called from that work run
-/// here too (a default actor runs on its caller's task executor preference).
+/// here too (a default actor runs on its caller's task executor preference). It
+/// also replaces a preference the task already had: under `task-executor(n, stack)`
+/// a counted trial's async work runs on GCD's threads, not the strategy's, so a
+/// stack limit is measured by an uncounted run (a counted trial that does not
+/// complete is not countable anyway).
 ///
 /// `_Concurrency.TaskExecutor`: StrainKit has a strategy of its own called `TaskExecutor`.
 final class WorkMarkingTaskExecutor: _Concurrency.TaskExecutor {
