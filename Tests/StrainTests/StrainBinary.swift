@@ -215,8 +215,14 @@ final class BackgroundStrain {
     /// waiting up to `seconds` for one to appear.
     func children(within seconds: Double = 20) -> [Int32] {
         let giveUp = Date().addingTimeInterval(seconds)
+        // A child between fork and exec still shows the runner's own command line: it may
+        // become the trial server or the symbolizer, so it is not taken for a trial (under
+        // load that window is long enough to be seen: a CI run took the trial server so).
+        let own = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline")
         while Date() < giveUp {
-            let pids = allChildren().filter { !Processes.isTrialServer($0) && !Processes.isSymbolizer($0) }
+            let pids = allChildren().filter {
+                !Processes.isTrialServer($0) && !Processes.isSymbolizer($0) && FileManager.default.contents(atPath: "/proc/\($0)/cmdline") != own
+            }
             if !pids.isEmpty { return pids }
             usleep(20_000)
         }
