@@ -146,12 +146,12 @@ import Testing
 
     @Test func aLongTimelineIsThinnedKeepingItsEndsAndItsPeaks() {
         let samples = (0..<10_000).map { ThreadSample(seconds: Double($0) / 1000, threads: $0 == 5_000 ? 999 : $0 % 7) }
-        let thinned = TrialSupervisor.thinned(samples, to: 100)
+        let thinned = TrialRecordBuilder.thinned(samples, to: 100)
         #expect(thinned.count <= 100)
         #expect(thinned.first == samples.first)
         #expect(thinned.last == samples.last)
         #expect(thinned.contains { $0.threads == 999 }, "the peak survives")
-        #expect(TrialSupervisor.thinned(Array(samples.prefix(50)), to: 100).count == 50)
+        #expect(TrialRecordBuilder.thinned(Array(samples.prefix(50)), to: 100).count == 50)
     }
 
     @Test func theRemoteUnwindRequestIsReadOnlyWhenItsLineIsComplete() {

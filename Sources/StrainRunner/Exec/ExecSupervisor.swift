@@ -51,15 +51,18 @@ package struct ExecResult: Sendable {
 }
 
 /// Runs one program under the preloaded probe and records it as a one-trial run
-/// (scenario `exec`): its exit status is the outcome, a fault record becomes a
-/// symbolized trace, dumps are symbolized and grouped as they arrive.
+/// (scenario `exec`), through the trial pipeline a suite's trials go through
+/// (`TrialPipeline.swift`): launched by `ProcessSpawn`, watched into a `Watched`
+/// (/proc sampled as a trial's is), classified by the same `OutcomeClassifier` (its
+/// exit status is the outcome, a fault record a symbolized trace; dumps are
+/// symbolized and grouped as they arrive), recorded by `TrialRecordBuilder`.
 ///
 /// The program owns the terminal: strain reads none of its output, passes on the
 /// signals it is sent, and waits.
 package struct ExecSupervisor: Sendable {
     package var probeLibrary: String
-    package let traceBuilder: TraceBuilder
-    package let dumpBuilder: ThreadDumpBuilder
+    /// Classifies the program's fault records and names its dumps, as a trial's.
+    let classifier: OutcomeClassifier
     /// How often the supervisor looks for dumps and samples the program, while it waits for its end.
     package var pollMilliseconds: Int32 = 50
 
@@ -68,8 +71,8 @@ package struct ExecSupervisor: Sendable {
 
     package init(probeLibrary: String, symbolizer: Symbolizer = Symbolizer()) {
         self.probeLibrary = probeLibrary
-        traceBuilder = TraceBuilder(symbolizer: symbolizer)
-        dumpBuilder = ThreadDumpBuilder(symbolizer: symbolizer)
+        classifier = OutcomeClassifier(traceBuilder: TraceBuilder(symbolizer: symbolizer), dumpBuilder: ThreadDumpBuilder(symbolizer: symbolizer),
+                                       symbolizer: symbolizer)
     }
 
     /// The environment the program starts with: the caller's, the probe first in
@@ -118,12 +121,11 @@ package struct ExecSupervisor: Sendable {
         onStart(program.pid)
 
         let probe = ProbeFolder(path: request.probeFolder)
+        var watched = Watched()
         var dumps: [ExecDump] = []
         var readDumps = Set<String>()
         var watch = request.stallSeconds.map { StallWatch(pid: program.pid, thresholdSeconds: $0) }
-        var stall: (verdict: ExecStallVerdict, report: StallReport, cycle: WaitCycle?)?
-        var peakThreads = 0
-        var peakRSS = 0
+        var stall: ExecStall?
         var peakWorkers = 0
         var nextWorkerCount: UInt64 = 0
         let statusPath = "/proc/\(program.pid)/status"
@@ -133,7 +135,7 @@ package struct ExecSupervisor: Sendable {
             for path in probe.dumpFiles(pid: program.pid) where !readDumps.contains(path) {
                 readDumps.insert(path)
                 guard let text = try? String(contentsOfFile: path, encoding: .utf8), let raw = ProbeFolder.parseDump(text) else { continue }
-                let dump = ExecDump(number: dumps.count + 1, dump: dumpBuilder.dump(from: raw), stall: stallVerdict)
+                let dump = ExecDump(number: dumps.count + 1, dump: classifier.dumpBuilder.dump(from: raw), stall: stallVerdict)
                 dumps.append(dump)
                 onDump(dump)
                 newest = dump
@@ -143,15 +145,12 @@ package struct ExecSupervisor: Sendable {
         while ended == nil {
             ended = program.waitForEnd(milliseconds: pollMilliseconds)
             if ended != nil { break }
-            if let status = ProcessStatus.read(statusPath) {
-                peakThreads = max(peakThreads, status.threads ?? 0)
-                peakRSS = max(peakRSS, status.peakRSSBytes ?? 0)
-                // Past the smallest GCD cap, count the pool's workers (their names), four times a second.
-                let now = strain_monotonic_ns()
-                if (status.threads ?? 0) > Self.smallestGCDCap, now >= nextWorkerCount {
-                    peakWorkers = max(peakWorkers, Self.dispatchWorkers(pid: program.pid))
-                    nextWorkerCount = now &+ 250_000_000
-                }
+            let now = strain_monotonic_ns()
+            watched.sample(statusPath, now: now, start: started)
+            // Past the smallest GCD cap, count the pool's workers (their names), four times a second.
+            if let threads = watched.timeline.last?.threads, threads > Self.smallestGCDCap, now >= nextWorkerCount {
+                peakWorkers = max(peakWorkers, Self.dispatchWorkers(pid: program.pid))
+                nextWorkerCount = now &+ 250_000_000
             }
             _ = collectDumps(nil)
             if stall == nil, var current = watch {
@@ -164,94 +163,30 @@ package struct ExecSupervisor: Sendable {
             }
         }
         _ = collectDumps(nil)
+        let end = strain_monotonic_ns()
         let (termination, usage) = ended!
-        let wall = Double(strain_monotonic_ns() - started) / 1e9
+        watched.termination = termination
+        watched.usage = usage
+        watched.closeTimeline(end: end, start: started)
+        let wall = Double(end - started) / 1e9
 
-        var metrics = TrialMetrics()
-        let resources = ResourceUsage(usage)
-        metrics.wallSeconds = wall
-        metrics.trialSeconds = wall
-        metrics.userSeconds = resources.userSeconds
-        metrics.systemSeconds = resources.systemSeconds
-        metrics.voluntaryContextSwitches = resources.voluntaryContextSwitches
-        metrics.involuntaryContextSwitches = resources.involuntaryContextSwitches
-        if peakRSS > 0 { metrics.peakRSSBytes = peakRSS }
-        if peakThreads > 0 { metrics.peakThreads = peakThreads }
-        Self.readAllocations(in: probe.path, pid: program.pid, into: &metrics)
-
-        var outcome: TrialOutcome
-        var trace: FaultTrace?
-        let fault = probe.faultRecord(pid: program.pid)
-        if let fault, case .exited(let code) = termination {
-            // The program's own handler took the signal and the program went on to exit by its
-            // status (HotSpot takes SIGSEGVs on purpose: a probe at address 0, implicit null
-            // checks, stack banging): the verdict is the program's, as it would be alone.
-            let handled = "the program handled \(SignalName.of(fault.signal)) at 0x\(String(fault.address, radix: 16)) itself and exited with status \(code)"
-            if code == 0 {
-                outcome = TrialOutcome(kind: .completed, message: handled)
-            } else {
-                // Kept as evidence: a crash reporter that logs and exits by status leaves its fault here.
-                trace = traceBuilder.trace(from: fault)
-                outcome = TrialOutcome(kind: .threw, message: handled)
-            }
-        } else if let fault {
-            let built = traceBuilder.trace(from: fault)
-            trace = built
-            let after: String
-            switch termination {
-            case .signaled(let signal) where signal == fault.signal: after = ""
-            default: after = "; after the probe passed the signal on, the program \(Self.ended(termination))"
-            }
-            // After a wrapper's or a shim's exec, the image that faulted is not the one strain started: name it.
-            var executed = ""
-            if let commandLine = fault.commandLine {
-                let shown = commandLine.last == "" ? Array(commandLine.dropLast()) : commandLine
-                // A long command line is cut short in the record: a prefix of the program's own is the program's.
-                if !([request.program] + request.arguments).joined(separator: "\0").hasPrefix(shown.joined(separator: "\0")) {
-                    executed = "; the fault was in \(Self.shellQuoted(shown)), which the program executed (same pid)"
-                }
-            }
-            outcome = TrialOutcome(kind: fault.isOverflow ? .stackOverflow : .crashed, signal: fault.signal,
-                                   message: (fault.isComplete ? "" : "the fault record was cut short") + executed + after)
-            if outcome.message?.isEmpty == true { outcome.message = nil }
-            if outcome.message?.hasPrefix("; ") == true { outcome.message = String(outcome.message!.dropFirst(2)) }
-            metrics.stackSizeBytes = built.stackSizeBytes
-            metrics.stackHighWaterBytes = fault.isOverflow ? built.stackSizeBytes : nil
-            metrics.frames = fault.totalFrames
-        } else {
-            switch termination {
-            case .exited(0): outcome = .completed
-            case .exited(let code): outcome = TrialOutcome(kind: .threw, message: "the program exited with status \(code)")
-            case .signaled(let signal):
-                outcome = TrialOutcome(kind: .crashed, signal: signal,
-                                       message: Self.killedWithoutRecord(signal, image: probe.programImage(pid: program.pid), follow: request.follow))
-            }
-        }
-        let sanitizerReports = SanitizerLog.reports(in: request.probeFolder, symbolizer: traceBuilder.symbolizer)
-        if fault == nil, let verdict = Self.sanitizerOutcome(sanitizerReports, termination: termination) { outcome = verdict }
-        if let stall {
-            outcome = TrialOutcome(kind: stall.verdict.kind, message: "\(stall.verdict.message); then the program \(Self.ended(termination))")
-        }
+        let sanitizerReports = SanitizerLog.reports(in: request.probeFolder, symbolizer: classifier.symbolizer)
+        var classified = classify(termination, fault: probe.faultRecord(pid: program.pid), sanitizerReports: sanitizerReports,
+                                  stall: stall, dumps: dumps, probe: probe, pid: program.pid, request: request)
+        classified.metrics.wallSeconds = wall
+        Self.readAllocations(in: probe.path, pid: program.pid, into: &classified.metrics)
         let key = TrialKey(scenario: "exec", parameters: [
             TrialKey.Parameter(name: "program", value: request.program),
             TrialKey.Parameter(name: "arguments", value: Self.shellQuoted(request.arguments)),
         ], strategy: .main, profile: request.profile)
         let expected = [ExpectedOutcome(kind: .completed)]
-        var trial = TrialRecord(id: TrialID(key: key, repetition: 1), index: 0, seed: 0, outcome: outcome,
-                                expected: expected.contains { $0.accepts(outcome) }, expectedOutcomes: expected.map(\.description),
-                                metrics: metrics, trace: trace, startedAt: startedAt)
+        let spec = TrialSpec(index: 0, id: TrialID(key: key, repetition: 1), seed: 0, timeoutSeconds: 0,
+                             stallSeconds: request.stallSeconds ?? 0, expected: expected)
+        var trial = TrialRecordBuilder().record(spec, classified, watched: watched, trialSeconds: wall,
+                                                sanitizerReports: sanitizerReports, startedAt: startedAt)
+        // The program's pool is libdispatch's: its workers against each platform's cap.
         let verdicts = CapVerdict.verdicts(strategy: .gcdGlobal(.default), needed: peakWorkers > Self.smallestGCDCap ? peakWorkers : nil)
         trial.capVerdicts = verdicts.isEmpty ? nil : verdicts
-        trial.dump = stall.flatMap { verdict in dumps.last { $0.stall != nil }?.dump } ?? dumps.last?.dump
-        if let cycle = stall?.cycle, trial.dump != nil { trial.dump?.waitCycle = cycle }
-        trial.stall = stall?.report
-        trial.sanitizerReports = sanitizerReports.isEmpty ? nil : sanitizerReports
-        // Glibc's and the Swift runtime's words first; else what the program said on its
-        // standard error before it died (Rust's panic, a JVM's uncaught exception).
-        trial.lastWords = fault?.lastWords
-        if trial.lastWords == nil, outcome.kind != .completed {
-            trial.lastWords = probe.standardErrorTail(pid: program.pid).flatMap(StandardErrorWords.lastWords(in:))
-        }
         let others = processFaults(probe, program: program.pid, request: request)
         trial.processFaults = others.isEmpty ? nil : others
         let run = ResolvedRun(scenario: "exec", parameters: key.parameters.map { ParameterSweep(name: $0.name, values: [$0.value]) },
@@ -268,17 +203,75 @@ package struct ExecSupervisor: Sendable {
         return ExecResult(pid: program.pid, termination: termination, record: record, dumps: dumps)
     }
 
+    /// A stall the watchdog called: its verdict, what it saw, and the wait cycle when the holders close one.
+    typealias ExecStall = (verdict: ExecStallVerdict, report: StallReport, cycle: WaitCycle?)
+
+    /// The program's outcome and evidence, the classifier's stage of the pipeline for a
+    /// program: its fault record classified as a trial's is (then placed: a fault the
+    /// program handled itself, a fault in an image it executed), else its exit status;
+    /// a sanitizer's verdict where it recorded no fault; the stall the watchdog called,
+    /// with its dump; the runtime's last words, else what it last said on standard error.
+    private func classify(_ termination: TerminationStatus, fault: FaultRecord?, sanitizerReports: [SanitizerReport], stall: ExecStall?,
+                          dumps: [ExecDump], probe: ProbeFolder, pid: Int32, request: ExecRequest) -> OutcomeClassifier.Classified {
+        var classified: OutcomeClassifier.Classified
+        if let fault, case .exited(let code) = termination {
+            // The program's own handler took the signal and the program went on to exit by its
+            // status (HotSpot takes SIGSEGVs on purpose: a probe at address 0, implicit null
+            // checks, stack banging): the verdict is the program's, as it would be alone.
+            let handled = "the program handled \(SignalName.of(fault.signal)) at 0x\(String(fault.address, radix: 16)) itself and exited with status \(code)"
+            classified = OutcomeClassifier.Classified(outcome: TrialOutcome(kind: code == 0 ? .completed : .threw, message: handled))
+            // Kept as evidence: a crash reporter that logs and exits by status leaves its fault here.
+            if code != 0 { classified.trace = classifier.classify(fault).trace }
+        } else if let fault {
+            classified = classifier.classify(fault)
+            let after = termination == .signaled(fault.signal) ? "" : "; after the probe passed the signal on, the program \(Self.ended(termination))"
+            // After a wrapper's or a shim's exec, the image that faulted is not the one strain started: name it.
+            var executed = ""
+            if let commandLine = fault.commandLine {
+                let shown = commandLine.last == "" ? Array(commandLine.dropLast()) : commandLine
+                // A long command line is cut short in the record: a prefix of the program's own is the program's.
+                if !([request.program] + request.arguments).joined(separator: "\0").hasPrefix(shown.joined(separator: "\0")) {
+                    executed = "; the fault was in \(Self.shellQuoted(shown)), which the program executed (same pid)"
+                }
+            }
+            var message = (classified.outcome.message ?? "") + executed + after
+            if message.hasPrefix("; ") { message.removeFirst(2) }
+            classified.outcome.message = message.isEmpty ? nil : message
+        } else {
+            switch termination {
+            case .exited(0): classified = OutcomeClassifier.Classified(outcome: .completed)
+            case .exited(let code): classified = OutcomeClassifier.Classified(outcome: TrialOutcome(kind: .threw, message: "the program exited with status \(code)"))
+            case .signaled(let signal):
+                classified = OutcomeClassifier.Classified(outcome: TrialOutcome(kind: .crashed, signal: signal,
+                    message: Self.killedWithoutRecord(signal, image: probe.programImage(pid: pid), follow: request.follow)))
+            }
+        }
+        if fault == nil, let verdict = Self.sanitizerOutcome(sanitizerReports, termination: termination) { classified.outcome = verdict }
+        if let stall {
+            classified.outcome = TrialOutcome(kind: stall.verdict.kind, message: "\(stall.verdict.message); then the program \(Self.ended(termination))")
+            classified.stall = stall.report
+        }
+        classified.dump = stall.flatMap { _ in dumps.last { $0.stall != nil }?.dump } ?? dumps.last?.dump
+        if let cycle = stall?.cycle, classified.dump != nil { classified.dump?.waitCycle = cycle }
+        // Glibc's and the Swift runtime's words first; else what the program said on its
+        // standard error before it died (Rust's panic, a JVM's uncaught exception).
+        classified.lastWords = fault?.lastWords
+        if classified.lastWords == nil, classified.outcome.kind != .completed {
+            classified.lastWords = probe.standardErrorTail(pid: pid).flatMap(StandardErrorWords.lastWords(in:))
+        }
+        return classified
+    }
+
     /// The faults of the program's other processes (a forked child keeps the probe and
     /// writes `fault-PID.txt` of its own), symbolized, each under its pid, parent and
     /// command line. The program's outcome is not theirs.
     func processFaults(_ probe: ProbeFolder, program: Int32, request: ExecRequest) -> [ProcessFault] {
         probe.faultPids().filter { $0 != program }.compactMap { pid in
             guard let fault = probe.faultRecord(pid: pid) else { return nil }
-            let trace = traceBuilder.trace(from: fault)
-            let outcome = TrialOutcome(kind: fault.isOverflow ? .stackOverflow : .crashed, signal: fault.signal,
-                                       message: fault.isComplete ? nil : "the fault record was cut short")
+            let classified = classifier.classify(fault)
+            guard let trace = classified.trace else { return nil }
             return ProcessFault(pid: pid, parentPid: fault.parentPid, commandLine: fault.commandLine ?? [request.program] + request.arguments,
-                                outcome: outcome,
+                                outcome: classified.outcome,
                                 lastWords: fault.lastWords ?? probe.standardErrorTail(pid: pid).flatMap(StandardErrorWords.lastWords(in:)), trace: trace)
         }
     }
@@ -286,7 +279,7 @@ package struct ExecSupervisor: Sendable {
     /// Asks the suspected program for a dump and judges its pools from the stacks;
     /// nil (and the watch restarted) when they are not stuck.
     private func judgeStall(_ suspicion: StallWatch.Suspicion, watch: inout StallWatch, probe: ProbeFolder, pid: Int32,
-                            collect: (ExecStallVerdict?) -> ExecDump?) -> (verdict: ExecStallVerdict, report: StallReport, cycle: WaitCycle?)? {
+                            collect: (ExecStallVerdict?) -> ExecDump?) -> ExecStall? {
         let before = Set(probe.dumpFiles(pid: pid))
         _ = strain_sigqueue(pid, SIGSYS, STRAIN_DUMP_REQUEST_VALUE)
         let deadline = strain_monotonic_ns() &+ 3_000_000_000
@@ -297,10 +290,10 @@ package struct ExecSupervisor: Sendable {
             usleep(10_000)
         }
         let raw = fresh.last.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }.flatMap(ProbeFolder.parseDump)
-        let dump = raw.map { dumpBuilder.dump(from: $0) }
+        let dump = raw.map { classifier.dumpBuilder.dump(from: $0) }
         let place = { (tid: Int) in dump.flatMap { Self.place(of: tid, in: $0) } }
         let maps = (try? String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)) ?? ""
-        let object = { (address: UInt64) in traceBuilder.symbolizer.dataObject(at: address, maps: maps) }
+        let object = { (address: UInt64) in classifier.symbolizer.dataObject(at: address, maps: maps) }
         if let dump, let verdict = StallWatch.judge(dump, suspicion: suspicion) {
             _ = collect(verdict)
             // A pool's stuck threads may wait on mutexes too: the cycle, when the holders close one.
@@ -315,7 +308,7 @@ package struct ExecSupervisor: Sendable {
             let processMaps = isProgram ? maps : ((try? String(contentsOfFile: "/proc/\(process.pid)/maps", encoding: .utf8)) ?? "")
             guard var (verdict, cycle) = LockWaits.judge(threads: process.threads, silentSeconds: suspicion.silentSeconds,
                                                          readWord: LockWaits.reader(pid: process.pid), place: isProgram ? place : { _ in nil },
-                                                         object: { traceBuilder.symbolizer.dataObject(at: $0, maps: processMaps) }) else { continue }
+                                                         object: { classifier.symbolizer.dataObject(at: $0, maps: processMaps) }) else { continue }
             if !isProgram {
                 let command = Self.commandLine(pid: process.pid).map { ", " + Self.shellQuoted($0) } ?? ""
                 verdict.message = "in process \(process.pid) (a descendant of the program\(command)): " + verdict.message

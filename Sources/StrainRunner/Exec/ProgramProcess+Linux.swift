@@ -11,27 +11,9 @@ struct ProgramProcess {
     let endDescriptor: Int32
 
     static func spawn(program: String, arguments: [String], environment: [String]) throws(ExecError) -> ProgramProcess {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
         // strain ignores SIGPIPE for itself; its program gets the default back.
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGPIPE)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        let argv = ([program] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup($0) } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var pid: pid_t = 0
-        let status = posix_spawnp(&pid, program, nil, &attributes, argv, envp)
+        let (status, pid) = ProcessSpawn.start(program, arguments: arguments, environment: environment, actions: nil,
+                                               ownGroup: false, searchPath: true, defaultSignals: [SIGPIPE])
         guard status == 0 else {
             let reason = String(cString: strerror(status))
             switch status {
@@ -52,11 +34,8 @@ struct ProgramProcess {
         } else {
             usleep(UInt32(max(1, min(milliseconds, 10))) * 1000)
         }
-        var status: Int32 = 0
-        var usage = rusage()
-        let reaped = wait4(pid, &status, WNOHANG, &usage)
-        guard reaped == pid, let termination = TerminationStatus(waitStatus: status) else { return nil }
+        guard let ended = ProcessSpawn.reapIfEnded(pid) else { return nil }
         if endDescriptor >= 0 { close(endDescriptor) }
-        return (termination, usage)
+        return ended
     }
 }

@@ -161,8 +161,8 @@ package final class TrialServer: Sendable {
         // Only its socket: every copy inherits what the server has open.
         _ = strain_spawn_close_from(&actions, ChildEnvironment.trialServerSocketDescriptor + 1)
         // A process group of its own: its parent-death handler kills that group, the server alone.
-        let (spawned, pid) = ChildProcess.spawnInOwnGroup(executable: executable, arguments: ["_trial-server"],
-                                                          environment: environment, actions: &actions)
+        let (spawned, pid) = ProcessSpawn.start(executable, arguments: ["_trial-server"], environment: environment, actions: &actions,
+                                                ownGroup: true, defaultSignals: ProcessSpawn.runnersSignals)
         guard spawned == 0 else {
             close(ends[0])
             return .failure(Problem("could not start the trial server \(executable): \(String(cString: strerror(spawned)))"))

@@ -47,7 +47,8 @@ struct ChildProcess {
         // whoever started it) reaches the trial: a copy of the trial server closes the same.
         _ = strain_spawn_close_from(&actions, shared != nil ? Self.sharedDescriptor + 1 : 4)
 
-        let (status, pid) = Self.spawnInOwnGroup(executable: executable, arguments: arguments, environment: environment, actions: &actions)
+        let (status, pid) = ProcessSpawn.start(executable, arguments: arguments, environment: environment, actions: &actions,
+                                               ownGroup: true, defaultSignals: ProcessSpawn.runnersSignals)
         close(result.write)
         close(output.write)
         close(error.write)
@@ -56,36 +57,6 @@ struct ChildProcess {
             throw SupervisorError(errno: status, message: "could not start \(executable)")
         }
         return ChildProcess(pid: pid, resultDescriptor: result.read, outputDescriptor: output.read, errorDescriptor: error.read)
-    }
-
-    /// posix_spawn for a process of the runner's: in a process group of its own
-    /// (so a timeout, or the parent-death handler, ends it and whatever it
-    /// started), no signal blocked, and the default action back for the signals
-    /// the runner handles or ignores itself. The status is posix_spawn's.
-    static func spawnInOwnGroup(executable: String, arguments: [String], environment: [String],
-                                actions: inout posix_spawn_file_actions_t) -> (status: Int32, pid: pid_t) {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setpgroup(&attributes, 0)
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGPIPE, SIGTERM, SIGINT, SIGSEGV, SIGBUS, SIGILL, SIGABRT, SIGFPE, SIGTRAP] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup($0) } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var pid: pid_t = 0
-        let status = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        return (status, pid)
     }
 
     /// Starts a trial as a copy of the trial server, with the same descriptors a
@@ -111,14 +82,60 @@ struct ChildProcess {
         kill(-pid, signal)
     }
 
-    /// Reaps the child if it has ended, without waiting: its status and resource
-    /// use, or nil while it runs (or is only stopped by a ptrace walk).
-    func reapIfEnded() -> (TerminationStatus, rusage)? {
+    /// Reaps the child if it has ended, without waiting.
+    func reapIfEnded() -> (TerminationStatus, rusage)? { ProcessSpawn.reapIfEnded(pid) }
+}
+
+/// posix_spawn for every process the runner starts, written once: a trial, the trial
+/// server, and `strain exec`'s program. The attributes (a process group of the child's
+/// own, or the runner's for a program that owns the terminal; no signal blocked; the
+/// default action back for the signals the runner handles or ignores itself), the
+/// argument and environment marshalling, and the reaping.
+enum ProcessSpawn {
+    /// The signals the runner handles or ignores itself, which a trial gets back at their default.
+    static let runnersSignals = [SIGPIPE, SIGTERM, SIGINT, SIGSEGV, SIGBUS, SIGILL, SIGABRT, SIGFPE, SIGTRAP]
+
+    /// Starts `executable` (looked up on PATH when `searchPath`); the status is posix_spawn's.
+    static func start(_ executable: String, arguments: [String], environment: [String], actions: UnsafeMutablePointer<posix_spawn_file_actions_t>?,
+                      ownGroup: Bool, searchPath: Bool = false, defaultSignals: [Int32]) -> (status: Int32, pid: pid_t) {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
+        if ownGroup {
+            posix_spawnattr_setpgroup(&attributes, 0)
+            flags |= POSIX_SPAWN_SETPGROUP
+        }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in defaultSignals { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(flags))
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup($0) } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let fileActions = actions.map { UnsafePointer($0) }
+        let status = searchPath
+            ? posix_spawnp(&pid, executable, fileActions, &attributes, argv, envp)
+            : posix_spawn(&pid, executable, fileActions, &attributes, argv, envp)
+        return (status, pid)
+    }
+
+    /// Reaps `pid` if it has ended, without waiting: its status and resource use, or
+    /// nil while it runs (or is only stopped by a ptrace walk).
+    static func reapIfEnded(_ pid: pid_t) -> (TerminationStatus, rusage)? {
         var status: Int32 = 0
         var usage = rusage()
         guard wait4(pid, &status, WNOHANG, &usage) == pid else { return nil }
-        guard let termination = TerminationStatus(waitStatus: status) else { return nil }
-        return (termination, usage)
+        return TerminationStatus(waitStatus: status).map { ($0, usage) }
     }
 }
 

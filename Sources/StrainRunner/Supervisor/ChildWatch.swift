@@ -36,9 +36,95 @@ package struct Watched: Sendable {
     package init() {}
 }
 
+/// What the watch does to a running child and when, apart from any I/O: a small state
+/// machine fed the time, whose every step can be tested alone with made-up times
+/// (`WatchScheduleTests`). `ChildWatch` carries out its actions.
+struct WatchSchedule: Sendable {
+    /// One thing to do to the child now.
+    enum Action: Hashable, Sendable {
+        /// A stop signal reached the runner: the child and all it started die now (once).
+        case stopForRunner
+        /// The deadline passed (once): see where the child is before it is torn down.
+        case deadlinePassed
+        /// Send this signal to the child's process group (a teardown step, or the thread limit).
+        case signalGroup(Int32)
+        /// Read /proc now.
+        case sample
+    }
+
+    let deadline: UInt64
+    let samplingNanoseconds: UInt64
+    /// Threads the child may have; past it the group is killed (nil: no limit).
+    let threadLimit: Int?
+    private var steps: ArraySlice<TeardownStep>
+    private var nextStepAt: UInt64?
+    private var nextSampleAt: UInt64 = 0
+    private(set) var stopped = false
+    private(set) var timedOut = false
+    /// The limit the child went over, once it has.
+    private(set) var overThreadLimit: Int?
+    /// Whether the child's request for a remote unwind was answered (it is, once).
+    private(set) var remoteUnwindDone = false
+
+    init(deadline: UInt64, samplingInterval: Double, teardown: [TeardownStep], threadLimit: Int?) {
+        self.deadline = deadline
+        samplingNanoseconds = TrialSpec.nanoseconds(samplingInterval)
+        self.threadLimit = threadLimit
+        steps = teardown[...]
+    }
+
+    /// What is due at `now` while the child runs, in the order to do it: the runner's
+    /// stop, the deadline, the next teardown step (the first at the deadline, each
+    /// next after the step's grace), a sample.
+    mutating func due(now: UInt64, stopRequested: Bool) -> [Action] {
+        var actions: [Action] = []
+        if stopRequested, !stopped {
+            stopped = true
+            actions.append(.stopForRunner)
+        }
+        if now >= deadline, !timedOut {
+            timedOut = true
+            actions.append(.deadlinePassed)
+            nextStepAt = now
+        }
+        if let at = nextStepAt, now >= at, let step = steps.popFirst() {
+            actions.append(.signalGroup(step.signal))
+            nextStepAt = steps.isEmpty ? nil : now &+ TrialSpec.nanoseconds(step.graceSeconds)
+        }
+        if now >= nextSampleAt {
+            actions.append(.sample)
+            nextSampleAt = now &+ samplingNanoseconds
+        }
+        return actions
+    }
+
+    /// After a sample that saw `peakThreads`: SIGKILL to the group, once, when that is over the limit.
+    mutating func sampled(peakThreads: Int) -> Action? {
+        guard let threadLimit, peakThreads > threadLimit, overThreadLimit == nil else { return nil }
+        overThreadLimit = threadLimit
+        return .signalGroup(SIGKILL)
+    }
+
+    /// The tids to walk from the parent, once: when a running child's result pipe holds
+    /// a complete request (it dumped what it could and waits, blocked threads and all).
+    mutating func remoteUnwind(result bytes: [UInt8], reaped: Bool) -> [Int]? {
+        guard !remoteUnwindDone, !reaped, let tids = ChildProtocol.pendingRemoteUnwind(in: bytes) else { return nil }
+        remoteUnwindDone = true
+        return tids
+    }
+
+    /// Milliseconds a poll may wait at `now`: none once the child is reaped (only what
+    /// is buffered is drained), else until the next sample or the deadline, at least 1.
+    func pollMilliseconds(now: UInt64, reaped: Bool) -> Int32 {
+        guard !reaped else { return 0 }
+        let remaining = deadline > now ? Double(deadline - now) / 1e6 : 0
+        return Int32(max(1, min(Double(samplingNanoseconds) / 1e6, remaining)))
+    }
+}
+
 /// The parent's watch over one running child: polls its three pipes into bounded
-/// buffers, samples /proc, enforces the deadline with explicit teardown steps,
-/// answers a remote-unwind request, and stops at once for a runner stop signal.
+/// buffers, samples /proc, and carries out its `WatchSchedule` (the deadline and the
+/// teardown steps, the thread limit, a remote-unwind request, a runner stop signal).
 struct ChildWatch {
     var outputCap: Int
     var resultCap: Int
@@ -55,11 +141,8 @@ struct ChildWatch {
         var open: [Int32: WritableKeyPath<Watched, BoundedBuffer>] = [
             child.resultDescriptor: \.result, child.outputDescriptor: \.output, child.errorDescriptor: \.error,
         ]
-        var steps = teardown[...]
-        var nextStepAt: UInt64?
+        var schedule = WatchSchedule(deadline: deadline, samplingInterval: samplingInterval, teardown: teardown, threadLimit: threadLimit)
         var reaped = false
-        var remoteUnwindDone = false
-        var nextSample: UInt64 = 0
         let statusPath = "/proc/\(child.pid)/status"
         var chunk = [UInt8](repeating: 0, count: 65536)
         // Readable once the child has ended (a zombie to reap): the watch wakes for
@@ -73,33 +156,9 @@ struct ChildWatch {
 
         while !reaped || !open.isEmpty {
             let now = strain_monotonic_ns()
-            if !reaped, !watched.stoppedByRunner, RunnerSignals.stopSignal != nil {
-                // The runner is stopping: the trial in flight and all it started die now.
-                watched.stoppedByRunner = true
-                child.signalGroup(SIGKILL)
-            }
             if !reaped {
-                if now >= deadline && !watched.timedOut {
-                    watched.timedOut = true
-                    if !ChildProtocol.decode(watched.result.bytes, final: false).saysHowItEnded {
-                        // Too wedged to report: see where its threads are before stopping it.
-                        watched.deadlineHeartbeat = heartbeat?.read()
-                        watched.deadlineAt = now
-                        watched.deadlineDump = TrialSupervisor.ptraceDump(pid: child.pid)
-                    }
-                    nextStepAt = now
-                }
-                if let at = nextStepAt, now >= at, let step = steps.popFirst() {
-                    child.signalGroup(step.signal)
-                    nextStepAt = steps.isEmpty ? nil : now &+ TrialSpec.nanoseconds(step.graceSeconds)
-                }
-                if now >= nextSample {
-                    sample(statusPath, now: now, start: start, into: &watched)
-                    if let limit = threadLimit, watched.peakThreads > limit, watched.overThreadLimit == nil {
-                        watched.overThreadLimit = limit
-                        child.signalGroup(SIGKILL)
-                    }
-                    nextSample = now &+ TrialSpec.nanoseconds(samplingInterval)
+                for action in schedule.due(now: now, stopRequested: RunnerSignals.stopSignal != nil) {
+                    carryOut(action, on: child, now: now, heartbeat: heartbeat, statusPath: statusPath, start: start, schedule: &schedule, into: &watched)
                 }
                 if let (termination, usage) = child.reapIfEnded() {
                     watched.termination = termination
@@ -109,8 +168,7 @@ struct ChildWatch {
                     child.signalGroup(SIGKILL)
                 }
             }
-            let remaining = deadline > now ? Double(deadline - now) / 1e6 : 0
-            let timeout: Int32 = reaped ? 0 : Int32(max(1, min(samplingInterval * 1000, remaining)))
+            let timeout = schedule.pollMilliseconds(now: now, reaped: reaped)
             if open.isEmpty {
                 guard !reaped else { continue }
                 if endDescriptor >= 0, endSeen < 2 {
@@ -137,9 +195,7 @@ struct ChildWatch {
                     if let path = open[descriptor.fd] { watched[keyPath: path].append(chunk[0..<count]) }
                     guard descriptor.fd == child.resultDescriptor else { continue }
                     watched.lastResultRead = strain_monotonic_ns()
-                    if !remoteUnwindDone, !reaped, let tids = ChildProtocol.pendingRemoteUnwind(in: watched.result.bytes) {
-                        // The child dumped what it could and waits, blocked threads and all: walk the rest from here.
-                        remoteUnwindDone = true
+                    if let tids = schedule.remoteUnwind(result: watched.result.bytes, reaped: reaped) {
                         let giveUp = strain_monotonic_ns() &+ TrialSpec.nanoseconds(RemoteUnwinder.budgetSeconds)
                         for tid in tids where strain_monotonic_ns() < giveUp {
                             if let stack = RemoteUnwinder.stack(pid: child.pid, tid: tid) { watched.remoteStacks[tid] = stack }
@@ -152,20 +208,33 @@ struct ChildWatch {
                 }
             }
         }
-        if let last = watched.timeline.last {
-            watched.timeline.append(ThreadSample(seconds: Double(strain_monotonic_ns() - start) / 1e9, threads: last.threads))
-        }
+        watched.closeTimeline(end: strain_monotonic_ns(), start: start)
         return watched
     }
 
-    /// Reads the child's thread count and peak RSS from /proc.
-    private func sample(_ statusPath: String, now: UInt64, start: UInt64, into watched: inout Watched) {
-        guard let status = ProcessStatus.read(statusPath) else { return }
-        let threads = status.threads ?? 0
-        watched.peakThreads = max(watched.peakThreads, threads)
-        watched.peakRSSBytes = max(watched.peakRSSBytes, status.peakRSSBytes ?? 0)
-        if threads > 0, watched.timeline.last?.threads != threads {
-            watched.timeline.append(ThreadSample(seconds: Double(now - start) / 1e9, threads: threads))
+    /// One of the schedule's actions, done to the child.
+    private func carryOut(_ action: WatchSchedule.Action, on child: ChildProcess, now: UInt64, heartbeat: SharedHeartbeat?,
+                          statusPath: String, start: UInt64, schedule: inout WatchSchedule, into watched: inout Watched) {
+        switch action {
+        case .stopForRunner:
+            watched.stoppedByRunner = true
+            child.signalGroup(SIGKILL)
+        case .deadlinePassed:
+            watched.timedOut = true
+            if !ChildProtocol.decode(watched.result.bytes, final: false).saysHowItEnded {
+                // Too wedged to report: see where its threads are before stopping it.
+                watched.deadlineHeartbeat = heartbeat?.read()
+                watched.deadlineAt = now
+                watched.deadlineDump = TrialSupervisor.ptraceDump(pid: child.pid)
+            }
+        case .signalGroup(let signal):
+            child.signalGroup(signal)
+        case .sample:
+            watched.sample(statusPath, now: now, start: start)
+            if let kill = schedule.sampled(peakThreads: watched.peakThreads) {
+                watched.overThreadLimit = schedule.overThreadLimit
+                carryOut(kill, on: child, now: now, heartbeat: heartbeat, statusPath: statusPath, start: start, schedule: &schedule, into: &watched)
+            }
         }
     }
 }

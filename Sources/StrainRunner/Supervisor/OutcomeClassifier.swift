@@ -78,7 +78,10 @@ package struct OutcomeClassifier: Sendable {
         }
     }
 
-    private func classify(_ fault: FaultRecord) -> Classified {
+    /// A fault record's outcome (overflow or crash), trace and stack metrics, whoever
+    /// wrote it: a trial's handler on the result pipe, or the probe in a program under
+    /// `strain exec` (and in each of its processes).
+    func classify(_ fault: FaultRecord) -> Classified {
         let built = traceBuilder.trace(from: fault)
         var classified = Classified(outcome: TrialOutcome(kind: fault.isOverflow ? .stackOverflow : .crashed, signal: fault.signal,
                                                           message: fault.isComplete ? nil : "the fault record was cut short"))

@@ -5,10 +5,11 @@ import StrainKit
 import StrainSymbols
 import StrainWire
 
-/// The parent's side of a trial, in parts: `ChildProcess` starts the child and
-/// reaps it into a `TerminationStatus`; `ChildWatch` reads its pipes with bounds,
-/// samples /proc and tears it down at the deadline; `ChildProtocol` decodes what it
-/// said; `OutcomeClassifier` decides the outcome. This type joins them into a record.
+/// The parent's side of a suite's trial (and a bisect's probe), through the one trial
+/// pipeline (`TrialPipeline.swift`): `ChildProcess` starts the child (spawned, or a
+/// copy of the trial server) and reaps it; `ChildWatch` reads its pipes with bounds,
+/// samples /proc and tears it down at the deadline; `OutcomeClassifier` decides the
+/// outcome from what it said; `TrialRecordBuilder` makes the record.
 ///
 /// A child that crashes, hangs, floods its output or closes its pipes ends up
 /// as that trial's outcome; it never takes the supervisor down.
@@ -123,7 +124,9 @@ package struct TrialSupervisor: Sendable {
         if watched.stoppedByRunner { return nil }
         let elapsed = Double(strain_monotonic_ns() - start) / 1e9
         let reports = sanitized?.reports(pid: child.pid, symbolizer: classifier.symbolizer) ?? []
-        var trial = record(spec, watched, launched: launched, sanitizerReports: reports, trialSeconds: elapsed, startedAt: startedAt)
+        let classified = classifier.classify(watched, timeoutSeconds: launched.timeoutSeconds, stallSeconds: launched.stallSeconds)
+        var trial = TrialRecordBuilder(timelineCap: timelineCap).record(spec, classified, watched: watched, trialSeconds: elapsed,
+                                                                        sanitizerReports: reports, startedAt: startedAt)
         let completed = trial.outcome.kind == .completed
         if let callgrind { countInstructions(of: &trial, counted: counted != nil, counted?.count(pid: child.pid, completed: completed, symbolizer: classifier.symbolizer)
                                              ?? InstructionCount(source: "callgrind", instructions: nil, notCountable: callgrind.notCountable(spec.scenario))) }
@@ -198,47 +201,4 @@ package struct TrialSupervisor: Sendable {
 
     /// The tids of a complete `REMOTE-UNWIND` line after the report, if the child wrote one.
     static func remoteUnwindRequest(in bytes: [UInt8]) -> [Int]? { ChildProtocol.pendingRemoteUnwind(in: bytes) }
-
-    private func record(_ spec: TrialSpec, _ watched: Watched, launched: TrialSpec, sanitizerReports: [SanitizerReport], trialSeconds: Double, startedAt: String) -> TrialRecord {
-        let classified = classifier.classify(watched, timeoutSeconds: launched.timeoutSeconds, stallSeconds: launched.stallSeconds)
-        var metrics = classified.metrics
-        // What only the parent can see: the whole child's resource use, and the thread count it sampled.
-        let usage = ResourceUsage(watched.usage)
-        if metrics.userSeconds == nil { metrics.userSeconds = usage.userSeconds }
-        if metrics.systemSeconds == nil { metrics.systemSeconds = usage.systemSeconds }
-        // getrusage's ru_maxrss is inherited from the parent across posix_spawn's exec: use VmHWM.
-        if metrics.peakRSSBytes == nil, watched.peakRSSBytes > 0 { metrics.peakRSSBytes = watched.peakRSSBytes }
-        if metrics.voluntaryContextSwitches == nil { metrics.voluntaryContextSwitches = usage.voluntaryContextSwitches }
-        if metrics.involuntaryContextSwitches == nil { metrics.involuntaryContextSwitches = usage.involuntaryContextSwitches }
-        metrics.peakThreads = max(metrics.peakThreads ?? 0, watched.peakThreads)
-        metrics.trialSeconds = trialSeconds
-
-        let outcome = SanitizedTrials.outcome(classified.outcome, reports: sanitizerReports)
-        var record = TrialRecord(graded: spec, outcome: outcome, metrics: metrics, trace: classified.trace,
-                                 stdout: watched.output.text, stderr: watched.error.text, startedAt: startedAt)
-        record.dump = classified.dump
-        record.stall = classified.stall
-        record.confinementViolations = classified.confinement
-        record.allocationSites = classified.allocationSites
-        record.lastWords = classified.lastWords
-        record.sanitizerReports = sanitizerReports.isEmpty ? nil : sanitizerReports
-        record.threadTimeline = watched.timeline.isEmpty ? nil : Self.thinned(watched.timeline, to: timelineCap)
-        return record
-    }
-
-    /// At most `cap` points, keeping the first, the last and each stretch's highest count.
-    static func thinned(_ samples: [ThreadSample], to cap: Int) -> [ThreadSample] {
-        guard samples.count > cap, cap >= 2 else { return samples }
-        let stride = Double(samples.count - 2) / Double(cap - 2)
-        var result = [samples[0]]
-        var index = 1.0
-        while Int(index) < samples.count - 1 && result.count < cap - 1 {
-            let end = min(samples.count - 1, Int(index + stride))
-            let stretch = samples[Int(index)..<max(Int(index) + 1, end)]
-            result.append(stretch.max { $0.threads < $1.threads }!)
-            index += stride
-        }
-        result.append(samples[samples.count - 1])
-        return result
-    }
 }
