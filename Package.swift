@@ -108,10 +108,17 @@ let package = Package(
         .target(name: "StrainSymbols", dependencies: ["StrainRecords", "StrainWire", "CStrainTools"]),
         // Inside a trial: the `_trial` child's host and watchdog, the trial server's side.
         .target(name: "StrainHost", dependencies: ["StrainRecords", "StrainKit", "StrainWire", "CStrainProbe", "CStrainTools"]),
-        // The parent: supervision, run, bisect, exec, the trial server's client, the journal.
+        // The parent: the trial pipeline (launch, watch, classify, record), run and bisect,
+        // the trial server's client, the journal.
         .target(
             name: "StrainRunner",
             dependencies: ["StrainRecords", "StrainKit", "StrainWire", "StrainSuite", "StrainSymbols", "CStrainProbe", "CStrainTools"]
+        ),
+        // A program Strain did not build (`strain exec`, `strain dump`), through the
+        // runner's trial pipeline: the probe's folder, the stall watch, lock waits.
+        .target(
+            name: "StrainExec",
+            dependencies: ["StrainRecords", "StrainKit", "StrainWire", "StrainSymbols", "StrainRunner", "CStrainProbe", "CStrainTools"]
         ),
         .target(name: "StrainReports", dependencies: ["StrainRecords"]),
         // Public API of StrainKit only, like any user's scenarios.
@@ -123,7 +130,7 @@ let package = Package(
         .target(
             name: "StrainCLI",
             dependencies: [
-                "StrainRecords", "StrainKit", "StrainSuite", "StrainHost", "StrainRunner", "StrainReports", "StrainGate",
+                "StrainRecords", "StrainKit", "StrainSuite", "StrainHost", "StrainRunner", "StrainExec", "StrainReports", "StrainGate",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -142,7 +149,7 @@ let package = Package(
             name: "StrainTests",
             dependencies: [
                 "StrainRecords", "StrainKit", "StrainHelpers", "StrainWire", "StrainSuite", "StrainSymbols", "StrainHost",
-                "StrainRunner", "StrainReports", "StrainScenarios", "StrainCLI",
+                "StrainRunner", "StrainExec", "StrainReports", "StrainScenarios", "StrainCLI",
                 // The user workflow's test reads the example's GitHub Actions workflow.
                 .product(name: "Yams", package: "Yams"),
             ],

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import StrainKit
 import StrainReports
+import StrainExec
 import StrainRunner
 
 struct ExecCommand: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StrainKit
+import StrainExec
 import StrainRunner
 import StrainSuite
 import Synchronization

@@ -1,5 +1,6 @@
 import Foundation
 import StrainKit
+import StrainExec
 import StrainRunner
 import StrainWire
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import StrainKit
+@testable import StrainExec
 @testable import StrainRunner
 @testable import StrainSymbols
 @testable import StrainWire

@@ -1,5 +1,6 @@
 import Foundation
 import StrainKit
+import StrainExec
 import StrainRunner
 import Testing
 
@@ -234,6 +235,20 @@ import Testing
         let verdict = try #require(trial.capVerdicts?.first, "\(trial.metrics)")
         #expect(verdict.cap == 64)
         #expect(verdict.needed >= 100, "\(verdict.message)")
+    }
+
+    @Test func aProgramIsSampledThroughTheTrialPipelineAndGetsATrialsThreadTimeline() throws {
+        // One pipeline: the program's /proc is sampled as a trial's is, so its record
+        // has the thread-count timeline a trial's has (it had none before).
+        let program = try TestPrograms.swiftOverflow()
+        let (result, run) = try Self.exec(program, ["gcd-wide"], out: Self.folder())
+        #expect(result.termination == .exited(0), "\(result.stderr)")
+        let trial = try #require(run?.trials.first)
+        let timeline = try #require(trial.threadTimeline, "\(trial.metrics)")
+        #expect(timeline.count >= 2)
+        #expect(timeline.map(\.threads).max() == trial.metrics.peakThreads, "the peak and the timeline are one sampling")
+        #expect((trial.metrics.peakThreads ?? 0) >= 100, "\(timeline)")
+        #expect(zip(timeline, timeline.dropFirst()).allSatisfy { $0.seconds <= $1.seconds })
     }
 
     @Test func badInvocationsFailWithTheirOwnCodes() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import StrainKit
 import Testing
+@testable import StrainExec
 @testable import StrainRunner
 import StrainReports
 import StrainWire

@@ -14,7 +14,7 @@ import Testing
         // Not vacuous: the manifest and the sources were really read.
         #expect(graph.targets.count >= 18, "\(graph.targets.map(\.name))")
         #expect(graph.imports.count >= 200, "only \(graph.imports.count) import lines read")
-        for name in ["StrainWire", "StrainSuite", "StrainSymbols", "StrainHost", "StrainRunner", "StrainCLI", "StrainKit"] {
+        for name in ["StrainWire", "StrainSuite", "StrainSymbols", "StrainHost", "StrainRunner", "StrainExec", "StrainCLI", "StrainKit"] {
             #expect(graph.imports.contains { $0.target == name }, "no import lines read for \(name)")
         }
         for problem in graph.problems() {
@@ -98,14 +98,16 @@ struct ModuleGraph {
         "StrainSymbols": ["StrainRecords", "StrainWire", "CStrainTools"],
         // Inside a trial: the host, the watchdog, the trial server's copies.
         "StrainHost": ["StrainRecords", "StrainKit", "StrainWire", "CStrainProbe", "CStrainTools"],
-        // The parent.
+        // The parent: the trial pipeline, run and bisect.
         "StrainRunner": ["StrainRecords", "StrainKit", "StrainWire", "StrainSuite", "StrainSymbols", "CStrainProbe", "CStrainTools"],
+        // The parent of a program Strain did not build: through the runner's trial pipeline.
+        "StrainExec": ["StrainRecords", "StrainKit", "StrainWire", "StrainSymbols", "StrainRunner", "CStrainProbe", "CStrainTools"],
         // Views of records: never the runner, never C.
         "StrainReports": ["StrainRecords"],
         "StrainGate": ["StrainRecords"],
         // The command line: every Swift layer, no C at all.
         "StrainCLI": [
-            "StrainRecords", "StrainKit", "StrainSuite", "StrainHost", "StrainRunner", "StrainReports", "StrainGate", "ArgumentParser",
+            "StrainRecords", "StrainKit", "StrainSuite", "StrainHost", "StrainRunner", "StrainExec", "StrainReports", "StrainGate", "ArgumentParser",
         ],
         "strain": ["StrainCLI", "StrainScenarios"],
         // The fuzzers (under STRAIN_FUZZ=1): the suite language alone, the records and their reports.

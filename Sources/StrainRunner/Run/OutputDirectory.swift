@@ -87,7 +87,7 @@ package final class OutputDirectory: Sendable {
     }
 
     /// `mkdir -p`; the errno of the first failure, or nil.
-    static func makeFolders(_ path: String) -> Int32? {
+    package static func makeFolders(_ path: String) -> Int32? {
         var built = path.hasPrefix("/") ? "/" : ""
         for component in path.split(separator: "/") {
             built += (built.isEmpty || built.hasSuffix("/") ? "" : "/") + component

@@ -14,8 +14,8 @@ import StrainWire
 package struct OutcomeClassifier: Sendable {
     package let traceBuilder: TraceBuilder
     package let dumpBuilder: ThreadDumpBuilder
-    /// Names the frames of confinement violations.
-    let symbolizer: Symbolizer
+    /// Names the frames of confinement violations (and a program's data objects under `strain exec`).
+    package let symbolizer: Symbolizer
 
     package init(traceBuilder: TraceBuilder, dumpBuilder: ThreadDumpBuilder, symbolizer: Symbolizer = Symbolizer()) {
         self.traceBuilder = traceBuilder
@@ -34,6 +34,9 @@ package struct OutcomeClassifier: Sendable {
         package var allocationSites: [AllocationSite]?
         /// The runtime's last words, as the child's fault handler read them.
         package var lastWords: String?
+
+        /// An outcome with no evidence yet.
+        package init(outcome: TrialOutcome) { self.outcome = outcome }
     }
 
     package func classify(_ watched: Watched, timeoutSeconds: Double, stallSeconds: Double) -> Classified {
@@ -81,7 +84,7 @@ package struct OutcomeClassifier: Sendable {
     /// A fault record's outcome (overflow or crash), trace and stack metrics, whoever
     /// wrote it: a trial's handler on the result pipe, or the probe in a program under
     /// `strain exec` (and in each of its processes).
-    func classify(_ fault: FaultRecord) -> Classified {
+    package func classify(_ fault: FaultRecord) -> Classified {
         let built = traceBuilder.trace(from: fault)
         var classified = Classified(outcome: TrialOutcome(kind: fault.isOverflow ? .stackOverflow : .crashed, signal: fault.signal,
                                                           message: fault.isComplete ? nil : "the fault record was cut short"))

@@ -17,18 +17,21 @@ import StrainWire
 //    own measurements and the sanitizer's reports, graded against the trial's spec.
 //
 // `TrialSupervisor` runs a suite's trials (and bisect's probes) through it;
-// `ExecSupervisor` runs a program through it as a one-trial run.
+// `ExecSupervisor` (StrainExec) runs a program through it as a one-trial run.
 
 /// The one record builder every trial goes through, a suite's, a bisect probe's or
 /// `strain exec`'s program: what the classifier made of the process, the parent's own
 /// measurements of it (resource use, peak RSS and threads, the thread-count
 /// timeline, the seconds it took) and the sanitizer's reports, graded against what
 /// the trial's spec expects.
-struct TrialRecordBuilder: Sendable {
+package struct TrialRecordBuilder: Sendable {
     /// Points kept in a trial's thread-count timeline; longer ones are thinned.
-    var timelineCap = 2000
+    package var timelineCap = 2000
 
-    func record(_ spec: TrialSpec, _ classified: OutcomeClassifier.Classified, watched: Watched, trialSeconds: Double,
+    package init(timelineCap: Int = 2000) { self.timelineCap = timelineCap }
+
+    /// The graded record of the trial `spec` describes.
+    package func record(_ spec: TrialSpec, _ classified: OutcomeClassifier.Classified, watched: Watched, trialSeconds: Double,
                 sanitizerReports: [SanitizerReport], startedAt: String) -> TrialRecord {
         var metrics = classified.metrics
         // What only the parent can see: the whole process's resource use, and the thread count it sampled.
@@ -76,7 +79,7 @@ struct TrialRecordBuilder: Sendable {
 extension Watched {
     /// Reads the process's thread count and peak RSS from /proc (`statusPath`), keeping
     /// the peaks and a timeline point where the count changed, `now - start` into the trial.
-    mutating func sample(_ statusPath: String, now: UInt64, start: UInt64) {
+    package mutating func sample(_ statusPath: String, now: UInt64, start: UInt64) {
         guard let status = ProcessStatus.read(statusPath) else { return }
         let threads = status.threads ?? 0
         peakThreads = max(peakThreads, threads)
@@ -87,7 +90,7 @@ extension Watched {
     }
 
     /// The timeline's last count carried to the process's end, `end - start` into the trial.
-    mutating func closeTimeline(end: UInt64, start: UInt64) {
+    package mutating func closeTimeline(end: UInt64, start: UInt64) {
         if let last = timeline.last {
             timeline.append(ThreadSample(seconds: Double(end &- start) / 1e9, threads: last.threads))
         }

@@ -2,6 +2,7 @@ internal import CStrainProbe
 internal import CStrainTools
 import Foundation
 import Glibc
+import StrainRunner
 import StrainKit
 import StrainSymbols
 import StrainWire

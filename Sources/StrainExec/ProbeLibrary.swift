@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import StrainRunner
 import StrainWire
 
 /// libStrainProbe.so, the probe `strain exec` preloads into a program: the

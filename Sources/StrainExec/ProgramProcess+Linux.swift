@@ -1,6 +1,7 @@
 internal import CStrainTools
 import Foundation
 import Glibc
+import StrainRunner
 
 /// The program `strain exec` runs, started with posix_spawnp on strain's own
 /// terminal and in its process group: its standard input, output and error are
