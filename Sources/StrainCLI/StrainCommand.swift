@@ -76,7 +76,7 @@ public enum StrainCommand {
         activeCatalog.withLock { $0 = catalog }
         // A reader that went away (`strain … | head -1`) makes writes fail, never kills the runner.
         signal(SIGPIPE, SIG_IGN)
-        if let mistake = Suggestion.unknownCommand(in: arguments) {
+        if let mistake = CommandSuggestion.unknownCommand(in: arguments) {
             FileHandle.standardError.write(Data((mistake + "\n").utf8))
             exit(StrainExitCode.inputError)
         }
@@ -96,7 +96,7 @@ public enum StrainCommand {
                 print(message)
                 exit(StrainExitCode.success)
             }
-            if let hint = Suggestion.forUnknownOption(in: message, arguments: arguments) { message += "\n" + hint }
+            if let hint = CommandSuggestion.forUnknownOption(in: message, arguments: arguments) { message += "\n" + hint }
             writeStandardError(message)
             // `strain exec` exits with its program's status, so its own usage errors take 125, as env(1)'s do.
             exit(arguments.first == "exec" ? ExecError.Code.setup.rawValue : StrainExitCode.inputError)
@@ -104,8 +104,8 @@ public enum StrainCommand {
     }
 }
 
-/// "Did you mean": the nearest command or option to a mistyped one.
-enum Suggestion {
+/// "Did you mean": the nearest command or option to a mistyped one, by the suite's rule (`Suggestion`).
+enum CommandSuggestion {
     /// The commands a user types (the hidden `_trial` is not one).
     static let commands: [any ParsableCommand.Type] = Strain.configuration.subcommands
 
@@ -119,7 +119,7 @@ enum Suggestion {
         guard let first = arguments.first, !first.hasPrefix("-"), !first.contains("/"), !first.contains("."),
               !FileManager.default.fileExists(atPath: first) else { return nil }
         let names = commands.map(name(of:))
-        guard !names.contains(first), let nearest = nearest(to: first, among: names) else { return nil }
+        guard !names.contains(first), let nearest = Suggestion.nearest(to: first, among: names) else { return nil }
         return "error: unknown command '\(first)'; did you mean '\(nearest)'?\nCommands: \(names.joined(separator: ", ")). See 'strain --help'."
     }
 
@@ -130,33 +130,8 @@ enum Suggestion {
         let command = commands.first { arguments.first == name(of: $0) } ?? Strain.configuration.defaultSubcommand ?? RunCommand.self
         let help = command.helpMessage(columns: 200)
         let options = Set(help.matches(of: /--[a-z][a-z0-9-]*/).map { String($0.0) } + ["--help", "--version"])
-        guard let nearest = nearest(to: typed, among: options.sorted()) else { return nil }
+        guard let nearest = Suggestion.nearest(to: typed, among: options.sorted()) else { return nil }
         return "Did you mean '\(nearest)'? See 'strain \(name(of: command)) --help'."
-    }
-
-    /// The candidate within a small edit distance (a third of the word's length, at least 1), or one it starts.
-    static func nearest(to word: String, among candidates: [String]) -> String? {
-        let scored = candidates.map { (candidate: $0, distance: distance(word, $0)) }.sorted { $0.distance < $1.distance }
-        if let best = scored.first, best.distance <= max(1, word.count / 3) { return best.candidate }
-        return candidates.first { $0.hasPrefix(word) && word.count >= 2 }
-    }
-
-    /// Levenshtein distance, with a swap of neighbours counted as one edit.
-    static func distance(_ left: String, _ right: String) -> Int {
-        let a = Array(left), b = Array(right)
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var table = Array(repeating: Array(repeating: 0, count: b.count + 1), count: a.count + 1)
-        for i in 0...a.count { table[i][0] = i }
-        for j in 0...b.count { table[0][j] = j }
-        for i in 1...a.count {
-            for j in 1...b.count {
-                let cost = a[i - 1] == b[j - 1] ? 0 : 1
-                table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1) }
-            }
-        }
-        return table[a.count][b.count]
     }
 }
 

@@ -844,18 +844,25 @@ private final class SuiteReader {
     }
 }
 
-/// "Did you mean" for a mistyped name: the closest valid name by edit distance,
+/// "Did you mean" for a mistyped name, the one rule for a suite's names and the
+/// command line's commands and options: the closest valid name by edit distance,
 /// when it is close enough to be a typo.
-enum Suggestion {
+package enum Suggestion {
     /// ` (did you mean 'thread'?)` or an empty string.
     static func didYouMean(_ text: String, among names: [String]) -> String {
+        nearest(to: text, among: names).map { " (did you mean '\($0)'?)" } ?? ""
+    }
+
+    /// The name of `names` nearest to `text` (case aside) when it is within a third of
+    /// its length in edits (1 to 3), or begins with `text` of 3 or more characters; else nil.
+    package static func nearest(to text: String, among names: [String]) -> String? {
         let lowered = text.lowercased()
-        guard !lowered.isEmpty, lowered.count <= 64 else { return "" }
+        guard !lowered.isEmpty, lowered.count <= 64 else { return nil }
         let scored = names.map { ($0, distance(lowered, $0.lowercased())) }
-        guard let best = scored.min(by: { $0.1 < $1.1 }) else { return "" }
+        guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
         let allowed = max(1, min(3, best.0.count / 3))
-        guard best.1 <= allowed || best.0.lowercased().hasPrefix(lowered) && lowered.count >= 3 else { return "" }
-        return " (did you mean '\(best.0)'?)"
+        guard best.1 <= allowed || best.0.lowercased().hasPrefix(lowered) && lowered.count >= 3 else { return nil }
+        return best.0
     }
 
     /// Edit distance counting a swap of two neighbours as one edit (optimal string alignment).
