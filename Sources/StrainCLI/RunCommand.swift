@@ -83,66 +83,27 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         let catalog = activeCatalog.withLock { $0 }
-        // With --resume, the folder is locked first and its journal says how the run was asked for.
-        var directory: OutputDirectory?
-        var journal: Journal?
-        if let resume {
-            do {
-                let opened = try OutputDirectory(path: resume, mode: .resume)
-                directory = opened
-                journal = try Journal(resuming: opened.journalPath)
-            } catch let error as OutputDirectoryError {
-                throw CommandFailure.input(TerminalReport.safe(error.description))
-            } catch let error as JournalError {
-                throw CommandFailure.input(TerminalReport.safe(error.description))
-            }
-        }
-        let header = journal?.header
-        let suitePath = suite ?? header?.suite ?? Self.defaultSuite
-        // The default is Strain's own smoke suite: a package with its own `strain` names its suite.
-        if suite == nil, header == nil, !FileManager.default.fileExists(atPath: suitePath) {
-            throw CommandFailure.input("no suite given, and there is no \(suitePath) here; name one: strain run SUITE.yaml ('strain explain SCENARIO' prints a suite to start from)")
-        }
-        let filters = self.filters.isEmpty ? header?.filters ?? [] : self.filters
-        let skips = self.skips.isEmpty ? header?.skips ?? [] : self.skips
-        let repetitions = self.repetitions ?? header?.repetitions
-        let shardText = shard ?? header?.shard
-        let jobs = self.jobs ?? header?.jobs ?? 1
-        let isolation = self.isolation ?? header?.isolation ?? .server
-
-        var parsed: Suite
-        do {
-            parsed = try SuiteParser(catalog: catalog).parse(contentsOf: suitePath)
+        var request = RunRequest()
+        request.suite = suite
+        request.out = out
+        request.resume = resume
+        request.force = force
+        request.filters = filters
+        request.skips = skips
+        request.repetitions = repetitions
+        request.shard = shard
+        request.jobs = jobs
+        request.isolation = isolation
+        let job: RunJob
+        do throws(RunRefusal) {
+            job = try RunJob.plan(request, catalog: catalog, defaultSuite: Self.defaultSuite)
         } catch {
-            // Already `FILE:LINE:COLUMN: error: …`, a line per mistake.
-            writeStandardError(TerminalReport.safe(error.description))
-            throw ExitCode(StrainExitCode.inputError)
+            try Self.refuse(error)
         }
-        if let repetitions {
-            parsed.repetitions = repetitions
-            for index in parsed.runs.indices { parsed.runs[index].repetitions = repetitions }
-        }
-        var selectedShard: Shard?
-        if let shardText {
-            guard let parsedShard = Shard(parsing: shardText) else {
-                throw CommandFailure.input("--shard '\(TerminalReport.safe(shardText))' is not K/N with 1 ≤ K ≤ N ≤ \(Shard.maximumCount); write e.g. --shard 2/4")
-            }
-            selectedShard = parsedShard
-        }
-        if let problem = SuiteLimits.planSizeProblem(parsed) { throw CommandFailure.input("\(suitePath): \(problem)") }
-        let selected = Plan(suite: parsed).selecting(TrialSelection(filters: filters, skips: skips))
-        guard !selected.trials.isEmpty else {
-            throw CommandFailure.input("no trial of \(suitePath) matches the --filter and --skip given; `strain run \(suitePath) --list` prints the plan")
-        }
-        let plan = selectedShard.map { selected.shard($0) } ?? selected
-        let planRecord = PlanRecord(
-            hash: selected.identity, trialCount: selected.trials.count,
-            shard: selectedShard.map { ShardRecord(index: $0.index, count: $0.count, trialCount: plan.trials.count) }
-        )
         if list {
-            for trial in plan.trials { print(TerminalReport.safe(trial.name.description)) }
-            let shardText = selectedShard.map { " (shard \($0) of a plan of \(selected.trials.count))" } ?? ""
-            print("\(plan.trials.count) trials\(shardText)")
+            for trial in job.plan.trials { print(TerminalReport.safe(trial.name.description)) }
+            let shardText = job.shard.map { " (shard \($0) of a plan of \(job.selected.trials.count))" } ?? ""
+            print("\(job.plan.trials.count) trials\(shardText)")
             return
         }
         // Counted trials need their source (a PMU, else callgrind) and its tools:
@@ -150,8 +111,8 @@ struct RunCommand: ParsableCommand {
         var callgrind: CallgrindTrials?
         var source: InstructionSource?
         var timingDependent: Set<String> = []
-        if (parsed.measures + measure).contains(.instructions) {
-            timingDependent = Set(plan.trials.map(\.scenario).filter { catalog.scenario(named: $0)?.workDependsOnTiming == true })
+        if (job.suite.measures + measure).contains(.instructions) {
+            timingDependent = Set(job.plan.trials.map(\.scenario).filter { catalog.scenario(named: $0)?.workDependsOnTiming == true })
             do {
                 source = try InstructionSource.choose(environment: ProcessInfo.processInfo.environment, probe: KernelPerfCounterProbe())
             } catch {
@@ -166,27 +127,26 @@ struct RunCommand: ParsableCommand {
             }
         }
         defer { callgrind?.cleanUp() }
-        if let header, header.plan != planRecord {
-            throw CommandFailure.input("\(resume!): its journal belongs to another plan (hash \(header.plan.hash), \(header.plan.trialCount) trials) than \(suitePath) gives now (hash \(planRecord.hash), \(planRecord.trialCount) trials): the suite, the filters, the repetitions or the shard changed; run it afresh with --force")
+        let opened: (directory: OutputDirectory, journal: Journal)
+        do throws(RunRefusal) {
+            opened = try job.open(timestamp: runTimestamp())
+        } catch {
+            try Self.refuse(error)
         }
-        if directory == nil {
-            let path = out ?? "Reports/\(SuiteLimits.safeFileName(parsed.name))-\(runTimestamp())"
-            do {
-                let opened = try OutputDirectory(path: path, mode: force ? .force : .fresh)
-                directory = opened
-                journal = try Journal(creating: opened.journalPath, header: JournalHeader(
-                    plan: planRecord, suite: AtomicFile.canonicalPath(suitePath) ?? suitePath, filters: filters, skips: skips, repetitions: repetitions,
-                    shard: shardText, startedAt: Date().formatted(.iso8601), jobs: jobs, isolation: isolation))
-            } catch let error as OutputDirectoryError {
-                throw CommandFailure.input(TerminalReport.safe(error.description))
-            } catch let error as JournalError {
-                throw CommandFailure.input(TerminalReport.safe(error.description))
-            }
+        try execute(job.plan, planRecord: job.planRecord, suiteName: job.suite.name, suitePath: job.suitePath,
+                    directory: opened.directory, journal: opened.journal, catalog: catalog, jobs: job.jobs,
+                    supervisor: TrialSupervisor(executable: currentExecutablePath(), isolation: job.isolation, callgrind: callgrind,
+                                                pmu: source?.pmuTrials(timingDependent: timingDependent)))
+    }
+
+    /// A refusal to start, on standard error with exit 2: a suite's own mistakes as
+    /// `FILE:LINE:COLUMN: error: …` lines, anything else as the command's error.
+    static func refuse(_ refusal: RunRefusal) throws -> Never {
+        if refusal.isSuiteText {
+            writeStandardError(TerminalReport.safe(refusal.message))
+            throw ExitCode(StrainExitCode.inputError)
         }
-        guard let directory, let journal else { throw CommandFailure.harness("the output folder was not opened") }
-        try execute(plan, planRecord: planRecord, suiteName: parsed.name, suitePath: suitePath, directory: directory, journal: journal, catalog: catalog,
-                    jobs: jobs, supervisor: TrialSupervisor(executable: currentExecutablePath(), isolation: isolation, callgrind: callgrind,
-                                                            pmu: source?.pmuTrials(timingDependent: timingDependent)))
+        throw CommandFailure.input(TerminalReport.safe(refusal.message))
     }
 
     private func execute(_ plan: Plan, planRecord: PlanRecord, suiteName: String, suitePath: String, directory: OutputDirectory,
