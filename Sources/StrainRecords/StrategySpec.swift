@@ -136,6 +136,10 @@ public enum StrategySpec: Hashable, Sendable, CustomStringConvertible, Codable {
     }
 }
 
+/// The strategies' descriptions. A new strategy is its case in `StrategySpec`, its form
+/// here and its entry in `all`, its line in `formAndValues`, and its executor in
+/// StrainKit's `StrategyExecutor.swift`; its syntax, help, parsing, limits, errors and
+/// pool follow, and `StrategyCatalogTests` checks them without a new line.
 extension StrategySpec.Form {
     /// Every strategy, in the order `strain list` shows them.
     package static let all: [StrategySpec.Form] = [
