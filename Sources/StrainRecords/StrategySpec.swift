@@ -39,59 +39,51 @@ public enum StrategySpec: Hashable, Sendable, CustomStringConvertible, Codable {
     public static let maximumPoolThreads = 4096
 
     /// The strategy names with their help, for `strain list` and error messages.
-    public static let catalog: [(syntax: String, summary: String)] = [
-        ("gcd-global(qos)", "DispatchQueue.global(qos:); qos is one of \(QualityOfServiceName.allCases.map(\.rawValue).joined(separator: ", ")) (default: default)"),
-        ("gcd-serial", "a private serial DispatchQueue"),
-        ("gcd-concurrent", "a private concurrent DispatchQueue"),
-        ("thread(stack)", "a new Thread with stackSize = stack for each piece of work, e.g. thread(512KiB)"),
-        ("thread-queue(stack)", "one long-lived Thread with stackSize = stack, fed like a serial queue"),
-        ("thread-pool(n, stack)", "a fixed pool of n Threads with stackSize = stack sharing one queue, e.g. thread-pool(64, 512KiB): a small, exact thread cap"),
-        ("gcd-serial-queues", "each piece of work on a new private serial DispatchQueue (libdispatch's overcommit pool)"),
-        ("task(priority)", "Swift concurrency: a detached Task per piece of work; priority is one of \(TaskPriorityName.allCases.map(\.rawValue).joined(separator: ", ")) (default: medium)"),
-        ("main", "the child's main thread"),
-        ("operation-queue(width)", "an OperationQueue with maxConcurrentOperationCount = width (1 to \(maximumPoolThreads)), an operation per piece of work; its threads are GCD's"),
-        ("task-executor(n, stack)", "Swift concurrency on a TaskExecutor of n Threads with stackSize = stack, e.g. task-executor(2, 8MiB): a Task with that executor preference per piece of work"),
-    ]
+    public static let catalog: [(syntax: String, summary: String)] = Form.all.map { ($0.syntax, $0.help) }
+
+    /// This strategy's form and argument values: the one switch over the cases, from
+    /// which its `description`, `ownThreads`, `withStack` and `usesDispatchPool` follow.
+    /// No `default:`, so a new case must name its form here.
+    package var formAndValues: (form: Form, values: Values) {
+        switch self {
+        case .gcdGlobal(let qos): (Form.gcdGlobal, Values(qos: qos))
+        case .gcdSerial: (Form.gcdSerial, Values())
+        case .gcdConcurrent: (Form.gcdConcurrent, Values())
+        case .thread(let bytes): (Form.thread, Values(stackBytes: bytes))
+        case .threadQueue(let bytes): (Form.threadQueue, Values(stackBytes: bytes))
+        case .threadPool(let count, let bytes): (Form.threadPool, Values(threadCount: count, stackBytes: bytes))
+        case .gcdSerialQueues: (Form.gcdSerialQueues, Values())
+        case .task(let priority): (Form.task, Values(priority: priority))
+        case .main: (Form.main, Values())
+        case .operationQueue(let width): (Form.operationQueue, Values(width: width))
+        case .taskExecutor(let count, let bytes): (Form.taskExecutor, Values(threadCount: count, stackBytes: bytes))
+        }
+    }
 
     /// The strategy as suites write it (`thread(512KiB)`).
     public var description: String {
-        switch self {
-        case .gcdGlobal(let qos): qos == .default ? "gcd-global" : "gcd-global(\(qos.rawValue))"
-        case .gcdSerial: "gcd-serial"
-        case .gcdConcurrent: "gcd-concurrent"
-        case .thread(let bytes): "thread(\(ByteSize.exact(bytes)))"
-        case .threadQueue(let bytes): "thread-queue(\(ByteSize.exact(bytes)))"
-        case .threadPool(let count, let bytes): "thread-pool(\(count), \(ByteSize.exact(bytes)))"
-        case .gcdSerialQueues: "gcd-serial-queues"
-        case .task(let priority): priority == .medium ? "task" : "task(\(priority.rawValue))"
-        case .main: "main"
-        case .operationQueue(let width): "operation-queue(\(width))"
-        case .taskExecutor(let count, let bytes): "task-executor(\(count), \(ByteSize.exact(bytes)))"
-        }
+        let (form, values) = formAndValues
+        return form.written(values)
     }
 
     /// The threads the strategy makes itself and the stack each gets (at most
     /// `count` at once); nil where the threads come from a runtime's pool (GCD,
     /// Swift concurrency's, the main thread). Every stack and pool limit is checked
-    /// through this, so a new case cannot miss one: the switch has no `default`.
+    /// through this; it follows from the strategy's form.
     public var ownThreads: (count: Int, stackBytes: Int)? {
-        switch self {
-        case .thread(let stack), .threadQueue(let stack): (1, stack)
-        case .threadPool(let count, let stack), .taskExecutor(let count, let stack): (count, stack)
-        case .gcdGlobal, .gcdSerial, .gcdConcurrent, .gcdSerialQueues, .task, .main, .operationQueue: nil
-        }
+        let (form, values) = formAndValues
+        guard form.pool == .ownThreads else { return nil }
+        return (form.arguments.contains(.threadCount) ? values.threadCount : 1, values.stackBytes)
     }
 
     /// The same strategy with its own threads' stack set to `bytes`, or nil where its
     /// threads' stack is not its own to choose.
     public func withStack(_ bytes: Int) -> StrategySpec? {
-        switch self {
-        case .thread: .thread(stackBytes: bytes)
-        case .threadQueue: .threadQueue(stackBytes: bytes)
-        case .threadPool(let count, _): .threadPool(count: count, stackBytes: bytes)
-        case .taskExecutor(let count, _): .taskExecutor(count: count, stackBytes: bytes)
-        case .gcdGlobal, .gcdSerial, .gcdConcurrent, .gcdSerialQueues, .task, .main, .operationQueue: nil
-        }
+        let (form, values) = formAndValues
+        guard form.pool == .ownThreads else { return nil }
+        var changed = values
+        changed.stackBytes = bytes
+        return form.make(changed)
     }
 
     /// The stack the strategy's threads are given, when the strategy sets it.
@@ -99,12 +91,7 @@ public enum StrategySpec: Hashable, Sendable, CustomStringConvertible, Codable {
 
     /// Whether the strategy's threads come from libdispatch, whose thread cap
     /// differs between platforms (the portability verdict applies to these).
-    public var usesDispatchPool: Bool {
-        switch self {
-        case .gcdGlobal, .gcdSerial, .gcdConcurrent, .gcdSerialQueues, .operationQueue: true
-        case .thread, .threadQueue, .threadPool, .task, .main, .taskExecutor: false
-        }
-    }
+    public var usesDispatchPool: Bool { formAndValues.form.pool == .dispatch }
 
     /// Why a strategy name did not parse, phrased for the person who wrote it.
     public struct ParseError: Error, Sendable, CustomStringConvertible {
@@ -118,84 +105,18 @@ public enum StrategySpec: Hashable, Sendable, CustomStringConvertible, Codable {
         var name = trimmed
         var argument: String?
         if let open = trimmed.firstIndex(of: "(") {
-            guard trimmed.hasSuffix(")") else {
-                if trimmed.hasPrefix("thread-pool") || trimmed.hasPrefix("task-executor") {
-                    let example = trimmed.hasPrefix("thread-pool") ? "thread-pool(64, 512KiB)" : "task-executor(2, 8MiB)"
-                    throw ParseError(description: "'\(trimmed)' opens a parenthesis it does not close; in a [a, b] list a comma ends the item, so quote this strategy: \"\(example)\"")
-                }
-                throw ParseError(description: "'\(trimmed)' opens a parenthesis it does not close; write e.g. thread(512KiB)")
-            }
             name = String(trimmed[..<open])
+            guard trimmed.hasSuffix(")") else {
+                let hint = Form.named(name)?.unclosedHint ?? "write e.g. \(Form.thread.exampleText)"
+                throw ParseError(description: "'\(trimmed)' opens a parenthesis it does not close; \(hint)")
+            }
             argument = String(trimmed[trimmed.index(after: open)..<trimmed.index(before: trimmed.endIndex)])
                 .trimmingCharacters(in: .whitespaces)
         }
-        let valid = Self.catalog.map(\.syntax).joined(separator: ", ")
-        switch name {
-        case "gcd-global":
-            guard let argument else { self = .gcdGlobal(.default); return }
-            guard let qos = QualityOfServiceName(rawValue: argument) else {
-                throw ParseError(description: "unknown QoS '\(argument)' in '\(trimmed)'; use one of \(QualityOfServiceName.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            self = .gcdGlobal(qos)
-        case "gcd-serial", "gcd-concurrent", "gcd-serial-queues", "main":
-            guard argument == nil else { throw ParseError(description: "'\(name)' takes no argument; write \(name)") }
-            switch name {
-            case "gcd-serial": self = .gcdSerial
-            case "gcd-concurrent": self = .gcdConcurrent
-            case "gcd-serial-queues": self = .gcdSerialQueues
-            default: self = .main
-            }
-        case "task":
-            guard let argument else { self = .task(.medium); return }
-            guard let priority = TaskPriorityName(rawValue: argument) else {
-                throw ParseError(description: "unknown task priority '\(argument)' in '\(trimmed)'; use one of \(TaskPriorityName.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            self = .task(priority)
-        case "thread-pool":
-            let parts = argument?.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) } ?? []
-            guard parts.count == 2 else {
-                throw ParseError(description: "'\(trimmed)' needs a thread count and a stack size; write e.g. thread-pool(64, 512KiB)")
-            }
-            guard let count = Int(parts[0]), (1...Self.maximumPoolThreads).contains(count) else {
-                throw ParseError(description: "'\(parts[0])' in '\(trimmed)' is not a thread count from 1 to \(Self.maximumPoolThreads); write e.g. thread-pool(64, 512KiB)")
-            }
-            self = .threadPool(count: count, stackBytes: try Self.threadStack(parts[1], in: trimmed))
-        case "operation-queue":
-            guard let argument, let width = Int(argument), (1...Self.maximumPoolThreads).contains(width) else {
-                throw ParseError(description: "'\(trimmed)' needs a width from 1 to \(Self.maximumPoolThreads) (maxConcurrentOperationCount); write e.g. operation-queue(4)")
-            }
-            self = .operationQueue(width: width)
-        case "task-executor":
-            let parts = argument?.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) } ?? []
-            guard parts.count == 2 else {
-                throw ParseError(description: "'\(trimmed)' needs a thread count and a stack size; write e.g. task-executor(2, 8MiB)")
-            }
-            guard let count = Int(parts[0]), (1...Self.maximumPoolThreads).contains(count) else {
-                throw ParseError(description: "'\(parts[0])' in '\(trimmed)' is not a thread count from 1 to \(Self.maximumPoolThreads); write e.g. task-executor(2, 8MiB)")
-            }
-            self = .taskExecutor(count: count, stackBytes: try Self.threadStack(parts[1], in: trimmed))
-        case "thread", "thread-queue":
-            guard let argument else {
-                throw ParseError(description: "'\(name)' needs a stack size; write e.g. \(name)(512KiB)")
-            }
-            let bytes = try Self.threadStack(argument, in: trimmed)
-            self = name == "thread" ? .thread(stackBytes: bytes) : .threadQueue(stackBytes: bytes)
-        default:
-            throw ParseError(description: "unknown strategy '\(trimmed)'; valid strategies: \(valid)")
+        guard let form = Form.named(name) else {
+            throw ParseError(description: "unknown strategy '\(trimmed)'; valid strategies: \(Self.catalog.map(\.syntax).joined(separator: ", "))")
         }
-    }
-
-    private static func threadStack(_ argument: String, in text: String) throws(ParseError) -> Int {
-        guard let bytes = ByteSize.parse(argument) else {
-            throw ParseError(description: "'\(argument)' in '\(text)' is not a stack size; write a size such as 512KiB, 1MiB or 8MiB")
-        }
-        guard bytes >= minimumStackBytes else {
-            throw ParseError(description: "stack size \(argument) in '\(text)' is under \(minimumStackBytes / 1024)KiB, too small for Swift's runtime to start work on (Foundation ignores a stack under 16KiB); use \(minimumStackBytes / 1024)KiB or more")
-        }
-        guard bytes <= maximumThreadStackBytes else {
-            throw ParseError(description: "stack size \(argument) in '\(text)' is over 1GiB, which Foundation clamps; use 1GiB or less")
-        }
-        return bytes
+        self = try form.parse(argument, in: trimmed)
     }
 
     /// Decodes a strategy from its suite syntax.
@@ -213,6 +134,42 @@ public enum StrategySpec: Hashable, Sendable, CustomStringConvertible, Codable {
         var container = encoder.singleValueContainer()
         try container.encode(description)
     }
+}
+
+/// The strategies' descriptions. A new strategy is its case in `StrategySpec`, its form
+/// here and its entry in `all`, its line in `formAndValues`, and its executor in
+/// StrainKit's `StrategyExecutor.swift`; its syntax, help, parsing, limits, errors and
+/// pool follow, and `StrategyCatalogTests` checks them without a new line.
+extension StrategySpec.Form {
+    /// Every strategy, in the order `strain list` shows them.
+    package static let all: [StrategySpec.Form] = [
+        .gcdGlobal, .gcdSerial, .gcdConcurrent, .thread, .threadQueue, .threadPool, .gcdSerialQueues, .task, .main, .operationQueue, .taskExecutor,
+    ]
+
+    static let gcdGlobal = Self(name: "gcd-global", arguments: [.qos(default: .default)], pool: .dispatch,
+                                summary: "DispatchQueue.global(qos:)", example: .init(qos: .userInitiated)) { .gcdGlobal($0.qos) }
+    static let gcdSerial = Self(name: "gcd-serial", pool: .dispatch, summary: "a private serial DispatchQueue") { _ in .gcdSerial }
+    static let gcdConcurrent = Self(name: "gcd-concurrent", pool: .dispatch, summary: "a private concurrent DispatchQueue") { _ in .gcdConcurrent }
+    static let thread = Self(name: "thread", arguments: [.stack], pool: .ownThreads,
+                             summary: "a new Thread with stackSize = stack for each piece of work",
+                             example: .init(stackBytes: 512 << 10)) { .thread(stackBytes: $0.stackBytes) }
+    static let threadQueue = Self(name: "thread-queue", arguments: [.stack], pool: .ownThreads,
+                                  summary: "one long-lived Thread with stackSize = stack, fed like a serial queue",
+                                  example: .init(stackBytes: 512 << 10)) { .threadQueue(stackBytes: $0.stackBytes) }
+    static let threadPool = Self(name: "thread-pool", arguments: [.threadCount, .stack], pool: .ownThreads,
+                                 summary: "a fixed pool of n Threads with stackSize = stack sharing one queue: a small, exact thread cap",
+                                 example: .init(threadCount: 64, stackBytes: 512 << 10)) { .threadPool(count: $0.threadCount, stackBytes: $0.stackBytes) }
+    static let gcdSerialQueues = Self(name: "gcd-serial-queues", pool: .dispatch,
+                                      summary: "each piece of work on a new private serial DispatchQueue (libdispatch's overcommit pool)") { _ in .gcdSerialQueues }
+    static let task = Self(name: "task", arguments: [.priority(default: .medium)], pool: .cooperative,
+                           summary: "Swift concurrency: a detached Task per piece of work", example: .init(priority: .high)) { .task($0.priority) }
+    static let main = Self(name: "main", pool: .mainThread, summary: "the child's main thread") { _ in .main }
+    static let operationQueue = Self(name: "operation-queue", arguments: [.width], pool: .dispatch,
+                                     summary: "an OperationQueue with maxConcurrentOperationCount = width, an operation per piece of work; its threads are GCD's",
+                                     example: .init(width: 4)) { .operationQueue(width: $0.width) }
+    static let taskExecutor = Self(name: "task-executor", arguments: [.threadCount, .stack], pool: .ownThreads,
+                                   summary: "Swift concurrency on a TaskExecutor of n Threads with stackSize = stack: a Task with that executor preference per piece of work",
+                                   example: .init(threadCount: 2, stackBytes: 8 << 20)) { .taskExecutor(count: $0.threadCount, stackBytes: $0.stackBytes) }
 }
 
 /// Swift concurrency's task priorities, by the names suites use.

@@ -740,8 +740,7 @@ private final class SuiteReader {
             strategy = try StrategySpec(parsing: text)
         } catch {
             let name = String(text.trimmingCharacters(in: .whitespaces).prefix { $0 != "(" })
-            let names = StrategySpec.catalog.map { String($0.syntax.prefix { $0 != "(" }) }
-            let hint = error.description.hasPrefix("unknown strategy") ? Suggestion.didYouMean(name, among: names) : ""
+            let hint = error.description.hasPrefix("unknown strategy") ? Suggestion.didYouMean(name, among: StrategySpec.Form.all.map(\.name)) : ""
             throw self.error(node, error.description.replacingOccurrences(of: "; valid strategies", with: "\(hint); valid strategies"))
         }
         try checkLimits(strategy, text: text, node: node)
