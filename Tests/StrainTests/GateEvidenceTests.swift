@@ -35,7 +35,7 @@ import Testing
         .replacingOccurrences(of: "stall: 20s", with: "stall: 400ms")
         .replacingOccurrences(of: "expect: crashed", with: "expect: completed")
 
-    static let starvedKey = "cooperative-starvation[hold-ms=1500] task linux"
+    static let starvedKey = "cooperative-starvation[blockers=0, probe-priority=medium, hold-ms=1500] task linux"
     static let crashedKey = "crash[kind=null-dereference] thread(512KiB) linux"
 
     /// The text of `html` from `start` to the first `end` after it.
@@ -70,7 +70,7 @@ import Testing
         let traces = try #require(Self.slice(report, from: "<section id=\"traces\">", to: "</section>"), "the candidate report has a trace")
         let markdown = TestFiles.read(out + "/gate.md").split(separator: "\n").map(String.init)
 
-        for (key, section, evidence) in [(Self.starvedKey, stalls, "starved after"), (Self.crashedKey, traces, "SIGSEGV")] {
+        for (key, section, evidence) in [(Self.starvedKey, stalls, "DispatchSemaphore.wait"), (Self.crashedKey, traces, "SIGSEGV")] {
             let row = try #require(Self.slice(html, from: "<th colspan=\"8\">\(key) ", to: "</tbody>"), "\(key)'s row in gate.html: \(html)")
             let link = try #require(row.firstMatch(of: /<a href="candidate\/report\.html#(trial-[^"]+)">/), "\(key): a link to the trial: \(row)")
             let anchor = String(link.1)
@@ -89,7 +89,8 @@ import Testing
             #expect(gate.stdout.contains("\(out)/candidate/report.html#\(anchor)"), "\(key): \(gate.stdout)")
             #expect(gate.stdout.contains("\(key) #1"), "\(key): the trial's key and repetition: \(gate.stdout)")
         }
-        // The crash's line carries the trace's first frames, the starvation's the dump's summary.
+        // The starvation's evidence is the dump's group that holds the work (the blockers'
+        // semaphore wait, above); the crash's, the trace's first frames.
         let crashLine = try #require(markdown.first { $0.contains("](candidate/report.html#trial-crash") })
         #expect(crashLine.contains(" ← "), "the first frames of the trace: \(crashLine)")
     }
