@@ -119,6 +119,8 @@ int strain_heartbeat_share(int fd) {
 typedef struct {
     _Atomic int tid;
     _Atomic long nesting;
+    // The root queue a libdispatch worker serves, when Strain's work told it (static storage).
+    _Atomic(const char *) root_queue;
 } strain_work_entry;
 
 static strain_work_entry strain_work_registry[STRAIN_WORK_REGISTRY_SIZE];
@@ -126,20 +128,25 @@ static _Atomic int strain_work_registry_used;
 static __thread long strain_work_nesting;
 static __thread int strain_work_index = -1;
 
-void strain_work_enter(void) {
-    strain_work_nesting++;
-    // A counted trial (callgrind or a perf counter) counts what threads do while they hold work.
-    if (strain_work_nesting == 1) strain_instr_thread_on();
+// The calling thread's registry entry, taken on first use; NULL when the registry is full.
+static strain_work_entry *strain_work_entry_of_self(void) {
     if (strain_work_index < 0) {
         int index = atomic_fetch_add_explicit(&strain_work_registry_used, 1, memory_order_relaxed);
         if (index >= STRAIN_WORK_REGISTRY_SIZE) {
             strain_work_index = STRAIN_WORK_REGISTRY_SIZE;  // full: this thread goes unlisted
-            return;
+            return NULL;
         }
         atomic_store_explicit(&strain_work_registry[index].tid, (int)syscall(SYS_gettid), memory_order_relaxed);
         strain_work_index = index;
     }
-    if (strain_work_index < STRAIN_WORK_REGISTRY_SIZE) {
+    return strain_work_index < STRAIN_WORK_REGISTRY_SIZE ? &strain_work_registry[strain_work_index] : NULL;
+}
+
+void strain_work_enter(void) {
+    strain_work_nesting++;
+    // A counted trial (callgrind or a perf counter) counts what threads do while they hold work.
+    if (strain_work_nesting == 1) strain_instr_thread_on();
+    if (strain_work_entry_of_self() != NULL) {
         atomic_store_explicit(&strain_work_registry[strain_work_index].nesting, strain_work_nesting, memory_order_release);
     }
 }
@@ -153,6 +160,44 @@ void strain_work_leave(void) {
 }
 
 int strain_in_work(void) { return strain_work_nesting > 0; }
+
+// libdispatch's overcommit root queues by QoS, labelled as its init.c labels them.
+static const char *const strain_overcommit_roots[] = {
+    "com.apple.root.maintenance-qos.overcommit", "com.apple.root.background-qos.overcommit",
+    "com.apple.root.utility-qos.overcommit",     "com.apple.root.default-qos.overcommit",
+    "com.apple.root.user-initiated-qos.overcommit", "com.apple.root.user-interactive-qos.overcommit",
+};
+static pthread_key_t strain_root_queue_key;
+static pthread_once_t strain_root_queue_once = PTHREAD_ONCE_INIT;
+
+// At the thread's exit: a later thread that gets its tid is not taken for this worker.
+static void strain_root_queue_forget(void *entry) {
+    atomic_store_explicit(&((strain_work_entry *)entry)->root_queue, NULL, memory_order_release);
+}
+
+static void strain_root_queue_key_create(void) { pthread_key_create(&strain_root_queue_key, strain_root_queue_forget); }
+
+void strain_work_note_overcommit_root(int qos) {
+    if (qos < 0 || qos >= (int)(sizeof(strain_overcommit_roots) / sizeof(strain_overcommit_roots[0]))) return;
+    strain_work_entry *entry = strain_work_entry_of_self();
+    // Once per thread: a worker serves one root queue for its life.
+    if (entry == NULL || atomic_load_explicit(&entry->root_queue, memory_order_relaxed) != NULL) return;
+    pthread_once(&strain_root_queue_once, strain_root_queue_key_create);
+    pthread_setspecific(strain_root_queue_key, entry);
+    atomic_store_explicit(&entry->root_queue, strain_overcommit_roots[qos], memory_order_release);
+}
+
+// Async-signal-safe: atomic loads over the registry, newest entry first (a reused tid is a later entry).
+const char *strain_work_root_queue(int tid) {
+    int used = atomic_load_explicit(&strain_work_registry_used, memory_order_acquire);
+    if (used > STRAIN_WORK_REGISTRY_SIZE) used = STRAIN_WORK_REGISTRY_SIZE;
+    for (int i = used - 1; i >= 0; i--) {
+        if (atomic_load_explicit(&strain_work_registry[i].tid, memory_order_relaxed) == tid) {
+            return atomic_load_explicit(&strain_work_registry[i].root_queue, memory_order_acquire);
+        }
+    }
+    return NULL;
+}
 
 size_t strain_threads_in_work(int *tids, size_t capacity) {
     int used = atomic_load_explicit(&strain_work_registry_used, memory_order_acquire);
@@ -413,7 +458,14 @@ static void strain_put_dumped_thread(strain_writer *writer, int tid, int answere
     strain_writer_field_decimal(writer, "answered", answered);
     strain_writer_field_decimal(writer, "in_work", in_work);
     strain_writer_field_decimal(writer, "frames_total", total);
-    strain_put_thread_file(writer, "name", tid, "comm");
+    const char *root_queue = strain_work_root_queue(tid);
+    if (root_queue != NULL) {
+        strain_writer_string(writer, "name ");
+        strain_writer_string(writer, root_queue);
+        strain_writer_put(writer, "\n", 1);
+    } else {
+        strain_put_thread_file(writer, "name", tid, "comm");
+    }
     strain_put_thread_file(writer, "stat", tid, "stat");
     strain_put_thread_file(writer, "syscall", tid, "syscall");
     for (int i = 0; i < count; i++) {

@@ -28,8 +28,9 @@ struct GateCommand: ParsableCommand {
 
         Exit codes (also in gate.json): 0 nothing regressed and no outcome got worse; 1 a regression or an outcome that got worse; \
         2 usage or input error (a bad or missing baseline, an unsupported schema, a refused fingerprint); 3 harness error or incomplete data \
-        (a missing row, a trial the harness failed). Writes gate.json, gate.md (a pull-request comment), gate.html (the comparison view) \
-        and junit.xml into --out.
+        (a missing row, a trial the harness failed). Writes gate.json, gate.md (a pull-request comment), gate.html (the comparison view), \
+        junit.xml, and each side's run as baseline/report.html and candidate/report.html into --out; \
+        a row whose outcome changed links to its candidate trial's trace or dump there.
         """
     )
 
@@ -85,6 +86,7 @@ struct GateCommand: ParsableCommand {
             }
             var report: GateReport
             let directory: String
+            let sides: (baseline: RunRecord, candidate: RunRecord)
             if let baselineBinary {
                 guard let suite = input else { throw GateError(.input, "an interleaved gate needs the suite file: strain gate --baseline-binary OLD SUITE") }
                 guard baseline == nil else { throw GateError(.input, "--baseline is for a cross-run gate; an interleaved gate compares --baseline-binary with --candidate-binary") }
@@ -98,6 +100,7 @@ struct GateCommand: ParsableCommand {
                     measures: measure
                 )
                 let (old, new) = try runner.run()
+                sides = (old, new)
                 report = try Gate.compare(baseline: old, candidate: new, options: GateOptions(mode: .interleaved, allowExecutionMismatch: allowExecutionMismatch))
                 report.runFiles = ["baseline-run.json", "candidate-run.json"]
             } else {
@@ -106,6 +109,7 @@ struct GateCommand: ParsableCommand {
                 }
                 let file = try location.store.resolve(baseline)
                 let run = try readRun(current)
+                sides = (file.run, run)
                 directory = out ?? ((FileManager.default.fileExists(atPath: current + "/run.json") ? current : (current as NSString).deletingLastPathComponent) as NSString).appendingPathComponent("gate")
                 report = try Gate.compare(baseline: file.run, candidate: run, options: GateOptions(
                     mode: .crossRun, allowFingerprintMismatch: allowFingerprintMismatch, allowExecutionMismatch: allowExecutionMismatch,
@@ -113,15 +117,18 @@ struct GateCommand: ParsableCommand {
                 let candidateFile = FileManager.default.fileExists(atPath: current + "/run.json") ? current + "/run.json" : current
                 report.runFiles = [URL(fileURLWithPath: candidateFile).standardizedFileURL.path]
             }
-            try write(report, into: directory)
+            try write(report, into: directory, sides: sides)
             if report.exitCode != 0 { throw ExitCode(report.exitCode) }
         } catch let error as GateError { throw error.exit() }
     }
 
-    func write(_ report: GateReport, into directory: String) throws(GateError) {
+    /// Writes the gate's outputs into `directory`, with each side's run rendered as a
+    /// report there and each changed outcome's row pointed at its candidate trial.
+    func write(_ report: GateReport, into directory: String, sides: (baseline: RunRecord, candidate: RunRecord)) throws(GateError) {
         do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
             throw GateError(.input, "\(directory): cannot create the output directory: \(error.localizedDescription)")
         }
+        let report = try GateEvidence.attach(to: report, baseline: sides.baseline, candidate: sides.candidate, directory: directory)
         let json: Data
         do { json = try report.encoded() } catch { throw GateError(.incomplete, "could not encode gate.json: \(error)") }
         try writeOutput(json, to: (directory as NSString).appendingPathComponent("gate.json"))
@@ -130,7 +137,7 @@ struct GateCommand: ParsableCommand {
         try writeOutput(Data(report.renderHTML().utf8), to: (directory as NSString).appendingPathComponent("gate.html"))
         for format in format {
             switch format {
-            case .text: print(TerminalReport.safe(report.renderText()))
+            case .text: print(TerminalReport.safe(report.renderText(directory: directory)))
             case .github:
                 print(report.renderGitHub(), terminator: "")
                 if let summary = ProcessInfo.processInfo.environment["GITHUB_STEP_SUMMARY"], !summary.isEmpty {
@@ -140,7 +147,7 @@ struct GateCommand: ParsableCommand {
                 }
             }
         }
-        print("Wrote \(directory)/gate.json, gate.md, gate.html and junit.xml")
+        print("Wrote \(directory)/gate.json, gate.md, gate.html and junit.xml, and each side's run as baseline/report.html and candidate/report.html")
     }
 
     func runCalibration(rerun: String) throws(GateError) {

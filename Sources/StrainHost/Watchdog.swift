@@ -118,6 +118,16 @@ final class Watchdog: Sendable {
         }
     }
 
+    /// A thread's name for the dump: the whole label of the root queue a GCD worker noted
+    /// when it ran Strain's work, where the kernel's 15 characters are its tail (a
+    /// thread the scenario renamed keeps its own name); else the kernel's name.
+    static func name(of tid: Int, kernelName: String?) -> String {
+        guard let kernelName else { return "?" }
+        guard let noted = strain_work_root_queue(Int32(tid)) else { return kernelName }
+        let label = String(cString: noted)
+        return label.hasSuffix(kernelName) ? label : kernelName
+    }
+
     private func stall(beat: strain_heartbeat, decidedAt: UInt64, holding: [ThreadState], untimed: Int, waitingForThread: Int, deadlocked: Bool) -> Stall {
         let metrics = measure()
         let me = Int(strain_thread_id())
@@ -149,7 +159,7 @@ final class Watchdog: Sendable {
                 unanswered.append(tid)
             }
             threads.append(RawThread(
-                tid: tid, name: state?.name ?? "?", state: state?.state ?? "?", wait: state?.wait,
+                tid: tid, name: Self.name(of: tid, kernelName: state?.name), state: state?.state ?? "?", wait: state?.wait,
                 inWork: answered ? slot.in_work != 0 : holdingTids.contains(tid), frames: frames, viaPtrace: false
             ))
         }

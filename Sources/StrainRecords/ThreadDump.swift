@@ -57,7 +57,9 @@ public struct ThreadGroup: Codable, Hashable, Sendable {
 public struct DumpedThread: Codable, Hashable, Sendable {
     /// The kernel's thread id.
     public var tid: Int
-    /// The thread's name (`/proc/…/comm`, at most 15 characters).
+    /// The thread's name (`/proc/…/comm`, at most 15 characters); for a GCD worker that
+    /// ran Strain's work from a serial queue, its root queue's whole label
+    /// (`com.apple.root.default-qos.overcommit`), whose tail is all the kernel keeps.
     public var name: String
     /// The kernel's state letter: `S` sleeping, `D` uninterruptible, `R` running.
     public var state: String

@@ -31,7 +31,8 @@ package enum DumpText {
     /// The root queues' labels by the 15 characters the kernel keeps of them: libdispatch
     /// on Linux names each worker thread after the end of its root queue's label, and
     /// `/proc` gives 15 characters (`oot.default-qos`). Every QoS's overcommit pool ends
-    /// in `-qos.overcommit`, so that one is named as the family it is.
+    /// in `-qos.overcommit`, so that one is named as the family it is (a worker that ran
+    /// Strain's work from a serial queue is recorded by its whole label instead).
     static let rootQueueLabels: [String: String] = [
         "maintenance-qos": "com.apple.root.maintenance-qos", ".background-qos": "com.apple.root.background-qos",
         "oot.utility-qos": "com.apple.root.utility-qos", "oot.default-qos": "com.apple.root.default-qos",

@@ -24,6 +24,6 @@ extension EvidenceSection {
             entry(trial, findings: (trial.sanitizerReports ?? []).map { report in
                 Finding(headline: report.headline, compared: report.accesses.map(stack), context: (report.location + report.threads).map(stack))
             })
-        })
+        }, byProfile: true)
     }
 }

@@ -158,7 +158,7 @@ enum ChangedRuns {
         #expect(lines.dropFirst().first == "::error file=\(suitePath),line=\(fixture.outcomeLine),title=Strain gate%3A outcome changed noop main linux::"
                 + "outcome: completed is not what the suite expects; the baseline's outcomes all were", "\(gate.stdout)")
         #expect(lines.dropFirst(2).first == "::notice title=Strain gate::\(conclusion)")
-        #expect(lines.last == "Wrote \(out)/gate.json, gate.md, gate.html and junit.xml")
+        #expect(lines.last == "Wrote \(out)/gate.json, gate.md, gate.html and junit.xml, and each side's run as baseline/report.html and candidate/report.html")
         #expect(!gate.stdout.contains("Strain gate: gate-cli"), "no text summary unless asked")
 
         // The step summary: what was there, then the comparison in Markdown, the same as gate.md.
@@ -195,7 +195,7 @@ enum ChangedRuns {
         let failingRows = String(html[failing.upperBound..<failingEnd.lowerBound])
         #expect(failingRows.contains("<tr class=\"key\"><th colspan=\"8\">noop thread(512KiB) linux <span class=\"outcomes\">outcomes completed ×1 → harnessError ×1</span></th></tr>\n<tr class=\"bad\"><td>harness error</td><td>outcome</td><td colspan=\"6\">the harness failed in the candidate: memory-limit 64MiB leaves no room"),
                 "\(failingRows)")
-        #expect(failingRows.contains("<tr class=\"key\"><th colspan=\"8\">noop main linux <span class=\"outcomes\">outcomes completed ×1 → completed ×1</span></th></tr>\n<tr class=\"bad\"><td>outcome changed</td><td>outcome</td><td colspan=\"6\">completed is not what the suite expects; the baseline&apos;s outcomes all were (the trials, with their dumps and traces, are in the candidate&apos;s run)</td></tr>"),
+        #expect(failingRows.contains("<tr class=\"key\"><th colspan=\"8\">noop main linux <span class=\"outcomes\">outcomes completed ×1 → completed ×1</span></th></tr>\n<tr class=\"bad\"><td>outcome changed</td><td>outcome</td><td colspan=\"6\">completed is not what the suite expects; the baseline&apos;s outcomes all were</td></tr>\n<tr class=\"evidence\"><td></td><td>evidence</td><td colspan=\"6\"><a href=\"candidate/report.html#trial-noop-main-linux-"),
                 "\(failingRows)")
         let order = ["harness error", "outcome changed"].compactMap { failingRows.firstRange(of: $0)?.lowerBound }
         #expect(order.count == 2 && order[0] < order[1], "the worst row first")

@@ -82,3 +82,32 @@ import Testing
         }
     }
 }
+
+/// A libdispatch worker that ran Strain's work on a serial queue of its own is named by
+/// its root queue's whole label, which the kernel's 15 characters cut to the same
+/// `-qos.overcommit` for all six overcommit pools.
+@Suite struct OvercommitWorkerNameTests {
+    @Test func aSerialQueueWorkerThatRanStrainsWorkIsNamedByItsWholeRootQueueLabelInTheDump() throws {
+        let (result, run, out) = try StrainBinary.runSuite("""
+        name: overcommit-names
+        timeout: 20s
+        stall: 400ms
+        runs:
+          - scenario: thread-explosion
+            parameters: {items: 300, block: semaphore}
+            strategies: [gcd-serial-queues]
+            expect: starved
+        """, timeout: 60)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let trial = try #require(run?.trials.first)
+        let dump = try #require(trial.dump, "\(trial.outcome)")
+        let blocked = try #require(dump.groups.first { $0.inWork }, "\(dump.groups.map(\.summary))")
+        #expect(blocked.count > 100, "the blocked workers of the overcommit pool: \(blocked.count)")
+        let names = Set(blocked.threads.map(\.name))
+        // A private serial queue without a target or QoS drains on the default QoS's
+        // overcommit root queue (libdispatch on Linux never moves it to another root).
+        #expect(names == ["com.apple.root.default-qos.overcommit"], "\(names)")
+        let summary = TestFiles.read(out + "/summary.md")
+        #expect(summary.contains("com.apple.root.default-qos.overcommit") && !summary.contains("com.apple.root.…-qos.overcommit"), "\(summary.prefix(3000))")
+    }
+}

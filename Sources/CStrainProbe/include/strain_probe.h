@@ -178,6 +178,15 @@ void strain_work_leave(void);
 int strain_in_work(void);
 /// Writes the ids of the threads running scenario work now into `tids`; returns how many.
 size_t strain_threads_in_work(int *tids, size_t capacity);
+/// Notes, once per thread, that the calling libdispatch worker serves the overcommit root
+/// queue of `qos` (0 maintenance, 1 background, 2 utility, 3 default, 4 user-initiated,
+/// 5 user-interactive): Strain's work runs there from a private serial queue with no
+/// target, which libdispatch on Linux drains only on that root queue's threads. The
+/// kernel keeps 15 characters of a thread's name, `-qos.overcommit` for all six; dumps
+/// then name the worker by the whole label. Forgotten when the thread exits.
+void strain_work_note_overcommit_root(int qos);
+/// The root queue label noted for thread `tid`, or NULL. Async-signal-safe.
+const char *strain_work_root_queue(int tid);
 
 /// Claims the result descriptor for the caller: the fault handler and the
 /// trial's normal end both claim it first, so only one of them ever writes a

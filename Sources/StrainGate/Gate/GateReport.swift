@@ -49,6 +49,35 @@ package struct RowComparison: Codable, Hashable, Sendable {
     package var metrics: [MetricComparison]
     /// The line of the suite file's `runs:` entry that made this trial, when known.
     package var suiteLine: Int?
+    /// For a row whose outcome changed (or failed in the harness): the candidate trial
+    /// that shows it, and where its evidence is.
+    package var evidence: TrialEvidence?
+}
+
+/// One candidate trial behind a failing outcome: where the gate's rendering of the
+/// candidate's run shows it, and that evidence in a line for readers who cannot
+/// follow the link (a pull-request comment).
+package struct TrialEvidence: Codable, Hashable, Sendable {
+    /// The trial: its key (the row's) and repetition.
+    package var trial: TrialID
+    /// The rendered run, relative to the gate's output folder: `candidate/report.html`.
+    package var report: String
+    /// The trial's id in it: `trial-…-r3`.
+    package var anchor: String
+    /// The outcome and its evidence in one capped line: the first frames of the
+    /// trace, the stall's summary, the first sanitizer report.
+    package var line: String
+
+    /// `candidate/report.html#trial-…-r3`.
+    package var link: String { "\(report)#\(anchor)" }
+
+    /// The evidence of `trial` at `anchor` in `report`, in `line`.
+    package init(trial: TrialID, report: String, anchor: String, line: String) {
+        self.trial = trial
+        self.report = report
+        self.anchor = anchor
+        self.line = line
+    }
 }
 
 /// What the gate decided, and everything a person or a bot needs to see why.
@@ -80,6 +109,9 @@ package struct GateReport: Codable, Sendable {
     /// The run files written beside the gate's outputs (`baseline-run.json`,
     /// `candidate-run.json` for an interleaved gate), which `strain report` renders.
     package var runFiles: [String]?
+    /// Each side's run rendered as a report beside the gate's outputs
+    /// (`baseline/report.html`, `candidate/report.html`), which rows' evidence links into.
+    package var runReports: [String]?
     package var baselineName: String?
     /// The machine the candidate ran on (its run record's host name): JUnit's `hostname`.
     package var candidateHost: String?

@@ -15,6 +15,10 @@ extension GateReport {
         page += "<p>\(mode == .interleaved ? "Interleaved A/B: both builds ran in one job, repetitions alternating." : "Cross-run against \(e(baselineName ?? "a stored baseline")); timings judged with a δ calibrated from A/A runs.")"
         if let sides = sidesSentence(code: { "<code>\(e($0))</code>" }) { page += " " + sides }
         page += " A timing row can fail only with ≥ \(requiredRepetitions) repetitions per side; Benjamini-Hochberg q = \(q).</p>\n"
+        if let runReports, !runReports.isEmpty {
+            page += "<p>Each side's run as a report: " + runReports.map { "<a href=\"\(e($0))\">\(e($0))</a>" }.joined(separator: ", ")
+                + "; each outcome that changed links to its trial there.</p>\n"
+        }
         if let runFiles, !runFiles.isEmpty {
             page += "<p>Each side's run, with its traces and dumps: " + runFiles.map { "<a href=\"\(e($0))\">\(e($0))</a>" }.joined(separator: ", ")
                 + "; <code>strain report &lt;file&gt; --out &lt;page.html&gt;</code> renders either as a report.</p>\n"
@@ -47,8 +51,11 @@ extension GateReport {
         for row in rows {
             out += "<tbody>\n<tr class=\"key\"><th colspan=\"8\">\(e(row.key.description)) <span class=\"outcomes\">outcomes \(e(histogramText(row.baselineOutcomes))) → \(e(histogramText(row.candidateOutcomes)))</span></th></tr>\n"
             if let reason = row.outcomeReason, [.outcomeChanged, .missing, .harnessError, .new, .fixed].contains(row.verdict) {
-                let pointer = row.verdict == .outcomeChanged || row.verdict == .harnessError ? " (the trials, with their dumps and traces, are in the candidate's run)" : ""
+                let pointer = row.evidence == nil && (row.verdict == .outcomeChanged || row.verdict == .harnessError) ? " (the trials, with their dumps and traces, are in the candidate's run)" : ""
                 out += "<tr class=\"\(row.verdict.fails ? "bad" : "")\"><td>\(e(row.verdict.label))</td><td>outcome</td><td colspan=\"6\">\(e(reason + pointer))</td></tr>\n"
+                if let evidence = row.evidence {
+                    out += "<tr class=\"evidence\"><td></td><td>evidence</td><td colspan=\"6\"><a href=\"\(e(evidence.link))\">repetition \(evidence.trial.repetition) in the candidate's report</a>: \(e(evidence.line))</td></tr>\n"
+                }
             }
             for metric in row.metrics where failingOnly ? metric.verdict.fails : (metric.verdict != .unchanged && metric.verdict != .notGated) {
                 let values = "\(metric.baselineMedian.map { Gate.format($0, metric.unit) } ?? "–") → \(metric.candidateMedian.map { Gate.format($0, metric.unit) } ?? "–")"

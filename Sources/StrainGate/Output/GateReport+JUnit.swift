@@ -29,7 +29,7 @@ extension GateReport {
         xml += "    </properties>\n"
         for row in rows {
             xml += "    <testcase name=\"\(Self.xml(row.key.description))\" classname=\"\(Self.xml("strain.gate." + row.key.scenario))\" time=\"0\">\n"
-            let details = ([row.outcomeReason.map { "outcome: \($0)" }].compactMap { $0 }
+            let details = ([row.outcomeReason.map { "outcome: \($0)" }, row.evidence.map { "evidence: \($0.trial) at \($0.link): \($0.line)" }].compactMap { $0 }
                 + row.metrics.filter { $0.verdict != .unchanged && $0.verdict != .notGated }.map { "\($0.metric) \($0.verdict.label): \($0.reason)\(Self.statistics($0))" })
                 .joined(separator: "\n")
             switch row.verdict {

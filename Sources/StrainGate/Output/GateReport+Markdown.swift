@@ -24,6 +24,7 @@ extension GateReport {
         if !failing.isEmpty {
             body += "\n| verdict | trial | what | median change | ratio, Hodges–Lehmann (95% interval) | q | n | δ (from) | outcomes baseline → candidate |\n|---|---|---|---:|---|---:|---|---|---|\n"
             for row in failing { body += Self.rows(row, failingOnly: true).joined() }
+            body += Self.evidenceList(failing)
         }
         var rest = ""
         let others = shownRows.filter { !$0.verdict.fails }
@@ -37,6 +38,9 @@ extension GateReport {
         }
         let unchanged = rows.filter { $0.verdict == .unchanged }.count
         var tail = "\n\(unchanged) row\(unchanged == 1 ? "" : "s") unchanged. A timing row can fail only with ≥ \(requiredRepetitions) repetitions per side; BH q = \(q).\n"
+        if let runReports, !runReports.isEmpty {
+            tail += "Each side's run as a report, beside this file: \(runReports.map { "`\($0)`" }.joined(separator: ", ")).\n"
+        }
         if let runFiles, !runFiles.isEmpty {
             tail += "Each side's run (traces, dumps): \(runFiles.map { "`\($0)`" }.joined(separator: ", ")); `strain report <file>` renders either; gate.html shows every repetition's value.\n"
         }
@@ -53,6 +57,27 @@ extension GateReport {
             text = kept + note + tail
         }
         return text
+    }
+
+    /// Evidence lines the comment shows; gate.html links every one.
+    static let evidenceShown = 10
+    /// Characters of a row's evidence the comment quotes.
+    static let evidenceLength = 300
+
+    /// Under the failing table, a line per row whose outcome changed: the candidate
+    /// trial, its evidence (a comment cannot follow a relative link, so the line says
+    /// it), and the link into the candidate's report for a reader of the files.
+    static func evidenceList(_ failing: [RowComparison]) -> String {
+        let rows = failing.filter { $0.evidence != nil }
+        guard !rows.isEmpty else { return "" }
+        var out = "\nEvidence, from the candidate's trials:\n\n"
+        for row in rows.prefix(evidenceShown) {
+            guard let evidence = row.evidence else { continue }
+            let line = evidence.line.count > evidenceLength ? String(evidence.line.prefix(evidenceLength - 1)) + "…" : evidence.line
+            out += "- \(escape(evidence.trial.description)): \(escape(line)) ([report](\(evidence.link)))\n"
+        }
+        if rows.count > evidenceShown { out += "- and \(rows.count - evidenceShown) more: gate.html links each\n" }
+        return out
     }
 
     static func rows(_ row: RowComparison, failingOnly: Bool) -> [String] {

@@ -8,8 +8,11 @@ extension GateReport {
             .sorted { $0.verdict.severity > $1.verdict.severity }
     }
 
-    /// The terminal's summary: the conclusion, what failed and why, what was inconclusive.
-    package func renderText() -> String {
+    /// The terminal's summary: the conclusion, what failed and why (with the path of
+    /// each changed outcome's evidence under `directory`, the gate's output folder),
+    /// what was inconclusive.
+    package func renderText(directory: String? = nil) -> String {
+        let place = { (file: String) in directory.map { ($0 as NSString).appendingPathComponent(file) } ?? file }
         var lines: [String] = []
         let modeText = mode == .interleaved ? "interleaved A/B" : "cross-run against \(baselineName ?? "a stored baseline")"
         lines.append("Gate (\(modeText)) on \(suite): \(conclusion)")
@@ -23,6 +26,10 @@ extension GateReport {
         for row in shownRows where row.verdict != .inconclusive {
             lines.append("  \(row.verdict.label.uppercased()) \(row.key)")
             if let reason = row.outcomeReason, row.verdict != .unchanged { lines.append("      outcome: \(reason)") }
+            if let evidence = row.evidence {
+                lines.append("      evidence: \(evidence.trial) at \(place(evidence.link))")
+                lines.append("        \(evidence.line)")
+            }
             for metric in row.metrics where metric.verdict.fails || metric.verdict == .improved {
                 lines.append("      \(metric.metric): \(metric.reason)\(Self.statistics(metric))")
                 for site in metric.grewAt ?? [] { lines.append("        grew at \(site)") }
@@ -61,6 +68,7 @@ extension GateReport {
             let names = Set(counted.map(\.metric)).sorted().joined(separator: ", ")
             lines.append("  counted metrics (\(names)): \(judged.count) judged\(verdicts.isEmpty ? "" : " (\(verdicts))"), \(counted.count - judged.count) not")
         }
+        if let runReports, !runReports.isEmpty { lines.append("  each side's report: \(runReports.map(place).joined(separator: ", "))") }
         if let runFiles, !runFiles.isEmpty { lines.append("  each side's run: \(runFiles.joined(separator: ", ")) (strain report renders either)") }
         return lines.joined(separator: "\n")
     }

@@ -28,7 +28,7 @@ extension StrategySpec {
         case .gcdGlobal(let qos):
             DispatchExecutor(spec: self, queue: .global(qos: qos.dispatchQoS), context: context)
         case .gcdSerial:
-            DispatchExecutor(spec: self, queue: DispatchQueue(label: "strain.gcd-serial"), context: context)
+            DispatchExecutor(spec: self, queue: DispatchQueue(label: "strain.gcd-serial"), context: context, servesOvercommitRoot: true)
         case .gcdConcurrent:
             DispatchExecutor(spec: self, queue: DispatchQueue(label: "strain.gcd-concurrent", attributes: .concurrent), context: context)
         case .thread(let bytes):
@@ -111,13 +111,27 @@ struct DispatchExecutor: StrategyExecutor {
     let spec: StrategySpec
     let queue: DispatchQueue
     let context: ScenarioContext
+    /// Whether `queue` is a serial queue with no target, which libdispatch drains on its
+    /// QoS's overcommit root queue: its workers then note that root queue's whole label
+    /// for the dumps (the kernel keeps `-qos.overcommit` of it, the same for all six).
+    var servesOvercommitRoot = false
 
     func perform(_ work: @escaping @Sendable () throws -> Void) throws {
-        try handOff(work, context: context) { job in queue.async { job() } }
+        let root = servesOvercommitRoot ? queue.overcommitRoot : nil
+        try handOff(work, context: context) { job in
+            queue.async {
+                if let root { strain_work_note_overcommit_root(root) }
+                job()
+            }
+        }
     }
 
     func submit(_ work: @escaping @Sendable () -> Void) {
-        queue.async { runSubmitted(work) }
+        let root = servesOvercommitRoot ? queue.overcommitRoot : nil
+        queue.async {
+            if let root { strain_work_note_overcommit_root(root) }
+            runSubmitted(work)
+        }
     }
 
     func shutdown() {}
@@ -131,11 +145,11 @@ struct SerialQueuePerItemExecutor: StrategyExecutor {
     private func makeQueue() -> DispatchQueue { DispatchQueue(label: "strain.gcd-serial-queues.item") }
 
     func perform(_ work: @escaping @Sendable () throws -> Void) throws {
-        try DispatchExecutor(spec: spec, queue: makeQueue(), context: context).perform(work)
+        try DispatchExecutor(spec: spec, queue: makeQueue(), context: context, servesOvercommitRoot: true).perform(work)
     }
 
     func submit(_ work: @escaping @Sendable () -> Void) {
-        makeQueue().async { runSubmitted(work) }
+        DispatchExecutor(spec: spec, queue: makeQueue(), context: context, servesOvercommitRoot: true).submit(work)
     }
 
     func shutdown() {}
@@ -247,4 +261,18 @@ struct MainThreadExecutor: StrategyExecutor {
     }
 
     func shutdown() {}
+}
+
+extension DispatchQueue {
+    /// The overcommit root queue a serial queue with no target drains on, as
+    /// `strain_work_note_overcommit_root` numbers them: its QoS's, the default's when it has none.
+    var overcommitRoot: Int32 {
+        switch qos.qosClass {
+        case .background: 1
+        case .utility: 2
+        case .default, .unspecified: 3
+        case .userInitiated: 4
+        case .userInteractive: 5
+        }
+    }
 }

@@ -13,9 +13,10 @@ package enum HTMLReport {
     /// its tables and charts, then the page's sections in order.
     package static func render(_ report: RunReport) -> String {
         var page = Page()
+        page.trialAnchors = report.trialAnchors
         page.raw("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
         page.raw("<title>Strain run: \(e(report.head.suiteName))</title>\n<style>\(css)</style>\n</head>\n<body>\n")
-        let links = Links(report)
+        let links = report.trialAnchors
         header(report, links: links, into: &page)
 
         let anchors = Dictionary(uniqueKeysWithValues: report.scenarios.enumerated().map { ($0.element, "scenario-\($0.offset + 1)") })
@@ -53,36 +54,9 @@ package enum HTMLReport {
 
     // MARK: - Sections
 
-    /// Where each trace and dump is on the page, so anything that names a trial can link to it.
-    struct Links {
-        /// Anchors of the distinct traces and dumps, in page order.
-        var traces: [(trial: TrialRecord, anchor: String)] = []
-        var stalls: [(trial: TrialRecord, anchor: String)] = []
-        private var traceByKey: [TrialKey: String] = [:]
-        private var stallByKey: [TrialKey: String] = [:]
-
-        init(_ report: RunReport) {
-            traces = report.traces.entries.map { ($0.trial, $0.anchor) }
-            stalls = report.stalls.entries.map { ($0.trial, $0.anchor) }
-            for (trial, anchor) in traces where traceByKey[trial.key] == nil { traceByKey[trial.key] = anchor }
-            for (trial, anchor) in stalls where stallByKey[trial.key] == nil { stallByKey[trial.key] = anchor }
-        }
-
-        /// The anchor of the trial's trace or dump: its own signal's or outcome's first, else its key's.
-        func anchor(for trial: TrialRecord) -> String? {
-            if trial.trace != nil {
-                return traces.first { $0.trial.key == trial.key && $0.trial.trace?.signal == trial.trace?.signal }?.anchor ?? traceByKey[trial.key]
-            }
-            if trial.dump != nil {
-                return stalls.first { $0.trial.key == trial.key && $0.trial.outcome.kind == trial.outcome.kind }?.anchor ?? stallByKey[trial.key]
-            }
-            return nil
-        }
-    }
-
     /// The answer first: what failed, why, and what to do, each linked to its
     /// trace or dump, before any table.
-    static func header(_ report: RunReport, links: Links, into page: inout Page) {
+    static func header(_ report: RunReport, links: TrialAnchors, into page: inout Page) {
         let head = report.head
         page.raw("<header>\n<h1>Strain run: \(e(head.suiteName))</h1>\n")
         if let description = head.description {
@@ -104,7 +78,7 @@ package enum HTMLReport {
             page.raw("<h2>What failed</h2>\n<ul class=\"unexpected\">")
             for failed in report.failed.entries {
                 var outcome = "<b>\(e(failed.key.outcomes))</b> of \(failed.key.total)"
-                if let anchor = links.anchor(for: failed.key.first) { outcome = "<a href=\"#\(anchor)\">\(outcome)</a>" }
+                if let anchor = links.evidence(of: failed.key.first) { outcome = "<a href=\"#\(anchor)\">\(outcome)</a>" }
                 page.raw("<li>\(e(failed.key.key.description)): \(outcome), expected \(e(failed.expected))")
                 if let reason = failed.reason { page.raw(" — <span class=\"reason\">\(e(reason))</span>") }
                 if let message = failed.message { page.raw(" — \(e(message))") }
@@ -118,7 +92,7 @@ package enum HTMLReport {
         if !answer.advice.isEmpty {
             page.raw("<h2>Why, and what to do</h2>\n<ul class=\"advice\">")
             for advice in answer.advice {
-                let trace = advice.overflow.flatMap { links.anchor(for: $0) }.map { " <a href=\"#\($0)\">trace</a>" } ?? ""
+                let trace = advice.overflow.flatMap { links.evidence(of: $0) }.map { " <a href=\"#\($0)\">trace</a>" } ?? ""
                 let dump = advice.dumpAnchor.map { " <a href=\"#\($0)\">dump</a>" } ?? ""
                 page.raw("<li><b>\(e(advice.bold))</b>: \(e(advice.text))\(trace)\(dump)</li>")
             }
@@ -134,7 +108,7 @@ package enum HTMLReport {
         page.raw("</section>\n")
     }
 
-    static func groupSection(_ table: OutcomeSection.Table, links: Links, into page: inout Page) {
+    static func groupSection(_ table: OutcomeSection.Table, links: TrialAnchors, into page: inout Page) {
         page.raw("<article class=\"group\">\n<h3>\(e(table.title))</h3>\n")
         // The page adds the spread across repetitions after the median.
         var header = table.header
@@ -145,8 +119,9 @@ package enum HTMLReport {
             cells.insert(e(row.spread), at: 3)
             if !row.allExpected { cells[1] = "<b class=\"bad\">\(cells[1])</b> (expected \(e(row.expected)))" }
             let trials = row.source.trials
-            if let anchor = trials.lazy.compactMap({ links.anchor(for: $0) }).first {
-                cells[1] += " <a href=\"#\(anchor)\">\(trials.contains { $0.trace != nil } ? "trace" : "dump")</a>"
+            cells[0] = page.trialAnchors.rowMarkers(trials) + cells[0]
+            if let anchor = trials.lazy.compactMap({ links.evidence(of: $0) }).first {
+                cells[1] += " <a href=\"#\(anchor)\">\(anchor.hasPrefix("trace") ? "trace" : anchor.hasPrefix("stall") ? "dump" : "evidence")</a>"
             }
             page.raw("<tr\(row.allExpected ? "" : " class=\"unexpected\"")>" + cells.enumerated().map { $0.offset < 2 ? "<td>\($0.element)</td>" : "<td class=\"num\">\($0.element)</td>" }.joined() + "</tr>\n")
         }
@@ -162,7 +137,9 @@ package enum HTMLReport {
         page.raw("</tr></thead><tbody>\n")
         for (row, cells) in zip(table.rows, ranking.cells) {
             page.raw("<tr\(row.allExpected ? "" : " class=\"unexpected\"")>")
-            for (column, cell) in cells.enumerated() { page.raw("<td\(column >= 3 && column <= 8 ? " class=\"num\"" : "")>\(e(cell))</td>") }
+            for (column, cell) in cells.enumerated() {
+                page.raw("<td\(column >= 3 && column <= 8 ? " class=\"num\"" : "")>\(column == 0 ? page.trialAnchors.rowMarkers(row.trials) : "")\(e(cell))</td>")
+            }
             page.raw("</tr>\n")
         }
         page.raw("</tbody></table></div>\n<div class=\"charts\">\n")
@@ -207,6 +184,8 @@ package enum HTMLReport {
     /// The page as it is written.
     package struct Page: Sendable {
         package var html = ""
+        /// Where each trial's id goes: sections put ``TrialAnchors/markers(at:)`` in their entries.
+        package var trialAnchors = TrialAnchors()
         package mutating func raw(_ text: String) { html += text }
     }
 

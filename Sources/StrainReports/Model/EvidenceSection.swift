@@ -36,14 +36,24 @@ package struct EvidenceSection: TextSection, PageSection {
         package var outcome: String
         /// What the place caught.
         package var findings: [Finding]
+        /// Its first trial's key: the place's (the profile counts only `byProfile`).
+        package var key: TrialKey? = nil
     }
 
     /// The page's anchor: `sanitizer`.
     package var id: String
     /// `Sanitizer reports`.
     package var heading: String
-    /// One entry per place, in run order.
+    /// One entry per place, in run order; its anchor is `id-n`, n from 1.
     package var entries: [Entry]
+    /// Whether a place is per profile too.
+    package var byProfile = false
+
+    /// The anchor of the entry for `trial`'s place, if the section has one.
+    func anchor(of trial: TrialRecord) -> String? {
+        let place = { (key: TrialKey) in [key.configuration, key.strategy.description] + (self.byProfile ? [key.profile.rawValue] : []) }
+        return entries.firstIndex { $0.key.map(place) == place(trial.key) }.map { "\(id)-\($0 + 1)" }
+    }
 
     /// Findings the terminal shows per place, and frames the page lists per stack.
     static let terminalFindings = 3
@@ -53,7 +63,7 @@ package struct EvidenceSection: TextSection, PageSection {
     static func title(_ trial: TrialRecord) -> String { "\(trial.key.configuration) \(trial.strategy) \(trial.profile.rawValue)" }
 
     static func entry(_ trial: TrialRecord, findings: [Finding]) -> Entry {
-        Entry(title: title(trial), message: trial.outcome.message, outcome: trial.outcome.description, findings: findings)
+        Entry(title: title(trial), message: trial.outcome.message, outcome: trial.outcome.description, findings: findings, key: trial.key)
     }
 
     package func terminalLines(_ style: TerminalStyle) -> [String] {
@@ -86,8 +96,8 @@ package struct EvidenceSection: TextSection, PageSection {
         guard !entries.isEmpty else { return }
         let e = HTMLText.escape
         page.raw("<section id=\"\(e(id))\">\n<h2>\(e(heading))</h2>\n")
-        for entry in entries {
-            page.raw("<p><b>\(e(entry.title))</b>: \(e(entry.message ?? ""))</p>\n")
+        for (index, entry) in entries.enumerated() {
+            page.raw("<p id=\"\(e(id))-\(index + 1)\">\(page.trialAnchors.markers(at: "\(id)-\(index + 1)"))<b>\(e(entry.title))</b>: \(e(entry.message ?? ""))</p>\n")
             for finding in entry.findings {
                 page.raw("<h3>\(e(finding.headline))</h3>\n<div style=\"display:flex;flex-wrap:wrap;gap:1em\">")
                 for stack in finding.compared {

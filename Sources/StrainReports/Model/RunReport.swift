@@ -67,6 +67,8 @@ package struct RunReport: Sendable {
     package var cases: TrialCases
     /// Thread count over time, per scenario, for the page.
     package var timelines: TimelineSection
+    /// Where each trial is on the page: its evidence, or its row.
+    package var trialAnchors: TrialAnchors
     /// The scenarios in the order the run first met them.
     package var scenarios: [String]
     /// Whether the run is a bisect's: every trial a probe of one of its searches. Its
@@ -93,6 +95,7 @@ package struct RunReport: Sendable {
         confinement = EvidenceSection.confinement(run)
         sanitizer = EvidenceSection.sanitizer(run)
         stalls = StallSection(run)
+        trialAnchors = TrialAnchors(run, traces: traces, stalls: stalls, sanitizer: sanitizer, confinement: confinement)
         caps = CapSection(run)
         environment = EnvironmentSection(run)
         cases = TrialCases(run)

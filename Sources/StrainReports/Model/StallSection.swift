@@ -71,7 +71,7 @@ package struct StallSection: TextSection, PageSection {
         if let summary { page.raw("<p>\(e(summary)).</p>\n") }
         for entry in entries {
             let dump = entry.dump
-            page.raw("<details class=\"dump\" id=\"\(entry.anchor)\" open><summary>\(e(entry.trial.key.description)): \(e(entry.headline))</summary>\n")
+            page.raw("<details class=\"dump\" id=\"\(entry.anchor)\" open><summary>\(page.trialAnchors.markers(at: entry.anchor))\(e(entry.trial.key.description)): \(e(entry.headline))</summary>\n")
             if let cycle = dump.waitCycle { page.raw("<p class=\"cycle\">Wait cycle: \(e(cycle.description))</p>\n") }
             if let note = dump.sourceLocations?.note { page.raw("<p class=\"note\">\(e(note))</p>\n") }
             for group in dump.groups {

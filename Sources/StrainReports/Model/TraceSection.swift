@@ -85,7 +85,7 @@ package struct TraceSection: TextSection, PageSection {
         let firstUnexpected = entries.first { !$0.trial.expected }?.anchor
         for entry in entries {
             let trace = entry.trace
-            page.raw("<details class=\"trace\" id=\"\(entry.anchor)\"\(entry.anchor == firstUnexpected ? " open" : "")><summary>\(e(entry.trial.key.description)): \(e(TraceText.headline(trace)))\(entry.reason.map { " — <span class=\"reason\">\(e($0))</span>" } ?? "")</summary>\n")
+            page.raw("<details class=\"trace\" id=\"\(entry.anchor)\"\(entry.anchor == firstUnexpected ? " open" : "")><summary>\(page.trialAnchors.markers(at: entry.anchor))\(e(entry.trial.key.description)): \(e(TraceText.headline(trace)))\(entry.reason.map { " — <span class=\"reason\">\(e($0))</span>" } ?? "")</summary>\n")
             if let note = trace.sourceLocations?.note { page.raw("<p class=\"note\">\(e(note))</p>\n") }
             page.raw("<ol class=\"frames\">")
             for part in TraceLayout(trace).parts {

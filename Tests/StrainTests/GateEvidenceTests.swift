@@ -1,0 +1,139 @@
+import Foundation
+import StrainRecords
+import Testing
+
+/// From a gate row whose outcome changed to the evidence behind it, in every output:
+/// gate.html links the candidate trial's anchor in the candidate's rendered report,
+/// gate.md carries the evidence in one line (a pull-request comment cannot follow a
+/// relative link), and the terminal names the report and the trial. And report.html
+/// gives every trial an anchor derived from its key and repetition alone.
+@Suite(.serialized) struct GateEvidenceTests {
+    /// Two rows change outcome deterministically, by suite text alone (the keys stay
+    /// the same): the starvation row blocks every cooperative thread for 1.5 s, which
+    /// completes under a 20 s stall threshold and is `starved` under 400 ms (a thread
+    /// dump); the crash row crashes on both sides, expected in the baseline and not in
+    /// the candidate (a trace). `noop` does not change.
+    static let baselineSuite = """
+        name: gate-evidence
+        timeout: 30s
+        profiles: [linux]
+        runs:
+          - scenario: cooperative-starvation
+            parameters: {hold-ms: 1500}
+            strategies: [task]
+            stall: 20s
+            expect: completed
+          - scenario: crash
+            parameters: {kind: null-dereference}
+            strategies: [thread(512KiB)]
+            expect: crashed
+          - scenario: noop
+            strategies: [main]
+        """
+
+    static let candidateSuite = baselineSuite
+        .replacingOccurrences(of: "stall: 20s", with: "stall: 400ms")
+        .replacingOccurrences(of: "expect: crashed", with: "expect: completed")
+
+    static let starvedKey = "cooperative-starvation[blockers=0, probe-priority=medium, hold-ms=1500] task linux"
+    static let crashedKey = "crash[kind=null-dereference] thread(512KiB) linux"
+
+    /// The text of `html` from `start` to the first `end` after it.
+    static func slice(_ html: String, from start: String, to end: String) -> String? {
+        guard let from = html.range(of: start), let to = html[from.upperBound...].range(of: end) else { return nil }
+        return String(html[from.lowerBound..<to.upperBound])
+    }
+
+    @Test func anOutcomeChangedRowLeadsToItsCandidateTrialsEvidenceInGateHTMLMarkdownAndTheTerminal() throws {
+        let folder = try temporaryFolder()
+        let store = folder + "/baselines"
+        try TestFiles.write(Self.baselineSuite, to: folder + "/baseline.yaml")
+        try TestFiles.write(Self.candidateSuite, to: folder + "/candidate.yaml")
+        let first = try StrainBinary.run(["run", folder + "/baseline.yaml", "--out", folder + "/a", "--format", "json"], timeout: 90)
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        let saved = try StrainBinary.run(["baseline", "save", folder + "/a", "--name", "base", "--baselines", store], timeout: 30)
+        #expect(saved.status == 0, "\(saved.stderr)")
+        let second = try StrainBinary.run(["run", folder + "/candidate.yaml", "--out", folder + "/b", "--format", "json"], timeout: 90)
+        #expect(second.status == 1, "two unexpected outcomes: \(second.stdout)\(second.stderr)")
+
+        let out = folder + "/gate"
+        let gate = try StrainBinary.run(["gate", folder + "/b", "--baseline", "base", "--baselines", store, "--out", out], timeout: 60)
+        #expect(gate.status == 1, "\(gate.stdout)\(gate.stderr)")
+        let verdicts = try #require(ChangedRuns.json(out + "/gate.json")["rows"] as? [[String: Any]]).map { $0["verdict"] as? String }
+        #expect(verdicts.filter { $0 == "outcomeChanged" }.count == 2, "\(verdicts)")
+
+        let html = TestFiles.read(out + "/gate.html")
+        let report = TestFiles.read(out + "/candidate/report.html")
+        #expect(report.hasPrefix("<!doctype html>"), "the gate renders the candidate's run beside its outputs")
+        #expect(TestFiles.read(out + "/baseline/report.html").hasPrefix("<!doctype html>"), "and the baseline's")
+        let stalls = try #require(Self.slice(report, from: "<section id=\"stalls\">", to: "</section>"), "the candidate report has a stall")
+        let traces = try #require(Self.slice(report, from: "<section id=\"traces\">", to: "</section>"), "the candidate report has a trace")
+        let markdown = TestFiles.read(out + "/gate.md").split(separator: "\n").map(String.init)
+
+        for (key, section, evidence) in [(Self.starvedKey, stalls, "DispatchSemaphore.wait"), (Self.crashedKey, traces, "SIGSEGV")] {
+            let row = try #require(Self.slice(html, from: "<th colspan=\"8\">\(key) ", to: "</tbody>"), "\(key)'s row in gate.html: \(html)")
+            let link = try #require(row.firstMatch(of: /<a href="candidate\/report\.html#(trial-[^"]+)">/), "\(key): a link to the trial: \(row)")
+            let anchor = String(link.1)
+            #expect(anchor.hasSuffix("-r1"), "the first candidate repetition: \(anchor)")
+            #expect(report.contains(" id=\"\(anchor)\""), "\(key): the anchor exists in candidate/report.html")
+            #expect(section.contains(" id=\"\(anchor)\""), "\(key): the anchor is on the trial's evidence (its dump or trace)")
+            #expect(row.contains(evidence), "\(key): the row says what the evidence is: \(row)")
+
+            // Markdown: the evidence itself in one capped line, and the relative link.
+            let line = try #require(markdown.first { $0.contains(key.replacingOccurrences(of: "[", with: "\\[").replacingOccurrences(of: "]", with: "\\]")) && $0.contains("](candidate/report.html#\(anchor))") },
+                                    "\(key): an evidence line in gate.md: \(markdown.joined(separator: "\n"))")
+            #expect(line.contains(evidence), "\(key): \(line)")
+            #expect(line.utf8.count <= 700, "one capped line: \(line.utf8.count) bytes")
+
+            // The terminal: the report's path with the anchor, and which trial.
+            #expect(gate.stdout.contains("\(out)/candidate/report.html#\(anchor)"), "\(key): \(gate.stdout)")
+            #expect(gate.stdout.contains("\(key) #1"), "\(key): the trial's key and repetition: \(gate.stdout)")
+        }
+        // The starvation's evidence is the dump's group that holds the work (the blockers'
+        // semaphore wait, above); the crash's, the trace's first frames.
+        let crashLine = try #require(markdown.first { $0.contains("](candidate/report.html#trial-crash") })
+        #expect(crashLine.contains(" ← "), "the first frames of the trace: \(crashLine)")
+    }
+
+    static let anchorSuite = """
+        name: trial-anchors
+        timeout: 30s
+        repetitions: 2
+        profiles: [linux]
+        runs:
+          - scenario: noop
+            strategies: [main, thread(512KiB)]
+          - scenario: crash
+            strategies: [thread(512KiB)]
+            expect: crashed
+        """
+
+    /// Every `id="trial-…"` in `page`, in order.
+    static func trialAnchors(_ page: String) -> [String] {
+        page.matches(of: /\sid="(trial-[^"]+)"/).map { String($0.1) }
+    }
+
+    @Test func reportHTMLGivesEveryTrialOneAnchorFromItsKeyAndRepetitionTheSameInEveryRun() throws {
+        let folder = try temporaryFolder()
+        try TestFiles.write(Self.anchorSuite, to: folder + "/suite.yaml")
+        var pages: [String] = []
+        for name in ["a", "b"] {
+            let run = try StrainBinary.run(["run", folder + "/suite.yaml", "--out", folder + "/" + name], timeout: 90)
+            #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+            pages.append(TestFiles.read(folder + "/\(name)/report.html"))
+        }
+        let trials = try RunRecordFile.read(from: folder + "/a/run.json").trials
+        #expect(trials.count == 6)
+        let anchors = Self.trialAnchors(pages[0])
+        #expect(anchors.count == trials.count, "one anchor per trial: \(anchors)")
+        #expect(Set(anchors).count == anchors.count, "each once: \(anchors)")
+        #expect(anchors.filter { $0.hasSuffix("-r1") }.count == 3 && anchors.filter { $0.hasSuffix("-r2") }.count == 3, "\(anchors)")
+        #expect(Set(Self.trialAnchors(pages[1])) == Set(anchors), "another run of the same suite has the same anchors")
+        // Both crashes are anchored on their trace (the second repetition's on the trace the first one's stands for).
+        let traces = try #require(Self.slice(pages[0], from: "<section id=\"traces\">", to: "</section>"))
+        let crashes = Self.trialAnchors(traces)
+        #expect(crashes.count == 2 && crashes.allSatisfy { $0.hasPrefix("trial-crash-") }, "\(crashes)")
+        let noop = anchors.filter { $0.hasPrefix("trial-noop-") }
+        #expect(noop.count == 4, "the completed trials, on their rows: \(anchors)")
+    }
+}
