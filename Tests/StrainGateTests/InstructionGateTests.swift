@@ -109,6 +109,28 @@ struct InstructionGateTests {
         #expect(bare.rows[0].metrics.first { $0.metric == "instructions" }?.grewAt?.first?.hasPrefix("static Task.sleep(_:) [async resume] +5.0 M instr") == true)
     }
 
+    @Test func workThatMovedBetweenThreadsDoesNotGetTheThreadsRootNamedForTheGrowth() throws {
+        // Seen beside two busy loops: an await's resumed half ran on the main thread in the
+        // baseline's trials and on GCD's threads in the candidate's, so `clone`, every GCD
+        // thread's root, grew twice the row's growth (+19.4 M against +9.6 M) and was named first.
+        let key = Fake.key()
+        func trial(_ repetition: Int, after: Int, onWorkers: Int) -> TrialRecord {
+            var record = Self.trial(key, repetition: repetition, instructions: 10_000_000 + after)
+            record.instructionCount?.functions = [
+                FunctionCost(name: "main", inclusive: 10_000_000 + after - onWorkers, exclusive: 100),
+                FunctionCost(name: "clone", inclusive: onWorkers, exclusive: 0),
+                FunctionCost(name: "spin(_:from:)", inclusive: 9_900_000 + after, exclusive: 9_900_000 + after, file: "/src/main.swift", line: 158),
+            ]
+            return record
+        }
+        // The baseline: all 15 M under main; the candidate: 5 M more, all 20 M on GCD's threads.
+        let report = try Self.gate((1...2).map { trial($0, after: 5_000_000, onWorkers: 0) },
+                                   (1...2).map { trial($0, after: 10_000_000, onWorkers: 20_000_000) })
+        let instructions = try #require(report.rows[0].metrics.first { $0.metric == "instructions" })
+        #expect(instructions.verdict == .regressed, "\(instructions)")
+        #expect(instructions.grewAt?.first == "spin(_:from:) (main.swift:158) +5.0 M instr a trial, +33.6 %", "\(instructions.grewAt ?? [])")
+    }
+
     @Test func pmuCountsWithoutAFunctionListAreJudgedByTheirTotalAndNameNoFunction() throws {
         // A perf counter (source `pmu`) has no per-function costs: the gate judges the total alone.
         let key = Fake.key()
