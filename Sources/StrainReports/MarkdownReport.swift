@@ -18,8 +18,9 @@ package enum MarkdownReport {
     }
 
     /// `text` within `limit` characters: its sections (`## ` headings) kept in order
-    /// while they fit, the rest left out and listed in a closing note that points to
-    /// report.html.
+    /// while they fit; a section of folded entries (a stall's dump, a trace) that does
+    /// not fit keeps the entries that do; the rest is left out. A closing note lists
+    /// both and points to report.html.
     static func capped(_ text: String, limit: Int) -> String {
         guard text.count > limit else { return text }
         var sections = text.components(separatedBy: "\n## ")
@@ -27,15 +28,50 @@ package enum MarkdownReport {
         if sections.first?.hasPrefix("What failed\n") == true { out += "\n## " + sections.removeFirst() }
         let reserve = 1_500
         var leftOut: [String] = []
+        var cutShort: [String] = []
         for section in sections {
             let piece = "\n## " + section
-            if out.count + piece.count <= limit - reserve { out += piece } else { leftOut.append(String(section.prefix { $0 != "\n" })) }
+            let name = "“\(section.prefix { $0 != "\n" }.prefix(80))”"
+            if out.count + piece.count <= limit - reserve {
+                out += piece
+            } else if let folded = foldedEntries(piece, room: limit - reserve - out.count) {
+                out += folded.text
+                cutShort.append("\(name): \(folded.kept) of \(folded.total) kept")
+            } else {
+                leftOut.append(name)
+            }
         }
         if out.count > limit - reserve { out = String(out.prefix(limit - reserve)) + "\n" }
-        var names = leftOut.prefix(8).map { "“\($0.prefix(80))”" }.joined(separator: ", ")
-        if leftOut.count > 8 { names += " and \(leftOut.count - 8) more" }
-        return out + "\n---\n\n_Cut to fit a pull-request comment (\(Format.count(Double(limit))) characters): \(leftOut.count) section\(leftOut.count == 1 ? "" : "s") left out (\(names)). The whole report is report.html, and every number is in run.json._\n"
+        var said: [String] = []
+        if !leftOut.isEmpty {
+            var names = leftOut.prefix(8).joined(separator: ", ")
+            if leftOut.count > 8 { names += " and \(leftOut.count - 8) more" }
+            said.append("\(leftOut.count) section\(leftOut.count == 1 ? "" : "s") left out (\(names))")
+        }
+        if !cutShort.isEmpty { said.append("\(cutShort.count) cut short (\(cutShort.joined(separator: ", ")))") }
+        return out + "\n---\n\n_Cut to fit a pull-request comment (\(Format.count(Double(limit))) characters): \(said.joined(separator: "; ")). The whole report is report.html, and every number is in run.json._\n"
     }
+
+    /// A section of folded entries (`<details>` blocks, none inside another) cut to
+    /// `room` characters: its head and the entries that fit whole, then a line saying
+    /// how many more report.html has. Nil when it has no such entries or none fits.
+    static func foldedEntries(_ section: String, room: Int) -> (kept: Int, total: Int, text: String)? {
+        let parts = section.components(separatedBy: "<details>")
+        let entries = parts.dropFirst().map { "<details>" + $0 }
+        guard !entries.isEmpty, entries.allSatisfy({ $0.components(separatedBy: "</details>").count == 2 }) else { return nil }
+        var text = parts[0]
+        var kept = 0
+        for entry in entries {
+            guard text.count + entry.count + 100 <= room else { break }
+            text += entry
+            kept += 1
+        }
+        guard kept > 0 else { return nil }
+        return (kept, entries.count, text + "_… and \(entries.count - kept) more in report.html._\n\n")
+    }
+
+    /// Markdown text laid out as summary.md is, cut to ``characterLimit`` by the same rule.
+    package static func render(fromText text: String) -> String { capped(text, limit: characterLimit) }
 
     /// summary.md uncut.
     package static func full(_ run: RunRecord) -> String { full(RunReport(run)) }

@@ -279,6 +279,26 @@ enum XMLSchemaCheck {
         #expect(markdown.components(separatedBy: "```").count % 2 == 1, "no code block cut in half")
     }
 
+    @Test func aLongStallsSectionKeepsTheStallsThatFitAndSaysHowManyMoreReportHTMLHas() throws {
+        // Scenarios/starvation.yaml's summary.md left its whole Stalls section out (over
+        // 48,000 characters of dumps): the stalls are what that suite is for. A section of
+        // folded entries that does not fit now keeps the entries that do.
+        let entry = { (index: Int) in "<details><summary>stall \(index)</summary>\n\n```\n" + String(repeating: "frame\n", count: 150) + "```\n\n</details>\n\n" }
+        let text = "# Strain run: s\n\n## What failed\n\n- x\n\n## Outcomes\n\n| a |\n| --- |\n\n## Stalls\n\n12 stalls.\n\n"
+            + (0..<120).map(entry).joined() + "## Environment\n\n" + String(repeating: "e", count: 30_000) + "\n"
+        #expect(text.count > 100_000)
+        let markdown = MarkdownReport.render(fromText: text)
+        #expect(markdown.count <= MarkdownReport.characterLimit, "\(markdown.count)")
+        let stalls = try #require(markdown.components(separatedBy: "\n## Stalls\n").dropFirst().first, "the stalls stay: \(markdown.suffix(600))")
+        let kept = stalls.components(separatedBy: "<details><summary>").count - 1
+        #expect(kept >= 40 && kept < 120, "\(kept)")
+        #expect(stalls.hasPrefix("\n12 stalls.\n\n<details><summary>stall 0</summary>"), "its head and its first entries, in order")
+        #expect(stalls.contains("_… and \(120 - kept) more in report.html._"), "\(stalls.suffix(300))")
+        #expect(markdown.contains("1 section left out (“Environment”); 1 cut short (“Stalls”: \(kept) of 120 kept)"), "\(markdown.suffix(400))")
+        #expect(markdown.components(separatedBy: "```").count % 2 == 1, "no code block cut in half")
+        #expect(markdown.components(separatedBy: "<details>").count == markdown.components(separatedBy: "</details>").count, "every fold closed")
+    }
+
     @Test func aSummaryUnderTheLimitIsNotTouched() throws {
         let run = try ReportTests.fixture()
         #expect(MarkdownReport.render(run) == MarkdownReport.full(run))

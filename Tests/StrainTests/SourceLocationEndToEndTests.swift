@@ -1,6 +1,7 @@
 import Foundation
 import StrainKit
 import StrainReports
+import StrainRunner
 import Testing
 
 /// A real overflow in a child, symbolized by the real llvm-symbolizer, seen in
