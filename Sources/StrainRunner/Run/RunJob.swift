@@ -76,12 +76,8 @@ package struct RunJob {
             do {
                 let opened = try OutputDirectory(path: folder, mode: .resume)
                 resumed = (opened, try Journal(resuming: opened.journalPath))
-            } catch let error as OutputDirectoryError {
-                throw RunRefusal(error.description)
-            } catch let error as JournalError {
-                throw RunRefusal(error.description)
             } catch {
-                throw RunRefusal("\(error)")
+                throw refusal(error)
             }
         }
         let header = resumed?.journal.header
@@ -141,12 +137,15 @@ package struct RunJob {
                 plan: planRecord, suite: AtomicFile.canonicalPath(suitePath) ?? suitePath, filters: filters, skips: skips,
                 repetitions: repetitions, shard: shardText, startedAt: Date().formatted(.iso8601), jobs: jobs, isolation: isolation))
             return (opened, journal)
-        } catch let error as OutputDirectoryError {
-            throw RunRefusal(error.description)
-        } catch let error as JournalError {
-            throw RunRefusal(error.description)
         } catch {
-            throw RunRefusal("\(error)")
+            throw Self.refusal(error)
         }
+    }
+
+    /// The folder's or the journal's error as a refusal (each already says what to do).
+    private static func refusal(_ error: any Error) -> RunRefusal {
+        if let error = error as? OutputDirectoryError { return RunRefusal(error.description) }
+        if let error = error as? JournalError { return RunRefusal(error.description) }
+        return RunRefusal("\(error)")
     }
 }
