@@ -13,9 +13,7 @@ package enum MarkdownReport {
     package static func render(_ run: RunRecord) -> String { render(RunReport(run)) }
 
     /// summary.md of the model, cut to ``characterLimit``.
-    package static func render(_ report: RunReport) -> String {
-        capped(full(report), limit: characterLimit)
-    }
+    package static func render(_ report: RunReport) -> String { render(fromText: full(report)) }
 
     /// `text` within `limit` characters: its sections (`## ` headings) kept in order
     /// while they fit; a section of folded entries (a stall's dump, a trace) that does

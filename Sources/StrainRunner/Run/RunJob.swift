@@ -77,7 +77,7 @@ package struct RunJob {
                 let opened = try OutputDirectory(path: folder, mode: .resume)
                 resumed = (opened, try Journal(resuming: opened.journalPath))
             } catch {
-                throw refusal(error)
+                throw RunRefusal("\(error)")
             }
         }
         let header = resumed?.journal.header
@@ -138,14 +138,8 @@ package struct RunJob {
                 repetitions: repetitions, shard: shardText, startedAt: Date().formatted(.iso8601), jobs: jobs, isolation: isolation))
             return (opened, journal)
         } catch {
-            throw Self.refusal(error)
+            // The folder's and the journal's errors each say what to do (their descriptions).
+            throw RunRefusal("\(error)")
         }
-    }
-
-    /// The folder's or the journal's error as a refusal (each already says what to do).
-    private static func refusal(_ error: any Error) -> RunRefusal {
-        if let error = error as? OutputDirectoryError { return RunRefusal(error.description) }
-        if let error = error as? JournalError { return RunRefusal(error.description) }
-        return RunRefusal("\(error)")
     }
 }
