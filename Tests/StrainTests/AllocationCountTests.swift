@@ -23,19 +23,19 @@ import Testing
         """
 
     /// Runs the suite and returns the trials by "scenario strategy".
-    static func run(_ folder: String, _ extra: [String]) throws -> [String: [TrialRecord]] {
+    static func run(_ folder: String, _ extra: [String]) async throws -> [String: [TrialRecord]] {
         try Self.suite.write(toFile: folder + "/suite.yaml", atomically: true, encoding: .utf8)
         let out = folder + "/run-\(extra.joined(separator: "-"))"
-        let result = try StrainBinary.run(["run", folder + "/suite.yaml", "--repetitions", "2", "--out", out, "--format", "json"] + extra)
+        let result = try await StrainBinary.run(["run", folder + "/suite.yaml", "--repetitions", "2", "--out", out, "--format", "json"] + extra)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         let record = try RunRecordFile.read(from: out + "/run.json")
         return Dictionary(grouping: record.trials) { "\($0.scenario) \($0.strategy)" }
     }
 
-    @Test func spawnedTrialsAndServerCopiesCountTheSameAllocationsAndNameWhereTheyWereMade() throws {
+    @Test func spawnedTrialsAndServerCopiesCountTheSameAllocationsAndNameWhereTheyWereMade() async throws {
         let folder = try Self.folder()
-        let copies = try Self.run(folder, [])
-        let spawned = try Self.run(folder, ["--isolation", "spawn"])
+        let copies = try await Self.run(folder, [])
+        let spawned = try await Self.run(folder, ["--isolation", "spawn"])
         for runs in [copies, spawned] {
             #expect(runs.count == 3, "\(runs.keys.sorted())")
             // A noop's work allocates next to nothing: the harness's own thread report, and in a
@@ -63,7 +63,7 @@ import Testing
         if let low = (a + b).min(), let high = (a + b).max() { #expect(high - low <= 16, "copies \(a), spawned \(b)") }
     }
 
-    @Test func execCountsTheProgramsAllocationsFromItsStartToItsExit() throws {
+    @Test func execCountsTheProgramsAllocationsFromItsStartToItsExit() async throws {
         let folder = try Self.folder()
         let source = folder + "/allocate.c"
         try """
@@ -78,16 +78,16 @@ import Testing
             }
             """.write(toFile: source, atomically: true, encoding: .utf8)
         let program = folder + "/allocate"
-        let built = try Tool.run([TestPrograms.compiler, "-O0", "-o", program, source])
+        let built = try await Tool.run([TestPrograms.compiler, "-O0", "-o", program, source])
         #expect(built.status == 0, "\(built.output)")
-        func counted(_ count: Int) throws -> TrialMetrics {
+        func counted(_ count: Int) async throws -> TrialMetrics {
             let out = folder + "/exec-\(count)"
-            let result = try StrainBinary.run(["exec", "--out", out, "--", program, String(count)])
+            let result = try await StrainBinary.run(["exec", "--out", out, "--", program, String(count)])
             #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
             return try #require(RunRecordFile.read(from: out + "/run.json").trials.first).metrics
         }
-        let small = try counted(1000)
-        let large = try counted(3000)
+        let small = try await counted(1000)
+        let large = try await counted(3000)
         // Exactly the program's own: 2,000 more malloc(48) and free pairs, whatever libc's start-up allocates.
         #expect((large.allocations ?? 0) - (small.allocations ?? 0) == 2000, "\(small) \(large)")
         #expect((large.frees ?? 0) - (small.frees ?? 0) == 2000)

@@ -15,29 +15,29 @@ import Testing
         """
 
     /// A new folder with `suite.yaml` (the text given) and the run of it in `NAME/`.
-    static func run(_ name: String, suite text: String = suite, in folder: String? = nil) throws -> (folder: String, run: String, result: StrainBinary.Result) {
+    static func run(_ name: String, suite text: String = suite, in folder: String? = nil) async throws -> (folder: String, run: String, result: StrainBinary.Result) {
         let folder = try folder ?? temporaryFolder()
         let suitePath = folder + "/\(name).yaml"
         try TestFiles.write(text, to: suitePath)
         let out = folder + "/" + name
-        let result = try StrainBinary.run(["run", suitePath, "--out", out, "--format", "json"], timeout: 60)
+        let result = try await StrainBinary.run(["run", suitePath, "--out", out, "--format", "json"], timeout: 60)
         return (folder, out, result)
     }
 
-    static func baseline(_ arguments: [String], store: String) throws -> StrainBinary.Result {
-        try StrainBinary.run(["baseline"] + arguments + ["--baselines", store], timeout: 30)
+    static func baseline(_ arguments: [String], store: String) async throws -> StrainBinary.Result {
+        try await StrainBinary.run(["baseline"] + arguments + ["--baselines", store], timeout: 30)
     }
 
-    @Test func listShowAndDeleteDescribeTheStoredBaselineAndItsRun() throws {
-        let (folder, out, result) = try Self.run("a")
+    @Test func listShowAndDeleteDescribeTheStoredBaselineAndItsRun() async throws {
+        let (folder, out, result) = try await Self.run("a")
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let store = folder + "/baselines"
 
-        let empty = try Self.baseline(["list"], store: store)
+        let empty = try await Self.baseline(["list"], store: store)
         #expect(empty.status == 0)
         #expect(empty.stdout == "No baselines in \(store). Save one with `strain baseline save RUN.json --name main`.\n", "\(empty.stdout)")
 
-        let saved = try Self.baseline(["save", out, "--name", "main"], store: store)
+        let saved = try await Self.baseline(["save", out, "--name", "main"], store: store)
         #expect(saved.status == 0, "\(saved.stderr)")
         #expect(saved.stdout.hasPrefix("Saved baseline main: 1 trials of baseline-cli, commit "), "\(saved.stdout)")
         #expect(saved.stdout.hasSuffix(", to \(store)/main.json\n"), "\(saved.stdout)")
@@ -46,14 +46,14 @@ import Testing
         #expect(file?["source"] as? String == out)
         #expect(((file?["run"] as? [String: Any])?["trials"] as? [Any])?.count == 1)
 
-        let list = try Self.baseline(["list"], store: store)
+        let list = try await Self.baseline(["list"], store: store)
         #expect(list.status == 0)
         let lines = list.stdout.split(separator: "\n")
         #expect(lines.count == 1, "one line per baseline: \(list.stdout)")
         #expect(lines.first?.hasPrefix("main  baseline-cli, 1 trials, commit ") == true, "\(list.stdout)")
         #expect(lines.first?.contains(", saved ") == true && lines.first?.contains("calibrated") == false, "\(list.stdout)")
 
-        let show = try Self.baseline(["show", "main"], store: store)
+        let show = try await Self.baseline(["show", "main"], store: store)
         #expect(show.status == 0, "\(show.stderr)")
         let shown = show.stdout.split(separator: "\n").map(String.init)
         #expect(shown.count == 5, "\(show.stdout)")
@@ -65,65 +65,65 @@ import Testing
         #expect(shown.contains { $0.hasPrefix("  commit ") && $0.contains(", build ") && $0.hasSuffix(" (\(URL(fileURLWithPath: StrainBinary.path).resolvingSymlinksInPath().path))") }, "\(show.stdout)")
         #expect(shown.last == "  not calibrated: cross-run timings are inconclusive until `strain gate --calibrate RUN.json --baseline main`", "\(show.stdout)")
 
-        let deleted = try Self.baseline(["delete", "main"], store: store)
+        let deleted = try await Self.baseline(["delete", "main"], store: store)
         #expect(deleted.status == 0, "\(deleted.stderr)")
         #expect(deleted.stdout == "Deleted baseline main\n")
         #expect(!TestFiles.exists(store + "/main.json"))
-        #expect(try Self.baseline(["list"], store: store).stdout.hasPrefix("No baselines in "))
+        await #expect(try Self.baseline(["list"], store: store).stdout.hasPrefix("No baselines in "))
 
-        let showGone = try Self.baseline(["show", "main"], store: store)
+        let showGone = try await Self.baseline(["show", "main"], store: store)
         #expect(showGone.status == 2)
         #expect(showGone.stderr == "error: no baseline named 'main' in \(store); save one with `strain baseline save RUN.json --name main`\n", "\(showGone.stderr)")
-        let deleteGone = try Self.baseline(["delete", "main"], store: store)
+        let deleteGone = try await Self.baseline(["delete", "main"], store: store)
         #expect(deleteGone.status == 2)
         #expect(deleteGone.stderr.contains("no baseline named 'main' in \(store); `strain baseline list` shows them"), "\(deleteGone.stderr)")
     }
 
-    @Test func aBaselineFileListCannotReadIsNamedWithItsReasonNotHidden() throws {
-        let (folder, out, result) = try Self.run("a")
+    @Test func aBaselineFileListCannotReadIsNamedWithItsReasonNotHidden() async throws {
+        let (folder, out, result) = try await Self.run("a")
         #expect(result.status == 0, "\(result.stderr)")
         let store = folder + "/baselines"
         try TestFiles.write("{not json", to: store + "/broken.json")
-        let onlyBroken = try Self.baseline(["list"], store: store)
+        let onlyBroken = try await Self.baseline(["list"], store: store)
         #expect(onlyBroken.status == 0)
         #expect(onlyBroken.stdout.hasPrefix("No baselines in \(store)."), "\(onlyBroken.stdout)")
         #expect(onlyBroken.stderr == "warning: not listed: \(store)/broken.json is not a Strain baseline or run.json (not a JSON object with a schema version)\n",
                 "\(onlyBroken.stderr)")
 
-        #expect(try Self.baseline(["save", out, "--name", "main"], store: store).status == 0)
+        await #expect(try Self.baseline(["save", out, "--name", "main"], store: store).status == 0)
         try TestFiles.write("{\"baselineVersion\": 99, \"run\": {\"schemaVersion\": 4}}", to: store + "/future.json")
-        let list = try Self.baseline(["list"], store: store)
+        let list = try await Self.baseline(["list"], store: store)
         #expect(list.status == 0)
         #expect(list.stdout.hasPrefix("main  baseline-cli, 1 trials, ") && list.stdout.split(separator: "\n").count == 1, "\(list.stdout)")
         #expect(list.stderr == "warning: not listed: \(store)/broken.json is not a Strain baseline or run.json (not a JSON object with a schema version)\n"
                 + "warning: not listed: \(store)/future.json: baseline version 99 is not supported; this Strain reads version 1\n", "\(list.stderr)")
     }
 
-    @Test func aSecondSaveUnderTheSameNameIsRefusedWithoutForceAndLeavesTheFirstIntact() throws {
-        let (folder, first, result) = try Self.run("first")
+    @Test func aSecondSaveUnderTheSameNameIsRefusedWithoutForceAndLeavesTheFirstIntact() async throws {
+        let (folder, first, result) = try await Self.run("first")
         #expect(result.status == 0, "\(result.stderr)")
-        let (_, second, again) = try Self.run("second", in: folder)
+        let (_, second, again) = try await Self.run("second", in: folder)
         #expect(again.status == 0, "\(again.stderr)")
         let store = folder + "/baselines"
-        #expect(try Self.baseline(["save", first, "--name", "main"], store: store).status == 0)
+        await #expect(try Self.baseline(["save", first, "--name", "main"], store: store).status == 0)
         let before = try Data(contentsOf: URL(fileURLWithPath: store + "/main.json"))
 
-        let refused = try Self.baseline(["save", second, "--name", "main"], store: store)
+        let refused = try await Self.baseline(["save", second, "--name", "main"], store: store)
         #expect(refused.status == 2)
         #expect(refused.stderr == "error: baseline 'main' exists already (\(store)/main.json); pass --force to replace it, or choose another --name\n", "\(refused.stderr)")
         #expect(refused.stdout.isEmpty)
         #expect(try Data(contentsOf: URL(fileURLWithPath: store + "/main.json")) == before, "the refused save left the baseline as it was")
 
-        let forced = try Self.baseline(["save", second, "--name", "main", "--force"], store: store)
+        let forced = try await Self.baseline(["save", second, "--name", "main", "--force"], store: store)
         #expect(forced.status == 0, "\(forced.stderr)")
-        let show = try Self.baseline(["show", "main"], store: store)
+        let show = try await Self.baseline(["show", "main"], store: store)
         #expect(show.stdout.split(separator: "\n").first?.hasSuffix(" from \(second)") == true, "the forced save replaced it: \(show.stdout)")
         #expect(TestFiles.entries(store).filter { !$0.hasPrefix(".") } == ["main.json"])
     }
 
-    @Test func aRunWithAHarnessErrorIsRefusedAsABaselineUnlessForced() throws {
+    @Test func aRunWithAHarnessErrorIsRefusedAsABaselineUnlessForced() async throws {
         // A memory limit that leaves no room for the trial's preparation thread: a harness error at once (the Limits article, StrainCLI.docc).
-        let (folder, out, result) = try Self.run("broken", suite: """
+        let (folder, out, result) = try await Self.run("broken", suite: """
             name: baseline-broken
             timeout: 30s
             profiles: [linux]
@@ -136,34 +136,34 @@ import Testing
             """)
         #expect(result.status == 3, "\(result.stdout)\(result.stderr)")
         let store = folder + "/baselines"
-        let refused = try Self.baseline(["save", out, "--name", "main"], store: store)
+        let refused = try await Self.baseline(["save", out, "--name", "main"], store: store)
         #expect(refused.status == 2)
         #expect(refused.stderr == "error: \(out) has 1 trial where the harness failed (noop thread(512KiB) linux #1); a baseline without their data would hide regressions. Run it again, or pass --force\n",
                 "\(refused.stderr)")
         #expect(!TestFiles.exists(store + "/main.json"))
 
-        let forced = try Self.baseline(["save", out, "--name", "main", "--force"], store: store)
+        let forced = try await Self.baseline(["save", out, "--name", "main", "--force"], store: store)
         #expect(forced.status == 0, "\(forced.stderr)")
         #expect(forced.stdout.hasPrefix("Saved baseline main: 2 trials of baseline-broken"), "\(forced.stdout)")
     }
 
-    @Test func aNameThatIsNotAPlainFileNameIsRefusedAndNothingIsWritten() throws {
-        let (folder, out, result) = try Self.run("a")
+    @Test func aNameThatIsNotAPlainFileNameIsRefusedAndNothingIsWritten() async throws {
+        let (folder, out, result) = try await Self.run("a")
         #expect(result.status == 0, "\(result.stderr)")
         let store = folder + "/baselines"
         for name in ["../escape", ".hidden", "-dash", "two words", String(repeating: "x", count: 101), "main/x"] {
-            let refused = try Self.baseline(["save", out, "--name=\(name)"], store: store)
+            let refused = try await Self.baseline(["save", out, "--name=\(name)"], store: store)
             #expect(refused.status == 2, "'\(name)': \(refused.stdout)")
             #expect(refused.stderr == "error: baseline name '\(name)' is not valid; use 1 to 100 letters, digits, '.', '_' or '-', not starting with '.' or '-' (e.g. main)\n",
                     "'\(name)': \(refused.stderr)")
         }
-        let empty = try Self.baseline(["save", out, "--name="], store: store)
+        let empty = try await Self.baseline(["save", out, "--name="], store: store)
         #expect(empty.status == 2 && empty.stderr.contains("--name"), "\(empty.stderr)")
         #expect(TestFiles.entries(store).isEmpty, "\(TestFiles.entries(store))")
         #expect(TestFiles.entries(folder).sorted() == ["a", "a.yaml"], "nothing was written beside the store either: \(TestFiles.entries(folder))")
         let longest = String(repeating: "x", count: 100)
-        #expect(try Self.baseline(["save", out, "--name", longest], store: store).status == 0, "100 characters are allowed")
-        #expect(try Self.baseline(["delete", "../a/run"], store: store).status == 2)
+        await #expect(try Self.baseline(["save", out, "--name", longest], store: store).status == 0, "100 characters are allowed")
+        await #expect(try Self.baseline(["delete", "../a/run"], store: store).status == 2)
         #expect(TestFiles.exists(out + "/run.json"), "delete never leaves the store")
     }
 }

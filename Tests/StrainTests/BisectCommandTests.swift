@@ -7,14 +7,14 @@ import Testing
 /// (a fixed frame per level: every answer follows from the stack, not from timing),
 /// with small ranges and one repetition so each bisect takes a second or a few.
 @Suite(.serialized) struct BisectCommandTests {
-    static func bisect(_ arguments: [String], timeout: Double = 120) throws -> (StrainBinary.Result, RunRecord?, String) {
+    static func bisect(_ arguments: [String], timeout: Double = 120) async throws -> (StrainBinary.Result, RunRecord?, String) {
         let out = try temporaryFolder() + "/bisect"
-        let result = try StrainBinary.run(["bisect"] + arguments + ["--out", out], timeout: timeout)
+        let result = try await StrainBinary.run(["bisect"] + arguments + ["--out", out], timeout: timeout)
         return (result, try? RunRecordFile.read(from: out + "/run.json"), out)
     }
 
-    @Test func perRunsASecondSearchAtTwiceTheValueAndReportsTheSlopeInEveryReport() throws {
-        let (result, run, out) = try Self.bisect(["stack-depth", "-p", "frame=1KiB", "-p", "limit=100", "--per", "limit", "--high", "1MiB", "--repetitions", "1"])
+    @Test func perRunsASecondSearchAtTwiceTheValueAndReportsTheSlopeInEveryReport() async throws {
+        let (result, run, out) = try await Self.bisect(["stack-depth", "-p", "frame=1KiB", "-p", "limit=100", "--per", "limit", "--high", "1MiB", "--repetitions", "1"])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let section = try #require(run?.bisect)
         #expect(section.searches.count == 2)
@@ -50,17 +50,17 @@ import Testing
         #expect(TestFiles.read(out + "/junit.xml").contains("tests=\"\(run?.trials.count ?? -1)\""))
     }
 
-    @Test func anUnboundedRecursionStopsAt64MiBAndExhaustiveProbesOnToHigh() throws {
+    @Test func anUnboundedRecursionStopsAt64MiBAndExhaustiveProbesOnToHigh() async throws {
         // limit 0 recurses until the stack runs out, whatever its size.
         let arguments = ["stack-depth", "-p", "frame=1KiB", "--high", "72MiB", "--repetitions", "1", "--format", "json"]
-        let (stopped, stoppedRun, _) = try Self.bisect(arguments)
+        let (stopped, stoppedRun, _) = try await Self.bisect(arguments)
         #expect(stopped.status == 0, "\(stopped.stdout)\(stopped.stderr)")
         let first = try #require(stoppedRun?.bisect?.searches.first)
         #expect(first.verdict == .unbounded)
         #expect(first.overflows.map(\.stackBytes) == [512 << 10, 8 << 20, 64 << 20], "stops on the evidence at 64MiB")
         #expect(first.explanation.contains("Stopped at 64MiB rather than searching to 72MiB; --exhaustive probes on."), "\(first.explanation)")
 
-        let (exhaustive, exhaustiveRun, _) = try Self.bisect(arguments + ["--exhaustive"])
+        let (exhaustive, exhaustiveRun, _) = try await Self.bisect(arguments + ["--exhaustive"])
         #expect(exhaustive.status == 0, "\(exhaustive.stdout)\(exhaustive.stderr)")
         let search = try #require(exhaustiveRun?.bisect?.searches.first)
         #expect(search.verdict == .unbounded, "still unbounded, with one more stack as evidence")
@@ -70,10 +70,10 @@ import Testing
         #expect(exhaustive.stdout.contains("unbounded: no stack is enough  (4 probes in "), "\(exhaustive.stdout)")
     }
 
-    @Test func profileRunsEveryProbeUnderThatPlatformsStacks() throws {
+    @Test func profileRunsEveryProbeUnderThatPlatformsStacks() async throws {
         // gcd-global has Linux's 8 MiB workers, and iOS's 512 KiB under the ios profile:
         // about 300 levels of 1 KiB fit on iOS, about 5,000 on Linux.
-        let (result, run, _) = try Self.bisect(["stack-depth", "-p", "frame=1KiB", "--over", "limit", "--strategy", "gcd-global", "--profile", "ios",
+        let (result, run, _) = try await Self.bisect(["stack-depth", "-p", "frame=1KiB", "--over", "limit", "--strategy", "gcd-global", "--profile", "ios",
                                                 "--low", "1", "--high", "20000", "--repetitions", "1", "--format", "json"])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let search = try #require(run?.bisect?.searches.first)
@@ -89,15 +89,15 @@ import Testing
         #expect(result.stdout.hasPrefix("Bisecting stack-depth: the largest limit from 1 to 20000 on gcd-global (ios)\n"), "\(result.stdout)")
         #expect(result.stdout.contains("stack-depth (frame=1KiB): limit ≤ \(Format.count(Double(largest))) completes on gcd-global, ios"), "\(result.stdout)")
 
-        let (bad, badRun, out) = try Self.bisect(["stack-depth", "--profile", "android"])
+        let (bad, badRun, out) = try await Self.bisect(["stack-depth", "--profile", "android"])
         #expect(bad.status == 2)
         #expect(bad.stderr == "error: --profile 'android' is not a profile; use one of linux, ios, macos\n", "\(bad.stderr)")
         #expect(badRun == nil && !TestFiles.exists(out), "no probe ran")
     }
 
-    @Test func aProbeThatEndsInAHarnessErrorStopsTheBisectWithExit3AndKeepsTheProbe() throws {
+    @Test func aProbeThatEndsInAHarnessErrorStopsTheBisectWithExit3AndKeepsTheProbe() async throws {
         // `garbage-result` writes garbage on the result pipe: the harness's to report.
-        let (result, run, out) = try Self.bisect(["fault", "-p", "kind=garbage-result", "--repetitions", "1"])
+        let (result, run, out) = try await Self.bisect(["fault", "-p", "kind=garbage-result", "--repetitions", "1"])
         #expect(result.status == 3, "\(result.stdout)\(result.stderr)")
         #expect(result.stderr.hasPrefix("error: the probe fault[kind=garbage-result, megabytes=8] thread(512KiB) linux #1 ended in a harness error: the result pipe broke the child protocol"),
                 "\(result.stderr)")

@@ -76,8 +76,8 @@ final class LimitedProbeRunner: BisectProbeRunner {
 /// (a copy of the trial server completed one level more of nested-json than a spawned
 /// trial or a standalone program), and every answer names its build and its probes.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct BisectIsolationEndToEndTests {
-    @Test func theLargestDepthABisectFindsCompletesInSpawnedTrialsAndOneMoreOverflows() throws {
-        let (result, run, _) = try BisectEndToEndTests.bisect(["nested-json", "-p", "operation=serialize", "--over", "depth",
+    @Test func theLargestDepthABisectFindsCompletesInSpawnedTrialsAndOneMoreOverflows() async throws {
+        let (result, run, _) = try await BisectEndToEndTests.bisect(["nested-json", "-p", "operation=serialize", "--over", "depth",
                                                                "--strategy", "thread(512KiB)", "--no-slope", "--repetitions", "2"])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         let record = try #require(run)
@@ -102,7 +102,7 @@ final class LimitedProbeRunner: BisectProbeRunner {
             expect: [completed, stackOverflow]
         """.write(toFile: suite, atomically: true, encoding: .utf8)
         let out = (folder as NSString).appendingPathComponent("out")
-        let plain = try StrainBinary.run(["run", suite, "--isolation", "spawn", "--out", out, "--format", "json"], timeout: 120)
+        let plain = try await StrainBinary.run(["run", suite, "--isolation", "spawn", "--out", out, "--format", "json"], timeout: 120)
         #expect(plain.status == 0, "\(plain.stdout)\n\(plain.stderr)")
         let trials = try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json")).trials
         let at = trials.filter { $0.parameters["depth"] == String(deepest) }

@@ -108,14 +108,14 @@ final class FakeProbeRunner: BisectProbeRunner {
 
 /// The built binary's `bisect` against real children: real overflows, real NSKeyedUnarchiver.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct BisectEndToEndTests {
-    static func bisect(_ arguments: [String]) throws -> (StrainBinary.Result, RunRecord?, String) {
+    static func bisect(_ arguments: [String]) async throws -> (StrainBinary.Result, RunRecord?, String) {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("strain-bisect-\(UUID().uuidString)").path
-        let result = try StrainBinary.run(["bisect"] + arguments + ["--out", out], timeout: 240)
+        let result = try await StrainBinary.run(["bisect"] + arguments + ["--out", out], timeout: 240)
         return (result, try? RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json")), out)
     }
 
-    @Test func theLongestChainA512KiBThreadUnarchivesAgreesWithPlainTrialsAroundIt() throws {
-        let (result, run, out) = try Self.bisect(["cyclic-graph", "-p", "operation=unarchive", "-p", "shape=chain",
+    @Test func theLongestChainA512KiBThreadUnarchivesAgreesWithPlainTrialsAroundIt() async throws {
+        let (result, run, out) = try await Self.bisect(["cyclic-graph", "-p", "operation=unarchive", "-p", "shape=chain",
                                                   "--over", "size", "--strategy", "thread(512KiB)", "--no-slope", "--repetitions", "2"])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         let record = try #require(run)
@@ -125,12 +125,12 @@ final class FakeProbeRunner: BisectProbeRunner {
         #expect((600...950).contains(longest), "\(longest)")
         #expect(record.trials.count == search.probes.count, "every probe is a trial in run.json")
         #expect(result.stdout.contains("size ≤ \(Format.count(Double(longest)))"), "\(result.stdout)")
-        let schema = try SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
+        let schema = try await SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
         #expect(schema.valid, "run.json does not match the schema: \(schema.output)")
 
         // The independent answer: plain trials on sizes around the boundary.
         let sizes = (longest - 2)...(longest + 3)
-        let (plain, plainRun, _) = try StrainBinary.runSuite("""
+        let (plain, plainRun, _) = try await StrainBinary.runSuite("""
         name: cross-check
         repetitions: 2
         runs:
@@ -151,14 +151,14 @@ final class FakeProbeRunner: BisectProbeRunner {
         #expect(above.allSatisfy { $0.outcome.kind == .stackOverflow })
     }
 
-    @Test func theSmallestStackForAChainAgreesWithPlainTrialsOnAPageEitherSide() throws {
-        let (result, run, _) = try Self.bisect(["cyclic-graph", "-p", "operation=unarchive", "-p", "shape=chain", "-p", "size=1000", "--repetitions", "2"])
+    @Test func theSmallestStackForAChainAgreesWithPlainTrialsOnAPageEitherSide() async throws {
+        let (result, run, _) = try await Self.bisect(["cyclic-graph", "-p", "operation=unarchive", "-p", "shape=chain", "-p", "size=1000", "--repetitions", "2"])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         let search = try #require(run?.bisect?.searches.first)
         #expect(search.verdict == .boundary, "\(search.explanation)")
         let stack = try #require(search.passing)
         #expect(stack % 4096 == 0)
-        let (plain, plainRun, _) = try StrainBinary.runSuite("""
+        let (plain, plainRun, _) = try await StrainBinary.runSuite("""
         name: cross-check-stack
         repetitions: 2
         runs:
@@ -178,8 +178,8 @@ final class FakeProbeRunner: BisectProbeRunner {
         #expect(above.allSatisfy { $0.outcome.kind == .completed }, "a page above completes")
     }
 
-    @Test func theCyclicLeagueIsReportedUnboundedWithoutSearchingTo1GiB() throws {
-        let (result, run, _) = try Self.bisect(["cyclic-graph", "-p", "operation=unarchive", "-p", "shape=league", "-p", "size=4"])
+    @Test func theCyclicLeagueIsReportedUnboundedWithoutSearchingTo1GiB() async throws {
+        let (result, run, _) = try await Self.bisect(["cyclic-graph", "-p", "operation=unarchive", "-p", "shape=league", "-p", "size=4"])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         let search = try #require(run?.bisect?.searches.first)
         #expect(search.verdict == .unbounded)
@@ -190,7 +190,7 @@ final class FakeProbeRunner: BisectProbeRunner {
         #expect(result.stdout.contains("unbounded: no stack is enough"))
     }
 
-    @Test func badInputIsRefusedWithTheOptionAndTheFixAndNoProbeRuns() throws {
+    @Test func badInputIsRefusedWithTheOptionAndTheFixAndNoProbeRuns() async throws {
         let cases: [([String], String)] = [
             (["no-such-scenario"], "unknown scenario 'no-such-scenario'"),
             (["cyclic-graph", "--low", "8KiB"], "--low 8KiB is outside 32KiB to 1GiB"),
@@ -204,7 +204,7 @@ final class FakeProbeRunner: BisectProbeRunner {
             (["cyclic-graph", "--timeout", "0s"], "from 100ms to 10m"),
         ]
         for (arguments, message) in cases {
-            let (result, run, out) = try Self.bisect(arguments)
+            let (result, run, out) = try await Self.bisect(arguments)
             #expect(result.status == 2, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
             #expect(run == nil && !FileManager.default.fileExists(atPath: out), "\(arguments): no probe ran")

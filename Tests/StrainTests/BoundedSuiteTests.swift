@@ -17,9 +17,9 @@ struct BoundedSuiteTests {
     static let cpuCapSeconds = 60
 
     /// Runs `strain ARGUMENTS` in `folder` under the caps; past `timeout` seconds it is killed (a hang).
-    static func strain(_ arguments: [String], in folder: String, timeout: Double = 120) throws -> StrainBinary.Result {
+    static func strain(_ arguments: [String], in folder: String, timeout: Double = 120) async throws -> StrainBinary.Result {
         let runner = try BackgroundStrain(arguments, in: folder, shellPrefix: "ulimit -v \(memoryCapKiB); ulimit -t \(cpuCapSeconds)")
-        return runner.finish(timeout: timeout)
+        return await runner.finish(timeout: timeout)
     }
 
     static func write(_ text: String, to name: String, in folder: String) throws -> String {
@@ -31,9 +31,9 @@ struct BoundedSuiteTests {
     /// A finished two-trial run in `folder/out`, its journal cut back to the header and
     /// the first trial (as a run stopped midway leaves it), each line changed by `edit`
     /// (0 the header, 1 the trial) as a JSON object: the journal's path.
-    static func stoppedJournal(in folder: String, edit: (Int, inout [String: Any]) -> Void) throws -> String {
+    static func stoppedJournal(in folder: String, edit: (Int, inout [String: Any]) -> Void) async throws -> String {
         _ = try write("name: j\nruns:\n  - scenario: noop\n    strategies: [main]\n    repetitions: 2\n", to: "j.yaml", in: folder)
-        let first = try strain(["run", "j.yaml", "--out", "out", "--format", "json"], in: folder)
+        let first = try await strain(["run", "j.yaml", "--out", "out", "--format", "json"], in: folder)
         #expect(first.status == 0, "\(first.stderr)")
         let journal = (folder as NSString).appendingPathComponent("out/trials.jsonl")
         let lines = try String(contentsOfFile: journal, encoding: .utf8).split(separator: "\n").map(String.init)
@@ -51,7 +51,7 @@ struct BoundedSuiteTests {
     /// the parser made every combination before the plan's size was checked, and the
     /// runner died of "failed to allocate" (SIGABRT under this test's memory cap, after
     /// 24 s here). Now the count refuses it before one combination exists.
-    @Test func aSuiteWhoseProductIsHugeIsRefusedByItsCountBeforeAnyCombinationIsMade() throws {
+    @Test func aSuiteWhoseProductIsHugeIsRefusedByItsCountBeforeAnyCombinationIsMade() async throws {
         let folder = try temporaryFolder()
         func values(_ range: ClosedRange<Int>) -> String { range.map(String.init).joined(separator: ", ") }
         _ = try Self.write("""
@@ -67,7 +67,7 @@ struct BoundedSuiteTests {
                 strategies: [main]
 
             """, to: "product.yaml", in: folder)
-        let result = try Self.strain(["run", "product.yaml", "--list"], in: folder)
+        let result = try await Self.strain(["run", "product.yaml", "--list"], in: folder)
         #expect(result.status == 2, "\(result.stderr)")
         #expect(result.stderr.contains("product.yaml:3:5: error: the plan has 6000000 trials"), "\(result.stderr)")
         #expect(result.stderr.contains("the limit of 100000"))
@@ -77,7 +77,7 @@ struct BoundedSuiteTests {
     /// combination of every run was made and checked before the plan's size was looked
     /// at (about 20 million checks). Now the work stops at the plan limit; the CPU cap
     /// turns a regression into a killed process instead of a slow test.
-    @Test func aMebibyteOfLargeRunsIsRefusedWithinTheWorkThePlanLimitAllows() throws {
+    @Test func aMebibyteOfLargeRunsIsRefusedWithinTheWorkThePlanLimitAllows() async throws {
         let folder = try temporaryFolder()
         var text = "name: big\nruns:\n"
         var runs = 0
@@ -91,7 +91,7 @@ struct BoundedSuiteTests {
             runs += 1
         }
         _ = try Self.write(text, to: "big.yaml", in: folder)
-        let result = try Self.strain(["run", "big.yaml", "--list"], in: folder)
+        let result = try await Self.strain(["run", "big.yaml", "--list"], in: folder)
         #expect(result.status == 2, "\(result.stderr.prefix(500))")
         // Each run plans 6,000 trials: the seventeenth takes the plan past 100,000, and
         // the message counts them all.
@@ -114,14 +114,14 @@ struct BoundedSuiteTests {
         ("expanded-value", "name: s\ndescription: *l9\nruns: [{scenario: noop, strategies: [main]}]\n",
          "bomb.yaml: error: the suite's aliases (`*name`) expand it to more than 1000000 values; write the values out, or use fewer aliases of aliases"),
     ])
-    func aliasesOfAliasesAreRefusedBeforeTheyAreExpanded(_ name: String, _ tail: String, _ expected: String) throws {
+    func aliasesOfAliasesAreRefusedBeforeTheyAreExpanded(_ name: String, _ tail: String, _ expected: String) async throws {
         let folder = try temporaryFolder()
         var text = "l0: &l0 [a, a, a, a, a, a, a, a, a, a]\n"
         for level in 1...9 {
             text += "l\(level): &l\(level) [" + Array(repeating: "*l\(level - 1)", count: 10).joined(separator: ", ") + "]\n"
         }
         _ = try Self.write(text + tail, to: "bomb.yaml", in: folder)
-        let result = try Self.strain(["run", "bomb.yaml", "--list"], in: folder)
+        let result = try await Self.strain(["run", "bomb.yaml", "--list"], in: folder)
         #expect(result.status == 2, "\(name): \(result.stderr)")
         #expect(result.stderr.contains(expected), "\(name): \(result.stderr)")
     }
@@ -136,14 +136,14 @@ struct BoundedSuiteTests {
         ("shard", "\"0/0\"", "its header's shard '0/0' is not K/N with 1 ≤ K ≤ N ≤ 1000"),
         ("shard", "\"1/2000000000\"", "its header's shard '1/2000000000' is not K/N with 1 ≤ K ≤ N ≤ 1000"),
     ])
-    func aJournalHeaderOutOfRangeIsRefusedOnResume(_ field: String, _ value: String, _ expected: String) throws {
+    func aJournalHeaderOutOfRangeIsRefusedOnResume(_ field: String, _ value: String, _ expected: String) async throws {
         let folder = try temporaryFolder()
         let replacement = try JSONSerialization.jsonObject(with: Data(value.utf8), options: .fragmentsAllowed)
-        let journal = try Self.stoppedJournal(in: folder) { line, object in
+        let journal = try await Self.stoppedJournal(in: folder) { line, object in
             if line == 0 { object[field] = replacement }
         }
 
-        let result = try Self.strain(["run", "--resume", "out"], in: folder)
+        let result = try await Self.strain(["run", "--resume", "out"], in: folder)
         #expect(result.status == 2, "\(result.stderr)")
         #expect(result.stderr.contains("out/trials.jsonl: \(expected); the journal was changed by hand or damaged: start the run again with --force"), "\(result.stderr)")
         // No trial ran: the journal holds the header and the one finished trial still.
@@ -152,16 +152,16 @@ struct BoundedSuiteTests {
 
     /// A journal's trial lines become run.json's trials on resume: they are held to the
     /// same ranges as any record read (a swapped stack's bounds trapped in the reports).
-    @Test func aJournalTrialOutOfRangeIsRefusedOnResumeWithItsLineAndField() throws {
+    @Test func aJournalTrialOutOfRangeIsRefusedOnResumeWithItsLineAndField() async throws {
         let folder = try temporaryFolder()
-        let journal = try Self.stoppedJournal(in: folder) { line, object in
+        let journal = try await Self.stoppedJournal(in: folder) { line, object in
             guard line == 1 else { return }
             var metrics = object["metrics"] as? [String: Any] ?? [:]
             metrics["peakThreads"] = -4
             object["metrics"] = metrics
         }
 
-        let result = try Self.strain(["run", "--resume", "out"], in: folder)
+        let result = try await Self.strain(["run", "--resume", "out"], in: folder)
         #expect(result.status == 2, "\(result.stderr)")
         #expect(result.stderr.contains("out/trials.jsonl: has a number out of range: line 2.metrics.peakThreads is -4"), "\(result.stderr)")
         #expect(try String(contentsOfFile: journal, encoding: .utf8).split(separator: "\n").count == 2, "no trial ran")
@@ -169,7 +169,7 @@ struct BoundedSuiteTests {
 
     /// A run.json with two records under one ID (the old way to lose a trial) is refused by
     /// every reader: report, merge and the gate would count it as a repetition that never ran.
-    @Test func aRunJSONWithTwoTrialsUnderOneIDIsRefusedWithBothPlaces() throws {
+    @Test func aRunJSONWithTwoTrialsUnderOneIDIsRefusedWithBothPlaces() async throws {
         let folder = try temporaryFolder()
         let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/run.json")
         var run = try #require(JSONSerialization.jsonObject(with: Data(contentsOf: fixture)) as? [String: Any])
@@ -179,7 +179,7 @@ struct BoundedSuiteTests {
         run["trials"] = trials
         try JSONSerialization.data(withJSONObject: run).write(to: URL(fileURLWithPath: (folder as NSString).appendingPathComponent("run.json")))
         for format in ["html", "md", "junit"] {
-            let result = try Self.strain(["report", "run.json", "--format", format, "--out", "-"], in: folder)
+            let result = try await Self.strain(["report", "run.json", "--format", format, "--out", "-"], in: folder)
             #expect(result.status == 2, "\(format): \(result.stderr)")
             #expect(result.stderr.contains("trials[\(count)].id is "), "\(format): \(result.stderr)")
             #expect(result.stderr.contains("(trials[0] has it too): one trial, one ID"), "\(format): \(result.stderr)")
@@ -189,7 +189,7 @@ struct BoundedSuiteTests {
     /// Two runs that plan the same trials used to run both under one ID; run.json kept
     /// the first record twice. A plan now holds each trial once, and run.json holds
     /// exactly the plan's trials, each once.
-    @Test func runJSONHoldsExactlyThePlansTrialsEachOnce() throws {
+    @Test func runJSONHoldsExactlyThePlansTrialsEachOnce() async throws {
         let folder = try temporaryFolder()
         _ = try Self.write("""
             name: once
@@ -203,13 +203,13 @@ struct BoundedSuiteTests {
                 strategies: [gcd-serial]
 
             """, to: "once.yaml", in: folder)
-        let listed = try Self.strain(["run", "once.yaml", "--list"], in: folder)
+        let listed = try await Self.strain(["run", "once.yaml", "--list"], in: folder)
         #expect(listed.status == 0, "\(listed.stderr)")
         let planned = listed.stdout.split(separator: "\n").dropLast().map(String.init)
         #expect(planned.count == 10)
         #expect(Set(planned).count == planned.count)
 
-        let ran = try Self.strain(["run", "once.yaml", "--out", "out", "--format", "json"], in: folder)
+        let ran = try await Self.strain(["run", "once.yaml", "--out", "out", "--format", "json"], in: folder)
         #expect(ran.status == 0, "\(ran.stderr)")
         let record = try RunRecordFile.read(from: (folder as NSString).appendingPathComponent("out/run.json"))
         #expect(record.trials.map(\.id.description).sorted() == planned.sorted())

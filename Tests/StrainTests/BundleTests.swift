@@ -7,7 +7,7 @@ import Testing
 /// The release bundle `.ci/bundle` writes, built once per test process for every suite
 /// that installs it (the bundle test, the user workflow's test), in `.build/test-bundle`.
 enum ReleaseBundle {
-    struct Built {
+    struct Built: Sendable {
         /// `.ci/bundle`'s output and errors; its last line is the tarball's path.
         var output: String
         /// `strain-VERSION-linux-x86_64.tar.gz`.
@@ -24,24 +24,21 @@ enum ReleaseBundle {
 
     static let folder = FixturePackage.repository.appendingPathComponent(".build/test-bundle").path
     /// The first successful build, kept; a failed one is tried again by the next caller.
-    private static let built = Mutex<Built?>(nil)
+    private static let built = AsyncOnce<Built>(retryingFailures: true) {
+        let bundled = try await BoundedProcess.run("/bin/bash", [FixturePackage.repository.path + "/.ci/bundle", folder],
+                                                   directory: FixturePackage.repository.path,
+                                                   environment: ["STRAIN_BUNDLE_IGNORE_LOCK": "1"], timeout: 1500, mergingOutput: true)
+        guard bundled.status == 0 else { throw BuildError(status: bundled.status, output: bundled.stdout) }
+        let name = "strain-\(StrainVersion.current)-linux-x86_64"
+        return Built(output: bundled.stdout, tarball: folder + "/\(name).tar.gz", tree: folder + "/" + name)
+    }
 
     /// Builds the bundle, or returns the one this process already built. The release
     /// build is incremental when .build is already release-built (.ci/run builds it
     /// first); from nothing it takes minutes on a busy 2-core machine. `swift test`
     /// holds .build's lock while tests run: the script is told to build without it.
-    static func build() throws -> Built {
-        try built.withLock { built in
-            if let built { return built }
-            let bundled = try BoundedProcess.run("/bin/bash", [FixturePackage.repository.path + "/.ci/bundle", folder],
-                                                 directory: FixturePackage.repository.path,
-                                                 environment: ["STRAIN_BUNDLE_IGNORE_LOCK": "1"], timeout: 1500, mergingOutput: true)
-            guard bundled.status == 0 else { throw BuildError(status: bundled.status, output: bundled.stdout) }
-            let name = "strain-\(StrainVersion.current)-linux-x86_64"
-            let result = Built(output: bundled.stdout, tarball: folder + "/\(name).tar.gz", tree: folder + "/" + name)
-            built = result
-            return result
-        }
+    static func build() async throws -> Built {
+        try await built.value()
     }
 }
 
@@ -54,8 +51,8 @@ enum ReleaseBundle {
     /// The toolchain of the `swift` on PATH: the folder to hide (the one holding
     /// `usr/bin/swift`; the runtime folder `usr/lib/swift` alone when the toolchain
     /// lives in `/usr`, which cannot be hidden whole) and its `libswiftCore.so`.
-    static func toolchain() throws -> (hide: String, swift: String?, libswiftCore: String) {
-        let found = try Tool.run(["sh", "-c", "realpath \"$(command -v swift)\""])
+    static func toolchain() async throws -> (hide: String, swift: String?, libswiftCore: String) {
+        let found = try await Tool.run(["sh", "-c", "realpath \"$(command -v swift)\""])
         let swift = found.output.trimmingCharacters(in: .whitespacesAndNewlines)
         try #require(found.status == 0 && swift.hasPrefix("/"), "no swift on PATH: \(found.output)")
         let usr = URL(fileURLWithPath: swift).deletingLastPathComponent().deletingLastPathComponent().path
@@ -65,21 +62,21 @@ enum ReleaseBundle {
         return (root, swift, libswiftCore)
     }
 
-    @Test func theBundleRunsTheDefaultSuiteAProgramUnderExecAndAReportWithTheToolchainHidden() throws {
+    @Test func theBundleRunsTheDefaultSuiteAProgramUnderExecAndAReportWithTheToolchainHidden() async throws {
         // Refused namespaces fail the test with their cause; a skip would hide a bundle never run.
-        let namespace = try Tool.run(["unshare", "-rm", "true"], timeout: 30)
+        let namespace = try await Tool.run(["unshare", "-rm", "true"], timeout: 30)
         try #require(namespace.status == 0, """
             `unshare -rm true` exited \(namespace.status): this machine refuses unprivileged user and mount \
             namespaces (kernel.unprivileged_userns_clone=0, user.max_user_namespaces=0, or AppArmor's \
             restrict_unprivileged_userns), so the test cannot hide the toolchain: \(namespace.output)
             """)
-        let toolchain = try Self.toolchain()
+        let toolchain = try await Self.toolchain()
         try #require(FileManager.default.fileExists(atPath: toolchain.libswiftCore),
                      "the toolchain's runtime is at \(toolchain.libswiftCore) before it is hidden")
 
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let bundled = try ReleaseBundle.build()
+        let bundled = try await ReleaseBundle.build()
         let name = "strain-\(StrainVersion.current)-linux-x86_64"
         let tarball = bundled.tarball
         #expect(bundled.output.hasSuffix(tarball + "\n"), "the last line is the tarball: \(bundled.output.suffix(400))")
@@ -88,38 +85,38 @@ enum ReleaseBundle {
         // A fresh folder holds only what the tarball holds.
         let unpacked = folder + "/unpacked"
         try FileManager.default.createDirectory(atPath: unpacked, withIntermediateDirectories: true)
-        let untar = try Tool.run(["tar", "-xzf", tarball, "-C", unpacked])
+        let untar = try await Tool.run(["tar", "-xzf", tarball, "-C", unpacked])
         try #require(untar.status == 0, "\(untar.output)")
         let root = unpacked + "/" + name
         let strain = root + "/bin/strain"
-        func text(_ path: String) -> String { (try? String(contentsOfFile: root + "/" + path, encoding: .utf8)) ?? "" }
+        func text(_ path: String) async -> String { (try? String(contentsOfFile: root + "/" + path, encoding: .utf8)) ?? "" }
         #expect(FileManager.default.isExecutableFile(atPath: strain))
         #expect(FileManager.default.fileExists(atPath: root + "/bin/libStrainProbe.so"), "the probe is next to strain, where exec finds it")
-        #expect(text("share/bash-completion/completions/strain").contains("-F _strain strain"), "bash completion")
-        #expect(text("share/zsh/site-functions/_strain").hasPrefix("#compdef strain"), "zsh completion")
-        #expect(text("share/fish/vendor_completions.d/strain.fish").contains("complete -c 'strain'"), "fish completion")
-        let manual = text("share/man/man1/strain.1")
+        await #expect(text("share/bash-completion/completions/strain").contains("-F _strain strain"), "bash completion")
+        await #expect(text("share/zsh/site-functions/_strain").hasPrefix("#compdef strain"), "zsh completion")
+        await #expect(text("share/fish/vendor_completions.d/strain.fish").contains("complete -c 'strain'"), "fish completion")
+        let manual = await text("share/man/man1/strain.1")
         #expect(manual.contains(".Dt STRAIN 1") && manual.contains(".It Em exec"), "the man page names strain and its subcommands: \(manual.prefix(300))")
-        let readme = text("README.md")
+        let readme = await text("README.md")
         #expect(readme.contains("apt-get install -y ") && readme.contains("libunwind8") && readme.contains("liblzma5"),
                 "the README names the runtime packages: \(readme)")
 
         // Linked to run without the toolchain: no Swift runtime or Foundation library
         // needed, and no run path but $ORIGIN.
-        let dynamic = try Tool.run(["readelf", "-d", strain])
+        let dynamic = try await Tool.run(["readelf", "-d", strain])
         let needed = dynamic.output.split(separator: "\n").filter { $0.contains("(NEEDED)") }
         #expect(!needed.isEmpty && !needed.contains { $0.contains("libswift") || $0.contains("Foundation") || $0.contains("libdispatch") }, "\(needed)")
         let runPaths = dynamic.output.split(separator: "\n").filter { $0.contains("(RUNPATH)") || $0.contains("(RPATH)") }
         #expect(runPaths.allSatisfy { $0.hasSuffix("[$ORIGIN]") }, "\(runPaths)")
 
         // A bisect by the bundle's strain says its answer holds for a program linked as it is.
-        let bisect = try BoundedProcess.run(strain, ["bisect", "nested-json", "-p", "operation=serialize", "--over", "depth", "--strategy", "thread(512KiB)",
+        let bisect = try await BoundedProcess.run(strain, ["bisect", "nested-json", "-p", "operation=serialize", "--over", "depth", "--strategy", "thread(512KiB)",
                                                      "--no-slope", "--repetitions", "1", "--out", folder + "/bisect"], directory: folder, timeout: 300)
         #expect(bisect.status == 0, "\(bisect.stdout)\n\(bisect.stderr)")
         #expect(bisect.stdout.contains("as this strain does (the release bundle)"), "\(bisect.stdout.suffix(1500))")
 
         // The C program is built while the toolchain is still visible (cc may be its clang).
-        let program = try TestPrograms.c().faults
+        let program = try await TestPrograms.c().faults
         let work = folder + "/work"
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         // After the mount nothing of the toolchain is left: the check runs in that same
@@ -135,7 +132,7 @@ enum ReleaseBundle {
             "$STRAIN" exec --out "$WORK/exec" -- "$PROGRAM" thread-overflow > "$WORK/exec.log" 2>&1; echo "exec exited $?"
             "$STRAIN" report "$WORK/exec/run.json" > "$WORK/report.log" 2>&1; echo "report exited $?"
             """
-        let hidden = try BoundedProcess.run("/usr/bin/env", ["unshare", "-rm", "/bin/sh", "-c", script], directory: work, environment: [
+        let hidden = try await BoundedProcess.run("/usr/bin/env", ["unshare", "-rm", "/bin/sh", "-c", script], directory: work, environment: [
             "HIDE": toolchain.hide, "LIBSWIFTCORE": toolchain.libswiftCore, "TOOLCHAIN_SWIFT": toolchain.swift ?? "",
             "WORK": work, "STRAIN": strain, "SUITE": Self.repository + "/Scenarios/smoke.yaml", "PROGRAM": program,
             "SWIFT_BACKTRACE": "enable=no",

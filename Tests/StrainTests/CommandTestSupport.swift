@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Testing
 
 /// `strain` run the ways `StrainBinary.run` does not: in a chosen working directory
 /// (the defaults `Scenarios/smoke.yaml` and `Reports/…` are relative to it), with
@@ -9,7 +10,16 @@ enum CommandRun {
     /// Runs `strain ARGUMENTS` in `directory`. With `terminal`, standard output and
     /// error are one pseudo-terminal, read into `stdout` (and `stderr` is empty).
     static func run(_ arguments: [String], in directory: String, environment: [String: String] = [:], removing: [String] = [],
-                    terminal: Bool = false, timeout: Double = 60) throws -> StrainBinary.Result {
+                    terminal: Bool = false, timeout: Double = 60) async throws -> StrainBinary.Result {
+        try await OffPool.run("strain in \((directory as NSString).lastPathComponent)") {
+            try runWaiting(arguments, in: directory, environment: environment, removing: removing, terminal: terminal, timeout: timeout)
+        }
+    }
+
+    /// The waiting itself; only ever on an `OffPool` thread.
+    private static func runWaiting(_ arguments: [String], in directory: String, environment: [String: String], removing: [String],
+                                   terminal: Bool, timeout: Double) throws -> StrainBinary.Result {
+        OffPool.assertOffPool()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: StrainBinary.path)
         process.arguments = arguments
@@ -33,7 +43,7 @@ enum CommandRun {
             close(slave)
             DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
             let output = drain(master, until: Date().addingTimeInterval(timeout + 5))
-            process.waitUntilExit()
+            process.waitUntilExit() // off the pool: runWaiting runs on an OffPool thread
             killer.cancel()
             return StrainBinary.Result(status: status(of: process), stdout: String(decoding: output, as: UTF8.self), stderr: "")
         }
@@ -46,10 +56,10 @@ enum CommandRun {
         // Both pipes at once, so a child that fills one while the other is read cannot block.
         let errorData = DataBox()
         let errorHandle = error.fileHandleForReading
-        let reader = Thread { errorData.set(errorHandle.readDataToEndOfFile()) }
+        let reader = Thread { errorData.set(errorHandle.readDataToEndOfFile()) } // off the pool: a thread of its own
         reader.start()
-        let outData = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let outData = output.fileHandleForReading.readDataToEndOfFile() // off the pool: runWaiting runs on an OffPool thread
+        process.waitUntilExit() // off the pool: runWaiting runs on an OffPool thread
         killer.cancel()
         return StrainBinary.Result(status: status(of: process), stdout: String(decoding: outData, as: UTF8.self),
                                    stderr: String(decoding: errorData.wait(until: Date().addingTimeInterval(10)), as: UTF8.self))
@@ -110,11 +120,12 @@ enum CommandRun {
 
     /// Everything written to the terminal until every writer closed it, or `deadline`.
     static func drain(_ master: Int32, until deadline: Date) -> Data {
+        OffPool.assertOffPool()
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while Date() < deadline {
             var descriptor = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
-            guard poll(&descriptor, 1, 100) > 0 else { continue }
+            guard poll(&descriptor, 1, 100) > 0 else { continue } // off the pool: drain runs on an OffPool thread
             let count = buffer.withUnsafeMutableBytes { read(master, $0.baseAddress, $0.count) }
             // EIO: the last writer closed the slave side.
             if count <= 0 { break }

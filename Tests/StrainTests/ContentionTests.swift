@@ -128,8 +128,8 @@ private final class AppendCheck: GuardVisitor, @unchecked Sendable {
 
 /// The built binary on small contention suites.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct ContentionEndToEndTests {
-    @Test func guardedCollectionsKeepEveryElementAndReportThroughputLatencyAndFairness() throws {
-        let (result, run, out) = try StrainBinary.runSuite("""
+    @Test func guardedCollectionsKeepEveryElementAndReportThroughputLatencyAndFairness() async throws {
+        let (result, run, out) = try await StrainBinary.runSuite("""
         name: contention
         timeout: 30s
         runs:
@@ -151,7 +151,7 @@ private final class AppendCheck: GuardVisitor, @unchecked Sendable {
             #expect(trial.metrics.custom["elements at the end"].map { $0 > 0 } == true)
         }
         #expect(result.stdout.contains("guards by throughput"))
-        let schema = try SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
+        let schema = try await SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
         #expect(schema.valid, "run.json does not match the schema: \(schema.output)")
     }
 
@@ -160,10 +160,10 @@ private final class AppendCheck: GuardVisitor, @unchecked Sendable {
     /// worker's stack. So the race gets up to four batches of three trials to
     /// show itself, and whatever it ends in must be a crash or a broken
     /// invariant, never an overflow.
-    @Test func eightThreadsAppendingToAnUnguardedArrayCrashOrLoseElementsAndNeverCountAsAnOverflow() throws {
+    @Test func eightThreadsAppendingToAnUnguardedArrayCrashOrLoseElementsAndNeverCountAsAnOverflow() async throws {
         var outcomes: [String] = []
         for _ in 0..<4 {
-            let (result, run, _) = try StrainBinary.runSuite("""
+            let (result, run, _) = try await StrainBinary.runSuite("""
             name: unguarded
             timeout: 30s
             runs:
@@ -186,8 +186,8 @@ private final class AppendCheck: GuardVisitor, @unchecked Sendable {
                 "eight threads appending to a plain array without a guard: \(outcomes)")
     }
 
-    @Test func reenteringALockDeadlocksNSLockTrapsMutexAndIsFineForNSRecursiveLock() throws {
-        let (result, run, _) = try StrainBinary.runSuite("""
+    @Test func reenteringALockDeadlocksNSLockTrapsMutexAndIsFineForNSRecursiveLock() async throws {
+        let (result, run, _) = try await StrainBinary.runSuite("""
         name: reentrant
         timeout: 10s
         stall: 400ms
@@ -208,8 +208,8 @@ private final class AppendCheck: GuardVisitor, @unchecked Sendable {
         #expect(nsLock.dump?.groups.first?.summary.hasPrefix("futex wait") == true)
     }
 
-    @Test func subscriptionsStoredThroughALockAllHearTheValueSentAfter() throws {
-        let (result, run, _) = try StrainBinary.runSuite("""
+    @Test func subscriptionsStoredThroughALockAllHearTheValueSentAfter() async throws {
+        let (result, run, _) = try await StrainBinary.runSuite("""
         name: combine
         timeout: 30s
         runs:

@@ -4,54 +4,54 @@ import Testing
 /// `strain dump`'s exit 3 (no answer in time) and its `--timeout`, through the built binary.
 @Suite(.serialized) struct DumpCommandTests {
     /// Waits up to `seconds` for `pid` to be in state `state` (`T`: stopped) in /proc.
-    static func waitForState(_ pid: Int32, _ state: Character, seconds: Double = 10) -> Bool {
+    static func waitForState(_ pid: Int32, _ state: Character, seconds: Double = 10) async -> Bool {
         let giveUp = Date().addingTimeInterval(seconds)
         while Date() < giveUp {
             if let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")"),
                stat[stat.index(close, offsetBy: 2)] == state { return true }
-            usleep(10_000)
+            await pause(10_000)
         }
         return false
     }
 
-    @Test func aProgramThatCannotAnswerExits3NamingTheTimeoutGivenAndAnswersOnceItCan() throws {
+    @Test func aProgramThatCannotAnswerExits3NamingTheTimeoutGivenAndAnswersOnceItCan() async throws {
         let folder = try temporaryFolder()
         let strain = try BackgroundStrain(["exec", "--out", folder + "/out", "--", "/bin/sh", "-c", "echo ready $$; while :; do sleep 0.05; done"], in: folder)
         defer { if strain.process.isRunning { kill(strain.pid, SIGKILL) } }
-        #expect(strain.waitForOutput("ready "))
+        #expect(await strain.waitForOutput("ready "))
         let ready = TestFiles.read(strain.stdoutPath).split(separator: "\n").first ?? ""
         let program = try #require(Int32(ready.dropFirst("ready ".count)), "\(ready)")
         defer { kill(program, SIGKILL) }
 
         // Stopped, the program cannot run its probe's handler: the request stays pending.
         kill(program, SIGSTOP)
-        #expect(Self.waitForState(program, "T"), "the program stopped")
-        let unanswered = try StrainBinary.run(["dump", String(program), "--timeout", "300ms"], timeout: 30)
+        #expect(await Self.waitForState(program, "T"), "the program stopped")
+        let unanswered = try await StrainBinary.run(["dump", String(program), "--timeout", "300ms"], timeout: 30)
         #expect(unanswered.status == 3, "\(unanswered.stdout)\(unanswered.stderr)")
         #expect(unanswered.stderr == "error: process \(program) wrote no dump within 0.3s of SIGQUIT (every thread may block it, or a dump is already under way)\n",
                 "\(unanswered.stderr)")
         #expect(unanswered.stdout.isEmpty)
 
         kill(program, SIGCONT)
-        let answered = try StrainBinary.run(["dump", String(program), "--timeout", "20s"], timeout: 40)
+        let answered = try await StrainBinary.run(["dump", String(program), "--timeout", "20s"], timeout: 40)
         #expect(answered.status == 0, "\(answered.stderr)")
         #expect(answered.stdout.hasPrefix("asked with SIGQUIT; written to \(folder)/out/"), "\(answered.stdout)")
         #expect(answered.stdout.contains("thread dump of process \(program)"), "\(answered.stdout)")
 
         kill(program, SIGKILL)
-        let result = strain.finish(timeout: 30)
+        let result = await strain.finish(timeout: 30)
         #expect(result.status == 128 + SIGKILL, "strain exec ends as its program did: \(result.status)")
     }
 
-    @Test func aTimeoutOutsideItsRangeIsRefusedBeforeAnyProcessIsAsked() throws {
+    @Test func aTimeoutOutsideItsRangeIsRefusedBeforeAnyProcessIsAsked() async throws {
         // Our own pid has no probe: a request that went ahead would say so instead.
         let cases = ["0s", "50ms", "11m", "soon", "-1s"]
         for timeout in cases {
-            let result = try StrainBinary.run(["dump", String(getpid()), "--timeout", timeout], timeout: 30)
+            let result = try await StrainBinary.run(["dump", String(getpid()), "--timeout", timeout], timeout: 30)
             #expect(result.status == 2, "\(timeout): \(result.stderr)")
             #expect(result.stderr == "error: --timeout '\(timeout)' is not a duration from 100ms to 10m; write e.g. 500ms, 60s or 5m\n", "\(timeout): \(result.stderr)")
         }
-        let valid = try StrainBinary.run(["dump", String(getpid()), "--timeout", "100ms"], timeout: 30)
+        let valid = try await StrainBinary.run(["dump", String(getpid()), "--timeout", "100ms"], timeout: 30)
         #expect(valid.status == 2)
         #expect(valid.stderr.contains("was not started under strain exec"), "a valid timeout goes on to the request: \(valid.stderr)")
     }

@@ -4,8 +4,8 @@ import Testing
 
 /// The built binary on small suites: real children, real overflows, real libunwind.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct EndToEndTests {
-    @Test func unarchivingAChainPastA512KiBThreadOverflowsWithTheCycleNamedAndCompletesOn8MiB() throws {
-        let (result, run, out) = try StrainBinary.runSuite("""
+    @Test func unarchivingAChainPastA512KiBThreadOverflowsWithTheCycleNamedAndCompletesOn8MiB() async throws {
+        let (result, run, out) = try await StrainBinary.runSuite("""
         name: overflow
         runs:
           - scenario: cyclic-graph
@@ -42,12 +42,12 @@ import Testing
         let summary = try String(contentsOfFile: (out as NSString).appendingPathComponent("summary.md"), encoding: .utf8)
         #expect(summary.contains("| thread(512KiB) | stackOverflow |"))
         #expect(summary.contains("Deep but finite"))
-        let schema = try SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
+        let schema = try await SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
         #expect(schema.valid, "run.json does not match Sources/StrainRecords/RunRecord.schema.json: \(schema.output)")
     }
 
-    @Test func aGCDWorkerOverflowsUnderTheIOSProfileWhereItSurvivesOnLinux() throws {
-        let (result, run, _) = try StrainBinary.runSuite("""
+    @Test func aGCDWorkerOverflowsUnderTheIOSProfileWhereItSurvivesOnLinux() async throws {
+        let (result, run, _) = try await StrainBinary.runSuite("""
         name: profiles
         profiles: [linux, ios]
         runs:
@@ -67,9 +67,9 @@ import Testing
         #expect(ios.trace?.lastFrames.contains { $0.module?.contains("libdispatch") == true } == true, "the overflow happened on a GCD worker")
     }
 
-    @Test func expectVariesByProfileSoOneRunHoldsBothPlatformsVerdicts() throws {
+    @Test func expectVariesByProfileSoOneRunHoldsBothPlatformsVerdicts() async throws {
         // The run above had to accept either outcome on both profiles; per profile, each is exact.
-        let (result, run, _) = try StrainBinary.runSuite("""
+        let (result, run, _) = try await StrainBinary.runSuite("""
         name: per-profile-expect
         profiles: [linux, ios]
         runs:
@@ -89,8 +89,8 @@ import Testing
         #expect(record.suite.runs.first?.expect == ["ios/default": ["stackOverflow"], "linux/default": ["completed"]])
     }
 
-    @Test func aNullDereferenceIsACrashNotAnOverflowAndTheRunnerKeepsEveryOtherTrial() throws {
-        let (result, run, out) = try StrainBinary.runSuite("""
+    @Test func aNullDereferenceIsACrashNotAnOverflowAndTheRunnerKeepsEveryOtherTrial() async throws {
+        let (result, run, out) = try await StrainBinary.runSuite("""
         name: crash
         runs:
           - scenario: noop
@@ -132,8 +132,8 @@ import Testing
         #expect(journal.split(separator: "\n").count == 8, "the plan's header and every trial reached the journal")
     }
 
-    @Test func anUnexpectedOutcomeExitsOneAndABadSuiteExitsTwoWithThePlace() throws {
-        let (unexpected, run, _) = try StrainBinary.runSuite("""
+    @Test func anUnexpectedOutcomeExitsOneAndABadSuiteExitsTwoWithThePlace() async throws {
+        let (unexpected, run, _) = try await StrainBinary.runSuite("""
         name: unexpected
         runs:
           - scenario: crash
@@ -144,17 +144,17 @@ import Testing
         #expect(run?.trials.first?.outcome.kind == .threw)
         #expect(run?.trials.first?.expected == false)
 
-        let (bad, _, _) = try StrainBinary.runSuite("name: bad\nruns:\n  - scenario: noop\n    strategies: [thread(4KiB)]\n")
+        let (bad, _, _) = try await StrainBinary.runSuite("name: bad\nruns:\n  - scenario: noop\n    strategies: [thread(4KiB)]\n")
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("suite.yaml:4:18: error: stack size 4KiB"), "\(bad.stderr)")
 
-        let missing = try StrainBinary.run(["run", "/nonexistent.yaml"])
+        let missing = try await StrainBinary.run(["run", "/nonexistent.yaml"])
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("/nonexistent.yaml: error: no such file; give the path of a .yaml suite"))
     }
 
-    @Test func listNamesEveryScenarioStrategyAndProfile() throws {
-        let result = try StrainBinary.run(["list"])
+    @Test func listNamesEveryScenarioStrategyAndProfile() async throws {
+        let result = try await StrainBinary.run(["list"])
         #expect(result.status == 0)
         for name in ["noop", "stack-depth", "cyclic-graph", "nested-json", "thread-queue(stack)", "gcd-global(qos)", "ios"] {
             #expect(result.stdout.contains(name))

@@ -10,27 +10,27 @@ import Testing
         ["/bin/sh", "-c", "touch '\(marker)'"]
     }
 
-    @Test func aFileThatCannotBeRunExits126NamingItAndNothingRuns() throws {
+    @Test func aFileThatCannotBeRunExits126NamingItAndNothingRuns() async throws {
         let folder = try temporaryFolder()
         let script = folder + "/not-executable.sh"
         try TestFiles.write("#!/bin/sh\ntouch '\(folder)/ran'\n", to: script)
         chmod(script, 0o644)
-        let notExecutable = try StrainBinary.run(["exec", "--out", folder + "/out1", "--", script], timeout: 30)
+        let notExecutable = try await StrainBinary.run(["exec", "--out", folder + "/out1", "--", script], timeout: 30)
         #expect(notExecutable.status == 126, "\(notExecutable.stderr)")
         #expect(notExecutable.stderr == "error: cannot run \(script): Permission denied\n", "\(notExecutable.stderr)")
         #expect(notExecutable.stdout.isEmpty)
 
-        let directory = try StrainBinary.run(["exec", "--out", folder + "/out2", "--", folder], timeout: 30)
+        let directory = try await StrainBinary.run(["exec", "--out", folder + "/out2", "--", folder], timeout: 30)
         #expect(directory.status == 126, "\(directory.stderr)")
         #expect(directory.stderr == "error: cannot run \(folder): Permission denied\n", "\(directory.stderr)")
 
         chmod(script, 0o755)
-        let runnable = try StrainBinary.run(["exec", "--out", folder + "/out3", "--", script], timeout: 30)
+        let runnable = try await StrainBinary.run(["exec", "--out", folder + "/out3", "--", script], timeout: 30)
         #expect(runnable.status == 0, "the same file once executable runs: \(runnable.stderr)")
         #expect(TestFiles.exists(folder + "/ran"))
     }
 
-    @Test func strainsOwnFailuresExit125WithTheFixAndTheProgramNeverStarts() throws {
+    @Test func strainsOwnFailuresExit125WithTheFixAndTheProgramNeverStarts() async throws {
         let folder = try temporaryFolder()
         let marker = folder + "/ran"
         let occupied = folder + "/a-file"
@@ -46,18 +46,18 @@ import Testing
              "error: --stall '50ms' is not a duration from 100ms to 10m; write e.g. 500ms, 60s or 5m\n"),
         ]
         for (arguments, environment, message) in cases {
-            let result = try StrainBinary.run(arguments, timeout: 30, environment: environment)
+            let result = try await StrainBinary.run(arguments, timeout: 30, environment: environment)
             #expect(result.status == 125, "\(arguments): \(result.stderr)")
             #expect(result.stderr == message, "\(arguments): \(result.stderr)")
             #expect(!TestFiles.exists(marker), "\(arguments): the program ran")
         }
         #expect(TestFiles.read(occupied) == "not a folder\n", "the file given as --out is untouched")
-        let fine = try StrainBinary.run(["exec", "--out", folder + "/out4", "--"] + Self.marking(marker), timeout: 30)
+        let fine = try await StrainBinary.run(["exec", "--out", folder + "/out4", "--"] + Self.marking(marker), timeout: 30)
         #expect(fine.status == 0, "the same program runs when strain can: \(fine.stderr)")
         #expect(TestFiles.exists(marker))
     }
 
-    @Test func signalsSentToStrainExecReachTheProgramsOwnHandlers() throws {
+    @Test func signalsSentToStrainExecReachTheProgramsOwnHandlers() async throws {
         let folder = try temporaryFolder()
         let out = folder + "/out"
         // Each handler says so; SIGTERM's exits 7, which strain exec passes on as its own status.
@@ -69,13 +69,13 @@ import Testing
             """
         let strain = try BackgroundStrain(["exec", "--out", out, "--", "/bin/sh", "-c", script], in: folder)
         defer { if strain.process.isRunning { kill(strain.pid, SIGKILL) } }
-        #expect(strain.waitForOutput("ready "), "the program started")
+        #expect(await strain.waitForOutput("ready "), "the program started")
         for (signal, name) in [(SIGHUP, "HUP"), (SIGINT, "INT"), (SIGUSR1, "USR1"), (SIGUSR2, "USR2")] {
             strain.signal(signal)
-            #expect(strain.waitForOutput("got \(name)\n", seconds: 20), "SIG\(name) reached the program: \(TestFiles.read(strain.stdoutPath))")
+            #expect(await strain.waitForOutput("got \(name)\n", seconds: 20), "SIG\(name) reached the program: \(TestFiles.read(strain.stdoutPath))")
         }
         strain.signal(SIGTERM)
-        let result = strain.finish(timeout: 30)
+        let result = await strain.finish(timeout: 30)
         #expect(result.status == 7, "strain exec exits with the program's status: \(result.stdout)\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.dropFirst() == ["got HUP", "got INT", "got USR1", "got USR2", "got TERM"], "\(result.stdout)")

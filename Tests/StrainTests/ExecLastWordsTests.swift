@@ -10,14 +10,14 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(10))) struct ExecLastWordsTests {
     static let glibcReason = "free(): double free detected in tcache 2"
 
-    @Test func aGlibcDoubleFreeCarriesGlibcsMessageInTheRecordAndEveryReportAndTheTerminalIsUnchanged() throws {
-        let programs = try TestPrograms.c()
-        let alone = try ProgramRun.run(programs.faults, ["double-free"])
+    @Test func aGlibcDoubleFreeCarriesGlibcsMessageInTheRecordAndEveryReportAndTheTerminalIsUnchanged() async throws {
+        let programs = try await TestPrograms.c()
+        let alone = try await ProgramRun.run(programs.faults, ["double-free"])
         #expect(alone.termination == .signaled(SIGABRT), "\(alone.stderr)")
         try #require(alone.stderr.contains(Self.glibcReason), "this glibc says something else: \(alone.stderr)")
 
         let out = ExecTests.folder()
-        let (under, run) = try ExecTests.exec(programs.faults, ["double-free"], out: out)
+        let (under, run) = try await ExecTests.exec(programs.faults, ["double-free"], out: out)
         #expect(under.termination == .signaled(SIGABRT))
         // The program's own output reaches the terminal as it does alone, before strain's lines.
         #expect(under.stdout == alone.stdout)
@@ -28,31 +28,31 @@ import Testing
         #expect(trial.outcome.kind == .crashed && trial.outcome.signal == SIGABRT, "\(trial.outcome)")
         #expect(trial.lastWords == Self.glibcReason, "\(String(describing: trial.lastWords))")
         let runJSON = (out as NSString).appendingPathComponent("run.json")
-        let schema = try SchemaCheck.validate(runJSON)
+        let schema = try await SchemaCheck.validate(runJSON)
         #expect(schema.valid, "\(schema.output)")
         for format in ["md", "html", "junit"] {
-            let report = try ProgramRun.run(StrainBinary.path, ["report", runJSON, "--format", format, "--out", "-"])
+            let report = try await ProgramRun.run(StrainBinary.path, ["report", runJSON, "--format", format, "--out", "-"])
             #expect(report.termination == .exited(0), "\(format): \(report.stderr)")
             #expect(report.stdout.contains(Self.glibcReason), "\(format) gives glibc's reason: \(report.stdout.prefix(1500))")
         }
     }
 
-    @Test func aSwiftFatalErrorCarriesTheRuntimesMessageInTheRecord() throws {
-        let program = try TestPrograms.swiftOverflow()
+    @Test func aSwiftFatalErrorCarriesTheRuntimesMessageInTheRecord() async throws {
+        let program = try await TestPrograms.swiftOverflow()
         let out = ExecTests.folder()
-        let (under, run) = try ExecTests.exec(program, ["index-out-of-range"], out: out)
+        let (under, run) = try await ExecTests.exec(program, ["index-out-of-range"], out: out)
         #expect(under.termination == .signaled(SIGILL) || under.termination == .signaled(SIGTRAP), "\(under.stderr.prefix(400))")
         let trial = try #require(run?.trials.first)
         #expect(trial.outcome.kind == .crashed)
         #expect(trial.lastWords?.hasSuffix("Fatal error: Index out of range") == true, "\(String(describing: trial.lastWords))")
-        let report = try ProgramRun.run(StrainBinary.path, ["report", (out as NSString).appendingPathComponent("run.json"), "--format", "md", "--out", "-"])
+        let report = try await ProgramRun.run(StrainBinary.path, ["report", (out as NSString).appendingPathComponent("run.json"), "--format", "md", "--out", "-"])
         #expect(report.stdout.contains("Fatal error: Index out of range"), "\(report.stdout.prefix(1500))")
     }
 
-    @Test func aForkedChildsNullDereferenceIsSymbolizedUnderItsOwnProcessInTheRecordAndTheReports() throws {
-        let programs = try TestPrograms.c()
+    @Test func aForkedChildsNullDereferenceIsSymbolizedUnderItsOwnProcessInTheRecordAndTheReports() async throws {
+        let programs = try await TestPrograms.c()
         let out = ExecTests.folder()
-        let (under, run) = try ExecTests.exec(programs.faults, ["fork-child-fault"], out: out)
+        let (under, run) = try await ExecTests.exec(programs.faults, ["fork-child-fault"], out: out)
         #expect(under.termination == .exited(0), "the program's own status: \(under.stderr)")
         let fields = under.stdout.split(separator: " ")
         let child = try #require(Int32(fields.count > 1 ? String(fields[1]) : ""), "\(under.stdout)")
@@ -73,10 +73,10 @@ import Testing
         #expect(under.stderr.contains("null_write"), "strain names the child's fault on the terminal: \(under.stderr.prefix(800))")
 
         let runJSON = (out as NSString).appendingPathComponent("run.json")
-        let schema = try SchemaCheck.validate(runJSON)
+        let schema = try await SchemaCheck.validate(runJSON)
         #expect(schema.valid, "\(schema.output)")
         for format in ["md", "html"] {
-            let report = try ProgramRun.run(StrainBinary.path, ["report", runJSON, "--format", format, "--out", "-"])
+            let report = try await ProgramRun.run(StrainBinary.path, ["report", runJSON, "--format", format, "--out", "-"])
             #expect(report.termination == .exited(0), "\(format): \(report.stderr)")
             #expect(report.stdout.contains("pid \(child)") && report.stdout.contains("null_write") && report.stdout.contains("faults.c:42"),
                     "\(format) shows the child's fault: \(report.stdout.prefix(2000))")
@@ -105,7 +105,7 @@ import Testing
     }()
 
     /// A Rust program that overflows its main thread's stack (`overflow`) or panics with `panic = "abort"` (`panic`).
-    static func rustProgram() throws -> String {
+    static func rustProgram() async throws -> String {
         let folder = ExecTests.folder()
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let source = (folder as NSString).appendingPathComponent("words.rs")
@@ -118,17 +118,17 @@ import Testing
             }
             """.write(toFile: source, atomically: true, encoding: .utf8)
         let program = (folder as NSString).appendingPathComponent("words")
-        let built = try ProgramRun.run(rustc!, ["-C", "panic=abort", "-C", "opt-level=0", "-o", program, source], timeout: 180)
+        let built = try await ProgramRun.run(rustc!, ["-C", "panic=abort", "-C", "opt-level=0", "-o", program, source], timeout: 180)
         try #require(built.termination == .exited(0), "\(built.stderr)")
         return program
     }
 
     @Test(.enabled(if: rustc != nil, "no rustc on PATH or in ~/.cargo/bin: install Debian's rustc (apt-get install rustc; about 270 MB, so not in .ci/setup) to check Rust's last words"))
-    func aRustOverflowAndAnAbortingPanicAreRecordedWithRustsOwnWords() throws {
-        let program = try Self.rustProgram()
-        let alone = try ProgramRun.run(program, [])
+    func aRustOverflowAndAnAbortingPanicAreRecordedWithRustsOwnWords() async throws {
+        let program = try await Self.rustProgram()
+        let alone = try await ProgramRun.run(program, [])
         #expect(alone.termination == .signaled(SIGABRT), "\(alone.stderr)")
-        let (overflowed, overflowRun) = try ExecTests.exec(program, [], out: ExecTests.folder())
+        let (overflowed, overflowRun) = try await ExecTests.exec(program, [], out: ExecTests.folder())
         #expect(overflowed.termination == .signaled(SIGABRT))
         // The same bytes but the thread's id (`thread 'main' (1234) has overflowed its stack`, Rust 1.87 and later).
         let withoutIDs = { (text: String) in text.replacingOccurrences(of: #" \(\d+\)"#, with: "", options: .regularExpression) }
@@ -140,7 +140,7 @@ import Testing
         #expect(overflowWords.hasPrefix("thread 'main'") && overflowWords.hasSuffix(" has overflowed its stack") && !overflowWords.contains("\n"), "\(overflowWords)")
         #expect(overflowed.stderr.contains("reason: \(overflowWords)"), "\(overflowed.stderr.suffix(1500))")
 
-        let (panicked, panicRun) = try ExecTests.exec(program, ["panic"], out: ExecTests.folder())
+        let (panicked, panicRun) = try await ExecTests.exec(program, ["panic"], out: ExecTests.folder())
         #expect(panicked.termination == .signaled(SIGABRT))
         let panic = try #require(panicRun?.trials.first)
         #expect(panic.outcome.kind == .crashed && panic.outcome.signal == SIGABRT, "\(panic.outcome.description)")
@@ -150,14 +150,14 @@ import Testing
         #expect(panicWords.contains("the answer was 42") && !panicWords.contains("stack backtrace") && !panicWords.contains("note:"), "\(panicWords)")
     }
 
-    @Test func aJVMsUncaughtStackOverflowErrorIsRecordedWithItsExceptionLineNotItsLastStackLine() throws {
+    @Test func aJVMsUncaughtStackOverflowErrorIsRecordedWithItsExceptionLineNotItsLastStackLine() async throws {
         guard let tools = ExecJVMTests.javaTools() else {
             Issue.record("no javac and java on PATH: install a JDK (Debian: default-jdk-headless) to check a JVM's last words")
             return
         }
-        let deep = try ExecJVMTests.compile("Deep", "public class Deep { static int f(int n) { return f(n + 1) + 1; } public static void main(String[] a) { f(0); } }")
+        let deep = try await ExecJVMTests.compile("Deep", "public class Deep { static int f(int n) { return f(n + 1) + 1; } public static void main(String[] a) { f(0); } }")
         let out = ExecTests.folder()
-        let (overflowed, run) = try ExecTests.exec(tools.java, ["-Xss512k", "-cp", deep, "Deep"], out: out, timeout: 120)
+        let (overflowed, run) = try await ExecTests.exec(tools.java, ["-Xss512k", "-cp", deep, "Deep"], out: out, timeout: 120)
         #expect(overflowed.termination == .exited(1), "\(overflowed.stderr.suffix(500))")
         #expect(overflowed.stderr.hasPrefix("Exception in thread \"main\" java.lang.StackOverflowError\n\tat Deep.f"), "\(overflowed.stderr.prefix(300))")
         let trial = try #require(run?.trials.first)
@@ -165,17 +165,17 @@ import Testing
         #expect(trial.lastWords == "Exception in thread \"main\" java.lang.StackOverflowError", "\(String(describing: trial.lastWords))")
         let runJSON = (out as NSString).appendingPathComponent("run.json")
         for format in ["md", "html", "junit"] {
-            let report = try ProgramRun.run(StrainBinary.path, ["report", runJSON, "--format", format, "--out", "-"])
+            let report = try await ProgramRun.run(StrainBinary.path, ["report", runJSON, "--format", format, "--out", "-"])
             #expect(report.stdout.contains("java.lang.StackOverflowError"), "\(format) gives the JVM's reason: \(report.stdout.prefix(1500))")
         }
     }
 
-    @Test func aProgramThatWritesMuchToStandardErrorPrintsExactlyWhatItPrintsAloneAndItsLastLineIsKept() throws {
-        let programs = try TestPrograms.c()
-        let alone = try ProgramRun.run(programs.faults, ["chatter"])
+    @Test func aProgramThatWritesMuchToStandardErrorPrintsExactlyWhatItPrintsAloneAndItsLastLineIsKept() async throws {
+        let programs = try await TestPrograms.c()
+        let alone = try await ProgramRun.run(programs.faults, ["chatter"])
         #expect(alone.termination == .exited(2))
         #expect(alone.stderr.utf8.count > 300_000, "more than the probe keeps: \(alone.stderr.utf8.count) bytes")
-        let (under, run) = try ExecTests.exec(programs.faults, ["chatter"], out: ExecTests.folder())
+        let (under, run) = try await ExecTests.exec(programs.faults, ["chatter"], out: ExecTests.folder())
         #expect(under.termination == alone.termination)
         #expect(under.stdout == alone.stdout)
         #expect(under.stderr == alone.stderr, "byte for byte: \(under.stderr.utf8.count) against \(alone.stderr.utf8.count) bytes")
@@ -185,9 +185,9 @@ import Testing
         #expect(trial.lastWords == "chatter: gave up after 6000 lines", "\(String(describing: trial.lastWords))")
     }
 
-    @Test func aCProgramThatSaysNothingOnStandardErrorBeforeItsFaultGetsNoLastWords() throws {
-        let programs = try TestPrograms.c()
-        let (under, run) = try ExecTests.exec(programs.faults, ["silent-segv"], out: ExecTests.folder())
+    @Test func aCProgramThatSaysNothingOnStandardErrorBeforeItsFaultGetsNoLastWords() async throws {
+        let programs = try await TestPrograms.c()
+        let (under, run) = try await ExecTests.exec(programs.faults, ["silent-segv"], out: ExecTests.folder())
         #expect(under.termination == .signaled(SIGSEGV))
         #expect(under.stdout == "about to write through NULL\n")
         let trial = try #require(run?.trials.first)
@@ -196,9 +196,9 @@ import Testing
         #expect(!under.stderr.contains("reason:"), "\(under.stderr.prefix(400))")
     }
 
-    @Test func aForkedChildsAbortCarriesItsOwnWordsNotItsParents() throws {
-        let programs = try TestPrograms.c()
-        let (under, run) = try ExecTests.exec(programs.faults, ["fork-child-says"], out: ExecTests.folder())
+    @Test func aForkedChildsAbortCarriesItsOwnWordsNotItsParents() async throws {
+        let programs = try await TestPrograms.c()
+        let (under, run) = try await ExecTests.exec(programs.faults, ["fork-child-says"], out: ExecTests.folder())
         #expect(under.termination == .exited(0), "\(under.stderr)")
         #expect(under.stderr.hasPrefix("parent: about to fork\nchild: giving up\n"), "\(under.stderr.prefix(400))")
         let trial = try #require(run?.trials.first)

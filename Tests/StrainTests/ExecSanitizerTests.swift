@@ -16,28 +16,28 @@ import Testing
         var swiftRace: String
     }
 
-    private static let built: Result<Programs, TestPrograms.BuildError> = Result { () throws(TestPrograms.BuildError) -> Programs in
+    private static let built = AsyncOnce<Programs> {
         let folder = TestPrograms.folder
         let sources = TestPrograms.sources
         let programs = Programs(races: folder + "/races-tsan", memory: folder + "/memory-asan", swiftRace: folder + "/race-swift-tsan")
-        try TestPrograms.compile(["gcc", "-O0", "-g", "-fsanitize=thread", "-o", programs.races, sources + "/races.c", "-lpthread"])
-        try TestPrograms.compile(["gcc", "-O0", "-g", "-fsanitize=address", "-o", programs.memory, sources + "/memory.c"])
-        try TestPrograms.compile(["swiftc", "-Onone", "-g", "-sanitize=thread", "-o", programs.swiftRace, sources + "/race.swift"])
+        try await TestPrograms.compile(["gcc", "-O0", "-g", "-fsanitize=thread", "-o", programs.races, sources + "/races.c", "-lpthread"])
+        try await TestPrograms.compile(["gcc", "-O0", "-g", "-fsanitize=address", "-o", programs.memory, sources + "/memory.c"])
+        try await TestPrograms.compile(["swiftc", "-Onone", "-g", "-sanitize=thread", "-o", programs.swiftRace, sources + "/race.swift"])
         return programs
     }
 
-    static func programs() throws -> Programs { try built.get() }
+    static func programs() async throws -> Programs { try await built.value() }
 
     /// The frames of `stack`, as `symbol file:line` with the file's last component.
     static func places(_ stack: SanitizerReport.Stack) -> [String] {
         stack.frames.map { "\($0.symbol ?? "?") \(($0.file.map { ($0 as NSString).lastPathComponent }) ?? "?"):\($0.line ?? 0)" }
     }
 
-    @Test func aCDataRaceIsRecordedWithBothAccessesTheAllocationAndTheThreadsNamedAndTheStatusKept() throws {
-        let programs = try Self.programs()
-        let alone = try ProgramRun.run(programs.races, ["race"], timeout: 60)
+    @Test func aCDataRaceIsRecordedWithBothAccessesTheAllocationAndTheThreadsNamedAndTheStatusKept() async throws {
+        let programs = try await Self.programs()
+        let alone = try await ProgramRun.run(programs.races, ["race"], timeout: 60)
         let out = ExecTests.folder()
-        let (result, run) = try ExecTests.exec(programs.races, ["race"], out: out)
+        let (result, run) = try await ExecTests.exec(programs.races, ["race"], out: out)
         #expect(alone.termination == .exited(66), "ThreadSanitizer's own status for a program it reported on: \(alone.stderr)")
         #expect(result.termination == alone.termination, "strain ends as its program did: \(result.stderr)")
         #expect(result.stdout == alone.stdout)
@@ -61,13 +61,13 @@ import Testing
         #expect(report.text.contains("WARNING: ThreadSanitizer: data race"), "the raw report is kept")
         // The sanitizer's text went to its file, not the terminal.
         #expect(!result.stderr.contains("WARNING: ThreadSanitizer"), "\(result.stderr)")
-        let schema = try SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
+        let schema = try await SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
         #expect(schema.valid, "\(schema.output)")
     }
 
-    @Test func theSameCounterUnderALockCompletesWithNoReport() throws {
-        let programs = try Self.programs()
-        let (result, run) = try ExecTests.exec(programs.races, ["guarded"], out: ExecTests.folder())
+    @Test func theSameCounterUnderALockCompletesWithNoReport() async throws {
+        let programs = try await Self.programs()
+        let (result, run) = try await ExecTests.exec(programs.races, ["guarded"], out: ExecTests.folder())
         #expect(result.termination == .exited(3), "the program's own status: \(result.stderr)")
         #expect(result.stdout == "counter 2000\n")
         let trial = try #require(run?.trials.first)
@@ -75,9 +75,9 @@ import Testing
         #expect(trial.sanitizerReports == nil)
     }
 
-    @Test func aSwiftRaceOnGCDIsNamedAtTheClosuresLineByStrainsSymbolizer() throws {
-        let programs = try Self.programs()
-        let (result, run) = try ExecTests.exec(programs.swiftRace, [], out: ExecTests.folder())
+    @Test func aSwiftRaceOnGCDIsNamedAtTheClosuresLineByStrainsSymbolizer() async throws {
+        let programs = try await Self.programs()
+        let (result, run) = try await ExecTests.exec(programs.swiftRace, [], out: ExecTests.folder())
         #expect(result.termination == .exited(66), "\(result.stderr)")
         let trial = try #require(run?.trials.first)
         #expect(trial.outcome.kind == .dataRace, "\(trial.outcome)")
@@ -92,11 +92,11 @@ import Testing
 
     @Test(arguments: [("use-after-free", "heap-use-after-free", "main memory.c:18", "main memory.c:17"),
                       ("double-free", "attempting double-free", "main memory.c:21", "main memory.c:20")])
-    func anAddressSanitizerErrorIsACrashWithTheUseTheFreeAndTheAllocationNamed(mode: String, kind: String, place: String, freed: String) throws {
-        let programs = try Self.programs()
-        let alone = try ProgramRun.run(programs.memory, [mode], timeout: 60)
+    func anAddressSanitizerErrorIsACrashWithTheUseTheFreeAndTheAllocationNamed(mode: String, kind: String, place: String, freed: String) async throws {
+        let programs = try await Self.programs()
+        let alone = try await ProgramRun.run(programs.memory, [mode], timeout: 60)
         let out = ExecTests.folder()
-        let (result, run) = try ExecTests.exec(programs.memory, [mode], out: out)
+        let (result, run) = try await ExecTests.exec(programs.memory, [mode], out: out)
         #expect(result.termination == alone.termination, "strain ends as its program did: \(result.stderr)")
         let trial = try #require(run?.trials.first)
         #expect(trial.outcome.kind == .crashed, "\(trial.outcome)")
@@ -108,36 +108,36 @@ import Testing
         let history = report.location.map(Self.places)
         #expect(history.contains { $0.contains(freed) }, "who freed it: \(report.location.map(\.title)) \(history)")
         #expect(history.contains { $0.contains("make memory.c:8") }, "who allocated it: \(history)")
-        let schema = try SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
+        let schema = try await SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
         #expect(schema.valid, "\(schema.output)")
     }
 
-    @Test func theGateFailsACandidateThatRemovedALockAsAnOutcomeThatGotWorse() throws {
-        _ = try Self.programs()
+    @Test func theGateFailsACandidateThatRemovedALockAsAnOutcomeThatGotWorse() async throws {
+        _ = try await Self.programs()
         let folder = ExecTests.folder()
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         // One path for both builds, as a pull request's base and head: the trial key is the same.
         let program = folder + "/counter"
-        try TestPrograms.compile(["gcc", "-O0", "-g", "-fsanitize=thread", "-DLOCKED", "-o", program, TestPrograms.sources + "/counter.c", "-lpthread"])
-        let (base, baseRun) = try ExecTests.exec(program, [], out: folder + "/base")
+        try await TestPrograms.compile(["gcc", "-O0", "-g", "-fsanitize=thread", "-DLOCKED", "-o", program, TestPrograms.sources + "/counter.c", "-lpthread"])
+        let (base, baseRun) = try await ExecTests.exec(program, [], out: folder + "/base")
         #expect(base.termination == .exited(0), "\(base.stderr)")
         #expect(baseRun?.trials.first?.outcome.kind == .completed)
-        try TestPrograms.compile(["gcc", "-O0", "-g", "-fsanitize=thread", "-o", program, TestPrograms.sources + "/counter.c", "-lpthread"])
-        let (head, headRun) = try ExecTests.exec(program, [], out: folder + "/head")
+        try await TestPrograms.compile(["gcc", "-O0", "-g", "-fsanitize=thread", "-o", program, TestPrograms.sources + "/counter.c", "-lpthread"])
+        let (head, headRun) = try await ExecTests.exec(program, [], out: folder + "/head")
         #expect(head.termination == .exited(66), "\(head.stderr)")
         #expect(headRun?.trials.first?.outcome.kind == .dataRace)
-        let gate = try StrainBinary.run(["gate", folder + "/head/run.json", "--baseline", folder + "/base/run.json", "--out", folder + "/gate"])
+        let gate = try await StrainBinary.run(["gate", folder + "/head/run.json", "--baseline", folder + "/base/run.json", "--out", folder + "/gate"])
         #expect(gate.status == 1, "a race that appeared fails the gate: \(gate.stdout)\n\(gate.stderr)")
         let verdicts = try String(contentsOfFile: folder + "/gate/gate.md", encoding: .utf8)
         #expect(verdicts.contains("dataRace"), "\(verdicts)")
         // And back: the lock restored, the race is gone and the gate passes.
-        let back = try StrainBinary.run(["gate", folder + "/base/run.json", "--baseline", folder + "/head/run.json", "--out", folder + "/gate-back"])
+        let back = try await StrainBinary.run(["gate", folder + "/base/run.json", "--baseline", folder + "/head/run.json", "--out", folder + "/gate-back"])
         #expect(back.status == 0, "a race that is gone passes: \(back.stdout)\n\(back.stderr)")
     }
 
-    @Test func sanitizerTextAProgramPrintsItselfIsNotReadAsAReport() throws {
+    @Test func sanitizerTextAProgramPrintsItselfIsNotReadAsAReport() async throws {
         // Reports come from the file the sanitizer was told to write, never from output.
-        let (result, run) = try ExecTests.exec("/bin/sh", ["-c", "echo 'WARNING: ThreadSanitizer: data race (pid=1)' >&2; exit 0"], out: ExecTests.folder())
+        let (result, run) = try await ExecTests.exec("/bin/sh", ["-c", "echo 'WARNING: ThreadSanitizer: data race (pid=1)' >&2; exit 0"], out: ExecTests.folder())
         #expect(result.termination == .exited(0))
         let trial = try #require(run?.trials.first)
         #expect(trial.outcome.kind == .completed, "\(trial.outcome)")

@@ -21,10 +21,10 @@ import Testing
         for i in 1 2 3; do echo "line $i"; done
         """
 
-    @Test func aBashScriptThatNeverFaultsGivesTheOutputAndStatusItGivesAlone() throws {
-        let alone = try ProgramRun.run("/bin/bash", ["-c", Self.script + "\nexit 3"])
+    @Test func aBashScriptThatNeverFaultsGivesTheOutputAndStatusItGivesAlone() async throws {
+        let alone = try await ProgramRun.run("/bin/bash", ["-c", Self.script + "\nexit 3"])
         let out = ExecTests.folder()
-        let (probed, run) = try ExecTests.exec("/bin/bash", ["-c", Self.script + "\nexit 3"], out: out)
+        let (probed, run) = try await ExecTests.exec("/bin/bash", ["-c", Self.script + "\nexit 3"], out: out)
         #expect(alone.termination == .exited(3))
         #expect(probed.termination == .exited(3), "\(probed.stderr)")
         #expect(probed.stdout == alone.stdout, "under strain exec:\n\(probed.stdout)\nalone:\n\(alone.stdout)")
@@ -37,12 +37,12 @@ import Testing
 
     /// A probe found in a process strain did not start (the variables reached it by
     /// another way while strain still runs) stays inert: it neither records nor kills.
-    @Test func aProcessThatInheritedTheProbesVariablesIsLeftAlone() throws {
+    @Test func aProcessThatInheritedTheProbesVariablesIsLeftAlone() async throws {
         let out = ExecTests.folder()
         // The program hands the variables it was started with (from /proc, which keeps
         // the original environment) to a child on purpose; the child must run to its end.
         let command = "env $(tr '\\0' '\\n' < /proc/$$/environ | grep -E '^(LD_PRELOAD|STRAIN_PROBE_)') /bin/true; echo child: $?"
-        let (probed, _) = try ExecTests.exec("/bin/bash", ["-c", command], out: out)
+        let (probed, _) = try await ExecTests.exec("/bin/bash", ["-c", command], out: out)
         #expect(probed.termination == .exited(0), "\(probed.stderr)")
         #expect(probed.stdout == "child: 0\n", "\(probed.stdout)")
     }
@@ -62,30 +62,30 @@ import Testing
         return (javac, java)
     }
 
-    static func compile(_ name: String, _ source: String) throws -> String {
+    static func compile(_ name: String, _ source: String) async throws -> String {
         let folder = ExecTests.folder()
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try source.write(toFile: (folder as NSString).appendingPathComponent("\(name).java"), atomically: true, encoding: .utf8)
-        let built = try ProgramRun.run(javaTools()!.javac, ["-d", folder, (folder as NSString).appendingPathComponent("\(name).java")], timeout: 120)
+        let built = try await ProgramRun.run(javaTools()!.javac, ["-d", folder, (folder as NSString).appendingPathComponent("\(name).java")], timeout: 120)
         #expect(built.termination == .exited(0), "\(built.stderr)")
         return folder
     }
 
-    @Test func aJVMHelloWorldCompletesAndAnUncaughtStackOverflowErrorThrows() throws {
+    @Test func aJVMHelloWorldCompletesAndAnUncaughtStackOverflowErrorThrows() async throws {
         guard let tools = Self.javaTools() else {
             Issue.record("no javac and java on PATH: install a JDK (Debian: default-jdk-headless) to check strain exec on a JVM")
             return
         }
-        let hello = try Self.compile("Hello", "public class Hello { public static void main(String[] a) { System.out.println(\"hello\"); } }")
-        let (greeted, run) = try ExecTests.exec(tools.java, ["-cp", hello, "Hello"], out: ExecTests.folder(), timeout: 120)
+        let hello = try await Self.compile("Hello", "public class Hello { public static void main(String[] a) { System.out.println(\"hello\"); } }")
+        let (greeted, run) = try await ExecTests.exec(tools.java, ["-cp", hello, "Hello"], out: ExecTests.folder(), timeout: 120)
         #expect(greeted.termination == .exited(0), "\(greeted.stderr)")
         #expect(greeted.stdout == "hello\n")
         let completed = try #require(run?.trials.first)
         #expect(completed.outcome.kind == .completed, "\(completed.outcome.description): \(completed.outcome.message ?? "")")
         #expect(completed.expected)
 
-        let deep = try Self.compile("Deep", "public class Deep { static int f(int n) { return f(n + 1) + 1; } public static void main(String[] a) { f(0); } }")
-        let (overflowed, deepRun) = try ExecTests.exec(tools.java, ["-Xss512k", "-cp", deep, "Deep"], out: ExecTests.folder(), timeout: 120)
+        let deep = try await Self.compile("Deep", "public class Deep { static int f(int n) { return f(n + 1) + 1; } public static void main(String[] a) { f(0); } }")
+        let (overflowed, deepRun) = try await ExecTests.exec(tools.java, ["-Xss512k", "-cp", deep, "Deep"], out: ExecTests.folder(), timeout: 120)
         #expect(overflowed.termination == .exited(1), "\(overflowed.stderr.suffix(500))")
         #expect(overflowed.stderr.contains("java.lang.StackOverflowError"))
         let threw = try #require(deepRun?.trials.first)
@@ -97,25 +97,25 @@ import Testing
 /// A walk that stops short says so: a stack without unwind information (as V8's JIT
 /// code is) gave "206 frames" for a recursion over 100,000 deep.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct ExecShortWalkTests {
-    static func build(_ name: String, _ flags: [String]) throws -> String {
+    static func build(_ name: String, _ flags: [String]) async throws -> String {
         let output = ExecTests.folder() + "-" + name
         let source = TestPrograms.sources + "/unwindless.c"
-        let built = try ProgramRun.run("/usr/bin/env", [TestPrograms.compiler, "-O1"] + flags + ["-o", output, source], timeout: 180)
+        let built = try await ProgramRun.run("/usr/bin/env", [TestPrograms.compiler, "-O1"] + flags + ["-o", output, source], timeout: 180)
         #expect(built.termination == .exited(0), "\(built.stderr)")
         return output
     }
 
-    @Test func anOverflowWithoutUnwindInformationIsALowerBoundAndOneWithItIsNot() throws {
-        let bare = try Self.build("bare", ["-fomit-frame-pointer", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables"])
-        let (short, shortRun) = try ExecTests.exec(bare, [], out: ExecTests.folder())
+    @Test func anOverflowWithoutUnwindInformationIsALowerBoundAndOneWithItIsNot() async throws {
+        let bare = try await Self.build("bare", ["-fomit-frame-pointer", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables"])
+        let (short, shortRun) = try await ExecTests.exec(bare, [], out: ExecTests.folder())
         #expect(short.termination == .signaled(SIGSEGV))
         let shortTrace = try #require(shortRun?.trials.first?.trace)
         #expect(shortTrace.isStackOverflow)
         #expect(shortTrace.walkStoppedShort == true, "\(shortTrace.totalFrames) frames")
         #expect(short.stderr.contains("at least \(shortTrace.totalFrames) frames (the unwinder stopped short"), "\(short.stderr)")
 
-        let whole = try Self.build("whole", ["-g"])
-        let (complete, completeRun) = try ExecTests.exec(whole, [], out: ExecTests.folder())
+        let whole = try await Self.build("whole", ["-g"])
+        let (complete, completeRun) = try await ExecTests.exec(whole, [], out: ExecTests.folder())
         #expect(complete.termination == .signaled(SIGSEGV))
         let completeTrace = try #require(completeRun?.trials.first?.trace)
         #expect(completeTrace.walkStoppedShort == false, "\(completeTrace.totalFrames) frames")

@@ -9,8 +9,8 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(10))) struct ExecTests {
     /// `strain exec --out DIR -- PROGRAM ARGUMENTS` with Swift's own backtracer off
     /// (it would spend a second symbolizing each crash after Strain's record).
-    static func exec(_ program: String, _ arguments: [String], out: String, options: [String] = [], timeout: Double = 60) throws -> (ProgramRun.Result, RunRecord?) {
-        let result = try ProgramRun.run(StrainBinary.path, ["exec", "--out", out] + options + ["--", program] + arguments,
+    static func exec(_ program: String, _ arguments: [String], out: String, options: [String] = [], timeout: Double = 60) async throws -> (ProgramRun.Result, RunRecord?) {
+        let result = try await ProgramRun.run(StrainBinary.path, ["exec", "--out", out] + options + ["--", program] + arguments,
                                         environment: ["SWIFT_BACKTRACE": "enable=no"], timeout: timeout)
         let record = try? RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json"))
         return (result, record)
@@ -21,10 +21,10 @@ import Testing
     }
 
     @Test(arguments: ["main", "thread", "gcd", "task"])
-    func aSwiftOverflowOnEachThreadKindGivesItsRecursionCycleAndKeepsStatus139(kind: String) throws {
-        let program = try TestPrograms.swiftOverflow()
+    func aSwiftOverflowOnEachThreadKindGivesItsRecursionCycleAndKeepsStatus139(kind: String) async throws {
+        let program = try await TestPrograms.swiftOverflow()
         let out = Self.folder()
-        let (result, run) = try Self.exec(program, [kind], out: out)
+        let (result, run) = try await Self.exec(program, [kind], out: out)
         #expect(result.termination == .signaled(SIGSEGV), "strain ends as its program did: \(result.stderr)")
         let trial = try #require(run?.trials.first)
         #expect(trial.outcome.kind == .stackOverflow)
@@ -34,13 +34,13 @@ import Testing
         #expect(cycle.frames.contains { $0.symbol == "descend(_:_:)" }, "\(cycle.frames.map(\.symbol))")
         #expect(cycle.repetitions > 1000)
         #expect(result.stderr.contains("descend(_:_:)"), "strain prints the trace on its standard error")
-        let schema = try SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
+        let schema = try await SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
         #expect(schema.valid, "\(schema.output)")
     }
 
-    @Test func aCThreadOverflowUnderTheIOSProfileHasA512KiBStack() throws {
-        let programs = try TestPrograms.c()
-        let (result, run) = try Self.exec(programs.faults, ["thread-overflow"], out: Self.folder(), options: ["--profile", "ios"])
+    @Test func aCThreadOverflowUnderTheIOSProfileHasA512KiBStack() async throws {
+        let programs = try await TestPrograms.c()
+        let (result, run) = try await Self.exec(programs.faults, ["thread-overflow"], out: Self.folder(), options: ["--profile", "ios"])
         #expect(result.termination == .signaled(SIGSEGV))
         let trial = try #require(run?.trials.first)
         #expect(trial.profile == .ios)
@@ -50,9 +50,9 @@ import Testing
     }
 
     @Test(arguments: [("handler-after", 42, "own handler ran"), ("handler-signal", 42, "own handler ran")])
-    func aCProgramsOwnHandlerInstalledAfterTheProbeStillRunsAfterTheRecord(mode: String, status: Int32, printed: String) throws {
-        let programs = try TestPrograms.c()
-        let (result, run) = try Self.exec(programs.faults, [mode], out: Self.folder())
+    func aCProgramsOwnHandlerInstalledAfterTheProbeStillRunsAfterTheRecord(mode: String, status: Int32, printed: String) async throws {
+        let programs = try await TestPrograms.c()
+        let (result, run) = try await Self.exec(programs.faults, [mode], out: Self.folder())
         #expect(result.termination == .exited(status), "\(result.stderr)")
         #expect(result.stdout == printed + "\n")
         // The program's handler took the fault and the program exited by its status: it
@@ -64,9 +64,9 @@ import Testing
         #expect(trial.outcome.message?.contains("exited with status \(status)") == true, "\(trial.outcome)")
     }
 
-    @Test func aHandlerALibraryInstalledBeforeTheProbeStillRunsAfterTheRecord() throws {
-        let programs = try TestPrograms.c()
-        let (result, run) = try Self.exec(programs.faultsWithEarlyHandler, ["handler-before"], out: Self.folder())
+    @Test func aHandlerALibraryInstalledBeforeTheProbeStillRunsAfterTheRecord() async throws {
+        let programs = try await TestPrograms.c()
+        let (result, run) = try await Self.exec(programs.faultsWithEarlyHandler, ["handler-before"], out: Self.folder())
         #expect(result.termination == .exited(43), "\(result.stderr)")
         #expect(result.stdout == "early handler ran\n")
         let trial = try #require(run?.trials.first)
@@ -74,10 +74,10 @@ import Testing
         #expect(trial.trace?.firstFrames.first?.symbol == "null_write")
     }
 
-    @Test func aForkedChildKeepsTheProbeAndRecordsItsFaultUnderItsOwnPid() throws {
-        let programs = try TestPrograms.c()
+    @Test func aForkedChildKeepsTheProbeAndRecordsItsFaultUnderItsOwnPid() async throws {
+        let programs = try await TestPrograms.c()
         let out = Self.folder()
-        let (result, run) = try Self.exec(programs.faults, ["fork-child-fault"], out: out)
+        let (result, run) = try await Self.exec(programs.faults, ["fork-child-fault"], out: out)
         #expect(result.termination == .exited(0))
         let fields = result.stdout.split(separator: " ")
         #expect(fields.count == 4 && fields[2] == "signal" && fields[3] == "11\n", "the child died of its own SIGSEGV: \(result.stdout)")
@@ -90,14 +90,14 @@ import Testing
         // Every report format and the gate's comparison read an exec run like any other.
         let runJSON = (out as NSString).appendingPathComponent("run.json")
         for format in ["html", "md", "junit"] {
-            let report = try ProgramRun.run(StrainBinary.path, ["report", runJSON, "--format", format, "--out", "-"])
+            let report = try await ProgramRun.run(StrainBinary.path, ["report", runJSON, "--format", format, "--out", "-"])
             #expect(report.termination == .exited(0), "\(format): \(report.stderr)")
             #expect(report.stdout.contains("exec[program=\(programs.faults), arguments=fork-child-fault]") || report.stdout.contains("program=\(programs.faults)"),
                     "\(format) names the program run: \(report.stdout.prefix(400))")
         }
         // `compare` never fails (exit 0 whatever it finds), so its output is the check:
         // the run against itself is one row, the program's, every timing unchanged at +0.0 %.
-        let compare = try ProgramRun.run(StrainBinary.path, ["compare", runJSON, runJSON])
+        let compare = try await ProgramRun.run(StrainBinary.path, ["compare", runJSON, runJSON])
         #expect(compare.termination == .exited(0), "\(compare.stdout)\(compare.stderr)")
         let lines = compare.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("Compared exec against run.json: passed: 1 ") == true, "\(compare.stdout)")
@@ -109,12 +109,12 @@ import Testing
         #expect(!compare.stdout.contains("regressed") && !compare.stdout.contains("improved"), "\(compare.stdout)")
     }
 
-    @Test func aProgramThatNeverFaultsPrintsExactlyWhatItPrintsWithoutStrain() throws {
-        let programs = try TestPrograms.c()
+    @Test func aProgramThatNeverFaultsPrintsExactlyWhatItPrintsWithoutStrain() async throws {
+        let programs = try await TestPrograms.c()
         let arguments = ["quiet", "one", "two words", "--out", "x"]
-        let alone = try ProgramRun.run(programs.faults, arguments)
+        let alone = try await ProgramRun.run(programs.faults, arguments)
         let out = Self.folder()
-        let (under, run) = try Self.exec(programs.faults, arguments, out: out)
+        let (under, run) = try await Self.exec(programs.faults, arguments, out: out)
         #expect(alone.termination == .exited(3))
         #expect(under.termination == alone.termination)
         #expect(under.stdout == alone.stdout)
@@ -127,15 +127,15 @@ import Testing
         #expect(trial.trace == nil)
     }
 
-    @Test func aHungProgramAnswersStrainDumpWithItsGroupedStacksAndGoesOn() throws {
-        let programs = try TestPrograms.c()
+    @Test func aHungProgramAnswersStrainDumpWithItsGroupedStacksAndGoesOn() async throws {
+        let programs = try await TestPrograms.c()
         let out = Self.folder()
         let running = try ProgramRun.start(StrainBinary.path, ["exec", "--out", out, "--", programs.faults, "hang"])
         defer { running.stop() }
-        let ready = try #require(running.readLine(timeout: 20), "the program said it was ready")
+        let ready = try #require(await running.readLine(timeout: 20), "the program said it was ready")
         let pid = try #require(Int32(ready.split(separator: " ").last ?? ""))
 
-        let dump = try ProgramRun.run(StrainBinary.path, ["dump", String(pid)], timeout: 30)
+        let dump = try await ProgramRun.run(StrainBinary.path, ["dump", String(pid)], timeout: 30)
         #expect(dump.termination == .exited(0), "\(dump.stderr)")
         #expect(dump.stdout.hasPrefix("asked with SIGQUIT"), "\(dump.stdout)")
         #expect(dump.stdout.contains("6 threads"), "\(dump.stdout)")
@@ -144,7 +144,7 @@ import Testing
         #expect(kill(pid, 0) == 0, "the dump did not stop the program")
 
         kill(pid, SIGKILL)
-        let result = try running.wait(timeout: 20)
+        let result = try await running.wait(timeout: 20)
         #expect(result.termination == .signaled(SIGKILL))
         let run = try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json"))
         let trial = try #require(run.trials.first)
@@ -156,30 +156,30 @@ import Testing
         #expect(result.stderr.contains("thread dump 1 of"), "strain exec says where the dump went: \(result.stderr)")
     }
 
-    @Test func aProgramThatHandlesSIGQUITKeepsItAndIsDumpedWithSIGSYS() throws {
-        let programs = try TestPrograms.c()
+    @Test func aProgramThatHandlesSIGQUITKeepsItAndIsDumpedWithSIGSYS() async throws {
+        let programs = try await TestPrograms.c()
         let running = try ProgramRun.start(StrainBinary.path, ["exec", "--out", Self.folder(), "--", programs.faults, "own-quit"])
         defer { running.stop() }
-        let ready = try #require(running.readLine(timeout: 20))
+        let ready = try #require(await running.readLine(timeout: 20))
         let pid = try #require(Int32(ready.split(separator: " ").last ?? ""))
-        let dump = try ProgramRun.run(StrainBinary.path, ["dump", String(pid)], timeout: 30)
+        let dump = try await ProgramRun.run(StrainBinary.path, ["dump", String(pid)], timeout: 30)
         #expect(dump.termination == .exited(0), "\(dump.stderr)")
         #expect(dump.stdout.hasPrefix("asked with SIGSYS carrying Strain's sigqueue value (the program handles SIGQUIT itself)"), "\(dump.stdout)")
         #expect(dump.stdout.contains("2 threads"))
         kill(pid, SIGQUIT)
-        #expect(running.readLine(timeout: 20) == "own SIGQUIT handler ran", "SIGQUIT still reaches the program's handler")
+        #expect(await running.readLine(timeout: 20) == "own SIGQUIT handler ran", "SIGQUIT still reaches the program's handler")
         kill(pid, SIGKILL)
-        _ = try running.wait(timeout: 20)
+        _ = try await running.wait(timeout: 20)
     }
 
     /// Starts `strain exec --out OUT ARGUMENTS` on a program that prints "… PID" when ready,
     /// and waits (30 s at most) for the watchdog's first dump; the caller kills and reaps.
-    static func untilFirstDump(_ arguments: [String], out: String, environment: [String: String] = [:], readyTimeout: Double = 20) throws
+    static func untilFirstDump(_ arguments: [String], out: String, environment: [String: String] = [:], readyTimeout: Double = 20) async throws
         -> (running: ProgramRun.Running, pid: Int32, dumped: Bool) {
         let running = try ProgramRun.start(StrainBinary.path, ["exec", "--out", out] + arguments, environment: environment)
         let pid: Int32
         do {
-            let ready = try #require(running.readLine(timeout: readyTimeout), "the program said it was ready")
+            let ready = try #require(await running.readLine(timeout: readyTimeout), "the program said it was ready")
             pid = try #require(Int32(ready.split(separator: " ").last ?? ""), "its ready line ends with its pid: \(ready)")
         } catch {
             running.stop()
@@ -187,27 +187,27 @@ import Testing
         }
         let first = (out as NSString).appendingPathComponent("dump-1.txt")
         let deadline = Date().addingTimeInterval(30)
-        while !FileManager.default.fileExists(atPath: first) && Date() < deadline { usleep(50_000) }
+        while !FileManager.default.fileExists(atPath: first) && Date() < deadline { await pause(50_000) }
         return (running, pid, FileManager.default.fileExists(atPath: first))
     }
 
     /// Runs `overflow MODE` under `strain exec --stall 1s` until the watchdog's dump, then kills it.
-    static func stalled(_ mode: String) throws -> (ProgramRun.Result, TrialRecord, String) {
-        let program = try TestPrograms.swiftOverflow()
+    static func stalled(_ mode: String) async throws -> (ProgramRun.Result, TrialRecord, String) {
+        let program = try await TestPrograms.swiftOverflow()
         let out = Self.folder()
-        let (running, pid, dumped) = try untilFirstDump(["--stall", "1s", "--", program, mode], out: out, environment: ["SWIFT_BACKTRACE": "enable=no"])
+        let (running, pid, dumped) = try await untilFirstDump(["--stall", "1s", "--", program, mode], out: out, environment: ["SWIFT_BACKTRACE": "enable=no"])
         defer { running.stop() }
         #expect(dumped, "the watchdog dumped the stuck pool")
         kill(pid, SIGKILL)
-        let result = try running.wait(timeout: 20)
+        let result = try await running.wait(timeout: 20)
         #expect(result.termination == .signaled(SIGKILL))
         #expect(!FileManager.default.fileExists(atPath: (out as NSString).appendingPathComponent("dump-2.txt")), "it dumps once")
         let run = try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json"))
         return (result, try #require(run.trials.first), out)
     }
 
-    @Test func theStallWatchdogDumpsADeadlockedGCDPoolOnceAndNamesIt() throws {
-        let (result, trial, _) = try Self.stalled("gcd-deadlock")
+    @Test func theStallWatchdogDumpsADeadlockedGCDPoolOnceAndNamesIt() async throws {
+        let (result, trial, _) = try await Self.stalled("gcd-deadlock")
         #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome)")
         #expect(trial.outcome.message?.contains("pool threads under dispatch or concurrency frames") == true, "\(trial.outcome)")
         #expect(trial.stall?.thresholdSeconds == 1)
@@ -217,17 +217,17 @@ import Testing
         #expect(result.stderr.contains("deadlocked"), "\(result.stderr)")
     }
 
-    @Test func theStallWatchdogCallsABlockedCooperativePoolStarved() throws {
-        let (_, trial, _) = try Self.stalled("task-starve")
+    @Test func theStallWatchdogCallsABlockedCooperativePoolStarved() async throws {
+        let (_, trial, _) = try await Self.stalled("task-starve")
         #expect(trial.outcome.kind == .starved, "\(trial.outcome)")
         let dump = try #require(trial.dump)
         let cores = ProcessInfo.processInfo.activeProcessorCount
         #expect(dump.groups.contains { $0.count == cores && $0.frames.contains { $0.symbol == "swift_job_run" } }, "\(dump.groups.map(\.summary))")
     }
 
-    @Test func aProgramThatNeedsMoreGCDWorkersThanApplesCapGetsTheCapVerdict() throws {
-        let program = try TestPrograms.swiftOverflow()
-        let (result, run) = try Self.exec(program, ["gcd-wide"], out: Self.folder(), options: ["--profile", "ios"])
+    @Test func aProgramThatNeedsMoreGCDWorkersThanApplesCapGetsTheCapVerdict() async throws {
+        let program = try await TestPrograms.swiftOverflow()
+        let (result, run) = try await Self.exec(program, ["gcd-wide"], out: Self.folder(), options: ["--profile", "ios"])
         #expect(result.termination == .exited(0), "\(result.stderr)")
         #expect(result.stdout == "done\n")
         let trial = try #require(run?.trials.first)
@@ -237,11 +237,11 @@ import Testing
         #expect(verdict.needed >= 100, "\(verdict.message)")
     }
 
-    @Test func aProgramIsSampledThroughTheTrialPipelineAndGetsATrialsThreadTimeline() throws {
+    @Test func aProgramIsSampledThroughTheTrialPipelineAndGetsATrialsThreadTimeline() async throws {
         // One pipeline: the program's /proc is sampled as a trial's is, so its record
         // has the thread-count timeline a trial's has (it had none before).
-        let program = try TestPrograms.swiftOverflow()
-        let (result, run) = try Self.exec(program, ["gcd-wide"], out: Self.folder())
+        let program = try await TestPrograms.swiftOverflow()
+        let (result, run) = try await Self.exec(program, ["gcd-wide"], out: Self.folder())
         #expect(result.termination == .exited(0), "\(result.stderr)")
         let trial = try #require(run?.trials.first)
         let timeline = try #require(trial.threadTimeline, "\(trial.metrics)")
@@ -251,26 +251,26 @@ import Testing
         #expect(zip(timeline, timeline.dropFirst()).allSatisfy { $0.seconds <= $1.seconds })
     }
 
-    @Test func badInvocationsFailWithTheirOwnCodes() throws {
-        let missing = try ProgramRun.run(StrainBinary.path, ["exec", "--out", Self.folder(), "--", "/nonexistent/program"])
+    @Test func badInvocationsFailWithTheirOwnCodes() async throws {
+        let missing = try await ProgramRun.run(StrainBinary.path, ["exec", "--out", Self.folder(), "--", "/nonexistent/program"])
         #expect(missing.termination == .exited(127))
         #expect(missing.stderr.contains("cannot run /nonexistent/program"), "\(missing.stderr)")
-        let badOption = try ProgramRun.run(StrainBinary.path, ["exec", "--stall", "forever", "--", "/bin/true"])
+        let badOption = try await ProgramRun.run(StrainBinary.path, ["exec", "--stall", "forever", "--", "/bin/true"])
         #expect(badOption.termination == .exited(125))
         #expect(badOption.stderr.contains("--stall 'forever' is not a duration"), "\(badOption.stderr)")
-        let unknownOption = try ProgramRun.run(StrainBinary.path, ["exec", "--stal", "1s", "--", "/bin/true"])
+        let unknownOption = try await ProgramRun.run(StrainBinary.path, ["exec", "--stal", "1s", "--", "/bin/true"])
         #expect(unknownOption.termination == .exited(125), "\(unknownOption.stderr)")
-        let nothing = try ProgramRun.run(StrainBinary.path, ["exec", "--out", Self.folder()])
+        let nothing = try await ProgramRun.run(StrainBinary.path, ["exec", "--out", Self.folder()])
         #expect(nothing.termination == .exited(125))
         #expect(nothing.stderr.contains("no program to run"))
-        let notAPID = try ProgramRun.run(StrainBinary.path, ["dump", "twelve"])
+        let notAPID = try await ProgramRun.run(StrainBinary.path, ["dump", "twelve"])
         #expect(notAPID.termination == .exited(2))
-        let notProbed = try ProgramRun.run(StrainBinary.path, ["dump", String(getpid())])
+        let notProbed = try await ProgramRun.run(StrainBinary.path, ["dump", String(getpid())])
         #expect(notProbed.termination == .exited(2))
         #expect(notProbed.stderr.contains("was not started under strain exec"), "\(notProbed.stderr)")
     }
 
-    @Test func execsStartedInTheSameSecondWithoutOutEachRunAndGetTheirOwnFolder() throws {
+    @Test func execsStartedInTheSameSecondWithoutOutEachRunAndGetTheirOwnFolder() async throws {
         // The collision is forced, not hoped for: every default folder name of the next
         // two minutes (Reports/exec-sh-<UTC second>) already holds another run,
         // so each exec must take the next free name (`-2`, `-3`…) and still run.
@@ -292,7 +292,7 @@ import Testing
             taken.insert(name)
         }
         let script = "cd \"$1\" || exit 99; for i in 1 2 3; do \"$2\" exec -- /bin/sh -c 'echo ran' || echo \"failed $?\"; done"
-        let result = try ProgramRun.run("/bin/sh", ["-c", script, "sh", directory, StrainBinary.path], timeout: 60)
+        let result = try await ProgramRun.run("/bin/sh", ["-c", script, "sh", directory, StrainBinary.path], timeout: 60)
         #expect(result.termination == .exited(0))
         #expect(result.stdout == "ran\nran\nran\n", "\(result.stdout)\(result.stderr)")
         let made = try FileManager.default.contentsOfDirectory(atPath: reports).filter { $0.hasPrefix("exec-sh-") && !taken.contains($0) }
@@ -303,25 +303,25 @@ import Testing
         }
     }
 
-    @Test func strainDumpGivenStrainExecsOwnPidDumpsTheProgramItRuns() throws {
+    @Test func strainDumpGivenStrainExecsOwnPidDumpsTheProgramItRuns() async throws {
         // `strain exec -- PROGRAM &` makes $! strain's pid, not the program's.
-        let programs = try TestPrograms.c()
+        let programs = try await TestPrograms.c()
         let running = try ProgramRun.start(StrainBinary.path, ["exec", "--out", Self.folder(), "--", programs.faults, "hang"])
         defer { running.stop() }
-        let ready = try #require(running.readLine(timeout: 20), "the program said it was ready")
+        let ready = try #require(await running.readLine(timeout: 20), "the program said it was ready")
         let program = try #require(Int32(ready.split(separator: " ").last ?? ""))
         let strain = running.process.processIdentifier
-        let dump = try ProgramRun.run(StrainBinary.path, ["dump", String(strain)], timeout: 30)
+        let dump = try await ProgramRun.run(StrainBinary.path, ["dump", String(strain)], timeout: 30)
         #expect(dump.termination == .exited(0), "\(dump.stderr)")
         #expect(dump.stdout.hasPrefix("asked with SIGQUIT (process \(strain) is strain exec; asked the program it runs, process \(program))"), "\(dump.stdout)")
         #expect(dump.stdout.contains("thread dump of process \(program): 6 threads"), "\(dump.stdout)")
         #expect(kill(program, 0) == 0, "the dump did not stop the program")
         kill(program, SIGKILL)
-        _ = try running.wait(timeout: 20)
+        _ = try await running.wait(timeout: 20)
     }
 
-    @Test func aProgramDoesNotOutliveAStrainExecKilledBySIGKILL() throws {
-        let programs = try TestPrograms.c()
+    @Test func aProgramDoesNotOutliveAStrainExecKilledBySIGKILL() async throws {
+        let programs = try await TestPrograms.c()
         let out = Self.folder()
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: out) }
@@ -341,14 +341,14 @@ import Testing
         done
         kill -9 $program; echo "still running: $state"
         """
-        let result = try ProgramRun.run("/bin/sh", ["-c", script, "sh", StrainBinary.path, out, programs.faults], timeout: 60)
+        let result = try await ProgramRun.run("/bin/sh", ["-c", script, "sh", StrainBinary.path, out, programs.faults], timeout: 60)
         #expect(result.stdout == "gone\n", "the program runs on after strain exec was killed: \(result.stdout)\(result.stderr)")
     }
 
-    @Test func theProbeLibraryBesideStrainNeedsNoSwiftRuntime() throws {
+    @Test func theProbeLibraryBesideStrainNeedsNoSwiftRuntime() async throws {
         let library = try ProbeLibrary.locate(executable: StrainBinary.path)
         #expect(library.hasSuffix("/libStrainProbe.so"))
-        let readelf = try ProgramRun.run("/usr/bin/env", ["readelf", "-d", library])
+        let readelf = try await ProgramRun.run("/usr/bin/env", ["readelf", "-d", library])
         let needed = readelf.stdout.split(separator: "\n").filter { $0.contains("(NEEDED)") }
         #expect(!needed.isEmpty, "\(readelf.stdout)\(readelf.stderr)")
         #expect(needed.allSatisfy { $0.contains("libc.so") || $0.contains("libunwind.so") || $0.contains("ld-linux") }, "\(needed)")
@@ -368,9 +368,9 @@ enum ProgramRun {
     }
 
     /// Runs `executable ARGUMENTS` to its end; kills it past `timeout` seconds.
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], timeout: Double = 60) throws -> Result {
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], timeout: Double = 60) async throws -> Result {
         let running = try start(executable, arguments, environment: environment)
-        return try running.wait(timeout: timeout)
+        return try await running.wait(timeout: timeout)
     }
 
     static func start(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Running {
@@ -387,8 +387,10 @@ enum ProgramRun {
     }
 
     /// A started process. Lines are read from its output one at a time, and the
-    /// rest when it ends.
-    final class Running {
+    /// rest when it ends; each wait on a thread of its own (`OffPool`).
+    // @unchecked Sendable: one test owns it and awaits each read before the next, so
+    // `pending` is touched by one thread at a time (the await orders them).
+    final class Running: @unchecked Sendable {
         let process: Process
         let output: FileHandle
         let error: FileHandle
@@ -401,7 +403,12 @@ enum ProgramRun {
         }
 
         /// The next line of standard output, or nil after `timeout` seconds.
-        func readLine(timeout: Double) -> String? {
+        func readLine(timeout: Double) async -> String? {
+            await OffPool.run("read a line") { self.readLineWaiting(timeout: timeout) }
+        }
+
+        private func readLineWaiting(timeout: Double) -> String? {
+            OffPool.assertOffPool()
             let deadline = Date().addingTimeInterval(timeout)
             while Date() < deadline {
                 if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
@@ -410,7 +417,7 @@ enum ProgramRun {
                     return line
                 }
                 var descriptor = pollfd(fd: output.fileDescriptor, events: Int16(POLLIN), revents: 0)
-                guard poll(&descriptor, 1, 100) > 0 else { continue }
+                guard poll(&descriptor, 1, 100) > 0 else { continue } // off the pool: readLineWaiting runs on an OffPool thread
                 let chunk = output.availableData
                 if chunk.isEmpty { return nil }
                 pending.append(chunk)
@@ -420,19 +427,24 @@ enum ProgramRun {
 
         /// Waits for the end and collects the rest of its output; past `timeout`
         /// seconds the process is killed and the call throws `BoundedProcess.TimedOut`.
-        func wait(timeout: Double) throws -> Result {
+        func wait(timeout: Double) async throws -> Result {
+            try await OffPool.run("wait for a program") { try self.waitWaiting(timeout: timeout) }
+        }
+
+        private func waitWaiting(timeout: Double) throws -> Result {
+            OffPool.assertOffPool()
             let readers = DispatchGroup()
             let collected = Collected()
-            DispatchQueue.global().async(group: readers) { [error] in collected.stderr = error.readDataToEndOfFile() }
-            DispatchQueue.global().async(group: readers) { [output] in collected.stdout = output.readDataToEndOfFile() }
-            if readers.wait(timeout: .now() + timeout) == .timedOut {
+            OffPool.detach("read stderr", group: readers) { [error] in collected.stderr = error.readDataToEndOfFile() } // off the pool: a thread of its own
+            OffPool.detach("read stdout", group: readers) { [output] in collected.stdout = output.readDataToEndOfFile() } // off the pool: a thread of its own
+            if readers.wait(timeout: .now() + timeout) == .timedOut { // off the pool: waitWaiting runs on an OffPool thread
                 kill(process.processIdentifier, SIGKILL)
-                _ = readers.wait(timeout: .now() + 5)
-                process.waitUntilExit()
+                _ = readers.wait(timeout: .now() + 5) // off the pool: waitWaiting runs on an OffPool thread
+                process.waitUntilExit() // off the pool: waitWaiting runs on an OffPool thread
                 let commandLine = ([process.executableURL?.path ?? "?"] + (process.arguments ?? [])).joined(separator: " ")
                 throw BoundedProcess.TimedOut(commandLine: commandLine, seconds: timeout)
             }
-            process.waitUntilExit()
+            process.waitUntilExit() // off the pool: waitWaiting runs on an OffPool thread
             return Result(termination: ProgramRun.status(of: process), stdout: String(decoding: pending + collected.stdout, as: UTF8.self),
                           stderr: String(decoding: collected.stderr, as: UTF8.self))
         }
@@ -442,11 +454,11 @@ enum ProgramRun {
             var stderr = Data()
         }
 
-        /// Kills the process if it still runs (the test's cleanup).
+        /// Kills the process if it still runs (the test's cleanup, from a `defer`:
+        /// the kill is immediate, and Foundation reaps it).
         func stop() {
             if process.isRunning {
                 kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
             }
         }
     }
@@ -477,28 +489,28 @@ enum TestPrograms {
         return hasCC ? "cc" : "clang"
     }()
 
-    private static let builtC: Result<CPrograms, BuildError> = Result { () throws(BuildError) -> CPrograms in
+    private static let builtC = AsyncOnce<CPrograms> {
         let faults = folder + "/faults"
         let early = folder + "/faults-early"
-        try compile([compiler, "-O0", "-g", "-o", faults, sources + "/faults.c", "-lpthread"])
-        try compile([compiler, "-shared", "-fPIC", "-o", folder + "/libearly.so", sources + "/early.c"])
-        try compile([compiler, "-O0", "-g", "-DWITH_EARLY_HANDLER", "-o", early, sources + "/faults.c", "-L" + folder, "-learly", "-Wl,-rpath," + folder, "-lpthread"])
+        try await compile([compiler, "-O0", "-g", "-o", faults, sources + "/faults.c", "-lpthread"])
+        try await compile([compiler, "-shared", "-fPIC", "-o", folder + "/libearly.so", sources + "/early.c"])
+        try await compile([compiler, "-O0", "-g", "-DWITH_EARLY_HANDLER", "-o", early, sources + "/faults.c", "-L" + folder, "-learly", "-Wl,-rpath," + folder, "-lpthread"])
         return CPrograms(faults: faults, faultsWithEarlyHandler: early)
     }
 
-    private static let builtSwift: Result<String, BuildError> = Result { () throws(BuildError) -> String in
+    private static let builtSwift = AsyncOnce<String> {
         let overflow = folder + "/overflow"
-        try compile(["swiftc", "-Onone", "-g", "-o", overflow, sources + "/overflow.swift"])
+        try await compile(["swiftc", "-Onone", "-g", "-o", overflow, sources + "/overflow.swift"])
         return overflow
     }
 
-    static func c() throws -> CPrograms { try builtC.get() }
-    static func swiftOverflow() throws -> String { try builtSwift.get() }
+    static func c() async throws -> CPrograms { try await builtC.value() }
+    static func swiftOverflow() async throws -> String { try await builtSwift.value() }
 
-    static func compile(_ command: [String]) throws(BuildError) {
+    static func compile(_ command: [String]) async throws(BuildError) {
         let result: ProgramRun.Result
         do {
-            result = try ProgramRun.run("/usr/bin/env", command, timeout: 180)
+            result = try await ProgramRun.run("/usr/bin/env", command, timeout: 180)
         } catch {
             throw BuildError(description: "could not start \(command[0]): \(error)")
         }

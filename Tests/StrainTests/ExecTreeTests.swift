@@ -23,11 +23,11 @@ import StrainWire
     }
 
     @Test(arguments: ["/bin/sh", "/bin/bash"])
-    func aWrapperThatExecsACrashingProgramGetsTheRealFaultWithItsTrace(shell: String) throws {
-        let faults = try TestPrograms.c().faults
+    func aWrapperThatExecsACrashingProgramGetsTheRealFaultWithItsTrace(shell: String) async throws {
+        let faults = try await TestPrograms.c().faults
         // A wrapper as they are written: it computes something with a command, then execs.
         let wrapper = try Self.script("wrapper", "#!\(shell)\nname=$(basename \"$1\")\nexport WRAPPED=\"$name\"\nexec \"$@\"\n")
-        let (result, run) = try ExecTests.exec(wrapper, [faults, "thread-overflow"], out: ExecTests.folder())
+        let (result, run) = try await ExecTests.exec(wrapper, [faults, "thread-overflow"], out: ExecTests.folder())
         #expect(result.termination == .signaled(SIGSEGV), "\(result.stderr)")
         let trial = try #require(run?.trials.first)
         #expect(trial.outcome.kind == .stackOverflow, "\(trial.outcome): \(trial.outcome.message ?? "")")
@@ -38,9 +38,9 @@ import StrainWire
         #expect(trial.outcome.message?.contains("the fault was in \(faults) thread-overflow, which the program executed") == true, "\(trial.outcome.message ?? "")")
     }
 
-    @Test func withoutFollowingAFaultAfterTheExecIsAFaultInAProcessStrainDidNotProbe() throws {
-        let faults = try TestPrograms.c().faults
-        let (result, run) = try ExecTests.exec("/bin/sh", ["-c", "exec \"$0\" thread-overflow", faults], out: ExecTests.folder(), options: ["--no-follow"])
+    @Test func withoutFollowingAFaultAfterTheExecIsAFaultInAProcessStrainDidNotProbe() async throws {
+        let faults = try await TestPrograms.c().faults
+        let (result, run) = try await ExecTests.exec("/bin/sh", ["-c", "exec \"$0\" thread-overflow", faults], out: ExecTests.folder(), options: ["--no-follow"])
         #expect(result.termination == .signaled(SIGSEGV), "\(result.stderr)")
         let trial = try #require(run?.trials.first)
         #expect(trial.outcome.kind == .crashed)
@@ -52,15 +52,15 @@ import StrainWire
     }
 
     /// A statically linked program ignores LD_PRELOAD: its fault is one Strain did not probe.
-    @Test func aStaticProgramsFaultIsAFaultInAProcessStrainDidNotProbe() throws {
+    @Test func aStaticProgramsFaultIsAFaultInAProcessStrainDidNotProbe() async throws {
         let output = TestPrograms.folder + "/faults-static"
         do {
-            try TestPrograms.compile([TestPrograms.compiler, "-static", "-O0", "-o", output, TestPrograms.sources + "/faults.c", "-lpthread"])
+            try await TestPrograms.compile([TestPrograms.compiler, "-static", "-O0", "-o", output, TestPrograms.sources + "/faults.c", "-lpthread"])
         } catch {
             Issue.record("cannot link a static C program here (\(error)); Debian's libc6-dev has libc.a")
             return
         }
-        let (result, run) = try ExecTests.exec(output, ["thread-overflow"], out: ExecTests.folder())
+        let (result, run) = try await ExecTests.exec(output, ["thread-overflow"], out: ExecTests.folder())
         #expect(result.termination == .signaled(SIGSEGV), "\(result.stderr)")
         let message = try #require(run?.trials.first?.outcome.message)
         #expect(message.contains("a fault in a process Strain did not probe (the program as started had no probe"), "\(message)")
@@ -87,9 +87,9 @@ import StrainWire
         exit 4
         """
 
-    @Test func aScriptThatStartsSeveralCommandsGivesTheOutputAndStatusItGivesAlone() throws {
-        let alone = try ProgramRun.run("/bin/bash", ["-c", Self.commands])
-        let (probed, run) = try ExecTests.exec("/bin/bash", ["-c", Self.commands], out: ExecTests.folder())
+    @Test func aScriptThatStartsSeveralCommandsGivesTheOutputAndStatusItGivesAlone() async throws {
+        let alone = try await ProgramRun.run("/bin/bash", ["-c", Self.commands])
+        let (probed, run) = try await ExecTests.exec("/bin/bash", ["-c", Self.commands], out: ExecTests.folder())
         #expect(alone.termination == .exited(4))
         #expect(probed.termination == .exited(4), "\(probed.stderr)")
         #expect(probed.stdout == alone.stdout, "under strain exec:\n\(probed.stdout)\nalone:\n\(alone.stdout)")
@@ -99,10 +99,10 @@ import StrainWire
         #expect(run?.trials.first?.processFaults == nil)
     }
 
-    @Test func eachCommandOfAScriptThatFaultsIsRecordedUnderItsOwnProcess() throws {
-        let faults = try TestPrograms.c().faults
+    @Test func eachCommandOfAScriptThatFaultsIsRecordedUnderItsOwnProcess() async throws {
+        let faults = try await TestPrograms.c().faults
         let script = "\"$0\" thread-overflow; echo \"first: $?\"; \"$0\" double-free; echo \"second: $?\""
-        let (result, run) = try ExecTests.exec("/bin/bash", ["-c", script, faults], out: ExecTests.folder())
+        let (result, run) = try await ExecTests.exec("/bin/bash", ["-c", script, faults], out: ExecTests.folder())
         #expect(result.termination == .exited(0), "\(result.stderr)")
         #expect(result.stdout == "first: 139\nsecond: 134\n", "\(result.stdout)")
         let trial = try #require(run?.trials.first)
@@ -122,7 +122,7 @@ import StrainWire
     /// A pyenv-like shim: `python3` is a bash script that finds the real python3 past
     /// its own folder and execs it (through env and bash: `python3` → `env` → `bash` →
     /// `exec python3`). The program overflows in a C extension on a 512 KiB thread.
-    @Test func aPythonProgramStartedThroughAShimHasItsOverflowRecorded() throws {
+    @Test func aPythonProgramStartedThroughAShimHasItsOverflowRecorded() async throws {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
         guard path.split(separator: ":").contains(where: { FileManager.default.isExecutableFile(atPath: "\($0)/python3") }) else {
             Issue.record("no python3 on PATH: install it (Debian: python3; .ci/setup does) to check strain exec through a shim")
@@ -147,7 +147,7 @@ import StrainWire
             worker.join()
             print("unreachable")
             """)
-        let (result, run) = try ExecTests.exec(shim, [program], out: ExecTests.folder(), timeout: 120)
+        let (result, run) = try await ExecTests.exec(shim, [program], out: ExecTests.folder(), timeout: 120)
         #expect(result.termination == .signaled(SIGSEGV), "\(result.stderr.suffix(1000))")
         #expect(result.stdout == "nested\n")
         let trial = try #require(run?.trials.first)
@@ -164,12 +164,12 @@ import StrainWire
 /// test starts with the program's own variables, the program's pid as the tree's root)
 /// finds strain is not its ancestor and stays inert: it records nothing and kills nothing.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct ExecOutsideTreeTests {
-    @Test func aProcessOutsideTheTreeWithTheProbesVariablesRunsAsAlone() throws {
-        let faults = try TestPrograms.c().faults
+    @Test func aProcessOutsideTheTreeWithTheProbesVariablesRunsAsAlone() async throws {
+        let faults = try await TestPrograms.c().faults
         let out = ExecTests.folder()
         let running = try ProgramRun.start(StrainBinary.path, ["exec", "--out", out, "--", faults, "hang"])
         defer { running.stop() }
-        let ready = try #require(running.readLine(timeout: 20))
+        let ready = try #require(await running.readLine(timeout: 20))
         let pid = try #require(Int32(ready.split(separator: " ").last ?? ""))
         let environ = try #require(FileManager.default.contents(atPath: "/proc/\(pid)/environ"))
         var variables: [String: String] = [:]
@@ -183,11 +183,11 @@ import StrainWire
         variables["STRAIN_PROBE_ROOT"] = String(pid)
         let probe = (out as NSString).appendingPathComponent("probe")
         let before = Set((try? FileManager.default.contentsOfDirectory(atPath: probe)) ?? [])
-        let outside = try ProgramRun.run("/bin/sh", ["-c", "kill -SEGV $$; echo unreachable"], environment: variables, timeout: 30)
+        let outside = try await ProgramRun.run("/bin/sh", ["-c", "kill -SEGV $$; echo unreachable"], environment: variables, timeout: 30)
         #expect(outside.termination == .signaled(SIGSEGV), "\(outside.stderr)")
         let after = Set((try? FileManager.default.contentsOfDirectory(atPath: probe)) ?? [])
         #expect(after == before, "nothing written for a process outside the tree: \(after.subtracting(before))")
-        let still = try ProgramRun.run("/bin/sh", ["-c", "exit 3"], environment: variables, timeout: 30)
+        let still = try await ProgramRun.run("/bin/sh", ["-c", "exit 3"], environment: variables, timeout: 30)
         #expect(still.termination == .exited(3), "\(still.stderr)")
         #expect(kill(pid, 0) == 0, "the program runs on")
     }
@@ -196,20 +196,20 @@ import StrainWire
 /// `strain exec --stall` on programs with no GCD or Swift concurrency pool: threads
 /// blocked on locks with no timeout. Before, `--stall` named nothing outside the pools.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct ExecLockStallTests {
-    private static let built: Result<String, TestPrograms.BuildError> = Result { () throws(TestPrograms.BuildError) -> String in
+    private static let built = AsyncOnce<String> {
         let output = TestPrograms.folder + "/locks"
-        try TestPrograms.compile([TestPrograms.compiler, "-O0", "-g", "-o", output, TestPrograms.sources + "/locks.c", "-lpthread"])
+        try await TestPrograms.compile([TestPrograms.compiler, "-O0", "-g", "-o", output, TestPrograms.sources + "/locks.c", "-lpthread"])
         return output
     }
 
-    @Test func twoThreadsTakingTwoMutexesInOppositeOrderAreDeadlockedWithBothNamed() throws {
-        let program = try Self.built.get()
+    @Test func twoThreadsTakingTwoMutexesInOppositeOrderAreDeadlockedWithBothNamed() async throws {
+        let program = try await Self.built.value()
         let out = ExecTests.folder()
-        let (running, pid, dumped) = try ExecTests.untilFirstDump(["--stall", "500ms", "--", program, "deadlock"], out: out)
+        let (running, pid, dumped) = try await ExecTests.untilFirstDump(["--stall", "500ms", "--", program, "deadlock"], out: out)
         defer { running.stop() }
         #expect(dumped, "the watchdog dumped the deadlocked program")
         kill(pid, SIGKILL)
-        let result = try running.wait(timeout: 20)
+        let result = try await running.wait(timeout: 20)
         #expect(result.termination == .signaled(SIGKILL))
         let trial = try #require(try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json")).trials.first)
         #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome): \(trial.outcome.message ?? "")")
@@ -227,15 +227,15 @@ import StrainWire
 
     /// A wrapper that starts the program as its child (no exec) waits in wait4 while the
     /// child deadlocks: the watch covers the program's whole tree and names the child.
-    @Test func aChildOfAWrapperDeadlockedOnTwoMutexesIsNamedWithItsProcess() throws {
-        let program = try Self.built.get()
+    @Test func aChildOfAWrapperDeadlockedOnTwoMutexesIsNamedWithItsProcess() async throws {
+        let program = try await Self.built.value()
         let out = ExecTests.folder()
-        let (running, child, dumped) = try ExecTests.untilFirstDump(["--stall", "500ms", "--", "/bin/bash", "-c", "\"$0\" deadlock; echo \"status $?\"", program], out: out)
+        let (running, child, dumped) = try await ExecTests.untilFirstDump(["--stall", "500ms", "--", "/bin/bash", "-c", "\"$0\" deadlock; echo \"status $?\"", program], out: out)
         defer { running.stop() }
         defer { kill(child, SIGKILL) }
         #expect(dumped, "the watchdog judged the program's tree")
         kill(child, SIGKILL)
-        let result = try running.wait(timeout: 20)
+        let result = try await running.wait(timeout: 20)
         #expect(result.termination == .exited(0), "the wrapper goes on once its child is gone: \(result.stderr)")
         #expect(result.stdout.hasSuffix("status 137\n"), "\(result.stdout)")
         let trial = try #require(try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json")).trials.first)
@@ -248,7 +248,7 @@ import StrainWire
     /// The issue's Python program: two threads take two `threading.Lock`s in opposite
     /// order. A Python lock names no holder, but every thread waits on a lock with no
     /// timeout, so nothing inside the program is left to wake one.
-    @Test func aPythonProgramWhoseThreadsTakeTwoLocksInOppositeOrderIsDeadlocked() throws {
+    @Test func aPythonProgramWhoseThreadsTakeTwoLocksInOppositeOrderIsDeadlocked() async throws {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
         guard path.split(separator: ":").contains(where: { FileManager.default.isExecutableFile(atPath: "\($0)/python3") }) else {
             Issue.record("no python3 on PATH: install it (Debian: python3; .ci/setup does) to check --stall on a Python deadlock")
@@ -269,19 +269,19 @@ import StrainWire
             for thread in threads: thread.join()
             """)
         let out = ExecTests.folder()
-        let (running, pid, _) = try ExecTests.untilFirstDump(["--stall", "500ms", "--", "python3", program], out: out, readyTimeout: 30)
+        let (running, pid, _) = try await ExecTests.untilFirstDump(["--stall", "500ms", "--", "python3", program], out: out, readyTimeout: 30)
         defer { running.stop() }
         kill(pid, SIGKILL)
-        _ = try running.wait(timeout: 20)
+        _ = try await running.wait(timeout: 20)
         let trial = try #require(try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json")).trials.first)
         #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome): \(trial.outcome.message ?? "")")
         #expect(trial.outcome.message?.contains("every thread (3) waits on a lock or condition with no timeout") == true, "\(trial.outcome.message ?? "")")
     }
 
     @Test(arguments: ["held", "timed"])
-    func aLockHeldWhileSleepingOrAWaitWithATimeoutIsNotDeadlocked(mode: String) throws {
-        let program = try Self.built.get()
-        let (result, run) = try ExecTests.exec(program, [mode], out: ExecTests.folder(), options: ["--stall", "300ms"])
+    func aLockHeldWhileSleepingOrAWaitWithATimeoutIsNotDeadlocked(mode: String) async throws {
+        let program = try await Self.built.value()
+        let (result, run) = try await ExecTests.exec(program, [mode], out: ExecTests.folder(), options: ["--stall", "300ms"])
         #expect(result.termination == .exited(0), "\(result.stderr)")
         #expect(result.stdout.hasSuffix("done\n"))
         let trial = try #require(run?.trials.first)

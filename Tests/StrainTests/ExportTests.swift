@@ -7,15 +7,15 @@ import Testing
 @Suite(.timeLimit(.minutes(10))) struct ExportTests {
     static let fixture = ReportTests.fixtures.appendingPathComponent("run.json").path
 
-    static func render(_ format: String) throws -> String {
-        let result = try StrainBinary.run(["report", fixture, "--format", format, "--out", "-"], timeout: 60)
+    static func render(_ format: String) async throws -> String {
+        let result = try await StrainBinary.run(["report", fixture, "--format", format, "--out", "-"], timeout: 60)
         #expect(result.status == 0, "\(format): \(result.stderr)")
         return result.stdout
     }
 
-    @Test func theCSVHasARowPerTrialInPlanOrderAndAColumnPerMeasuredMetricWithItsUnit() throws {
+    @Test func theCSVHasARowPerTrialInPlanOrderAndAColumnPerMeasuredMetricWithItsUnit() async throws {
         let record = try RunRecordFile.read(from: Self.fixture)
-        let csv = try Self.render("csv")
+        let csv = try await Self.render("csv")
         let lines = csv.components(separatedBy: "\r\n")
         #expect(lines.last == "", "every line ends with CRLF")
         #expect(lines.count == record.trials.count + 2, "a header, a row per trial: \(lines.count)")
@@ -49,10 +49,10 @@ import Testing
         return cells + [field]
     }
 
-    @Test func theBenchmarkJSONGivesEachKeysMedianPerMetricSplitByWhichDirectionIsBetter() throws {
+    @Test func theBenchmarkJSONGivesEachKeysMedianPerMetricSplitByWhichDirectionIsBetter() async throws {
         let record = try RunRecordFile.read(from: Self.fixture)
         for (format, polarity) in [("benchmark-smaller", MetricDescriptor.Polarity.lowerIsBetter), ("benchmark-bigger", .higherIsBetter)] {
-            let text = try Self.render(format)
+            let text = try await Self.render(format)
             let entries = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]], "\(format): \(text)")
             #expect(!entries.isEmpty, "\(format)")
             let names = entries.compactMap { $0["name"] as? String }
@@ -68,18 +68,18 @@ import Testing
         // One value checked by hand: the median frames of the first key's repetitions.
         let key = record.trials[0].id.key
         let frames = record.trials.filter { $0.id.key == key }.compactMap { $0.metrics.frames }.sorted()
-        let bigger = try #require(try JSONSerialization.jsonObject(with: Data(Self.render("benchmark-bigger").utf8)) as? [[String: Any]])
+        let bigger = try await #require(try JSONSerialization.jsonObject(with: Data(Self.render("benchmark-bigger").utf8)) as? [[String: Any]])
         let entry = try #require(bigger.first { $0["name"] as? String == "\(key) frames" }, "\(bigger.compactMap { $0["name"] })")
         let median = frames.count % 2 == 1 ? Double(frames[frames.count / 2]) : Double(frames[frames.count / 2 - 1] + frames[frames.count / 2]) / 2
         #expect(!frames.isEmpty && entry["value"] as? Double == median, "\(entry) from \(frames)")
         #expect(entry["unit"] as? String == "count")
     }
 
-    @Test func runWritesTheExportsBesideItsRunWhenAskedFor() throws {
+    @Test func runWritesTheExportsBesideItsRunWhenAskedFor() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strain-export-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try "name: export\nruns:\n  - scenario: stack-depth\n    parameters: {limit: 100}\n    strategies: [thread(512KiB)]\n    repetitions: 2\n".write(toFile: folder + "/suite.yaml", atomically: true, encoding: .utf8)
-        let result = try StrainBinary.run(["run", folder + "/suite.yaml", "--out", folder + "/out", "--format", "csv", "benchmark-smaller"], timeout: 120)
+        let result = try await StrainBinary.run(["run", folder + "/suite.yaml", "--out", folder + "/out", "--format", "csv", "benchmark-smaller"], timeout: 120)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         let csv = try String(contentsOfFile: folder + "/out/metrics.csv", encoding: .utf8)
         #expect(csv.components(separatedBy: "\r\n").count == 4, "a header and two trials: \(csv)")

@@ -14,9 +14,9 @@ import Testing
             .appendingPathComponent("Scenarios/faults.yaml").path
     }
 
-    @Test func everyFaultEndsInItsOwnOutcomeAndTheRunnerSurvivesThemAll() throws {
+    @Test func everyFaultEndsInItsOwnOutcomeAndTheRunnerSurvivesThemAll() async throws {
         let out = (try temporaryFolder() as NSString).appendingPathComponent("out")
-        let result = try StrainBinary.run(["run", Self.faultsSuite, "--out", out], timeout: 180)
+        let result = try await StrainBinary.run(["run", Self.faultsSuite, "--out", out], timeout: 180)
         #expect(result.status == 3, "the protocol-breaking trials are harness errors, shown as such: \(result.stderr)")
         let record = try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json"))
         func trials(_ kind: String) -> [TrialRecord] { record.trials.filter { $0.parameters["kind"] == kind } }
@@ -58,11 +58,11 @@ import Testing
         let grandchild = try #require(trials("grandchild").first)
         #expect(grandchild.outcome.kind == .completed)
         let pid = try #require(grandchild.stdout?.split(separator: " ").last.flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
-        #expect(Processes.waitUntilGone(pid, seconds: 5), "the grandchild died with its trial's process group")
+        #expect(await Processes.waitUntilGone(pid, seconds: 5), "the grandchild died with its trial's process group")
         let escaped = try #require(trials("session-grandchild").first)
         #expect(escaped.outcome.kind == .completed, "\(escaped.outcome)")
         let escapedPID = try #require(escaped.stdout?.split(separator: " ").last.flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
-        #expect(Processes.waitUntilGone(escapedPID, seconds: 5), "a grandchild in a session of its own was adopted by the runner and killed")
+        #expect(await Processes.waitUntilGone(escapedPID, seconds: 5), "a grandchild in a session of its own was adopted by the runner and killed")
 
         #expect(trials("memory-exhaustion").first?.outcome.kind == .threw)
         #expect(trials("memory-exhaustion").first?.outcome.message?.contains("under a limit of 512 MiB") == true)
@@ -85,8 +85,8 @@ import Testing
         #expect(record.trials.count == 27, "every planned trial ran: \(record.trials.map(\.id.description))")
     }
 
-    @Test func anInvariantThatNeverHoldsEndsInvariantViolatedWithTheScenariosMessage() throws {
-        let (result, run, _) = try StrainBinary.runSuite("""
+    @Test func anInvariantThatNeverHoldsEndsInvariantViolatedWithTheScenariosMessage() async throws {
+        let (result, run, _) = try await StrainBinary.runSuite("""
         name: invariant
         runs:
           - scenario: fault

@@ -42,44 +42,25 @@ import Testing
         expectSameRecord(result, kind)
     }
 
-    static func onThread(stackBytes: Int, _ body: @escaping @Sendable () -> strain_fault_walk_check_result) -> strain_fault_walk_check_result {
-        let handoff = DispatchSemaphore(value: 0)
-        // Written by the thread before it signals, read only after the wait: never at once.
-        nonisolated(unsafe) var result = strain_fault_walk_check_result()
-        let thread = Thread {
-            result = body()
-            handoff.signal()
-        }
-        thread.stackSize = stackBytes
-        thread.start()
-        handoff.wait()
-        return result
+    static func onThread(stackBytes: Int, _ body: @escaping @Sendable () -> strain_fault_walk_check_result) async -> strain_fault_walk_check_result {
+        await OffPool.run("fault walk", stackBytes: stackBytes, body)
     }
 
-    @Test func theFastWalkKeepsTodaysRecordOnAThreadsOverflow() {
-        Self.expectFastAndSame(Self.onThread(stackBytes: 512 << 10) { Self.check() }, "Thread, 512 KiB")
+    @Test func theFastWalkKeepsTodaysRecordOnAThreadsOverflow() async {
+        Self.expectFastAndSame(await Self.onThread(stackBytes: 512 << 10) { Self.check() }, "Thread, 512 KiB")
     }
 
-    @Test func theFastWalkKeepsTodaysHeadAndTailOnAnOverflowDeeperThanTheRecordKeeps() {
+    @Test func theFastWalkKeepsTodaysHeadAndTailOnAnOverflowDeeperThanTheRecordKeeps() async {
         // 1,000 frames kept of an 8 MiB overflow (about 100,000): the head and the tail differ from a plain prefix.
-        let result = Self.onThread(stackBytes: 8 << 20) { Self.check(capacity: 1_000) }
+        let result = await Self.onThread(stackBytes: 8 << 20) { Self.check(capacity: 1_000) }
         Self.expectFastAndSame(result, "Thread, 8 MiB, 1,000 frames kept")
         #expect(result.walk_tail == 500 && result.walk_total > 50_000)
     }
 
-    @Test func theFastWalkKeepsTodaysRecordOnAGCDWorkersOverflow() {
+    @Test func theFastWalkKeepsTodaysRecordOnAGCDWorkersOverflow() async {
         // async, not sync: sync may run the block on the calling thread.
-        let handoff = DispatchSemaphore(value: 0)
         let caller = strain_thread_id()
-        // Written by the worker before it signals, read only after the wait: never at once.
-        nonisolated(unsafe) var result = strain_fault_walk_check_result()
-        nonisolated(unsafe) var worker: Int32 = 0
-        DispatchQueue.global().async {
-            worker = strain_thread_id()
-            result = Self.check()
-            handoff.signal()
-        }
-        handoff.wait()
+        let (worker, result) = await OffPool.onGCDWorker { (strain_thread_id(), Self.check()) }
         #expect(worker != caller, "the block ran on a worker")
         Self.expectFastAndSame(result, "GCD worker")
     }
@@ -94,7 +75,7 @@ import Testing
     /// the trial server (whose libunwind pipe each copy renews: without that, every
     /// walk in a copy stopped after 1 frame) and spawned.
     @Test(arguments: ["main", "thread(512KiB)", "gcd-global", "task"], ["server", "spawn"])
-    func aTrialsOverflowTraceIsTheSameWhicheverWalkMadeIt(strategy: String, isolation: String) throws {
+    func aTrialsOverflowTraceIsTheSameWhicheverWalkMadeIt(strategy: String, isolation: String) async throws {
         let yaml = """
             name: fault-walk
             timeout: 60s
@@ -111,7 +92,7 @@ import Testing
         let suite = (folder as NSString).appendingPathComponent("suite.yaml")
         try yaml.write(toFile: suite, atomically: true, encoding: .utf8)
         let out = (folder as NSString).appendingPathComponent("out")
-        let result = try StrainBinary.run(["run", suite, "--out", out, "--isolation", isolation], timeout: 300)
+        let result = try await StrainBinary.run(["run", suite, "--out", out, "--isolation", isolation], timeout: 300)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let run = try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json"))
         let fast = try #require(run.trials.first { $0.parameters["walk"] == "fast" }?.trace, "the fast trial has a trace")
@@ -131,9 +112,9 @@ import Testing
         #expect(fast.walkStoppedShort == false && step.walkStoppedShort == false)
     }
 
-    @Test func aFastWalkThatFillsItsBufferFallsBackToUnwStepAndSaysSo() {
+    @Test func aFastWalkThatFillsItsBufferFallsBackToUnwStepAndSaysSo() async {
         // Room for 2,000 frames of a 512 KiB overflow's 8,000: the fast trace cannot count them all.
-        let result = Self.onThread(stackBytes: 512 << 10) { Self.check(fastLimit: 2_000) }
+        let result = await Self.onThread(stackBytes: 512 << 10) { Self.check(fastLimit: 2_000) }
         #expect(result.fast == 0)
         #expect(Self.fallback(result) == "buffer full")
         Self.expectSameRecord(result, "fallback")

@@ -48,16 +48,16 @@ enum ChangedRuns {
     }
 
     /// Runs both suites and saves the first as baseline `base`.
-    static func make() throws -> Fixture {
+    static func make() async throws -> Fixture {
         let folder = try temporaryFolder()
         let store = folder + "/baselines"
         try TestFiles.write(baselineSuite, to: folder + "/baseline.yaml")
         try TestFiles.write(candidateSuite, to: folder + "/candidate.yaml")
-        let first = try StrainBinary.run(["run", folder + "/baseline.yaml", "--out", folder + "/a", "--format", "json"], timeout: 60)
+        let first = try await StrainBinary.run(["run", folder + "/baseline.yaml", "--out", folder + "/a", "--format", "json"], timeout: 60)
         #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
-        let saved = try StrainBinary.run(["baseline", "save", folder + "/a", "--name", "base", "--baselines", store], timeout: 30)
+        let saved = try await StrainBinary.run(["baseline", "save", folder + "/a", "--name", "base", "--baselines", store], timeout: 30)
         #expect(saved.status == 0, "\(saved.stderr)")
-        let second = try StrainBinary.run(["run", folder + "/candidate.yaml", "--out", folder + "/b", "--format", "json"], timeout: 60)
+        let second = try await StrainBinary.run(["run", folder + "/candidate.yaml", "--out", folder + "/b", "--format", "json"], timeout: 60)
         #expect(second.status == 3, "a harness error: \(second.stdout)\(second.stderr)")
         let entries = candidateSuite.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
             .filter { $0.element.contains("- scenario: noop") }.map { $0.offset + 1 }
@@ -82,20 +82,20 @@ enum ChangedRuns {
             strategies: [main, thread(512KiB)]
         """
 
-    @Test func aCalibrationFromAnAARerunIsStoredInTheBaselineAndShownByShowAndList() throws {
+    @Test func aCalibrationFromAnAARerunIsStoredInTheBaselineAndShownByShowAndList() async throws {
         let folder = try temporaryFolder()
         let store = folder + "/baselines"
         try TestFiles.write(Self.noopSuite, to: folder + "/suite.yaml")
         try TestFiles.write(Self.noopSuite.replacingOccurrences(of: "main, thread(512KiB)", with: "gcd-global"), to: folder + "/other.yaml")
         for name in ["a", "b"] {
-            let run = try StrainBinary.run(["run", folder + "/suite.yaml", "--out", folder + "/" + name, "--format", "json"], timeout: 60)
+            let run = try await StrainBinary.run(["run", folder + "/suite.yaml", "--out", folder + "/" + name, "--format", "json"], timeout: 60)
             #expect(run.status == 0, "\(run.stderr)")
         }
-        let other = try StrainBinary.run(["run", folder + "/other.yaml", "--out", folder + "/other", "--format", "json"], timeout: 60)
+        let other = try await StrainBinary.run(["run", folder + "/other.yaml", "--out", folder + "/other", "--format", "json"], timeout: 60)
         #expect(other.status == 0, "\(other.stderr)")
-        #expect(try StrainBinary.run(["baseline", "save", folder + "/a", "--name", "base", "--baselines", store]).status == 0)
+        #expect(try await StrainBinary.run(["baseline", "save", folder + "/a", "--name", "base", "--baselines", store]).status == 0)
 
-        let calibrated = try StrainBinary.run(["gate", "--calibrate", folder + "/b/run.json", "--baseline", "base", "--baselines", store], timeout: 30)
+        let calibrated = try await StrainBinary.run(["gate", "--calibrate", folder + "/b/run.json", "--baseline", "base", "--baselines", store], timeout: 30)
         #expect(calibrated.status == 0, "\(calibrated.stderr)")
         let match = try #require(calibrated.stdout.firstMatch(of: /^Calibrated baseline base from (.+): (\d+) timing row-metrics, 1 A\/A run\(s\) so far\n$/),
                                  "\(calibrated.stdout)")
@@ -106,14 +106,14 @@ enum ChangedRuns {
         #expect((file["calibration"] as? [String: Double])?.count == rows)
         #expect(file["calibrationRuns"] as? Int == 1)
 
-        let show = try StrainBinary.run(["baseline", "show", "base", "--baselines", store])
+        let show = try await StrainBinary.run(["baseline", "show", "base", "--baselines", store])
         #expect(show.stdout.contains("\n  calibration: \(rows) row-metrics from 1 A/A run(s); δ median "), "\(show.stdout)")
         #expect(!show.stdout.contains("not calibrated"), "\(show.stdout)")
 
-        let again = try StrainBinary.run(["gate", "--calibrate", folder + "/a", "--baseline", "base", "--baselines", store], timeout: 30)
+        let again = try await StrainBinary.run(["gate", "--calibrate", folder + "/a", "--baseline", "base", "--baselines", store], timeout: 30)
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stdout.hasSuffix(", 2 A/A run(s) so far\n"), "\(again.stdout)")
-        let list = try StrainBinary.run(["baseline", "list", "--baselines", store])
+        let list = try await StrainBinary.run(["baseline", "list", "--baselines", store])
         #expect(list.stdout.hasPrefix("base  gate-calibrate, 2 trials, ") && list.stdout.hasSuffix(", calibrated by 2 A/A runs\n"), "\(list.stdout)")
 
         // Refusals: each exit 2 with its reason, the baseline left as it was.
@@ -128,19 +128,19 @@ enum ChangedRuns {
              "error: \(folder)/nothing: no such run.json; give a run.json that `strain run` wrote, or its directory\n"),
         ]
         for (arguments, message) in refusals {
-            let refused = try StrainBinary.run(arguments + ["--baselines", store], timeout: 30)
+            let refused = try await StrainBinary.run(arguments + ["--baselines", store], timeout: 30)
             #expect(refused.status == 2, "\(arguments): \(refused.stdout)")
             #expect(refused.stderr == message, "\(arguments): \(refused.stderr)")
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: store + "/base.json")) == before)
     }
 
-    @Test func theGitHubFormatAnnotatesEachFailingRowAtItsSuiteLineAndAppendsTheSummary() throws {
-        let fixture = try ChangedRuns.make()
+    @Test func theGitHubFormatAnnotatesEachFailingRowAtItsSuiteLineAndAppendsTheSummary() async throws {
+        let fixture = try await ChangedRuns.make()
         let summary = fixture.folder + "/step-summary.md"
         try TestFiles.write("## An earlier step\n", to: summary)
         let out = fixture.folder + "/gate"
-        let gate = try StrainBinary.run(["gate", fixture.candidateRun, "--baseline", "base", "--baselines", fixture.store, "--format", "github", "--out", out],
+        let gate = try await StrainBinary.run(["gate", fixture.candidateRun, "--baseline", "base", "--baselines", fixture.store, "--format", "github", "--out", out],
                                         timeout: 30, environment: ["GITHUB_STEP_SUMMARY": summary])
         #expect(gate.status == 3, "a harness error row makes the gate incomplete: \(gate.stdout)\(gate.stderr)")
         let report = try ChangedRuns.json(out + "/gate.json")
@@ -172,16 +172,16 @@ enum ChangedRuns {
         #expect(appended == "## An earlier step\n" + markdown)
 
         // A second gate appends, never replaces.
-        let second = try StrainBinary.run(["gate", fixture.candidateRun, "--baseline", "base", "--baselines", fixture.store, "--format", "github", "--out", out],
+        let second = try await StrainBinary.run(["gate", fixture.candidateRun, "--baseline", "base", "--baselines", fixture.store, "--format", "github", "--out", out],
                                           timeout: 30, environment: ["GITHUB_STEP_SUMMARY": summary])
         #expect(second.status == 3)
         #expect(TestFiles.read(summary) == "## An earlier step\n" + markdown + markdown)
     }
 
-    @Test func gateHTMLShowsTheVerdictWithEveryFailingRowAndTheRest() throws {
-        let fixture = try ChangedRuns.make()
+    @Test func gateHTMLShowsTheVerdictWithEveryFailingRowAndTheRest() async throws {
+        let fixture = try await ChangedRuns.make()
         let out = fixture.folder + "/gate"
-        let gate = try StrainBinary.run(["gate", fixture.candidateRun, "--baseline", "base", "--baselines", fixture.store, "--out", out], timeout: 30)
+        let gate = try await StrainBinary.run(["gate", fixture.candidateRun, "--baseline", "base", "--baselines", fixture.store, "--out", out], timeout: 30)
         #expect(gate.status == 3, "\(gate.stdout)\(gate.stderr)")
         let conclusion = try #require(ChangedRuns.json(out + "/gate.json")["conclusion"] as? String)
         #expect(gate.stdout.contains(conclusion), "the text summary: \(gate.stdout)")
@@ -227,12 +227,12 @@ enum ChangedRuns {
         return (Set(a), Set(b), Set(rows))
     }
 
-    @Test func anInterleavedGatePassesFilterAndSkipToBothBuildsRuns() throws {
+    @Test func anInterleavedGatePassesFilterAndSkipToBothBuildsRuns() async throws {
         let folder = try temporaryFolder()
         let suite = folder + "/suite.yaml"
         try TestFiles.write(Self.selectionSuite, to: suite)
         let out = folder + "/gate"
-        let gate = try StrainBinary.run(["gate", "--baseline-binary", StrainBinary.path, suite, "--repetitions", "1",
+        let gate = try await StrainBinary.run(["gate", "--baseline-binary", StrainBinary.path, suite, "--repetitions", "1",
                                          "--filter", "scenario=noop", "--skip", "strategy=main", "--out", out], timeout: 90)
         #expect(gate.status == 0, "\(gate.stdout)\(gate.stderr)")
         #expect(gate.stdout.hasPrefix("round 1/1 done (A and B), "), "\(gate.stdout)")
@@ -247,17 +247,17 @@ enum ChangedRuns {
         #expect(TestFiles.read(out + "/rounds/A1.log").contains("Running gate-select: 2 trials"), "\(TestFiles.read(out + "/rounds/A1.log"))")
     }
 
-    @Test func anInterleavedGateRunsTheSameShardOnBothBuilds() throws {
+    @Test func anInterleavedGateRunsTheSameShardOnBothBuilds() async throws {
         let folder = try temporaryFolder()
         let suite = folder + "/suite.yaml"
         try TestFiles.write(Self.selectionSuite, to: suite)
-        let listed = try StrainBinary.run(["run", suite, "--shard", "2/3", "--list"], timeout: 30)
+        let listed = try await StrainBinary.run(["run", suite, "--shard", "2/3", "--list"], timeout: 30)
         #expect(listed.status == 0, "\(listed.stderr)")
         let shard = Set(listed.stdout.split(separator: "\n").dropLast().map { String($0.split(separator: " #").first ?? "") })
         #expect(!shard.isEmpty && shard.count < 4, "shard 2 of 3 is part of the plan: \(listed.stdout)")
 
         let out = folder + "/gate"
-        let gate = try StrainBinary.run(["gate", "--baseline-binary", StrainBinary.path, suite, "--repetitions", "1", "--shard", "2/3", "--out", out], timeout: 90)
+        let gate = try await StrainBinary.run(["gate", "--baseline-binary", StrainBinary.path, suite, "--repetitions", "1", "--shard", "2/3", "--out", out], timeout: 90)
         #expect(gate.status == 0, "\(gate.stdout)\(gate.stderr)")
         let keys = try Self.interleavedKeys(out)
         #expect(keys.a == shard, "\(keys.a) against \(shard)")
@@ -266,7 +266,7 @@ enum ChangedRuns {
         let plan = try #require(RunRecordFile.read(from: out + "/rounds/A1/run.json").plan)
         #expect(plan.shard?.index == 2 && plan.shard?.count == 3 && plan.trialCount == 4, "\(plan)")
 
-        let bad = try StrainBinary.run(["gate", "--baseline-binary", StrainBinary.path, suite, "--repetitions", "1", "--shard", "4/3", "--out", folder + "/bad"], timeout: 60)
+        let bad = try await StrainBinary.run(["gate", "--baseline-binary", StrainBinary.path, suite, "--repetitions", "1", "--shard", "4/3", "--out", folder + "/bad"], timeout: 60)
         #expect(bad.status == 2, "\(bad.stdout)\(bad.stderr)")
         #expect(bad.stderr.contains("--shard '4/3' is not K/N with 1 ≤ K ≤ N ≤ 1000"), "the round's refusal is passed on: \(bad.stderr)")
     }

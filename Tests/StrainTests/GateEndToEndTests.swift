@@ -54,11 +54,11 @@ import Testing
         (row?["metrics"] as? [[String: Any]])?.first { $0["metric"] as? String == metric }?["verdict"] as? String
     }
 
-    @Test func anInterleavedAAGateOfOneBinaryPassesJudgesItsDeterministicRowsAndWritesItsVerdictFiles() throws {
+    @Test func anInterleavedAAGateOfOneBinaryPassesJudgesItsDeterministicRowsAndWritesItsVerdictFiles() async throws {
         let folder = try Self.folder()
         let suite = folder + "/suite.yaml"
         try Self.write(Self.twoRows.replacingOccurrences(of: "profiles: [linux]\n", with: "profiles: [linux]\n" + Self.wideTimingThresholds + "\n"), suite)
-        let result = try StrainBinary.run(["gate", "--baseline-binary", StrainBinary.path, suite, "--repetitions", "6", "--out", folder + "/gate"], timeout: 300)
+        let result = try await StrainBinary.run(["gate", "--baseline-binary", StrainBinary.path, suite, "--repetitions", "6", "--out", folder + "/gate"], timeout: 300)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         let gate = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/gate/gate.json"))) as? [String: Any]
         #expect(gate?["exitCode"] as? Int == 0)
@@ -75,24 +75,24 @@ import Testing
         let rounds = try FileManager.default.contentsOfDirectory(atPath: folder + "/gate/rounds").filter { !$0.hasSuffix(".log") }
         #expect(rounds.count == 12, "6 rounds of A and B, each a run of its own: \(rounds.sorted())")
         let junit = folder + "/gate/junit.xml"
-        let check = try XMLSchemaCheck.validate(junit, schema: ReportTests.fixtures.appendingPathComponent("junit-jenkins-xunit.xsd").path)
+        let check = try await XMLSchemaCheck.validate(junit, schema: ReportTests.fixtures.appendingPathComponent("junit-jenkins-xunit.xsd").path)
         #expect(check.valid, "\(check.output)")
     }
 
-    @Test func aMissingBaselineIsAnInputError() throws {
+    @Test func aMissingBaselineIsAnInputError() async throws {
         let folder = try Self.folder()
-        let result = try StrainBinary.run(["gate", folder + "/nothing/run.json", "--baseline", "main", "--baselines", folder + "/baselines"])
+        let result = try await StrainBinary.run(["gate", folder + "/nothing/run.json", "--baseline", "main", "--baselines", folder + "/baselines"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("no baseline named 'main'"), "\(result.stderr)")
     }
 
-    @Test func aReorderedSuiteJoinsItsBaselineAndARowItLostIsIncomplete() throws {
+    @Test func aReorderedSuiteJoinsItsBaselineAndARowItLostIsIncomplete() async throws {
         let folder = try Self.folder()
         let suite = folder + "/suite.yaml"
         try Self.write(Self.twoRows, suite)
-        let first = try StrainBinary.run(["run", suite, "--out", folder + "/a", "--format", "json"])
+        let first = try await StrainBinary.run(["run", suite, "--out", folder + "/a", "--format", "json"])
         #expect(first.status == 0, "\(first.stderr)")
-        let saved = try StrainBinary.run(["baseline", "save", folder + "/a", "--name", "base", "--baselines", folder + "/baselines"])
+        let saved = try await StrainBinary.run(["baseline", "save", folder + "/a", "--name", "base", "--baselines", folder + "/baselines"])
         #expect(saved.status == 0, "\(saved.stderr)")
         // The same trials, listed the other way round: runs, strategies and parameters.
         try Self.write("""
@@ -106,23 +106,23 @@ import Testing
               - scenario: noop
                 strategies: [thread(512KiB), main]
             """, suite)
-        let second = try StrainBinary.run(["run", suite, "--out", folder + "/b", "--format", "json"])
+        let second = try await StrainBinary.run(["run", suite, "--out", folder + "/b", "--format", "json"])
         #expect(second.status == 0)
-        let gate = try StrainBinary.run(["gate", folder + "/b", "--baseline", "base", "--baselines", folder + "/baselines"])
+        let gate = try await StrainBinary.run(["gate", folder + "/b", "--baseline", "base", "--baselines", folder + "/baselines"])
         #expect(gate.status == 0, "\(gate.stdout)\n\(gate.stderr)")
         let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/b/gate/gate.json"))) as? [String: Any]
         let rows = report?["rows"] as? [[String: Any]] ?? []
         #expect(rows.count == 3)
         #expect(!rows.contains { ["missing", "new"].contains($0["verdict"] as? String) }, "every row joined: \(rows.map { $0["verdict"] ?? "" })")
 
-        let filtered = try StrainBinary.run(["run", suite, "--out", folder + "/c", "--format", "json", "--skip", "scenario=noop"])
+        let filtered = try await StrainBinary.run(["run", suite, "--out", folder + "/c", "--format", "json", "--skip", "scenario=noop"])
         #expect(filtered.status == 0)
-        let incomplete = try StrainBinary.run(["gate", folder + "/c", "--baseline", "base", "--baselines", folder + "/baselines"])
+        let incomplete = try await StrainBinary.run(["gate", folder + "/c", "--baseline", "base", "--baselines", folder + "/baselines"])
         #expect(incomplete.status == 3, "\(incomplete.stdout)")
         #expect(incomplete.stdout.contains("MISSING noop"))
     }
 
-    @Test func shardsOneTwoAndThreeOfThreeMergeIntoTheUnshardedPlan() throws {
+    @Test func shardsOneTwoAndThreeOfThreeMergeIntoTheUnshardedPlan() async throws {
         let folder = try Self.folder()
         let suite = folder + "/suite.yaml"
         try Self.write("""
@@ -136,21 +136,21 @@ import Testing
                 parameters: {frame: [64B, 256B], limit: 100}
                 strategies: [thread(8MiB), main]
             """, suite)
-        let whole = try StrainBinary.run(["run", suite, "--list"])
+        let whole = try await StrainBinary.run(["run", suite, "--list"])
         let planned = Set(whole.stdout.split(separator: "\n").dropLast().map(String.init))
         #expect(planned.count == 14)
         var shardIDs: [Set<String>] = []
         for index in 1...3 {
-            let run = try StrainBinary.run(["run", suite, "--shard", "\(index)/3", "--out", folder + "/shard\(index)", "--format", "json"])
+            let run = try await StrainBinary.run(["run", suite, "--shard", "\(index)/3", "--out", folder + "/shard\(index)", "--format", "json"])
             #expect(run.status == 0, "\(run.stderr)")
             let record = try RunRecordFile.read(from: folder + "/shard\(index)/run.json")
             shardIDs.append(Set(record.trials.map(\.id.description)))
         }
         #expect(shardIDs[0].isDisjoint(with: shardIDs[1]) && shardIDs[1].isDisjoint(with: shardIDs[2]) && shardIDs[0].isDisjoint(with: shardIDs[2]))
-        let missing = try StrainBinary.run(["merge", folder + "/shard1", folder + "/shard3", "--out", folder + "/partial"])
+        let missing = try await StrainBinary.run(["merge", folder + "/shard1", folder + "/shard3", "--out", folder + "/partial"])
         #expect(missing.status == 3)
         #expect(missing.stderr.contains("2/3"))
-        let merged = try StrainBinary.run(["merge", folder + "/shard1", folder + "/shard2", folder + "/shard3", "--out", folder + "/merged"])
+        let merged = try await StrainBinary.run(["merge", folder + "/shard1", folder + "/shard2", folder + "/shard3", "--out", folder + "/merged"])
         #expect(merged.status == 0, "\(merged.stderr)")
         let record = try RunRecordFile.read(from: folder + "/merged/run.json")
         #expect(Set(record.trials.map(\.id.description)) == planned)
@@ -165,7 +165,7 @@ import Testing
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// Builds the fixture with the planted constants and returns a copy of its binary.
-    static func build(workPercent: Int, frameBytes: Int, allocationsPerNode: Int = 0, afterAwaitPercent: Int = 100, into folder: String, name: String) throws -> String {
+    static func build(workPercent: Int, frameBytes: Int, allocationsPerNode: Int = 0, afterAwaitPercent: Int = 100, into folder: String, name: String) async throws -> String {
         let source = repository.appendingPathComponent("Tests/GateFixture").path
         let package = repository.appendingPathComponent(".build/gate-fixture-package").path
         let fileManager = FileManager.default
@@ -186,7 +186,7 @@ import Testing
             let plantedAllocationsPerNode = \(allocationsPerNode)
             let plantedAfterAwaitPercent = \(afterAwaitPercent)
             """.write(toFile: package + "/Sources/gate-fixture/Planted.swift", atomically: true, encoding: .utf8)
-        try FixturePackage.build(package)
+        try await FixturePackage.build(package)
         let binary = folder + "/" + name
         try fileManager.copyItem(atPath: repository.appendingPathComponent(".build/gate-fixture-build/debug/gate-fixture").path, toPath: binary)
         return binary
@@ -194,8 +194,8 @@ import Testing
 
     static let suite = repository.appendingPathComponent("Tests/GateFixture/gate-fixture.yaml").path
 
-    static func gate(_ old: String, _ new: String, repetitions: Int, folder: String, suite: String = suite) throws -> (StrainBinary.Result, [String: String]) {
-        let result = try StrainBinary.run(["gate", "--baseline-binary", old, "--candidate-binary", new, suite,
+    static func gate(_ old: String, _ new: String, repetitions: Int, folder: String, suite: String = suite) async throws -> (StrainBinary.Result, [String: String]) {
+        let result = try await StrainBinary.run(["gate", "--baseline-binary", old, "--candidate-binary", new, suite,
                                            "--repetitions", "\(repetitions)", "--out", folder], timeout: 300)
         let data = try Data(contentsOf: URL(fileURLWithPath: folder + "/gate.json"))
         let rows = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["rows"] as? [[String: Any]] ?? []
@@ -217,14 +217,14 @@ import Testing
         return path
     }
 
-    @Test func aPlantedTenfoldSlowdownFailsTheInterleavedGateOnExactlyThatRow() throws {
+    @Test func aPlantedTenfoldSlowdownFailsTheInterleavedGateOnExactlyThatRow() async throws {
         // Ten times the work against thresholds of 3× and 50 ms: CPU time, which load
         // barely moves, cannot miss it, and no other row can cross them. A 30 % slowdown
         // was caught in most gates, not all (the Benchmarks article, StrainCLI.docc): a benchmark's figure.
         let folder = try GateEndToEndTests.folder()
-        let base = try Self.build(workPercent: 100, frameBytes: 512, into: folder, name: "base")
-        let slower = try Self.build(workPercent: 1000, frameBytes: 512, into: folder, name: "slower")
-        let (result, verdicts) = try Self.gate(base, slower, repetitions: 8, folder: folder + "/gate", suite: Self.wideSuite(in: folder))
+        let base = try await Self.build(workPercent: 100, frameBytes: 512, into: folder, name: "base")
+        let slower = try await Self.build(workPercent: 1000, frameBytes: 512, into: folder, name: "slower")
+        let (result, verdicts) = try await Self.gate(base, slower, repetitions: 8, folder: folder + "/gate", suite: Self.wideSuite(in: folder))
         #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
         #expect(verdicts["spin main"] == "regressed", "\(verdicts)\n\(result.stdout)")
         let rows = try GateEndToEndTests.rows(folder + "/gate/gate.json")
@@ -233,11 +233,11 @@ import Testing
         #expect(verdicts.filter { $0.key != "spin main" }.values.allSatisfy { $0 == "unchanged" || $0 == "inconclusive" }, "\(verdicts)")
     }
 
-    @Test func aPlantedTwentyFivePercentLargerFrameFailsOnExactlyThatRowWithOneRepetition() throws {
+    @Test func aPlantedTwentyFivePercentLargerFrameFailsOnExactlyThatRowWithOneRepetition() async throws {
         let folder = try GateEndToEndTests.folder()
-        let base = try Self.build(workPercent: 100, frameBytes: 512, into: folder, name: "base")
-        let larger = try Self.build(workPercent: 100, frameBytes: 640, into: folder, name: "larger")
-        let (result, verdicts) = try Self.gate(base, larger, repetitions: 1, folder: folder + "/gate")
+        let base = try await Self.build(workPercent: 100, frameBytes: 512, into: folder, name: "base")
+        let larger = try await Self.build(workPercent: 100, frameBytes: 640, into: folder, name: "larger")
+        let (result, verdicts) = try await Self.gate(base, larger, repetitions: 1, folder: folder + "/gate")
         #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
         #expect(verdicts["frames thread(8MiB)"] == "regressed", "\(verdicts)")
         #expect(verdicts.filter { $0.key != "frames thread(8MiB)" }.values.allSatisfy { !["regressed", "outcomeChanged", "missing", "harnessError"].contains($0) }, "\(verdicts)")
@@ -263,13 +263,13 @@ import Testing
         return byName
     }
 
-    @Test func aPlantedAllocationPerNodeFailsTheInterleavedGateByAllocationsOnExactlyThatRowAndNamesTheCallSite() throws {
+    @Test func aPlantedAllocationPerNodeFailsTheInterleavedGateByAllocationsOnExactlyThatRowAndNamesTheCallSite() async throws {
         // Counted, not timed: three repetitions are enough whatever the machine's load,
         // and no timing can decide it (the suite's timing thresholds are 3×).
         let folder = try GateEndToEndTests.folder()
-        let base = try Self.build(workPercent: 100, frameBytes: 512, into: folder, name: "base")
-        let tagged = try Self.build(workPercent: 100, frameBytes: 512, allocationsPerNode: 1, into: folder, name: "tagged")
-        let (result, verdicts) = try Self.gate(base, tagged, repetitions: 3, folder: folder + "/gate", suite: Self.wideSuite(in: folder))
+        let base = try await Self.build(workPercent: 100, frameBytes: 512, into: folder, name: "base")
+        let tagged = try await Self.build(workPercent: 100, frameBytes: 512, allocationsPerNode: 1, into: folder, name: "tagged")
+        let (result, verdicts) = try await Self.gate(base, tagged, repetitions: 3, folder: folder + "/gate", suite: Self.wideSuite(in: folder))
         #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
         #expect(verdicts["nodes main"] == "regressed", "\(verdicts)\n\(result.stdout)")
         #expect(verdicts.count == 5, "\(verdicts)")
@@ -306,15 +306,15 @@ import Testing
         return path
     }
 
-    @Test func aPlantedTwoPercentMoreWorkFailsTheCountedGateByInstructionsOnExactlyThatRowAndNamesTheFunction() throws {
+    @Test func aPlantedTwoPercentMoreWorkFailsTheCountedGateByInstructionsOnExactlyThatRowAndNamesTheFunction() async throws {
         // 2 % more iterations of spin's loop: far inside any timing's noise on this
         // machine, and 20 million instructions a trial to callgrind, whose repetitions
         // of one build agree to a few thousand. Two repetitions a side: a counted metric
         // is judged once two baseline repetitions agree.
         let folder = try GateEndToEndTests.folder()
-        let base = try Self.build(workPercent: 100, frameBytes: 512, into: folder, name: "base")
-        let more = try Self.build(workPercent: 102, frameBytes: 512, into: folder, name: "more")
-        let (result, verdicts) = try Self.gate(base, more, repetitions: 2, folder: folder + "/gate", suite: Self.countedSuite(in: folder))
+        let base = try await Self.build(workPercent: 100, frameBytes: 512, into: folder, name: "base")
+        let more = try await Self.build(workPercent: 102, frameBytes: 512, into: folder, name: "more")
+        let (result, verdicts) = try await Self.gate(base, more, repetitions: 2, folder: folder + "/gate", suite: Self.countedSuite(in: folder))
         #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
         #expect(verdicts["spin main"] == "regressed", "\(verdicts)\n\(result.stdout)")
         #expect(verdicts.count == 5, "\(verdicts)")
@@ -346,13 +346,13 @@ import Testing
         #expect(result.stdout.contains("grew most in closure #1 in closure #1 in SpinScenario.prepare(context:) (main.swift:"), "\(result.stdout)")
     }
 
-    @Test func workAfterAnAwaitThatResumesOnAnotherThreadIsCountedAndTheLoopThatGrewNamed() throws {
+    @Test func workAfterAnAwaitThatResumesOnAnotherThreadIsCountedAndTheLoopThatGrewNamed() async throws {
         // The fixture's await-spin hashes 200,000 rounds in a task, awaits a
         // continuation resumed from a GCD thread, and hashes again: the planted build does
         // the second part twice over. Only the part after the await grows.
         let folder = try GateEndToEndTests.folder()
-        let base = try Self.build(workPercent: 100, frameBytes: 512, into: folder, name: "base")
-        let more = try Self.build(workPercent: 100, frameBytes: 512, afterAwaitPercent: 200, into: folder, name: "more")
+        let base = try await Self.build(workPercent: 100, frameBytes: 512, into: folder, name: "base")
+        let more = try await Self.build(workPercent: 100, frameBytes: 512, afterAwaitPercent: 200, into: folder, name: "more")
         let suite = folder + "/await.yaml"
         try GateEndToEndTests.write("""
             name: await
@@ -364,7 +364,7 @@ import Testing
                 parameters: {work: 200000}
                 strategies: [main, task]
             """, suite)
-        let (result, verdicts) = try Self.gate(base, more, repetitions: 2, folder: folder + "/gate", suite: suite)
+        let (result, verdicts) = try await Self.gate(base, more, repetitions: 2, folder: folder + "/gate", suite: suite)
         #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
         #expect(verdicts == ["await-spin main": "regressed", "await-spin task": "regressed"], "\(verdicts)\n\(result.stdout)")
         let rows = try GateEndToEndTests.rows(folder + "/gate/gate.json")
@@ -389,10 +389,10 @@ import Testing
         }
     }
 
-    @Test func anInterleavedAAGateOfOneFixtureBuildJudgesEveryRowsAllocationsAndPasses() throws {
+    @Test func anInterleavedAAGateOfOneFixtureBuildJudgesEveryRowsAllocationsAndPasses() async throws {
         let folder = try GateEndToEndTests.folder()
-        let base = try Self.build(workPercent: 100, frameBytes: 512, into: folder, name: "base")
-        let (result, verdicts) = try Self.gate(base, base, repetitions: 3, folder: folder + "/gate", suite: Self.wideSuite(in: folder))
+        let base = try await Self.build(workPercent: 100, frameBytes: 512, into: folder, name: "base")
+        let (result, verdicts) = try await Self.gate(base, base, repetitions: 3, folder: folder + "/gate", suite: Self.wideSuite(in: folder))
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         #expect(verdicts.count == 5, "\(verdicts)")
         let rows = try GateEndToEndTests.rows(folder + "/gate/gate.json")
@@ -406,19 +406,19 @@ import Testing
         #expect((Self.metrics(rows["nodes main"])["allocations"]?["baselineMedian"] as? Double ?? 0) >= 1000)
     }
 
-    @Test func theCommandPluginRunsTheUsersOwnStrainAndCollapsesEveryFailureToOne() throws {
+    @Test func theCommandPluginRunsTheUsersOwnStrainAndCollapsesEveryFailureToOne() async throws {
         let folder = try GateEndToEndTests.folder()
-        _ = try Self.build(workPercent: 100, frameBytes: 512, into: folder, name: "base")
-        func plugin(_ arguments: [String]) throws -> (status: Int32, output: String) {
-            try Tool.run(["swift", "package", "--package-path", Self.repository.appendingPathComponent(".build/gate-fixture-package").path,
+        _ = try await Self.build(workPercent: 100, frameBytes: 512, into: folder, name: "base")
+        func plugin(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+            try await Tool.run(["swift", "package", "--package-path", Self.repository.appendingPathComponent(".build/gate-fixture-package").path,
                           "--scratch-path", Self.repository.appendingPathComponent(".build/gate-fixture-build").path,
                           "--allow-writing-to-package-directory", "strain", "--product", "gate-fixture", "--configuration", "debug"] + arguments,
                          timeout: 1800)
         }
-        let list = try plugin(["list"])
+        let list = try await plugin(["list"])
         #expect(list.status == 0, "\(list.output)")
         #expect(list.output.contains("spin") && list.output.contains("frames"), "the user's own scenarios: \(list.output)")
-        let refused = try plugin(["gate", folder + "/none", "--baseline", "nothing"])
+        let refused = try await plugin(["gate", folder + "/none", "--baseline", "nothing"])
         #expect(refused.status == 1, "SwiftPM turns the gate's exit 2 into 1: \(refused.output)")
         #expect(refused.output.contains("exited 2"))
     }

@@ -44,20 +44,20 @@ import Testing
         return String(html[from.lowerBound..<to.upperBound])
     }
 
-    @Test func anOutcomeChangedRowLeadsToItsCandidateTrialsEvidenceInGateHTMLMarkdownAndTheTerminal() throws {
+    @Test func anOutcomeChangedRowLeadsToItsCandidateTrialsEvidenceInGateHTMLMarkdownAndTheTerminal() async throws {
         let folder = try temporaryFolder()
         let store = folder + "/baselines"
         try TestFiles.write(Self.baselineSuite, to: folder + "/baseline.yaml")
         try TestFiles.write(Self.candidateSuite, to: folder + "/candidate.yaml")
-        let first = try StrainBinary.run(["run", folder + "/baseline.yaml", "--out", folder + "/a", "--format", "json"], timeout: 90)
+        let first = try await StrainBinary.run(["run", folder + "/baseline.yaml", "--out", folder + "/a", "--format", "json"], timeout: 90)
         #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
-        let saved = try StrainBinary.run(["baseline", "save", folder + "/a", "--name", "base", "--baselines", store], timeout: 30)
+        let saved = try await StrainBinary.run(["baseline", "save", folder + "/a", "--name", "base", "--baselines", store], timeout: 30)
         #expect(saved.status == 0, "\(saved.stderr)")
-        let second = try StrainBinary.run(["run", folder + "/candidate.yaml", "--out", folder + "/b", "--format", "json"], timeout: 90)
+        let second = try await StrainBinary.run(["run", folder + "/candidate.yaml", "--out", folder + "/b", "--format", "json"], timeout: 90)
         #expect(second.status == 1, "two unexpected outcomes: \(second.stdout)\(second.stderr)")
 
         let out = folder + "/gate"
-        let gate = try StrainBinary.run(["gate", folder + "/b", "--baseline", "base", "--baselines", store, "--out", out], timeout: 60)
+        let gate = try await StrainBinary.run(["gate", folder + "/b", "--baseline", "base", "--baselines", store, "--out", out], timeout: 60)
         #expect(gate.status == 1, "\(gate.stdout)\(gate.stderr)")
         let verdicts = try #require(ChangedRuns.json(out + "/gate.json")["rows"] as? [[String: Any]]).map { $0["verdict"] as? String }
         #expect(verdicts.filter { $0 == "outcomeChanged" }.count == 2, "\(verdicts)")
@@ -113,12 +113,12 @@ import Testing
         page.matches(of: /\sid="(trial-[^"]+)"/).map { String($0.1) }
     }
 
-    @Test func reportHTMLGivesEveryTrialOneAnchorFromItsKeyAndRepetitionTheSameInEveryRun() throws {
+    @Test func reportHTMLGivesEveryTrialOneAnchorFromItsKeyAndRepetitionTheSameInEveryRun() async throws {
         let folder = try temporaryFolder()
         try TestFiles.write(Self.anchorSuite, to: folder + "/suite.yaml")
         var pages: [String] = []
         for name in ["a", "b"] {
-            let run = try StrainBinary.run(["run", folder + "/suite.yaml", "--out", folder + "/" + name], timeout: 90)
+            let run = try await StrainBinary.run(["run", folder + "/suite.yaml", "--out", folder + "/" + name], timeout: 90)
             #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
             pages.append(TestFiles.read(folder + "/\(name)/report.html"))
         }

@@ -37,13 +37,13 @@ import Testing
         return bytes[(at + 16)..<(at + 36)].map { String(format: "%02x", $0) }.joined()
     }
 
-    @Test func anInterleavedGateNamesEachSidesOwnBuildInEveryOutput() throws {
+    @Test func anInterleavedGateNamesEachSidesOwnBuildInEveryOutput() async throws {
         let folder = try GateEndToEndTests.folder()
         try Self.suite.write(toFile: folder + "/suite.yaml", atomically: true, encoding: .utf8)
         let original = try #require(Self.buildID([UInt8](try Data(contentsOf: URL(fileURLWithPath: StrainBinary.path)))))
         let other = try Self.rebuiltCopy(into: folder)
         #expect(other.buildID != original)
-        let result = try StrainBinary.run(["gate", "--baseline-binary", other.path, "--candidate-binary", StrainBinary.path,
+        let result = try await StrainBinary.run(["gate", "--baseline-binary", other.path, "--candidate-binary", StrainBinary.path,
                                            folder + "/suite.yaml", "--repetitions", "1", "--out", folder + "/gate"], timeout: 300)
         #expect([0, 1].contains(result.status), "\(result.stdout)\n\(result.stderr)")
         let (old, new) = (String(other.buildID.prefix(12)), String(original.prefix(12)))
@@ -63,16 +63,16 @@ import Testing
         #expect(baseline.environment.build?.executablePath == other.path)
     }
 
-    @Test func aGateWarnsInEveryOutputWhenTheSidesRanDifferentSuiteText() throws {
+    @Test func aGateWarnsInEveryOutputWhenTheSidesRanDifferentSuiteText() async throws {
         let folder = try GateEndToEndTests.folder()
         let suite = folder + "/suite.yaml"
         try Self.suite.write(toFile: suite, atomically: true, encoding: .utf8)
-        let first = try StrainBinary.run(["run", suite, "--out", folder + "/a", "--format", "json"])
+        let first = try await StrainBinary.run(["run", suite, "--out", folder + "/a", "--format", "json"])
         #expect(first.status == 0, "\(first.stderr)")
         try Self.suite.replacingOccurrences(of: "timeout: 30s", with: "timeout: 20s").write(toFile: suite, atomically: true, encoding: .utf8)
-        let second = try StrainBinary.run(["run", suite, "--out", folder + "/b", "--format", "json"])
+        let second = try await StrainBinary.run(["run", suite, "--out", folder + "/b", "--format", "json"])
         #expect(second.status == 0, "\(second.stderr)")
-        let gate = try StrainBinary.run(["gate", folder + "/b", "--baseline", folder + "/a/run.json", "--out", folder + "/gate"])
+        let gate = try await StrainBinary.run(["gate", folder + "/b", "--baseline", folder + "/a/run.json", "--out", folder + "/gate"])
         // A warning, not a failure: the one row is judged as usual.
         #expect(gate.status == 0, "\(gate.stdout)\n\(gate.stderr)")
         #expect(gate.stdout.contains("warning: The two sides ran different suite text"), "\(gate.stdout)")
@@ -88,22 +88,22 @@ import Testing
 
         // A comment is text too: the warning says the resolved suites agree.
         try (Self.suite + "\n# a comment\n").write(toFile: suite, atomically: true, encoding: .utf8)
-        let third = try StrainBinary.run(["run", suite, "--out", folder + "/c", "--format", "json"])
+        let third = try await StrainBinary.run(["run", suite, "--out", folder + "/c", "--format", "json"])
         #expect(third.status == 0, "\(third.stderr)")
-        let commented = try StrainBinary.run(["gate", folder + "/c", "--baseline", folder + "/a/run.json", "--out", folder + "/gate-comment"])
+        let commented = try await StrainBinary.run(["gate", folder + "/c", "--baseline", folder + "/a/run.json", "--out", folder + "/gate-comment"])
         #expect(commented.status == 0, "\(commented.stdout)\n\(commented.stderr)")
         #expect(commented.stdout.contains("what they resolved agrees"), "\(commented.stdout)")
 
         // The same text: no warning.
-        let same = try StrainBinary.run(["gate", folder + "/c", "--baseline", folder + "/c/run.json", "--out", folder + "/gate-same"])
+        let same = try await StrainBinary.run(["gate", folder + "/c", "--baseline", folder + "/c/run.json", "--out", folder + "/gate-same"])
         #expect(same.status == 0, "\(same.stdout)\n\(same.stderr)")
         #expect(!same.stdout.contains("warning:"), "\(same.stdout)")
     }
 
-    @Test func aRunsReportsNameTheBinaryThatRanIt() throws {
+    @Test func aRunsReportsNameTheBinaryThatRanIt() async throws {
         let folder = try GateEndToEndTests.folder()
         try Self.suite.write(toFile: folder + "/suite.yaml", atomically: true, encoding: .utf8)
-        let result = try StrainBinary.run(["run", folder + "/suite.yaml", "--out", folder + "/out", "--format", "html", "md", "junit"])
+        let result = try await StrainBinary.run(["run", folder + "/suite.yaml", "--out", folder + "/out", "--format", "html", "md", "junit"])
         #expect(result.status == 0, "\(result.stderr)")
         let id = try #require(Self.buildID([UInt8](try Data(contentsOf: URL(fileURLWithPath: StrainBinary.path)))))
         let markdown = try String(contentsOfFile: folder + "/out/summary.md", encoding: .utf8)

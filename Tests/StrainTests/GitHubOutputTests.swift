@@ -16,7 +16,7 @@ import Testing
             expect: crashed
         """
 
-    @Test func runAnnotatesEachUnexpectedKeyAtItsSuiteLineRelativeToTheWorkspaceAndFillsTheStepSummary() throws {
+    @Test func runAnnotatesEachUnexpectedKeyAtItsSuiteLineRelativeToTheWorkspaceAndFillsTheStepSummary() async throws {
         let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("strain-gh-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: workspace + "/ci/suites", withIntermediateDirectories: true)
         let suite = workspace + "/ci/suites/annotated.yaml"
@@ -24,7 +24,7 @@ import Testing
         let summary = workspace + "/summary.md"
         try "## Before\n".write(toFile: summary, atomically: true, encoding: .utf8)
         // The suite named by its absolute path: the annotation still names it from the repository's root.
-        let result = try StrainBinary.run(["run", suite, "--out", workspace + "/out", "--github"], timeout: 120,
+        let result = try await StrainBinary.run(["run", suite, "--out", workspace + "/out", "--github"], timeout: 120,
                                           environment: ["GITHUB_WORKSPACE": workspace, "GITHUB_STEP_SUMMARY": summary])
         #expect(result.status == 1, "two unexpected trials: \(result.stdout)\n\(result.stderr)")
         let commands = result.stdout.split(separator: "\n").filter { $0.hasPrefix("::") }
@@ -57,8 +57,8 @@ import Testing
 /// "What failed" in every format: one line per key, its repetitions counted
 /// (ten timed-out repetitions of one key used to be ten identical lines).
 @Suite(.timeLimit(.minutes(10))) struct WhatFailedTests {
-    @Test func whatFailedIsOneLinePerKeyWithItsRepetitionsCountedInEveryFormat() throws {
-        let (result, record, out) = try StrainBinary.runSuite("""
+    @Test func whatFailedIsOneLinePerKeyWithItsRepetitionsCountedInEveryFormat() async throws {
+        let (result, record, out) = try await StrainBinary.runSuite("""
             name: repeated
             runs:
               - scenario: noop
@@ -85,8 +85,8 @@ import Testing
 /// A suite's description as its author wrote it: `code` in backticks is code in
 /// HTML and Markdown, not literal backticks.
 @Suite(.timeLimit(.minutes(10))) struct DescriptionMarkupTests {
-    @Test func backticksInASuiteDescriptionBecomeCodeInHTMLAndMarkdown() throws {
-        let (result, _, out) = try StrainBinary.runSuite("""
+    @Test func backticksInASuiteDescriptionBecomeCodeInHTMLAndMarkdown() async throws {
+        let (result, _, out) = try await StrainBinary.runSuite("""
             name: described
             description: "Calls `SYS_gettid` <raw> and `a|b`; a lone ` stays"
             runs:

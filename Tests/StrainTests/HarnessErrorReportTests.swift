@@ -5,10 +5,10 @@ import Testing
 /// A trial the harness failed, through the built binary: an `<error>` in junit.xml,
 /// never a `<failure>` (which is the scenario's), and exit 3.
 @Suite(.serialized) struct HarnessErrorReportTests {
-    @Test func aTrialTheHarnessFailedIsAJUnitErrorAndAnUnexpectedOutcomeIsAFailure() throws {
+    @Test func aTrialTheHarnessFailedIsAJUnitErrorAndAnUnexpectedOutcomeIsAFailure() async throws {
         // memory-limit 64MiB leaves no room for the trial's preparation thread: a
         // harness error at once, whatever the machine (the Limits article, StrainCLI.docc).
-        let (result, record, out) = try StrainBinary.runSuite("""
+        let (result, record, out) = try await StrainBinary.runSuite("""
             name: harness-error
             timeout: 30s
             profiles: [linux]
@@ -42,7 +42,7 @@ import Testing
         #expect(failureCase.contains("<failure message=\"completed, expected threw\" type=\"completed\">") && !failureCase.contains("<error"), "\(failureCase)")
         let passingCase = try #require(cases.first { $0.contains("noop gcd-global linux") })
         #expect(!passingCase.contains("<failure") && !passingCase.contains("<error"), "\(passingCase)")
-        let check = try XMLSchemaCheck.validate(out + "/junit.xml", schema: ReportTests.fixtures.appendingPathComponent("junit-jenkins-xunit.xsd").path)
+        let check = try await XMLSchemaCheck.validate(out + "/junit.xml", schema: ReportTests.fixtures.appendingPathComponent("junit-jenkins-xunit.xsd").path)
         #expect(check.valid, "\(check.output)")
 
         let summary = TestFiles.read(out + "/summary.md")

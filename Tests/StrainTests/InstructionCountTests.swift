@@ -28,14 +28,14 @@ import Testing
             strategies: [gcd-global]
         """
 
-    @Test func aCountedSuiteRecordsInstructionsForDeterministicWorkAndSaysNotCountableForTimedWork() throws {
+    @Test func aCountedSuiteRecordsInstructionsForDeterministicWorkAndSaysNotCountableForTimedWork() async throws {
         let folder = try Self.folder()
         try Self.suite.write(toFile: folder + "/suite.yaml", atomically: true, encoding: .utf8)
         // Callgrind forced: on a machine with a PMU the default would count by perf counters.
-        let result = try StrainBinary.run(["run", folder + "/suite.yaml", "--repetitions", "2", "--out", folder + "/run", "--format", "json"], timeout: 300,
+        let result = try await StrainBinary.run(["run", folder + "/suite.yaml", "--repetitions", "2", "--out", folder + "/run", "--format", "json"], timeout: 300,
                                           environment: ["STRAIN_INSTRUCTIONS_SOURCE": "callgrind"])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
-        let schema = try SchemaCheck.validate(folder + "/run/run.json")
+        let schema = try await SchemaCheck.validate(folder + "/run/run.json")
         #expect(schema.valid, "run.json does not match Sources/StrainRecords/RunRecord.schema.json: \(schema.output)")
         let record = try RunRecordFile.read(from: folder + "/run/run.json")
         let trials = Dictionary(grouping: record.trials) { "\($0.scenario) \($0.strategy)" }
@@ -76,28 +76,28 @@ import Testing
         #expect((trials["queue-flood gcd-global"] ?? []).count == 2)
     }
 
-    @Test func anUnknownMeasureIsAUsageErrorThatRunsNothing() throws {
+    @Test func anUnknownMeasureIsAUsageErrorThatRunsNothing() async throws {
         let folder = try Self.folder()
         try Self.suite.replacingOccurrences(of: "measure: [instructions]", with: "measure: [cycles]").write(toFile: folder + "/bad.yaml", atomically: true, encoding: .utf8)
-        let fromSuite = try StrainBinary.run(["run", folder + "/bad.yaml", "--out", folder + "/bad"])
+        let fromSuite = try await StrainBinary.run(["run", folder + "/bad.yaml", "--out", folder + "/bad"])
         #expect(fromSuite.status == 2, "\(fromSuite.stdout)\n\(fromSuite.stderr)")
         #expect(fromSuite.stderr.contains("bad.yaml:4:"), "\(fromSuite.stderr)")
         #expect(fromSuite.stderr.contains("unknown measure 'cycles'") && fromSuite.stderr.contains("valid measures: instructions"), "\(fromSuite.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder + "/bad"))
 
         try Self.suite.replacingOccurrences(of: "measure: [instructions]\n", with: "").write(toFile: folder + "/plain.yaml", atomically: true, encoding: .utf8)
-        let fromFlag = try StrainBinary.run(["run", folder + "/plain.yaml", "--measure", "cycles", "--out", folder + "/flag"])
+        let fromFlag = try await StrainBinary.run(["run", folder + "/plain.yaml", "--measure", "cycles", "--out", folder + "/flag"])
         #expect(fromFlag.status == 2, "\(fromFlag.stdout)\n\(fromFlag.stderr)")
         #expect(fromFlag.stderr.contains("--measure") && fromFlag.stderr.contains("instructions"), "\(fromFlag.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder + "/flag"))
     }
 
-    @Test func countingWithoutValgrindIsRefusedWithItsOwnExitCodeBeforeAnyTrial() throws {
+    @Test func countingWithoutValgrindIsRefusedWithItsOwnExitCodeBeforeAnyTrial() async throws {
         let folder = try Self.folder()
         try Self.suite.write(toFile: folder + "/suite.yaml", atomically: true, encoding: .utf8)
         // A PATH with no valgrind on it.
         try FileManager.default.createDirectory(atPath: folder + "/empty-path", withIntermediateDirectories: true)
-        let result = try StrainBinary.run(["run", folder + "/suite.yaml", "--out", folder + "/run"], environment: ["PATH": folder + "/empty-path", "STRAIN_INSTRUCTIONS_SOURCE": "callgrind"])
+        let result = try await StrainBinary.run(["run", folder + "/suite.yaml", "--out", folder + "/run"], environment: ["PATH": folder + "/empty-path", "STRAIN_INSTRUCTIONS_SOURCE": "callgrind"])
         #expect(result.status == 4, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stderr.contains("no `valgrind` on PATH") && result.stderr.contains("apt-get install valgrind"), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder + "/run"), "a run folder was written")

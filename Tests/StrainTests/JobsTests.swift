@@ -13,7 +13,7 @@ import Testing
         return (folder, suite)
     }
 
-    @Test func trialsRunAtOnceFinishOutOfOrderInTheJournalAndStayInPlanOrderInTheRecord() throws {
+    @Test func trialsRunAtOnceFinishOutOfOrderInTheJournalAndStayInPlanOrderInTheRecord() async throws {
         let (folder, suite) = try writeSuite("""
         name: jobs
         runs:
@@ -31,7 +31,7 @@ import Testing
         // have to take seconds: a hang of its own, not load (at 2 s, six noops had to
         // finish within 2 s on a loaded machine).
         let out = (folder as NSString).appendingPathComponent("out")
-        let result = try StrainBinary.run(["run", suite, "--out", out, "--jobs", "3"])
+        let result = try await StrainBinary.run(["run", suite, "--out", out, "--jobs", "3"])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         let record = try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json"))
         #expect(record.trials.map(\.id.description) == [
@@ -52,7 +52,7 @@ import Testing
         #expect(counted == ["[1/7]", "[2/7]", "[3/7]", "[4/7]", "[5/7]", "[6/7]", "[7/7]"], "\(result.stdout)")
     }
 
-    @Test func aStopSignalKillsEveryTrialInFlightAndAResumedRunFinishesThePlan() throws {
+    @Test func aStopSignalKillsEveryTrialInFlightAndAResumedRunFinishesThePlan() async throws {
         let (folder, _) = try writeSuite("""
         name: hangs
         runs:
@@ -65,19 +65,19 @@ import Testing
             expect: timedOut
         """)
         let runner = try BackgroundStrain(["run", "suite.yaml", "--out", "out", "--jobs", "3"], in: folder)
-        #expect(runner.waitForOutput("[1/4]"), "the quick trial finished")
+        #expect(await runner.waitForOutput("[1/4]"), "the quick trial finished")
         var children: [Int32] = []
         let giveUp = Date().addingTimeInterval(20)
         while children.count < 3 && Date() < giveUp {
-            children = runner.children()
-            usleep(20_000)
+            children = await runner.children()
+            await pause(20_000)
         }
         #expect(children.count == 3, "three hanging trials ran at once: \(children)")
         runner.signal(SIGINT)
-        let result = runner.finish(timeout: 30)
+        let result = await runner.finish(timeout: 30)
         #expect(result.status == 130, "\(result.stderr)")
         for child in children {
-            #expect(Processes.waitUntilGone(child, seconds: 5), "every trial in flight died with the run")
+            #expect(await Processes.waitUntilGone(child, seconds: 5), "every trial in flight died with the run")
             #expect(Processes.members(ofGroup: child).isEmpty)
         }
         let record = try RunRecordFile.read(from: (folder as NSString).appendingPathComponent("out/run.json"))
@@ -85,7 +85,7 @@ import Testing
         #expect(record.trials.map(\.id.description) == ["noop main linux #1"])
 
         // The journal remembers --jobs 3: the resumed run goes on three at a time without being told.
-        let resumed = try StrainBinary.run(["run", "--resume", (folder as NSString).appendingPathComponent("out")])
+        let resumed = try await StrainBinary.run(["run", "--resume", (folder as NSString).appendingPathComponent("out")])
         #expect(resumed.status == 0, "\(resumed.stdout)\n\(resumed.stderr)")
         let finished = try RunRecordFile.read(from: (folder as NSString).appendingPathComponent("out/run.json"))
         #expect(finished.interrupted == nil)
@@ -98,34 +98,34 @@ import Testing
         #expect(journal.split(separator: "\n").count == 5, "the header and each trial once")
     }
 
-    @Test func theGateRefusesAJobsRunAgainstASerialBaselineUnlessAsked() throws {
+    @Test func theGateRefusesAJobsRunAgainstASerialBaselineUnlessAsked() async throws {
         let (folder, suite) = try writeSuite("name: g\nruns:\n  - scenario: noop\n    strategies: [main, gcd-global]\n    repetitions: 2\n")
-        #expect(try StrainBinary.run(["run", suite, "--out", folder + "/serial"]).status == 0)
-        #expect(try StrainBinary.run(["run", suite, "--out", folder + "/parallel", "--jobs", "2"]).status == 0)
-        let saved = try StrainBinary.run(["baseline", "save", folder + "/serial", "--name", "serial", "--baselines", folder + "/baselines"])
+        #expect(try await StrainBinary.run(["run", suite, "--out", folder + "/serial"]).status == 0)
+        #expect(try await StrainBinary.run(["run", suite, "--out", folder + "/parallel", "--jobs", "2"]).status == 0)
+        let saved = try await StrainBinary.run(["baseline", "save", folder + "/serial", "--name", "serial", "--baselines", folder + "/baselines"])
         #expect(saved.status == 0, "\(saved.stderr)")
         let gate = ["gate", folder + "/parallel", "--baseline", "serial", "--baselines", folder + "/baselines", "--out", folder + "/gate"]
-        let refused = try StrainBinary.run(gate)
+        let refused = try await StrainBinary.run(gate)
         #expect(refused.status == 2)
         #expect(refused.stderr.contains("the baseline ran 1 trial at once and the candidate 2 (--jobs)"), "\(refused.stderr)")
-        let asked = try StrainBinary.run(gate + ["--allow-execution-mismatch"])
+        let asked = try await StrainBinary.run(gate + ["--allow-execution-mismatch"])
         #expect(asked.status == 0, "outcomes compare, and the timings are judged as asked: \(asked.stdout)\n\(asked.stderr)")
     }
 
-    @Test func jobsOutsideItsRangeIsAnInputError() throws {
+    @Test func jobsOutsideItsRangeIsAnInputError() async throws {
         let (_, suite) = try writeSuite("name: j\nruns:\n  - scenario: noop\n    strategies: [main]\n")
         for value in ["0", "65", "-1", "many"] {
-            let result = try StrainBinary.run(["run", suite, "--jobs", value, "--list"])
+            let result = try await StrainBinary.run(["run", suite, "--jobs", value, "--list"])
             #expect(result.status == 2, "--jobs \(value)")
         }
-        let result = try StrainBinary.run(["run", suite, "--jobs", "0"])
+        let result = try await StrainBinary.run(["run", suite, "--jobs", "0"])
         #expect(result.stderr.contains("--jobs 0 is out of range; give a whole number from 1 to 64"), "\(result.stderr)")
         // A negative number is read as the option's value and told its range, not "Missing value".
-        let negative = try StrainBinary.run(["run", suite, "--jobs", "-1"])
+        let negative = try await StrainBinary.run(["run", suite, "--jobs", "-1"])
         #expect(negative.status == 2 && negative.stderr.contains("--jobs -1 is out of range; give a whole number from 1 to 64"), "\(negative.stderr)")
-        let repetitions = try StrainBinary.run(["run", suite, "--repetitions", "-3"])
+        let repetitions = try await StrainBinary.run(["run", suite, "--repetitions", "-3"])
         #expect(repetitions.status == 2 && repetitions.stderr.contains("--repetitions -3 is out of range"), "\(repetitions.stderr)")
-        let stall = try StrainBinary.run(["exec", "--stall", "-5s", "--", "/bin/true"])
+        let stall = try await StrainBinary.run(["exec", "--stall", "-5s", "--", "/bin/true"])
         #expect(stall.status != 0 && stall.stderr.contains("--stall '-5s' is not a duration from 100ms to 10m"), "\(stall.stderr)")
     }
 }

@@ -35,8 +35,8 @@ import Testing
 }
 
 @Suite(.serialized, .timeLimit(.minutes(10))) struct NewStrategyEndToEndTests {
-    @Test func bothReportTheStackTheirThreadsHadAndCatchAnOverflowWithItsTrace() throws {
-        let (result, run, _) = try StrainBinary.runSuite("""
+    @Test func bothReportTheStackTheirThreadsHadAndCatchAnOverflowWithItsTrace() async throws {
+        let (result, run, _) = try await StrainBinary.runSuite("""
         name: new-strategies-overflow
         timeout: 30s
         profiles: [ios]
@@ -63,8 +63,8 @@ import Testing
         #expect(large.metrics.stackSizeBytes == 8 << 20, "measured from inside the executor's thread, not the ios profile's 512 KiB")
     }
 
-    @Test func bothStarveWithTheirBlockedThreadsDumpedAndABlockedTaskExecutorLeavesTheCooperativePoolFree() throws {
-        let (result, run, _) = try StrainBinary.runSuite("""
+    @Test func bothStarveWithTheirBlockedThreadsDumpedAndABlockedTaskExecutorLeavesTheCooperativePoolFree() async throws {
+        let (result, run, _) = try await StrainBinary.runSuite("""
         name: new-strategies-stall
         timeout: 20s
         stall: 400ms

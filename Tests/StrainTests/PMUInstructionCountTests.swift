@@ -32,10 +32,10 @@ import Testing
         """
 
     @Test(.enabled(if: !hasPMU, "this machine has a PMU: forcing pmu works here"))
-    func forcingPMUWithoutOneIsRefusedWithExitFourNamingWhyBeforeAnyTrial() throws {
+    func forcingPMUWithoutOneIsRefusedWithExitFourNamingWhyBeforeAnyTrial() async throws {
         let folder = try Self.folder()
         try Self.noop.write(toFile: folder + "/suite.yaml", atomically: true, encoding: .utf8)
-        let result = try StrainBinary.run(["run", folder + "/suite.yaml", "--out", folder + "/run"],
+        let result = try await StrainBinary.run(["run", folder + "/suite.yaml", "--out", folder + "/run"],
                                           environment: ["STRAIN_INSTRUCTIONS_SOURCE": "pmu"])
         #expect(result.status == 4, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stderr.contains("STRAIN_INSTRUCTIONS_SOURCE=pmu") && result.stderr.contains("PERF_COUNT_HW_INSTRUCTIONS")
@@ -44,10 +44,10 @@ import Testing
         #expect(!result.stdout.contains("Running"), "\(result.stdout)")
     }
 
-    @Test func theDefaultSourceIsThePMUWhereTheKernelOpensItsCounterElseCallgrind() throws {
+    @Test func theDefaultSourceIsThePMUWhereTheKernelOpensItsCounterElseCallgrind() async throws {
         let folder = try Self.folder()
         try Self.noop.write(toFile: folder + "/suite.yaml", atomically: true, encoding: .utf8)
-        let result = try StrainBinary.run(["run", folder + "/suite.yaml", "--out", folder + "/run", "--format", "json"], timeout: 300)
+        let result = try await StrainBinary.run(["run", folder + "/suite.yaml", "--out", folder + "/run", "--format", "json"], timeout: 300)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         let record = try RunRecordFile.read(from: folder + "/run/run.json")
         #expect(record.trials.count == 1)
@@ -71,13 +71,13 @@ import Testing
             strategies: [gcd-global]
         """
 
-    @Test func thePMUPathDrivenByASoftwareEventCountsClearlyMoreForEightTimesTheWorkOnEveryThread() throws {
+    @Test func thePMUPathDrivenByASoftwareEventCountsClearlyMoreForEightTimesTheWorkOnEveryThread() async throws {
         let folder = try Self.folder()
         try Self.scaled.write(toFile: folder + "/suite.yaml", atomically: true, encoding: .utf8)
-        let result = try StrainBinary.run(["run", folder + "/suite.yaml", "--repetitions", "3", "--out", folder + "/run", "--format", "json"],
+        let result = try await StrainBinary.run(["run", folder + "/suite.yaml", "--repetitions", "3", "--out", folder + "/run", "--format", "json"],
                                           timeout: 300, environment: ["STRAIN_INSTRUCTIONS_SOURCE": "pmu", "STRAIN_TEST_PERF_EVENT": "task-clock"])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
-        let schema = try SchemaCheck.validate(folder + "/run/run.json")
+        let schema = try await SchemaCheck.validate(folder + "/run/run.json")
         #expect(schema.valid, "run.json does not match Sources/StrainRecords/RunRecord.schema.json: \(schema.output)")
         let record = try RunRecordFile.read(from: folder + "/run/run.json")
         #expect(record.execution?.fallback?.contains("perf counters") == true, "\(record.execution as Any)")

@@ -5,10 +5,10 @@ import Testing
 
 /// What a scenario records in `prepare` outlives a trial that then crashes.
 @Suite struct PreparedMetricsTests {
-    @Test func metricsRecordedInPrepareSurviveAStackOverflowIntoRunJSON() throws {
+    @Test func metricsRecordedInPrepareSurviveAStackOverflowIntoRunJSON() async throws {
         // cyclic-graph's unarchive counts and archives the league in `prepare`, then
         // overflows a 512 KiB stack unarchiving it: a fault record, never a report.
-        let (result, record, _) = try StrainBinary.runSuite("""
+        let (result, record, _) = try await StrainBinary.runSuite("""
             name: prepared-metrics
             timeout: 60s
             profiles: [linux]

@@ -18,7 +18,7 @@ struct ProcessStatusTests {
         #expect(ProcessStatus.parse([][...]) == ProcessStatus())
     }
 
-    @Test func aRealProcesssStatusAgreesWithTheKernelsThreadCount() throws {
+    @Test func aRealProcesssStatusAgreesWithTheKernelsThreadCount() async throws {
         // A quiet process of a known shape (a shell waiting on sleep: one thread), not the
         // test runner itself, whose parallel suites start and end threads between the two
         // reads (24 apart in a CI run beside other suites).
@@ -26,10 +26,10 @@ struct ProcessStatusTests {
         child.executableURL = URL(fileURLWithPath: "/bin/sleep")
         child.arguments = ["30"]
         try child.run()
-        defer { kill(child.processIdentifier, SIGKILL); child.waitUntilExit() }
+        defer { kill(child.processIdentifier, SIGKILL); child.waitUntilExit() } // off the pool: the reap of a child just killed
         let pid = child.processIdentifier
         // The exec may not have happened yet: wait (bounded) until the kernel names it sleep.
-        for _ in 0..<200 where ((try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? "") != "sleep\n" { usleep(10_000) }
+        for _ in 0..<200 where ((try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? "") != "sleep\n" { await pause(10_000) }
         let status = try #require(ProcessStatus.read("/proc/\(pid)/status"))
         let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").count
         #expect(status.threads == 1 && tasks == 1, "\(status), \(tasks) tasks")

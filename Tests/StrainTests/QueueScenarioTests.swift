@@ -5,8 +5,8 @@ import Testing
 
 /// `queue-flood` and `confinement` in real children: outcomes and counts, never timings.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct QueueScenarioTests {
-    @Test func aProgressFloodDeliversEveryUpdateAndTheGranularityFixDeliversAHundred() throws {
-        let (result, run, out) = try StrainBinary.runSuite("""
+    @Test func aProgressFloodDeliversEveryUpdateAndTheGranularityFixDeliversAHundred() async throws {
+        let (result, run, out) = try await StrainBinary.runSuite("""
         name: flood
         timeout: 60s
         runs:
@@ -26,12 +26,12 @@ import Testing
                 #expect(custom[metric] != nil, "\(trial.id) records \(metric)")
             }
         }
-        let schema = try SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
+        let schema = try await SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
         #expect(schema.valid, "run.json does not match the schema: \(schema.output)")
     }
 
-    @Test func aReadOffTheOwningQueueEndsConfinementViolatedWithTheAccessAndTheOwnerStacks() throws {
-        let (result, run, out) = try StrainBinary.runSuite("""
+    @Test func aReadOffTheOwningQueueEndsConfinementViolatedWithTheAccessAndTheOwnerStacks() async throws {
+        let (result, run, out) = try await StrainBinary.runSuite("""
         name: confinement
         runs:
           - scenario: confinement
@@ -66,33 +66,29 @@ import Testing
         #expect(result.stdout.contains("Confinement violations"))
         let summary = try String(contentsOfFile: (out as NSString).appendingPathComponent("summary.md"), encoding: .utf8)
         #expect(summary.contains("## Confinement violations"))
-        let schema = try SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
+        let schema = try await SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
         #expect(schema.valid, "run.json does not match the schema: \(schema.output)")
     }
 
-    @Test func theCheckerTellsItsOwnQueueFromEveryOtherThreadInProcess() {
+    @Test func theCheckerTellsItsOwnQueueFromEveryOtherThreadInProcess() async {
         let log = ConfinementLog()
         let checker = ConfinementChecker(log: log)
         let owner = checker.owningQueue(label: "test.owner")
         let other = checker.owningQueue(label: "test.other")
-        let value = owner.sync { checker.confine([1, 2, 3], to: owner, name: "Numbers") }
-        #expect(owner.sync { value.read("count") { $0.count } } == 3)
-        owner.sync { value.write("append") { $0.append(4) } }
+        // A private serial queue with no other work runs each sync block at once.
+        let value = owner.sync { checker.confine([1, 2, 3], to: owner, name: "Numbers") } // off the pool: an idle serial queue, at once
+        #expect(owner.sync { value.read("count") { $0.count } } == 3) // off the pool: an idle serial queue, at once
+        owner.sync { value.write("append") { $0.append(4) } } // off the pool: an idle serial queue, at once
         #expect(log.total == 0, "accesses inside the owner's sync are fine")
-        _ = other.sync { value.read("count") { $0.count } }
+        _ = other.sync { value.read("count") { $0.count } } // off the pool: an idle serial queue, at once
         _ = value.read("first") { $0.first }
-        owner.sync { other.sync { _ = value.read("nested") { $0.last } } }
+        owner.sync { other.sync { _ = value.read("nested") { $0.last } } } // off the pool: idle serial queues, at once
         #expect(log.total == 3, "another owning queue, no queue at all, and a queue nested inside the owner's block are all wrong")
         #expect(Set(log.violations.map(\.access)) == ["count (read)", "first (read)", "nested (read)"])
         let mine = checker.confineToCurrentThread("thread-owned")
         _ = mine.read("self") { $0 }
         #expect(log.total == 3)
-        let done = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            _ = mine.read("self") { $0 }
-            done.signal()
-        }
-        done.wait()
+        await OffPool.onGCDWorker { _ = mine.read("self") { $0 } }
         #expect(log.total == 4, "a thread-confined value read from a GCD worker")
     }
 }

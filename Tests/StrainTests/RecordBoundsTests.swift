@@ -10,25 +10,10 @@ import Testing
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/run.json").path
 
     /// `strain ARGUMENTS` under `ulimit -v` (KiB), killed past `timeout` seconds.
-    static func bounded(_ arguments: [String], timeout: Double = 60, memoryKiB: Int = 2_000_000) throws -> StrainBinary.Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "ulimit -v \(memoryKiB) && exec \"$0\" \"$@\"", StrainBinary.path] + arguments
-        // Standard error to a file, so neither stream can fill while the other is read.
-        let errorPath = (try temporaryFolder() as NSString).appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle(forWritingAtPath: errorPath)
-        try process.run()
-        let killer = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
-        let outData = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        killer.cancel()
-        let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
-        return StrainBinary.Result(status: status, stdout: String(decoding: outData, as: UTF8.self),
-                                   stderr: (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "")
+    static func bounded(_ arguments: [String], timeout: Double = 60, memoryKiB: Int = 2_000_000) async throws -> StrainBinary.Result {
+        let ended = try await BoundedProcess.run("/bin/sh", ["-c", "ulimit -v \(memoryKiB) && exec \"$0\" \"$@\"", StrainBinary.path] + arguments,
+                                                 timeout: timeout)
+        return StrainBinary.Result(status: ended.signaled ? 128 + ended.status : ended.status, stdout: ended.stdout, stderr: ended.stderr)
     }
 
     /// The fixture run.json with `change` applied to its JSON object, written to a new folder.
@@ -82,17 +67,17 @@ import Testing
     ] }
 
     @Test(arguments: ["html", "md"], 0..<outOfRange.count)
-    func anOutOfRangeTraceFieldIsRefusedWithItsFieldPathNotTrappedOn(format: String, index: Int) throws {
+    func anOutOfRangeTraceFieldIsRefusedWithItsFieldPathNotTrappedOn(format: String, index: Int) async throws {
         let (name, field, change) = Self.outOfRange[index]
         let path = try Self.record(change)
-        let result = try Self.bounded(["report", path, "--format", format, "--out", "-"])
+        let result = try await Self.bounded(["report", path, "--format", format, "--out", "-"])
         #expect(result.status == 2, "\(name): \(result.stderr)")
         #expect(result.stderr.contains("\(path): has a number out of range: \(field) is "), "\(name): \(result.stderr)")
         #expect(result.stderr.contains("a valid value is"), "\(name): \(result.stderr)")
         #expect(result.stdout.isEmpty)
     }
 
-    @Test func aNegativeMetricIsRefusedByEveryFormatWithItsFieldPath() throws {
+    @Test func aNegativeMetricIsRefusedByEveryFormatWithItsFieldPath() async throws {
         let path = try Self.record { object in
             var trials = object["trials"] as! [[String: Any]]
             var metrics = trials[3]["metrics"] as! [String: Any]
@@ -101,13 +86,13 @@ import Testing
             object["trials"] = trials
         }
         for format in ["html", "md", "junit"] {
-            let result = try Self.bounded(["report", path, "--format", format, "--out", "-"])
+            let result = try await Self.bounded(["report", path, "--format", format, "--out", "-"])
             #expect(result.status == 2, "\(format): \(result.stderr)")
             #expect(result.stderr.contains("trials[3].metrics.wallSeconds is -1.5; a valid value is a finite number from 0"), "\(format): \(result.stderr)")
         }
     }
 
-    @Test func theGateRefusesAnOutOfRangeBaselineOrCandidateWithItsFieldPath() throws {
+    @Test func theGateRefusesAnOutOfRangeBaselineOrCandidateWithItsFieldPath() async throws {
         let bad = try Self.record { object in
             var trials = object["trials"] as! [[String: Any]]
             var metrics = trials[3]["metrics"] as! [String: Any]
@@ -117,13 +102,13 @@ import Testing
         }
         let out = try temporaryFolder()
         for arguments in [[Self.fixture, "--baseline", bad], [bad, "--baseline", Self.fixture]] {
-            let result = try Self.bounded(["gate"] + arguments + ["--out", out])
+            let result = try await Self.bounded(["gate"] + arguments + ["--out", out])
             #expect(result.status == 2, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains("\(bad): has a number out of range: trials[3].metrics.wallSeconds is -1.5; a valid value is a finite number from 0"), "\(result.stderr)")
         }
     }
 
-    @Test func aSavedBaselineWithAnOutOfRangeNumberIsRefusedWithItsFieldPath() throws {
+    @Test func aSavedBaselineWithAnOutOfRangeNumberIsRefusedWithItsFieldPath() async throws {
         let committed = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Reports/baselines/smoke.json")
         var baseline = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: committed)) as? [String: Any])
@@ -137,7 +122,7 @@ import Testing
         let folder = try temporaryFolder()
         let path = (folder as NSString).appendingPathComponent("baseline.json")
         try JSONSerialization.data(withJSONObject: baseline).write(to: URL(fileURLWithPath: path))
-        let result = try Self.bounded(["gate", Self.fixture, "--baseline", path, "--out", folder])
+        let result = try await Self.bounded(["gate", Self.fixture, "--baseline", path, "--out", folder])
         #expect(result.status == 2, "\(result.stderr)")
         #expect(result.stderr.contains("\(path): has a number out of range: run.trials[0].metrics.wallSeconds is -1.0; a valid value is a finite number from 0"), "\(result.stderr)")
     }
@@ -145,7 +130,7 @@ import Testing
     /// A bisect's answer without its passing value trapped on a force unwrap; a
     /// slope of 1e300 bytes per unit trapped converting to `Int`.
     @Test(arguments: ["passing", "slope"])
-    func aBisectAnswerMissingItsValueOrWithAHugeSlopeIsRefused(field: String) throws {
+    func aBisectAnswerMissingItsValueOrWithAHugeSlopeIsRefused(field: String) async throws {
         let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/bisect-run.json")
         var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: fixture)) as? [String: Any])
         var bisect = object["bisect"] as! [String: Any]
@@ -160,7 +145,7 @@ import Testing
         let path = (try temporaryFolder() as NSString).appendingPathComponent("run.json")
         try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: path))
         for format in ["html", "md"] {
-            let result = try Self.bounded(["report", path, "--format", format, "--out", "-"])
+            let result = try await Self.bounded(["report", path, "--format", format, "--out", "-"])
             #expect(result.status == 2, "\(format): \(result.stderr)")
             #expect(result.stderr.contains(field == "passing"
                 ? "bisect.searches[0].passing is absent; a valid value is a whole number when the verdict is boundary"
@@ -169,20 +154,20 @@ import Testing
     }
 
     @Test(arguments: [0, -1, 2_000_000_000])
-    func aShardCountOutOfRangeIsRefusedByMergeWithoutAllocating(count: Int) throws {
+    func aShardCountOutOfRangeIsRefusedByMergeWithoutAllocating(count: Int) async throws {
         let path = try Self.record { object in
             var plan = object["plan"] as! [String: Any]
             plan["shard"] = ["index": 1, "count": count]
             object["plan"] = plan
         }
         let out = (try temporaryFolder() as NSString).appendingPathComponent("merged")
-        let result = try Self.bounded(["merge", path, "--out", out])
+        let result = try await Self.bounded(["merge", path, "--out", out])
         #expect(result.status == 2, "\(result.stderr)")
         #expect(result.stderr.contains("has a number out of range: plan.shard.count is \(count); a valid value is a whole number from 1 to 1000"), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out), "nothing is written for a refused shard")
     }
 
-    @Test func denormalMetricsAndTimesRenderAsHTMLInsteadOfLoopingForever() throws {
+    @Test func denormalMetricsAndTimesRenderAsHTMLInsteadOfLoopingForever() async throws {
         let path = try Self.record { object in
             var trials = object["trials"] as! [[String: Any]]
             for index in trials.indices {
@@ -195,7 +180,7 @@ import Testing
             }
             object["trials"] = trials
         }
-        let result = try Self.bounded(["report", path, "--format", "html", "--out", "-"], timeout: 60)
+        let result = try await Self.bounded(["report", path, "--format", "html", "--out", "-"], timeout: 60)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.hasSuffix("</html>\n"), "the whole page was written")
         #expect(!result.stdout.contains("nan") && !result.stdout.contains("inf\""), "no coordinate is NaN or infinite")
@@ -246,20 +231,20 @@ import Testing
     /// The Limits article (StrainCLI.docc) states the peak for this case; 1 GB of address space (`ulimit
     /// -v`) is the goal's bound. The old reader, which parsed the file three
     /// times (JSONSerialization, the version, the record), died at this bound.
-    @Test(.timeLimit(.minutes(10))) func aHundredMegabyteRunRendersAsHTMLWithinOneGigabyte() throws {
+    @Test(.timeLimit(.minutes(10))) func aHundredMegabyteRunRendersAsHTMLWithinOneGigabyte() async throws {
         let path = try Self.largeRecord()
         let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
         #expect(size >= 100_000_000)
         let out = (path as NSString).deletingLastPathComponent + "/report.html"
-        let result = try Self.bounded(["report", path, "--format", "html", "--out", out], timeout: 240, memoryKiB: 1_000_000)
+        let result = try await Self.bounded(["report", path, "--format", "html", "--out", out], timeout: 240, memoryKiB: 1_000_000)
         #expect(result.status == 0, "\(result.stderr.suffix(500))")
         #expect(FileManager.default.fileExists(atPath: out))
         try? FileManager.default.removeItem(atPath: path)
     }
 
-    @Test func theFixtureStillRendersInEveryFormat() throws {
+    @Test func theFixtureStillRendersInEveryFormat() async throws {
         for format in ["html", "md", "junit"] {
-            let result = try Self.bounded(["report", Self.fixture, "--format", format, "--out", "-"])
+            let result = try await Self.bounded(["report", Self.fixture, "--format", format, "--out", "-"])
             #expect(result.status == 0, "\(format): \(result.stderr)")
         }
     }
@@ -267,7 +252,7 @@ import Testing
 
 /// SIGQUIT (Ctrl-\) to a running `strain run`.
 @Suite(.serialized) struct RunnerQuitSignalTests {
-    @Test func sigquitStopsARunCleanlyAsSigtermDoesKeepingFinishedTrials() throws {
+    @Test func sigquitStopsARunCleanlyAsSigtermDoesKeepingFinishedTrials() async throws {
         let folder = try temporaryFolder()
         try """
         name: hanging
@@ -281,14 +266,14 @@ import Testing
             expect: timedOut
         """.write(toFile: (folder as NSString).appendingPathComponent("suite.yaml"), atomically: true, encoding: .utf8)
         let runner = try BackgroundStrain(["run", "suite.yaml", "--out", "out"], in: folder)
-        #expect(runner.waitForOutput("[1/2]"), "the first trial finished")
-        let child = runner.children().first ?? -1
+        #expect(await runner.waitForOutput("[1/2]"), "the first trial finished")
+        let child = await runner.children().first ?? -1
         runner.signal(SIGQUIT)
-        let result = runner.finish(timeout: 20)
+        let result = await runner.finish(timeout: 20)
         #expect(result.status == 131, "\(result.stderr)")
         #expect(!result.stderr.contains("Program crashed"), "\(result.stderr)")
         #expect(result.stderr.contains("strain: stopped by SIGQUIT after 1 of 2 trials"), "\(result.stderr)")
-        #expect(Processes.waitUntilGone(child), "the in-flight child died with the run")
+        #expect(await Processes.waitUntilGone(child), "the in-flight child died with the run")
         let record = try RunRecordFile.read(from: (folder as NSString).appendingPathComponent("out/run.json"))
         #expect(record.interrupted == true)
         #expect(record.trials.map(\.id.description) == ["noop main linux #1"])

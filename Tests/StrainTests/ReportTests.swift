@@ -39,12 +39,12 @@ import Testing
         #expect(try Self.matchesGolden(TerminalReport(color: false).render(Self.fixture()), "terminal.txt"))
     }
 
-    @Test func theJUnitXMLMatchesItsGoldenFileAndTheJUnitSchema() throws {
+    @Test func theJUnitXMLMatchesItsGoldenFileAndTheJUnitSchema() async throws {
         let xml = JUnitReport.render(try Self.fixture())
         #expect(try Self.matchesGolden(xml, "junit.xml"))
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("strain-junit-\(UUID().uuidString).xml")
         try xml.write(to: path, atomically: true, encoding: .utf8)
-        let check = try XMLSchemaCheck.validate(path.path, schema: Self.fixtures.appendingPathComponent("junit.xsd").path)
+        let check = try await XMLSchemaCheck.validate(path.path, schema: Self.fixtures.appendingPathComponent("junit.xsd").path)
         #expect(check.valid, "junit.xml does not match Fixtures/junit.xsd: \(check.output)")
         #expect(xml.contains("<failure message=\"crashed(SIGABRT), expected completed"), "the unexpected crash is a failure")
         #expect(xml.contains("<testsuite name=\"sync-cycle\""))
@@ -68,7 +68,7 @@ import Testing
         #expect(html.contains("guards by throughput"))
     }
 
-    @Test func everyStringFromTheRunIsEscapedInEveryFormat() throws {
+    @Test func everyStringFromTheRunIsEscapedInEveryFormat() async throws {
         var run = try Self.fixture()
         let hostile = "<script>alert(1)</script> | & \"quoted\""
         run.suite.name = hostile
@@ -91,11 +91,11 @@ import Testing
         let xml = JUnitReport.render(run)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("strain-junit-hostile-\(UUID().uuidString).xml")
         try xml.write(to: path, atomically: true, encoding: .utf8)
-        let check = try XMLSchemaCheck.validate(path.path, schema: Self.fixtures.appendingPathComponent("junit.xsd").path)
+        let check = try await XMLSchemaCheck.validate(path.path, schema: Self.fixtures.appendingPathComponent("junit.xsd").path)
         #expect(check.valid, "escaped JUnit stays valid: \(check.output)")
     }
 
-    @Test func oddValuesInARunNeitherCrashTheChartsNorReachTheirCoordinates() throws {
+    @Test func oddValuesInARunNeitherCrashTheChartsNorReachTheirCoordinates() async throws {
         var run = try Self.fixture()
         let sweep = run.trials.indices.filter { run.trials[$0].scenario == "stack-depth" }
         run.trials[sweep[0]].parameters["limit"] = "nan"
@@ -125,7 +125,7 @@ import Testing
         let xml = JUnitReport.render(run)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("strain-junit-odd-\(UUID().uuidString).xml")
         try xml.write(to: path, atomically: true, encoding: .utf8)
-        let check = try XMLSchemaCheck.validate(path.path, schema: Self.fixtures.appendingPathComponent("junit.xsd").path)
+        let check = try await XMLSchemaCheck.validate(path.path, schema: Self.fixtures.appendingPathComponent("junit.xsd").path)
         #expect(check.valid, "odd values keep JUnit valid: \(check.output)")
         #expect(xml.contains("<testsuite name=\"a b\"") && xml.contains("<testsuite name=\"a-b\""))
         let times = xml.matches(of: /\stime="([^"]*)"/).map { String($0.1) }
@@ -184,13 +184,13 @@ import Testing
 
 /// The CLI's `report` command, run as a user would.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct ReportCommandTests {
-    @Test func reportRendersEachFormatFromAStoredRun() throws {
+    @Test func reportRendersEachFormatFromAStoredRun() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strain-report-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let run = folder.appendingPathComponent("run.json").path
         try FileManager.default.copyItem(atPath: ReportTests.fixturePath, toPath: run)
         for format in ["html", "md", "junit", "json"] {
-            let result = try StrainBinary.run(["report", run, "--format", format])
+            let result = try await StrainBinary.run(["report", run, "--format", format])
             #expect(result.status == 0, "\(format): \(result.stderr)")
         }
         // Through the binary, each file is the in-process render the golden files hold.
@@ -202,11 +202,11 @@ import Testing
         }
         let rewritten = try RunRecordFile.read(from: folder.appendingPathComponent("run.normalized.json").path)
         #expect(rewritten.trials.map(\.id) == (try ReportTests.fixture()).trials.map(\.id), "--format json rewrites the same run")
-        let toStandardOutput = try StrainBinary.run(["report", run, "--format", "md", "--out", "-"])
+        let toStandardOutput = try await StrainBinary.run(["report", run, "--format", "md", "--out", "-"])
         #expect(toStandardOutput.stdout.hasPrefix("# Strain run: fixture"))
     }
 
-    @Test func anOlderSchemaVersionStillRendersAndAnUnsupportedOneFailsWithExitCode2() throws {
+    @Test func anOlderSchemaVersionStillRendersAndAnUnsupportedOneFailsWithExitCode2() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strain-versions-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: ReportTests.fixturePath))) as! [String: Any]
@@ -223,17 +223,17 @@ import Testing
         }
         let old = folder.appendingPathComponent("old.json")
         try JSONSerialization.data(withJSONObject: json).write(to: old)
-        let rendered = try StrainBinary.run(["report", old.path, "--format", "html", "--out", folder.appendingPathComponent("old.html").path])
+        let rendered = try await StrainBinary.run(["report", old.path, "--format", "html", "--out", folder.appendingPathComponent("old.html").path])
         #expect(rendered.status == 0, "\(rendered.stderr)")
 
         json["schemaVersion"] = 99
         let future = folder.appendingPathComponent("future.json")
         try JSONSerialization.data(withJSONObject: json).write(to: future)
-        let refused = try StrainBinary.run(["report", future.path])
+        let refused = try await StrainBinary.run(["report", future.path])
         #expect(refused.status == 2)
         #expect(refused.stderr.contains("schema version 99 is not supported; this Strain reads versions 1 to \(RunRecord.currentSchemaVersion)"), "\(refused.stderr)")
 
-        let missing = try StrainBinary.run(["report", folder.appendingPathComponent("nothing.json").path])
+        let missing = try await StrainBinary.run(["report", folder.appendingPathComponent("nothing.json").path])
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("no such file"), "\(missing.stderr)")
     }
@@ -241,8 +241,8 @@ import Testing
 
 /// Checks an XML file against an XML Schema with Python's `xmlschema` (installed by .ci/run).
 enum XMLSchemaCheck {
-    static func validate(_ path: String, schema: String) throws -> (valid: Bool, output: String) {
-        let (status, output) = try Tool.run(["python3", "-c", "import sys, xmlschema; xmlschema.XMLSchema(sys.argv[1]).validate(sys.argv[2])", schema, path])
+    static func validate(_ path: String, schema: String) async throws -> (valid: Bool, output: String) {
+        let (status, output) = try await Tool.run(["python3", "-c", "import sys, xmlschema; xmlschema.XMLSchema(sys.argv[1]).validate(sys.argv[2])", schema, path])
         return (status == 0, output)
     }
 }

@@ -7,10 +7,10 @@ import Testing
 @Suite(.serialized) struct RunDefaultsTests {
     static let noSuite = "error: no suite given, and there is no Scenarios/smoke.yaml here; name one: strain run SUITE.yaml ('strain explain SCENARIO' prints a suite to start from)\n"
 
-    @Test func withNoSuiteAndNoDefaultSuiteHereItSaysHowToNameOneAndWritesNothing() throws {
+    @Test func withNoSuiteAndNoDefaultSuiteHereItSaysHowToNameOneAndWritesNothing() async throws {
         let folder = try temporaryFolder()
         for arguments in [["run"], []] {
-            let result = try CommandRun.run(arguments, in: folder, timeout: 30)
+            let result = try await CommandRun.run(arguments, in: folder, timeout: 30)
             #expect(result.status == 2, "\(arguments): \(result.stdout)\(result.stderr)")
             #expect(result.stderr == Self.noSuite, "\(arguments): \(result.stderr)")
             #expect(result.stdout.isEmpty, "\(arguments): \(result.stdout)")
@@ -18,7 +18,7 @@ import Testing
         #expect(TestFiles.entries(folder).isEmpty, "no Reports folder: \(TestFiles.entries(folder))")
     }
 
-    @Test func withNoSuiteItRunsScenariosSmokeYamlIntoReportsNamedForTheSuiteAndTheTime() throws {
+    @Test func withNoSuiteItRunsScenariosSmokeYamlIntoReportsNamedForTheSuiteAndTheTime() async throws {
         let folder = try temporaryFolder()
         try TestFiles.write("""
             name: default suite
@@ -35,7 +35,7 @@ import Testing
         for (index, arguments) in [["run"], []].enumerated() {
             let before = Set(TestFiles.entries(folder + "/Reports"))
             let started = Date()
-            let result = try CommandRun.run(arguments, in: folder, timeout: 60)
+            let result = try await CommandRun.run(arguments, in: folder, timeout: 60)
             let ended = Date()
             #expect(result.status == 0, "\(arguments): \(result.stdout)\(result.stderr)")
             #expect(result.stdout.hasPrefix("Running default suite: 1 trials from Scenarios/smoke.yaml\n"), "\(arguments): \(result.stdout)")
@@ -57,7 +57,7 @@ import Testing
             #expect(record.suite.path.hasSuffix("Scenarios/smoke.yaml"), "\(record.suite.path)")
             #expect(record.trials.map(\.key.description) == ["noop main linux"])
             // The second run must not start within the first one's second: its default folder would be the same.
-            if index == 0 { while Date().timeIntervalSince1970.rounded(.down) <= stamp.timeIntervalSince1970 { usleep(50_000) } }
+            if index == 0 { while Date().timeIntervalSince1970.rounded(.down) <= stamp.timeIntervalSince1970 { await pause(50_000) } }
         }
     }
 }

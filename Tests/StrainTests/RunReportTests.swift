@@ -87,8 +87,8 @@ import Testing
 /// its root queue's whole label, which the kernel's 15 characters cut to the same
 /// `-qos.overcommit` for all six overcommit pools.
 @Suite struct OvercommitWorkerNameTests {
-    @Test func aSerialQueueWorkerThatRanStrainsWorkIsNamedByItsWholeRootQueueLabelInTheDump() throws {
-        let (result, run, out) = try StrainBinary.runSuite("""
+    @Test func aSerialQueueWorkerThatRanStrainsWorkIsNamedByItsWholeRootQueueLabelInTheDump() async throws {
+        let (result, run, out) = try await StrainBinary.runSuite("""
         name: overcommit-names
         timeout: 20s
         stall: 400ms

@@ -30,23 +30,23 @@ import Testing
     }
 
     /// Starts the hanging suite and waits until its hanging child runs; returns the runner and that child.
-    func startHanging(in folder: String, out: String = "out") throws -> (BackgroundStrain, Int32) {
+    func startHanging(in folder: String, out: String = "out") async throws -> (BackgroundStrain, Int32) {
         _ = try writeSuite(Self.hangingSuite, in: folder)
         let runner = try BackgroundStrain(["run", "suite.yaml", "--out", out], in: folder)
-        #expect(runner.waitForOutput("[1/3]"), "the first trial finished")
-        let children = runner.children()
+        #expect(await runner.waitForOutput("[1/3]"), "the first trial finished")
+        let children = await runner.children()
         #expect(children.count == 1)
         return (runner, children.first ?? -1)
     }
 
     @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
-    func aStopSignalKillsTheTrialsProcessGroupKeepsFinishedTrialsAndWritesAnInterruptedRun(signal: Int32, code: Int32) throws {
+    func aStopSignalKillsTheTrialsProcessGroupKeepsFinishedTrialsAndWritesAnInterruptedRun(signal: Int32, code: Int32) async throws {
         let folder = try temporaryFolder()
-        let (runner, child) = try startHanging(in: folder)
+        let (runner, child) = try await startHanging(in: folder)
         runner.signal(signal)
-        let result = runner.finish(timeout: 20)
+        let result = await runner.finish(timeout: 20)
         #expect(result.status == code, "\(result.stderr)")
-        #expect(Processes.waitUntilGone(child), "the in-flight child died with the run")
+        #expect(await Processes.waitUntilGone(child), "the in-flight child died with the run")
         #expect(Processes.members(ofGroup: child).isEmpty, "nothing of its process group lives on")
         let record = try RunRecordFile.read(from: (folder as NSString).appendingPathComponent("out/run.json"))
         #expect(record.interrupted == true)
@@ -60,52 +60,52 @@ import Testing
         #expect(summary.contains("interrupted after 1 of 3 planned trials"))
     }
 
-    @Test func aChildDiesWithItsRunnerEvenWhenTheRunnerIsKilledWithSigkill() throws {
+    @Test func aChildDiesWithItsRunnerEvenWhenTheRunnerIsKilledWithSigkill() async throws {
         let folder = try temporaryFolder()
-        let (runner, child) = try startHanging(in: folder)
+        let (runner, child) = try await startHanging(in: folder)
         runner.signal(SIGKILL)
-        _ = runner.finish(timeout: 10)
-        #expect(Processes.waitUntilGone(child, seconds: 5), "the parent-death signal ended the child")
+        _ = await runner.finish(timeout: 10)
+        #expect(await Processes.waitUntilGone(child, seconds: 5), "the parent-death signal ended the child")
         #expect(Processes.members(ofGroup: child).isEmpty)
     }
 
-    @Test func aTrialsGrandchildrenDieWithItWhenTheRunnerIsKilledWithSigkill() throws {
+    @Test func aTrialsGrandchildrenDieWithItWhenTheRunnerIsKilledWithSigkill() async throws {
         let folder = try temporaryFolder()
         _ = try writeSuite("name: g\nruns:\n  - scenario: fault\n    parameters: {kind: grandchild-then-hang}\n    strategies: [main]\n    timeout: 60s\n", in: folder)
         let runner = try BackgroundStrain(["run", "suite.yaml", "--out", "out"], in: folder)
-        let child = try #require(runner.children().first)
+        let child = try #require(await runner.children().first)
         let giveUp = Date().addingTimeInterval(20)
         var grandchildren: [Int32] = []
         while grandchildren.isEmpty && Date() < giveUp {
             let text = (try? String(contentsOfFile: "/proc/\(child)/task/\(child)/children", encoding: .utf8)) ?? ""
             grandchildren = text.split(separator: " ").compactMap { Int32($0) }
-            usleep(20_000)
+            await pause(20_000)
         }
         let grandchild = try #require(grandchildren.first)
         runner.signal(SIGKILL)
-        _ = runner.finish(timeout: 10)
-        #expect(Processes.waitUntilGone(child, seconds: 5))
-        #expect(Processes.waitUntilGone(grandchild, seconds: 5), "the parent-death handler killed the whole process group")
+        _ = await runner.finish(timeout: 10)
+        #expect(await Processes.waitUntilGone(child, seconds: 5))
+        #expect(await Processes.waitUntilGone(grandchild, seconds: 5), "the parent-death handler killed the whole process group")
         #expect(Processes.members(ofGroup: child).isEmpty)
     }
 
-    @Test func aResumedRunAfterSigkillRunsOnlyTheUnfinishedTrialsAndMatchesAnUninterruptedRun() throws {
+    @Test func aResumedRunAfterSigkillRunsOnlyTheUnfinishedTrialsAndMatchesAnUninterruptedRun() async throws {
         let folder = try temporaryFolder()
         // Short deadlines so the resumed run ends quickly.
         let suite = Self.hangingSuite.replacingOccurrences(of: "timeout: 60s", with: "timeout: 1s")
         _ = try writeSuite(suite, in: folder)
         let runner = try BackgroundStrain(["run", "suite.yaml", "--out", "out"], in: folder)
-        #expect(runner.waitForOutput("[1/3]"))
+        #expect(await runner.waitForOutput("[1/3]"))
         runner.signal(SIGKILL)
-        _ = runner.finish(timeout: 10)
+        _ = await runner.finish(timeout: 10)
         let journal = try String(contentsOfFile: (folder as NSString).appendingPathComponent("out/trials.jsonl"), encoding: .utf8)
         #expect(journal.split(separator: "\n").count == 2, "the header and one trial")
 
-        let resumed = try StrainBinary.run(["run", "--resume", (folder as NSString).appendingPathComponent("out")], timeout: 60)
+        let resumed = try await StrainBinary.run(["run", "--resume", (folder as NSString).appendingPathComponent("out")], timeout: 60)
         #expect(resumed.status == 0, "\(resumed.stdout)\n\(resumed.stderr)")
         #expect(resumed.stdout.contains("(1 finished before, resumed)"))
         let record = try RunRecordFile.read(from: (folder as NSString).appendingPathComponent("out/run.json"))
-        let whole = try StrainBinary.runSuite(suite).1
+        let whole = try await StrainBinary.runSuite(suite).1
         #expect(record.trials.map(\.id) == whole?.trials.map(\.id), "the same trials, in plan order, each once")
         #expect(record.interrupted == nil)
         #expect(record.plan?.hash == whole?.plan?.hash)
@@ -113,17 +113,17 @@ import Testing
         #expect(lines.count == 4, "the header and three trials, none twice")
     }
 
-    @Test func aJournalLineCutShortByAKillIsDroppedOnResumeAndTheTrialRunsAgain() throws {
+    @Test func aJournalLineCutShortByAKillIsDroppedOnResumeAndTheTrialRunsAgain() async throws {
         let folder = try temporaryFolder()
         let suite = try writeSuite("name: s\nruns:\n  - scenario: noop\n    strategies: [main, gcd-serial]\n", in: folder)
         let out = (folder as NSString).appendingPathComponent("out")
-        #expect(try StrainBinary.run(["run", suite, "--out", out]).status == 0)
+        #expect(try await StrainBinary.run(["run", suite, "--out", out]).status == 0)
         let journalPath = (out as NSString).appendingPathComponent("trials.jsonl")
         let lines = try String(contentsOfFile: journalPath, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 3)
         // As if killed in the middle of writing the second trial's line.
         try (lines[0] + "\n" + lines[1] + "\n" + lines[2].prefix(40)).write(toFile: journalPath, atomically: true, encoding: .utf8)
-        let resumed = try StrainBinary.run(["run", "--resume", out])
+        let resumed = try await StrainBinary.run(["run", "--resume", out])
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(resumed.stdout.contains("(1 finished before, resumed)"))
         let record = try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json"))
@@ -133,42 +133,42 @@ import Testing
         #expect(after.hasSuffix("\n"))
     }
 
-    @Test func resumingWithAnotherPlanIsRefusedWithBothHashes() throws {
+    @Test func resumingWithAnotherPlanIsRefusedWithBothHashes() async throws {
         let folder = try temporaryFolder()
         let suite = try writeSuite("name: s\nruns:\n  - scenario: noop\n    strategies: [main, gcd-serial]\n", in: folder)
-        let first = try StrainBinary.run(["run", suite, "--out", (folder as NSString).appendingPathComponent("out")])
+        let first = try await StrainBinary.run(["run", suite, "--out", (folder as NSString).appendingPathComponent("out")])
         #expect(first.status == 0)
-        let other = try StrainBinary.run(["run", suite, "--resume", (folder as NSString).appendingPathComponent("out"), "--filter", "strategy=main"])
+        let other = try await StrainBinary.run(["run", suite, "--resume", (folder as NSString).appendingPathComponent("out"), "--filter", "strategy=main"])
         #expect(other.status == 2)
         #expect(other.stderr.contains("its journal belongs to another plan"), "\(other.stderr)")
     }
 
-    @Test func aSecondRunnerOnAFolderInUseIsRefusedBeforeRunning() throws {
+    @Test func aSecondRunnerOnAFolderInUseIsRefusedBeforeRunning() async throws {
         let folder = try temporaryFolder()
-        let (runner, _) = try startHanging(in: folder)
-        let second = try StrainBinary.run(["run", (folder as NSString).appendingPathComponent("suite.yaml"), "--out", (folder as NSString).appendingPathComponent("out"), "--force"], timeout: 20)
+        let (runner, _) = try await startHanging(in: folder)
+        let second = try await StrainBinary.run(["run", (folder as NSString).appendingPathComponent("suite.yaml"), "--out", (folder as NSString).appendingPathComponent("out"), "--force"], timeout: 20)
         runner.signal(SIGTERM)
-        _ = runner.finish(timeout: 20)
+        _ = await runner.finish(timeout: 20)
         #expect(second.status == 2)
         #expect(second.stderr.contains("another strain run (pid \(runner.pid)) is writing into this folder"), "\(second.stderr)")
         #expect(!second.stdout.contains("Running"))
     }
 
-    @Test func aFolderHoldingAnotherRunIsRefusedUnlessForced() throws {
+    @Test func aFolderHoldingAnotherRunIsRefusedUnlessForced() async throws {
         let folder = try temporaryFolder()
         let suite = try writeSuite("name: s\nruns:\n  - scenario: noop\n    strategies: [main]\n", in: folder)
         let out = (folder as NSString).appendingPathComponent("out")
-        #expect(try StrainBinary.run(["run", suite, "--out", out]).status == 0)
-        let again = try StrainBinary.run(["run", suite, "--out", out])
+        #expect(try await StrainBinary.run(["run", suite, "--out", out]).status == 0)
+        let again = try await StrainBinary.run(["run", suite, "--out", out])
         #expect(again.status == 2)
         #expect(again.stderr == "error: \(out): holds another run (trials.jsonl); continue it with --resume \(out), replace it with --force, or give another --out\n")
-        let forced = try StrainBinary.run(["run", suite, "--out", out, "--force"])
+        let forced = try await StrainBinary.run(["run", suite, "--out", out, "--force"])
         #expect(forced.status == 0)
         let journal = try String(contentsOfFile: (out as NSString).appendingPathComponent("trials.jsonl"), encoding: .utf8)
         #expect(journal.split(separator: "\n").count == 2, "a forced run starts a new journal, not appended to the old one")
     }
 
-    @Test func unusableOutFoldersAreInputErrorsBeforeAnythingRuns() throws {
+    @Test func unusableOutFoldersAreInputErrorsBeforeAnythingRuns() async throws {
         let folder = try temporaryFolder()
         let suite = try writeSuite("name: s\nruns:\n  - scenario: noop\n    strategies: [main]\n", in: folder)
         let file = (folder as NSString).appendingPathComponent("a-file")
@@ -179,7 +179,7 @@ import Testing
             ("/proc/strain-cannot-be-here", "error: /proc/strain-cannot-be-here: cannot create the folder (No such file or directory); give a folder you can write to\n"),
         ]
         for (out, message) in cases {
-            let result = try StrainBinary.run(["run", suite, "--out", out], timeout: 20)
+            let result = try await StrainBinary.run(["run", suite, "--out", out], timeout: 20)
             #expect(result.status == 2, "\(out)")
             #expect(result.stderr == message)
             #expect(!result.stdout.contains("Running"))
@@ -187,11 +187,11 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent("-")))
     }
 
-    @Test func aClosedStdoutNeverKillsTheRun() throws {
+    @Test func aClosedStdoutNeverKillsTheRun() async throws {
         let folder = try temporaryFolder()
         let suite = try writeSuite("name: s\nrepetitions: 20\nruns:\n  - scenario: noop\n    strategies: [main]\n", in: folder)
         // `head -1` closes the pipe after the first line; bash's PIPESTATUS gives strain's own status.
-        let ended = try BoundedProcess.run("/bin/bash", ["-c", "'\(StrainBinary.path)' run '\(suite)' --out '\(folder)/out' | head -1 >/dev/null; exit ${PIPESTATUS[0]}"],
+        let ended = try await BoundedProcess.run("/bin/bash", ["-c", "'\(StrainBinary.path)' run '\(suite)' --out '\(folder)/out' | head -1 >/dev/null; exit ${PIPESTATUS[0]}"],
                                            timeout: 120)
         #expect(!ended.signaled && ended.status == 0, "strain ended with \(ended.signaled ? "signal" : "status") \(ended.status) after its stdout closed: \(ended.stderr)")
         let record = try RunRecordFile.read(from: (folder as NSString).appendingPathComponent("out/run.json"))
@@ -199,25 +199,25 @@ import Testing
         #expect(record.trials.allSatisfy { $0.outcome.kind == .completed })
     }
 
-    @Test func aSuiteNameCannotWriteOutsideReportsAndEscapeCodesNeverReachTheTerminal() throws {
+    @Test func aSuiteNameCannotWriteOutsideReportsAndEscapeCodesNeverReachTheTerminal() async throws {
         #expect(SuiteLimits.safeFileName("../../x") == "x")
         #expect(SuiteLimits.safeFileName("a/b\u{1B}[2Jc") == "a-b-2Jc")
         #expect(SuiteLimits.safeFileName("...") == "suite")
         let folder = try temporaryFolder()
         let suite = try writeSuite("name: \"\\e[31mred\"\nruns:\n  - scenario: \"nop\\e[2J\"\n    strategies: [main]\n", in: folder)
-        let result = try StrainBinary.run(["run", suite])
+        let result = try await StrainBinary.run(["run", suite])
         #expect(result.status == 2)
         #expect(!result.stderr.contains("\u{1B}"), "\(result.stderr)")
         #expect(result.stderr.contains("unknown scenario 'nop\\u{1b}[2J'"))
     }
 
-    @Test func aHostileColumnsValueDoesNotCrashTheProgressLine() throws {
+    @Test func aHostileColumnsValueDoesNotCrashTheProgressLine() async throws {
         let folder = try temporaryFolder()
         let suite = try writeSuite("name: s\nruns:\n  - scenario: noop\n    strategies: [main, gcd-global, thread(512KiB)]\n", in: folder)
         // Under a terminal that reports no size, so the interactive progress line is
         // drawn and sized by COLUMNS, clamped to 20…1,000 (a line is kept one column short).
         for (columns, width) in [("-9223372036854775808", 20), ("9223372036854775807", 1000), ("abc", 80), ("7", 20)] {
-            let result = try StrainBinary.runInTerminal(["run", suite, "--out", (folder as NSString).appendingPathComponent("out-\(columns)")],
+            let result = try await StrainBinary.runInTerminal(["run", suite, "--out", (folder as NSString).appendingPathComponent("out-\(columns)")],
                                                        environment: ["COLUMNS": columns])
             #expect(result.status == 0, "COLUMNS=\(columns): \(result.stdout)")
             // Each redraw erases the line (CR, ESC [2K) and draws the progress line again.
@@ -232,22 +232,22 @@ import Testing
         }
     }
 
-    @Test func aPlanOverTheLimitIsRefusedBeforeItIsBuilt() throws {
+    @Test func aPlanOverTheLimitIsRefusedBeforeItIsBuilt() async throws {
         let folder = try temporaryFolder()
         let sizes = (1...600).map(String.init).joined(separator: ", ")
         let players = (0...100).map(String.init).joined(separator: ", ")
         let suite = try writeSuite("name: s\nrepetitions: 10000\nruns:\n  - scenario: cyclic-graph\n    parameters: {size: [\(sizes)], players: [\(players)]}\n    strategies: [main]\n", in: folder)
         // Building 606 M trials would take minutes and gigabytes: the 30 s bound fails a
         // plan built before it is refused, and the message proves the count came first.
-        let result = try StrainBinary.run(["run", suite, "--list"], timeout: 30)
+        let result = try await StrainBinary.run(["run", suite, "--list"], timeout: 30)
         #expect(result.status == 2)
         #expect(result.stderr == "\(suite):4:5: error: the plan has 606000000 trials (parameter values × profiles × repetitions × strategies, summed over the runs), past the limit of 100000 from this run on; sweep fewer values, or split the suite\n")
-        let repetitions = try StrainBinary.run(["run", suite, "--repetitions", "9223372036854775807"])
+        let repetitions = try await StrainBinary.run(["run", suite, "--repetitions", "9223372036854775807"])
         #expect(repetitions.status == 2)
         #expect(repetitions.stderr.contains("--repetitions 9223372036854775807 is out of range; give a whole number from 1 to 10000"))
     }
 
-    @Test func specialFilesAsSuitesGetTheirOwnMessages() throws {
+    @Test func specialFilesAsSuitesGetTheirOwnMessages() async throws {
         let folder = try temporaryFolder()
         let fifo = (folder as NSString).appendingPathComponent("fifo.yaml")
         mkfifo(fifo, 0o644)
@@ -257,7 +257,7 @@ import Testing
             ("/dev/null", "/dev/null: error: is a device, not a file; give the path of a .yaml suite (see Scenarios/README.md)\n"),
         ]
         for (path, message) in cases {
-            let result = try StrainBinary.run(["run", path, "--list"], timeout: 10)
+            let result = try await StrainBinary.run(["run", path, "--list"], timeout: 10)
             #expect(result.status == 2)
             #expect(result.stderr == message)
         }
@@ -266,39 +266,39 @@ import Testing
 
 /// `strain report` on stored runs: never over its input, atomic, errors with their kind.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct ReportCommandSafetyTests {
-    func storedRun() throws -> (folder: String, runJSON: String) {
-        let (result, _, out) = try StrainBinary.runSuite("name: s\nruns:\n  - scenario: noop\n    strategies: [main]\n")
+    func storedRun() async throws -> (folder: String, runJSON: String) {
+        let (result, _, out) = try await StrainBinary.runSuite("name: s\nruns:\n  - scenario: noop\n    strategies: [main]\n")
         #expect(result.status == 0)
         return (out, (out as NSString).appendingPathComponent("run.json"))
     }
 
-    @Test func reportNeverWritesOverTheRunJSONItReads() throws {
-        let (folder, runJSON) = try storedRun()
+    @Test func reportNeverWritesOverTheRunJSONItReads() async throws {
+        let (folder, runJSON) = try await storedRun()
         let before = try Data(contentsOf: URL(fileURLWithPath: runJSON))
-        let same = try StrainBinary.run(["report", runJSON, "--out", runJSON])
+        let same = try await StrainBinary.run(["report", runJSON, "--out", runJSON])
         #expect(same.status == 2)
         #expect(same.stderr == "error: \(runJSON) is the run.json being read; `strain report` never writes over its input: give another --out, or --out - for standard output\n")
         let viaLink = (folder as NSString).appendingPathComponent("link.json")
         try FileManager.default.createSymbolicLink(atPath: viaLink, withDestinationPath: runJSON)
-        #expect(try StrainBinary.run(["report", runJSON, "--out", viaLink, "--format", "md"]).status == 2, "also through a link")
-        let json = try StrainBinary.run(["report", runJSON, "--format", "json"])
+        #expect(try await StrainBinary.run(["report", runJSON, "--out", viaLink, "--format", "md"]).status == 2, "also through a link")
+        let json = try await StrainBinary.run(["report", runJSON, "--format", "json"])
         #expect(json.status == 0)
         #expect(json.stdout == "Wrote \((folder as NSString).appendingPathComponent("run.normalized.json"))\n")
         #expect(try Data(contentsOf: URL(fileURLWithPath: runJSON)) == before, "run.json untouched")
     }
 
-    @Test func reportLeavesNoTemporaryFilesAndRefusesAFolderAsDestination() throws {
-        let (folder, runJSON) = try storedRun()
-        let result = try StrainBinary.run(["report", runJSON, "--format", "md", "--out", (folder as NSString).appendingPathComponent("again.md")])
+    @Test func reportLeavesNoTemporaryFilesAndRefusesAFolderAsDestination() async throws {
+        let (folder, runJSON) = try await storedRun()
+        let result = try await StrainBinary.run(["report", runJSON, "--format", "md", "--out", (folder as NSString).appendingPathComponent("again.md")])
         #expect(result.status == 0)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".tmp") }
         #expect(leftovers.isEmpty)
-        let toFolder = try StrainBinary.run(["report", runJSON, "--out", folder])
+        let toFolder = try await StrainBinary.run(["report", runJSON, "--out", folder])
         #expect(toFolder.status == 2)
         #expect(toFolder.stderr.hasPrefix("error: \(folder) is a folder; give a file name for the report"))
     }
 
-    @Test func unreadableRunsAreInputErrorsThatSayWhy() throws {
+    @Test func unreadableRunsAreInputErrorsThatSayWhy() async throws {
         let folder = try temporaryFolder()
         func write(_ name: String, _ text: String) throws -> String {
             let path = (folder as NSString).appendingPathComponent(name)
@@ -317,16 +317,16 @@ import Testing
             ("/nonexistent/run.json", "error: /nonexistent/run.json: no such file; give the path of a run.json that `strain run` wrote\n"),
         ]
         for (path, message) in cases {
-            let result = try StrainBinary.run(["report", path])
+            let result = try await StrainBinary.run(["report", path])
             #expect(result.status == 2, "\(path)")
             #expect(result.stderr == message)
         }
-        let range = try StrainBinary.run(["report", outOfRange])
+        let range = try await StrainBinary.run(["report", outOfRange])
         #expect(range.status == 2)
         #expect(range.stderr == "error: \(outOfRange): is JSON with a number out of range (Number 1e400 is not representable); give a run.json that `strain run` wrote\n")
     }
 
-    @Test func hugeMetricValuesRenderInsteadOfTrapping() throws {
+    @Test func hugeMetricValuesRenderInsteadOfTrapping() async throws {
         let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/run.json")
         let text = try String(contentsOf: fixture, encoding: .utf8)
         let hostile = text.replacing(#/"workers at the start" : [0-9.]+/#, with: "\"workers at the start\" : 1e300")
@@ -335,7 +335,7 @@ import Testing
         let path = (folder as NSString).appendingPathComponent("run.json")
         try hostile.write(toFile: path, atomically: true, encoding: .utf8)
         for format in ["html", "md", "junit"] {
-            let result = try StrainBinary.run(["report", path, "--format", format, "--out", "-"])
+            let result = try await StrainBinary.run(["report", path, "--format", format, "--out", "-"])
             #expect(result.status == 0, "\(format): \(result.stderr)")
             switch format {
             case "md":
@@ -348,11 +348,11 @@ import Testing
         }
     }
 
-    @Test func everyMistakeOfASuiteIsReportedInOneRunBeforeAnyChildStarts() throws {
+    @Test func everyMistakeOfASuiteIsReportedInOneRunBeforeAnyChildStarts() async throws {
         let folder = try temporaryFolder()
         let suite = (folder as NSString).appendingPathComponent("four.yaml")
         try "name: s\ntimeout: 1e300s\nstall: infinity\nruns:\n  - scenario: nop\n    strategies: [gcd-globl, thread(1025KiB), \"thread-pool(4096, 16KiB)\"]\n    repetitions: 9223372036854775807\n".write(toFile: suite, atomically: true, encoding: .utf8)
-        let result = try StrainBinary.run(["run", suite, "--out", (folder as NSString).appendingPathComponent("out")])
+        let result = try await StrainBinary.run(["run", suite, "--out", (folder as NSString).appendingPathComponent("out")])
         #expect(result.status == 2)
         #expect(result.stdout.isEmpty, "nothing ran, not even the Running line")
         #expect(result.stderr == """

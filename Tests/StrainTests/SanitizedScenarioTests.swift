@@ -17,23 +17,23 @@ import Testing
         var description: String
     }
 
-    static let built: Result<String, any Error> = Result {
-        let build = try BoundedProcess.run("/usr/bin/env", ["swift", "build", "-c", "release", "-Xswiftc", "-sanitize=thread",
+    static let built = AsyncOnce<String> {
+        let build = try await BoundedProcess.run("/usr/bin/env", ["swift", "build", "-c", "release", "-Xswiftc", "-sanitize=thread",
                                                            "--scratch-path", ".build-tsan", "--product", "strain"],
                                            directory: repository, timeout: 1500, mergingOutput: true)
         guard build.status == 0 else { throw BuildFailure(description: "the sanitized build failed: \(build.stdout.suffix(4000))") }
         return repository + "/.build-tsan/release/strain"
     }
 
-    @Test func theUnguardedArraysRaceIsNamedInEveryTrialAndNoGuardedTrialHasOne() throws {
-        let strain = try Self.built.get()
+    @Test func theUnguardedArraysRaceIsNamedInEveryTrialAndNoGuardedTrialHasOne() async throws {
+        let strain = try await Self.built.value()
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // The README's suite at 3 repetitions a configuration instead of 8.
         let suite = try String(contentsOfFile: Self.repository + "/Scenarios/races.yaml", encoding: .utf8)
             .replacingOccurrences(of: "repetitions: 8", with: "repetitions: 3")
         try suite.write(toFile: folder + "/races.yaml", atomically: true, encoding: .utf8)
-        let run = try BoundedProcess.run(strain, ["run", folder + "/races.yaml", "--out", folder + "/out", "--format", "json"],
+        let run = try await BoundedProcess.run(strain, ["run", folder + "/races.yaml", "--out", folder + "/out", "--format", "json"],
                                          directory: folder, timeout: 900)
         #expect(run.status == 0, "every outcome as the suite expects: \(run.stdout.suffix(3000))\n\(run.stderr.suffix(2000))")
         let record = try RunRecordFile.read(from: folder + "/out/run.json")
@@ -60,14 +60,14 @@ import Testing
         }
     }
 
-    @Test func everyCorrectGuardReaderWriterQueueCombineStoreAndTheConfinementCheckerIsRaceFreeAndUnguardedCombineRaces() throws {
-        let strain = try Self.built.get()
+    @Test func everyCorrectGuardReaderWriterQueueCombineStoreAndTheConfinementCheckerIsRaceFreeAndUnguardedCombineRaces() async throws {
+        let strain = try await Self.built.value()
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let suite = try String(contentsOfFile: Self.repository + "/Scenarios/races-guards.yaml", encoding: .utf8)
             .replacingOccurrences(of: "repetitions: 2", with: "repetitions: 1")
         try suite.write(toFile: folder + "/races-guards.yaml", atomically: true, encoding: .utf8)
-        let run = try BoundedProcess.run(strain, ["run", folder + "/races-guards.yaml", "--out", folder + "/out", "--format", "json"],
+        let run = try await BoundedProcess.run(strain, ["run", folder + "/races-guards.yaml", "--out", folder + "/out", "--format", "json"],
                                          directory: folder, timeout: 900)
         #expect(run.status == 0, "every outcome as the suite expects: \(run.stdout.suffix(3000))\n\(run.stderr.suffix(2000))")
         let record = try RunRecordFile.read(from: folder + "/out/run.json")

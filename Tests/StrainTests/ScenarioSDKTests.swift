@@ -140,8 +140,8 @@ private struct Clashing: Scenario {
 
 /// `strain explain` and `strain list --json`, through the built binary.
 @Suite struct CatalogCommandTests {
-    @Test func explainShowsParametersWithTypesRangesAndDefaultsOutcomesAndASuiteThatParses() throws {
-        let result = try StrainBinary.run(["explain", "cyclic-graph"])
+    @Test func explainShowsParametersWithTypesRangesAndDefaultsOutcomesAndASuiteThatParses() async throws {
+        let result = try await StrainBinary.run(["explain", "cyclic-graph"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("size       integer: a whole number from 1 to 1000000; default 20"), "\(result.stdout)")
         #expect(result.stdout.contains("operation  choice: one of archive, unarchive, traverse; default archive"))
@@ -151,14 +151,14 @@ private struct Clashing: Scenario {
         #expect(throws: Never.self) { try SuiteParser(catalog: .builtIn).parse(snippet, path: "snippet.yaml") }
     }
 
-    @Test func explainOfAnUnknownScenarioSuggestsTheNearestAndExitsTwo() throws {
-        let result = try StrainBinary.run(["explain", "cyclic-grph"])
+    @Test func explainOfAnUnknownScenarioSuggestsTheNearestAndExitsTwo() async throws {
+        let result = try await StrainBinary.run(["explain", "cyclic-grph"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("did you mean 'cyclic-graph'?"), "\(result.stderr)")
     }
 
-    @Test func listJSONCarriesEveryScenarioWithTypedParametersMetricsAndOutcomes() throws {
-        let result = try StrainBinary.run(["list", "--json"])
+    @Test func listJSONCarriesEveryScenarioWithTypedParametersMetricsAndOutcomes() async throws {
+        let result = try await StrainBinary.run(["list", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         let listing = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(listing["version"] as? Int == 1)
@@ -177,14 +177,14 @@ private struct Clashing: Scenario {
 /// Every suite `strain explain` offers is one a newcomer can run as it is: it
 /// passes on its first run (issue 20: 5 of 15 used to exit 1).
 @Suite(.timeLimit(.minutes(10))) struct StarterSuiteTests {
-    @Test func everyScenariosStarterSuiteFromExplainPassesOnItsFirstRun() throws {
+    @Test func everyScenariosStarterSuiteFromExplainPassesOnItsFirstRun() async throws {
         let names = ScenarioCatalog.builtIn.names
         #expect(names.count == 16, "the catalog's scenarios: \(names)")
         for name in names {
-            let explained = try StrainBinary.run(["explain", name])
+            let explained = try await StrainBinary.run(["explain", name])
             #expect(explained.status == 0, "\(name): \(explained.stderr)")
             let suite = try #require(explained.stdout.components(separatedBy: "A suite to start from (it passes as it is):\n\n").dropFirst().first, "\(name): \(explained.stdout)")
-            let (result, record, _) = try StrainBinary.runSuite(suite, timeout: 180)
+            let (result, record, _) = try await StrainBinary.runSuite(suite, timeout: 180)
             #expect(result.status == 0, "\(name)'s starter suite:\n\(suite)\n\(result.stdout)\n\(result.stderr)")
             let trials = record?.trials ?? []
             #expect(!trials.isEmpty && trials.allSatisfy { $0.scenario == name }, "\(name): \(trials.map(\.id.description))")

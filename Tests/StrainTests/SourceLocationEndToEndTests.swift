@@ -22,8 +22,8 @@ import Testing
         try String(contentsOfFile: (folder as NSString).appendingPathComponent(file), encoding: .utf8)
     }
 
-    @Test func theChainsTraceNamesGraphModelSwiftWithALineInEveryFormat() throws {
-        let (result, record, out) = try StrainBinary.runSuite(Self.suite)
+    @Test func theChainsTraceNamesGraphModelSwiftWithALineInEveryFormat() async throws {
+        let (result, record, out) = try await StrainBinary.runSuite(Self.suite)
         #expect(result.status == 1, "the overflow is unexpected here: \(result.stderr)")
         let trace = try #require(record?.trials.first?.trace)
         let chain = try #require(trace.cycle?.frames.first { $0.symbol == "ChainNode.init(coder:)" })
@@ -33,12 +33,12 @@ import Testing
         for file in ["summary.md", "report.html", "junit.xml"] {
             #expect(try Self.read(out, file).contains(line), "\(file) names GraphModel.swift with a line")
         }
-        let validation = try SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
+        let validation = try await SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
         #expect(validation.valid, "\(validation.output)")
     }
 
-    @Test func withoutLLVMSymbolizerTheReportsSaySoAndKeepTheNames() throws {
-        let (result, record, out) = try StrainBinary.runSuite(Self.suite, environment: ["STRAIN_LLVM_SYMBOLIZER": "none"])
+    @Test func withoutLLVMSymbolizerTheReportsSaySoAndKeepTheNames() async throws {
+        let (result, record, out) = try await StrainBinary.runSuite(Self.suite, environment: ["STRAIN_LLVM_SYMBOLIZER": "none"])
         #expect(result.status == 1)
         let trace = try #require(record?.trials.first?.trace)
         #expect(trace.cycle?.frames.contains { $0.symbol == "ChainNode.init(coder:)" && $0.file == nil } == true)
@@ -49,26 +49,26 @@ import Testing
 
 /// The top-level command: its version, and the nearest name for a typo.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct CommandLineTests {
-    @Test func versionPrintsStrainsVersion() throws {
-        let result = try StrainBinary.run(["--version"])
+    @Test func versionPrintsStrainsVersion() async throws {
+        let result = try await StrainBinary.run(["--version"])
         #expect(result.status == 0)
         #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "strain \(StrainVersion.current)")
     }
 
-    @Test func aMistypedCommandGetsTheNearestOne() throws {
-        let result = try StrainBinary.run(["reprot", "run.json"])
+    @Test func aMistypedCommandGetsTheNearestOne() async throws {
+        let result = try await StrainBinary.run(["reprot", "run.json"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("unknown command 'reprot'; did you mean 'report'?"), "\(result.stderr)")
     }
 
-    @Test func aMistypedOptionGetsTheNearestOne() throws {
-        let result = try StrainBinary.run(["run", "Scenarios/smoke.yaml", "--formt", "md"])
+    @Test func aMistypedOptionGetsTheNearestOne() async throws {
+        let result = try await StrainBinary.run(["run", "Scenarios/smoke.yaml", "--formt", "md"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("Did you mean '--format'?"), "\(result.stderr)")
     }
 
-    @Test func theHelpExplainsFormatJSON() throws {
-        let result = try StrainBinary.run(["report", "--help"])
+    @Test func theHelpExplainsFormatJSON() async throws {
+        let result = try await StrainBinary.run(["report", "--help"])
         // The help wraps to the terminal's width: compare with single spaces.
         let text = result.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         #expect(text.contains("json (run.json again"), "\(result.stdout)")

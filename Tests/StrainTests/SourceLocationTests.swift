@@ -28,7 +28,7 @@ import Testing
         #expect(frame.location?.hasPrefix("strain_probe.c:") == true)
     }
 
-    @Test func glibcsInternalFramesAreNamedThroughItsSeparateDebugFile() throws {
+    @Test func glibcsInternalFramesAreNamedThroughItsSeparateDebugFile() async throws {
         // A Thread's outermost frames are glibc's start_thread and clone3, which
         // libc.so.6's own tables do not name; libc6-dbg's build-id file does.
         // 300 threads parked beside it, as a loaded parallel suite has: /proc/self/maps
@@ -38,22 +38,15 @@ import Testing
         // to the end (Watchdog.contents), and so does this test.
         let release = DispatchSemaphore(value: 0)
         let parked = (0..<300).map { _ in
-            let thread = Thread { release.wait() }
+            let thread = Thread { release.wait() } // off the pool: a thread of its own, parked
             thread.stackSize = 64 * 1024
             thread.start()
             return thread
         }
         defer { for _ in parked { release.signal() } }
-        let addresses = Mutex<[UInt64]>([])
-        let done = DispatchSemaphore(value: 0)
-        let thread = Thread {
-            addresses.withLock { $0 = Thread.callStackReturnAddresses.map { UInt64($0.uintValue) } }
-            done.signal()
-        }
-        thread.start()
-        done.wait()
+        let addresses = await OffPool.run("return addresses") { Thread.callStackReturnAddresses.map { UInt64($0.uintValue) } }
         let maps = ProcFile.contents(of: "/proc/self/maps")
-        let frames = Symbolizer().frames(for: addresses.withLock { $0 }, maps: maps, firstIsExact: false)
+        let frames = Symbolizer().frames(for: addresses, maps: maps, firstIsExact: false)
         let libc = frames.filter { $0.moduleName?.hasPrefix("libc.so") == true }
         #expect(!libc.isEmpty, "the walk's modules: \(frames.map { $0.moduleName ?? "?" }), maps: \(maps.split(separator: "\n").count) lines")
         #expect(libc.allSatisfy { $0.symbol != nil }, "\(libc.map(\.displayName))")

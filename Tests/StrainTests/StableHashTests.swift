@@ -93,12 +93,12 @@ import Testing
         #expect(Plan(suite: try parser.parse(reordered, path: "reordered.yaml")).identity == Self.pinnedPlanHash)
     }
 
-    @Test func theBinaryShardsAndNamesThePlanWithThePinnedHashes() throws {
+    @Test func theBinaryShardsAndNamesThePlanWithThePinnedHashes() async throws {
         let folder = try temporaryFolder()
         let suite = folder + "/pinned.yaml"
         try TestFiles.write(Self.suite, to: suite)
         for index in 1...3 {
-            let listed = try StrainBinary.run(["run", suite, "--list", "--shard", "\(index)/3"], timeout: 30)
+            let listed = try await StrainBinary.run(["run", suite, "--list", "--shard", "\(index)/3"], timeout: 30)
             #expect(listed.status == 0, "\(listed.stderr)")
             let wanted = Self.pinnedKeys.filter { $0.shardOf3 == index }.map { "\($0.key.description) #1" }
             #expect(Set(listed.stdout.split(separator: "\n").dropLast().map(String.init)) == Set(wanted), "shard \(index): \(listed.stdout)")
@@ -106,7 +106,7 @@ import Testing
         }
         // Shard 1 is two quick trials: its run.json and journal name the whole plan.
         let out = folder + "/shard1"
-        let run = try StrainBinary.run(["run", suite, "--shard", "1/3", "--out", out, "--format", "json"], timeout: 60)
+        let run = try await StrainBinary.run(["run", suite, "--shard", "1/3", "--out", out, "--format", "json"], timeout: 60)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let record = try RunRecordFile.read(from: out + "/run.json")
         #expect(record.plan?.hash == Self.pinnedPlanHash)

@@ -5,8 +5,8 @@ import Testing
 /// Real pools run out and real queues wait on each other, in real children,
 /// with a short stall threshold: every test here is bounded by its trials' timeouts.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct StarvationEndToEndTests {
-    @Test func twoQueuesSyncingOntoEachOtherEndDeadlockedWithBothQueueFramesAndTheCycleNamed() throws {
-        let (result, run, out) = try StrainBinary.runSuite("""
+    @Test func twoQueuesSyncingOntoEachOtherEndDeadlockedWithBothQueueFramesAndTheCycleNamed() async throws {
+        let (result, run, out) = try await StrainBinary.runSuite("""
         name: cycle
         timeout: 20s
         stall: 400ms
@@ -48,12 +48,12 @@ import Testing
         #expect(result.stdout.contains("holds strain.sync-cycle.0 and waits for strain.sync-cycle.1"), "the terminal names the cycle")
         let summary = try String(contentsOfFile: (out as NSString).appendingPathComponent("summary.md"), encoding: .utf8)
         #expect(summary.contains("## Stalls"))
-        let schema = try SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
+        let schema = try await SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
         #expect(schema.valid, "run.json does not match the schema: \(schema.output)")
     }
 
-    @Test func aFloodOfBlockingSerialQueuesIsStarvedWithTheBlockedStacksGroupedAndTheAppleCapVerdict() throws {
-        let (result, run, _) = try StrainBinary.runSuite("""
+    @Test func aFloodOfBlockingSerialQueuesIsStarvedWithTheBlockedStacksGroupedAndTheAppleCapVerdict() async throws {
+        let (result, run, _) = try await StrainBinary.runSuite("""
         name: flood
         timeout: 20s
         stall: 400ms
@@ -87,8 +87,8 @@ import Testing
         #expect(stall.queued == 301 && stall.started < 301, "items and the probe wait for a thread")
     }
 
-    @Test func aFixedPoolOfEightReproducesASmallCapAndASlowButProgressingPoolIsNeverStarved() throws {
-        let (result, run, _) = try StrainBinary.runSuite("""
+    @Test func aFixedPoolOfEightReproducesASmallCapAndASlowButProgressingPoolIsNeverStarved() async throws {
+        let (result, run, _) = try await StrainBinary.runSuite("""
         name: pools
         timeout: 20s
         stall: 400ms
@@ -119,8 +119,8 @@ import Testing
         #expect(slow.dump == nil)
     }
 
-    @Test func blockedCooperativeThreadsStarveAMediumPriorityTaskButNotAHighOne() throws {
-        let (result, run, _) = try StrainBinary.runSuite("""
+    @Test func blockedCooperativeThreadsStarveAMediumPriorityTaskButNotAHighOne() async throws {
+        let (result, run, _) = try await StrainBinary.runSuite("""
         name: cooperative
         timeout: 20s
         stall: 400ms
@@ -154,8 +154,8 @@ import Testing
         #expect(medium.metrics.custom["probe ran"] == 0)
     }
 
-    @Test func threadsThatBlockEverySignalAreUnwoundByTheParentThroughPtrace() throws {
-        let (result, run, _) = try StrainBinary.runSuite("""
+    @Test func threadsThatBlockEverySignalAreUnwoundByTheParentThroughPtrace() async throws {
+        let (result, run, _) = try await StrainBinary.runSuite("""
         name: masked
         timeout: 20s
         stall: 400ms
@@ -176,8 +176,8 @@ import Testing
         #expect(traced.frames.contains { $0.symbol == "DispatchQueue.sync(execute:)" }, "\(traced.frames.map(\.displayName))")
     }
 
-    @Test func aChildThatNeverReportsIsUnwoundAtItsDeadlineAndCalledDeadlockedOnlyWhenEveryThreadWaitsForGood() throws {
-        let (result, run, _) = try StrainBinary.runSuite("""
+    @Test func aChildThatNeverReportsIsUnwoundAtItsDeadlineAndCalledDeadlockedOnlyWhenEveryThreadWaitsForGood() async throws {
+        let (result, run, _) = try await StrainBinary.runSuite("""
         name: silent
         timeout: 1500ms
         runs:
@@ -198,8 +198,8 @@ import Testing
         #expect(hang.dump?.groups.contains { $0.summary.hasPrefix("sleep") } == true)
     }
 
-    @Test func withoutItsWatchdogAStalledChildIsJudgedAtItsDeadlineFromTheSharedHeartbeatAndPtrace() throws {
-        let (result, run, _) = try StrainBinary.runSuite("""
+    @Test func withoutItsWatchdogAStalledChildIsJudgedAtItsDeadlineFromTheSharedHeartbeatAndPtrace() async throws {
+        let (result, run, _) = try await StrainBinary.runSuite("""
         name: no-watchdog
         timeout: 1500ms
         stall: 400ms

@@ -18,8 +18,8 @@ struct StrainBinary {
 
     /// Runs `strain ARGUMENTS`; past `timeout` seconds it is killed and the call
     /// throws `BoundedProcess.TimedOut`, naming the command line and the bound.
-    static func run(_ arguments: [String], timeout: Double = 120, environment: [String: String] = [:]) throws -> Result {
-        let ended = try BoundedProcess.run(path, arguments, environment: environment, timeout: timeout)
+    static func run(_ arguments: [String], timeout: Double = 120, environment: [String: String] = [:]) async throws -> Result {
+        let ended = try await BoundedProcess.run(path, arguments, environment: environment, timeout: timeout)
         return Result(status: ended.status, stdout: ended.stdout, stderr: ended.stderr)
     }
 
@@ -27,7 +27,7 @@ struct StrainBinary {
     /// and error (Python's `pty`), as a user at a terminal would: `stdout` is all it
     /// drew, escape sequences and carriage returns included. The terminal reports no
     /// size (0×0), so strain falls back to `COLUMNS`.
-    static func runInTerminal(_ arguments: [String], timeout: Double = 120, environment: [String: String] = [:]) throws -> Result {
+    static func runInTerminal(_ arguments: [String], timeout: Double = 120, environment: [String: String] = [:]) async throws -> Result {
         let script = """
             import os, pty, sys
             pid, fd = pty.fork()
@@ -46,18 +46,18 @@ struct StrainBinary {
             sys.stdout.buffer.write(bytes(drawn))
             sys.exit(os.waitstatus_to_exitcode(status) % 256)
             """
-        let ended = try BoundedProcess.run("/usr/bin/env", ["python3", "-c", script, path] + arguments, environment: environment, timeout: timeout)
+        let ended = try await BoundedProcess.run("/usr/bin/env", ["python3", "-c", script, path] + arguments, environment: environment, timeout: timeout)
         return Result(status: ended.status, stdout: ended.stdout, stderr: ended.stderr)
     }
 
     /// Writes `yaml` as a suite in a new temporary folder, runs it, and reads run.json.
-    static func runSuite(_ yaml: String, timeout: Double = 120, environment: [String: String] = [:]) throws -> (Result, RunRecord?, String) {
+    static func runSuite(_ yaml: String, timeout: Double = 120, environment: [String: String] = [:]) async throws -> (Result, RunRecord?, String) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strain-test-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let suite = (folder as NSString).appendingPathComponent("suite.yaml")
         try yaml.write(toFile: suite, atomically: true, encoding: .utf8)
         let out = (folder as NSString).appendingPathComponent("out")
-        let result = try run(["run", suite, "--out", out], timeout: timeout, environment: environment)
+        let result = try await run(["run", suite, "--out", out], timeout: timeout, environment: environment)
         let record = try? RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json"))
         return (result, record, out)
     }
@@ -73,27 +73,35 @@ extension RunRecord {
 /// its standard output and error together. Past `timeout` seconds it is killed
 /// and the call throws `BoundedProcess.TimedOut`.
 enum Tool {
-    static func run(_ arguments: [String], directory: String? = nil, timeout: Double = 120) throws -> (status: Int32, output: String) {
-        let ended = try BoundedProcess.run("/usr/bin/env", arguments, directory: directory, timeout: timeout, mergingOutput: true)
+    static func run(_ arguments: [String], directory: String? = nil, timeout: Double = 120) async throws -> (status: Int32, output: String) {
+        let ended = try await BoundedProcess.run("/usr/bin/env", arguments, directory: directory, timeout: timeout, mergingOutput: true)
         return (ended.status, ended.stdout)
     }
 }
 
-/// On overlap: Swift Testing runs different suites at once (`.serialized` orders
-/// tests only inside one suite), so the end-to-end suites share the machine's two
-/// cores with each other by design. No verdict may therefore depend on load: a
-/// stall threshold is set far above a late wake-up, a hang is told from a finished
-/// trial by its deadline (tens of seconds) or by a block that never ends, a planted
-/// regression is ten times the work against thresholds of 3×, and speed figures
-/// live in the benchmark suites. What cannot be shared is locked: SwiftPM's scratch
-/// folder (`FixturePackage`'s lock).
+/// On overlap: Swift Testing runs test functions on Swift concurrency's cooperative
+/// pool, which is as wide as the machine has cores (2 here), and runs different suites
+/// at once (`.serialized` orders tests only inside one suite). A test that waits for a
+/// child process, a pipe or a clock on a pool thread holds that thread for as long as
+/// it waits, and with both held every other test waits for a thread while its time
+/// limit runs (issue 36: nine tests ran out of 10-minute limits that way). So no test
+/// blocks a pool thread: everything that waits goes through `OffPool` (a thread of its
+/// own, awaited) or suspends (`pause`), and `BlockingCallLintTests` and
+/// `OffPoolTests` keep it so.
+///
+/// The end-to-end suites still share the machine's two cores with each other by
+/// design. No verdict may therefore depend on load: a stall threshold is set far above
+/// a late wake-up, a hang is told from a finished trial by its deadline (tens of
+/// seconds) or by a block that never ends, a planted regression is ten times the work
+/// against thresholds of 3×, and speed figures live in the benchmark suites. What
+/// cannot be shared is locked: SwiftPM's scratch folder (`FixturePackage`'s lock).
 ///
 /// Every external process a test starts to its end goes through here: its output
 /// and errors are read at once (a child that fills one pipe while the test reads
 /// the other cannot deadlock), and a hang is killed at `timeout` and fails the
 /// test with the command line it was waiting for, instead of stalling the suite.
 enum BoundedProcess {
-    struct Ended {
+    struct Ended: Sendable {
         /// The exit status, or the number of the signal that ended it (as `Process` gives).
         var status: Int32
         var signaled: Bool
@@ -107,10 +115,21 @@ enum BoundedProcess {
         var description: String { "still running after \(seconds) s, killed: \(commandLine)" }
     }
 
-    /// Runs `executable ARGUMENTS` to its end. `mergingOutput`: errors go to the
-    /// same pipe as output (`stdout` holds both, `stderr` is empty).
+    /// Runs `executable ARGUMENTS` to its end, waiting on a thread of its own: the
+    /// calling task suspends and its pool thread runs other tests meanwhile.
+    /// `mergingOutput`: errors go to the same pipe as output (`stdout` holds both,
+    /// `stderr` is empty).
     static func run(_ executable: String, _ arguments: [String], directory: String? = nil, environment: [String: String] = [:],
-                    timeout: Double, mergingOutput: Bool = false) throws -> Ended {
+                    timeout: Double, mergingOutput: Bool = false) async throws -> Ended {
+        try await OffPool.run("bounded \((executable as NSString).lastPathComponent)") {
+            try runWaiting(executable, arguments, directory: directory, environment: environment, timeout: timeout, mergingOutput: mergingOutput)
+        }
+    }
+
+    /// The waiting itself; only ever on an `OffPool` thread.
+    private static func runWaiting(_ executable: String, _ arguments: [String], directory: String?, environment: [String: String],
+                                   timeout: Double, mergingOutput: Bool) throws -> Ended {
+        OffPool.assertOffPool()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -125,38 +144,159 @@ enum BoundedProcess {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         let giveUp = Date().addingTimeInterval(timeout)
+        // Each pipe read to its end on a thread of its own (not a GCD worker: the
+        // global pool grows by one thread a second, and tests use it too).
         let readers = DispatchGroup()
         let collected = Collected()
-        DispatchQueue.global().async(group: readers) { collected.stdout = output.fileHandleForReading.readDataToEndOfFile() }
+        OffPool.detach("read stdout", group: readers) { collected.stdout = output.fileHandleForReading.readDataToEndOfFile() } // off the pool: a thread of its own
         if !mergingOutput {
-            DispatchQueue.global().async(group: readers) { collected.stderr = error.fileHandleForReading.readDataToEndOfFile() }
+            OffPool.detach("read stderr", group: readers) { collected.stderr = error.fileHandleForReading.readDataToEndOfFile() } // off the pool: a thread of its own
         }
         let commandLine = ([executable] + arguments).map { $0.contains(" ") || $0.isEmpty ? "'\($0)'" : $0 }.joined(separator: " ")
-        if readers.wait(timeout: .now() + timeout) == .timedOut {
+        if readers.wait(timeout: .now() + timeout) == .timedOut { // off the pool: runWaiting runs on an OffPool thread
             // The whole tree: a hung `swift build` under a script must not outlive the test.
             Processes.killTree(process.processIdentifier)
             // What it started may hold the pipes open; give them a moment, no more.
-            _ = readers.wait(timeout: .now() + 5)
-            process.waitUntilExit()
+            _ = readers.wait(timeout: .now() + 5) // off the pool: runWaiting runs on an OffPool thread
+            process.waitUntilExit() // off the pool: runWaiting runs on an OffPool thread
             throw TimedOut(commandLine: commandLine, seconds: timeout)
         }
         // Both pipes closed: the process has ended or is about to; a child that closed
         // its output and went on running is still bounded, by the same deadline.
-        while process.isRunning && Date() < giveUp { usleep(1_000) }
+        while process.isRunning && Date() < giveUp { usleep(1_000) } // off the pool: runWaiting runs on an OffPool thread
         if process.isRunning {
             Processes.killTree(process.processIdentifier)
-            process.waitUntilExit()
+            process.waitUntilExit() // off the pool: runWaiting runs on an OffPool thread
             throw TimedOut(commandLine: commandLine, seconds: timeout)
         }
-        process.waitUntilExit()
+        process.waitUntilExit() // off the pool: runWaiting runs on an OffPool thread
         return Ended(status: process.terminationStatus, signaled: process.terminationReason == .uncaughtSignal,
                      stdout: String(decoding: collected.stdout, as: UTF8.self), stderr: String(decoding: collected.stderr, as: UTF8.self))
     }
 
-    /// Written by the reader threads, read after they are done.
+    /// Written by the reader threads, read after they are done (the group's wait orders them).
     private final class Collected: @unchecked Sendable {
         var stdout = Data()
         var stderr = Data()
+    }
+}
+
+/// Blocking work kept off Swift concurrency's cooperative pool: each call gets a
+/// thread of its own, and the caller suspends until it is done. For waits on child
+/// processes, pipes, semaphores and clocks that a test cannot express as `await`.
+enum OffPool {
+    /// Runs `body` on a new thread (with `stackBytes` of stack, when given) and
+    /// suspends until it returns or throws.
+    static func run<T: Sendable, E: Error>(_ name: String = "off-pool", stackBytes: Int? = nil,
+                                           _ body: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
+        let result: Result<T, E> = await withCheckedContinuation { continuation in
+            let thread = Thread { continuation.resume(returning: Result { () throws(E) -> T in try body() }) }
+            thread.name = "strain-test.\(name)"
+            if let stackBytes { thread.stackSize = stackBytes }
+            thread.start()
+        }
+        return try result.get()
+    }
+
+    /// Runs `body` as a block on `DispatchQueue.global()` (a GCD worker, never the
+    /// calling thread) and suspends until it returns.
+    static func onGCDWorker<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: body()) }
+        }
+    }
+
+    /// Starts `body` on a new thread, entered in `group` until it returns.
+    static func detach(_ name: String, group: DispatchGroup, _ body: @escaping @Sendable () -> Void) {
+        group.enter()
+        let thread = Thread {
+            body()
+            group.leave()
+        }
+        thread.name = "strain-test.\(name)"
+        thread.start()
+    }
+
+    /// Records an issue when a blocking wait is about to run inside a task, that is on
+    /// a cooperative thread (or an actor's), where it would hold that thread.
+    static func assertOffPool(sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+        if withUnsafeCurrentTask(body: { $0 != nil }) {
+            Issue.record("a blocking wait ran inside a task, holding a cooperative thread: run it through OffPool.run", sourceLocation: sourceLocation)
+        }
+    }
+}
+
+/// Suspends the calling task for `microseconds` (the `usleep` of a test: it gives its
+/// thread back to the pool while it waits).
+func pause(_ microseconds: Int) async {
+    try? await Task.sleep(nanoseconds: UInt64(max(0, microseconds)) * 1_000)
+}
+
+/// Waits up to `seconds` for `condition`, looking every `every` microseconds; true
+/// when it held. Suspends between looks.
+func eventually(within seconds: Double, every microseconds: Int = 20_000, _ condition: () throws -> Bool) async rethrows -> Bool {
+    let giveUp = Date().addingTimeInterval(seconds)
+    while Date() < giveUp {
+        if try condition() { return true }
+        await pause(microseconds)
+    }
+    return try condition()
+}
+
+/// A value made once per test process by async work (a build), shared by every test
+/// that asks; callers that come while it is being made wait for the same one. A
+/// failure is kept unless `retryingFailures`, when the next caller tries again.
+actor AsyncOnce<T: Sendable> {
+    private var task: Task<T, any Error>?
+    private let retryingFailures: Bool
+    private let make: @Sendable () async throws -> T
+
+    init(retryingFailures: Bool = false, _ make: @escaping @Sendable () async throws -> T) {
+        self.retryingFailures = retryingFailures
+        self.make = make
+    }
+
+    func value() async throws -> T {
+        if task == nil { task = Task { try await make() } }
+        let current = task!
+        do {
+            return try await current.value
+        } catch {
+            if retryingFailures, task == current { task = nil }
+            throw error
+        }
+    }
+}
+
+/// One at a time, for async callers: the holder's task suspends others instead of
+/// blocking their threads (a `Mutex` held across an `await` would block them).
+actor AsyncLock {
+    private var held = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    private func acquire() async {
+        while held {
+            await withCheckedContinuation { waiting.append($0) }
+        }
+        held = true
+    }
+
+    private func release() {
+        held = false
+        if !waiting.isEmpty { waiting.removeFirst().resume() }
+    }
+
+    /// Runs `body` holding the lock.
+    nonisolated func withLock<T>(_ body: () async throws -> T) async throws -> T {
+        await acquire()
+        do {
+            let value = try await body()
+            await release()
+            return value
+        } catch {
+            await release()
+            throw error
+        }
     }
 }
 
@@ -168,8 +308,8 @@ enum SchemaCheck {
             .appendingPathComponent("Sources/StrainRecords/RunRecord.schema.json").path
     }
 
-    static func validate(_ runJSON: String) throws -> (valid: Bool, output: String) {
-        let (status, output) = try Tool.run(["python3", "-c", """
+    static func validate(_ runJSON: String) async throws -> (valid: Bool, output: String) {
+        let (status, output) = try await Tool.run(["python3", "-c", """
             import json, sys, jsonschema
             schema = json.load(open(sys.argv[1]))
             jsonschema.Draft202012Validator.check_schema(schema)
@@ -213,7 +353,7 @@ final class BackgroundStrain {
 
     /// The pids of the runner's trial children (its trial server left out),
     /// waiting up to `seconds` for one to appear.
-    func children(within seconds: Double = 20) -> [Int32] {
+    func children(within seconds: Double = 20) async -> [Int32] {
         let giveUp = Date().addingTimeInterval(seconds)
         // A child between fork and exec still shows the runner's own command line: it may
         // become the trial server or the symbolizer, so it is not taken for a trial (under
@@ -224,17 +364,17 @@ final class BackgroundStrain {
                 !Processes.isTrialServer($0) && !Processes.isSymbolizer($0) && FileManager.default.contents(atPath: "/proc/\($0)/cmdline") != own
             }
             if !pids.isEmpty { return pids }
-            usleep(20_000)
+            await pause(20_000)
         }
         return []
     }
 
     /// The runner's trial server, waiting up to `seconds` for it to appear.
-    func trialServer(within seconds: Double = 20) -> Int32? {
+    func trialServer(within seconds: Double = 20) async -> Int32? {
         let giveUp = Date().addingTimeInterval(seconds)
         while Date() < giveUp {
             if let server = allChildren().first(where: Processes.isTrialServer) { return server }
-            usleep(5_000)
+            await pause(5_000)
         }
         return nil
     }
@@ -245,11 +385,11 @@ final class BackgroundStrain {
     }
 
     /// Waits until stdout contains `text` (or `seconds` pass).
-    @discardableResult func waitForOutput(_ text: String, seconds: Double = 30) -> Bool {
+    @discardableResult func waitForOutput(_ text: String, seconds: Double = 30) async -> Bool {
         let giveUp = Date().addingTimeInterval(seconds)
         while Date() < giveUp {
             if (try? String(contentsOfFile: stdoutPath, encoding: .utf8))?.contains(text) == true { return true }
-            usleep(20_000)
+            await pause(20_000)
         }
         return false
     }
@@ -257,14 +397,16 @@ final class BackgroundStrain {
     func signal(_ number: Int32) { kill(pid, number) }
 
     /// Waits for the runner to exit, killing it after `timeout` seconds.
-    func finish(timeout: Double = 60) -> StrainBinary.Result {
+    func finish(timeout: Double = 60) async -> StrainBinary.Result {
         let giveUp = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < giveUp { usleep(20_000) }
+        while process.isRunning && Date() < giveUp { await pause(20_000) }
         if process.isRunning {
             kill(pid, SIGKILL)
             Issue.record("still running after \(timeout) s, killed: \(commandLine)")
         }
-        process.waitUntilExit()
+        // Killed or ended: the reap is at most a moment, still not on a pool thread.
+        let process = self.process
+        await OffPool.run("reap strain") { process.waitUntilExit() } // off the pool: inside OffPool.run
         let out = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""
         let err = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
         let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
@@ -299,11 +441,11 @@ enum Processes {
     }
 
     /// Waits up to `seconds` for `pid` to be gone; true when it is.
-    static func waitUntilGone(_ pid: Int32, seconds: Double = 10) -> Bool {
+    static func waitUntilGone(_ pid: Int32, seconds: Double = 10) async -> Bool {
         let giveUp = Date().addingTimeInterval(seconds)
         while Date() < giveUp {
             if !isAlive(pid) { return true }
-            usleep(20_000)
+            await pause(20_000)
         }
         return !isAlive(pid)
     }
@@ -354,32 +496,32 @@ func temporaryFolder() throws -> String {
 
 /// The bound every test's processes run under, on processes that misbehave.
 @Suite struct BoundedProcessTests {
-    @Test func aProcessStillRunningAtItsBoundIsKilledAndTheCallSaysWhatItWaitedFor() throws {
-        #expect {
-            try BoundedProcess.run("/bin/sleep", ["30"], timeout: 1)
+    @Test func aProcessStillRunningAtItsBoundIsKilledAndTheCallSaysWhatItWaitedFor() async throws {
+        await #expect {
+            try await BoundedProcess.run("/bin/sleep", ["30"], timeout: 1)
         } throws: { error in
             "\(error)" == "still running after 1.0 s, killed: /bin/sleep 30"
         }
     }
 
-    @Test func aTimedOutProcessIsKilledWithEverythingItStarted() throws {
+    @Test func aTimedOutProcessIsKilledWithEverythingItStarted() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("strain-bounded-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: file) }
-        #expect(throws: BoundedProcess.TimedOut.self) {
+        await #expect(throws: BoundedProcess.TimedOut.self) {
             // The grandchild holds none of the pipes: nothing but the kill ends it.
-            try BoundedProcess.run("/bin/sh", ["-c", "sleep 100000 > /dev/null 2>&1 & echo $! > '\(file)'; wait"], timeout: 2)
+            try await BoundedProcess.run("/bin/sh", ["-c", "sleep 100000 > /dev/null 2>&1 & echo $! > '\(file)'; wait"], timeout: 2)
         }
         let text = try String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         let grandchild = try #require(Int32(text), "the shell wrote its child's pid: \(text)")
-        let gone = Processes.waitUntilGone(grandchild, seconds: 10)
+        let gone = await Processes.waitUntilGone(grandchild, seconds: 10)
         if !gone { kill(grandchild, SIGKILL) }
         #expect(gone, "the shell's own child, sleep \(grandchild), died with it")
     }
 
-    @Test func aChildThatFillsItsErrorPipeBeforeItsOutputIsReadToTheEnd() throws {
+    @Test func aChildThatFillsItsErrorPipeBeforeItsOutputIsReadToTheEnd() async throws {
         // Read one pipe after the other, a child that writes more than a pipe holds
         // (64 KiB) to standard error first blocks until it is killed.
-        let ended = try BoundedProcess.run("/bin/sh", ["-c", "head -c 1048576 /dev/zero >&2; echo done"], timeout: 20)
+        let ended = try await BoundedProcess.run("/bin/sh", ["-c", "head -c 1048576 /dev/zero >&2; echo done"], timeout: 20)
         #expect(ended.status == 0)
         #expect(ended.stdout == "done\n")
         #expect(ended.stderr.utf8.count == 1 << 20)

@@ -9,8 +9,8 @@ import Testing
 /// force; a server that dies is replaced, and one that cannot start is left for
 /// spawning, said aloud.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct TrialServerTests {
-    @Test func aCrashAHangAnOverflowAndAFloodUnderTheTrialServerEndOnlyTheirOwnTrial() throws {
-        let (result, run, _) = try StrainBinary.runSuite("""
+    @Test func aCrashAHangAnOverflowAndAFloodUnderTheTrialServerEndOnlyTheirOwnTrial() async throws {
+        let (result, run, _) = try await StrainBinary.runSuite("""
         name: isolation
         runs:
           - scenario: noop
@@ -61,8 +61,8 @@ import Testing
                 "the trials before and after the faults ran normally")
     }
 
-    @Test func theIOSProfilesMainAndSecondaryStacksAreInForceInACopiedTrial() throws {
-        let (result, run, _) = try StrainBinary.runSuite("""
+    @Test func theIOSProfilesMainAndSecondaryStacksAreInForceInACopiedTrial() async throws {
+        let (result, run, _) = try await StrainBinary.runSuite("""
         name: profiles
         profiles: [linux, ios]
         runs:
@@ -94,7 +94,7 @@ import Testing
         #expect(linuxWorker.size == 8 * 1024 * 1024)
     }
 
-    @Test func aTrialServerKilledMidRunIsStartedAgainAndEveryTrialStillRuns() throws {
+    @Test func aTrialServerKilledMidRunIsStartedAgainAndEveryTrialStillRuns() async throws {
         let folder = try temporaryFolder()
         try """
         name: restart
@@ -104,10 +104,10 @@ import Testing
             strategies: [main]
         """.write(toFile: (folder as NSString).appendingPathComponent("suite.yaml"), atomically: true, encoding: .utf8)
         let runner = try BackgroundStrain(["run", "suite.yaml", "--out", "out"], in: folder)
-        let server = try #require(runner.trialServer(), "the runner started a trial server")
-        #expect(runner.waitForOutput("/500] ok"), "the server started trials")
+        let server = try #require(await runner.trialServer(), "the runner started a trial server")
+        #expect(await runner.waitForOutput("/500] ok"), "the server started trials")
         kill(server, SIGKILL)
-        let result = runner.finish(timeout: 120)
+        let result = await runner.finish(timeout: 120)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("strain: the trial server (pid \(server)) failed"), "the restart is said: \(result.stderr)")
         let record = try RunRecordFile.read(from: (folder as NSString).appendingPathComponent("out/run.json"))
@@ -119,7 +119,7 @@ import Testing
         #expect(execution.serverTrials == 500, "the trial that met the dead server went to the new one")
     }
 
-    @Test func aTrialServerKilledDuringAJobsRunIsStartedAgainAndNoTrialDiesWithTheWorkerThatRestartedIt() throws {
+    @Test func aTrialServerKilledDuringAJobsRunIsStartedAgainAndNoTrialDiesWithTheWorkerThatRestartedIt() async throws {
         let folder = try temporaryFolder()
         try """
         name: restart-jobs
@@ -138,10 +138,10 @@ import Testing
             expect: timedOut
         """.write(toFile: (folder as NSString).appendingPathComponent("suite.yaml"), atomically: true, encoding: .utf8)
         let runner = try BackgroundStrain(["run", "suite.yaml", "--out", "out", "--jobs", "2"], in: folder)
-        let server = try #require(runner.trialServer())
-        #expect(runner.waitForOutput("/601] ok"), "the server started trials")
+        let server = try #require(await runner.trialServer())
+        #expect(await runner.waitForOutput("/601] ok"), "the server started trials")
         kill(server, SIGKILL)
-        let result = runner.finish(timeout: 120)
+        let result = await runner.finish(timeout: 120)
         #expect(result.status == 0, "\(result.stderr)")
         let record = try RunRecordFile.read(from: (folder as NSString).appendingPathComponent("out/run.json"))
         #expect(record.trials.count == 601)
@@ -158,7 +158,7 @@ import Testing
         }.count
     }
 
-    @Test func everyJobWorkerOutlivesTheLastTrialOfTheRun() throws {
+    @Test func everyJobWorkerOutlivesTheLastTrialOfTheRun() async throws {
         // The test above catches a worker that exits early only when that worker happens
         // to be the one that restarted the server (about half the runs). This checks the
         // rule itself, every time: two workers out of work while a trial still runs (a hang
@@ -177,22 +177,22 @@ import Testing
             strategies: [main, gcd-global]
         """.write(toFile: (folder as NSString).appendingPathComponent("suite.yaml"), atomically: true, encoding: .utf8)
         let runner = try BackgroundStrain(["run", "suite.yaml", "--out", "out", "--jobs", "3"], in: folder)
-        #expect(runner.waitForOutput("[2/3]"), "both noops finished beside the hang")
+        #expect(await runner.waitForOutput("[2/3]"), "both noops finished beside the hang")
         // A worker that exits does so at once; 3 s of looking is only how long to wait for it.
         let lookUntil = Date().addingTimeInterval(3)
         var workers = Self.threads(of: runner.pid, named: "strain.job")
         while workers == 3 && Date() < lookUntil {
-            usleep(20_000)
+            await pause(20_000)
             workers = Self.threads(of: runner.pid, named: "strain.job")
         }
         #expect(workers == 3, "the two workers out of work are still alive while the hang runs: \(workers) of 3")
         runner.signal(SIGTERM)
-        let result = runner.finish(timeout: 30)
+        let result = await runner.finish(timeout: 30)
         #expect(result.status == 143, "\(result.stderr)")
     }
 
-    @Test func aTrialServerThatCannotStartFallsBackToSpawningAndSaysSo() throws {
-        let (result, run, _) = try StrainBinary.runSuite("""
+    @Test func aTrialServerThatCannotStartFallsBackToSpawningAndSaysSo() async throws {
+        let (result, run, _) = try await StrainBinary.runSuite("""
         name: fallback
         runs:
           - scenario: noop
@@ -208,38 +208,38 @@ import Testing
         #expect(execution.fallback?.contains("STRAIN_TRIAL_SERVER=refuse") == true, "\(execution)")
     }
 
-    @Test func spawnIsolationStartsEveryTrialAsAFreshProcessAndABadValueIsAnInputError() throws {
+    @Test func spawnIsolationStartsEveryTrialAsAFreshProcessAndABadValueIsAnInputError() async throws {
         let folder = try temporaryFolder()
         try "name: spawn\nruns:\n  - scenario: noop\n    strategies: [main]\n"
             .write(toFile: (folder as NSString).appendingPathComponent("suite.yaml"), atomically: true, encoding: .utf8)
         let suite = (folder as NSString).appendingPathComponent("suite.yaml")
         let out = (folder as NSString).appendingPathComponent("out")
-        let spawned = try StrainBinary.run(["run", suite, "--out", out, "--isolation", "spawn"])
+        let spawned = try await StrainBinary.run(["run", suite, "--out", out, "--isolation", "spawn"])
         #expect(spawned.status == 0, "\(spawned.stderr)")
         let record = try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json"))
         #expect(record.execution?.isolation == .spawn)
         #expect(record.execution?.serverTrials == 0)
         #expect(record.trials.first?.outcome.kind == .completed)
 
-        let bad = try StrainBinary.run(["run", suite, "--out", out + "-bad", "--isolation", "fork"])
+        let bad = try await StrainBinary.run(["run", suite, "--out", out + "-bad", "--isolation", "fork"])
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("fork"), "\(bad.stderr)")
     }
 
     /// One `noop` on `main` under `memory-limit: LIMIT`, with `isolation`: its record.
-    static func noopUnderMemoryLimit(_ limit: String, isolation: String) throws -> (TrialRecord?, StrainBinary.Result) {
+    static func noopUnderMemoryLimit(_ limit: String, isolation: String) async throws -> (TrialRecord?, StrainBinary.Result) {
         let folder = try temporaryFolder()
         let suite = (folder as NSString).appendingPathComponent("suite.yaml")
         try "name: limited\ntimeout: 30s\nruns:\n  - scenario: noop\n    strategies: [main]\n    memory-limit: \(limit)\n"
             .write(toFile: suite, atomically: true, encoding: .utf8)
         let out = (folder as NSString).appendingPathComponent("out")
-        let result = try StrainBinary.run(["run", suite, "--out", out, "--isolation", isolation])
+        let result = try await StrainBinary.run(["run", suite, "--out", out, "--isolation", isolation])
         let record = try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json"))
         #expect(record.execution?.isolation == (isolation == "server" ? .server : .spawn))
         return (record.trials.first, result)
     }
 
-    @Test func aTrialUnderAMemoryLimitHasTheSameRoomAsACopyAsSpawned() throws {
+    @Test func aTrialUnderAMemoryLimitHasTheSameRoomAsACopyAsSpawned() async throws {
         // A copy that inherited the server's ahead-of-time mappings (13.5 MiB of them,
         // once) could not start its preparation thread's stack under a limit a spawned
         // noop had room in. The room a noop needs moves with the binary's size (a debug
@@ -248,22 +248,22 @@ import Testing
         // completes under; a copy must complete under 4 MiB more.
         var spawnedRoom: Int?
         for mebibytes in stride(from: 96, through: 320, by: 4) {
-            let (trial, _) = try Self.noopUnderMemoryLimit("\(mebibytes)MiB", isolation: "spawn")
+            let (trial, _) = try await Self.noopUnderMemoryLimit("\(mebibytes)MiB", isolation: "spawn")
             if trial?.outcome.kind == .completed {
                 spawnedRoom = mebibytes
                 break
             }
         }
         let room = try #require(spawnedRoom, "a spawned noop completes under some limit up to 320 MiB")
-        let (copied, result) = try Self.noopUnderMemoryLimit("\(room + 4)MiB", isolation: "server")
+        let (copied, result) = try await Self.noopUnderMemoryLimit("\(room + 4)MiB", isolation: "server")
         #expect(copied?.outcome.kind == .completed, "spawned: \(room) MiB; as a copy under \(room + 4) MiB: \(copied?.outcome.description ?? "no trial"): \(result.stdout)")
     }
 
     @Test(arguments: ["server", "spawn"])
-    func aMemoryLimitWithNoRoomForThePreparationThreadIsAHarnessErrorAtOnce(isolation: String) throws {
+    func aMemoryLimitWithNoRoomForThePreparationThreadIsAHarnessErrorAtOnce(isolation: String) async throws {
         // Before, the thread silently never started and the trial waited out its
         // deadline to be called deadlocked.
-        let (trial, _) = try Self.noopUnderMemoryLimit("64MiB", isolation: isolation)
+        let (trial, _) = try await Self.noopUnderMemoryLimit("64MiB", isolation: isolation)
         let refused = try #require(trial)
         #expect(refused.outcome.kind == .harnessError, "\(refused.outcome)")
         // Before, it waited out its 30 s deadline and was called deadlocked: a harness
@@ -272,7 +272,7 @@ import Testing
     }
 
     @Test(arguments: ["server", "spawn"])
-    func aTrialHasOnlyItsOwnDescriptorsNotOnesTheRunnerInherited(isolation: String) throws {
+    func aTrialHasOnlyItsOwnDescriptorsNotOnesTheRunnerInherited(isolation: String) async throws {
         let folder = try temporaryFolder()
         try """
         name: descriptors
@@ -286,8 +286,8 @@ import Testing
         // fd 9 is open (not close-on-exec) in the runner, as a careless caller leaves one.
         let runner = try BackgroundStrain(["run", "suite.yaml", "--out", "out", "--isolation", isolation], in: folder,
                                           shellPrefix: "exec 9</dev/null")
-        defer { runner.signal(SIGKILL); _ = runner.finish(timeout: 10) }
-        let trial = try #require(runner.children().first)
+        defer { runner.signal(SIGKILL) }
+        let trial = try #require(await runner.children().first)
         #expect(FileManager.default.fileExists(atPath: "/proc/\(runner.pid)/fd/9"), "the runner has the descriptor")
         // A copy seen in its first microseconds still has the server's descriptors
         // (it closes them before the trial): look until the trial runs, for 5 s at most.
@@ -296,11 +296,11 @@ import Testing
             descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(trial)/fd").compactMap(Int.init).sorted()
             descriptors.removeAll(where: Self.unwinderPipe(of: trial).contains)
             if descriptors.allSatisfy({ $0 <= 4 }) { break }
-            usleep(50_000)
+            await pause(50_000)
         }
         #expect(descriptors.allSatisfy { $0 <= 4 }, "the trial has its standard descriptors, the result pipe, the heartbeat and libunwind's pipe only: \(descriptors)")
         if isolation == "server" {
-            let server = try #require(runner.trialServer())
+            let server = try #require(await runner.trialServer())
             var own = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(server)/fd").compactMap(Int.init).sorted()
             own.removeAll(where: Self.unwinderPipe(of: server).contains)
             #expect(own == [0, 1, 2, 3], "the server has its standard descriptors, its socket and libunwind's pipe: \(own)")
@@ -324,7 +324,7 @@ import Testing
         return Set(ends.values.filter { $0.count == 2 }.flatMap { $0 })
     }
 
-    @Test func theTrialServerAndItsTrialDieWithARunnerKilledWithSigkill() throws {
+    @Test func theTrialServerAndItsTrialDieWithARunnerKilledWithSigkill() async throws {
         let folder = try temporaryFolder()
         try """
         name: hanging
@@ -336,12 +336,12 @@ import Testing
             expect: timedOut
         """.write(toFile: (folder as NSString).appendingPathComponent("suite.yaml"), atomically: true, encoding: .utf8)
         let runner = try BackgroundStrain(["run", "suite.yaml", "--out", "out"], in: folder)
-        let server = try #require(runner.trialServer())
-        let trial = try #require(runner.children().first)
+        let server = try #require(await runner.trialServer())
+        let trial = try #require(await runner.children().first)
         runner.signal(SIGKILL)
-        _ = runner.finish(timeout: 10)
-        #expect(Processes.waitUntilGone(server, seconds: 5), "the server's parent-death signal ended it")
-        #expect(Processes.waitUntilGone(trial, seconds: 5), "the copy's parent-death signal is tied to the runner")
+        _ = await runner.finish(timeout: 10)
+        #expect(await Processes.waitUntilGone(server, seconds: 5), "the server's parent-death signal ended it")
+        #expect(await Processes.waitUntilGone(trial, seconds: 5), "the copy's parent-death signal is tied to the runner")
         #expect(Processes.members(ofGroup: trial).isEmpty)
     }
 }

@@ -10,7 +10,7 @@ enum FixturePackage {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let scratch = repository.appendingPathComponent(".build/gate-fixture-build").path
     /// One build at a time in the shared scratch folder, whichever suite asks.
-    private static let lock = Mutex(())
+    private static let lock = AsyncLock()
 
     struct BuildError: Error, CustomStringConvertible {
         var output: String
@@ -19,41 +19,41 @@ enum FixturePackage {
 
     /// Builds the package at `path` in debug and returns its build folder.
     @discardableResult
-    static func build(_ path: String) throws -> String {
-        try lock.withLock { _ in
+    static func build(_ path: String) async throws -> String {
+        try await lock.withLock {
             // SwiftPM keeps a path dependency's file list in its build plan: plan again, so
             // files added to Strain since the last build are seen (the objects stay cached).
             try? FileManager.default.removeItem(atPath: scratch + "/debug.yaml")
             try? FileManager.default.removeItem(atPath: scratch + "/debug/description.json")
-            let (status, output) = try swift(["build", "--package-path", path, "--scratch-path", scratch])
+            let (status, output) = try await swift(["build", "--package-path", path, "--scratch-path", scratch])
             guard status == 0 else { throw BuildError(output: output) }
             return scratch + "/debug"
         }
     }
 
     /// Runs `body` holding the scratch folder (a `swift package` command that builds there).
-    static func locked<T>(_ body: () throws -> T) throws -> T {
-        try lock.withLock { _ in try body() }
+    static func locked<T>(_ body: () async throws -> T) async throws -> T {
+        try await lock.withLock { try await body() }
     }
 
     /// Runs `swift ARGUMENTS`, output and errors together. The first build of a
     /// fixture compiles Strain itself in debug (minutes on a busy 2-core machine):
     /// 30 minutes bound a hang, well inside CI's own limit.
-    static func swift(_ arguments: [String], directory: String? = nil) throws -> (Int32, String) {
-        try Tool.run(["swift"] + arguments, directory: directory, timeout: 1800)
+    static func swift(_ arguments: [String], directory: String? = nil) async throws -> (Int32, String) {
+        try await Tool.run(["swift"] + arguments, directory: directory, timeout: 1800)
     }
 
     /// Runs a built binary with `arguments` from `directory`; past `timeout` seconds
     /// it is killed and the call throws.
     static func run(_ binary: String, _ arguments: [String], directory: String, environment: [String: String] = [:],
-                    timeout: Double = 120) throws -> StrainBinary.Result {
-        let ended = try BoundedProcess.run(binary, arguments, directory: directory, environment: environment, timeout: timeout)
+                    timeout: Double = 120) async throws -> StrainBinary.Result {
+        let ended = try await BoundedProcess.run(binary, arguments, directory: directory, environment: environment, timeout: timeout)
         return StrainBinary.Result(status: ended.status, stdout: ended.stdout, stderr: ended.stderr)
     }
 
     /// Every Swift file under `path`, leaving out hidden folders and build folders
     /// (`.build`, `.build-*`, `.swiftpm`: a built fixture holds third parties' checkouts).
-    static func sources(under path: String) -> [(path: String, text: String)] {
+    static func sources(under path: String) async -> [(path: String, text: String)] {
         let files = FileManager.default.enumerator(atPath: path)?.compactMap { $0 as? String }.filter { file in
             file.hasSuffix(".swift") && !file.split(separator: "/").dropLast().contains { $0.hasPrefix(".") }
         } ?? []
@@ -73,7 +73,7 @@ enum FixturePackage {
         return folder
     }
 
-    @Test func userPackagesUseNeitherTestableImportsNorTheCModule() throws {
+    @Test func userPackagesUseNeitherTestableImportsNorTheCModule() async throws {
         // A machine that built a fixture has third parties' sources under its `.build`
         // (checkouts, with their own `@testable import`s): those are not the user's. One
         // is planted here, in a build folder of this test's own, and must not be read.
@@ -82,7 +82,7 @@ enum FixturePackage {
         defer { try? FileManager.default.removeItem(atPath: planted) }
         try "@testable import Other\n".write(toFile: planted + "/checkouts/other/Sources/Other/Other.swift", atomically: true, encoding: .utf8)
         for package in [Self.minimal, Self.example] {
-            let sources = FixturePackage.sources(under: package)
+            let sources = await FixturePackage.sources(under: package)
             #expect(sources.count >= 2, "\(package): \(sources.map(\.path))")
             for (file, text) in sources {
                 #expect(!text.contains("@testable"), "\(file)")
@@ -91,9 +91,9 @@ enum FixturePackage {
         }
     }
 
-    @Test func theBuiltInsAndTheHelpersUseNeitherTheCModuleNorTheHistogramLibrary() {
+    @Test func theBuiltInsAndTheHelpersUseNeitherTheCModuleNorTheHistogramLibrary() async {
         for folder in ["Sources/StrainScenarios", "Sources/StrainHelpers"] {
-            for (file, text) in FixturePackage.sources(under: FixturePackage.repository.appendingPathComponent(folder).path) {
+            for (file, text) in await FixturePackage.sources(under: FixturePackage.repository.appendingPathComponent(folder).path) {
                 #expect(!text.contains("import CStrainProbe") && !text.contains("import Histogram") && !text.contains("strain_"), "\(folder)/\(file)")
             }
         }
@@ -116,10 +116,10 @@ enum FixturePackage {
         }
     }
 
-    @Test func aMinimalUserPackageOnTheSDKAloneRunsItsScenarioAndWritesItsDeclaredMetrics() throws {
-        let binary = try FixturePackage.build(Self.minimal) + "/minimal-strain"
+    @Test func aMinimalUserPackageOnTheSDKAloneRunsItsScenarioAndWritesItsDeclaredMetrics() async throws {
+        let binary = try await FixturePackage.build(Self.minimal) + "/minimal-strain"
         let out = try Self.folder() + "/run"
-        let result = try FixturePackage.run(binary, ["run", "minimal.yaml", "--out", out, "--format", "json"], directory: Self.minimal)
+        let result = try await FixturePackage.run(binary, ["run", "minimal.yaml", "--out", out, "--format", "json"], directory: Self.minimal)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         let record = try RunRecordFile.read(from: out + "/run.json")
         #expect(record.trials.count == 12)
@@ -133,27 +133,27 @@ enum FixturePackage {
         #expect(image.range(of: Data("OpenCombine".utf8)) == nil && image.range(of: Data("StrainScenarios".utf8)) == nil)
     }
 
-    @Test func aScenarioThatReadsAParameterItDoesNotDeclareIsRefusedBeforeAnyTrialRuns() throws {
-        let binary = try FixturePackage.build(Self.minimal) + "/minimal-strain"
+    @Test func aScenarioThatReadsAParameterItDoesNotDeclareIsRefusedBeforeAnyTrialRuns() async throws {
+        let binary = try await FixturePackage.build(Self.minimal) + "/minimal-strain"
         let folder = try Self.folder()
         try "name: misread\nruns:\n  - scenario: misread\n    strategies: [main]\n".write(toFile: folder + "/misread.yaml", atomically: true, encoding: .utf8)
-        let result = try FixturePackage.run(binary, ["run", "misread.yaml", "--out", folder + "/run"], directory: folder)
+        let result = try await FixturePackage.run(binary, ["run", "misread.yaml", "--out", folder + "/run"], directory: folder)
         #expect(result.status == 2, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stderr.contains("misread.yaml:3:15") && result.stderr.contains("scenario 'misread' reads parameter 'sise'"), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder + "/run/run.json"), "no trial ran")
     }
 
-    @Test func aCatalogWithTwoScenariosOfOneNameIsRefusedWithExitTwo() throws {
-        let binary = try FixturePackage.build(Self.minimal) + "/minimal-strain"
-        let result = try FixturePackage.run(binary, ["list"], directory: Self.minimal, environment: ["MINIMAL_DUPLICATE": "1"])
+    @Test func aCatalogWithTwoScenariosOfOneNameIsRefusedWithExitTwo() async throws {
+        let binary = try await FixturePackage.build(Self.minimal) + "/minimal-strain"
+        let result = try await FixturePackage.run(binary, ["list"], directory: Self.minimal, environment: ["MINIMAL_DUPLICATE": "1"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("two scenarios are named 'checksum'"), "\(result.stderr)")
     }
 
-    @Test func theWorkedExampleBuildsAndItsSuiteEndsAsItExpectsDirectlyAndThroughTheCommandPlugin() throws {
-        let binary = try FixturePackage.build(Self.example) + "/order-strain"
+    @Test func theWorkedExampleBuildsAndItsSuiteEndsAsItExpectsDirectlyAndThroughTheCommandPlugin() async throws {
+        let binary = try await FixturePackage.build(Self.example) + "/order-strain"
         let folder = try Self.folder()
-        let result = try FixturePackage.run(binary, ["run", "orders.yaml", "--out", folder + "/run", "--format", "json"], directory: Self.example)
+        let result = try await FixturePackage.run(binary, ["run", "orders.yaml", "--out", folder + "/run", "--format", "json"], directory: Self.example)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         let record = try RunRecordFile.read(from: folder + "/run/run.json")
         let archives = record.trials.filter { $0.parameters["coding"] == "keyed-archive" }
@@ -163,11 +163,11 @@ enum FixturePackage {
         #expect(!caches.isEmpty && caches.allSatisfy { $0.outcome.kind == .completed && ($0.metrics.throughputPerSecond ?? 0) > 0 })
         #expect(record.customMetrics?.contains { $0.name == "hit ratio" && $0.unit == .ratio } == true)
         // Its own scenarios and the built-ins, side by side.
-        let list = try FixturePackage.run(binary, ["list"], directory: Self.example)
+        let list = try await FixturePackage.run(binary, ["list"], directory: Self.example)
         #expect(list.stdout.contains("decode-orders") && list.stdout.contains("order-cache") && list.stdout.contains("cyclic-graph"))
 
-        let (status, output) = try FixturePackage.locked {
-            try FixturePackage.swift(["package", "--package-path", Self.example, "--scratch-path", FixturePackage.scratch, "--allow-writing-to-package-directory",
+        let (status, output) = try await FixturePackage.locked {
+            try await FixturePackage.swift(["package", "--package-path", Self.example, "--scratch-path", FixturePackage.scratch, "--allow-writing-to-package-directory",
              "strain", "--product", "order-strain", "--configuration", "debug",
              "run", "orders.yaml", "--filter", "scenario=order-cache", "--out", folder + "/plugin", "--format", "json"])
         }
@@ -179,27 +179,27 @@ enum FixturePackage {
 /// `swift package strain …` in the worked example, whose own strain is named
 /// `order-strain`: found without `--product`, built in release, its failures passed on.
 @Suite(.serialized, .timeLimit(.minutes(30))) struct CommandPluginTests {
-    static func plugin(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        try FixturePackage.locked {
-            try FixturePackage.swift(["package", "--package-path", UserPackageTests.example, "--scratch-path", FixturePackage.scratch,
+    static func plugin(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await FixturePackage.locked {
+            try await FixturePackage.swift(["package", "--package-path", UserPackageTests.example, "--scratch-path", FixturePackage.scratch,
                                       "--allow-writing-to-package-directory", "strain"] + arguments)
         }
     }
 
-    @Test func thePluginRunsThePackagesOwnStrainWhateverItsNameInReleaseAndPassesItsFailureOnPlainly() throws {
-        let list = try Self.plugin(["list"])
+    @Test func thePluginRunsThePackagesOwnStrainWhateverItsNameInReleaseAndPassesItsFailureOnPlainly() async throws {
+        let list = try await Self.plugin(["list"])
         #expect(list.status == 0, "\(list.output)")
         #expect(list.output.contains("decode-orders") && list.output.contains("order-cache"), "the package's own scenarios, without --product: \(list.output)")
         #expect(list.output.contains("Building order-strain (release)"), "\(list.output)")
 
         let out = try UserPackageTests.folder() + "/orders"
-        let run = try Self.plugin(["run", "orders.yaml", "--out", out, "--filter", "scenario=decode-orders", "--repetitions", "1"])
+        let run = try await Self.plugin(["run", "orders.yaml", "--out", out, "--filter", "scenario=decode-orders", "--repetitions", "1"])
         #expect(run.status == 0, "\(run.output)")
         let record = try RunRecordFile.read(from: out + "/run.json")
         #expect(record.environment.buildConfiguration == "release", "the plugin builds in release: \(record.environment.buildConfiguration)")
         #expect(!record.trials.isEmpty && record.trials.allSatisfy { $0.scenario == "decode-orders" }, "\(record.trials.map(\.id.description))")
 
-        let refused = try Self.plugin(["explain", "decode-ordrs"])
+        let refused = try await Self.plugin(["explain", "decode-ordrs"])
         #expect(refused.status == 1, "SwiftPM turns every failure into 1: \(refused.output)")
         #expect(refused.output.contains("did you mean 'decode-orders'?"), "strain's own message comes through: \(refused.output)")
         #expect(refused.output.contains("order-strain exited 2"), "\(refused.output)")
@@ -242,7 +242,7 @@ enum FixturePackage {
         return words
     }
 
-    @Test func everyStrainCommandInTheREADMENamesASubcommandAndOptionsTheBinaryHas() throws {
+    @Test func everyStrainCommandInTheREADMENamesASubcommandAndOptionsTheBinaryHas() async throws {
         let commands = try Self.shellLines().flatMap { $0.components(separatedBy: " && ") }.map(Self.words).compactMap { words -> [String]? in
             guard let start = words.firstIndex(where: { $0 == "strain" || $0.hasSuffix("/strain") }), start == 0 || words[0] == "swift" else { return nil }
             return Array(words[(start + 1)...])
@@ -250,7 +250,7 @@ enum FixturePackage {
         #expect(commands.count >= 6, "the README's strain commands: \(commands)")
         for command in commands {
             let subcommand = command.first ?? "run"
-            let help = try StrainBinary.run([subcommand, "--help"], timeout: 60)
+            let help = try await StrainBinary.run([subcommand, "--help"], timeout: 60)
             #expect(help.status == 0, "strain \(subcommand) --help: \(help.stderr)")
             // Words after `--` are the program's own (`strain exec -- PROGRAM --port 8080`).
             for option in command.dropFirst().prefix(while: { $0 != "--" }) where option.hasPrefix("--") || option.hasPrefix("[--") {
@@ -260,19 +260,19 @@ enum FixturePackage {
         }
     }
 
-    @Test func theREADMEsBisectRunsAsShownAndAnswersABoundary() throws {
+    @Test func theREADMEsBisectRunsAsShownAndAnswersABoundary() async throws {
         let line = try #require(try Self.shellLines().first { $0.hasPrefix("strain bisect ") })
         let out = try temporaryFolder() + "/bisect"
-        let result = try StrainBinary.run(Array(Self.words(line).dropFirst()) + ["--out", out], timeout: 300)
+        let result = try await StrainBinary.run(Array(Self.words(line).dropFirst()) + ["--out", out], timeout: 300)
         #expect(result.status == 0, "\(line)\n\(result.stdout)\n\(result.stderr)")
         // The README states release figures (772 nodes); the tests' debug build fits fewer, so the shape is checked here, not the number.
         #expect(result.stdout.range(of: #"size ≤ [0-9,]+ completes on thread\(512KiB\)"#, options: .regularExpression) != nil, "\(result.stdout)")
         #expect(result.stdout.contains("bytes of stack per unit of size"), "the second search's fit: \(result.stdout)")
     }
 
-    @Test func theSetupScriptAUserRunsInstallsNothingOnAMachineThatHasItAll() throws {
+    @Test func theSetupScriptAUserRunsInstallsNothingOnAMachineThatHasItAll() async throws {
         // .ci/setup ran before the tests, so .ci/setup-user (a part of it) finds everything and changes nothing.
-        let result = try BoundedProcess.run("/bin/bash", [FixturePackage.repository.appendingPathComponent(".ci/setup-user").path], timeout: 120, mergingOutput: true)
+        let result = try await BoundedProcess.run("/bin/bash", [FixturePackage.repository.appendingPathComponent(".ci/setup-user").path], timeout: 120, mergingOutput: true)
         #expect(result.status == 0 && result.stdout.isEmpty, "\(result.stdout)")
     }
 }

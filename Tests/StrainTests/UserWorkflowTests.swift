@@ -123,13 +123,13 @@ import Yams
     /// `restoring`: what `actions/cache/restore` finds, a folder of this machine for each
     /// `path:` it restores (a cache miss when none is given).
     static func runJob(origin: String, sha: String, event: String, ref: String, baseSHA: String?, bundle: ReleaseBundle.Built,
-                       bundleDigest: String, folder: String, overrides: [String: String], restoring: [String: String] = [:]) throws -> JobRun {
+                       bundleDigest: String, folder: String, overrides: [String: String], restoring: [String: String] = [:]) async throws -> JobRun {
         let runner = folder + "/runner-\(event)-\(sha.prefix(7))-\(UUID().uuidString.prefix(8))"
         let workspace = runner + "/workspace", temp = runner + "/temp"
         try FileManager.default.createDirectory(atPath: temp, withIntermediateDirectories: true)
-        let clone = try Tool.run(["git", "clone", "--quiet", origin, workspace])
+        let clone = try await Tool.run(["git", "clone", "--quiet", origin, workspace])
         try #require(clone.status == 0, "\(clone.output)")
-        let checkout = try Tool.run(["git", "-C", workspace, "checkout", "--quiet", "--detach", sha])
+        let checkout = try await Tool.run(["git", "-C", workspace, "checkout", "--quiet", "--detach", sha])
         try #require(checkout.status == 0, "\(checkout.output)")
 
         let workflow = try Self.workflow(at: workspace + "/" + Self.workflowFile)
@@ -185,7 +185,7 @@ import Yams
             let file = temp + "/step-\(run.steps.count + 1).sh"
             try substitute(script, context).write(toFile: file, atomically: true, encoding: .utf8)
             // GitHub's `shell: bash`: bash --noprofile --norc -eo pipefail {0}.
-            let ended = try BoundedProcess.run("/bin/bash", ["--noprofile", "--norc", "-eo", "pipefail", file], directory: workspace,
+            let ended = try await BoundedProcess.run("/bin/bash", ["--noprofile", "--norc", "-eo", "pipefail", file], directory: workspace,
                                                environment: environment, timeout: 1200, mergingOutput: true)
             run.steps.append((step.name, ended.status, ended.stdout))
             if ended.status != 0 { break }
@@ -196,18 +196,18 @@ import Yams
 
     /// Runs `git ARGUMENTS` in `directory` as a test author with no signing, and requires it to succeed.
     @discardableResult
-    static func git(_ directory: String, _ arguments: [String]) throws -> String {
-        let result = try Tool.run(["git", "-C", directory, "-c", "user.name=Strain Tests", "-c", "user.email=tests@strain.invalid",
+    static func git(_ directory: String, _ arguments: [String]) async throws -> String {
+        let result = try await Tool.run(["git", "-C", directory, "-c", "user.name=Strain Tests", "-c", "user.email=tests@strain.invalid",
                                    "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main"] + arguments)
         try #require(result.status == 0, "git \(arguments.joined(separator: " ")): \(result.output)")
         return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    @Test func theExamplesWorkflowPassesItsFirstPullRequestRecordsTheBaselineOnMainAndPostsTheGatesVerdictOnTheNext() throws {
+    @Test func theExamplesWorkflowPassesItsFirstPullRequestRecordsTheBaselineOnMainAndPostsTheGatesVerdictOnTheNext() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let bundle = try ReleaseBundle.build()
-        let digest = try Tool.run(["sha256sum", bundle.tarball])
+        let bundle = try await ReleaseBundle.build()
+        let digest = try await Tool.run(["sha256sum", bundle.tarball])
         try #require(digest.status == 0, "\(digest.output)")
         let bundleDigest = String(digest.output.prefix { $0 != " " })
 
@@ -215,7 +215,7 @@ import Yams
         let origin = folder + "/origin"
         let fileManager = FileManager.default
         try fileManager.createDirectory(atPath: origin + "/Sources", withIntermediateDirectories: true)
-        try Self.git(origin, ["init", "--quiet", "--initial-branch=main"])
+        try await Self.git(origin, ["init", "--quiet", "--initial-branch=main"])
         try fileManager.copyItem(atPath: Self.example + "/Sources/OrderModel", toPath: origin + "/Sources/OrderModel")
         try """
             // swift-tools-version:6.0
@@ -229,9 +229,9 @@ import Yams
 
             """.write(toFile: origin + "/Package.swift", atomically: true, encoding: .utf8)
         try "Package.resolved\n.build/\nstrain-reports/\nstrain-baselines/\n".write(toFile: origin + "/.gitignore", atomically: true, encoding: .utf8)
-        try Self.git(origin, ["add", "-A"])
-        try Self.git(origin, ["commit", "--quiet", "-m", "The order model"])
-        let modelOnly = try Self.git(origin, ["rev-parse", "HEAD"])
+        try await Self.git(origin, ["add", "-A"])
+        try await Self.git(origin, ["commit", "--quiet", "-m", "The order model"])
+        let modelOnly = try await Self.git(origin, ["rev-parse", "HEAD"])
 
         // The first pull request: the example as it is, its strain and its workflow, over
         // this checkout of Strain by path (the example's "../../.." is this repository).
@@ -242,21 +242,21 @@ import Yams
         try #require(manifest.contains(#"path: "../../..""#), "the example depends on Strain by the path ../../..")
         try manifest.replacingOccurrences(of: #"path: "../../..""#, with: "path: \"\(FixturePackage.repository.path)\"")
             .write(toFile: origin + "/Package.swift", atomically: true, encoding: .utf8)
-        try Self.git(origin, ["add", "-A"])
-        try Self.git(origin, ["commit", "--quiet", "-m", "Strain: order-strain, its suite and the CI workflow"])
-        let withStrain = try Self.git(origin, ["rev-parse", "HEAD"])
+        try await Self.git(origin, ["add", "-A"])
+        try await Self.git(origin, ["commit", "--quiet", "-m", "Strain: order-strain, its suite and the CI workflow"])
+        let withStrain = try await Self.git(origin, ["rev-parse", "HEAD"])
 
         let overrides = ["STRAIN_CONFIGURATION": "debug", "STRAIN_SCRATCH_PATH": FixturePackage.scratch, "STRAIN_REPETITIONS": "2"]
-        func job(_ sha: String, _ event: String, _ ref: String, base: String?, restoring: [String: String] = [:]) throws -> JobRun {
+        func job(_ sha: String, _ event: String, _ ref: String, base: String?, restoring: [String: String] = [:]) async throws -> JobRun {
             // The shared scratch folder is built in by one suite at a time.
-            try FixturePackage.locked {
-                try Self.runJob(origin: origin, sha: sha, event: event, ref: ref, baseSHA: base, bundle: bundle,
+            try await FixturePackage.locked {
+                try await Self.runJob(origin: origin, sha: sha, event: event, ref: ref, baseSHA: base, bundle: bundle,
                                 bundleDigest: bundleDigest, folder: folder, overrides: overrides, restoring: restoring)
             }
         }
 
         // 1. The first pull request: no base product, no baseline yet. It passes and says so.
-        let first = try job(withStrain, "pull_request", "refs/pull/1/merge", base: modelOnly)
+        let first = try await job(withStrain, "pull_request", "refs/pull/1/merge", base: modelOnly)
         #expect(first.skipped == Self.skippedInTheGate, "the gate job's uses: steps, each skipped by name")
         #expect(!first.failed && first.steps.count == 4, "\(first.log)")
         let firstComment = first.file("strain-reports/comment.md") ?? ""
@@ -268,19 +268,20 @@ import Yams
         #expect(firstBase.contains("has no order-strain product"), "\(first.log)")
 
         // 2. It is merged: the push to main records the baseline for this runner kind, calibrated.
-        let main = try job(withStrain, "push", "refs/heads/main", base: nil)
+        let main = try await job(withStrain, "push", "refs/heads/main", base: nil)
         #expect(main.skipped == Self.skippedInTheBaseline, "the baseline job's uses: steps, each skipped by name")
         #expect(!main.failed && main.steps.count == 3, "\(main.log)")
         let baselines = (try? fileManager.contentsOfDirectory(atPath: main.workspace + "/strain-baselines")) ?? []
-        let swiftVersion = (try Tool.run(["swift", "--version"]).output.firstMatch(of: #/Swift version ([0-9.]+)/#)?.1).map(String.init) ?? "?"
-        let stored = baselines.first { $0.hasPrefix("main-") && $0.hasSuffix("-\(Self.architecture)-swift-\(swiftVersion).json") }
+        let swiftVersion = (try await Tool.run(["swift", "--version"]).output.firstMatch(of: #/Swift version ([0-9.]+)/#)?.1).map(String.init) ?? "?"
+        let architecture = await Self.architecture()
+        let stored = baselines.first { $0.hasPrefix("main-") && $0.hasSuffix("-\(architecture)-swift-\(swiftVersion).json") }
         #expect(stored != nil, "a baseline named by branch, runner kind and toolchain: \(baselines)")
         let recorded = main.steps.last?.output ?? ""
         #expect(recorded.contains("calibrated by 1 A/A run"), "\(main.log)")
 
         // 3. The first pull request again, the cache now holding main's baseline: this commit's
         // run is gated cross-run against it, and the comment is the gate's.
-        let again = try job(withStrain, "pull_request", "refs/pull/1/merge", base: modelOnly,
+        let again = try await job(withStrain, "pull_request", "refs/pull/1/merge", base: modelOnly,
                             restoring: ["strain-baselines": main.workspace + "/strain-baselines"])
         // Its verdict is not required to pass: with 2 repetitions a run-to-run difference in the
         // sampled peak thread count (2 → 4 on one row, seen once in three runs here) fails a
@@ -296,13 +297,13 @@ import Yams
         // 4. A later pull request plants a change: both builds run interleaved and the verdict is posted.
         try """
             /// A change of the pull request: the gate compares the build with it against the one without.
-            public func plantedByTheWorkflowTest(_ order: Order) -> Int { order.lineCount + 1 }
+            public func plantedByTheWorkflowTest(_ order: Order) async -> Int { order.lineCount + 1 }
 
             """.write(toFile: origin + "/Sources/OrderModel/Planted.swift", atomically: true, encoding: .utf8)
-        try Self.git(origin, ["add", "-A"])
-        try Self.git(origin, ["commit", "--quiet", "-m", "A planted change"])
-        let planted = try Self.git(origin, ["rev-parse", "HEAD"])
-        let later = try job(planted, "pull_request", "refs/pull/2/merge", base: withStrain)
+        try await Self.git(origin, ["add", "-A"])
+        try await Self.git(origin, ["commit", "--quiet", "-m", "A planted change"])
+        let planted = try await Self.git(origin, ["rev-parse", "HEAD"])
+        let later = try await job(planted, "pull_request", "refs/pull/2/merge", base: withStrain)
         #expect(later.skipped == Self.skippedInTheGate)
         #expect(!later.failed && later.steps.count == 4, "\(later.log)")
         let comment = later.file("strain-reports/comment.md") ?? ""
@@ -319,7 +320,7 @@ import Yams
         // 5. A pull request that regresses: each bundle level keeps 960 bytes more on the stack
         // while its parts decode, so the keyed archive's stack high-water and its depth at the
         // overflow change. The gate fails the job, and its verdict is still posted.
-        try Self.git(origin, ["checkout", "--quiet", "-b", "deeper", withStrain])
+        try await Self.git(origin, ["checkout", "--quiet", "-b", "deeper", withStrain])
         let model = origin + "/Sources/OrderModel/Order.swift"
         let decodeParts = #"        parts = coder.decodeObject(forKey: "parts") as? [LineItem] ?? []"#
         let source = try String(contentsOfFile: model, encoding: .utf8)
@@ -332,28 +333,28 @@ import Yams
                         return scratch.reduce(0, &+) == 120 &* seed ? decoded : []
                     }
             """).write(toFile: model, atomically: true, encoding: .utf8)
-        try Self.git(origin, ["commit", "--quiet", "-am", "Scratch space on the stack while the parts decode"])
-        let deeper = try Self.git(origin, ["rev-parse", "HEAD"])
-        let regressed = try job(deeper, "pull_request", "refs/pull/3/merge", base: withStrain)
+        try await Self.git(origin, ["commit", "--quiet", "-am", "Scratch space on the stack while the parts decode"])
+        let deeper = try await Self.git(origin, ["rev-parse", "HEAD"])
+        let regressed = try await job(deeper, "pull_request", "refs/pull/3/merge", base: withStrain)
         #expect(regressed.steps.map(\.status) == [0, 0, 0, 1], "the gate step fails the job with exit 1: \(regressed.log)")
         let failing = regressed.file("strain-reports/comment.md") ?? ""
         #expect(failing == regressed.file("strain-reports/gate/gate.md") && failing.contains("**regressed**") && failing.contains("stack"),
                 "the failing verdict is posted: \(failing.prefix(1500))")
 
         // 6. A pull request that does not compile fails at its build, never gating an older binary in its place.
-        try Self.git(origin, ["checkout", "--quiet", "-b", "broken", withStrain])
+        try await Self.git(origin, ["checkout", "--quiet", "-b", "broken", withStrain])
         try "public let broken: Int = \"not a number\"\n".write(toFile: origin + "/Sources/OrderModel/Broken.swift", atomically: true, encoding: .utf8)
-        try Self.git(origin, ["add", "-A"])
-        try Self.git(origin, ["commit", "--quiet", "-m", "Does not compile"])
-        let broken = try job(try Self.git(origin, ["rev-parse", "HEAD"]), "pull_request", "refs/pull/4/merge", base: withStrain)
+        try await Self.git(origin, ["add", "-A"])
+        try await Self.git(origin, ["commit", "--quiet", "-m", "Does not compile"])
+        let broken = try await job(try Self.git(origin, ["rev-parse", "HEAD"]), "pull_request", "refs/pull/4/merge", base: withStrain)
         #expect(broken.steps.map(\.status) == [0, 0, 2], "\(broken.log)")
         #expect(broken.steps.last?.output.contains("this commit does not build order-strain") == true, "\(broken.log)")
         #expect(broken.file("strain-reports/comment.md") == nil, "no verdict for a build that failed")
     }
 
     /// `uname -m`, which the baseline's runner kind ends with.
-    static var architecture: String {
-        (try? Tool.run(["uname", "-m"]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? "?"
+    static func architecture() async -> String {
+        (try? await Tool.run(["uname", "-m"]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? "?"
     }
 
     @Test func theWorkflowsLogicLivesInRunStepsAndItsThirdPartyActionsArePinnedToAMajorVersion() throws {

@@ -24,32 +24,22 @@ import Testing
     }
 
     /// Runs `compare(depth:)` on a new thread with `stackBytes` of stack.
-    static func onThread(stackBytes: Int, depth: Int) -> strain_walk_comparison {
-        let handoff = DispatchSemaphore(value: 0)
-        // Written by the thread before it signals, read only after the wait: never at once.
-        nonisolated(unsafe) var result = strain_walk_comparison()
-        let thread = Thread {
-            result = Self.compare(depth: depth)
-            handoff.signal()
-        }
-        thread.stackSize = stackBytes
-        thread.start()
-        handoff.wait()
-        return result
+    static func onThread(stackBytes: Int, depth: Int) async -> strain_walk_comparison {
+        await OffPool.run("walk comparison", stackBytes: stackBytes) { Self.compare(depth: depth) }
     }
 
-    @Test func bothWalksAgreeFrameByFrameOnAThreadWithALargeStack() {
-        Self.expectAgreement(Self.onThread(stackBytes: 64 << 20, depth: 100_000), depth: 100_000, "Thread, 64 MiB")
+    @Test func bothWalksAgreeFrameByFrameOnAThreadWithALargeStack() async {
+        Self.expectAgreement(await Self.onThread(stackBytes: 64 << 20, depth: 100_000), depth: 100_000, "Thread, 64 MiB")
     }
 
-    @Test func bothWalksAgreeFrameByFrameFromARealOverflowAtTheGuardPage() {
+    @Test func bothWalksAgreeFrameByFrameFromARealOverflowAtTheGuardPage() async {
         // A real SIGSEGV at a 512 KiB thread's guard page, handled on the alternate stack.
-        let result = Self.onThread(stackBytes: 512 << 10, depth: -1)
+        let result = await Self.onThread(stackBytes: 512 << 10, depth: -1)
         Self.expectAgreement(result, depth: 5_000, "overflow of a 512 KiB Thread")
     }
 
-    @Test func bothWalksAgreeFrameByFrameOnAGCDWorker() {
-        let result = DispatchQueue.global().sync { Self.compare(depth: 5_000) }
+    @Test func bothWalksAgreeFrameByFrameOnAGCDWorker() async {
+        let result = await OffPool.onGCDWorker { Self.compare(depth: 5_000) }
         Self.expectAgreement(result, depth: 5_000, "GCD worker")
     }
 

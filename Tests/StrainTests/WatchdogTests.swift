@@ -52,16 +52,14 @@ import Testing
         #expect(state(nil, [], state: "R").wait == nil)
     }
 
-    @Test func thisProcessesThreadsReadFromProcIncludingOneBlockedInASemaphore() throws {
+    @Test func thisProcessesThreadsReadFromProcIncludingOneBlockedInASemaphore() async throws {
         let semaphore = DispatchSemaphore(value: 0)
-        let started = DispatchSemaphore(value: 0)
         let tid = Mutex<Int>(0)
         NamedThread.start("strain.test.blk") {
             tid.withLock { $0 = Int(strain_thread_id()) }
-            started.signal()
-            semaphore.wait()
+            semaphore.wait() // off the pool: a thread of its own, blocked on purpose
         }
-        started.wait()
+        #expect(await eventually(within: 20) { tid.withLock { $0 } != 0 }, "the thread started")
         defer { semaphore.signal() }
         let blocked = tid.withLock { $0 }
         #expect(ThreadState.tids().contains(blocked))
@@ -69,7 +67,7 @@ import Testing
         for _ in 0..<200 {
             state = ThreadState.read(tid: blocked)
             if state?.wait == "futex wait" { break }
-            usleep(5_000)
+            await pause(5_000)
         }
         #expect(state?.name == "strain.test.blk")
         #expect(state?.wait == "futex wait", "\(String(describing: state))")

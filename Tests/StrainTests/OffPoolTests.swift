@@ -1,0 +1,142 @@
+import Foundation
+import Testing
+
+/// The test suite keeps Swift concurrency's cooperative pool free (issue 36): Swift
+/// Testing runs every test function on that pool, 2 threads wide here, and a test
+/// that waits for a child process, a pipe, a semaphore or a clock on one of them
+/// holds it while every other test waits for a thread and its time limit runs.
+@Suite struct OffPoolTests {
+    /// More waits than the pool has threads, each for a child that runs `seconds`:
+    /// while they wait, another task still runs at once. A helper that blocked its
+    /// pool thread would hold every thread until the children ended, and the probe
+    /// task would run only after the first of them.
+    @Test func waitingForChildProcessesLeavesThePoolFreeForOtherTests() async throws {
+        let waits = ProcessInfo.processInfo.activeProcessorCount + 2
+        let seconds = 8
+        let start = Date()
+        let (probeRan, firstEnded) = try await withThrowingTaskGroup(of: Date?.self) { group in
+            for _ in 0..<waits {
+                group.addTask {
+                    _ = try await BoundedProcess.run("/bin/sleep", [String(seconds)], timeout: 60)
+                    return Date()
+                }
+            }
+            // Started after the waits, the probe needs a pool thread of its own.
+            group.addTask {
+                await pause(200_000)
+                return nil
+            }
+            var probe: Date?
+            var first: Date?
+            for try await ended in group {
+                if let ended { first = min(first ?? ended, ended) } else { probe = Date() }
+            }
+            return (probe, first)
+        }
+        let probe = try #require(probeRan)
+        let ended = try #require(firstEnded)
+        #expect(probe < ended, "a task ran while \(waits) children were awaited (probe at \(probe.timeIntervalSince(start)) s, first child ended at \(ended.timeIntervalSince(start)) s)")
+    }
+
+    /// `OffPool.assertOffPool` is what each blocking helper calls before it waits: inside
+    /// a task it records an issue (here expected), on a thread of its own it does not.
+    @Test func aBlockingWaitInsideATaskIsReportedAndOneOnItsOwnThreadIsNot() async {
+        await withKnownIssue("a blocking wait inside a task is reported") {
+            OffPool.assertOffPool()
+        }
+        let onOwnThread = await OffPool.run { withUnsafeCurrentTask { $0 == nil } }
+        #expect(onOwnThread, "OffPool.run's body runs outside any task")
+    }
+}
+
+/// No test source blocks a pool thread where it does not say why it may: every call
+/// that waits (a sleep, a semaphore or group wait, a process reap, a pipe read to its
+/// end, a poll) either runs on a thread of its own and says so on its line
+/// (`// off the pool: REASON`), or is not in a test at all. A new helper that waits on
+/// the pool fails here with its file and line.
+@Suite struct BlockingCallLintTests {
+    static let testsFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The calls that block the calling thread, as ICU patterns.
+    static let blocking: [(name: String, pattern: String)] = [
+        ("usleep", #"\busleep\("#),
+        ("sleep", #"(?<![\w.])sleep\("#),
+        ("Thread.sleep", #"Thread\.sleep"#),
+        ("waitUntilExit", #"\.waitUntilExit\(\)"#),
+        ("readDataToEndOfFile", #"\.readDataToEndOfFile\(\)"#),
+        ("wait", #"\.wait\((\)|timeout:|wallTimeout:)"#),
+        ("poll", #"(?<![\w.])poll\("#),
+        ("waitpid", #"(?<![\w.])waitpid\("#),
+        ("DispatchQueue.sync", #"\.sync\s*[({]"#),
+    ]
+
+    static func blocks(_ code: String) -> [String] {
+        blocking.filter { call in
+            // An awaited call of that name is an async helper's (`try await running.wait(…)`).
+            guard let match = code.range(of: call.pattern, options: .regularExpression) else { return false }
+            return !code[..<match.lowerBound].contains("await ")
+        }.map(\.name)
+    }
+
+    static let marker = "// off the pool: "
+
+    /// Each line of code in `text` with its number: string literals (the Python and
+    /// shell programs the tests run) and comments left out, except the marker.
+    static func codeLines(_ text: String) -> [(number: Int, code: String, marked: Bool)] {
+        var result: [(Int, String, Bool)] = []
+        var inMultiline = false
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let quotes = line.ranges(of: "\"\"\"").count
+            if inMultiline {
+                if quotes % 2 == 1 { inMultiline = false }
+                continue
+            }
+            if quotes % 2 == 1 { inMultiline = true }
+            let marked = line.contains(marker) && line.split(separator: marker, maxSplits: 1).last.map { !$0.trimmingCharacters(in: .whitespaces).isEmpty } == true
+            var code = String(line)
+            if let comment = code.range(of: "//") { code = String(code[..<comment.lowerBound]) }
+            // Single-line string literals: what is quoted is not code.
+            code = code.replacing(/"(\\.|[^"\\])*"/, with: "\"\"")
+            result.append((index + 1, code, marked))
+        }
+        return result
+    }
+
+    /// `file:line: call` for each unmarked blocking call under `folder`.
+    static func unmarkedBlockingCalls(under folder: URL) -> [String] {
+        let files = FileManager.default.enumerator(atPath: folder.path)?.compactMap { $0 as? String }.filter {
+            $0.hasSuffix(".swift") && !$0.contains("Fixtures/") && !$0.split(separator: "/").contains { $0.hasPrefix(".") }
+        } ?? []
+        var found: [String] = []
+        for file in files.sorted() where file.hasPrefix("StrainTests/") || file.hasPrefix("StrainGateTests/") {
+            guard let text = try? String(contentsOfFile: folder.path + "/" + file, encoding: .utf8) else { continue }
+            for line in codeLines(text) where !line.marked {
+                for call in blocks(line.code) {
+                    found.append("\(file):\(line.number): \(call): \(line.code.trimmingCharacters(in: .whitespaces))")
+                }
+            }
+        }
+        return found
+    }
+
+    @Test func everyBlockingCallInTheTestsRunsOffThePoolAndSaysSo() {
+        let found = Self.unmarkedBlockingCalls(under: Self.testsFolder)
+        #expect(found.isEmpty, "blocking calls that may hold a cooperative thread (await them through OffPool.run or pause, or mark a line that runs on a thread of its own with '\(Self.marker)REASON'):\n\(found.joined(separator: "\n"))")
+    }
+
+    @Test func theLintFindsABlockingCallAndAcceptsAMarkedOne() {
+        let source = """
+            func helper() {
+                usleep(1_000)
+                semaphore.wait()
+                let text = "usleep(5) in a string is not a call"
+                process.waitUntilExit() // off the pool: inside OffPool.run
+            }
+            let script = \"\"\"
+                time.sleep(1)
+                \"\"\"
+            """
+        let lines = Self.codeLines(source).filter { !$0.marked && !Self.blocks($0.code).isEmpty }
+        #expect(lines.map(\.number) == [2, 3])
+    }
+}
