@@ -16,6 +16,9 @@ let package = Package(
         // The built-in scenarios (`ScenarioCatalog.builtIn`), for a user's own `strain`
         // beside its own catalog; the only product that links OpenCombine.
         .library(name: "StrainScenarios", targets: ["StrainScenarios"]),
+        // Expectations for Swift Testing: a closure run as a trial in an isolated child
+        // of the test process (`expectCompletes`, `expectAllocations`, `strainTrial`).
+        .library(name: "StrainTesting", targets: ["StrainTesting"]),
         // The probe as a library any program can be started with: `strain exec`
         // preloads libStrainProbe.so, found next to the `strain` executable.
         .library(name: "StrainProbe", type: .dynamic, targets: ["CStrainPreload"]),
@@ -120,6 +123,12 @@ let package = Package(
             name: "StrainExec",
             dependencies: ["StrainRecords", "StrainKit", "StrainWire", "StrainSymbols", "StrainRunner", "CStrainProbe", "CStrainTools"]
         ),
+        // A test's closure as a trial: the re-run test process is the child (the host),
+        // the test process the parent (the runner's pipeline). No CLI, gate or reports.
+        .target(
+            name: "StrainTesting",
+            dependencies: ["StrainRecords", "StrainKit", "StrainWire", "StrainHost", "StrainRunner"]
+        ),
         .target(name: "StrainReports", dependencies: ["StrainRecords"]),
         // Public API of StrainKit only, like any user's scenarios.
         .target(name: "StrainHelpers", dependencies: ["StrainKit"]),
@@ -149,7 +158,7 @@ let package = Package(
             name: "StrainTests",
             dependencies: [
                 "StrainRecords", "StrainKit", "StrainHelpers", "StrainWire", "StrainSuite", "StrainSymbols", "StrainHost",
-                "StrainRunner", "StrainExec", "StrainReports", "StrainScenarios", "StrainCLI",
+                "StrainRunner", "StrainExec", "StrainReports", "StrainScenarios", "StrainCLI", "StrainTesting",
                 // The user workflow's test reads the example's GitHub Actions workflow.
                 .product(name: "Yams", package: "Yams"),
             ],

@@ -25,12 +25,22 @@ package enum TrialHost {
         run(decoding: specJSON, as: { try JSONDecoder().decode(TrialSpec.self, from: Data($0.utf8)) }, catalog: catalog)
     }
 
+    /// The same, in a process that already runs threads of its own: a test process
+    /// re-run for one expectation (`StrainTesting`). The profile's stack size reaches
+    /// the threads created from here on (the strategy's); threads that were there
+    /// before keep theirs, and each thread that ran the work reports the size it had.
+    package static func runInRunningProcess(specJSON: String, catalog: ScenarioCatalog) -> Never {
+        run(decoding: specJSON, as: { try JSONDecoder().decode(TrialSpec.self, from: Data($0.utf8)) }, catalog: catalog,
+            requiringOneThread: false)
+    }
+
     /// The same, for a copy of the trial server, which decoded the spec before the copy.
     static func run(decoded: Result<TrialSpec, any Error>, catalog: ScenarioCatalog) -> Never {
         run(decoding: decoded, as: { try $0.get() }, catalog: catalog)
     }
 
-    private static func run<Source>(decoding source: Source, as decode: (Source) throws -> TrialSpec, catalog: ScenarioCatalog) -> Never {
+    private static func run<Source>(decoding source: Source, as decode: (Source) throws -> TrialSpec, catalog: ScenarioCatalog,
+                                    requiringOneThread: Bool = true) -> Never {
         let threadsAtStart = Int(strain_thread_count())
         // First of all: never outlive the runner, even one killed with SIGKILL.
         let parent = getenv(ChildEnvironment.parentPID).flatMap { Int32(String(cString: $0)) } ?? 0
@@ -72,7 +82,7 @@ package enum TrialHost {
         if let value = getenv(ChildEnvironment.heartbeatDescriptor), let shared = Int32(String(cString: value)) {
             _ = strain_heartbeat_share(shared)
         }
-        guard threadsAtStart == 1 else {
+        guard threadsAtStart == 1 || !requiringOneThread else {
             finish(HostReport(outcome: TrialOutcome(kind: .harnessError, message: "\(threadsAtStart) threads were running before the profile was applied; its stack sizes would not reach them"),
                               metrics: TrialMetrics(), threads: [], threadsAtStart: threadsAtStart))
         }

@@ -25,9 +25,12 @@ enum ReleaseBundle {
     static let folder = FixturePackage.repository.appendingPathComponent(".build/test-bundle").path
     /// The first successful build, kept; a failed one is tried again by the next caller.
     private static let built = AsyncOnce<Built>(retryingFailures: true) {
-        let bundled = try await BoundedProcess.run("/bin/bash", [FixturePackage.repository.path + "/.ci/bundle", folder],
-                                                   directory: FixturePackage.repository.path,
-                                                   environment: ["STRAIN_BUNDLE_IGNORE_LOCK": "1"], timeout: 1500, mergingOutput: true)
+        // One heavy build at a time, whichever suite asks (`FixturePackage.locked`).
+        let bundled = try await FixturePackage.locked {
+            try await BoundedProcess.run("/bin/bash", [FixturePackage.repository.path + "/.ci/bundle", folder],
+                                         directory: FixturePackage.repository.path,
+                                         environment: ["STRAIN_BUNDLE_IGNORE_LOCK": "1"], timeout: 1500, mergingOutput: true)
+        }
         guard bundled.status == 0 else { throw BuildError(status: bundled.status, output: bundled.stdout) }
         let name = "strain-\(StrainVersion.current)-linux-x86_64"
         return Built(output: bundled.stdout, tarball: folder + "/\(name).tar.gz", tree: folder + "/" + name)

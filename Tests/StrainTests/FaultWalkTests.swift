@@ -59,9 +59,8 @@ import Testing
 
     @Test func theFastWalkKeepsTodaysRecordOnAGCDWorkersOverflow() async {
         // async, not sync: sync may run the block on the calling thread.
-        let caller = strain_thread_id()
-        let (worker, result) = await OffPool.onGCDWorker { (strain_thread_id(), Self.check()) }
-        #expect(worker != caller, "the block ran on a worker")
+        let (inTask, result) = await OffPool.onGCDWorker { (withUnsafeCurrentTask { $0 != nil }, Self.check()) }
+        #expect(!inTask, "the block ran on a GCD worker, outside any task")
         Self.expectFastAndSame(result, "GCD worker")
     }
 

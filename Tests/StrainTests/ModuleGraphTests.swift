@@ -102,6 +102,8 @@ struct ModuleGraph {
         "StrainRunner": ["StrainRecords", "StrainKit", "StrainWire", "StrainSuite", "StrainSymbols", "CStrainProbe", "CStrainTools"],
         // The parent of a program Strain did not build: through the runner's trial pipeline.
         "StrainExec": ["StrainRecords", "StrainKit", "StrainWire", "StrainSymbols", "StrainRunner", "CStrainProbe", "CStrainTools"],
+        // Expectations for Swift Testing: the host in the re-run child, the runner in the test process; no CLI, gate or reports.
+        "StrainTesting": ["StrainRecords", "StrainKit", "StrainWire", "StrainHost", "StrainRunner"],
         // Views of records: never the runner, never C.
         "StrainReports": ["StrainRecords"],
         "StrainGate": ["StrainRecords"],
@@ -116,7 +118,7 @@ struct ModuleGraph {
     ]
 
     /// Modules of the toolchain any target may import.
-    static let system: Set<String> = ["Foundation", "FoundationEssentials", "Glibc", "Musl", "Darwin", "Dispatch", "Synchronization", "_Concurrency"]
+    static let system: Set<String> = ["Foundation", "FoundationEssentials", "Glibc", "Musl", "Darwin", "Dispatch", "Synchronization", "_Concurrency", "Testing"]
 
     static let maximumLines = 4000
 

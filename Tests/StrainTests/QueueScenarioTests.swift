@@ -85,10 +85,22 @@ import Testing
         owner.sync { other.sync { _ = value.read("nested") { $0.last } } } // off the pool: idle serial queues, at once
         #expect(log.total == 3, "another owning queue, no queue at all, and a queue nested inside the owner's block are all wrong")
         #expect(Set(log.violations.map(\.access)) == ["count (read)", "first (read)", "nested (read)"])
-        let mine = checker.confineToCurrentThread("thread-owned")
-        _ = mine.read("self") { $0 }
-        #expect(log.total == 3)
-        await OffPool.onGCDWorker { _ = mine.read("self") { $0 } }
+        // Confined to a thread of its own, which then waits for a GCD worker's read: the
+        // worker is another thread (a task's thread, free while it awaits, could be reused
+        // as the worker, and its read would be the owner's).
+        let before = await OffPool.run("confining thread") { () -> Int in
+            let mine = checker.confineToCurrentThread("thread-owned")
+            _ = mine.read("self") { $0 }
+            let before = log.total
+            let done = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                _ = mine.read("self") { $0 }
+                done.signal()
+            }
+            done.wait() // off the pool: inside OffPool.run
+            return before
+        }
+        #expect(before == 3)
         #expect(log.total == 4, "a thread-confined value read from a GCD worker")
     }
 }

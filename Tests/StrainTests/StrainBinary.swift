@@ -233,14 +233,18 @@ func pause(_ microseconds: Int) async {
 }
 
 /// Waits up to `seconds` for `condition`, looking every `every` microseconds; true
-/// when it held. Suspends between looks.
-func eventually(within seconds: Double, every microseconds: Int = 20_000, _ condition: () throws -> Bool) async rethrows -> Bool {
-    let giveUp = Date().addingTimeInterval(seconds)
-    while Date() < giveUp {
-        if try condition() { return true }
-        await pause(microseconds)
+/// when it held. The looking is done on a thread of its own: a task that slept
+/// between looks would wait for a pool thread to look again, and a busy suite can
+/// keep it waiting longer than what it watches lasts.
+func eventually(within seconds: Double, every microseconds: Int = 20_000, _ condition: @escaping @Sendable () -> Bool) async -> Bool {
+    await OffPool.run("eventually") {
+        let giveUp = Date().addingTimeInterval(seconds)
+        while Date() < giveUp {
+            if condition() { return true }
+            usleep(UInt32(microseconds)) // off the pool: inside OffPool.run
+        }
+        return condition()
     }
-    return try condition()
 }
 
 /// A value made once per test process by async work (a build), shared by every test
@@ -321,7 +325,9 @@ enum SchemaCheck {
 
 /// A `strain` started in the background, its output in files, so a test can
 /// signal it mid-run; `finish` waits with a bound and kills it past that.
-final class BackgroundStrain {
+// @unchecked Sendable: every stored property is set in init and never changed; its
+// waits poll the process and files from one OffPool thread at a time.
+final class BackgroundStrain: @unchecked Sendable {
     let process = Process()
     let stdoutPath: String
     let stderrPath: String
@@ -354,6 +360,10 @@ final class BackgroundStrain {
     /// The pids of the runner's trial children (its trial server left out),
     /// waiting up to `seconds` for one to appear.
     func children(within seconds: Double = 20) async -> [Int32] {
+        await OffPool.run("children") { self.childrenWaiting(within: seconds) }
+    }
+
+    private func childrenWaiting(within seconds: Double) -> [Int32] {
         let giveUp = Date().addingTimeInterval(seconds)
         // A child between fork and exec still shows the runner's own command line: it may
         // become the trial server or the symbolizer, so it is not taken for a trial (under
@@ -364,17 +374,21 @@ final class BackgroundStrain {
                 !Processes.isTrialServer($0) && !Processes.isSymbolizer($0) && FileManager.default.contents(atPath: "/proc/\($0)/cmdline") != own
             }
             if !pids.isEmpty { return pids }
-            await pause(20_000)
+            usleep(20_000) // off the pool: childrenWaiting runs on an OffPool thread
         }
         return []
     }
 
     /// The runner's trial server, waiting up to `seconds` for it to appear.
     func trialServer(within seconds: Double = 20) async -> Int32? {
+        await OffPool.run("trial server") { self.trialServerWaiting(within: seconds) }
+    }
+
+    private func trialServerWaiting(within seconds: Double) -> Int32? {
         let giveUp = Date().addingTimeInterval(seconds)
         while Date() < giveUp {
             if let server = allChildren().first(where: Processes.isTrialServer) { return server }
-            await pause(5_000)
+            usleep(5_000) // off the pool: trialServerWaiting runs on an OffPool thread
         }
         return nil
     }
@@ -386,26 +400,21 @@ final class BackgroundStrain {
 
     /// Waits until stdout contains `text` (or `seconds` pass).
     @discardableResult func waitForOutput(_ text: String, seconds: Double = 30) async -> Bool {
-        let giveUp = Date().addingTimeInterval(seconds)
-        while Date() < giveUp {
-            if (try? String(contentsOfFile: stdoutPath, encoding: .utf8))?.contains(text) == true { return true }
-            await pause(20_000)
-        }
-        return false
+        let stdoutPath = self.stdoutPath
+        return await eventually(within: seconds) { (try? String(contentsOfFile: stdoutPath, encoding: .utf8))?.contains(text) == true }
     }
 
     func signal(_ number: Int32) { kill(pid, number) }
 
     /// Waits for the runner to exit, killing it after `timeout` seconds.
     func finish(timeout: Double = 60) async -> StrainBinary.Result {
-        let giveUp = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < giveUp { await pause(20_000) }
+        let process = self.process
+        _ = await eventually(within: timeout) { !process.isRunning }
         if process.isRunning {
             kill(pid, SIGKILL)
             Issue.record("still running after \(timeout) s, killed: \(commandLine)")
         }
         // Killed or ended: the reap is at most a moment, still not on a pool thread.
-        let process = self.process
         await OffPool.run("reap strain") { process.waitUntilExit() } // off the pool: inside OffPool.run
         let out = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""
         let err = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
@@ -442,12 +451,7 @@ enum Processes {
 
     /// Waits up to `seconds` for `pid` to be gone; true when it is.
     static func waitUntilGone(_ pid: Int32, seconds: Double = 10) async -> Bool {
-        let giveUp = Date().addingTimeInterval(seconds)
-        while Date() < giveUp {
-            if !isAlive(pid) { return true }
-            await pause(20_000)
-        }
-        return !isAlive(pid)
+        await eventually(within: seconds) { !isAlive(pid) }
     }
 
     /// `pid`'s descendants, children first, read from /proc (each process's parent in its `stat`).

@@ -9,7 +9,9 @@ import Testing
 enum FixturePackage {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let scratch = repository.appendingPathComponent(".build/gate-fixture-build").path
-    /// One build at a time in the shared scratch folder, whichever suite asks.
+    /// One build at a time in the shared scratch folder, whichever suite asks; the
+    /// release bundle's and the sanitized builds take it too, so at most one heavy
+    /// build runs at once (three at once on 2 cores starved a 1 MiB parse past 120 s).
     private static let lock = AsyncLock()
 
     struct BuildError: Error, CustomStringConvertible {

@@ -38,6 +38,10 @@ package struct TrialSupervisor: Sendable {
     package let callgrind: CallgrindTrials?
     /// Trials that count instructions by perf counters instead (the `pmu` source); nil otherwise.
     package let pmu: PMUTrials?
+    /// The child as a command of the caller's own instead of `executable _trial SPEC`
+    /// (a test process re-run for one expectation): the spec goes in the environment
+    /// (`ChildEnvironment.trialSpec`). Spawned each time; nil for `strain`'s children.
+    package var command: TrialCommand?
 
     /// - Parameter notice: hears the trial server's restarts and a fall back to
     ///   spawning, one line each (standard error by default).
@@ -99,7 +103,12 @@ package struct TrialSupervisor: Sendable {
         let start = strain_monotonic_ns()
         let child: ChildProcess
         do {
-            if let server, let copy = try ChildProcess.copy(from: server, specJSON: specJSON, shared: heartbeat?.descriptor) {
+            if let command {
+                child = try ChildProcess.spawn(executable: command.executable, arguments: command.arguments,
+                                               environment: Self.childEnvironment(heartbeat: heartbeat != nil, sanitized: sanitized)
+                                                   + command.environment + ["\(ChildEnvironment.trialSpec)=\(specJSON)"],
+                                               shared: heartbeat?.descriptor)
+            } else if let server, let copy = try ChildProcess.copy(from: server, specJSON: specJSON, shared: heartbeat?.descriptor) {
                 child = copy
             } else if let counted {
                 let command = counted.command(trialArguments: ["_trial", specJSON])
@@ -201,4 +210,19 @@ package struct TrialSupervisor: Sendable {
 
     /// The tids of a complete `REMOTE-UNWIND` line after the report, if the child wrote one.
     static func remoteUnwindRequest(in bytes: [UInt8]) -> [Int]? { ChildProtocol.pendingRemoteUnwind(in: bytes) }
+}
+
+/// A trial's child started as a command of the caller's own: a test process re-run
+/// for one expectation. Its environment is added to the trial's own.
+package struct TrialCommand: Sendable {
+    package var executable: String
+    package var arguments: [String]
+    /// `NAME=VALUE` entries.
+    package var environment: [String]
+
+    package init(executable: String, arguments: [String], environment: [String]) {
+        self.executable = executable
+        self.arguments = arguments
+        self.environment = environment
+    }
 }

@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+
+/// The stack a closure is run on after it overflows, to tell deep recursion (it
+/// completes there) from unbounded recursion (it overflows there too).
+let largeStackBytes = 64 << 20
+
+/// Runs `body` as a Strain trial on `strategy` under `profile`, in an isolated child
+/// of this test process, and records an issue at the call unless it completes.
+///
+/// ```swift
+/// @Test func decodesADeepOrderOnASecondaryThread() async {
+///     await expectCompletes(on: .thread(stackBytes: 512 << 10)) {
+///         _ = try JSONDecoder().decode(Order.self, from: deepOrder)
+///     }
+/// }
+/// ```
+///
+/// On a stack overflow the issue carries Strain's verdict: the fault, the recursion
+/// collapsed into its cycle, the frame that entered it with file:line, and, from a
+/// second run on a 64 MiB stack, "deep but finite" (with the stack it needed) or
+/// "unbounded". A crash, a throw, a timeout are reported the same way. The trial's
+/// run.json is attached to the test.
+///
+/// - Parameters:
+///   - name: what the trial is called in its record; give each call in a loop or a
+///     parameterized test its own (`"depth \(depth)"`), so the re-run child finds it.
+///   - strategy: where the closure runs: `.thread(stackBytes:)`, `.gcdGlobal(...)`, …
+///   - profile: what the child emulates: `.ios` gives GCD and new threads 512 KiB stacks.
+///   - timeout: past it the child is killed and the trial is `timedOut`.
+/// - Returns: the verdict, with the stack high-water and allocation counts of a
+///   closure that completed.
+///
+/// - Important: the child is this test binary re-run for this one test: the test
+///   runs again there up to this call. Code before the call is done twice; the
+///   closure's own `#expect`s are not seen by this test (throw instead).
+@discardableResult
+public func expectCompletes(_ name: String? = nil, on strategy: StrategySpec = .thread(stackBytes: 512 << 10), profile: Profile = .linux,
+                            timeout: Duration = .seconds(60), sourceLocation: Testing.SourceLocation = #_sourceLocation,
+                            _ body: @escaping @Sendable () throws -> Void) async -> StrainVerdict {
+    let verdict = await strainTrial(name, on: strategy, profile: profile, timeout: timeout, sourceLocation: sourceLocation, body)
+    guard let record = verdict.record else { return verdict }
+    if record.outcome.kind != .completed {
+        Issue.record(Comment(rawValue: "expected the closure to complete; it ended \(verdict)"), sourceLocation: sourceLocation)
+        StrainAttachments.attach(verdict, sourceLocation: sourceLocation)
+    }
+    return verdict
+}
+
+/// Runs `body` as a Strain trial and records an issue at the call unless it
+/// completes with at most `limit` allocations (the malloc family, counted exactly
+/// in the child, as Go's `testing.AllocsPerRun` counts): the issue names the call
+/// sites that allocated most.
+@discardableResult
+public func expectAllocations(atMost limit: Int, _ name: String? = nil, on strategy: StrategySpec = .thread(stackBytes: 8 << 20),
+                              profile: Profile = .linux, timeout: Duration = .seconds(60), sourceLocation: Testing.SourceLocation = #_sourceLocation,
+                              _ body: @escaping @Sendable () throws -> Void) async -> StrainVerdict {
+    let verdict = await strainTrial(name, on: strategy, profile: profile, timeout: timeout, sourceLocation: sourceLocation, body)
+    guard let record = verdict.record else { return verdict }
+    if record.outcome.kind != .completed {
+        Issue.record(Comment(rawValue: "expected the closure to complete; it ended \(verdict)"), sourceLocation: sourceLocation)
+        StrainAttachments.attach(verdict, sourceLocation: sourceLocation)
+    } else if let count = verdict.allocations, count > limit {
+        let sites = verdict.allocationSites.prefix(5).map { "  \($0.allocations) allocations, \(ByteSize.format($0.bytes)) at \($0.place)" }
+        Issue.record(Comment(rawValue: (["\(count) allocations (\(ByteSize.format(verdict.allocatedBytes ?? 0))), more than the \(limit) allowed; most at:"] + sites)
+                                .joined(separator: "\n")), sourceLocation: sourceLocation)
+        StrainAttachments.attach(verdict, sourceLocation: sourceLocation)
+    } else if verdict.allocations == nil {
+        Issue.record(Comment(rawValue: "allocations were not counted in this trial"), sourceLocation: sourceLocation)
+    }
+    return verdict
+}
+
+/// Runs `body` as a Strain trial and returns the verdict without judging it: for a
+/// test that pins a measurement (`#expect(verdict.stackHighWaterBytes! < 256 << 10)`).
+/// An overflow is run again on a 64 MiB stack, as ``expectCompletes(_:on:profile:timeout:sourceLocation:_:)`` does.
+public func strainTrial(_ name: String? = nil, on strategy: StrategySpec = .thread(stackBytes: 512 << 10), profile: Profile = .linux,
+                        timeout: Duration = .seconds(60), sourceLocation: Testing.SourceLocation = #_sourceLocation,
+                        _ body: @escaping @Sendable () throws -> Void) async -> StrainVerdict {
+    let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+    let place = ExpectationPlace.next(name: name ?? "line \(sourceLocation.line)", sourceLocation: sourceLocation)
+    // The same call's second run, on a large stack: the re-run child for it stops here too.
+    var largePlace = place
+    largePlace.name += " on a large stack"
+    let large = StrategySpec.thread(stackBytes: largeStackBytes)
+    if TestTrial.child?.place == largePlace {
+        _ = await TestTrial.run(body, at: largePlace, strategy: large, profile: profile, timeoutSeconds: seconds)
+    }
+    guard let record = await TestTrial.run(body, at: place, strategy: strategy, profile: profile, timeoutSeconds: seconds) else {
+        return StrainVerdict(record: nil, onLargeStack: nil, build: TestTrial.build)
+    }
+    var onLargeStack: TrialRecord?
+    if record.outcome.kind == .stackOverflow {
+        onLargeStack = await TestTrial.run(body, at: largePlace, strategy: large, profile: profile, timeoutSeconds: seconds)
+    }
+    return StrainVerdict(record: record, onLargeStack: onLargeStack, build: TestTrial.build)
+}

@@ -1,0 +1,87 @@
+import Foundation
+
+/// What the trial of a test's closure came to: its record, and the verdict in words.
+///
+/// In the re-run child (see ``expectCompletes(_:on:profile:timeout:sourceLocation:_:)``)
+/// an expectation other than the one being run returns a verdict with no record
+/// (`ran == false`): every measurement is then nil.
+public struct StrainVerdict: Sendable, CustomStringConvertible {
+    /// The trial's record, as run.json keeps it; nil where the closure did not run here.
+    public let record: TrialRecord?
+    /// The record of the same closure on a large stack, run after an overflow to tell
+    /// deep recursion from unbounded; nil otherwise.
+    public let onLargeStack: TrialRecord?
+    /// `debug` or `release`: the build of the test target that measured (stack use
+    /// differs between them).
+    public let build: String
+
+    /// Whether the closure ran as a trial for this verdict.
+    public var ran: Bool { record != nil }
+    /// How the trial ended; nil where it did not run here.
+    public var outcome: TrialOutcome.Kind? { record?.outcome.kind }
+    /// The deepest the closure's thread's stack went, in bytes.
+    public var stackHighWaterBytes: Int? { record?.metrics.stackHighWaterBytes }
+    /// The stack the closure's thread really had, in bytes.
+    public var stackSizeBytes: Int? { record?.metrics.stackSizeBytes }
+    /// Allocations the closure made (the malloc family, counted exactly).
+    public var allocations: Int? { record?.metrics.allocations }
+    /// Bytes the closure allocated.
+    public var allocatedBytes: Int? { record?.metrics.allocatedBytes }
+    /// The call sites that allocated most, most allocations first.
+    public var allocationSites: [AllocationSite] { record?.allocationSites ?? [] }
+
+    /// The verdict in words: the outcome, where the closure ran, and for a fault its
+    /// signal, recursion, the frame that entered it and whether a larger stack helps.
+    public var description: String {
+        guard let record else { return "not run in this process (a re-run for another expectation)" }
+        var lines = ["\(record.outcome.kind.rawValue) on \(record.strategy) (\(record.profile.rawValue) profile, \(build) build)"]
+        if let message = record.outcome.message, !message.isEmpty { lines.append(message) }
+        if let trace = record.trace { lines += Self.describe(trace) }
+        if record.outcome.kind == .stackOverflow || record.trace?.isStackOverflow == true {
+            lines.append(largeStackVerdict)
+        }
+        if record.outcome.kind == .completed, let high = record.metrics.stackHighWaterBytes {
+            lines.append("stack high-water \(ByteSize.format(high))\(record.metrics.stackSizeBytes.map { " of \(ByteSize.format($0))" } ?? "")")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Deep but finite (with the stack it needed) or unbounded, from the large-stack run.
+    var largeStackVerdict: String {
+        guard let large = onLargeStack else { return "not run on a larger stack: deep recursion and unbounded recursion are not told apart" }
+        let size = large.metrics.stackSizeBytes ?? large.strategy.chosenStackBytes ?? 0
+        if large.outcome.kind == .completed {
+            let needed = large.metrics.stackHighWaterBytes.map { ", using \(ByteSize.format($0))" } ?? ""
+            return "deep but finite: it completes on a \(ByteSize.format(size)) stack\(needed)"
+        }
+        if large.outcome.kind == .stackOverflow {
+            return "unbounded: it overflows a \(ByteSize.format(size)) stack too"
+        }
+        return "on a \(ByteSize.format(size)) stack it ended \(large.outcome.kind.rawValue)"
+    }
+
+    /// The fault's lines: the signal, the recursion's period, the entry frame.
+    static func describe(_ trace: FaultTrace) -> [String] {
+        var lines = ["\(trace.signalName) at \(String(format: "0x%llx", trace.faultAddress)); \(trace.totalFrames) frames"
+            + (trace.stackSizeBytes.map { " on a \(ByteSize.format($0)) stack" } ?? "")]
+        if let cycle = trace.cycle {
+            let period = cycle.frames.prefix(4).map(\.displayName).joined(separator: " ← ")
+            lines.append("recursion: a cycle of \(cycle.frames.count) frame\(cycle.frames.count == 1 ? "" : "s") × \(cycle.repetitions): \(period)")
+            if let entry = entryFrame(of: trace) {
+                lines.append("entered the recursion: \(entry.displayName)")
+            }
+        } else {
+            let head = trace.firstFrames.prefix(3).map(\.displayName).joined(separator: " ← ")
+            if !head.isEmpty { lines.append("at: \(head)") }
+        }
+        return lines
+    }
+
+    /// The frame just outside the recursion on the caller's side.
+    static func entryFrame(of trace: FaultTrace) -> Frame? {
+        guard let cycle = trace.cycle, let end = cycle.endIndex else { return nil }
+        if let entry = trace.entryFrames?.first { return entry }
+        let offset = end - trace.lastStartIndex
+        return trace.lastFrames.indices.contains(offset) ? trace.lastFrames[offset] : nil
+    }
+}

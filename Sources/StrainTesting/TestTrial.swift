@@ -1,0 +1,92 @@
+import Foundation
+import Glibc
+import StrainHost
+import StrainKit
+import StrainRunner
+import StrainWire
+import Testing
+
+/// A closure from a test run as a Strain trial, in an isolated child of the test
+/// process: the test binary itself, re-run for the one test (`--filter`), which runs
+/// the test until it reaches the same expectation and there becomes the trial's
+/// host (the probe, the strategy, the watchdog, the result pipe) and runs the
+/// closure. The test process is the parent, through the runner's one trial pipeline
+/// (`TrialSupervisor`: launch, watch, classify, record).
+///
+/// - Important: the re-run child runs the test from its start, so what the test
+///   does before the expectation is done again there; expectations before it are
+///   skipped (their closures do not run). Its own `#expect`s are the child's, not
+///   the test's: a closure reports a failure by throwing (the trial ends `threw`).
+enum TestTrial {
+    /// In a re-run test process: the expectation to run, and its trial's spec.
+    static let child: (place: ExpectationPlace, specJSON: String)? = {
+        guard let placeText = getenv(ChildEnvironment.testingExpectation).map({ String(cString: $0) }),
+              let spec = getenv(ChildEnvironment.trialSpec).map({ String(cString: $0) }),
+              let place = try? JSONDecoder().decode(ExpectationPlace.self, from: Data(placeText.utf8)) else { return nil }
+        return (place, spec)
+    }()
+
+    /// The test binary, which the child re-runs.
+    static let executable: String = {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        return length > 0 ? String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self) : CommandLine.arguments[0]
+    }()
+
+    /// Which build measured: stack use differs between debug and release.
+    static var build: String {
+        #if DEBUG
+        "debug"
+        #else
+        "release"
+        #endif
+    }
+
+    /// Runs `body` as a trial on `strategy` under `profile` and returns its record;
+    /// nil in a re-run child at every other expectation (that one never returns there).
+    static func run(_ body: @escaping @Sendable () throws -> Void, at place: ExpectationPlace, strategy: StrategySpec, profile: Profile,
+                    timeoutSeconds: Double, environment: [String: String] = [:]) async -> TrialRecord? {
+        if let child {
+            guard child.place == place else { return nil }
+            ClosureScenario.body = body
+            TrialHost.runInRunningProcess(specJSON: child.specJSON, catalog: ScenarioCatalog([ClosureScenario.self]))
+        }
+        let key = TrialKey(scenario: ClosureScenario.name, parameters: [.init(name: "expectation", value: place.name)],
+                           strategy: strategy, profile: profile)
+        // The stall threshold at the deadline: a closure reports no progress, so only
+        // the deadline ends one that does not return.
+        let spec = TrialSpec(index: 0, id: TrialID(key: key, repetition: 1), seed: 1, timeoutSeconds: timeoutSeconds,
+                             stallSeconds: timeoutSeconds, expected: [ExpectedOutcome(kind: .completed)])
+        let placeJSON = (try? JSONEncoder().encode(place)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        var configured = TrialSupervisor(executable: executable, isolation: .spawn, notice: { _ in })
+        // The profile's thread stacks through RLIMIT_STACK, set before the test binary
+        // starts (a soft limit, through sh's `ulimit -S -s`): glibc sizes every thread's
+        // default stack by it, GCD's and Swift Testing's included, which were running
+        // before the expectation was reached (the profile set there reached none of them).
+        let testArguments = ["--testing-library", "swift-testing", "--filter", filter(for: Test.current)]
+        let launched = profile.threadStackBytes.map { bytes in
+            (executable: "/bin/sh", arguments: ["-c", "ulimit -S -s \(bytes / 1024) && exec \"$0\" \"$@\"", executable] + testArguments)
+        } ?? (executable: executable, arguments: testArguments)
+        configured.command = TrialCommand(
+            executable: launched.executable,
+            arguments: launched.arguments,
+            environment: ["\(ChildEnvironment.testingExpectation)=\(placeJSON)"] + environment.map { "\($0.key)=\($0.value)" }
+        )
+        let supervisor = configured
+        let record = await withCheckedContinuation { continuation in
+            // The supervisor waits for its child: on a thread of its own, never on the
+            // cooperative pool the tests run on.
+            let thread = Thread { continuation.resume(returning: supervisor.run(spec)) }
+            thread.name = "strain.expectation"
+            thread.start()
+        }
+        return record
+    }
+
+    /// `--filter`'s pattern for `test` alone: its module and names, each escaped,
+    /// joined by either separator a test's ID is spelled with (`Module.Suite/test()`).
+    static func filter(for test: Test?) -> String {
+        guard let test else { return "^$" }
+        return ([test.id.moduleName] + test.id.nameComponents).map(NSRegularExpression.escapedPattern(for:)).joined(separator: "[./]")
+    }
+}

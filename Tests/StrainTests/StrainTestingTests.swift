@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+
+/// StrainTesting in a team's own `swift test`: the fixture package
+/// (Tests/TestingFixture) is built as a user's would be and its tests run with
+/// `swift test`; what each expectation said is read from the output and the xUnit
+/// file. Its tests named `failsOnPurpose…` fail by design.
+@Suite(.serialized, .timeLimit(.minutes(30))) struct StrainTestingTests {
+    static let fixture = FixturePackage.repository.appendingPathComponent("Tests/TestingFixture").path
+
+    struct Run: Sendable {
+        var status: Int32
+        var output: String
+        var xunit: String
+
+        /// The lines of one test's result and issues, from `✘`/`✔ Test NAME` to the next test's.
+        func lines(of test: String) -> String {
+            let all = output.split(separator: "\n", omittingEmptySubsequences: false)
+            var taken: [Substring] = []
+            var inside = false
+            for line in all {
+                if line.hasPrefix("✘ Test ") || line.hasPrefix("✔ Test ") || line.hasPrefix("◇ Test ") {
+                    inside = line.contains("Test \(test)(") && !line.hasPrefix("◇")
+                }
+                if inside { taken.append(line) }
+            }
+            return taken.joined(separator: "\n")
+        }
+    }
+
+    /// The fixture's `swift test`, run once for every test here.
+    static let run = AsyncOnce<Run> {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let xunit = folder + "/xunit.xml"
+        return try await FixturePackage.locked {
+            let (built, buildOutput) = try await FixturePackage.swift(["build", "--build-tests", "--package-path", fixture, "--scratch-path", FixturePackage.scratch])
+            guard built == 0 else { throw FixturePackage.BuildError(output: buildOutput) }
+            let (status, output) = try await FixturePackage.swift(["test", "--skip-build", "--package-path", fixture, "--scratch-path", FixturePackage.scratch,
+                                                                   "--xunit-output", xunit])
+            let xml = (try? String(contentsOfFile: xunit.replacingOccurrences(of: ".xml", with: "-swift-testing.xml"), encoding: .utf8))
+                ?? (try? String(contentsOfFile: xunit, encoding: .utf8)) ?? ""
+            return Run(status: status, output: output, xunit: xml)
+        }
+    }
+
+    @Test func aClosureThatFitsItsStackPassesAndReportsItsHighWater() async throws {
+        let run = try await Self.run.value()
+        #expect(run.lines(of: "aShallowDocumentParsesOnA512KiBThread").hasPrefix("✔ Test aShallowDocumentParsesOnA512KiBThread() passed"), "\(run.output)")
+        #expect(run.lines(of: "theStackHighWaterOfAShallowParseIsMeasured").hasPrefix("✔ Test"), "\(run.lines(of: "theStackHighWaterOfAShallowParseIsMeasured"))")
+    }
+
+    @Test func anOverflowFailsAtTheExpectationWithTheCycleTheEntryFrameAndDeepButFinite() async throws {
+        let run = try await Self.run.value()
+        let text = run.lines(of: "failsOnPurposeADeepDocumentOverflowsA512KiBThread")
+        #expect(text.contains("recorded an issue at StackTests.swift:17:"), "the issue points at the expectation's line: \(text)")
+        #expect(text.contains("stackOverflow on thread(512KiB) (linux profile, debug build)"), "\(text)")
+        #expect(text.contains("recursion: a cycle of") && text.contains("parseList"), "\(text)")
+        #expect(text.contains("entered the recursion: ") && text.contains("Nesting.swift:"), "the entry frame with its file:line: \(text)")
+        #expect(text.contains("deep but finite: it completes on a 64MiB stack"), "\(text)")
+    }
+
+    @Test func anUnboundedRecursionOnAnIOSGCDWorkerIsCalledUnbounded() async throws {
+        let run = try await Self.run.value()
+        let text = run.lines(of: "failsOnPurposeARecursionWithoutEndOverflowsAnyStack")
+        #expect(text.contains("stackOverflow on gcd-global (ios profile"), "\(text)")
+        #expect(text.contains("on a 512KiB stack"), "the profile reached the GCD worker: \(text)")
+        #expect(text.contains("countForever"), "\(text)")
+        #expect(text.contains("unbounded: it overflows a 64MiB stack too"), "\(text)")
+    }
+
+    @Test func anAllocationBudgetFailsOnAnExtraAllocationPerElementNamingTheSite() async throws {
+        let run = try await Self.run.value()
+        #expect(run.lines(of: "labelsForAThousandElementsStayWithinTheirBudget").hasPrefix("✔ Test"),
+                "\(run.lines(of: "labelsForAThousandElementsStayWithinTheirBudget"))")
+        let text = run.lines(of: "failsOnPurposeAnExtraAllocationPerElementBreaksTheBudget")
+        #expect(text.contains("more than the 1100 allowed"), "\(text)")
+        #expect(text.contains("Nesting.swift:"), "the call site in the team's code: \(text)")
+    }
+
+    @Test func onlyTheTestsMeantToFailFailAndTheRunSaysSo() async throws {
+        let run = try await Self.run.value()
+        #expect(run.status != 0)
+        let failed = run.output.split(separator: "\n").filter { $0.hasPrefix("✘ Test ") && !$0.hasPrefix("✘ Test run ") && $0.contains(" failed after ") }
+            .map { String($0.dropFirst("✘ Test ".count).prefix { $0 != "(" }) }
+        #expect(Set(failed) == ["failsOnPurposeADeepDocumentOverflowsA512KiBThread", "failsOnPurposeARecursionWithoutEndOverflowsAnyStack",
+                                "failsOnPurposeAnExtraAllocationPerElementBreaksTheBudget"], "\(run.output)")
+        #expect(run.xunit.contains("failsOnPurposeADeepDocumentOverflowsA512KiBThread"), "the xUnit file names it: \(run.xunit.prefix(2000))")
+    }
+}
