@@ -14,7 +14,7 @@ import Synchronization
 // properties by hand, and a class per width (1 to 1,000) would be thousands of
 // generated lines. So `FormSection` declares ten real stored properties of the
 // kinds a form has (strings, numbers, a shared object, an array, a dictionary,
-// nested sections), two of them with `didSet` side effects, and keeps the rest as
+// nested sections), three of them with `didSet` side effects, and keeps the rest as
 // generated properties in one array, presented to reflection as labelled children
 // of their own (`field0`, `field1`, …) and written through key paths of their own
 // (`\FormSection.[integer: 17]`), as the Objective-C runtime's property list
@@ -185,21 +185,25 @@ final class FormSection: NSObject, NSCoding, CustomReflectable {
         setterBehaviour = setters
     }
 
+    /// Generated property `index`, an Int (`index % 4 == 0`): the key path the generic decoder sets.
     subscript(integer index: Int) -> Int {
         get { if case .integer(let value) = fields[index] { value } else { 0 } }
         set { fields[index] = .integer(newValue) }
     }
 
+    /// Generated property `index`, a Double (`index % 4 == 1`).
     subscript(double index: Int) -> Double {
         get { if case .double(let value) = fields[index] { value } else { 0 } }
         set { fields[index] = .double(newValue) }
     }
 
+    /// Generated property `index`, a String (`index % 4 == 2`).
     subscript(string index: Int) -> String {
         get { if case .string(let value) = fields[index] { value } else { "" } }
         set { fields[index] = .string(newValue) }
     }
 
+    /// Generated property `index`, a Bool (`index % 4 == 3`).
     subscript(bool index: Int) -> Bool {
         get { if case .bool(let value) = fields[index] { value } else { false } }
         set { fields[index] = .bool(newValue) }
