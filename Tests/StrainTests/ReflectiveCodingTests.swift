@@ -1,6 +1,7 @@
 import Foundation
 import StrainKit
 import StrainRecords
+@testable import StrainScenarios
 import Testing
 
 /// `reflective-coding` in real children, through the built binary: the round trip's
@@ -118,5 +119,40 @@ import Testing
         #expect(trial.outcome.message?.contains("depth 30 with fanout 2 makes more than 1000000 sections; lower depth or fanout") == true,
                 "\(trial.outcome.message ?? "")")
         try? FileManager.default.removeItem(atPath: (out as NSString).deletingLastPathComponent)
+    }
+    @Test func theRoundTripComparisonNamesNestedPathsKeepsSharedObjectsSharedAndEndsOnACycle() async throws {
+        func form() -> (FormSection, Applicant) {
+            let applicant = Applicant(name: "Ada", taxNumber: 1815)
+            let root = FormSection(generated: 3, setters: .plain)
+            root.applicant = applicant
+            root.sections = (0..<2).map { _ in
+                let section = FormSection(generated: 3, setters: .plain)
+                section.applicant = applicant
+                return section
+            }
+            return (root, applicant)
+        }
+        let (original, _) = form()
+        let (same, _) = form()
+        #expect(RoundTripComparison(original: original, decoded: same).count == 0)
+
+        // A generated property two levels down, and a copy of the shared applicant.
+        let (changed, _) = form()
+        changed.sections[1][string: 2] = "typed"
+        changed.sections[0].applicant = Applicant(name: "Ada", taxNumber: 1815)
+        let comparison = RoundTripComparison(original: original, decoded: changed)
+        #expect(comparison.count == 2, "\(comparison.differences)")
+        #expect(comparison.differences.map(\.description).contains("`Form.sections[1].field2`: encoded \"\", decoded \"typed\""), "\(comparison.differences)")
+        #expect(comparison.differences.map(\.description).contains("`Form.sections[0].applicant`: encoded the form's shared applicant, decoded a copy of its own"),
+                "\(comparison.differences)")
+
+        // A section that holds itself: the walk visits each pair once and ends.
+        let (cyclic, _) = form()
+        let (cyclicCopy, _) = form()
+        cyclic.sections[0].sections = [cyclic]
+        cyclicCopy.sections[0].sections = [cyclicCopy]
+        #expect(RoundTripComparison(original: cyclic, decoded: cyclicCopy).count == 0)
+        cyclic.sections[0].sections = []
+        cyclicCopy.sections[0].sections = []
     }
 }
