@@ -19,5 +19,6 @@ extension ScenarioCatalog {
         CombineStoreScenario.self,
         QueueFloodScenario.self,
         ConfinementScenario.self,
+        ReflectiveCodingScenario.self,
     ])
 }
