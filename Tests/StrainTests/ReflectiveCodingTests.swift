@@ -10,7 +10,7 @@ import Testing
 /// counts, never timings.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct ReflectiveCodingTests {
     @Test func genericDecodingThroughCascadingSettersEndsInvariantViolatedNamingEachPathWithBothValues() async throws {
-        let (result, run, out) = try StrainBinary.runSuite("""
+        let (result, run, out) = try await StrainBinary.runSuite("""
         name: cascading
         runs:
           - scenario: reflective-coding
@@ -37,13 +37,13 @@ import Testing
         let summary = try String(contentsOfFile: (out as NSString).appendingPathComponent("summary.md"), encoding: .utf8)
         #expect(summary.contains("invariantViolated"), "\(summary.prefix(2_000))")
         #expect(summary.contains("Form.region"), "summary.md carries the differing paths: \(summary.prefix(2_000))")
-        let schema = try SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
+        let schema = try await SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
         #expect(schema.valid, "run.json does not match the schema: \(schema.output)")
         try? FileManager.default.removeItem(atPath: (out as NSString).deletingLastPathComponent)
     }
 
     @Test func theArticlesNotWhileDecodingFlagMakesTheMismatchDisappearAndHandWrittenCodingNeverHasIt() async throws {
-        let (result, run, out) = try StrainBinary.runSuite("""
+        let (result, run, out) = try await StrainBinary.runSuite("""
         name: guarded
         runs:
           - scenario: reflective-coding
@@ -65,7 +65,7 @@ import Testing
     }
 
     @Test func aNonCodingMemberInAnArrayOrADictionaryStopsTheArchiverWithItsFatalErrorAndATrace() async throws {
-        let (result, run, out) = try StrainBinary.runSuite("""
+        let (result, run, out) = try await StrainBinary.runSuite("""
         name: member
         runs:
           - scenario: reflective-coding
@@ -89,13 +89,13 @@ import Testing
             #expect(symbols.contains { $0.contains(collection) }, "\(trial.id): the collection that held it is on the stack: \(symbols)")
             #expect(symbols.contains { $0.contains("NSKeyedArchiver._encodeObject") }, "\(symbols)")
         }
-        let schema = try SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
+        let schema = try await SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
         #expect(schema.valid, "run.json does not match the schema: \(schema.output)")
         try? FileManager.default.removeItem(atPath: (out as NSString).deletingLastPathComponent)
     }
 
     @Test func aWidthOutOfRangeAndAFormTooLargeAreRefusedNamingTheValues() async throws {
-        let (refused, _, refusedOut) = try StrainBinary.runSuite("""
+        let (refused, _, refusedOut) = try await StrainBinary.runSuite("""
         name: wide
         runs:
           - scenario: reflective-coding
@@ -106,7 +106,7 @@ import Testing
         #expect(refused.stderr.contains("properties") && refused.stderr.contains("1000"), "\(refused.stderr)")
         try? FileManager.default.removeItem(atPath: (refusedOut as NSString).deletingLastPathComponent)
 
-        let (result, run, out) = try StrainBinary.runSuite("""
+        let (result, run, out) = try await StrainBinary.runSuite("""
         name: large
         runs:
           - scenario: reflective-coding
