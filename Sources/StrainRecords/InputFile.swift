@@ -40,8 +40,28 @@ public enum InputFile {
         guard access(path, R_OK) == 0 else {
             throw Problem(path: path, message: "cannot be read (\(String(cString: strerror(errno)))); check its permissions")
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw Problem(path: path, message: "cannot be read; check its permissions")
+        // Opened without blocking (a FIFO swapped in since the look above cannot hold the
+        // reader), looked at again through the descriptor, and read to `limit` at most: a
+        // file that grows after the look is refused, not read whole.
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw Problem(path: path, message: "cannot be read (\(String(cString: strerror(errno)))); check its permissions")
+        }
+        defer { close(descriptor) }
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw Problem(path: path, message: "changed into something other than a regular file while it was opened; give the path of \(what)")
+        }
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { throw Problem(path: path, message: "cannot be read (\(String(cString: strerror(errno)))); check its permissions") }
+            if count == 0 { break }
+            data.append(contentsOf: chunk[..<count])
+            if data.count > limit {
+                throw Problem(path: path, message: "grew past the \(limit >> 20) MiB Strain reads as \(what) while it was read")
+            }
         }
         return data
     }
