@@ -137,7 +137,8 @@ struct GateCommand: ParsableCommand {
         try writeOutput(Data(report.renderHTML().utf8), to: (directory as NSString).appendingPathComponent("gate.html"))
         for format in format {
             switch format {
-            case .text: print(TerminalReport.safe(report.renderText(directory: directory)))
+            // Every name, message and symbol from the two records on one line (`OneLine.copy`).
+            case .text: print(TerminalReport.safe(OneLine.copy(report).renderText(directory: directory)))
             case .github:
                 print(report.renderGitHub(), terminator: "")
                 if let summary = ProcessInfo.processInfo.environment["GITHUB_STEP_SUMMARY"], !summary.isEmpty {

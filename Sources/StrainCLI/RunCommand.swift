@@ -101,7 +101,7 @@ struct RunCommand: ParsableCommand {
             try Self.refuse(error)
         }
         if list {
-            for trial in job.plan.trials { print(TerminalReport.safe(trial.name.description)) }
+            for trial in job.plan.trials { print(TerminalReport.safe(OneLine.text(trial.name.description))) }
             let shardText = job.shard.map { " (shard \($0) of a plan of \(job.selected.trials.count))" } ?? ""
             print("\(job.plan.trials.count) trials\(shardText)")
             return
@@ -172,13 +172,14 @@ struct RunCommand: ParsableCommand {
             let started = Date()
             var estimate = ProgressEstimate()
             if interactive, let first = remaining.first {
-                print(TerminalReport.safe(terminal.progressLine(done: resumed, total: plan.trials.count, elapsedSeconds: 0, next: first.name.description, columns: Self.terminalColumns())), terminator: "")
+                print(TerminalReport.safe(terminal.progressLine(done: resumed, total: plan.trials.count, elapsedSeconds: 0, next: OneLine.text(first.name.description), columns: Self.terminalColumns())), terminator: "")
                 fflush(nil)
             }
             var ranNow = 0
             record = try controller.run(plan, planRecord: planRecord, journal: journal, runJSONPath: directory.runJSONPath, jobs: jobs) { trial, done, total in
                 ranNow += 1
-                let line = TerminalReport.safe(terminal.trialLine(trial, index: done, total: total))
+                // A trial's names, message and symbols on one line (`OneLine.copy`), as every text view prints them.
+                let line = TerminalReport.safe(terminal.trialLine(OneLine.copy(trial), index: done, total: total))
                 guard interactive else {
                     // Not a terminal (CI logs, pipes): a plain line per trial, flushed as it ends.
                     print(line)
@@ -188,7 +189,7 @@ struct RunCommand: ParsableCommand {
                 // On a terminal, unexpected trials keep a line of their own and one
                 // progress line below them says how far the run is and what runs next.
                 if !trial.expected { print("\r\u{1B}[2K" + line) }
-                let next = ranNow < remaining.count ? remaining[ranNow].name.description : nil
+                let next = ranNow < remaining.count ? OneLine.text(remaining[ranNow].name.description) : nil
                 let elapsed = Date().timeIntervalSince(started)
                 estimate.finished(atElapsed: elapsed)
                 // The line never reaches the last column: a line that wraps leaves its first half behind at each redraw.
@@ -213,7 +214,8 @@ struct RunCommand: ParsableCommand {
                 throw CommandFailure.harness("could not write \(path): \(error)")
             }
         }
-        print(TerminalReport.safe(terminal.render(report)))
+        // The terminal's view renders the record with every string on one line (`OneLine.copy`).
+        print(TerminalReport.safe(terminal.render(RunReport(OneLine.copy(record)))))
         print(TerminalReport.safe("Wrote " + written.dropLast().joined(separator: ", ") + " and " + written.last!))
         if github { Self.annotate(record, report: report) }
 
