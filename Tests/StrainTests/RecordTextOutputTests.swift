@@ -3,9 +3,10 @@ import Testing
 
 /// Text from a record is a value, not a command: run.json files whose names, parameter
 /// values, messages and trace symbols hold GitHub workflow commands after a line break,
-/// fed to `strain gate` and `strain report` through the built binary. No line of an
-/// output a CI log shows starts a workflow command Strain did not mean, and every such
-/// value stays on its line (its breaks shown as `\n`, `\r`).
+/// or spreadsheet formulas, fed to `strain gate` and `strain report` through the built
+/// binary. No line of an output a CI log shows starts a workflow command Strain did not
+/// mean, every such value stays on its line (its breaks shown as `\n`, `\r`), and no
+/// CSV cell starts a formula.
 @Suite struct RecordTextOutputTests {
     static let mask = "\n::add-mask::x"
     static let stop = "\n::stop-commands::y"
@@ -101,5 +102,55 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         let lines = Self.runnerLines(result.stdout).filter { $0.hasPrefix("::") }
         #expect(lines.isEmpty, "\(lines)")
+    }
+
+    @Test func aCSVCellThatWouldStartAFormulaGetsAnApostropheAndANegativeNumberStaysANumber() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = try Self.record(in: folder, name: "run.json") { trials in
+            for (index, scenario) in [(19, "=cmd|' /C calc'!A0"), (20, "+1+cmd"), (21, "@SUM(1+1)"), (10, "-2+3"), (11, "\tx")] {
+                var key = trials[index]["key"] as! [String: Any]
+                key["scenario"] = scenario
+                trials[index]["key"] = key
+            }
+            var metrics = trials[4]["metrics"] as! [String: Any]
+            metrics["custom"] = ["levels": -1.5]
+            trials[4]["metrics"] = metrics
+        }
+        let result = try StrainBinary.run(["report", path, "--format", "csv", "--out", "-"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let rows = result.stdout.components(separatedBy: "\r\n")
+        // Each row's trial and scenario cells: the trial's name starts with its scenario.
+        for scenario in ["=cmd|' /C calc'!A0", "+1+cmd", "@SUM(1+1)", "-2+3", "\tx"] {
+            #expect(rows.contains { $0.contains(",'\(scenario),") }, "no neutralised '\(scenario)' in \(rows.filter { $0.contains(scenario) })")
+        }
+        // No cell starts a formula: every cell's first character (quotes aside).
+        for row in rows.dropFirst() where !row.isEmpty {
+            for cell in Self.cells(row) {
+                let first = cell.first
+                let formula = first.map { ["=", "+", "@", "\t", "\r"].contains($0) } ?? false
+                    || (first == "-" && Double(cell) == nil)
+                #expect(!formula, "\(cell) in \(row)")
+            }
+        }
+        // A genuine number stays a number.
+        #expect(rows[5].split(separator: ",").contains("-1.5"), "\(rows[5])")
+    }
+
+    /// RFC 4180 cells of `row`, unquoted.
+    static func cells(_ row: String) -> [String] {
+        var cells: [String] = []
+        var cell = ""
+        var quoted = false
+        var characters = row.makeIterator()
+        while let character = characters.next() {
+            switch character {
+            case "\"" where quoted: quoted = false
+            case "\"" where cell.isEmpty: quoted = true
+            case "," where !quoted: cells.append(cell); cell = ""
+            default: cell.append(character)
+            }
+        }
+        return cells + [cell]
     }
 }
