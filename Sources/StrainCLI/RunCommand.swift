@@ -233,20 +233,15 @@ struct RunCommand: ParsableCommand {
     static func annotate(_ record: RunRecord, report: RunReport) {
         print(RunAnnotations.renderGitHub(record), terminator: "")
         guard let path = ProcessInfo.processInfo.environment["GITHUB_STEP_SUMMARY"], !path.isEmpty else { return }
-        let held = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
+        let held = StepSummary.heldBytes(path)
         var text = MarkdownReport.render(report)
         let room = max(4096, (1 << 20) - 1024 - held)
         if text.utf8.count > room {
             text = String(decoding: Array(text.utf8.prefix(room - 200)), as: UTF8.self) + "\n\n… cut to fit GitHub's step summary limit: the whole summary is in summary.md\n"
         }
+        // Only to a regular file, never waiting on a FIFO (`StepSummary`).
         do {
-            if let handle = FileHandle(forWritingAtPath: path) {
-                defer { try? handle.close() }
-                try handle.seekToEnd()
-                try handle.write(contentsOf: Data(text.utf8))
-            } else {
-                try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-            }
+            try StepSummary.append(text, to: path)
         } catch {
             writeStandardError("warning: could not append to $GITHUB_STEP_SUMMARY (\(path)): \(error)")
         }
