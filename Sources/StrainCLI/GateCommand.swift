@@ -129,6 +129,9 @@ struct GateCommand: ParsableCommand {
             throw GateError(.input, "\(directory): cannot create the output directory: \(error.localizedDescription)")
         }
         let report = try GateEvidence.attach(to: report, baseline: sides.baseline, candidate: sides.candidate, directory: directory)
+        if let infinite = report.firstNonFinite {
+            throw GateError(.input, "cannot compare \(infinite): a side holds values too small to divide by (a denormal, such as 5e-324 s), which no run measures; check both run.json files")
+        }
         let json: Data
         do { json = try report.encoded() } catch { throw GateError(.incomplete, "could not encode gate.json: \(error)") }
         try writeOutput(json, to: (directory as NSString).appendingPathComponent("gate.json"))

@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// The smaller findings of a hostile corpus, through the built binary: a step summary
-/// that is a FIFO.
+/// that is a FIFO, a count the candidate lost, a baseline whose denormal times make a
+/// change infinite.
 @Suite struct HostileInputRefusalTests {
     @Test func aStepSummaryThatIsAFIFOIsRefusedWithAWarningInsteadOfBlockingTheGate() async throws {
         let folder = try temporaryFolder()
@@ -27,5 +28,41 @@ import Testing
         #expect(result.status == 3, "\(result.stderr)")
         let text = try String(contentsOfFile: summary, encoding: .utf8)
         #expect(text.hasPrefix("before\n") && text.count > 100, "\(text)")
+    }
+
+    @Test func aCountedMetricTheCandidateLostIsShownNotCountedRatherThanDropped() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Both repetitions of a row counted 100 allocations in the baseline; the candidate counted none.
+        let baseline = try CountedInputBoundsTests.record(in: folder, name: "baseline", allocations: 100, sites: [CountedInputBoundsTests.site(100)])
+        let result = try StrainBinary.run(["gate", RecordBoundsTests.fixture, "--baseline", baseline, "--out", folder + "/gate"])
+        #expect(result.stdout.contains("stack-depth[frame=256B, limit=100] thread(8MiB) linux: allocations, allocated-bytes (not counted on the candidate)"), "\(result.stdout)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/gate/gate.json"))) as? [String: Any])
+        let metrics = (json["rows"] as? [[String: Any]] ?? []).flatMap { $0["metrics"] as? [[String: Any]] ?? [] }
+        let lost = metrics.filter { $0["metric"] as? String == "allocations" }
+        #expect(lost.count == 1, "\(lost)")
+        #expect(lost.first?["verdict"] as? String == "inconclusive")
+        #expect((lost.first?["reason"] as? String)?.hasPrefix("not counted on the candidate: the baseline counted it in 2 repetitions") == true, "\(lost)")
+    }
+
+    @Test func aBaselineWhoseDenormalTimesMakeAChangeInfiniteIsRefusedReadably() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let baseline = try RecordBoundsTests.record { object in
+            var trials = object["trials"] as! [[String: Any]]
+            for index in 4...9 {
+                var metrics = trials[index]["metrics"] as! [String: Any]
+                metrics["wallSeconds"] = Double.leastNonzeroMagnitude  // 5e-324
+                trials[index]["metrics"] = metrics
+            }
+            object["trials"] = trials
+        }
+        defer { try? FileManager.default.removeItem(atPath: (baseline as NSString).deletingLastPathComponent) }
+        let result = try StrainBinary.run(["gate", RecordBoundsTests.fixture, "--baseline", baseline, "--out", folder + "/gate"])
+        #expect(result.status == 2, "\(result.stdout)\n\(result.stderr)")
+        #expect(result.stderr.contains("cannot compare stack-depth[frame=256B, limit="), "\(result.stderr)")
+        #expect(result.stderr.contains(" is inf "), "\(result.stderr)")
+        #expect(result.stderr.contains("too small to divide by"), "\(result.stderr)")
+        #expect(!result.stderr.contains("could not encode"), "\(result.stderr)")
     }
 }
