@@ -3,7 +3,7 @@ import Testing
 
 /// The smaller findings of a hostile corpus, through the built binary: a step summary
 /// that is a FIFO, a count the candidate lost, a baseline whose denormal times make a
-/// change infinite.
+/// change infinite, and inputs that were accepted though they should not be.
 @Suite struct HostileInputRefusalTests {
     @Test func aStepSummaryThatIsAFIFOIsRefusedWithAWarningInsteadOfBlockingTheGate() async throws {
         let folder = try temporaryFolder()
@@ -64,5 +64,47 @@ import Testing
         #expect(result.stderr.contains(" is inf "), "\(result.stderr)")
         #expect(result.stderr.contains("too small to divide by"), "\(result.stderr)")
         #expect(!result.stderr.contains("could not encode"), "\(result.stderr)")
+    }
+
+    static func suite(gate: String = "", strategy: String = "main") -> String {
+        """
+        name: refusals
+        profiles: [linux]
+        \(gate)
+        runs:
+          - scenario: noop
+            strategies: ["\(strategy)"]
+        """
+    }
+
+    @Test(arguments: ["{delta: 0x1p-3}", "{delta: 0x1p3%}", "{floor: 0x1p-3s}"])
+    func aHexadecimalGateThresholdIsRefused(threshold: String) async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Self.suite(gate: "gate:\n  wall: \(threshold)").write(toFile: folder + "/suite.yaml", atomically: true, encoding: .utf8)
+        let result = try StrainBinary.run(["run", folder + "/suite.yaml", "--list"])
+        #expect(result.status == 2, "\(threshold): \(result.stdout)\n\(result.stderr)")
+        #expect(result.stderr.contains("is not a valid"), "\(result.stderr)")
+    }
+
+    @Test func aZeroWidthSpaceAfterAStrategyNameIsRefused() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Self.suite(strategy: "main\\u200b").write(toFile: folder + "/suite.yaml", atomically: true, encoding: .utf8)
+        let result = try StrainBinary.run(["run", folder + "/suite.yaml", "--list"])
+        #expect(result.status == 2, "\(result.stdout)\n\(result.stderr)")
+        #expect(result.stderr.contains("unknown strategy"), "\(result.stderr)")
+        // A plain space around it is still fine.
+        try Self.suite(strategy: " main ").write(toFile: folder + "/suite.yaml", atomically: true, encoding: .utf8)
+        #expect(try StrainBinary.run(["run", folder + "/suite.yaml", "--list"]).status == 0)
+    }
+
+    @Test func versionWithAnotherArgumentIsRefusedAndAloneStillAnswers() async throws {
+        let bogus = try StrainBinary.run(["--version", "--bogus"])
+        #expect(bogus.status == 2, "\(bogus.stdout)\n\(bogus.stderr)")
+        #expect(bogus.stderr.contains("--version takes no other arguments"), "\(bogus.stderr)")
+        #expect(bogus.stdout.isEmpty, "\(bogus.stdout)")
+        let alone = try StrainBinary.run(["--version"])
+        #expect(alone.status == 0 && alone.stdout.hasPrefix("strain "), "\(alone.stdout)\n\(alone.stderr)")
     }
 }
