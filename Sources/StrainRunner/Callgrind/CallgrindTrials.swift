@@ -54,7 +54,7 @@ package struct CallgrindTrials: Sendable {
     package static let recordedFunctions = (inclusive: 40, exclusive: 20)
     /// The most of a part the runner reads: 64 MiB. The part is written inside the trial's
     /// process, so a program can make it any size; a counted trial's part here is tens of
-    /// KiB (a 20-level JSON parse: 120 KiB), and callgrind writes about 4 MiB a second of it.
+    /// KiB (a 20-level JSON parse's, the parser's fixture: 56 KiB).
     package static let partByteLimit = 64 << 20
     /// The longest the runner parses a part for: 30 s; past it (or at a stop signal, asked
     /// every `CallgrindProfile.linesBetweenChecks` lines) the trial is recorded "not counted".
