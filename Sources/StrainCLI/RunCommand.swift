@@ -202,6 +202,9 @@ struct RunCommand: ParsableCommand {
             throw CommandFailure.harness("could not write the run's records under \(TerminalReport.safe(directory.path)): \(error)")
         }
         if interactive, record.interrupted == true { print("") }
+        if let change = journal.writtenBack {
+            writeStandardError("warning: \(TerminalReport.safe(directory.journalPath)) \(change); written back from the runner's own copy, with every trial this run finished, so run.json holds them and --resume can use it")
+        }
         var written = [directory.runJSONPath, directory.journalPath]
         // One report model for every view written and printed.
         let report = RunReport(record)
