@@ -83,6 +83,16 @@ public enum OneLine {
         return Data(out)
     }
 
+    /// A spreadsheet's cell of text that never starts a formula: one that starts with `=`,
+    /// `+`, `-`, `@`, a tab or a carriage return gets a leading apostrophe (OWASP's advice
+    /// on CSV injection), unless it is a number written out (`-1.5`), which a spreadsheet
+    /// reads as the number it is.
+    public static func spreadsheetCell(_ text: String) -> String {
+        guard let first = text.unicodeScalars.first, ["=", "+", "-", "@", "\t", "\r"].contains(first),
+              text.wholeMatch(of: /[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?/) == nil else { return text }
+        return "'" + text
+    }
+
     /// `text` (many lines) with every line that a GitHub runner would read as a workflow
     /// command, one whose first characters after white space are `::`, shown with its
     /// first colon escaped (`\u{3a}:add-mask::…`). The runner breaks lines at `\n` and

@@ -66,15 +66,8 @@ package enum MetricExport {
         value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
     }
 
-    /// A CSV field of text (a name from the record), as `field`, and never a formula: a
-    /// cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading
-    /// apostrophe (OWASP's advice on CSV injection), unless it is a number written out
-    /// (`-1.5`), which a spreadsheet reads as the number it is.
-    static func textField(_ text: String) -> String {
-        guard let first = text.unicodeScalars.first, ["=", "+", "-", "@", "\t", "\r"].contains(first),
-              text.wholeMatch(of: /[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?/) == nil else { return field(text) }
-        return field("'" + text)
-    }
+    /// A CSV field of text (a name from the record), never a formula (`OneLine.spreadsheetCell`).
+    static func textField(_ text: String) -> String { field(OneLine.spreadsheetCell(text)) }
 
     /// A CSV field, quoted when it holds a comma, a quote or a line break.
     static func field(_ text: String) -> String {

@@ -24,14 +24,6 @@ package enum ReportFormat: String, CaseIterable, Sendable {
         }
     }
 
-    /// Whether the format is JSON, whose strings escape their line breaks.
-    package var isJSON: Bool {
-        switch self {
-        case .json, .benchmarkSmaller, .benchmarkBigger: true
-        case .html, .md, .junit, .csv: false
-        }
-    }
-
     /// The file's bytes for `run`.
     package func render(_ run: RunRecord) throws -> Data {
         try render(run, report: RunReport(run))

@@ -84,11 +84,6 @@ package struct TerminalReport: Sendable {
     /// start a GitHub workflow command (`OneLine.withoutWorkflowCommands`): nothing
     /// printed through here is one Strain means.
     package static func safe(_ text: String) -> String {
-        OneLine.withoutWorkflowCommands(withoutControls(text))
-    }
-
-    /// `safe` without its guard against workflow commands.
-    static func withoutControls(_ text: String) -> String {
         var out = ""
         var scalars = text.unicodeScalars[...]
         while let scalar = scalars.popFirst() {
@@ -103,7 +98,7 @@ package struct TerminalReport: Sendable {
             if scalar.value < 0x20 && scalar != "\n" && scalar != "\t" && scalar != "\r" || scalar.value == 0x7F { continue }
             out.unicodeScalars.append(scalar)
         }
-        return out
+        return OneLine.withoutWorkflowCommands(out)
     }
 
     func paint(_ text: String, _ code: Int) -> String { style.paint(text, code) }
