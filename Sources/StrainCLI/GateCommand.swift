@@ -129,6 +129,9 @@ struct GateCommand: ParsableCommand {
             throw GateError(.input, "\(directory): cannot create the output directory: \(error.localizedDescription)")
         }
         let report = try GateEvidence.attach(to: report, baseline: sides.baseline, candidate: sides.candidate, directory: directory)
+        if let infinite = report.firstNonFinite {
+            throw GateError(.input, "cannot compare \(infinite): a side holds values too small to divide by (a denormal, such as 5e-324 s), which no run measures; check both run.json files")
+        }
         let json: Data
         do { json = try report.encoded() } catch { throw GateError(.incomplete, "could not encode gate.json: \(error)") }
         try writeOutput(json, to: (directory as NSString).appendingPathComponent("gate.json"))
@@ -137,7 +140,8 @@ struct GateCommand: ParsableCommand {
         try writeOutput(Data(report.renderHTML().utf8), to: (directory as NSString).appendingPathComponent("gate.html"))
         for format in format {
             switch format {
-            case .text: print(TerminalReport.safe(report.renderText(directory: directory)))
+            // Every name, message and symbol from the two records on one line (`OneLine.copy`).
+            case .text: print(TerminalReport.safe(OneLine.copy(report).renderText(directory: directory)))
             case .github:
                 print(report.renderGitHub(), terminator: "")
                 if let summary = ProcessInfo.processInfo.environment["GITHUB_STEP_SUMMARY"], !summary.isEmpty {

@@ -101,7 +101,7 @@ struct RunCommand: ParsableCommand {
             try Self.refuse(error)
         }
         if list {
-            for trial in job.plan.trials { print(TerminalReport.safe(trial.name.description)) }
+            for trial in job.plan.trials { print(TerminalReport.safe(OneLine.text(trial.name.description))) }
             let shardText = job.shard.map { " (shard \($0) of a plan of \(job.selected.trials.count))" } ?? ""
             print("\(job.plan.trials.count) trials\(shardText)")
             return
@@ -172,13 +172,14 @@ struct RunCommand: ParsableCommand {
             let started = Date()
             var estimate = ProgressEstimate()
             if interactive, let first = remaining.first {
-                print(TerminalReport.safe(terminal.progressLine(done: resumed, total: plan.trials.count, elapsedSeconds: 0, next: first.name.description, columns: Self.terminalColumns())), terminator: "")
+                print(TerminalReport.safe(terminal.progressLine(done: resumed, total: plan.trials.count, elapsedSeconds: 0, next: OneLine.text(first.name.description), columns: Self.terminalColumns())), terminator: "")
                 fflush(nil)
             }
             var ranNow = 0
             record = try controller.run(plan, planRecord: planRecord, journal: journal, runJSONPath: directory.runJSONPath, jobs: jobs) { trial, done, total in
                 ranNow += 1
-                let line = TerminalReport.safe(terminal.trialLine(trial, index: done, total: total))
+                // A trial's names, message and symbols on one line (`OneLine.copy`), as every text view prints them.
+                let line = TerminalReport.safe(terminal.trialLine(OneLine.copy(trial), index: done, total: total))
                 guard interactive else {
                     // Not a terminal (CI logs, pipes): a plain line per trial, flushed as it ends.
                     print(line)
@@ -188,7 +189,7 @@ struct RunCommand: ParsableCommand {
                 // On a terminal, unexpected trials keep a line of their own and one
                 // progress line below them says how far the run is and what runs next.
                 if !trial.expected { print("\r\u{1B}[2K" + line) }
-                let next = ranNow < remaining.count ? remaining[ranNow].name.description : nil
+                let next = ranNow < remaining.count ? OneLine.text(remaining[ranNow].name.description) : nil
                 let elapsed = Date().timeIntervalSince(started)
                 estimate.finished(atElapsed: elapsed)
                 // The line never reaches the last column: a line that wraps leaves its first half behind at each redraw.
@@ -201,6 +202,9 @@ struct RunCommand: ParsableCommand {
             throw CommandFailure.harness("could not write the run's records under \(TerminalReport.safe(directory.path)): \(error)")
         }
         if interactive, record.interrupted == true { print("") }
+        if let change = journal.writtenBack {
+            writeStandardError("warning: \(TerminalReport.safe(directory.journalPath)) \(change); written back from the runner's own copy, with every trial this run finished, so run.json holds them and --resume can use it")
+        }
         var written = [directory.runJSONPath, directory.journalPath]
         // One report model for every view written and printed.
         let report = RunReport(record)
@@ -213,7 +217,8 @@ struct RunCommand: ParsableCommand {
                 throw CommandFailure.harness("could not write \(path): \(error)")
             }
         }
-        print(TerminalReport.safe(terminal.render(report)))
+        // The terminal's view renders the record with every string on one line (`OneLine.copy`).
+        print(TerminalReport.safe(terminal.render(RunReport(OneLine.copy(record)))))
         print(TerminalReport.safe("Wrote " + written.dropLast().joined(separator: ", ") + " and " + written.last!))
         if github { Self.annotate(record, report: report) }
 
@@ -231,20 +236,15 @@ struct RunCommand: ParsableCommand {
     static func annotate(_ record: RunRecord, report: RunReport) {
         print(RunAnnotations.renderGitHub(record), terminator: "")
         guard let path = ProcessInfo.processInfo.environment["GITHUB_STEP_SUMMARY"], !path.isEmpty else { return }
-        let held = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
+        let held = StepSummary.heldBytes(path)
         var text = MarkdownReport.render(report)
         let room = max(4096, (1 << 20) - 1024 - held)
         if text.utf8.count > room {
             text = String(decoding: Array(text.utf8.prefix(room - 200)), as: UTF8.self) + "\n\n… cut to fit GitHub's step summary limit: the whole summary is in summary.md\n"
         }
+        // Only to a regular file, never waiting on a FIFO (`StepSummary`).
         do {
-            if let handle = FileHandle(forWritingAtPath: path) {
-                defer { try? handle.close() }
-                try handle.seekToEnd()
-                try handle.write(contentsOf: Data(text.utf8))
-            } else {
-                try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-            }
+            try StepSummary.append(text, to: path)
         } catch {
             writeStandardError("warning: could not append to $GITHUB_STEP_SUMMARY (\(path)): \(error)")
         }

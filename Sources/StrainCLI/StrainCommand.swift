@@ -76,6 +76,12 @@ public enum StrainCommand {
         activeCatalog.withLock { $0 = catalog }
         // A reader that went away (`strain … | head -1`) makes writes fail, never kills the runner.
         signal(SIGPIPE, SIG_IGN)
+        // argument-parser answers `--version` before it reads the rest, so `--version --bogus` passed.
+        // (`exec`'s arguments after its program are the program's own.)
+        if arguments.first != "exec", arguments.prefix(while: { $0 != "--" }).contains("--version"), arguments != ["--version"] {
+            writeStandardError("error: --version takes no other arguments (given: \(arguments.filter { $0 != "--version" }.map { "'\(OneLine.text($0))'" }.joined(separator: " "))); write `strain --version`")
+            exit(StrainExitCode.inputError)
+        }
         if let mistake = CommandSuggestion.unknownCommand(in: arguments) {
             FileHandle.standardError.write(Data((mistake + "\n").utf8))
             exit(StrainExitCode.inputError)

@@ -57,7 +57,7 @@ package enum DumpRequest {
         let deadline = strain_monotonic_ns() &+ UInt64(max(0.1, timeoutSeconds) * 1e9)
         while strain_monotonic_ns() < deadline {
             if let file = probe.dumpFiles(pid: pid).last(where: { !before.contains($0) }),
-               let text = try? String(contentsOfFile: file, encoding: .utf8), let raw = ProbeFolder.parseDump(text) {
+               let text = ProgramFile.head(file, limit: ProbeFolder.dumpByteLimit)?.text, let raw = ProbeFolder.parseDump(text) {
                 return Answer(dump: ThreadDumpBuilder(symbolizer: symbolizer).dump(from: raw), method: method, file: file, pid: pid)
             }
             usleep(10_000)

@@ -135,7 +135,7 @@ package struct ExecSupervisor: Sendable {
             var newest: ExecDump?
             for path in probe.dumpFiles(pid: program.pid) where !readDumps.contains(path) {
                 readDumps.insert(path)
-                guard let text = try? String(contentsOfFile: path, encoding: .utf8), let raw = ProbeFolder.parseDump(text) else { continue }
+                guard let text = ProgramFile.head(path, limit: ProbeFolder.dumpByteLimit)?.text, let raw = ProbeFolder.parseDump(text) else { continue }
                 let dump = ExecDump(number: dumps.count + 1, dump: classifier.dumpBuilder.dump(from: raw), stall: stallVerdict)
                 dumps.append(dump)
                 onDump(dump)
@@ -290,7 +290,7 @@ package struct ExecSupervisor: Sendable {
             if !fresh.isEmpty { break }
             usleep(10_000)
         }
-        let raw = fresh.last.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }.flatMap(ProbeFolder.parseDump)
+        let raw = fresh.last.flatMap { ProgramFile.head($0, limit: ProbeFolder.dumpByteLimit)?.text }.flatMap(ProbeFolder.parseDump)
         let dump = raw.map { classifier.dumpBuilder.dump(from: $0) }
         let place = { (tid: Int) in dump.flatMap { Self.place(of: tid, in: $0) } }
         let maps = (try? String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)) ?? ""
@@ -387,7 +387,7 @@ package struct ExecSupervisor: Sendable {
     /// (`allocations-PID.txt`); absent when it ended without running its exit
     /// (killed, `_exit`) or allocated through an allocator of its own.
     static func readAllocations(in folder: String, pid: Int32, into metrics: inout TrialMetrics) {
-        guard let text = try? String(contentsOfFile: "\(folder)/allocations-\(pid).txt", encoding: .utf8) else { return }
+        guard let text = ProgramFile.head("\(folder)/allocations-\(pid).txt", limit: ProbeFolder.dumpByteLimit)?.text else { return }
         var values: [String: Int] = [:]
         for line in text.split(separator: "\n") {
             let fields = line.split(separator: " ")

@@ -15,17 +15,27 @@ package struct ProbeFolder: Sendable {
         self.path = path
     }
 
+    /// The program under test can write here too (the folder's path is in its
+    /// sanitizers' options), so every file is read as input: at most this many bytes
+    /// of a fault record or the list of images (the probe writes a few KiB)...
+    package static let recordByteLimit = 1 << 20
+    /// ...of a thread dump, or the allocation sites' file...
+    package static let dumpByteLimit = 16 << 20
+    /// ...and at most this many fault records and dumps a process.
+    package static let fileCountLimit = 256
+
     /// The fault record of process `pid`, if its probe wrote one.
     package func faultRecord(pid: Int32) -> FaultRecord? {
-        guard let text = try? String(contentsOfFile: file("fault-\(pid).txt"), encoding: .utf8) else { return nil }
-        return FaultRecord(parsing: text[...])
+        guard let read = ProgramFile.head(file("fault-\(pid).txt"), limit: Self.recordByteLimit) else { return nil }
+        return FaultRecord(parsing: read.text[...])
     }
 
     /// The tail of what process `pid` wrote to its standard error (`stderr-PID.txt`,
     /// the last 128 KiB), written by its probe when it died of a signal or, for the
     /// program, exited by a nonzero status; nil when it wrote nothing there.
     package func standardErrorTail(pid: Int32) -> String? {
-        guard var data = FileManager.default.contents(atPath: file("stderr-\(pid).txt")), !data.isEmpty else { return nil }
+        // The ring's size from the file's end: a bigger file was not written by the probe alone.
+        guard var data = ProgramFile.tail(file("stderr-\(pid).txt"), limit: Int(STRAIN_STDERR_TAIL_BYTES))?.data, !data.isEmpty else { return nil }
         // A full ring begins in the middle of a line: that part of a line is not one.
         if data.count >= Int(STRAIN_STDERR_TAIL_BYTES), let newline = data.firstIndex(of: 10) { data = data[(newline + 1)...] }
         return String(decoding: data, as: UTF8.self)
@@ -37,7 +47,7 @@ package struct ProbeFolder: Sendable {
         return names.compactMap { name -> Int32? in
             guard name.hasPrefix("fault-"), name.hasSuffix(".txt") else { return nil }
             return Int32(name.dropFirst("fault-".count).dropLast(4))
-        }.sorted()
+        }.sorted().prefix(Self.fileCountLimit).map { $0 }
     }
 
     /// The dumps of process `pid` written so far, oldest first.
@@ -47,7 +57,7 @@ package struct ProbeFolder: Sendable {
         return names.compactMap { name -> (Int, String)? in
             guard name.hasPrefix(prefix), name.hasSuffix(".txt"), let number = Int(name.dropFirst(prefix.count).dropLast(4)) else { return nil }
             return (number, file(name))
-        }.sorted { $0.0 < $1.0 }.map(\.1)
+        }.sorted { $0.0 < $1.0 }.prefix(Self.fileCountLimit).map(\.1)
     }
 
     /// Whether the image the program's pid ran last had the probe.
@@ -63,7 +73,7 @@ package struct ProbeFolder: Sendable {
     /// What the program's pid noted of its images (`program-images.txt`: `start`,
     /// `exec PATH`, `exec-failed`, one a line, in order).
     package func programImage(pid: Int32) -> ProgramImage {
-        guard let text = try? String(contentsOfFile: file("program-images.txt"), encoding: .utf8) else { return .neverProbed }
+        guard let text = ProgramFile.head(file("program-images.txt"), limit: Self.recordByteLimit)?.text else { return .neverProbed }
         var image = ProgramImage.neverProbed
         for line in text.split(separator: "\n") {
             if line == "start" || line == "exec-failed" {

@@ -234,6 +234,16 @@ extension TrialRecord {
                 for (position, stack) in stacks.enumerated() { try Frame.validateRanges(stack.frames, here.at(name).at(position).at("frames")) }
             }
         }
+        try Self.validateSites(allocationSites ?? [], check.at("allocationSites"))
+        if let count = instructionCount {
+            let here = check.at("instructionCount")
+            try here.count(count.instructions, "instructions")
+            for (index, function) in (count.functions ?? []).enumerated() {
+                try here.at("functions").at(index).count(function.inclusive, "inclusive")
+                try here.at("functions").at(index).count(function.exclusive, "exclusive")
+                try here.at("functions").at(index).count(function.line, "line")
+            }
+        }
         for (index, sample) in (threadTimeline ?? []).enumerated() {
             try check.at("threadTimeline").at(index).real(sample.seconds, "seconds")
             try check.at("threadTimeline").at(index).count(sample.threads, "threads")
@@ -241,6 +251,36 @@ extension TrialRecord {
         for (index, verdict) in (capVerdicts ?? []).enumerated() {
             try check.at("capVerdicts").at(index).count(verdict.cap, "cap")
             try check.at("capVerdicts").at(index).count(verdict.needed, "needed")
+        }
+    }
+}
+
+extension TrialRecord {
+    /// Each site's counts, and their sums: the sites are parts of one trial's
+    /// allocations, so together they hold no more than a count can (2^53), and a
+    /// gate that adds a trial's sites of one place never overflows.
+    static func validateSites(_ sites: [AllocationSite], _ check: RangeCheck) throws(RecordRangeError) {
+        var allocations = 0
+        var bytes = 0
+        for (index, site) in sites.enumerated() {
+            let here = check.at(index)
+            try here.count(site.allocations, "allocations")
+            try here.count(site.bytes, "bytes")
+            try here.at("frame").count(site.frame.line, "line")
+            try here.at("frame").count(site.frame.column, "column")
+            // Each term is at most 2^53, so the sum of two is far from Int.max; checked all the same.
+            let summed = (allocations.addingReportingOverflow(site.allocations), bytes.addingReportingOverflow(site.bytes))
+            allocations = summed.0.overflow ? Int.max : summed.0.partialValue
+            bytes = summed.1.overflow ? Int.max : summed.1.partialValue
+            let limit = RecordRanges.count.upperBound
+            if allocations > limit {
+                throw RecordRangeError(field: here.path + ".allocations", value: "\(site.allocations)",
+                                       range: "a count that keeps the trial's sites' allocations within 0 to \(limit) (2^53) in all; they reach \(allocations)")
+            }
+            if bytes > limit {
+                throw RecordRangeError(field: here.path + ".bytes", value: "\(site.bytes)",
+                                       range: "a count that keeps the trial's sites' bytes within 0 to \(limit) (2^53) in all; they reach \(bytes)")
+            }
         }
     }
 }
@@ -254,7 +294,10 @@ extension TrialMetrics {
         for (key, value) in [("peakRSSBytes", peakRSSBytes), ("voluntaryContextSwitches", voluntaryContextSwitches),
                              ("involuntaryContextSwitches", involuntaryContextSwitches), ("peakThreads", peakThreads),
                              ("peakBlockedWorkers", peakBlockedWorkers), ("stackSizeBytes", stackSizeBytes),
-                             ("stackHighWaterBytes", stackHighWaterBytes), ("depth", depth)] {
+                             ("stackHighWaterBytes", stackHighWaterBytes), ("depth", depth),
+                             // Counted: a gate sums them and tells their growth; a negative count is no count.
+                             ("allocations", allocations), ("allocatedBytes", allocatedBytes), ("frees", frees),
+                             ("instructions", instructions)] {
             try check.count(value, key)
         }
         try check.int(frames, "frames", in: RecordRanges.frames)

@@ -101,7 +101,9 @@ public enum StrategySpec: Hashable, Sendable, CustomStringConvertible, Codable {
 
     /// Parses `gcd-global`, `gcd-global(userInitiated)`, `thread(512KiB)`, ….
     public init(parsing text: String) throws(ParseError) {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        // Spaces and tabs only: Foundation's `.whitespaces` also takes a zero-width space
+        // (U+200B), which would let `main\u{200B}` pass as `main`.
+        let trimmed = text.trimmingCharacters(in: Self.blanks)
         var name = trimmed
         var argument: String?
         if let open = trimmed.firstIndex(of: "(") {
@@ -111,13 +113,16 @@ public enum StrategySpec: Hashable, Sendable, CustomStringConvertible, Codable {
                 throw ParseError(description: "'\(trimmed)' opens a parenthesis it does not close; \(hint)")
             }
             argument = String(trimmed[trimmed.index(after: open)..<trimmed.index(before: trimmed.endIndex)])
-                .trimmingCharacters(in: .whitespaces)
+                .trimmingCharacters(in: Self.blanks)
         }
         guard let form = Form.named(name) else {
             throw ParseError(description: "unknown strategy '\(trimmed)'; valid strategies: \(Self.catalog.map(\.syntax).joined(separator: ", "))")
         }
         self = try form.parse(argument, in: trimmed)
     }
+
+    /// What a strategy's text may have around it and its argument: spaces and tabs.
+    static let blanks = CharacterSet(charactersIn: " \t")
 
     /// Decodes a strategy from its suite syntax.
     public init(from decoder: any Decoder) throws {

@@ -16,12 +16,12 @@ package enum MetricExport {
     package static func csv(_ run: RunRecord) -> String {
         let metrics = measured(run)
         var lines = [(["trial", "scenario", "parameters", "strategy", "profile", "repetition", "outcome"]
-            + metrics.map { "\($0.name) (\($0.unit.symbol))" }).map(field).joined(separator: ",")]
+            + metrics.map { "\($0.name) (\($0.unit.symbol))" }).map(textField).joined(separator: ",")]
         for trial in run.trials {
             let key = trial.id.key
             let values = metrics.map { metric in trial.metrics.value(of: metric.name).map(number) ?? "" }
-            lines.append(([trial.id.description, key.scenario, key.parameterSummary, key.strategy.description, key.profile.rawValue,
-                           String(trial.id.repetition), trial.outcome.description] + values).map(field).joined(separator: ","))
+            let text = [trial.id.description, key.scenario, key.parameterSummary, key.strategy.description, key.profile.rawValue].map(textField)
+            lines.append((text + [field(String(trial.id.repetition)), textField(trial.outcome.description)] + values.map(field)).joined(separator: ","))
         }
         return lines.joined(separator: "\r\n") + "\r\n"
     }
@@ -65,6 +65,9 @@ package enum MetricExport {
     static func number(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
     }
+
+    /// A CSV field of text (a name from the record), never a formula (`OneLine.spreadsheetCell`).
+    static func textField(_ text: String) -> String { field(OneLine.spreadsheetCell(text)) }
 
     /// A CSV field, quoted when it holds a comma, a quote or a line break.
     static func field(_ text: String) -> String {

@@ -77,10 +77,12 @@ package struct TerminalReport: Sendable {
         return lines.joined(separator: "\n")
     }
 
-    /// Text safe for a terminal: a run's own strings (an error message, a
-    /// symbol) lose every control character but tab and newline, so they can
-    /// neither move the cursor nor retitle the window; only this report's
-    /// colours, `ESC [ digits m`, and the line clear `ESC [ 2K` pass.
+    /// Text safe for a terminal and a CI log: a run's own strings (an error
+    /// message, a symbol) lose every control character but tab and newline, so
+    /// they can neither move the cursor nor retitle the window; only this report's
+    /// colours, `ESC [ digits m`, and the line clear `ESC [ 2K` pass. No line can
+    /// start a GitHub workflow command (`OneLine.withoutWorkflowCommands`): nothing
+    /// printed through here is one Strain means.
     package static func safe(_ text: String) -> String {
         var out = ""
         var scalars = text.unicodeScalars[...]
@@ -96,7 +98,7 @@ package struct TerminalReport: Sendable {
             if scalar.value < 0x20 && scalar != "\n" && scalar != "\t" && scalar != "\r" || scalar.value == 0x7F { continue }
             out.unicodeScalars.append(scalar)
         }
-        return out
+        return OneLine.withoutWorkflowCommands(out)
     }
 
     func paint(_ text: String, _ code: Int) -> String { style.paint(text, code) }

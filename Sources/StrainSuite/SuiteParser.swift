@@ -428,7 +428,8 @@ private final class SuiteReader {
             for (field, _, fieldValue) in try mapping(value, "the gate's threshold for \(name)", keys: ["delta", "floor"]) {
                 let text = try string(fieldValue, field).trimmingCharacters(in: .whitespaces)
                 if field == "delta" {
-                    let number = text.hasSuffix("%") ? Double(text.dropLast()).map { $0 / 100 } : Double(text)
+                    // Decimal only: `0x1p-3` or `inf` is no delta a reader can check at a glance.
+                    let number = text.hasSuffix("%") ? Self.finiteNumber(String(text.dropLast())).map { $0 / 100 } : Self.finiteNumber(text)
                     guard let number, number.isFinite, (0...10).contains(number) else {
                         throw error(fieldValue, "'\(text)' is not a valid delta for \(name); write a relative change from 0% to 1000%, e.g. 10%")
                     }
@@ -454,12 +455,12 @@ private final class SuiteReader {
         case .seconds, .nanoseconds:
             let units: [(String, Double)] = [("ns", 1e-9), ("µs", 1e-6), ("us", 1e-6), ("ms", 1e-3), ("s", 1)]
             for (suffix, factor) in units where text.hasSuffix(suffix) {
-                guard let value = Double(text.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)) else { return nil }
+                guard let value = finiteNumber(text.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)) else { return nil }
                 return unit == .seconds ? value * factor : value * factor * 1e9
             }
-            return Double(text)
+            return finiteNumber(text)
         default:
-            return Double(text)
+            return finiteNumber(text)
         }
     }
 

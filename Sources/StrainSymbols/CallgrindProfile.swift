@@ -36,8 +36,17 @@ package struct CallgrindProfile: Sendable, Equatable {
         package var inclusive: Int
     }
 
+    /// Lines read between two asks of `shouldStop`.
+    static let linesBetweenChecks = 4_096
+
     /// The profile in `text`, the contents of one part.
-    package init(parsing text: String) throws(CallgrindError) {
+    ///
+    /// The part is the program's to write (callgrind writes it inside the trial's
+    /// process), so it is input: every cost and sum is checked against a count's range
+    /// (`RecordRanges.count`, 0 to 2^53) rather than trapping, a negative cost is
+    /// malformed, and every `linesBetweenChecks` lines `shouldStop` may end the read
+    /// with its reason (a deadline passed, the runner was told to stop).
+    package init(parsing text: String, shouldStop: () -> String? = { nil }) throws(CallgrindError) {
         var trigger: String?
         var total: Int?
         var positions = 1
@@ -61,9 +70,24 @@ package struct CallgrindProfile: Sendable, Equatable {
             return names[kind]?[id] ?? id
         }
 
+        /// `sum + cost`, refused past a count's range; `cost` is never negative here.
+        func adding(_ sum: Int, _ cost: Int, line: Int) throws(CallgrindError) -> Int {
+            let (total, overflow) = sum.addingReportingOverflow(cost)
+            guard !overflow, RecordRanges.count.contains(total) else { throw CallgrindError.outOfRange(line: line) }
+            return total
+        }
+
         var lineNumber = 0
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // Line by line, without an array of every line first (9 million lines of a 63 MiB
+        // part took 700 MB that way, and seconds before `shouldStop` was first asked).
+        var rest = text[...]
+        var more = true
+        while more {
+            let end = rest.utf8.firstIndex(of: UInt8(ascii: "\n")) ?? rest.endIndex
+            let rawLine = rest[..<end]
+            if end == rest.endIndex { more = false } else { rest = rest[rest.utf8.index(after: end)...] }
             lineNumber += 1
+            if lineNumber % Self.linesBetweenChecks == 0, let reason = shouldStop() { throw CallgrindError.stopped(reason) }
             let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
             guard let first = line.first else { continue }
             if first.isNumber || first == "+" || first == "-" || first == "*" {
@@ -73,13 +97,14 @@ package struct CallgrindProfile: Sendable, Equatable {
                     continue
                 }
                 guard let function else { throw CallgrindError.malformed(line: lineNumber, text: "a cost line before any fn=") }
+                guard RecordRanges.count.contains(cost) else { throw CallgrindError.outOfRange(line: lineNumber) }
                 var entry = functions[function] ?? Cost(exclusive: 0, inclusive: 0)
                 if pendingCall {
-                    if callee != function { entry.inclusive += cost }
+                    if callee != function { entry.inclusive = try adding(entry.inclusive, cost, line: lineNumber) }
                     pendingCall = false
                 } else {
-                    entry.exclusive += cost
-                    entry.inclusive += cost
+                    entry.exclusive = try adding(entry.exclusive, cost, line: lineNumber)
+                    entry.inclusive = try adding(entry.inclusive, cost, line: lineNumber)
                 }
                 functions[function] = entry
                 continue
@@ -97,7 +122,9 @@ package struct CallgrindProfile: Sendable, Equatable {
             case "ob": object = resolve(value, .object)
             case "cob": _ = resolve(value, .object)
             case "calls": pendingCall = true
-            case "summary": total = Int(value.trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
+            case "summary":
+                total = Int(value.trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
+                if let total, !RecordRanges.count.contains(total) { throw CallgrindError.outOfRange(line: lineNumber) }
             case "positions": positions = value.split(separator: " ").count
             case "desc":
                 let text = value.trimmingCharacters(in: .whitespaces)
@@ -108,7 +135,7 @@ package struct CallgrindProfile: Sendable, Equatable {
         guard let total else { throw CallgrindError.noSummary }
         self.trigger = trigger
         self.total = total
-        self.functions = Self.mergingRecursion(functions)
+        self.functions = try Self.mergingRecursion(functions)
         self.objects = objects
     }
 
@@ -118,13 +145,20 @@ package struct CallgrindProfile: Sendable, Equatable {
     /// parser's `parseValue'2` came to 15 times the part's total). So a function's
     /// exclusive cost sums every activation, and its inclusive cost is the outermost
     /// one's, which holds the recursion once.
-    static func mergingRecursion(_ functions: [String: Cost]) -> [String: Cost] {
+    ///
+    /// - Throws: `CallgrindError.outOfRange` where a function's activations sum past a count's range.
+    static func mergingRecursion(_ functions: [String: Cost]) throws(CallgrindError) -> [String: Cost] {
         var merged: [String: Cost] = [:]
+        func adding(_ sum: Int, _ cost: Int) throws(CallgrindError) -> Int {
+            let (total, overflow) = sum.addingReportingOverflow(cost)
+            guard !overflow, RecordRanges.count.contains(total) else { throw CallgrindError.outOfRange(line: nil) }
+            return total
+        }
         for (name, cost) in functions {
             let base = Self.outermost(name)
             var entry = merged[base] ?? Cost(exclusive: 0, inclusive: 0)
-            entry.exclusive += cost.exclusive
-            if base == name { entry.inclusive += cost.inclusive }
+            entry.exclusive = try adding(entry.exclusive, cost.exclusive)
+            if base == name { entry.inclusive = try adding(entry.inclusive, cost.inclusive) }
             merged[base] = entry
         }
         for (name, cost) in merged where cost.inclusive < cost.exclusive { merged[name]?.inclusive = cost.exclusive }
@@ -165,7 +199,9 @@ extension CallgrindProfile {
         for function in functions {
             let name = symbolizer.demangled(function.name)
             if var known = byName[name] {
-                known.exclusive += function.cost.exclusive
+                // Each cost is in a count's range (the parser checked), so the sum is far from Int.max;
+                // held to the range, as a record's reader will check it.
+                known.exclusive = min(known.exclusive + function.cost.exclusive, RecordRanges.count.upperBound)
                 known.inclusive = max(known.inclusive, function.cost.inclusive)
                 byName[name] = known
             } else {
@@ -185,11 +221,18 @@ package enum CallgrindError: Error, CustomStringConvertible, Equatable {
     case malformed(line: Int, text: String)
     /// No `summary:` line: not a callgrind output, or cut short.
     case noSummary
+    /// A cost, or a sum of costs, below 0 or past a count's range (2^53); at `line` where one line holds it.
+    case outOfRange(line: Int?)
+    /// The read was ended before its end, for the reason given (a deadline, a stop signal).
+    case stopped(String)
 
     package var description: String {
         switch self {
         case .malformed(let line, let text): "callgrind output line \(line) is not in callgrind's format: \(text)"
         case .noSummary: "the callgrind output has no summary: line (cut short?)"
+        case .outOfRange(let line?): "callgrind output line \(line) holds a cost, or brings a sum of costs, outside 0 to 2^53 (\(RecordRanges.count.upperBound))"
+        case .outOfRange(nil): "a function's costs in the callgrind output sum past 2^53 (\(RecordRanges.count.upperBound))"
+        case .stopped(let reason): "the callgrind output was not read to its end: \(reason)"
         }
     }
 }

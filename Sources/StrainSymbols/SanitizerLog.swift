@@ -13,6 +13,11 @@ import StrainRecords
 package struct SanitizerLog: Sendable {
     /// The files' name in the folder: the sanitizer adds `.PID`.
     package static let fileName = "sanitizer"
+    /// The most of one sanitizer log read: 16 MiB from its start (a report is a few KiB;
+    /// a bigger log holds thousands, or was planted by the program under test).
+    package static let logByteLimit = 16 << 20
+    /// The most sanitizer logs read from one folder: one is written per process.
+    package static let fileLimit = 64
     /// The most of a report's own text a record keeps.
     package static let textLimit = 16_384
 
@@ -181,7 +186,8 @@ package struct SanitizerLog: Sendable {
     /// The reports in `folder`'s sanitizer files, each frame named, distinct ones once with a count.
     package static func reports(in folder: String, symbolizer: Symbolizer) -> [SanitizerReport] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        let paths = names.sorted().filter { $0.hasPrefix(fileName + ".") }.map { (folder as NSString).appendingPathComponent($0) }
+        // The program under test can write in `folder` (the path is in its options): at most `fileLimit` logs.
+        let paths = names.sorted().filter { $0.hasPrefix(fileName + ".") }.prefix(fileLimit).map { (folder as NSString).appendingPathComponent($0) }
         return reports(inFiles: paths, symbolizer: symbolizer)
     }
 
@@ -192,7 +198,7 @@ package struct SanitizerLog: Sendable {
         var reports: [SanitizerReport] = []
         var seen: [String: Int] = [:]
         for path in paths {
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { continue }
+            guard let text = ProgramFile.head(path, limit: logByteLimit)?.text else { continue }
             let (raws, logged) = parse(text)
             let modules = logged.merging(fallbackModules) { own, _ in own }
             for raw in raws {

@@ -23,28 +23,41 @@ enum AllocationGrowth {
     }
 
     /// Each site's mean allocations a trial, over the trials that recorded sites.
+    ///
+    /// A trial's sites of one place are added as whole numbers with checked arithmetic
+    /// (a record's sites hold at most 2^53 allocations in all, `RecordRanges`), each
+    /// trial's sum then adds to the mean as a fraction of it: 100,000 trials of 2^53
+    /// each would pass `Int.max` as a sum.
     static func perTrial(_ trials: [TrialRecord]) -> [String: (place: String, allocations: Double)] {
         let recorded = trials.compactMap(\.allocationSites)
         guard !recorded.isEmpty else { return [:] }
-        var sums: [String: (place: String, allocations: Double)] = [:]
+        var means: [String: (place: String, allocations: Double)] = [:]
         for sites in recorded {
+            var sums: [String: (place: String, allocations: Int)] = [:]
             for site in sites {
                 let old = sums[site.identity]?.allocations ?? 0
-                sums[site.identity] = (site.place, old + Double(site.allocations))
+                let (sum, overflow) = old.addingReportingOverflow(site.allocations)
+                sums[site.identity] = (site.place, overflow ? Int.max : sum)
+            }
+            for (identity, sum) in sums {
+                let old = means[identity]?.allocations ?? 0
+                means[identity] = (sum.place, old + Double(sum.allocations) / Double(recorded.count))
             }
         }
-        return sums.mapValues { ($0.place, $0.allocations / Double(recorded.count)) }
+        return means
     }
 
-    /// `1,000`: a count with thousands separated, rounded to a whole number.
+    /// `1,000`: a count with thousands separated, rounded to a whole number; a
+    /// value no `Int` holds (not from a checked record) in exponent form, never a trap.
     static func grouped(_ value: Double) -> String {
-        let digits = String(Int(value.rounded()))
+        guard let whole = Int(exactly: value.rounded()) else { return String(format: "%.3g", value) }
+        let digits = String(whole.magnitude)
         var out = ""
         for (index, character) in digits.reversed().enumerated() {
             if index > 0, index % 3 == 0 { out.append(",") }
             out.append(character)
         }
-        return String(out.reversed())
+        return (whole < 0 ? "-" : "") + String(out.reversed())
     }
 }
 

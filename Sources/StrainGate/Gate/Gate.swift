@@ -120,6 +120,12 @@ package enum Gate {
                         guard let reference else { continue }
                         let before = old.filter { $0.outcome.kind == reference }.compactMap { $0.metrics.value(of: descriptor.name) }.filter(\.isFinite)
                         let after = new.filter { $0.outcome.kind == reference }.compactMap { $0.metrics.value(of: descriptor.name) }.filter(\.isFinite)
+                        if descriptor.noise == .counted, !before.isEmpty, after.isEmpty, new.contains(where: { $0.outcome.kind == reference }) {
+                            // A count the candidate lost is shown, not left out of the row: it used to drop
+                            // out silently, and the row passed on the metrics that were left.
+                            row.metrics.append(Self.notCounted(descriptor, before, candidateRepetitions: new.filter { $0.outcome.kind == reference }.count, threshold))
+                            continue
+                        }
                         guard !before.isEmpty, !after.isEmpty else { continue }
                         var comparison = deterministic(descriptor, before, after, threshold)
                         if descriptor.noise == .counted, let workers = Self.concurrentWorkers(old + new) {
@@ -352,6 +358,18 @@ package enum Gate {
     static func concurrentWorkers(_ trials: [TrialRecord]) -> Int? {
         let most = trials.compactMap { $0.metrics.fairness?.operationsPerWorker.count }.max() ?? 0
         return most > 1 ? most : nil
+    }
+
+    /// A counted metric the baseline has and the candidate's trials of the same outcome do not: inconclusive.
+    static func notCounted(_ descriptor: MetricDescriptor, _ before: [Double], candidateRepetitions: Int, _ threshold: (MetricThreshold, String)) -> MetricComparison {
+        MetricComparison(
+            metric: descriptor.name, unit: descriptor.unit, noise: descriptor.noise, polarity: descriptor.polarity,
+            baselineMedian: GateStatistics.median(before), candidateMedian: nil, changePercent: nil,
+            baselineCount: before.count, candidateCount: 0, delta: threshold.0.delta ?? 0, floor: threshold.0.floor ?? 0,
+            thresholdSource: threshold.1, verdict: .inconclusive,
+            reason: "not counted on the candidate: the baseline counted it in \(before.count) repetition\(before.count == 1 ? "" : "s"), the candidate in none of its \(candidateRepetitions)",
+            baselineSamples: before, candidateSamples: []
+        )
     }
 
     static func deterministic(_ descriptor: MetricDescriptor, _ before: [Double], _ after: [Double], _ threshold: (MetricThreshold, String)) -> MetricComparison {

@@ -173,3 +173,25 @@ extension RowComparison {
         metrics.filter(\.verdict.fails).compactMap { $0.ratio ?? $0.changePercent.map { 1 + abs($0) / 100 } }.max() ?? 0
     }
 }
+
+extension GateReport {
+    /// The first number of a comparison that is not finite, as `KEY METRIC FIELD is VALUE`
+    /// with the two sides' values: a side's values too small to divide by (a denormal
+    /// wall time of 5e-324 s makes a change infinite), which no run measures and JSON cannot hold.
+    package var firstNonFinite: String? {
+        for row in rows {
+            for metric in row.metrics {
+                let fields: [(String, Double?)] = [
+                    ("baselineMedian", metric.baselineMedian), ("candidateMedian", metric.candidateMedian), ("changePercent", metric.changePercent),
+                    ("ratio", metric.ratio), ("ratioLow", metric.ratioLow), ("ratioHigh", metric.ratioHigh), ("pValue", metric.pValue),
+                    ("qValue", metric.qValue), ("delta", metric.delta), ("floor", metric.floor),
+                ] + (metric.baselineSamples ?? []).map { ("a baseline sample", $0) } + (metric.candidateSamples ?? []).map { ("a candidate sample", $0) }
+                if let (field, value) = fields.first(where: { $0.1.map { !$0.isFinite } ?? false }) {
+                    let sides = "baseline \(metric.baselineSamples.map { "\($0)" } ?? "–"), candidate \(metric.candidateSamples.map { "\($0)" } ?? "–")"
+                    return "\(OneLine.text(row.key.description)) \(metric.metric): its \(field) is \(value!) (\(sides))"
+                }
+            }
+        }
+        return nil
+    }
+}

@@ -68,7 +68,8 @@ enum InstructionGrowth {
     /// The mean instruction count a trial, over the trials that recorded functions; nil without one.
     static func totalPerTrial(_ trials: [TrialRecord]) -> Double? {
         let counts = trials.filter { $0.instructionCount?.functions != nil }.compactMap { $0.instructionCount?.instructions }
-        return counts.isEmpty ? nil : Double(counts.reduce(0, +)) / Double(counts.count)
+        // Each a fraction of the mean: 100,000 counts of 2^53 (a record's range) would pass Int.max as a sum.
+        return counts.isEmpty ? nil : counts.reduce(0.0) { $0 + Double($1) / Double(counts.count) }
     }
 
     /// Each function's mean instructions a trial, over the trials that recorded functions.

@@ -29,15 +29,9 @@ extension GateReport {
     }
 
     /// Appends the Markdown comparison to `$GITHUB_STEP_SUMMARY`, cut under its 1 MiB limit.
-    package func appendStepSummary(to path: String) throws {
-        let held = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
-        let text = renderMarkdown(limit: max(4096, Self.stepSummaryLimit - 1024 - held))
-        guard let handle = FileHandle(forWritingAtPath: path) else {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-            return
-        }
-        defer { try? handle.close() }
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data(text.utf8))
+    /// Only to a regular file, never waiting on a FIFO (`StepSummary`).
+    package func appendStepSummary(to path: String) throws(StepSummary.Refusal) {
+        let held = StepSummary.heldBytes(path)
+        try StepSummary.append(renderMarkdown(limit: max(4096, Self.stepSummaryLimit - 1024 - held)), to: path)
     }
 }

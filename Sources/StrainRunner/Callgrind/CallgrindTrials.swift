@@ -1,3 +1,4 @@
+internal import CStrainProbe
 import Foundation
 import Glibc
 import StrainKit
@@ -51,6 +52,13 @@ package struct CallgrindTrials: Sendable {
     /// Functions a trial records: the most inclusive instructions, then the most in their
     /// own code; enough to name what grew.
     package static let recordedFunctions = (inclusive: 40, exclusive: 20)
+    /// The most of a part the runner reads: 64 MiB. The part is written inside the trial's
+    /// process, so a program can make it any size; a counted trial's part here is tens of
+    /// KiB (a 20-level JSON parse's, the parser's fixture: 56 KiB).
+    package static let partByteLimit = 64 << 20
+    /// The longest the runner parses a part for: 30 s; past it (or at a stop signal, asked
+    /// every `CallgrindProfile.linesBetweenChecks` lines) the trial is recorded "not counted".
+    package static let partReadSeconds = 30.0
     /// The trigger of the part the host writes.
     static let trigger = "Client Request: strain-work"
 
@@ -124,12 +132,22 @@ package struct CallgrindTrials: Sendable {
         guard completed else {
             return InstructionCount(source: "callgrind", instructions: nil, notCountable: "not countable: the trial did not complete, so its work was cut short")
         }
-        guard let data = FileManager.default.contents(atPath: part) else {
+        guard FileManager.default.fileExists(atPath: part) else {
             return InstructionCount(source: "callgrind", instructions: nil,
                                     notCountable: "not counted: callgrind wrote no part for the work (\(part)); this strain may be built without Valgrind's headers (valgrind/callgrind.h): install valgrind and rebuild")
         }
+        let data: Data
         do {
-            let profile = try CallgrindProfile(parsing: String(decoding: data, as: UTF8.self))
+            data = try InputFile.read(part, what: "callgrind's part for a trial", limit: Self.partByteLimit)
+        } catch {
+            return InstructionCount(source: "callgrind", instructions: nil, notCountable: "not counted: callgrind's part \(error.message)")
+        }
+        let deadline = strain_monotonic_ns() &+ UInt64(Self.partReadSeconds * 1e9)
+        do {
+            let profile = try CallgrindProfile(parsing: String(decoding: data, as: UTF8.self)) {
+                if let signal = RunnerSignals.stopSignal { return "the runner was told to stop (signal \(signal))" }
+                return strain_monotonic_ns() > deadline ? "still reading after \(Int(Self.partReadSeconds)) s" : nil
+            }
             guard profile.trigger == Self.trigger else {
                 return InstructionCount(source: "callgrind", instructions: nil, notCountable: "not counted: callgrind's part was written by '\(profile.trigger ?? "nothing")', not by the work's end")
             }

@@ -91,7 +91,8 @@ package final class Journal {
         self.path = path
         self.header = header
         self.finished = []
-        descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
+        // Read and write: the run reads its trials back through this descriptor (`readTrials`).
+        descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw JournalError(path: path, message: "cannot create the journal: \(String(cString: strerror(errno)))") }
         encoder.outputFormatting = [.sortedKeys]
         guard let line = try? encoder.encode(header) else {
@@ -112,7 +113,7 @@ package final class Journal {
         self.path = path
         self.header = nil
         self.finished = []
-        descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        descriptor = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw JournalError(path: path, message: "cannot open the journal: \(String(cString: strerror(errno)))") }
         encoder.outputFormatting = [.sortedKeys]
     }
@@ -127,7 +128,7 @@ package final class Journal {
         let contents = try Self.parse(data, path: path)
         header = contents.header
         finished = contents.trials
-        descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        descriptor = open(path, O_RDWR | O_APPEND | O_CLOEXEC)
         guard descriptor >= 0 else { throw JournalError(path: path, message: "cannot open the journal for writing: \(String(cString: strerror(errno)))") }
         if contents.wholeBytes < data.count { _ = ftruncate(descriptor, off_t(contents.wholeBytes)) }
         encoder.outputFormatting = [.sortedKeys]
@@ -181,12 +182,14 @@ package final class Journal {
         return (header, trials, wholeBytes)
     }
 
-    /// Every whole trial line the file holds now, in journal order: what a run
+    /// Every whole trial line the journal holds now, in journal order: what a run
     /// reads back at its end instead of keeping each record in memory as it runs.
+    ///
+    /// Read through the descriptor the run appends to, not by path: a journal deleted or
+    /// replaced under a running runner (another process, a cleanup job) still holds, in
+    /// the file the runner wrote, every trial it finished. `keepOnDisk` then puts it back.
     package func readTrials() throws(JournalError) -> [TrialRecord] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw JournalError(path: path, message: "cannot read the journal back")
-        }
+        let data = try written()
         if header != nil { return try Self.parse(data, path: path).trials }
         var trials: [TrialRecord] = []
         for (number, line) in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).enumerated() {
@@ -198,6 +201,49 @@ package final class Journal {
         }
         return trials
     }
+
+    /// Every byte this journal's own file holds, read through its descriptor from the start.
+    private func written() throws(JournalError) -> Data {
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(data.count)) }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { throw JournalError(path: path, message: "cannot read the journal back: \(String(cString: strerror(errno)))") }
+            if count == 0 { return data }
+            data.append(contentsOf: chunk[..<count])
+        }
+    }
+
+    /// What happened to the file at `path` since the journal opened it, if anything:
+    /// deleted, or replaced by another file. nil while the path still names this journal.
+    package var changeOnDisk: String? {
+        var mine = stat()
+        var there = stat()
+        guard fstat(descriptor, &mine) == 0 else { return nil }
+        guard stat(path, &there) == 0 else { return "was deleted during the run" }
+        return mine.st_dev == there.st_dev && mine.st_ino == there.st_ino ? nil : "was replaced by another file during the run"
+    }
+
+    /// Puts this journal's own file back at `path` when it was deleted or replaced
+    /// during the run, so `--resume` finds every trial the run finished; nil when
+    /// nothing changed, else what changed.
+    /// - Throws: `JournalError` when it cannot be written back.
+    @discardableResult
+    package func keepOnDisk() throws(JournalError) -> String? {
+        guard let change = changeOnDisk else { return nil }
+        let data = try written()
+        do {
+            try AtomicFile.write(data, to: path)
+        } catch {
+            throw JournalError(path: path, message: "\(change), and could not be written back from the runner's own copy: \(error)")
+        }
+        writtenBack = change
+        return change
+    }
+
+    /// What `keepOnDisk` found and put right (`was deleted during the run`), nil if nothing.
+    package private(set) var writtenBack: String?
 
     package func append(_ record: TrialRecord) throws(JournalError) {
         let line: Data

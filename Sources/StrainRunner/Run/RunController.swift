@@ -52,7 +52,8 @@ package struct RunController: Sendable {
         let sampleEvery = max(1, remaining.count / 10)
         var ran = 0
         // Each record goes to the journal and is let go: the runner's memory stays
-        // flat however long the run, and run.json is built from the journal at the end.
+        // flat however long the run, and run.json is built from the journal at the end,
+        // read through the runner's own descriptor (whatever became of the file's path).
         func finished(_ record: TrialRecord) throws {
             try journal.append(record)
             progress(record, finishedBefore.count + ran + 1, plan.trials.count)
@@ -93,6 +94,9 @@ package struct RunController: Sendable {
         if trials.count < plan.trials.count { run.interrupted = true }
         if !rankings.isEmpty { run.rankings = rankings }
         try RunRecordFile.write(run, to: runJSONPath)
+        // The journal at its path may have been deleted or replaced while the run ran
+        // (the trials above came from the runner's own copy): put it back for `--resume`.
+        try journal.keepOnDisk()
         return run
     }
 }
