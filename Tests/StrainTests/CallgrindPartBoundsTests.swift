@@ -29,7 +29,7 @@ import Testing
     /// bytes, sparse, when given) to where callgrind writes the trial's part, then
     /// executes the trial. Returns the result, the run's record and the temporary
     /// folder's callgrind folders left behind.
-    static func run(planting part: String, size: Int? = nil) throws -> (StrainBinary.Result, RunRecord?, [String]) {
+    static func run(planting part: String, size: Int? = nil) async throws -> (StrainBinary.Result, RunRecord?, [String]) {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         for sub in ["bin", "tmp"] { try FileManager.default.createDirectory(atPath: "\(folder)/\(sub)", withIntermediateDirectories: true) }
@@ -51,7 +51,7 @@ import Testing
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder + "/bin/valgrind")
         try suite.write(toFile: folder + "/suite.yaml", atomically: true, encoding: .utf8)
         let path = folder + "/bin:" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
-        let result = try StrainBinary.run(["run", folder + "/suite.yaml", "--out", folder + "/run", "--format", "json"], timeout: 120,
+        let result = try await StrainBinary.run(["run", folder + "/suite.yaml", "--out", folder + "/run", "--format", "json"], timeout: 120,
                                           environment: ["PATH": path, "TMPDIR": folder + "/tmp", "STRAIN_INSTRUCTIONS_SOURCE": "callgrind"])
         let record = try? RunRecordFile.read(from: folder + "/run/run.json")
         let left = ((try? FileManager.default.contentsOfDirectory(atPath: folder + "/tmp")) ?? []).filter { $0.hasPrefix("strain-callgrind-") }
@@ -59,7 +59,7 @@ import Testing
     }
 
     @Test func costsThatOverflowWhenAddedLeaveTheTrialNotCountedAndTheRunWhole() async throws {
-        let (result, record, left) = try Self.run(planting: Self.part(summary: "100", costs: ["9223372036854775807", "9223372036854775807"]))
+        let (result, record, left) = try await Self.run(planting: Self.part(summary: "100", costs: ["9223372036854775807", "9223372036854775807"]))
         #expect(result.status == 0, "\(result.status): \(result.stdout)\n\(result.stderr)")
         let trial = try #require(record?.trials.first, "no run.json: \(result.stderr)")
         #expect(trial.metrics.instructions == nil)
@@ -69,7 +69,7 @@ import Testing
     }
 
     @Test func aNegativeCountIsNotRecorded() async throws {
-        let (result, record, left) = try Self.run(planting: Self.part(summary: "-5", costs: ["-5"]))
+        let (result, record, left) = try await Self.run(planting: Self.part(summary: "-5", costs: ["-5"]))
         #expect(result.status == 0, "\(result.status): \(result.stdout)\n\(result.stderr)")
         let trial = try #require(record?.trials.first, "no run.json: \(result.stderr)")
         #expect(trial.metrics.instructions == nil, "\(trial.metrics.instructions as Any)")
@@ -81,7 +81,7 @@ import Testing
         // A valid head, then zeros to 64 MiB and one byte more (sparse: it costs no disk).
         let size = CallgrindTrialsCap.bytes + 1
         let started = Date()
-        let (result, record, left) = try Self.run(planting: Self.part(summary: "100", costs: ["100"]), size: size)
+        let (result, record, left) = try await Self.run(planting: Self.part(summary: "100", costs: ["100"]), size: size)
         #expect(result.status == 0, "\(result.status): \(result.stdout)\n\(result.stderr)")
         let trial = try #require(record?.trials.first, "no run.json: \(result.stderr)")
         #expect(trial.metrics.instructions == nil, "\(trial.metrics.instructions as Any)")

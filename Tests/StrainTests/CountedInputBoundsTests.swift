@@ -54,10 +54,10 @@ import Testing
         // A regression of allocations, so the gate names the sites that grew: the one at Int.max.
         let candidate = try Self.record(in: folder, name: "candidate", allocations: 100_000, sites: [Self.site(Int.max)])
         let field = "trials[\(Self.row.lowerBound)].allocationSites[0].allocations is \(Int.max)"
-        let gate = try RecordBoundsTests.bounded(["gate", candidate, "--baseline", baseline, "--out", folder + "/gate"])
+        let gate = try await RecordBoundsTests.bounded(["gate", candidate, "--baseline", baseline, "--out", folder + "/gate"])
         #expect(gate.status == 2, "\(gate.status): \(gate.stdout)\n\(gate.stderr)")
         #expect(gate.stderr.contains("\(candidate): has a number out of range: \(field)"), "\(gate.stderr)")
-        let report = try RecordBoundsTests.bounded(["report", candidate, "--format", "md", "--out", "-"])
+        let report = try await RecordBoundsTests.bounded(["report", candidate, "--format", "md", "--out", "-"])
         #expect(report.status == 2, "\(report.status): \(report.stderr)")
         #expect(report.stderr.contains(field), "\(report.stderr)")
     }
@@ -68,11 +68,11 @@ import Testing
         let baseline = try Self.record(in: folder, name: "baseline", allocations: 100, sites: [Self.site(100)])
         // 2,000 copies of one site at 2^53 each: every count in range, their sum not.
         let candidate = try Self.record(in: folder, name: "candidate", allocations: 100_000, sites: Array(repeating: Self.site(1 << 53), count: 2_000))
-        let gate = try RecordBoundsTests.bounded(["gate", candidate, "--baseline", baseline, "--out", folder + "/gate"])
+        let gate = try await RecordBoundsTests.bounded(["gate", candidate, "--baseline", baseline, "--out", folder + "/gate"])
         #expect(gate.status == 2, "\(gate.status): \(gate.stdout)\n\(gate.stderr)")
         #expect(gate.stderr.contains("trials[\(Self.row.lowerBound)].allocationSites[1].allocations is \(1 << 53)"), "\(gate.stderr)")
         #expect(gate.stderr.contains("within 0 to \(1 << 53) (2^53) in all"), "\(gate.stderr)")
-        let report = try RecordBoundsTests.bounded(["report", candidate, "--format", "text", "--out", "-"])
+        let report = try await RecordBoundsTests.bounded(["report", candidate, "--format", "text", "--out", "-"])
         #expect(report.status == 2, "\(report.status): \(report.stderr)")
     }
 
@@ -86,10 +86,10 @@ import Testing
             trial[place] = object
         }
         let field = "trials[\(Self.noop)].\(place).\(key) is -5; a valid value is a whole number from 0 to \(1 << 53)"
-        let report = try RecordBoundsTests.bounded(["report", path, "--format", "md", "--out", "-"])
+        let report = try await RecordBoundsTests.bounded(["report", path, "--format", "md", "--out", "-"])
         #expect(report.status == 2, "\(report.status): \(report.stderr)")
         #expect(report.stderr.contains(field), "\(report.stderr)")
-        let gate = try RecordBoundsTests.bounded(["gate", path, "--baseline", RecordBoundsTests.fixture, "--out", folder + "/gate"])
+        let gate = try await RecordBoundsTests.bounded(["gate", path, "--baseline", RecordBoundsTests.fixture, "--out", folder + "/gate"])
         #expect(gate.status == 2, "\(gate.status): \(gate.stderr)")
         #expect(gate.stderr.contains(field), "\(gate.stderr)")
     }

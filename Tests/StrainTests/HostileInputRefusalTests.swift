@@ -11,7 +11,7 @@ import Testing
         let fifo = folder + "/summary"
         #expect(mkfifo(fifo, 0o600) == 0)
         // No one reads the FIFO: opening it for writing would wait for good.
-        let result = try StrainBinary.run(["gate", RecordBoundsTests.fixture, "--baseline", RecordBoundsTests.fixture, "--out", folder + "/gate", "--format", "github"],
+        let result = try await StrainBinary.run(["gate", RecordBoundsTests.fixture, "--baseline", RecordBoundsTests.fixture, "--out", folder + "/gate", "--format", "github"],
                                           timeout: 60, environment: ["GITHUB_STEP_SUMMARY": fifo])
         #expect(result.status == 3, "\(result.stdout)\n\(result.stderr)")  // the fixture holds a harness error
         #expect(result.stderr.contains("warning: could not append to $GITHUB_STEP_SUMMARY (\(fifo)): \(fifo) is a FIFO no one reads"), "\(result.stderr)")
@@ -23,7 +23,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let summary = folder + "/summary.md"
         try "before\n".write(toFile: summary, atomically: true, encoding: .utf8)
-        let result = try StrainBinary.run(["gate", RecordBoundsTests.fixture, "--baseline", RecordBoundsTests.fixture, "--out", folder + "/gate", "--format", "github"],
+        let result = try await StrainBinary.run(["gate", RecordBoundsTests.fixture, "--baseline", RecordBoundsTests.fixture, "--out", folder + "/gate", "--format", "github"],
                                           timeout: 60, environment: ["GITHUB_STEP_SUMMARY": summary])
         #expect(result.status == 3, "\(result.stderr)")
         let text = try String(contentsOfFile: summary, encoding: .utf8)
@@ -35,7 +35,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // Both repetitions of a row counted 100 allocations in the baseline; the candidate counted none.
         let baseline = try CountedInputBoundsTests.record(in: folder, name: "baseline", allocations: 100, sites: [CountedInputBoundsTests.site(100)])
-        let result = try StrainBinary.run(["gate", RecordBoundsTests.fixture, "--baseline", baseline, "--out", folder + "/gate"])
+        let result = try await StrainBinary.run(["gate", RecordBoundsTests.fixture, "--baseline", baseline, "--out", folder + "/gate"])
         #expect(result.stdout.contains("stack-depth[frame=256B, limit=100] thread(8MiB) linux: allocations, allocated-bytes (not counted on the candidate)"), "\(result.stdout)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/gate/gate.json"))) as? [String: Any])
         let metrics = (json["rows"] as? [[String: Any]] ?? []).flatMap { $0["metrics"] as? [[String: Any]] ?? [] }
@@ -58,7 +58,7 @@ import Testing
             object["trials"] = trials
         }
         defer { try? FileManager.default.removeItem(atPath: (baseline as NSString).deletingLastPathComponent) }
-        let result = try StrainBinary.run(["gate", RecordBoundsTests.fixture, "--baseline", baseline, "--out", folder + "/gate"])
+        let result = try await StrainBinary.run(["gate", RecordBoundsTests.fixture, "--baseline", baseline, "--out", folder + "/gate"])
         #expect(result.status == 2, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stderr.contains("cannot compare stack-depth[frame=256B, limit="), "\(result.stderr)")
         #expect(result.stderr.contains(" is inf "), "\(result.stderr)")
@@ -82,7 +82,7 @@ import Testing
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try Self.suite(gate: "gate:\n  wall: \(threshold)").write(toFile: folder + "/suite.yaml", atomically: true, encoding: .utf8)
-        let result = try StrainBinary.run(["run", folder + "/suite.yaml", "--list"])
+        let result = try await StrainBinary.run(["run", folder + "/suite.yaml", "--list"])
         #expect(result.status == 2, "\(threshold): \(result.stdout)\n\(result.stderr)")
         #expect(result.stderr.contains("is not a valid"), "\(result.stderr)")
     }
@@ -91,20 +91,20 @@ import Testing
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try Self.suite(strategy: "main\\u200b").write(toFile: folder + "/suite.yaml", atomically: true, encoding: .utf8)
-        let result = try StrainBinary.run(["run", folder + "/suite.yaml", "--list"])
+        let result = try await StrainBinary.run(["run", folder + "/suite.yaml", "--list"])
         #expect(result.status == 2, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stderr.contains("unknown strategy"), "\(result.stderr)")
         // A plain space around it is still fine.
         try Self.suite(strategy: " main ").write(toFile: folder + "/suite.yaml", atomically: true, encoding: .utf8)
-        #expect(try StrainBinary.run(["run", folder + "/suite.yaml", "--list"]).status == 0)
+        #expect(try await StrainBinary.run(["run", folder + "/suite.yaml", "--list"]).status == 0)
     }
 
     @Test func versionWithAnotherArgumentIsRefusedAndAloneStillAnswers() async throws {
-        let bogus = try StrainBinary.run(["--version", "--bogus"])
+        let bogus = try await StrainBinary.run(["--version", "--bogus"])
         #expect(bogus.status == 2, "\(bogus.stdout)\n\(bogus.stderr)")
         #expect(bogus.stderr.contains("--version takes no other arguments"), "\(bogus.stderr)")
         #expect(bogus.stdout.isEmpty, "\(bogus.stdout)")
-        let alone = try StrainBinary.run(["--version"])
+        let alone = try await StrainBinary.run(["--version"])
         #expect(alone.status == 0 && alone.stdout.hasPrefix("strain "), "\(alone.stdout)\n\(alone.stderr)")
     }
 }

@@ -18,7 +18,7 @@ import Testing
 
     /// Runs the suite into `folder/out`; once the journal holds 20 lines, `change` is
     /// done to it. Returns the run's status and standard error.
-    static func run(in folder: String, changing change: (String) throws -> Void) throws -> (status: Int32, stderr: String) {
+    static func run(in folder: String, changing change: (String) async throws -> Void) async throws -> (status: Int32, stderr: String) {
         try suite.write(toFile: folder + "/suite.yaml", atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: StrainBinary.path)
@@ -32,18 +32,18 @@ import Testing
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline, process.isRunning,
               ((try? String(contentsOfFile: journal, encoding: .utf8))?.split(separator: "\n").count ?? 0) < 20 {
-            usleep(5_000)
+            await pause(5_000)
         }
         #expect(process.isRunning, "the run ended before its journal could be changed: make the plan longer")
-        try change(journal)
+        try await change(journal)
         let killer = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: killer)
-        process.waitUntilExit()
+        await OffPool.run("wait for strain") { process.waitUntilExit() } // off the pool: inside OffPool.run
         killer.cancel()
         return (process.terminationStatus, (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "")
     }
 
-    static func expectEveryTrialKept(in folder: String, _ result: (status: Int32, stderr: String), change: String) throws {
+    static func expectEveryTrialKept(in folder: String, _ result: (status: Int32, stderr: String), change: String) async throws {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("trials.jsonl \(change); written back from the runner's own copy"), "\(result.stderr)")
         let record = try RunRecordFile.read(from: folder + "/out/run.json")
@@ -52,26 +52,26 @@ import Testing
         // The journal is whole again: a resume finds nothing left to run.
         let journal = try String(contentsOfFile: folder + "/out/trials.jsonl", encoding: .utf8)
         #expect(journal.split(separator: "\n").count == repetitions + 1)
-        let resume = try StrainBinary.run(["run", "--resume", folder + "/out", "--list"])
+        let resume = try await StrainBinary.run(["run", "--resume", folder + "/out", "--list"])
         #expect(resume.status == 0, "\(resume.stderr)")
     }
 
     @Test func aJournalDeletedMidRunLosesNoTrial() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let result = try Self.run(in: folder) { journal in try FileManager.default.removeItem(atPath: journal) }
-        try Self.expectEveryTrialKept(in: folder, result, change: "was deleted during the run")
+        let result = try await Self.run(in: folder) { journal in try FileManager.default.removeItem(atPath: journal) }
+        try await Self.expectEveryTrialKept(in: folder, result, change: "was deleted during the run")
     }
 
     @Test func aJournalReplacedMidRunLosesNoTrial() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let result = try Self.run(in: folder) { journal in
+        let result = try await Self.run(in: folder) { journal in
             // Its header and five trials, put in its place as a whole new file.
             let kept = try String(contentsOfFile: journal, encoding: .utf8).split(separator: "\n").prefix(6).joined(separator: "\n") + "\n"
             try kept.write(toFile: journal + ".new", atomically: false, encoding: .utf8)
             #expect(rename(journal + ".new", journal) == 0)
         }
-        try Self.expectEveryTrialKept(in: folder, result, change: "was replaced by another file during the run")
+        try await Self.expectEveryTrialKept(in: folder, result, change: "was replaced by another file during the run")
     }
 }

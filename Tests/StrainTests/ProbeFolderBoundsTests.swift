@@ -22,7 +22,7 @@ import Testing
             exit 3
             """
         let started = Date()
-        let result = try ProgramRun.run(StrainBinary.path, ["exec", "--out", out, "--", "/bin/sh", "-c", script, "sh", out], timeout: 45)
+        let result = try await ProgramRun.run(StrainBinary.path, ["exec", "--out", out, "--", "/bin/sh", "-c", script, "sh", out], timeout: 45)
         let seconds = Date().timeIntervalSince(started)
         #expect(result.termination == .exited(3), "strain ends as its program did: \(result.stderr)")
         #expect(seconds < 30, "\(seconds) s")

@@ -74,7 +74,7 @@ import Testing
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let (baseline, candidate) = try Self.sides(in: folder)
-        let result = try StrainBinary.run(["gate", candidate, "--baseline", baseline, "--out", folder + "/gate", "--format"] + format)
+        let result = try await StrainBinary.run(["gate", candidate, "--baseline", baseline, "--out", folder + "/gate", "--format"] + format)
         // A harness error in the candidate: incomplete data.
         #expect(result.status == 3, "\(result.stdout)\n\(result.stderr)")
         #expect(Self.injected(result.stdout).isEmpty, "\(Self.injected(result.stdout))")
@@ -98,7 +98,7 @@ import Testing
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let (_, candidate) = try Self.sides(in: folder)
-        let result = try StrainBinary.run(["report", candidate, "--format", format, "--out", "-"])
+        let result = try await StrainBinary.run(["report", candidate, "--format", format, "--out", "-"])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = Self.runnerLines(result.stdout).filter { $0.hasPrefix("::") }
         #expect(lines.isEmpty, "\(lines)")
@@ -117,7 +117,7 @@ import Testing
             metrics["custom"] = ["levels": -1.5]
             trials[4]["metrics"] = metrics
         }
-        let result = try StrainBinary.run(["report", path, "--format", "csv", "--out", "-"])
+        let result = try await StrainBinary.run(["report", path, "--format", "csv", "--out", "-"])
         #expect(result.status == 0, "\(result.stderr)")
         let rows = result.stdout.components(separatedBy: "\r\n")
         // Each row's trial and scenario cells: the trial's name starts with its scenario.
