@@ -93,6 +93,8 @@ public enum ProgramFile {
         read(path, limit: limit, fromEnd: true)
     }
 
+    /// At most `limit` bytes of the regular file at `path`, from its start or its end,
+    /// read through the one descriptor that was checked (no link followed, no block).
     static func read(_ path: String, limit: Int, fromEnd: Bool) -> Read? {
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }

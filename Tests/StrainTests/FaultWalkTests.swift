@@ -43,7 +43,7 @@ import Testing
     }
 
     static func onThread(stackBytes: Int, _ body: @escaping @Sendable () -> strain_fault_walk_check_result) async -> strain_fault_walk_check_result {
-        await OffPool.run("fault walk", stackBytes: stackBytes, body)
+        await InProcessFaults.lock.withLock { await OffPool.run("fault walk", stackBytes: stackBytes, body) }
     }
 
     @Test func theFastWalkKeepsTodaysRecordOnAThreadsOverflow() async {
@@ -59,13 +59,15 @@ import Testing
 
     @Test func theFastWalkKeepsTodaysRecordOnAGCDWorkersOverflow() async {
         // async, not sync: sync may run the block on the calling thread.
-        let (inTask, result) = await OffPool.onGCDWorker { (withUnsafeCurrentTask { $0 != nil }, Self.check()) }
+        let (inTask, result) = await InProcessFaults.lock.withLock {
+            await OffPool.onGCDWorker { (withUnsafeCurrentTask { $0 != nil }, Self.check()) }
+        }
         #expect(!inTask, "the block ran on a GCD worker, outside any task")
         Self.expectFastAndSame(result, "GCD worker")
     }
 
     @Test func theFastWalkKeepsTodaysRecordOnASwiftConcurrencyThreadsOverflow() async {
-        let result = await Task.detached { Self.check() }.value
+        let result = await InProcessFaults.lock.withLock { await Task.detached { Self.check() }.value }
         Self.expectFastAndSame(result, "Task")
     }
 

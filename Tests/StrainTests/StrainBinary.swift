@@ -247,6 +247,14 @@ func eventually(within seconds: Double, every microseconds: Int = 20_000, _ cond
     }
 }
 
+/// Tests that fault on purpose inside the test process itself (the fault walk's and
+/// the walk comparison's overflows) install a SIGSEGV handler for the time of their
+/// fault and then put Swift's back: two at once, one restores Swift's while the other
+/// overflows, and the test process dies in Swift's backtracer. One at a time.
+enum InProcessFaults {
+    static let lock = AsyncLock()
+}
+
 /// A value made once per test process by async work (a build), shared by every test
 /// that asks; callers that come while it is being made wait for the same one. A
 /// failure is kept unless `retryingFailures`, when the next caller tries again.
@@ -288,6 +296,14 @@ actor AsyncLock {
     private func release() {
         held = false
         if !waiting.isEmpty { waiting.removeFirst().resume() }
+    }
+
+    /// Runs `body` holding the lock.
+    nonisolated func withLock<T>(_ body: () async -> T) async -> T {
+        await acquire()
+        let value = await body()
+        await release()
+        return value
     }
 
     /// Runs `body` holding the lock.

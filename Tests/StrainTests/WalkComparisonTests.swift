@@ -25,7 +25,7 @@ import Testing
 
     /// Runs `compare(depth:)` on a new thread with `stackBytes` of stack.
     static func onThread(stackBytes: Int, depth: Int) async -> strain_walk_comparison {
-        await OffPool.run("walk comparison", stackBytes: stackBytes) { Self.compare(depth: depth) }
+        await InProcessFaults.lock.withLock { await OffPool.run("walk comparison", stackBytes: stackBytes) { Self.compare(depth: depth) } }
     }
 
     @Test func bothWalksAgreeFrameByFrameOnAThreadWithALargeStack() async {
@@ -39,12 +39,12 @@ import Testing
     }
 
     @Test func bothWalksAgreeFrameByFrameOnAGCDWorker() async {
-        let result = await OffPool.onGCDWorker { Self.compare(depth: 5_000) }
+        let result = await InProcessFaults.lock.withLock { await OffPool.onGCDWorker { Self.compare(depth: 5_000) } }
         Self.expectAgreement(result, depth: 5_000, "GCD worker")
     }
 
     @Test func bothWalksAgreeFrameByFrameOnASwiftConcurrencyThread() async {
-        let result = await Task.detached { Self.compare(depth: 5_000) }.value
+        let result = await InProcessFaults.lock.withLock { await Task.detached { Self.compare(depth: 5_000) }.value }
         Self.expectAgreement(result, depth: 5_000, "Task")
     }
 }
