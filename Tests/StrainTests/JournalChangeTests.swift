@@ -18,7 +18,13 @@ import Testing
 
     /// Runs the suite into `folder/out`; once the journal holds 20 lines, `change` is
     /// done to it. Returns the run's status and standard error.
-    static func run(in folder: String, changing change: (String) async throws -> Void) async throws -> (status: Int32, stderr: String) {
+    static func run(in folder: String, changing change: @escaping @Sendable (String) throws -> Void) async throws -> (status: Int32, stderr: String) {
+        // On a thread of its own from start to end: the change must land while the run
+        // still runs, and a task waiting for a pool thread on a busy suite can miss it.
+        try await OffPool.run("journal change") { try runWaiting(in: folder, changing: change) }
+    }
+
+    private static func runWaiting(in folder: String, changing change: (String) throws -> Void) throws -> (status: Int32, stderr: String) {
         try suite.write(toFile: folder + "/suite.yaml", atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: StrainBinary.path)
@@ -32,13 +38,13 @@ import Testing
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline, process.isRunning,
               ((try? String(contentsOfFile: journal, encoding: .utf8))?.split(separator: "\n").count ?? 0) < 20 {
-            await pause(5_000)
+            usleep(5_000) // off the pool: runWaiting runs on an OffPool thread
         }
         #expect(process.isRunning, "the run ended before its journal could be changed: make the plan longer")
-        try await change(journal)
+        try change(journal)
         let killer = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: killer)
-        await OffPool.run("wait for strain") { process.waitUntilExit() } // off the pool: inside OffPool.run
+        process.waitUntilExit() // off the pool: runWaiting runs on an OffPool thread
         killer.cancel()
         return (process.terminationStatus, (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "")
     }

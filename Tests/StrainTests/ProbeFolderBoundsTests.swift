@@ -22,10 +22,11 @@ import Testing
             exit 3
             """
         let started = Date()
-        let result = try await ProgramRun.run(StrainBinary.path, ["exec", "--out", out, "--", "/bin/sh", "-c", script, "sh", out], timeout: 45)
-        let seconds = Date().timeIntervalSince(started)
+        // Read whole, the 1.5 GiB took minutes (0.25 s a MiB): the bound tells the two
+        // apart on a busy machine without timing the answer.
+        let result = try await ProgramRun.run(StrainBinary.path, ["exec", "--out", out, "--", "/bin/sh", "-c", script, "sh", out], timeout: 150)
+        _ = started
         #expect(result.termination == .exited(3), "strain ends as its program did: \(result.stderr)")
-        #expect(seconds < 30, "\(seconds) s")
         let record = try RunRecordFile.read(from: out + "/run.json")
         #expect(record.trials.count == 1)
     }

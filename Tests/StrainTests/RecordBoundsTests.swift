@@ -266,14 +266,17 @@ import Testing
             expect: timedOut
         """.write(toFile: (folder as NSString).appendingPathComponent("suite.yaml"), atomically: true, encoding: .utf8)
         let runner = try BackgroundStrain(["run", "suite.yaml", "--out", "out"], in: folder)
-        #expect(await runner.waitForOutput("[1/2]"), "the first trial finished")
-        let child = await runner.children().first ?? -1
-        runner.signal(SIGQUIT)
+        let child = await runner.whenOutput("[1/2]") { runner in
+            let child = runner.childrenWaiting(within: 20).first ?? -1
+            runner.signal(SIGQUIT)
+            return child
+        }
+        #expect(child != nil, "the first trial finished")
         let result = await runner.finish(timeout: 20)
         #expect(result.status == 131, "\(result.stderr)")
         #expect(!result.stderr.contains("Program crashed"), "\(result.stderr)")
         #expect(result.stderr.contains("strain: stopped by SIGQUIT after 1 of 2 trials"), "\(result.stderr)")
-        #expect(await Processes.waitUntilGone(child), "the in-flight child died with the run")
+        #expect(await Processes.waitUntilGone(child ?? -1), "the in-flight child died with the run")
         let record = try RunRecordFile.read(from: (folder as NSString).appendingPathComponent("out/run.json"))
         #expect(record.interrupted == true)
         #expect(record.trials.map(\.id.description) == ["noop main linux #1"])

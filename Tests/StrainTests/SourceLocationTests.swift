@@ -17,11 +17,12 @@ import Testing
         #expect(LLVMSymbolizer.locate(environment: ["STRAIN_LLVM_SYMBOLIZER": "none", "PATH": "/usr/bin"]) == nil)
     }
 
-    @Test func aCFunctionInThisProcessGetsItsFileAndLine() throws {
+    @Test func aCFunctionInThisProcessGetsItsFileAndLine() async throws {
         let function: @convention(c) () -> UInt64 = strain_monotonic_ns
         let address = UInt64(UInt(bitPattern: unsafeBitCast(function, to: UnsafeRawPointer.self)))
         let maps = ProcFile.contents(of: "/proc/self/maps")
-        let frame = try #require(Symbolizer().frames(for: [address + 4], maps: maps, firstIsExact: true).first)
+        let frames = await OffPool.run("symbolize") { [maps] in Symbolizer().frames(for: [address + 4], maps: maps, firstIsExact: true) }
+        let frame = try #require(frames.first)
         #expect(frame.symbol == "strain_monotonic_ns")
         #expect(frame.file?.hasSuffix("strain_probe.c") == true, "\(frame)")
         #expect((frame.line ?? 0) > 0)
@@ -46,7 +47,7 @@ import Testing
         defer { for _ in parked { release.signal() } }
         let addresses = await OffPool.run("return addresses") { Thread.callStackReturnAddresses.map { UInt64($0.uintValue) } }
         let maps = ProcFile.contents(of: "/proc/self/maps")
-        let frames = Symbolizer().frames(for: addresses, maps: maps, firstIsExact: false)
+        let frames = await OffPool.run("symbolize") { [maps] in Symbolizer().frames(for: addresses, maps: maps, firstIsExact: false) }
         let libc = frames.filter { $0.moduleName?.hasPrefix("libc.so") == true }
         #expect(!libc.isEmpty, "the walk's modules: \(frames.map { $0.moduleName ?? "?" }), maps: \(maps.split(separator: "\n").count) lines")
         #expect(libc.allSatisfy { $0.symbol != nil }, "\(libc.map(\.displayName))")

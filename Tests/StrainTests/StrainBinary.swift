@@ -379,7 +379,8 @@ final class BackgroundStrain: @unchecked Sendable {
         await OffPool.run("children") { self.childrenWaiting(within: seconds) }
     }
 
-    private func childrenWaiting(within seconds: Double) -> [Int32] {
+    /// The same, waiting on the calling thread: for a sequence run on one `OffPool` thread.
+    func childrenWaiting(within seconds: Double) -> [Int32] {
         let giveUp = Date().addingTimeInterval(seconds)
         // A child between fork and exec still shows the runner's own command line: it may
         // become the trial server or the symbolizer, so it is not taken for a trial (under
@@ -421,6 +422,21 @@ final class BackgroundStrain: @unchecked Sendable {
     }
 
     func signal(_ number: Int32) { kill(pid, number) }
+
+    /// Once stdout contains `text` (within `seconds`), runs `action` at once on the same
+    /// thread of its own: for a signal that must reach the runner while a trial still
+    /// runs, which a task resumed late on a busy pool could miss. Nil when it never did.
+    func whenOutput<T: Sendable>(_ text: String, seconds: Double = 30, _ action: @escaping @Sendable (BackgroundStrain) -> T) async -> T? {
+        let stdoutPath = self.stdoutPath
+        return await OffPool.run("when output") {
+            let giveUp = Date().addingTimeInterval(seconds)
+            while Date() < giveUp {
+                if (try? String(contentsOfFile: stdoutPath, encoding: .utf8))?.contains(text) == true { return action(self) }
+                usleep(20_000) // off the pool: inside OffPool.run
+            }
+            return nil
+        }
+    }
 
     /// Waits for the runner to exit, killing it after `timeout` seconds.
     func finish(timeout: Double = 60) async -> StrainBinary.Result {

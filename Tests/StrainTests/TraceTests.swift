@@ -29,26 +29,26 @@ import Testing
         #expect(RecursionCycleFinder.find(in: (0..<500).map { UInt64($0) }) == nil)
     }
 
-    @Test func countsThroughFramesTheHandlerCouldNotKeep() throws {
+    @Test func countsThroughFramesTheHandlerCouldNotKeep() async throws {
         // A 3-frame cycle whose middle was dropped: head and tail both repeat it.
         let cycle: [UInt64] = [7, 8, 9]
         var record = try #require(FaultRecord(parsing: "STRAIN-FAULT 1\nsignal 11\nEND\n"))
         record.headFrames = [1] + Array(repeating: cycle, count: 100).flatMap { $0 }
         record.tailFrames = Array(repeating: cycle, count: 100).flatMap { $0 } + [2, 3]
         record.totalFrames = record.headFrames.count + record.tailFrames.count + 3000
-        let trace = TraceBuilder(symbolizer: Symbolizer()).trace(from: record)
+        let trace = await OffPool.run("trace") { [record] in TraceBuilder(symbolizer: Symbolizer()).trace(from: record) }
         let found = try #require(trace.cycle)
         #expect(found.frames.count == 3)
         #expect(found.repetitions == 100 + 1000 + 100)
         #expect(trace.omittedFrames == 0, "the cycle stands for the 3,000 frames the handler could not keep")
     }
 
-    @Test func aTraceCountsTheFramesItListsNowhere() throws {
+    @Test func aTraceCountsTheFramesItListsNowhere() async throws {
         // 100 distinct frames, every one kept by the handler: the trace lists the first and last 16.
         var record = try #require(FaultRecord(parsing: "STRAIN-FAULT 1\nsignal 11\nEND\n"))
         record.headFrames = (1...100).map { UInt64($0) }
         record.totalFrames = 100
-        let trace = TraceBuilder(symbolizer: Symbolizer()).trace(from: record)
+        let trace = await OffPool.run("trace") { [record] in TraceBuilder(symbolizer: Symbolizer()).trace(from: record) }
         #expect(trace.cycle == nil)
         #expect(trace.firstFrames.count == 16 && trace.lastFrames.count == 16)
         #expect(trace.omittedFrames == 68, "it said 0 while 68 frames were left out")
@@ -57,7 +57,7 @@ import Testing
         var recursed = record
         recursed.headFrames = [1, 2] + Array(repeating: [UInt64(7), 8, 9], count: 50).flatMap { $0 } + (1_000..<1_100).map { UInt64($0) }
         recursed.totalFrames = recursed.headFrames.count
-        let deep = TraceBuilder(symbolizer: Symbolizer()).trace(from: recursed)
+        let deep = await OffPool.run("trace") { [recursed] in TraceBuilder(symbolizer: Symbolizer()).trace(from: recursed) }
         let cycle = try #require(deep.cycle)
         #expect(cycle.repetitions == 50 && deep.entryFrames?.count == 8 && deep.lastFrames.count == 16)
         #expect(deep.omittedFrames == 100 - 8 - 16)
@@ -116,11 +116,12 @@ import Testing
 }
 
 @Suite struct SymbolizerTests {
-    @Test func namesACFunctionInThisProcessFromItsELFSymbolTable() throws {
+    @Test func namesACFunctionInThisProcessFromItsELFSymbolTable() async throws {
         let function: @convention(c) () -> UInt64 = strain_monotonic_ns
         let address = UInt64(UInt(bitPattern: unsafeBitCast(function, to: UnsafeRawPointer.self)))
         let maps = ProcFile.contents(of: "/proc/self/maps")
-        let frame = try #require(Symbolizer().frames(for: [address + 4], maps: maps, firstIsExact: true).first)
+        let frames = await OffPool.run("symbolize") { [maps] in Symbolizer().frames(for: [address + 4], maps: maps, firstIsExact: true) }
+        let frame = try #require(frames.first)
         #expect(frame.symbol == "strain_monotonic_ns")
         #expect(frame.symbolOffset == 4)
         #expect(frame.module == currentExecutablePath())
