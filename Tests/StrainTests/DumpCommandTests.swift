@@ -5,13 +5,12 @@ import Testing
 @Suite(.serialized) struct DumpCommandTests {
     /// Waits up to `seconds` for `pid` to be in state `state` (`T`: stopped) in /proc.
     static func waitForState(_ pid: Int32, _ state: Character, seconds: Double = 10) async -> Bool {
-        let giveUp = Date().addingTimeInterval(seconds)
-        while Date() < giveUp {
-            if let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")"),
-               stat[stat.index(close, offsetBy: 2)] == state { return true }
-            await pause(10_000)
+        // Looked at from a thread of its own, with a last look at the deadline: a task
+        // resumed late on a busy pool could pass the deadline having looked only once.
+        await eventually(within: seconds, every: 10_000) {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return false }
+            return stat[stat.index(close, offsetBy: 2)] == state
         }
-        return false
     }
 
     @Test func aProgramThatCannotAnswerExits3NamingTheTimeoutGivenAndAnswersOnceItCan() async throws {

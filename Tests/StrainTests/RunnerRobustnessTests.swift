@@ -74,12 +74,16 @@ import Testing
         _ = try writeSuite("name: g\nruns:\n  - scenario: fault\n    parameters: {kind: grandchild-then-hang}\n    strategies: [main]\n    timeout: 60s\n", in: folder)
         let runner = try BackgroundStrain(["run", "suite.yaml", "--out", "out"], in: folder)
         let child = try #require(await runner.children().first)
-        let giveUp = Date().addingTimeInterval(20)
-        var grandchildren: [Int32] = []
-        while grandchildren.isEmpty && Date() < giveUp {
-            let text = (try? String(contentsOfFile: "/proc/\(child)/task/\(child)/children", encoding: .utf8)) ?? ""
-            grandchildren = text.split(separator: " ").compactMap { Int32($0) }
-            await pause(20_000)
+        // Looked for from a thread of its own, up to 20 s.
+        let grandchildren = await OffPool.run("grandchildren") { () -> [Int32] in
+            let giveUp = Date().addingTimeInterval(20)
+            var found: [Int32] = []
+            repeat {
+                let text = (try? String(contentsOfFile: "/proc/\(child)/task/\(child)/children", encoding: .utf8)) ?? ""
+                found = text.split(separator: " ").compactMap { Int32($0) }
+                if found.isEmpty { usleep(20_000) } // off the pool: inside OffPool.run
+            } while found.isEmpty && Date() < giveUp
+            return found
         }
         let grandchild = try #require(grandchildren.first)
         runner.signal(SIGKILL)
