@@ -39,12 +39,25 @@ public func expectCompletes(_ name: String? = nil, on strategy: StrategySpec = .
                             timeout: Duration = .seconds(60), sourceLocation: Testing.SourceLocation = #_sourceLocation,
                             _ body: @escaping @Sendable () throws -> Void) async -> StrainVerdict {
     let verdict = await strainTrial(name, on: strategy, profile: profile, timeout: timeout, sourceLocation: sourceLocation, body)
-    guard let record = verdict.record else { return verdict }
-    if record.outcome.kind != .completed {
-        Issue.record(Comment(rawValue: "expected the closure to complete; it ended \(verdict)"), sourceLocation: sourceLocation)
-        StrainAttachments.attach(verdict, sourceLocation: sourceLocation)
-    }
+    _ = failUnlessCompleted(verdict, sourceLocation: sourceLocation)
     return verdict
+}
+
+/// Records an issue with the verdict, and attaches its run.json, when the closure ran
+/// here and did not complete; true when it ran and completed.
+func failUnlessCompleted(_ verdict: StrainVerdict, sourceLocation: Testing.SourceLocation) -> Bool {
+    guard let record = verdict.record else { return false }
+    guard record.outcome.kind == .completed else {
+        fail(verdict, "expected the closure to complete; it ended \(verdict)", sourceLocation: sourceLocation)
+        return false
+    }
+    return true
+}
+
+/// An issue at the expectation's line, with the trial's run.json attached.
+func fail(_ verdict: StrainVerdict, _ message: String, sourceLocation: Testing.SourceLocation) {
+    Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
+    StrainAttachments.attach(verdict, sourceLocation: sourceLocation)
 }
 
 /// Runs `body` as a Strain trial and records an issue at the call unless it
@@ -56,15 +69,11 @@ public func expectAllocations(atMost limit: Int, _ name: String? = nil, on strat
                               profile: Profile = .linux, timeout: Duration = .seconds(60), sourceLocation: Testing.SourceLocation = #_sourceLocation,
                               _ body: @escaping @Sendable () throws -> Void) async -> StrainVerdict {
     let verdict = await strainTrial(name, on: strategy, profile: profile, timeout: timeout, sourceLocation: sourceLocation, body)
-    guard let record = verdict.record else { return verdict }
-    if record.outcome.kind != .completed {
-        Issue.record(Comment(rawValue: "expected the closure to complete; it ended \(verdict)"), sourceLocation: sourceLocation)
-        StrainAttachments.attach(verdict, sourceLocation: sourceLocation)
-    } else if let count = verdict.allocations, count > limit {
+    guard failUnlessCompleted(verdict, sourceLocation: sourceLocation) else { return verdict }
+    if let count = verdict.allocations, count > limit {
         let sites = verdict.allocationSites.prefix(5).map { "  \($0.allocations) allocations, \(ByteSize.format($0.bytes)) at \($0.place)" }
-        Issue.record(Comment(rawValue: (["\(count) allocations (\(ByteSize.format(verdict.allocatedBytes ?? 0))), more than the \(limit) allowed; most at:"] + sites)
-                                .joined(separator: "\n")), sourceLocation: sourceLocation)
-        StrainAttachments.attach(verdict, sourceLocation: sourceLocation)
+        fail(verdict, (["\(count) allocations (\(ByteSize.format(verdict.allocatedBytes ?? 0))), more than the \(limit) allowed; most at:"] + sites)
+            .joined(separator: "\n"), sourceLocation: sourceLocation)
     } else if verdict.allocations == nil {
         Issue.record(Comment(rawValue: "allocations were not counted in this trial"), sourceLocation: sourceLocation)
     }
