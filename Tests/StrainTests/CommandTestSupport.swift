@@ -11,8 +11,10 @@ enum CommandRun {
     /// error are one pseudo-terminal, read into `stdout` (and `stderr` is empty).
     static func run(_ arguments: [String], in directory: String, environment: [String: String] = [:], removing: [String] = [],
                     terminal: Bool = false, timeout: Double = 60) async throws -> StrainBinary.Result {
-        try await OffPool.run("strain in \((directory as NSString).lastPathComponent)") {
-            try runWaiting(arguments, in: directory, environment: environment, removing: removing, terminal: terminal, timeout: timeout)
+        try await BoundedProcess.slots.withLock {
+            try await OffPool.run("strain in \((directory as NSString).lastPathComponent)") {
+                try runWaiting(arguments, in: directory, environment: environment, removing: removing, terminal: terminal, timeout: timeout)
+            }
         }
     }
 

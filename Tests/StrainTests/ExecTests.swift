@@ -369,8 +369,10 @@ enum ProgramRun {
 
     /// Runs `executable ARGUMENTS` to its end; kills it past `timeout` seconds.
     static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], timeout: Double = 60) async throws -> Result {
-        let running = try start(executable, arguments, environment: environment)
-        return try await running.wait(timeout: timeout)
+        try await BoundedProcess.slots.withLock {
+            let running = try start(executable, arguments, environment: environment)
+            return try await running.wait(timeout: timeout)
+        }
     }
 
     static func start(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Running {

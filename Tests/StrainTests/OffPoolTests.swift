@@ -29,6 +29,69 @@ import Testing
         }
     }
 
+    /// The limit on children at once (`BoundedProcess.slots`) is an `AsyncLock` with
+    /// slots: two holders of a two-slot lock are inside together (each waits inside
+    /// until the other has come; one slot would leave the first waiting forever, and
+    /// the 60 s bound ends the test), and a third is never inside with them.
+    @Test func aLockWithTwoSlotsLetsTwoHoldersInAtOnceAndNeverThree() async throws {
+        let limit = AsyncLock(slots: 2)
+        let room = Room(holders: 6)
+        let finished = try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await withTaskGroup(of: Void.self) { holders in
+                    for _ in 0..<6 {
+                        holders.addTask { await limit.withLock { await room.enterAndMeetAnother() } }
+                    }
+                }
+                return true
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(60))
+                return false
+            }
+            let first = try await group.next()!
+            group.cancelAll()
+            await room.releaseEveryone()
+            return first
+        }
+        #expect(finished, "six holders of a two-slot lock did not all get through in 60 s")
+        #expect(await room.peak == 2)
+    }
+
+    /// Holders inside a lock: each waits until another is inside with it (the last
+    /// of all `holders` to come waits for no one: there may be no one left to come).
+    private actor Room {
+        let holders: Int
+        private(set) var peak = 0
+        private var inside = 0
+        private var entered = 0
+        private var open = false
+        private var waiting: [CheckedContinuation<Void, Never>] = []
+
+        init(holders: Int) { self.holders = holders }
+
+        func enterAndMeetAnother() async {
+            inside += 1
+            entered += 1
+            peak = max(peak, inside)
+            if inside >= 2 || entered == holders || open {
+                waiting.forEach { $0.resume() }
+                waiting = []
+            } else {
+                await withCheckedContinuation { waiting.append($0) }
+            }
+            inside -= 1
+        }
+
+        /// Lets everyone through, now and from now on (after the bound: the test has
+        /// failed, and its holders must end so that the test can).
+        func releaseEveryone() {
+            open = true
+            waiting.forEach { $0.resume() }
+            waiting = []
+        }
+    }
+
     /// `OffPool.assertOffPool` is what each blocking helper calls before it waits: inside
     /// a task it records an issue (here expected), on a thread of its own it does not.
     @Test func aBlockingWaitInsideATaskIsReportedAndOneOnItsOwnThreadIsNot() async {

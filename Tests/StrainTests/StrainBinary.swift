@@ -121,10 +121,21 @@ enum BoundedProcess {
     /// `stderr` is empty).
     static func run(_ executable: String, _ arguments: [String], directory: String? = nil, environment: [String: String] = [:],
                     timeout: Double, mergingOutput: Bool = false) async throws -> Ended {
-        try await OffPool.run("bounded \((executable as NSString).lastPathComponent)") {
-            try runWaiting(executable, arguments, directory: directory, environment: environment, timeout: timeout, mergingOutput: mergingOutput)
+        try await slots.withLock {
+            try await OffPool.run("bounded \((executable as NSString).lastPathComponent)") {
+                try runWaiting(executable, arguments, directory: directory, environment: environment, timeout: timeout, mergingOutput: mergingOutput)
+            }
         }
     }
+
+    /// How many of these children run at once in the test process; the rest wait
+    /// their turn before starting, and `timeout` counts from the start. Swift Testing
+    /// starts every test at once and nothing here holds a pool thread while it waits,
+    /// so without a limit a hundred children shared two cores at the start of a run,
+    /// and a `strain baseline save` ran past its 30 s bound in CI (stop 38's run).
+    /// Background runners (`BackgroundStrain`, `ProgramRun`) take no slot: a test's
+    /// one-shot command may need one of them to progress.
+    static let slots = AsyncLock(slots: 6)
 
     /// The waiting itself; only ever on an `OffPool` thread.
     private static func runWaiting(_ executable: String, _ arguments: [String], directory: String?, environment: [String: String],
@@ -280,22 +291,29 @@ actor AsyncOnce<T: Sendable> {
     }
 }
 
-/// One at a time, for async callers: the holder's task suspends others instead of
-/// blocking their threads (a `Mutex` held across an `await` would block them).
+/// At most `slots` holders at a time (one, by default: a lock), for async callers:
+/// a waiting task suspends instead of blocking its thread (a `Mutex` held across an
+/// `await` would block it). Waiters are served in the order they came.
 actor AsyncLock {
-    private var held = false
+    private var free: Int
     private var waiting: [CheckedContinuation<Void, Never>] = []
 
+    init(slots: Int = 1) {
+        precondition(slots >= 1, "AsyncLock needs at least one slot")
+        free = slots
+    }
+
     private func acquire() async {
-        while held {
-            await withCheckedContinuation { waiting.append($0) }
+        if free > 0 {
+            free -= 1
+            return
         }
-        held = true
+        // release() hands its slot straight to the first waiter.
+        await withCheckedContinuation { waiting.append($0) }
     }
 
     private func release() {
-        held = false
-        if !waiting.isEmpty { waiting.removeFirst().resume() }
+        if waiting.isEmpty { free += 1 } else { waiting.removeFirst().resume() }
     }
 
     /// Runs `body` holding the lock.
