@@ -31,7 +31,7 @@ package enum TrialHost {
     /// before keep theirs, and each thread that ran the work reports the size it had.
     package static func runInRunningProcess(specJSON: String, catalog: ScenarioCatalog) -> Never {
         run(decoding: specJSON, as: { try JSONDecoder().decode(TrialSpec.self, from: Data($0.utf8)) }, catalog: catalog,
-            requiringOneThread: false)
+            requiringOneThread: false, workUnmarked: true)
     }
 
     /// The same, for a copy of the trial server, which decoded the spec before the copy.
@@ -40,7 +40,7 @@ package enum TrialHost {
     }
 
     private static func run<Source>(decoding source: Source, as decode: (Source) throws -> TrialSpec, catalog: ScenarioCatalog,
-                                    requiringOneThread: Bool = true) -> Never {
+                                    requiringOneThread: Bool = true, workUnmarked: Bool = false) -> Never {
         let threadsAtStart = Int(strain_thread_count())
         // First of all: never outlive the runner, even one killed with SIGKILL.
         let parent = getenv(ChildEnvironment.parentPID).flatMap { Int32(String(cString: $0)) } ?? 0
@@ -86,10 +86,12 @@ package enum TrialHost {
             finish(HostReport(outcome: TrialOutcome(kind: .harnessError, message: "\(threadsAtStart) threads were running before the profile was applied; its stack sizes would not reach them"),
                               metrics: TrialMetrics(), threads: [], threadsAtStart: threadsAtStart))
         }
-        finish(runTrial(spec, catalog: catalog, threadsAtStart: threadsAtStart))
+        finish(runTrial(spec, catalog: catalog, threadsAtStart: threadsAtStart, workUnmarked: workUnmarked))
     }
 
-    static func runTrial(_ spec: TrialSpec, catalog: ScenarioCatalog, threadsAtStart: Int) -> HostReport {
+    /// `workUnmarked`: the work reports none of its units or waits (a test's closure);
+    /// the watchdog judges a stall from the threads alone (`Watchdog.workUnmarked`).
+    static func runTrial(_ spec: TrialSpec, catalog: ScenarioCatalog, threadsAtStart: Int, workUnmarked: Bool = false) -> HostReport {
         func failure(_ kind: TrialOutcome.Kind, _ message: String) -> HostReport {
             HostReport(outcome: TrialOutcome(kind: kind, message: message), metrics: TrialMetrics(), threads: [], threadsAtStart: threadsAtStart)
         }
@@ -129,7 +131,7 @@ package enum TrialHost {
         let before = ResourceUsage.current()
         let started = strain_monotonic_ns()
         let watchdog = Watchdog(
-            stallSeconds: spec.stallSeconds, context: context, claim: { strain_claim_result() == 1 },
+            stallSeconds: spec.stallSeconds, context: context, workUnmarked: workUnmarked, claim: { strain_claim_result() == 1 },
             measure: { measure(context: context, before: before, started: started, ended: strain_monotonic_ns()) }
         ) { stall in
             var report = HostReport(

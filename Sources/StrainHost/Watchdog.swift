@@ -47,12 +47,22 @@ final class Watchdog: Sendable {
     let claim: @Sendable () -> Bool
     let measure: @Sendable () -> TrialMetrics
     let onStall: @Sendable (Stall) -> Void
+    /// The work does not report its own units, waits or pool work (a test's closure
+    /// calling any code): a stall is judged from the threads alone. Threads waiting
+    /// on each other's mutexes are named from the mutexes, and work queued to a pool
+    /// that cannot start it is told from a deadlock by the pool still adding threads.
+    let workUnmarked: Bool
 
-    init(stallSeconds: Double, context: ScenarioContext, claim: @escaping @Sendable () -> Bool,
+    /// How long a stall of unmarked work is watched for new threads before it is
+    /// called deadlocked: libdispatch adds a worker to a blocked pool about once a second.
+    static let poolGrowthWindowNanoseconds: UInt64 = 2_500_000_000
+
+    init(stallSeconds: Double, context: ScenarioContext, workUnmarked: Bool = false, claim: @escaping @Sendable () -> Bool,
          measure: @escaping @Sendable () -> TrialMetrics, onStall: @escaping @Sendable (Stall) -> Void) {
         // Saturating: a spec from elsewhere (not this parser) must not trap the child here.
         self.stallNanoseconds = max(10_000_000, TrialSpec.nanoseconds(stallSeconds))
         self.context = context
+        self.workUnmarked = workUnmarked
         self.claim = claim
         self.measure = measure
         self.onStall = onStall
@@ -107,15 +117,61 @@ final class Watchdog: Sendable {
                 silentSeconds: Double(now - beat.last_event_ns) / 1e9, thresholdSeconds: Double(stallNanoseconds) / 1e9,
                 anyHolderRunning: anyRunning, holdersInUntimedWait: holdersUntimed, othersQuiet: othersQuiet, queued: beat.queued
             ) else { continue }
-            let deadlocked = verdict == .deadlocked
+            var deadlocked = verdict == .deadlocked
+            var poolGrowth: PoolGrowth?
+            if deadlocked, workUnmarked, WaitCycle.find(in: context.waits.current) == nil, lockCycle() == nil {
+                // Nothing names a cycle: a pool that starts threads which block at once has
+                // work queued that it cannot run (starved); one that starts none, a deadlock.
+                guard let growth = watchPoolGrowth(since: beat.last_event_ns) else { continue }
+                if growth.newThreads > 0 {
+                    deadlocked = false
+                    poolGrowth = growth
+                }
+            }
 
             // The heartbeat may have moved while the threads were read.
             guard strain_heartbeat_read().last_event_ns == beat.last_event_ns else { continue }
             // From here the trial ends here, even if the dump wakes the work.
             guard claim() else { return }
-            onStall(stall(beat: beat, decidedAt: now, holding: states, untimed: untimed, waitingForThread: waitingForThread, deadlocked: deadlocked))
+            onStall(stall(beat: beat, decidedAt: now, holding: states, untimed: untimed, waitingForThread: waitingForThread,
+                          deadlocked: deadlocked, poolGrowth: poolGrowth))
             return
         }
+    }
+
+    /// Threads of this process that started while unmarked work was stalled.
+    struct PoolGrowth {
+        var newThreads: Int
+        var untimed: Int
+        var seconds: Double
+    }
+
+    /// Watches the process's threads for `poolGrowthWindowNanoseconds`: nil when the
+    /// heartbeat or a thread's running showed progress meanwhile, else how many new
+    /// threads started (and how many of them wait with no timeout at its end).
+    private func watchPoolGrowth(since lastEvent: UInt64) -> PoolGrowth? {
+        let me = Int(strain_thread_id())
+        let before = Set(ThreadState.tids())
+        let start = strain_monotonic_ns()
+        while strain_monotonic_ns() - start < Self.poolGrowthWindowNanoseconds {
+            usleep(50_000)
+            guard strain_heartbeat_read().last_event_ns == lastEvent else { return nil }
+        }
+        let now = ThreadState.tids().filter { $0 != me }.compactMap { ThreadState.read(tid: $0) }
+        // A thread still running at the end is work going on, not a stall.
+        guard !now.contains(where: { $0.state == "R" }) else { return nil }
+        let new = now.filter { !before.contains($0.tid) }
+        return PoolGrowth(newThreads: new.count, untimed: new.filter(\.isInUntimedWait).count,
+                          seconds: Double(strain_monotonic_ns() - start) / 1e9)
+    }
+
+    /// Threads of this process waiting on each other's mutexes, read from the mutexes
+    /// (for work that does not say what it holds and waits for); nil without a cycle.
+    private func lockCycle() -> WaitCycle? {
+        guard workUnmarked else { return nil }
+        let me = Int(strain_thread_id())
+        let threads = ThreadState.tids().filter { $0 != me }.compactMap { ThreadState.read(tid: $0) }
+        return LockWaits(threads: threads, readWord: LockWaits.reader(pid: getpid())).waitCycle(threads: threads, place: { _ in nil })
     }
 
     /// A thread's name for the dump: the whole label of the root queue a GCD worker noted
@@ -128,8 +184,11 @@ final class Watchdog: Sendable {
         return label.hasSuffix(kernelName) ? label : kernelName
     }
 
-    private func stall(beat: strain_heartbeat, decidedAt: UInt64, holding: [ThreadState], untimed: Int, waitingForThread: Int, deadlocked: Bool) -> Stall {
+    private func stall(beat: strain_heartbeat, decidedAt: UInt64, holding: [ThreadState], untimed: Int, waitingForThread: Int, deadlocked: Bool,
+                       poolGrowth: PoolGrowth?) -> Stall {
         let metrics = measure()
+        // Read before the dump, whose signals take each thread out of its wait for a moment.
+        let cycle = WaitCycle.find(in: context.waits.current) ?? lockCycle()
         let me = Int(strain_thread_id())
         let tids = ThreadState.tids().filter { $0 != me }
         // The threads holding work were read a moment ago; read the rest.
@@ -164,7 +223,6 @@ final class Watchdog: Sendable {
             ))
         }
         let maps = ProcFile.contents(of: "/proc/self/maps")
-        let cycle = WaitCycle.find(in: context.waits.current)
         let dump = RawDump(method: "signal", threads: threads, maps: maps, unanswered: unanswered,
                            dumpNanoseconds: Int(lastAnswer - dumpStart), waitCycle: cycle)
 
@@ -174,6 +232,11 @@ final class Watchdog: Sendable {
         if deadlocked {
             let named = cycle.map { ": \($0.description)" } ?? ""
             outcome = TrialOutcome(kind: .deadlocked, message: "no progress for \(seconds); every thread holding work (\(holding.count)) waits with no timeout\(named)")
+        } else if let growth = poolGrowth {
+            let window = String(format: "%.1fs", growth.seconds)
+            outcome = TrialOutcome(kind: .starved, message: "no progress for \(seconds); every thread holding work (\(holding.count)) waits with no timeout"
+                + " while \(growth.newThreads) new thread\(growth.newThreads == 1 ? "" : "s") started in \(window), \(growth.untimed) of them waiting with no timeout at once:"
+                + " work is queued to a pool whose threads are all blocked (libdispatch adds one a second, up to 255)")
         } else {
             outcome = TrialOutcome(kind: .starved, message: "no progress for \(seconds): \(waitingForThread) of \(beat.queued) units wait for a thread; \(holding.count) threads hold work, \(untimed) of them in waits with no timeout")
         }

@@ -1,7 +1,7 @@
 import StrainKit
 
 /// A closure from a test, as the scenario its trial runs: `prepare` hands it to the
-/// strategy's executor, which runs it once with the thread's measurements.
+/// strategy's executor, which runs it once, as one unit, with the thread's measurements.
 ///
 /// The closure is not a type's member, so it reaches the scenario through a slot set
 /// once, in the re-run test process, before the trial starts; the trial's threads
@@ -17,7 +17,12 @@ struct ClosureScenario: Scenario {
 
     func prepare(context: ScenarioContext) throws -> Workload {
         guard let body = Self.body else { throw ClosureMissing() }
-        return { executor in try executor.perform(body) }
+        // One unit, pending until the closure returns: the watchdog judges a closure
+        // that stops making progress (from its threads' waits: it reports nothing else).
+        return { executor in
+            context.heartbeat.queued()
+            try executor.perform { try context.unit(body) }
+        }
     }
 
     struct ClosureMissing: Error, CustomStringConvertible {

@@ -86,21 +86,61 @@ public func expectAllocations(atMost limit: Int, _ name: String? = nil, on strat
 public func strainTrial(_ name: String? = nil, on strategy: StrategySpec = .thread(stackBytes: 512 << 10), profile: Profile = .linux,
                         timeout: Duration = .seconds(60), sourceLocation: Testing.SourceLocation = #_sourceLocation,
                         _ body: @escaping @Sendable () throws -> Void) async -> StrainVerdict {
-    let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+    await trial(name, on: strategy, profile: profile, timeout: timeout, stall: nil, sourceLocation: sourceLocation, body)
+}
+
+/// Runs `body` as a Strain trial and records an issue at the call unless it
+/// completes without stalling: when `within` passes with the closure not returned
+/// and no thread of the child making progress, the trial ends `deadlocked` (its
+/// threads wait on each other: the mutexes of a cycle are named) or `starved`
+/// (work is queued to a pool whose threads are all blocked), and the issue shows
+/// every group of threads with what it waits in.
+///
+/// ```swift
+/// @Test func theCacheDoesNotDeadlockUnderContention() async {
+///     await expectNoStall(within: .seconds(1)) {
+///         DispatchQueue.concurrentPerform(iterations: 8) { _ in cache.refresh() }
+///     }
+/// }
+/// ```
+///
+/// The verdict comes from the threads themselves, whatever code the closure calls:
+/// nothing in it needs to report progress. A closure that computes for longer than
+/// `within` is progress, not a stall; a starved pool is told from a deadlock by
+/// whether the pool still adds threads, watched for up to 2.5 s after `within`.
+@discardableResult
+public func expectNoStall(within threshold: Duration = .seconds(1), _ name: String? = nil, on strategy: StrategySpec = .thread(stackBytes: 8 << 20),
+                          profile: Profile = .linux, timeout: Duration = .seconds(60), sourceLocation: Testing.SourceLocation = #_sourceLocation,
+                          _ body: @escaping @Sendable () throws -> Void) async -> StrainVerdict {
+    let verdict = await trial(name, on: strategy, profile: profile, timeout: timeout, stall: threshold, sourceLocation: sourceLocation, body)
+    _ = failUnlessCompleted(verdict, sourceLocation: sourceLocation)
+    return verdict
+}
+
+/// Seconds in `duration`.
+func timeInterval(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+
+/// The trial behind every expectation; `stall`: the stall threshold (nil: the timeout).
+func trial(_ name: String?, on strategy: StrategySpec, profile: Profile, timeout: Duration, stall: Duration?,
+           sourceLocation: Testing.SourceLocation, _ body: @escaping @Sendable () throws -> Void) async -> StrainVerdict {
+    let seconds = timeInterval(timeout)
+    let stallSeconds = stall.map { min(timeInterval($0), seconds) }
     let place = ExpectationPlace.next(name: name ?? "line \(sourceLocation.line)", sourceLocation: sourceLocation)
     // The same call's second run, on a large stack: the re-run child for it stops here too.
     var largePlace = place
     largePlace.name += " on a large stack"
     let large = StrategySpec.thread(stackBytes: largeStackBytes)
     if TestTrial.child?.place == largePlace {
-        _ = await TestTrial.run(body, at: largePlace, strategy: large, profile: profile, timeoutSeconds: seconds)
+        _ = await TestTrial.run(body, at: largePlace, strategy: large, profile: profile, timeoutSeconds: seconds, stallSeconds: stallSeconds)
     }
-    guard let record = await TestTrial.run(body, at: place, strategy: strategy, profile: profile, timeoutSeconds: seconds) else {
+    guard let record = await TestTrial.run(body, at: place, strategy: strategy, profile: profile, timeoutSeconds: seconds, stallSeconds: stallSeconds) else {
         return StrainVerdict(record: nil, onLargeStack: nil, build: TestTrial.build)
     }
     var onLargeStack: TrialRecord?
     if record.outcome.kind == .stackOverflow {
-        onLargeStack = await TestTrial.run(body, at: largePlace, strategy: large, profile: profile, timeoutSeconds: seconds)
+        onLargeStack = await TestTrial.run(body, at: largePlace, strategy: large, profile: profile, timeoutSeconds: seconds, stallSeconds: stallSeconds)
     }
     return StrainVerdict(record: record, onLargeStack: onLargeStack, build: TestTrial.build)
 }

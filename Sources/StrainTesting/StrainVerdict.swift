@@ -37,6 +37,7 @@ public struct StrainVerdict: Sendable, CustomStringConvertible {
         var lines = ["\(record.outcome.kind.rawValue) on \(record.strategy) (\(record.profile.rawValue) profile, \(build) build)"]
         if let message = record.outcome.message, !message.isEmpty { lines.append(message) }
         if let trace = record.trace { lines += Self.describe(trace) }
+        if let dump = record.dump { lines += Self.describe(dump) }
         if record.outcome.kind == .stackOverflow || record.trace?.isStackOverflow == true {
             lines.append(largeStackVerdict)
         }
@@ -74,6 +75,19 @@ public struct StrainVerdict: Sendable, CustomStringConvertible {
             let head = trace.firstFrames.prefix(3).map(\.displayName).joined(separator: " ← ")
             if !head.isEmpty { lines.append("at: \(head)") }
         }
+        return lines
+    }
+
+    /// A stall's threads: each group of identical stacks with what it waits in, the
+    /// groups holding the closure's work first (at most 8 groups).
+    static func describe(_ dump: ThreadDump) -> [String] {
+        let groups = dump.groups.filter(\.inWork) + dump.groups.filter { !$0.inWork }
+        var lines = ["\(dump.threadCount) thread\(dump.threadCount == 1 ? "" : "s") when it stalled:"]
+        for group in groups.prefix(8) {
+            let count = group.count == 1 ? "1 thread" : "\(group.count) threads"
+            lines.append("  \(count)\(group.inWork ? " running the closure's work" : ""): \(group.summary)")
+        }
+        if groups.count > 8 { lines.append("  … \(groups.count - 8) more groups in the attached run.json") }
         return lines
     }
 

@@ -44,19 +44,29 @@ enum TestTrial {
 
     /// Runs `body` as a trial on `strategy` under `profile` and returns its record;
     /// nil in a re-run child at every other expectation (that one never returns there).
+    /// `stallSeconds`: no progress for that long (the closure has not returned and its
+    /// threads wait) ends the trial `deadlocked` or `starved`; nil: only the timeout ends it.
     static func run(_ body: @escaping @Sendable () throws -> Void, at place: ExpectationPlace, strategy: StrategySpec, profile: Profile,
-                    timeoutSeconds: Double, environment: [String: String] = [:]) async -> TrialRecord? {
+                    timeoutSeconds: Double, stallSeconds: Double? = nil, environment: [String: String] = [:]) async -> TrialRecord? {
         if let child {
             guard child.place == place else { return nil }
             ClosureScenario.body = body
-            TrialHost.runInRunningProcess(specJSON: child.specJSON, catalog: ScenarioCatalog([ClosureScenario.self]))
+            // The trial runs on a thread of its own and ends this process; this task waits
+            // for good, and its pool thread is free for whatever Swift concurrency work
+            // the closure starts (the pool is as wide as the machine has cores).
+            let specJSON = child.specJSON
+            await withUnsafeContinuation { (_: UnsafeContinuation<Void, Never>) in
+                let host = Thread { TrialHost.runInRunningProcess(specJSON: specJSON, catalog: ScenarioCatalog([ClosureScenario.self])) }
+                host.name = "strain.test-host"
+                host.stackSize = 8 << 20
+                host.start()
+            }
+            return nil
         }
         let key = TrialKey(scenario: ClosureScenario.name, parameters: [.init(name: "expectation", value: place.name)],
                            strategy: strategy, profile: profile)
-        // The stall threshold at the deadline: a closure reports no progress, so only
-        // the deadline ends one that does not return.
         let spec = TrialSpec(index: 0, id: TrialID(key: key, repetition: 1), seed: 1, timeoutSeconds: timeoutSeconds,
-                             stallSeconds: timeoutSeconds, expected: [ExpectedOutcome(kind: .completed)])
+                             stallSeconds: stallSeconds ?? timeoutSeconds, expected: [ExpectedOutcome(kind: .completed)])
         let placeJSON = (try? JSONEncoder().encode(place)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         var configured = TrialSupervisor(executable: executable, isolation: .spawn, notice: { _ in })
         // The profile's thread stacks through RLIMIT_STACK, set before the test binary

@@ -78,13 +78,42 @@ import Testing
         #expect(text.contains("Nesting.swift:"), "the call site in the team's code: \(text)")
     }
 
+    /// The library under test reports nothing: the mutexes of the cycle are read from
+    /// the threads' waits, and the threads' own frames say where they wait.
+    @Test func aDeadlockInAClosureFailsAtItsLineNamingBothMutexesAndWhereEachThreadWaits() async throws {
+        let run = try await Self.run.value()
+        #expect(run.lines(of: "transfersTakingTheLocksInOneOrderNeverStall").hasPrefix("✔ Test"),
+                "\(run.lines(of: "transfersTakingTheLocksInOneOrderNeverStall"))")
+        let text = run.lines(of: "failsOnPurposeOppositeTransfersDeadlock")
+        #expect(text.contains("recorded an issue at StallTests.swift:21:"), "the issue points at the expectation's line: \(text)")
+        #expect(text.contains("ended deadlocked on thread(8MiB)"), "\(text)")
+        let cycle = /thread \d+ \([^)]*\) holds mutex (0x[0-9a-f]+) and waits for mutex (0x[0-9a-f]+); thread \d+ \([^)]*\) holds mutex (0x[0-9a-f]+) and waits for mutex (0x[0-9a-f]+)/
+        let match = try #require(text.firstMatch(of: cycle), "both threads and both mutexes named: \(text)")
+        #expect(match.1 == match.4 && match.2 == match.3 && match.1 != match.2, "each waits for the mutex the other holds: \(text)")
+        #expect(text.contains("2 threads: futex wait ← Ledger.transfer(_:from:meet:)"), "where the two wait, in the team's code: \(text)")
+        #expect(text.contains("Attached 'run.json'"), "\(text)")
+    }
+
+    /// Blocks that each wait for a reply queued after them: GCD's pool grows while
+    /// every thread it adds blocks at once, and that is starvation, not a deadlock.
+    @Test func aPoolStarvedByBlockingWorkIsCalledStarvedAndAFewBlockingItemsPass() async throws {
+        let run = try await Self.run.value()
+        #expect(run.lines(of: "aFewBlockingLookupsFinish").hasPrefix("✔ Test"), "\(run.lines(of: "aFewBlockingLookupsFinish"))")
+        let text = run.lines(of: "failsOnPurposeThreeHundredBlockingLookupsStarveThePool")
+        #expect(text.contains("recorded an issue at StallTests.swift:51:"), "\(text)")
+        #expect(text.contains("ended starved on thread(8MiB)"), "\(text)")
+        #expect(text.contains("work is queued to a pool whose threads are all blocked"), "\(text)")
+        #expect(text.contains("threads: futex wait ← closure #1 in fetchAll(_:blocking:)"), "the blocked pool threads, where they wait: \(text)")
+    }
+
     @Test func onlyTheTestsMeantToFailFailAndTheRunSaysSo() async throws {
         let run = try await Self.run.value()
         #expect(run.status != 0)
         let failed = run.output.split(separator: "\n").filter { $0.hasPrefix("✘ Test ") && !$0.hasPrefix("✘ Test run ") && $0.contains(" failed after ") }
             .map { String($0.dropFirst("✘ Test ".count).prefix { $0 != "(" }) }
         #expect(Set(failed) == ["failsOnPurposeADeepDocumentOverflowsA512KiBThread", "failsOnPurposeARecursionWithoutEndOverflowsAnyStack",
-                                "failsOnPurposeAnExtraAllocationPerElementBreaksTheBudget"], "\(run.output)")
+                                "failsOnPurposeAnExtraAllocationPerElementBreaksTheBudget", "failsOnPurposeOppositeTransfersDeadlock",
+                                "failsOnPurposeThreeHundredBlockingLookupsStarveThePool"], "\(run.output)")
         #expect(run.xunit.contains("failsOnPurposeADeepDocumentOverflowsA512KiBThread"), "the xUnit file names it: \(run.xunit.prefix(2000))")
     }
 }
