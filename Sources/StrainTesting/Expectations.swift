@@ -38,7 +38,8 @@ let largeStackBytes = 64 << 20
 public func expectCompletes(_ name: String? = nil, on strategy: StrategySpec = .thread(stackBytes: 512 << 10), profile: Profile = .linux,
                             timeout: Duration = .seconds(60), sourceLocation: Testing.SourceLocation = #_sourceLocation,
                             _ body: @escaping @Sendable () throws -> Void) async -> StrainVerdict {
-    let verdict = await strainTrial(name, on: strategy, profile: profile, timeout: timeout, sourceLocation: sourceLocation, body)
+    let verdict = await trial(name, on: strategy, profile: profile, timeout: timeout, stall: nil, namingSites: false,
+                              sourceLocation: sourceLocation, body)
     _ = failUnlessCompleted(verdict, sourceLocation: sourceLocation)
     return verdict
 }
@@ -86,7 +87,7 @@ public func expectAllocations(atMost limit: Int, _ name: String? = nil, on strat
 public func strainTrial(_ name: String? = nil, on strategy: StrategySpec = .thread(stackBytes: 512 << 10), profile: Profile = .linux,
                         timeout: Duration = .seconds(60), sourceLocation: Testing.SourceLocation = #_sourceLocation,
                         _ body: @escaping @Sendable () throws -> Void) async -> StrainVerdict {
-    await trial(name, on: strategy, profile: profile, timeout: timeout, stall: nil, sourceLocation: sourceLocation, body)
+    await trial(name, on: strategy, profile: profile, timeout: timeout, stall: nil, namingSites: true, sourceLocation: sourceLocation, body)
 }
 
 /// Runs `body` as a Strain trial and records an issue at the call unless it
@@ -112,7 +113,8 @@ public func strainTrial(_ name: String? = nil, on strategy: StrategySpec = .thre
 public func expectNoStall(within threshold: Duration = .seconds(1), _ name: String? = nil, on strategy: StrategySpec = .thread(stackBytes: 8 << 20),
                           profile: Profile = .linux, timeout: Duration = .seconds(60), sourceLocation: Testing.SourceLocation = #_sourceLocation,
                           _ body: @escaping @Sendable () throws -> Void) async -> StrainVerdict {
-    let verdict = await trial(name, on: strategy, profile: profile, timeout: timeout, stall: threshold, sourceLocation: sourceLocation, body)
+    let verdict = await trial(name, on: strategy, profile: profile, timeout: timeout, stall: threshold, namingSites: false,
+                              sourceLocation: sourceLocation, body)
     _ = failUnlessCompleted(verdict, sourceLocation: sourceLocation)
     return verdict
 }
@@ -123,24 +125,28 @@ func timeInterval(_ duration: Duration) -> Double {
 }
 
 /// The trial behind every expectation; `stall`: the stall threshold (nil: the timeout).
-func trial(_ name: String?, on strategy: StrategySpec, profile: Profile, timeout: Duration, stall: Duration?,
+/// `namingSites`: the call sites of the allocations are recorded and named (the
+/// count is kept either way). Naming them reads the test binary's debug information,
+/// about 0.45 s a trial for the fixture's debug build: only where a verdict shows them.
+func trial(_ name: String?, on strategy: StrategySpec, profile: Profile, timeout: Duration, stall: Duration?, namingSites: Bool,
            sourceLocation: Testing.SourceLocation, _ body: @escaping @Sendable () throws -> Void) async -> StrainVerdict {
     let seconds = timeInterval(timeout)
     let stallSeconds = stall.map { min(timeInterval($0), seconds) }
+    let environment = namingSites ? [:] : ["STRAIN_ALLOCATION_SITES": "off"]
     let place = ExpectationPlace.next(name: name ?? "line \(sourceLocation.line)", sourceLocation: sourceLocation)
     // The same call's second run, on a large stack: the re-run child for it stops here too.
     var largePlace = place
     largePlace.name += " on a large stack"
     let large = StrategySpec.thread(stackBytes: largeStackBytes)
     if TestTrial.child?.place == largePlace {
-        _ = await TestTrial.run(body, at: largePlace, strategy: large, profile: profile, timeoutSeconds: seconds, stallSeconds: stallSeconds)
+        _ = await TestTrial.run(body, at: largePlace, strategy: large, profile: profile, timeoutSeconds: seconds, stallSeconds: stallSeconds, environment: environment)
     }
-    guard let record = await TestTrial.run(body, at: place, strategy: strategy, profile: profile, timeoutSeconds: seconds, stallSeconds: stallSeconds) else {
+    guard let record = await TestTrial.run(body, at: place, strategy: strategy, profile: profile, timeoutSeconds: seconds, stallSeconds: stallSeconds, environment: environment) else {
         return StrainVerdict(record: nil, onLargeStack: nil, build: TestTrial.build)
     }
     var onLargeStack: TrialRecord?
     if record.outcome.kind == .stackOverflow {
-        onLargeStack = await TestTrial.run(body, at: largePlace, strategy: large, profile: profile, timeoutSeconds: seconds, stallSeconds: stallSeconds)
+        onLargeStack = await TestTrial.run(body, at: largePlace, strategy: large, profile: profile, timeoutSeconds: seconds, stallSeconds: stallSeconds, environment: environment)
     }
     return StrainVerdict(record: record, onLargeStack: onLargeStack, build: TestTrial.build)
 }
