@@ -106,6 +106,23 @@ import Testing
         #expect(text.contains("threads: futex wait ← closure #1 in fetchAll(_:blocking:)"), "the blocked pool threads, where they wait: \(text)")
     }
 
+    /// The bisection's answer is the boundary itself: the fixture's passing test parses
+    /// that depth on a plain 512 KiB `Thread` and sees one level more overflow one (in
+    /// an exit test); the failing one shows the answer and every probe.
+    @Test func aBisectionFindsTheDeepestInputThatFitsAndEveryProbeIsShown() async throws {
+        let run = try await Self.run.value()
+        #expect(run.lines(of: "theDeepestDocumentFoundParsesOnAPlain512KiBThread").hasPrefix("✔ Test"),
+                "\(run.lines(of: "theDeepestDocumentFoundParsesOnAPlain512KiBThread"))")
+        let text = run.lines(of: "failsOnPurposeAMillionLevelsDoNotFitA512KiBThread")
+        let answer = /(\d+) is the largest value that completes on thread\(512KiB\) \(debug build\); (\d+) ended stackOverflow/
+        let match = try #require(text.firstMatch(of: answer), "\(text)")
+        let deepest = try #require(Int(match.1))
+        #expect(Int(match.2) == deepest + 1 && (1_000..<50_000).contains(deepest), "\(text)")
+        let probes = try #require(text.firstMatch(of: /(\d+) probes: (.*)/), "\(text)")
+        #expect((15...20).contains(Int(probes.1) ?? 0), "about log2(100,000) probes: \(text)")
+        #expect(probes.2.contains("\(deepest) completed") && probes.2.contains("\(deepest + 1) stackOverflow"), "\(text)")
+    }
+
     @Test func onlyTheTestsMeantToFailFailAndTheRunSaysSo() async throws {
         let run = try await Self.run.value()
         #expect(run.status != 0)
@@ -113,7 +130,7 @@ import Testing
             .map { String($0.dropFirst("✘ Test ".count).prefix { $0 != "(" }) }
         #expect(Set(failed) == ["failsOnPurposeADeepDocumentOverflowsA512KiBThread", "failsOnPurposeARecursionWithoutEndOverflowsAnyStack",
                                 "failsOnPurposeAnExtraAllocationPerElementBreaksTheBudget", "failsOnPurposeOppositeTransfersDeadlock",
-                                "failsOnPurposeThreeHundredBlockingLookupsStarveThePool"], "\(run.output)")
+                                "failsOnPurposeThreeHundredBlockingLookupsStarveThePool", "failsOnPurposeAMillionLevelsDoNotFitA512KiBThread"], "\(run.output)")
         #expect(run.xunit.contains("failsOnPurposeADeepDocumentOverflowsA512KiBThread"), "the xUnit file names it: \(run.xunit.prefix(2000))")
     }
 }
