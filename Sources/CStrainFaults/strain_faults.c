@@ -3,6 +3,9 @@
 // runner's C (CStrainTools) so the SDK does not link it.
 #include "strain_faults.h"
 
+// Never instrumented by a sanitizer (why: CStrainProbe/strain_alloc.c).
+#pragma clang attribute push(__attribute__((disable_sanitizer_instrumentation)), apply_to = function)
+
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -66,3 +69,5 @@ double strain_reference_mutex_ns(long iterations) {
     pthread_mutex_destroy(&mutex);
     return iterations > 0 ? (double)(end - start) / (double)iterations : 0;
 }
+
+#pragma clang attribute pop

@@ -6,6 +6,9 @@
 #include "strain_preload.h"
 #include "strain_probe.h"
 
+// Never instrumented by a sanitizer (why: CStrainProbe/strain_alloc.c).
+#pragma clang attribute push(__attribute__((disable_sanitizer_instrumentation)), apply_to = function)
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -735,3 +738,5 @@ FILE *popen(const char *command, const char *mode) {
     strain_with_followed_environment(environ, strain_call_popen, &call);
     return call.stream;
 }
+
+#pragma clang attribute pop

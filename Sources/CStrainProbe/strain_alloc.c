@@ -23,6 +23,11 @@
 // - a site that finds no room in its slot's table is counted as unplaced, never dropped.
 #include "strain_probe.h"
 
+// Strain's own C runs in signal handlers, in the allocator's interposers and before a
+// sanitizer's runtime has started (`swift test --sanitize=thread` instruments C targets
+// too): never instrumented, as the harness is not what a sanitizer should watch.
+#pragma clang attribute push(__attribute__((disable_sanitizer_instrumentation)), apply_to = function)
+
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
@@ -428,3 +433,5 @@ int strain_alloc_describe_mapping(uintptr_t address, char *out, size_t capacity)
     dl_iterate_phdr(strain_alloc_find_mapping, &query);
     return query.written;
 }
+
+#pragma clang attribute pop

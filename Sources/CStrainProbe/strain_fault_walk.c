@@ -31,6 +31,9 @@
 #include "strain_probe.h"
 #include "strain_internal.h"
 
+// Never instrumented by a sanitizer (why: CStrainProbe/strain_alloc.c).
+#pragma clang attribute push(__attribute__((disable_sanitizer_instrumentation)), apply_to = function)
+
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
@@ -300,3 +303,5 @@ void strain_writer_walk_frames(strain_writer *writer, const strain_fault_walk *w
         writer->used += (size_t)(5 + nibbles);
     }
 }
+
+#pragma clang attribute pop

@@ -37,6 +37,9 @@
 // runner says so; the perf counters do not need them.
 #include "strain_probe.h"
 
+// Never instrumented by a sanitizer (why: CStrainProbe/strain_alloc.c).
+#pragma clang attribute push(__attribute__((disable_sanitizer_instrumentation)), apply_to = function)
+
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
@@ -210,3 +213,5 @@ void strain_instr_end(void) {
     atomic_fetch_add_explicit(&strain_instr_generation, 1, memory_order_acq_rel);
 #endif
 }
+
+#pragma clang attribute pop

@@ -16,6 +16,9 @@
 #include "strain_probe.h"
 #include "strain_internal.h"
 
+// Never instrumented by a sanitizer (why: CStrainProbe/strain_alloc.c).
+#pragma clang attribute push(__attribute__((disable_sanitizer_instrumentation)), apply_to = function)
+
 // The same two lines as CLibunwind/shim.h: the system library target supplies
 // the link flag (-lunwind), C includes the header directly.
 #define UNW_LOCAL_ONLY
@@ -874,3 +877,5 @@ int strain_thread_count(void) {
     if (line == NULL) return -1;
     return atoi(line + strlen("\nThreads:"));
 }
+
+#pragma clang attribute pop

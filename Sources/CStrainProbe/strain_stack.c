@@ -3,6 +3,9 @@
 // async-signal-safe, and need not be: it runs in ordinary code.
 #include "strain_probe.h"
 
+// Never instrumented by a sanitizer (why: CStrainProbe/strain_alloc.c).
+#pragma clang attribute push(__attribute__((disable_sanitizer_instrumentation)), apply_to = function)
+
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
@@ -21,3 +24,5 @@ int strain_thread_id_cached(void) {
     if (strain_cached_tid == 0) strain_cached_tid = strain_thread_id();
     return strain_cached_tid;
 }
+
+#pragma clang attribute pop

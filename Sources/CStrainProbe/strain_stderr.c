@@ -4,6 +4,9 @@
 #include "strain_probe.h"
 #include "strain_internal.h"
 
+// Never instrumented by a sanitizer (why: CStrainProbe/strain_alloc.c).
+#pragma clang attribute push(__attribute__((disable_sanitizer_instrumentation)), apply_to = function)
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -58,3 +61,5 @@ void strain_stderr_write_tail(void) {
     close(fd);
     if (whole) rename(temporary, path); else unlink(temporary);
 }
+
+#pragma clang attribute pop

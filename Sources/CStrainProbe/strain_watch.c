@@ -11,6 +11,9 @@
 #include "strain_probe.h"
 #include "strain_internal.h"
 
+// Never instrumented by a sanitizer (why: CStrainProbe/strain_alloc.c).
+#pragma clang attribute push(__attribute__((disable_sanitizer_instrumentation)), apply_to = function)
+
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
@@ -539,3 +542,5 @@ int strain_set_thread_name(const char *name) {
     shortened[sizeof(shortened) - 1] = 0;
     return pthread_setname_np(pthread_self(), shortened);
 }
+
+#pragma clang attribute pop

@@ -4,6 +4,9 @@
 #include "strain_fault_walk_check.h"
 #include "strain_probe.h"
 
+// Never instrumented by a sanitizer (why: CStrainProbe/strain_alloc.c).
+#pragma clang attribute push(__attribute__((disable_sanitizer_instrumentation)), apply_to = function)
+
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -108,3 +111,5 @@ int strain_fault_walk_check(size_t capacity, size_t fast_limit, strain_fault_wal
     strain_check_step_frames = NULL;
     return status;
 }
+
+#pragma clang attribute pop

@@ -26,6 +26,9 @@
 
 #include "strain_tools.h"
 
+// Never instrumented by a sanitizer (why: CStrainProbe/strain_alloc.c).
+#pragma clang attribute push(__attribute__((disable_sanitizer_instrumentation)), apply_to = function)
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -421,3 +424,5 @@ long strain_ptrace_unwind(int tid, uintptr_t *ips, size_t max_frames, char *stat
     job_release_locked(j);
     return r;
 }
+
+#pragma clang attribute pop

@@ -7,6 +7,9 @@
 #include "strain_server.h"
 #include "strain_probe.h"
 
+// Never instrumented by a sanitizer (why: CStrainProbe/strain_alloc.c).
+#pragma clang attribute push(__attribute__((disable_sanitizer_instrumentation)), apply_to = function)
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -201,3 +204,5 @@ long strain_server_receive(int socket, void *buffer, size_t capacity, int *fds, 
 int strain_server_socket_pair(int ends[2]) {
     return socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ends) == 0 ? 0 : errno;
 }
+
+#pragma clang attribute pop

@@ -2,6 +2,9 @@
 // symbolizer). The faults on purpose and the reference loop are in CStrainFaults.
 #include "strain_tools.h"
 
+// Never instrumented by a sanitizer (why: CStrainProbe/strain_alloc.c).
+#pragma clang attribute push(__attribute__((disable_sanitizer_instrumentation)), apply_to = function)
+
 #include <string.h>
 
 // MARK: - Demangling (used by the parent's symbolizer)
@@ -22,3 +25,5 @@ char *strain_demangle_cxx(const char *name) {
     char *result = __cxa_demangle(name, NULL, NULL, &status);
     return status == 0 ? result : NULL;
 }
+
+#pragma clang attribute pop

@@ -4,6 +4,9 @@
 #include "strain_walk_compare.h"
 #include "strain_probe.h"
 
+// Never instrumented by a sanitizer (why: CStrainProbe/strain_alloc.c).
+#pragma clang attribute push(__attribute__((disable_sanitizer_instrumentation)), apply_to = function)
+
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
@@ -132,3 +135,5 @@ int strain_walk_compare(long depth, size_t capacity, strain_walk_comparison *out
     strain_compare_fast = NULL;
     return status;
 }
+
+#pragma clang attribute pop

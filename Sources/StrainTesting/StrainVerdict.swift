@@ -38,6 +38,8 @@ public struct StrainVerdict: Sendable, CustomStringConvertible {
         if let message = record.outcome.message, !message.isEmpty { lines.append(message) }
         if let trace = record.trace { lines += Self.describe(trace) }
         if let dump = record.dump { lines += Self.describe(dump) }
+        for report in (record.sanitizerReports ?? []).prefix(3) { lines += Self.describe(report) }
+        if let more = record.sanitizerReports?.dropFirst(3), !more.isEmpty { lines.append("… \(more.count) more reports in the attached run.json") }
         if record.outcome.kind == .stackOverflow || record.trace?.isStackOverflow == true {
             lines.append(largeStackVerdict)
         }
@@ -88,6 +90,17 @@ public struct StrainVerdict: Sendable, CustomStringConvertible {
             lines.append("  \(count)\(group.inWork ? " running the closure's work" : ""): \(group.summary)")
         }
         if groups.count > 8 { lines.append("  … \(groups.count - 8) more groups in the attached run.json") }
+        return lines
+    }
+
+    /// A sanitizer's report: its headline, then each access (or other stack) it
+    /// names with its first frames, file:line where known.
+    static func describe(_ report: SanitizerReport) -> [String] {
+        var lines = [report.headline]
+        for stack in report.accesses.prefix(2) {
+            let frames = stack.frames.filter { $0.symbol != nil || $0.location != nil }.prefix(4).map(SanitizerReport.place)
+            lines.append("  \(stack.title): " + (frames.isEmpty ? "(no frames)" : frames.joined(separator: " ← ")))
+        }
         return lines
     }
 

@@ -13,13 +13,13 @@ import Testing
         var output: String
         var xunit: String
 
-        /// The lines of one test's result and issues, from `✘`/`✔ Test NAME` to the next test's.
+        /// The lines of one test's result, issues and warnings, from `✘`/`✔`/`⚠️ Test NAME` to the next test's.
         func lines(of test: String) -> String {
             let all = output.split(separator: "\n", omittingEmptySubsequences: false)
             var taken: [Substring] = []
             var inside = false
             for line in all {
-                if line.hasPrefix("✘ Test ") || line.hasPrefix("✔ Test ") || line.hasPrefix("◇ Test ") {
+                if line.hasPrefix("✘ Test ") || line.hasPrefix("✔ Test ") || line.hasPrefix("◇ Test ") || (line.unicodeScalars.first == "\u{26A0}" && line.contains(" Test ")) {
                     inside = line.contains("Test \(test)(") && !line.hasPrefix("◇")
                 }
                 if inside { taken.append(line) }
@@ -42,6 +42,42 @@ import Testing
                 ?? (try? String(contentsOfFile: xunit, encoding: .utf8)) ?? ""
             return Run(status: status, output: output, xunit: xml)
         }
+    }
+
+    /// The fixture's race tests in a test binary built with ThreadSanitizer, as a team runs
+    /// them: `swift test --sanitize=thread` (its own scratch folder: every module differs).
+    static let sanitizedRun = AsyncOnce<Run> {
+        let scratch = FixturePackage.repository.appendingPathComponent(".build/gate-fixture-tsan").path
+        return try await FixturePackage.locked {
+            let (built, buildOutput) = try await FixturePackage.swift(["build", "--build-tests", "--sanitize=thread", "--package-path", fixture,
+                                                                        "--scratch-path", scratch])
+            guard built == 0 else { throw FixturePackage.BuildError(output: buildOutput) }
+            let (status, output) = try await FixturePackage.swift(["test", "--skip-build", "--sanitize=thread", "--package-path", fixture,
+                                                                   "--scratch-path", scratch, "--filter", "RaceTests"])
+            return Run(status: status, output: output, xunit: "")
+        }
+    }
+
+    @Test func aSanitizedTestBinaryNamesARaceWithBothAccessesAndGuardedTalliesPass() async throws {
+        let run = try await Self.sanitizedRun.value()
+        let text = run.lines(of: "failsOnPurposeAnUnguardedTallyRaces")
+        #expect(text.contains("recorded an issue at RaceTests.swift:11:"), "the issue points at the expectation's line: \(text)")
+        #expect(text.contains("ended dataRace on thread(8MiB)"), "\(text)")
+        #expect(text.contains("ThreadSanitizer: ") && text.contains("race at Tally.add()"), "\(text)")
+        // Both accesses, each by its thread, with the team's file:line.
+        let accesses = text.split(separator: "\n").filter { $0.contains(" by thread T") && $0.contains("Tally.swift:9") && $0.contains("RaceTests.swift:12") }
+        #expect(accesses.count >= 2 && accesses.contains { $0.contains("Previous ") }, "\(text)")
+        #expect(text.contains("Attached 'run.json'"), "\(text)")
+        for guarded in ["aTallyUnderAnNSLockDoesNotRace", "aTallyUnderSwiftsMutexDoesNotRace"] {
+            #expect(run.lines(of: guarded).hasPrefix("✔ Test \(guarded)() passed"), "\(run.lines(of: guarded))")
+        }
+    }
+
+    @Test func aPlainTestBinarySaysItDidNotCheckForRaces() async throws {
+        let run = try await Self.run.value()
+        let text = run.lines(of: "failsOnPurposeAnUnguardedTallyRaces")
+        #expect(text.contains("races were not checked: this test binary is not built with ThreadSanitizer (run `swift test --sanitize=thread`)"), "\(text)")
+        #expect(text.contains("passed"), "a warning does not fail the test: \(text)")
     }
 
     @Test func aClosureThatFitsItsStackPassesAndReportsItsHighWater() async throws {
