@@ -159,6 +159,28 @@ import Testing
         #expect(probes.2.contains("\(deepest) completed") && probes.2.contains("\(deepest + 1) stackOverflow"), "\(text)")
     }
 
+    /// Ctrl-C reaches the test process alone here (a terminal would signal the child
+    /// too): the expectation's child must still go with its parent, not run to its
+    /// 300 s timeout.
+    @Test func anInterruptedTestProcessLeavesNoChildBehind() async throws {
+        _ = try await Self.run.value()  // the fixture, built
+        let binary = FixturePackage.scratch + "/debug/TestingFixturePackageTests.xctest"
+        let running = try ProgramRun.start(binary, ["--testing-library", "swift-testing", "--filter", "HangTests"], environment: ["FIXTURE_HANG": "1"])
+        let parent = running.process.processIdentifier
+        defer { Processes.killTree(parent) }
+        // The expectation's child: the test binary again, under the test process.
+        let started = await eventually(within: 60) { !Processes.descendants(of: parent).isEmpty }
+        let children = Processes.descendants(of: parent)
+        try #require(started && !children.isEmpty, "the expectation started no child")
+        // Its trial is running (the closure sleeps): interrupt the test process.
+        await pause(1_000_000)
+        kill(parent, SIGINT)
+        for child in children {
+            #expect(await Processes.waitUntilGone(child, seconds: 20), "child \(child) outlived its interrupted test process")
+        }
+        _ = try? await running.wait(timeout: 30)
+    }
+
     @Test func onlyTheTestsMeantToFailFailAndTheRunSaysSo() async throws {
         let run = try await Self.run.value()
         #expect(run.status != 0)

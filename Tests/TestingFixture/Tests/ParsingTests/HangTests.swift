@@ -1,0 +1,13 @@
+import Foundation
+import StrainTesting
+import Testing
+
+/// A closure that never returns, for the interrupted run of StrainTestingTests:
+/// enabled only where FIXTURE_HANG is set (its re-run child inherits it).
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["FIXTURE_HANG"] != nil)) struct HangTests {
+    @Test func aClosureThatNeverReturns() async {
+        await expectCompletes(timeout: .seconds(300)) {
+            while true { sleep(60) }
+        }
+    }
+}
