@@ -167,10 +167,14 @@ import Testing
         let binary = FixturePackage.scratch + "/debug/TestingFixturePackageTests.xctest"
         let running = try ProgramRun.start(binary, ["--testing-library", "swift-testing", "--filter", "HangTests"], environment: ["FIXTURE_HANG": "1"])
         let parent = running.process.processIdentifier
-        defer { Processes.killTree(parent) }
         // The expectation's child: the test binary again, under the test process.
         let started = await eventually(within: 60) { !Processes.descendants(of: parent).isEmpty }
         let children = Processes.descendants(of: parent)
+        defer {
+            // A child that outlived its parent was re-parented: killed by its own pid.
+            Processes.killTree(parent)
+            for child in children { kill(child, SIGKILL) }
+        }
         try #require(started && !children.isEmpty, "the expectation started no child")
         // Its trial is running (the closure sleeps): interrupt the test process.
         await pause(1_000_000)
