@@ -117,7 +117,7 @@ struct ExecCommand: ParsableCommand {
     static func write(_ dump: ExecDump, folder: String, program: String) {
         let path = (folder as NSString).appendingPathComponent("dump-\(dump.number).txt")
         var title = "thread dump \(dump.number) of \(program) at \(Date().formatted(.iso8601))"
-        if let stall = dump.stall { title += ", \(stall.kind.rawValue): \(stall.message)" }
+        if let stall = dump.stall { title += ", \(stall.name): \(stall.message)" }
         try? DumpText.document(dump.dump, title: title).write(toFile: path, atomically: true, encoding: .utf8)
         var lines = ["strain: \(title): \(dump.dump.threadCount) threads in \(dump.dump.groups.count) groups, written to \(path)"]
         lines += dump.dump.groups.prefix(8).map { "  " + DumpText.group($0) }
