@@ -72,8 +72,10 @@ struct ExecCommand: ParsableCommand {
                 Self.write(dump, folder: folder.path, program: program)
             })
             try RunRecordFile.write(result.record, to: folder.runJSONPath)
+            // A stall verdict this terminal was shown (with its dump) and the record then withdrew is said again, withdrawn.
+            let withdrawn = result.record.trials.first?.stall == nil && result.dumps.contains { $0.stall?.kind != nil }
             if let trial = result.record.trials.first,
-               (trial.outcome.kind != .completed && trial.outcome.kind != .threw) || !(trial.processFaults ?? []).isEmpty {
+               (trial.outcome.kind != .completed && trial.outcome.kind != .threw) || !(trial.processFaults ?? []).isEmpty || withdrawn {
                 Self.describe(trial, runJSON: folder.runJSONPath)
             }
             withExtendedLifetime(folder) {}
