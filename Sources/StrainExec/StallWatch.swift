@@ -27,7 +27,10 @@ package struct ExecStallVerdict: Sendable, Hashable {
 /// wait). With a stuck pool thread, the verdict is `deadlocked` when every thread
 /// outside the pools waits with no timeout too (nothing is left to wake them), or
 /// `starved` when no pool thread is idle (work queued to the pool cannot start);
-/// anything else is not called. Called once per run.
+/// anything else is not called. Called once per run. A `deadlocked` without a named
+/// cycle that a handler the program installed or a live process of its tree could
+/// still end is a wait on an outside event instead (`OutsideWake`): not a stall, and
+/// the watch goes on.
 struct StallWatch {
     let pid: Int32
     let thresholdSeconds: Double
