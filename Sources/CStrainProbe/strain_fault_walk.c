@@ -190,7 +190,41 @@ int strain_probe_renew_unwinder_pipe(void) {
 
 // MARK: - In the handler (async-signal-safe once the thread is warm)
 
+// A call through a NULL (or unmapped) function pointer faults with the instruction
+// pointer where the call went: 0, or the fault address itself. There is no unwind
+// information there, and libunwind stops at once ("at least 0 frames"). On x86-64 the
+// call pushed its return address at the stack pointer: `caller` is then the caller's
+// frame (that address, the stack pointer past it), and the faulting address is
+// returned for the first frame, as gdb shows it (`#0 0x0`). Returns 0 (`caller`
+// untouched) for any other fault, or when the word at the stack pointer is not mapped.
+// Async-signal-safe: a copy of the context, mincore(2) and one read of the stack.
+static int strain_walk_unmapped_call(const void *context, ucontext_t *caller, uintptr_t *faulting_ip) {
+#if defined(__x86_64__)
+    const ucontext_t *interrupted = (const ucontext_t *)context;
+    uintptr_t ip = (uintptr_t)interrupted->uc_mcontext.gregs[REG_RIP];
+    uintptr_t fault = (uintptr_t)interrupted->uc_mcontext.gregs[REG_CR2];
+    uintptr_t sp = (uintptr_t)interrupted->uc_mcontext.gregs[REG_RSP];
+    if ((ip != 0 && ip != fault) || sp == 0 || sp % sizeof(uintptr_t) != 0) return 0;
+    // x86-64's base page; mincore fails with ENOMEM where nothing is mapped.
+    const uintptr_t page = 4096;
+    unsigned char resident = 0;
+    if (mincore((void *)(sp & ~(page - 1)), (size_t)page, &resident) != 0) return 0;
+    uintptr_t return_address = *(const uintptr_t *)sp;
+    if (return_address == 0) return 0;
+    memcpy(caller, interrupted, sizeof(*caller));
+    caller->uc_mcontext.gregs[REG_RIP] = (greg_t)return_address;
+    caller->uc_mcontext.gregs[REG_RSP] = (greg_t)(sp + sizeof(uintptr_t));
+    *faulting_ip = ip;
+    return 1;
+#else
+    (void)context; (void)caller; (void)faulting_ip;
+    return 0;
+#endif
+}
+
 // The unw_step loop: the head as walked, then a ring for the tail; counts every frame.
+// After a call through an unmapped pointer the walk starts at the caller, the
+// faulting address its first frame.
 static void strain_walk_step(void *context, uintptr_t *frames, size_t capacity, strain_fault_walk *out) {
     size_t head_capacity = capacity / 2;
     size_t tail_capacity = capacity - head_capacity;
@@ -198,7 +232,18 @@ static void strain_walk_step(void *context, uintptr_t *frames, size_t capacity, 
     size_t total = 0;
     uintptr_t first_sp = 0, last_sp = 0;
     int walk_end = -1;
-    if (frames != NULL && unw_init_local2(&cursor, (unw_context_t *)context, UNW_INIT_SIGNAL_FRAME) == 0) {
+    ucontext_t caller;
+    uintptr_t faulting_ip = 0;
+    int from_caller = strain_walk_unmapped_call(context, &caller, &faulting_ip);
+    if (from_caller && frames != NULL && head_capacity > 0) {
+        frames[0] = faulting_ip;
+        first_sp = (uintptr_t)((const ucontext_t *)context)->uc_mcontext.gregs[REG_RSP];
+        total = 1;
+    }
+    // The caller's address is a return address, not an interrupted instruction: no signal frame.
+    int started = frames != NULL && (from_caller ? unw_init_local2(&cursor, (unw_context_t *)&caller, 0)
+                                                 : unw_init_local2(&cursor, (unw_context_t *)context, UNW_INIT_SIGNAL_FRAME)) == 0;
+    if (started) {
         do {
             unw_word_t ip = 0;
             if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0) break;
@@ -270,7 +315,11 @@ __attribute__((noinline)) static const char *strain_walk_fast(void *context, siz
 
 void strain_walk_interrupted(void *context, uintptr_t *frames, size_t capacity, size_t fast_limit, strain_fault_walk *out) {
     memset(out, 0, sizeof(*out));
-    const char *fallback = atomic_load(&strain_prefer_step) ? "unw_step chosen" : strain_walk_fast(context, capacity, fast_limit, out);
+    ucontext_t caller;
+    uintptr_t faulting_ip = 0;
+    const char *fallback = atomic_load(&strain_prefer_step) ? "unw_step chosen"
+        : strain_walk_unmapped_call(context, &caller, &faulting_ip) ? "call through an unmapped pointer"
+        : strain_walk_fast(context, capacity, fast_limit, out);
     if (fallback == NULL) return;
     strain_walk_step(context, frames, capacity, out);
     out->fallback = fallback;

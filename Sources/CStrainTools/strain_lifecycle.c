@@ -134,6 +134,10 @@ static pid_t strain_forward_pid;
 // Signals that came before the program's pid was known (one bit per signal number):
 // the program gets them once it is known, rather than never.
 static unsigned long strain_forward_pending;
+// Every signal sent to `strain exec` that the program gets too (passed on, or a
+// terminal's, which reaches it by itself): a stall verdict is taken back only when
+// the program ran on with none of them.
+static unsigned long strain_forward_seen;
 
 // Sends the kept signals to the program, once its pid is known. Async-signal-safe.
 static void strain_forward_flush(void) {
@@ -150,6 +154,7 @@ static void strain_forward_flush(void) {
 // same foreground process group: forwarding it too would deliver it twice.
 static void strain_forward_handler(int signal_number, siginfo_t *info, void *context) {
     (void)context;
+    __atomic_fetch_add(&strain_forward_seen, 1UL, __ATOMIC_SEQ_CST);
     if (info->si_code == SI_KERNEL) return;
     int saved = errno;
     pid_t pid = __atomic_load_n(&strain_forward_pid, __ATOMIC_SEQ_CST);
@@ -183,6 +188,10 @@ int strain_exec_forward_signals(int pid) {
     int status = pthread_sigmask(SIG_UNBLOCK, &blocked, NULL);
     strain_forward_flush();
     return status;
+}
+
+unsigned long strain_exec_signals_seen(void) {
+    return __atomic_load_n(&strain_forward_seen, __ATOMIC_SEQ_CST);
 }
 
 int strain_child_signal_take_back(void) {

@@ -72,8 +72,10 @@ struct ExecCommand: ParsableCommand {
                 Self.write(dump, folder: folder.path, program: program)
             })
             try RunRecordFile.write(result.record, to: folder.runJSONPath)
+            // A stall verdict this terminal was shown (with its dump) and the record then withdrew is said again, withdrawn.
+            let withdrawn = result.record.trials.first?.stall == nil && result.dumps.contains { $0.stall?.kind != nil }
             if let trial = result.record.trials.first,
-               (trial.outcome.kind != .completed && trial.outcome.kind != .threw) || !(trial.processFaults ?? []).isEmpty {
+               (trial.outcome.kind != .completed && trial.outcome.kind != .threw) || !(trial.processFaults ?? []).isEmpty || withdrawn {
                 Self.describe(trial, runJSON: folder.runJSONPath)
             }
             withExtendedLifetime(folder) {}
@@ -117,7 +119,7 @@ struct ExecCommand: ParsableCommand {
     static func write(_ dump: ExecDump, folder: String, program: String) {
         let path = (folder as NSString).appendingPathComponent("dump-\(dump.number).txt")
         var title = "thread dump \(dump.number) of \(program) at \(Date().formatted(.iso8601))"
-        if let stall = dump.stall { title += ", \(stall.kind.rawValue): \(stall.message)" }
+        if let stall = dump.stall { title += ", \(stall.name): \(stall.message)" }
         try? DumpText.document(dump.dump, title: title).write(toFile: path, atomically: true, encoding: .utf8)
         var lines = ["strain: \(title): \(dump.dump.threadCount) threads in \(dump.dump.groups.count) groups, written to \(path)"]
         lines += dump.dump.groups.prefix(8).map { "  " + DumpText.group($0) }

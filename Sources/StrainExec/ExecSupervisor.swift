@@ -127,6 +127,10 @@ package struct ExecSupervisor: Sendable {
         var readDumps = Set<String>()
         var watch = request.stallSeconds.map { StallWatch(pid: program.pid, thresholdSeconds: $0) }
         var stall: ExecStall?
+        // The last wait on an outside event the watch saw (not a stall: the watch goes on),
+        // and how many signals strain had passed on when a stall was called.
+        var outsideWait: ExecStall?
+        var signalsAtStall: UInt = 0
         var peakWorkers = 0
         var nextWorkerCount: UInt64 = 0
         let statusPath = "/proc/\(program.pid)/status"
@@ -158,7 +162,15 @@ package struct ExecSupervisor: Sendable {
                 let suspicion = current.step(now: strain_monotonic_ns())
                 watch = current
                 if let suspicion {
-                    stall = judgeStall(suspicion, watch: &current, probe: probe, pid: program.pid, collect: collectDumps)
+                    let judged = judgeStall(suspicion, watch: &current, probe: probe, pid: program.pid, collect: collectDumps)
+                    if let judged, judged.verdict.kind == nil {
+                        // Something outside can end the wait: watched on, judged again once it moves.
+                        outsideWait = judged
+                        current.restart(now: strain_monotonic_ns(), threads: suspicion.threads)
+                    } else if judged != nil {
+                        stall = judged
+                        signalsAtStall = strain_exec_signals_seen()
+                    }
                     watch = stall == nil ? current : nil
                 }
             }
@@ -172,8 +184,12 @@ package struct ExecSupervisor: Sendable {
         let wall = Double(end - started) / 1e9
 
         let sanitizerReports = SanitizerLog.reports(in: request.probeFolder, symbolizer: classifier.symbolizer)
+        // The program ran on by itself after a stall was called when it then exited by its own
+        // status with no signal passed on to it by strain (a terminal's included).
+        var ranOn = false
+        if let stall, stall.pid == program.pid, case .exited = termination { ranOn = strain_exec_signals_seen() == signalsAtStall }
         var classified = classify(termination, fault: probe.faultRecord(pid: program.pid), sanitizerReports: sanitizerReports,
-                                  stall: stall, dumps: dumps, probe: probe, pid: program.pid, request: request)
+                                  stall: stall, ranOn: ranOn, outsideWait: outsideWait, dumps: dumps, probe: probe, pid: program.pid, request: request)
         classified.metrics.wallSeconds = wall
         Self.readAllocations(in: probe.path, pid: program.pid, into: &classified.metrics)
         let key = TrialKey(scenario: "exec", parameters: [
@@ -204,16 +220,24 @@ package struct ExecSupervisor: Sendable {
         return ExecResult(pid: program.pid, termination: termination, record: record, dumps: dumps)
     }
 
-    /// A stall the watchdog called: its verdict, what it saw, and the wait cycle when the holders close one.
-    typealias ExecStall = (verdict: ExecStallVerdict, report: StallReport, cycle: WaitCycle?)
+    /// A stall the watchdog called: its verdict, what it saw, the wait cycle when the
+    /// holders close one, and the process judged (the program, or one of its tree).
+    typealias ExecStall = (verdict: ExecStallVerdict, report: StallReport, cycle: WaitCycle?, pid: Int32)
 
     /// The program's outcome and evidence, the classifier's stage of the pipeline for a
     /// program: its fault record classified as a trial's is (then placed: a fault the
     /// program handled itself, a fault in an image it executed), else its exit status;
     /// a sanitizer's verdict where it recorded no fault; the stall the watchdog called,
     /// with its dump; the runtime's last words, else what it last said on standard error.
+    ///
+    /// A stall the program then ran on from by itself (`ranOn`) was not one: the verdict
+    /// is withdrawn (the program's own ending is the outcome, the verdict kept in its
+    /// message), except a named wait cycle, which no one inside can break: kept, and the
+    /// message says the program ran on. A wait on an outside event is no stall either:
+    /// the program's own ending, with what the watch saw.
     private func classify(_ termination: TerminationStatus, fault: FaultRecord?, sanitizerReports: [SanitizerReport], stall: ExecStall?,
-                          dumps: [ExecDump], probe: ProbeFolder, pid: Int32, request: ExecRequest) -> OutcomeClassifier.Classified {
+                          ranOn: Bool, outsideWait: ExecStall?, dumps: [ExecDump], probe: ProbeFolder, pid: Int32,
+                          request: ExecRequest) -> OutcomeClassifier.Classified {
         var classified: OutcomeClassifier.Classified
         if let fault, case .exited(let code) = termination {
             // The program's own handler took the signal and the program went on to exit by its
@@ -248,9 +272,23 @@ package struct ExecSupervisor: Sendable {
             }
         }
         if fault == nil, let verdict = Self.sanitizerOutcome(sanitizerReports, termination: termination) { classified.outcome = verdict }
-        if let stall {
-            classified.outcome = TrialOutcome(kind: stall.verdict.kind, message: "\(stall.verdict.message); then the program \(Self.ended(termination))")
-            classified.stall = stall.report
+        func noting(_ note: String) {
+            if let message = classified.outcome.message, !message.isEmpty {
+                classified.outcome.message = message + "; before, " + note
+            } else {
+                classified.outcome.message = note + "; then the program \(Self.ended(termination))"
+            }
+        }
+        if let stall, let kind = stall.verdict.kind {
+            if ranOn, stall.cycle == nil {
+                noting("--stall called it \(kind.rawValue) (\(stall.verdict.message)), but the program then ran on by itself: the verdict is withdrawn")
+            } else {
+                let after = ranOn ? " by itself, with no signal passed on by strain: something outside the cycle ended it" : ""
+                classified.outcome = TrialOutcome(kind: kind, message: "\(stall.verdict.message); then the program \(Self.ended(termination))\(after)")
+                classified.stall = stall.report
+            }
+        } else if let outsideWait {
+            noting("--stall saw it \(ExecStallVerdict.outsideEvent): \(outsideWait.verdict.message)")
         }
         classified.dump = stall.flatMap { _ in dumps.last { $0.stall != nil }?.dump } ?? dumps.last?.dump
         if let cycle = stall?.cycle, classified.dump != nil { classified.dump?.waitCycle = cycle }
@@ -295,32 +333,47 @@ package struct ExecSupervisor: Sendable {
         let place = { (tid: Int) in dump.flatMap { Self.place(of: tid, in: $0) } }
         let maps = (try? String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)) ?? ""
         let object = { (address: UInt64) in classifier.symbolizer.dataObject(at: address, maps: maps) }
-        if let dump, let verdict = StallWatch.judge(dump, suspicion: suspicion) {
-            _ = collect(verdict)
+        let processes = suspicion.processes.isEmpty ? [(pid: pid, threads: suspicion.threads)] : suspicion.processes
+        if let dump, var verdict = StallWatch.judge(dump, suspicion: suspicion) {
             // A pool's stuck threads may wait on mutexes too: the cycle, when the holders close one.
             let cycle = LockWaits(threads: suspicion.threads, readWord: LockWaits.reader(pid: pid)).waitCycle(threads: suspicion.threads, place: place, object: object)
-            return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds), cycle)
+            if verdict.kind == .deadlocked, cycle == nil,
+               let reason = OutsideWake.reason(pid: pid, caught: OutsideWake.caughtSignals(pid: pid), maps: maps, processes: processes) {
+                verdict = Self.outsideEvent(verdict, reason: reason)
+            }
+            _ = collect(verdict)
+            return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds), cycle, pid)
         }
         // No pool: threads of any program blocked on locks, judged from /proc and the locks themselves,
         // process by process (the program's first: only it answers dumps, which say where a thread waits).
-        let processes = suspicion.processes.isEmpty ? [(pid: pid, threads: suspicion.threads)] : suspicion.processes
         for process in processes {
             let isProgram = process.pid == pid
             let processMaps = isProgram ? maps : ((try? String(contentsOfFile: "/proc/\(process.pid)/maps", encoding: .utf8)) ?? "")
             guard var (verdict, cycle) = LockWaits.judge(threads: process.threads, silentSeconds: suspicion.silentSeconds,
                                                          readWord: LockWaits.reader(pid: process.pid), place: isProgram ? place : { _ in nil },
                                                          object: { classifier.symbolizer.dataObject(at: $0, maps: processMaps) }) else { continue }
+            if cycle == nil, let reason = OutsideWake.reason(pid: process.pid, caught: OutsideWake.caughtSignals(pid: process.pid), maps: processMaps, processes: processes) {
+                verdict = Self.outsideEvent(verdict, reason: reason)
+            }
             if !isProgram {
                 let command = Self.commandLine(pid: process.pid).map { ", " + Self.shellQuoted($0) } ?? ""
                 verdict.message = "in process \(process.pid) (a descendant of the program\(command)): " + verdict.message
             }
             _ = collect(verdict)
-            return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds), isProgram ? cycle : nil)
+            return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds), isProgram ? cycle : nil, process.pid)
         }
         // Not stuck: this dump was the watchdog's question only; no one asked to see it.
         for file in fresh { unlink(file) }
         watch.restart(now: strain_monotonic_ns(), threads: suspicion.threads)
         return nil
+    }
+
+    /// A verdict of `deadlocked` taken back because something outside can end the wait:
+    /// the same evidence, named for what it is.
+    static func outsideEvent(_ verdict: ExecStallVerdict, reason: String) -> ExecStallVerdict {
+        let evidence = verdict.message.replacingOccurrences(of: ", so none is left to wake another", with: "")
+            .replacingOccurrences(of: ": none can wake another", with: "")
+        return ExecStallVerdict(kind: nil, message: "\(evidence); not deadlocked: \(reason)")
     }
 
     /// A live process's command line (`/proc/PID/cmdline`), or nil.

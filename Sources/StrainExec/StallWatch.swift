@@ -4,9 +4,18 @@ import StrainWire
 
 /// The watchdog's verdict on a program under `strain exec --stall`.
 package struct ExecStallVerdict: Sendable, Hashable {
-    /// `starved` or `deadlocked`, as a trial's watchdog would name it.
-    package var kind: TrialOutcome.Kind
+    /// `starved` or `deadlocked`, as a trial's watchdog would name it; nil when every
+    /// thread waits with no timeout but something outside the program can end the wait
+    /// (a handler it installed, a live process of its tree): no stall, the program's own
+    /// ending stays its outcome and the record says what it waited on.
+    package var kind: TrialOutcome.Kind?
     package var message: String
+
+    /// `deadlocked`, `starved`, or `waiting on an outside event`.
+    package var name: String { kind?.rawValue ?? Self.outsideEvent }
+
+    /// The name of a wait that something outside the program can end.
+    package static let outsideEvent = "waiting on an outside event"
 }
 
 /// `strain exec --stall`: watches a program from outside, without a heartbeat.
@@ -18,7 +27,10 @@ package struct ExecStallVerdict: Sendable, Hashable {
 /// wait). With a stuck pool thread, the verdict is `deadlocked` when every thread
 /// outside the pools waits with no timeout too (nothing is left to wake them), or
 /// `starved` when no pool thread is idle (work queued to the pool cannot start);
-/// anything else is not called. Called once per run.
+/// anything else is not called. Called once per run. A `deadlocked` without a named
+/// cycle that a handler the program installed or a live process of its tree could
+/// still end is a wait on an outside event instead (`OutsideWake`): not a stall, and
+/// the watch goes on.
 struct StallWatch {
     let pid: Int32
     let thresholdSeconds: Double
@@ -73,6 +85,9 @@ struct StallWatch {
         }
         let silent = Double(now &- quietSince) / 1e9
         guard silent >= patienceSeconds else { return nil }
+        // Read afresh: a worker started since the last read may be what the program waits for.
+        tree = Self.tree(of: pid)
+        treeReadAt = now
         let processes = tree.map { process in
             (pid: process, threads: ThreadState.tids(pid: String(process)).compactMap { ThreadState.read(pid: String(process), tid: $0) })
         }

@@ -56,8 +56,8 @@ public struct TrialOutcome: Codable, Hashable, Sendable, CustomStringConvertible
 public enum SignalName {
     private static let names: [Int32: String] = [
         1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 5: "SIGTRAP", 6: "SIGABRT",
-        7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 11: "SIGSEGV", 13: "SIGPIPE", 14: "SIGALRM",
-        15: "SIGTERM",
+        7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 10: "SIGUSR1", 11: "SIGSEGV", 12: "SIGUSR2", 13: "SIGPIPE", 14: "SIGALRM",
+        15: "SIGTERM", 17: "SIGCHLD", 18: "SIGCONT", 19: "SIGSTOP", 20: "SIGTSTP", 28: "SIGWINCH", 29: "SIGIO", 31: "SIGSYS",
     ]
 
     /// The signal numbers Linux has (1 to SIGRTMAX): a process can die of no other.

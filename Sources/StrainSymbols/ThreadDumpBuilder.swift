@@ -46,6 +46,14 @@ package struct ThreadDumpBuilder: Sendable {
         return dump
     }
 
+    /// Whether `module` is one of the toolchain's or the system's libraries (the Swift
+    /// runtime, Foundation, libdispatch, libc's neighbours), not the program's own code.
+    static func isLibrary(_ module: String?) -> Bool {
+        guard let module else { return false }
+        return module.contains("/lib/swift/") || module.hasPrefix("/lib/") || module.hasPrefix("/lib64/") || module.hasPrefix("/usr/lib/")
+            || module.hasPrefix("/usr/lib64/") || module.split(separator: "/").last?.hasPrefix("libStrainProbe") == true
+    }
+
     /// Frames of the harness's wrappers around scenario work.
     static let harnessFrames = [
         "strain_", "ScenarioContext.blocking", "ScenarioContext.unit", "runInstrumented", "runSubmitted",
@@ -54,22 +62,32 @@ package struct ThreadDumpBuilder: Sendable {
     ]
 
     /// `futex wait ← DispatchQueue.sync(execute:) ← ThreadSafeArray.subscript ← …`:
-    /// the wait, then the first frames above the C library and libdispatch's internals.
+    /// the wait, then the first functions above the C library and libdispatch's internals,
+    /// each frame's inlined functions (innermost first) before its own. A partial-apply
+    /// forwarder is named as the closure it forwards to: in a release build the closure,
+    /// and the wait, are often inlined into it. Between what the thread waits in (the
+    /// first function named) and the program's own code, frames of the toolchain's and
+    /// the system's libraries are left out, so the first frame of the program's code is named.
     func summary(wait: String?, frames: [Frame]) -> String {
-        let named = frames.filter { frame in
-            guard let symbol = frame.symbol else { return false }
+        var named: [(symbol: String, isProgram: Bool)] = []
+        for frame in frames {
             let module = frame.module.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? ""
-            if module.hasPrefix("libc.so") || module.hasPrefix("ld-linux") { return false }
-            if symbol.hasPrefix("_") { return false }
-            // Compiler glue and the harness's own wrappers say nothing about where the work is.
-            if symbol.hasSuffix("[partial apply]") || symbol.contains("thunk") || symbol.hasPrefix("@") { return false }
-            return !Self.harnessFrames.contains { symbol.hasPrefix($0) }
+            if module.hasPrefix("libc.so") || module.hasPrefix("ld-linux") { continue }
+            let isProgram = !Self.isLibrary(frame.module)
+            let symbols = (frame.inlined ?? []).compactMap(\.symbol) + (frame.symbol.map { [$0] } ?? [])
+            for symbol in symbols {
+                let name = symbol.hasSuffix(" [partial apply]") ? String(symbol.dropLast(" [partial apply]".count)) : symbol
+                if name.hasPrefix("_") { continue }
+                // Compiler glue and the harness's own wrappers say nothing about where the work is.
+                if name.contains("thunk") || name.hasPrefix("@") || Self.harnessFrames.contains(where: { name.hasPrefix($0) }) { continue }
+                named.append((name, isProgram))
+            }
         }
+        if let first = named.firstIndex(where: \.isProgram), first > 1 { named = [named[0]] + named[first...] }
         // `closure #2 in closure #1 in f()` and `closure #1 in f()` both say "in f": name f's frames once.
         var distinct: [String] = []
         var lastBase = ""
-        for frame in named {
-            let symbol = frame.symbol!
+        for (symbol, _) in named {
             let base = symbol.components(separatedBy: " in ").last ?? symbol
             if base == lastBase { continue }
             lastBase = base

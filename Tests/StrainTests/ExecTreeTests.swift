@@ -196,7 +196,7 @@ import StrainWire
 /// `strain exec --stall` on programs with no GCD or Swift concurrency pool: threads
 /// blocked on locks with no timeout. Before, `--stall` named nothing outside the pools.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct ExecLockStallTests {
-    private static let built = AsyncOnce<String> {
+    static let built = AsyncOnce<String> {
         let output = TestPrograms.folder + "/locks"
         try await TestPrograms.compile([TestPrograms.compiler, "-O0", "-g", "-o", output, TestPrograms.sources + "/locks.c", "-lpthread"])
         return output

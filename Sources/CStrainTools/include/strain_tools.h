@@ -79,6 +79,10 @@ int strain_pipe_cloexec(int ends[2]);
 /// Returns 0 or an errno value.
 int strain_exec_forward_signals(int pid);
 
+/// How many of those signals `strain exec` has seen so far (passed on, or a
+/// terminal's that reached the program by itself).
+unsigned long strain_exec_signals_seen(void);
+
 /// Puts SIGCHLD back to its default action if it is ignored (inherited through
 /// exec: the kernel would reap children before their status is read). Returns 1
 /// when it was ignored, 0 when not, -1 when it could not be read or set.

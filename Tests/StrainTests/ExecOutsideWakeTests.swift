@@ -1,0 +1,176 @@
+import Foundation
+import Glibc
+import StrainKit
+import StrainRunner
+import StrainWire
+import Testing
+@testable import StrainExec
+
+/// `strain exec --stall` on programs whose every thread waits with no timeout and names
+/// no holder, though something outside will wake them: a handler the program installed,
+/// or a live process of its tree. They are waiting on an outside event, not deadlocked;
+/// and a stall verdict the program then runs on from by itself is withdrawn. Before,
+/// each of them was recorded `deadlocked … then the program exited with status 0`.
+@Suite(.serialized, .timeLimit(.minutes(10))) struct ExecOutsideWakeTests {
+    static var hasPython: Bool {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        return path.split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/python3") }
+    }
+
+    /// Runs `strain exec --stall 500ms -- ARGUMENTS` until the watchdog's first dump, then
+    /// `wake(pid)`, and waits (30 s at most) for the end: the result, the trial, the first dump's text.
+    static func stalledThenWoken(_ arguments: [String], out: String, readyTimeout: Double = 20,
+                                 wake: (Int32) async throws -> Void) async throws -> (ProgramRun.Result, TrialRecord, String) {
+        let (running, pid, dumped) = try await ExecTests.untilFirstDump(["--stall", "500ms", "--"] + arguments, out: out, readyTimeout: readyTimeout)
+        defer { running.stop() }
+        defer { kill(pid, SIGKILL) }
+        #expect(dumped, "the watchdog looked at the quiet program")
+        let dump = ProgramFile.head((out as NSString).appendingPathComponent("dump-1.txt"), limit: 1 << 20)?.text ?? ""
+        try await wake(pid)
+        let result = try await running.wait(timeout: 30)
+        let trial = try #require(try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json")).trials.first)
+        return (result, trial, dump)
+    }
+
+    @Test func aDaemonWaitingOnASemaphoreItsSIGHUPHandlerPostsIsWaitingOnAnOutsideEvent() async throws {
+        let program = try await ExecLockStallTests.built.value()
+        let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let (result, trial, dump) = try await Self.stalledThenWoken([program, "reload"], out: out) { pid in kill(pid, SIGHUP) }
+        #expect(result.termination == .exited(0), "\(result.stderr)")
+        #expect(result.stdout.hasSuffix("reloaded\n"), "\(result.stdout)")
+        #expect(trial.outcome.kind == .completed, "\(trial.outcome): \(trial.outcome.message ?? "")")
+        #expect(trial.stall == nil, "no stall was called")
+        let message = trial.outcome.message ?? ""
+        #expect(message.contains("waiting on an outside event") && message.contains("its own handler for SIGHUP"), "\(message)")
+        #expect(message.hasSuffix("then the program exited with status 0"), "\(message)")
+        #expect(dump.contains("waiting on an outside event") && !dump.contains(", deadlocked:"), "\(dump.prefix(400))")
+    }
+
+    @Test func aPythonProgramWaitingOnAnEventItsSignalHandlerSetsIsWaitingOnAnOutsideEvent() async throws {
+        guard Self.hasPython else {
+            Issue.record("no python3 on PATH: install it (Debian: python3; .ci/setup does) to check --stall on a Python signal handler")
+            return
+        }
+        let program = try ExecTreeTests.script("event.py", """
+            import os, signal, threading
+            event = threading.Event()
+            signal.signal(signal.SIGUSR1, lambda *_: event.set())
+            print("ready", os.getpid(), flush=True)
+            event.wait()
+            print("woke", flush=True)
+            """)
+        defer { try? FileManager.default.removeItem(atPath: (program as NSString).deletingLastPathComponent) }
+        let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let (result, trial, _) = try await Self.stalledThenWoken(["python3", program], out: out, readyTimeout: 30) { pid in kill(pid, SIGUSR1) }
+        #expect(result.termination == .exited(0), "\(result.stderr)")
+        #expect(result.stdout.hasSuffix("woke\n"), "\(result.stdout)")
+        #expect(trial.outcome.kind == .completed, "\(trial.outcome): \(trial.outcome.message ?? "")")
+        let message = trial.outcome.message ?? ""
+        // Python's own SIGINT handler (KeyboardInterrupt) is its runtime's: not named.
+        #expect(message.contains("waiting on an outside event") && message.contains("its own handler for SIGUSR1,"), "\(message)")
+    }
+
+    @Test func aPythonProgramWaitingOnAMultiprocessingEventItsSleepingWorkerSetsIsWaitingOnAnOutsideEvent() async throws {
+        guard Self.hasPython else {
+            Issue.record("no python3 on PATH: install it (Debian: python3; .ci/setup does) to check --stall on a multiprocessing wait")
+            return
+        }
+        let program = try ExecTreeTests.script("worker.py", """
+            import multiprocessing, os, time
+            def work(event):
+                time.sleep(6)
+                event.set()
+            if __name__ == "__main__":
+                event = multiprocessing.Event()
+                worker = multiprocessing.Process(target=work, args=(event,))
+                worker.start()
+                print("ready", os.getpid(), flush=True)
+                event.wait()
+                worker.join()
+                print("done", flush=True)
+            """)
+        defer { try? FileManager.default.removeItem(atPath: (program as NSString).deletingLastPathComponent) }
+        let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let (result, trial, _) = try await Self.stalledThenWoken(["python3", program], out: out, readyTimeout: 30) { _ in }
+        #expect(result.termination == .exited(0), "\(result.stderr)")
+        #expect(result.stdout.hasSuffix("done\n"), "\(result.stdout)")
+        #expect(trial.outcome.kind == .completed, "\(trial.outcome): \(trial.outcome.message ?? "")")
+        let message = trial.outcome.message ?? ""
+        #expect(message.contains("waiting on an outside event") && message.contains("of its tree is alive and not stuck"), "\(message)")
+        #expect(message.contains("python3 \(program)"), "the worker is named by its command line: \(message)")
+    }
+
+    /// Woken through shared memory by a process outside its tree, which no rule can see:
+    /// called `deadlocked`, then withdrawn once the program runs on by itself.
+    @Test func aStallVerdictIsWithdrawnWhenTheProgramThenRunsOnByItself() async throws {
+        let program = try await ExecLockStallTests.built.value()
+        let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let semaphore = out + "-semaphore"
+        defer { unlink(semaphore) }
+        let (result, trial, dump) = try await Self.stalledThenWoken([program, "shared", semaphore], out: out) { _ in
+            let posted = try await ProgramRun.run(program, ["post", semaphore], timeout: 20)
+            #expect(posted.termination == .exited(0), "\(posted.stderr)")
+        }
+        #expect(dump.contains(", deadlocked:"), "the watchdog called it: \(dump.prefix(400))")
+        #expect(result.termination == .exited(0), "\(result.stderr)")
+        #expect(result.stdout.hasSuffix("posted\n"), "\(result.stdout)")
+        #expect(trial.outcome.kind == .completed, "\(trial.outcome): \(trial.outcome.message ?? "")")
+        #expect(trial.stall == nil)
+        let message = trial.outcome.message ?? ""
+        #expect(message.hasPrefix("--stall called it deadlocked (") && message.contains("but the program then ran on by itself: the verdict is withdrawn"), "\(message)")
+        #expect(result.stderr.contains("strain: the program ended completed: --stall called it deadlocked ("), "the terminal, shown the verdict, hears it withdrawn: \(result.stderr.suffix(1500))")
+    }
+
+    /// No way out: a thread that takes a non-reentrant `threading.Lock` it holds stays `deadlocked`.
+    @Test func aPythonProgramTakingANonReentrantLockTwiceStaysDeadlocked() async throws {
+        guard Self.hasPython else {
+            Issue.record("no python3 on PATH: install it (Debian: python3; .ci/setup does) to check --stall on a Python self-deadlock")
+            return
+        }
+        let program = try ExecTreeTests.script("twice.py", """
+            import os, threading
+            lock = threading.Lock()
+            print("ready", os.getpid(), flush=True)
+            lock.acquire()
+            lock.acquire()
+            """)
+        defer { try? FileManager.default.removeItem(atPath: (program as NSString).deletingLastPathComponent) }
+        let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let (result, trial, _) = try await Self.stalledThenWoken(["python3", program], out: out, readyTimeout: 30) { pid in kill(pid, SIGKILL) }
+        #expect(result.termination == .signaled(SIGKILL))
+        #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome): \(trial.outcome.message ?? "")")
+        #expect(trial.outcome.message?.contains("every thread (1) waits on a lock or condition with no timeout") == true, "\(trial.outcome.message ?? "")")
+    }
+}
+
+/// The rule itself, on masks and threads as /proc shows them.
+@Suite struct OutsideWakeTests {
+    @Test func aSigCgtMaskReadsAsSignalNumbers() {
+        #expect(OutsideWake.signals(inMask: "00000000400004fe") == [2, 3, 4, 5, 6, 7, 8, 11, 31])
+        #expect(OutsideWake.signals(inMask: "0000000000000001") == [SIGHUP])
+    }
+
+    @Test func thePythonRuntimesSIGINTAndTheProbesFaultHandlersAreNotTheProgramsOwn() {
+        let python = "55d0 r-xp 00000000 08:01 1 /usr/bin/python3.11\n"
+        let caught = OutsideWake.signals(inMask: "00000000400004fe")
+        #expect(OutsideWake.ownHandlers(caught: caught, maps: python).isEmpty)
+        #expect(OutsideWake.ownHandlers(caught: caught, maps: "55d0 r-xp 00000000 08:01 1 /usr/bin/daemon\n") == [SIGINT])
+        #expect(OutsideWake.ownHandlers(caught: caught.union([SIGUSR1]), maps: python) == [SIGUSR1])
+    }
+
+    @Test func aWrapperWaitingForItsChildIsNoWayOutButASleepingWorkerIs() {
+        let waiting = ThreadState(tid: 20, name: "bash", state: "S", syscall: 61, arguments: [0, 0, 0, 0, 0, 0])
+        let sleeping = ThreadState(tid: 30, name: "python3", state: "S", syscall: 230, arguments: [0, 0, 0x7fff_0000, 0, 0, 0])
+        let stuck = ThreadState(tid: 10, name: "main", state: "S", syscall: ThreadState.futexCall, arguments: [0x100, 128, 0, 0, 0, 0])
+        let wrapper: [(pid: Int32, threads: [ThreadState])] = [(pid: 20, threads: [waiting]), (pid: 10, threads: [stuck])]
+        #expect(OutsideWake.reason(pid: 10, caught: [], maps: "", processes: wrapper, commandLine: { _ in nil }) == nil)
+        let worker: [(pid: Int32, threads: [ThreadState])] = [(pid: 10, threads: [stuck]), (pid: 30, threads: [sleeping])]
+        #expect(OutsideWake.reason(pid: 10, caught: [], maps: "", processes: worker, commandLine: { _ in ["python3", "w.py"] })?
+            .contains("process 30 (python3 w.py) of its tree is alive and not stuck") == true)
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import Glibc
+import StrainKit
+import StrainRunner
+import Testing
+@testable import StrainSymbols
+
+/// A stall's one-line summary names the first frame of the program's own code, inlined
+/// or not. Before, it dropped every frame whose symbol ends in `[partial apply]` and
+/// ignored a frame's inlined functions, so a release build's summary named the idle
+/// loop (`EventLoop.runOneLoopTick()`) instead of the code that blocked.
+@Suite(.serialized, .timeLimit(.minutes(10))) struct ExecStallSummaryTests {
+    /// Fixtures/programs/loop.swift in release. The LLVM inline threshold is raised so
+    /// that the queued closure, and its wait, are compiled into the closure's
+    /// partial-apply forwarder (plain `-O` here tail-calls the closure from the
+    /// forwarder; SwiftNIO's event-loop closures end up inside it).
+    static let built = AsyncOnce<String> {
+        let output = TestPrograms.folder + "/loop"
+        try await TestPrograms.compile(["swiftc", "-O", "-Xllvm", "-inline-threshold=5000", "-g", "-o", output, TestPrograms.sources + "/loop.swift"])
+        return output
+    }
+
+    @Test(arguments: [
+        ("forwarder", "closure #1 in LoopPieces.scheduleBlockingWait()"),
+        ("inlined", "LoopPieces.waitForAnswer()"),
+    ])
+    func aStallSummaryNamesTheProgramsOwnWaitingCodeNotTheIdleLoop(mode: String, expected: String) async throws {
+        let program = try await Self.built.value()
+        let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let (running, pid, dumped) = try await ExecTests.untilFirstDump(["--stall", "500ms", "--", program, mode], out: out, environment: ["SWIFT_BACKTRACE": "enable=no"])
+        defer { running.stop() }
+        #expect(dumped, "the watchdog dumped the stuck loop")
+        kill(pid, SIGKILL)
+        let result = try await running.wait(timeout: 20)
+        #expect(result.termination == .signaled(SIGKILL))
+        let trial = try #require(try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json")).trials.first)
+        #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome): \(trial.outcome.message ?? "")")
+        let group = try #require(trial.dump?.groups.first { $0.frames.contains { $0.symbol?.contains("EventLoop.runOneLoopTick") == true } },
+                                 "\(trial.dump?.groups.map(\.summary) ?? [])")
+        // What the release build made of the code: the reason the summary missed it.
+        let frames = group.frames.map { frame in ([frame.symbol ?? "?"] + (frame.inlined ?? []).compactMap(\.symbol)).joined(separator: " + ") }
+        if mode == "forwarder" {
+            #expect(group.frames.contains { $0.symbol == expected + " [partial apply]" }, "the wait is in the forwarder: \(frames)")
+        } else {
+            #expect(group.frames.contains { $0.inlined?.contains { $0.symbol == expected } == true }, "the wait is inlined: \(frames)")
+        }
+        let parts = group.summary.components(separatedBy: " ← ")
+        #expect(parts.count > 2 && parts[1] == expected && parts[2] == "EventLoop.runOneLoopTick()", "\(group.summary)")
+        #expect(result.stderr.contains("← \(expected) ← EventLoop.runOneLoopTick()"), "the terminal's line too: \(result.stderr.suffix(1500))")
+    }
+
+    @Test func aSummarySkipsLibraryFramesBetweenTheWaitAndTheProgramsCode() {
+        let builder = ThreadDumpBuilder(symbolizer: Symbolizer())
+        let frames = [
+            Frame(address: 1, module: "/usr/lib/x86_64-linux-gnu/libc.so.6", symbol: "syscall"),
+            Frame(address: 2, module: "/opt/swift/usr/lib/swift/linux/libswiftDispatch.so", symbol: "DispatchSemaphore.wait()"),
+            Frame(address: 3, module: "/opt/swift/usr/lib/swift/linux/libswiftCore.so", symbol: "Array.forEach(_:)"),
+            Frame(address: 4, module: "/opt/swift/usr/lib/swift/linux/libswiftCore.so", symbol: "Sequence.map<A>(_:)"),
+            Frame(address: 5, module: "/app/server", symbol: "reabstraction thunk [partial apply]",
+                  inlined: [InlinedFrame(symbol: "closure #1 in Pieces.run()", file: "Pieces.swift", line: 48, column: 9)]),
+            Frame(address: 6, module: "/app/server", symbol: "Loop.tick()"),
+        ]
+        #expect(builder.summary(wait: "futex wait", frames: frames) == "futex wait ← DispatchSemaphore.wait() ← closure #1 in Pieces.run() ← Loop.tick()")
+    }
+}
