@@ -349,9 +349,11 @@ package struct ExecSupervisor: Sendable {
         for process in processes {
             let isProgram = process.pid == pid
             let processMaps = isProgram ? maps : ((try? String(contentsOfFile: "/proc/\(process.pid)/maps", encoding: .utf8)) ?? "")
-            guard var (verdict, cycle) = LockWaits.judge(threads: process.threads, silentSeconds: suspicion.silentSeconds,
-                                                         readWord: LockWaits.reader(pid: process.pid), place: isProgram ? place : { _ in nil },
-                                                         object: { classifier.symbolizer.dataObject(at: $0, maps: processMaps) }) else { continue }
+            guard let judged = LockWaits.judge(threads: process.threads, silentSeconds: suspicion.silentSeconds,
+                                               readWord: LockWaits.reader(pid: process.pid), place: isProgram ? place : { _ in nil },
+                                               object: { classifier.symbolizer.dataObject(at: $0, maps: processMaps) }) else { continue }
+            var verdict = judged.verdict
+            let cycle = judged.cycle
             if cycle == nil, let reason = OutsideWake.reason(pid: process.pid, caught: OutsideWake.caughtSignals(pid: process.pid), maps: processMaps, processes: processes) {
                 verdict = Self.outsideEvent(verdict, reason: reason)
             }

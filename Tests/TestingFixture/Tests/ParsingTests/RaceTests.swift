@@ -20,10 +20,4 @@ import Testing
         }
     }
 
-    @Test func aTallyUnderSwiftsMutexDoesNotRace() async {
-        let tally = MutexTally()
-        await expectNoRace(workers: 4) { _ in
-            for _ in 0..<1_000 { tally.add() }
-        }
-    }
 }
