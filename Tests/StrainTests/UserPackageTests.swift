@@ -112,7 +112,8 @@ enum FixturePackage {
         let article = try String(contentsOfFile: path, encoding: .utf8)
         try #require(article.hasPrefix("# Your own scenarios\n"), "\(Self.workedExampleArticle) starts with its title")
         for file in ["Package.swift", "orders.yaml", "Sources/OrderModel/Order.swift", "Sources/OrderScenarios/DecodeOrdersScenario.swift",
-                     "Sources/OrderScenarios/OrderCacheScenario.swift", "Sources/order-strain/main.swift"] {
+                     "Sources/OrderScenarios/OrderCacheScenario.swift", "Sources/order-strain/main.swift",
+                     "Tests/OrderModelTests/OrderEdgeTests.swift"] {
             let text = try String(contentsOfFile: Self.example + "/" + file, encoding: .utf8)
             #expect(article.contains(text.trimmingCharacters(in: .newlines)), "\(Self.workedExampleArticle) shows \(file) as it is")
         }
@@ -150,6 +151,23 @@ enum FixturePackage {
         let result = try await FixturePackage.run(binary, ["list"], directory: Self.minimal, environment: ["MINIMAL_DUPLICATE": "1"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("two scenarios are named 'checksum'"), "\(result.stderr)")
+    }
+
+    /// The example's own tests ask each kind of StrainTesting question of its model;
+    /// in a plain build the race expectation warns that it did not look.
+    @Test func theWorkedExamplesOwnTestsAskEachKindOfQuestionAndPass() async throws {
+        let (status, output) = try await FixturePackage.locked {
+            let (built, buildOutput) = try await FixturePackage.swift(["build", "--build-tests", "--package-path", Self.example, "--scratch-path", FixturePackage.scratch])
+            guard built == 0 else { throw FixturePackage.BuildError(output: buildOutput) }
+            return try await FixturePackage.swift(["test", "--skip-build", "--package-path", Self.example, "--scratch-path", FixturePackage.scratch])
+        }
+        #expect(status == 0, "\(output)")
+        let source = try String(contentsOfFile: Self.example + "/Tests/OrderModelTests/OrderEdgeTests.swift", encoding: .utf8)
+        for question in ["expectCompletes(", "deepestCompleting(", "expectNoStall(", "expectNoRace(", "expectAllocations("] {
+            #expect(source.contains(question), "the example's tests ask \(question)")
+        }
+        #expect(output.contains("Test run with 5 tests in 1 suite passed"), "\(output)")
+        #expect(output.contains("races were not checked: this test binary is not built with ThreadSanitizer"), "\(output)")
     }
 
     @Test func theWorkedExampleBuildsAndItsSuiteEndsAsItExpectsDirectlyAndThroughTheCommandPlugin() async throws {

@@ -235,7 +235,7 @@ import Yams
 
         // The first pull request: the example as it is, its strain and its workflow, over
         // this checkout of Strain by path (the example's "../../.." is this repository).
-        for item in ["Sources/OrderScenarios", "Sources/order-strain", "orders.yaml", ".github"] {
+        for item in ["Sources/OrderScenarios", "Sources/order-strain", "Tests", "orders.yaml", ".github"] {
             try fileManager.copyItem(atPath: Self.example + "/" + item, toPath: origin + "/" + item)
         }
         let manifest = try String(contentsOfFile: Self.example + "/Package.swift", encoding: .utf8)

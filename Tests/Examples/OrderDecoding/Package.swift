@@ -32,5 +32,10 @@ let package = Package(
                 .product(name: "StrainScenarios", package: "Strain"),
             ]
         ),
+        // The model's own tests, with Strain's expectations (`swift test`).
+        .testTarget(
+            name: "OrderModelTests",
+            dependencies: ["OrderModel", .product(name: "StrainTesting", package: "Strain")]
+        ),
     ]
 )
