@@ -466,6 +466,9 @@ package struct ExecSupervisor: Sendable {
         switch image {
         case .probed:
             return "the program was killed by \(name) (sent to it: no fault of its own was recorded)"
+        case .folderDeleted:
+            return "the program was killed by \(name), and Strain's probe folder was deleted while it ran (by the program or something it started),"
+                + " with any fault record the probe wrote there: no trace can be shown"
         case .neverProbed:
             why = "the program as started had no probe: a static binary, or one that does not load LD_PRELOAD"
         case .executedWithoutProbe(let path):

@@ -68,11 +68,15 @@ package struct ProbeFolder: Sendable {
         case neverProbed
         /// The program executed this path, and no probe started in it.
         case executedWithoutProbe(String)
+        /// The probe folder itself is gone: deleted while the program ran (by it, or by
+        /// something it started), with whatever the probe had written there.
+        case folderDeleted
     }
 
     /// What the program's pid noted of its images (`program-images.txt`: `start`,
     /// `exec PATH`, `exec-failed`, one a line, in order).
     package func programImage(pid: Int32) -> ProgramImage {
+        guard access(path, F_OK) == 0 else { return .folderDeleted }
         guard let text = ProgramFile.head(file("program-images.txt"), limit: Self.recordByteLimit)?.text else { return .neverProbed }
         var image = ProgramImage.neverProbed
         for line in text.split(separator: "\n") {

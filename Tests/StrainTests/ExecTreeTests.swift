@@ -38,6 +38,22 @@ import StrainWire
         #expect(trial.outcome.message?.contains("the fault was in \(faults) thread-overflow, which the program executed") == true, "\(trial.outcome.message ?? "")")
     }
 
+    /// The probe folder's path is in the program's environment: a program may delete it.
+    /// Its fault is then not "in a process Strain did not probe": the record says what happened.
+    @Test func aProgramThatDeletesItsProbeFolderAndThenFaultsIsToldSoNotCalledUnprobed() async throws {
+        // Python deletes the folder (its path from the environment it started with: the
+        // probe takes it out of the live one), then reads address 0 in the same probed process.
+        let script = "import shutil, ctypes; env = dict(v.split(b'=', 1) for v in open('/proc/self/environ', 'rb').read().split(b'\\0') if b'=' in v); "
+            + "shutil.rmtree(env[b'STRAIN_PROBE_DIR']); ctypes.string_at(0)"
+        let (result, run) = try await ExecTests.exec("/usr/bin/python3", ["-c", script], out: ExecTests.folder())
+        #expect(result.termination == .signaled(SIGSEGV), "\(result.stderr)")
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .crashed)
+        let message = trial.outcome.message ?? ""
+        #expect(message.contains("Strain's probe folder was deleted while it ran"), "\(message)")
+        #expect(!message.contains("did not probe"), "\(message)")
+    }
+
     @Test func withoutFollowingAFaultAfterTheExecIsAFaultInAProcessStrainDidNotProbe() async throws {
         let faults = try await TestPrograms.c().faults
         let (result, run) = try await ExecTests.exec("/bin/sh", ["-c", "exec \"$0\" thread-overflow", faults], out: ExecTests.folder(), options: ["--no-follow"])
