@@ -70,6 +70,8 @@ struct ExecCommand: ParsableCommand {
                                       stallSeconds: stallSeconds, profile: profile, follow: !noFollow)
             result = try supervisor.run(request, onDump: { dump in
                 Self.write(dump, folder: folder.path, program: program)
+            }, onStopped: { why in
+                writeStandardError("strain: " + TerminalReport.safe(why))
             })
             try RunRecordFile.write(result.record, to: folder.runJSONPath)
             // A stall verdict this terminal was shown (with its dump) and the record then withdrew is said again, withdrawn.

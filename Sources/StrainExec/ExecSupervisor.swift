@@ -102,8 +102,11 @@ package struct ExecSupervisor: Sendable {
         return SanitizerLog.environment(environment, folder: request.probeFolder)
     }
 
-    /// Runs the program to its end. `onStart` hears its pid; `onDump` each dump as it is read.
-    package func run(_ request: ExecRequest, onStart: (Int32) -> Void = { _ in }, onDump: (ExecDump) -> Void = { _ in }) throws(ExecError) -> ExecResult {
+    /// Runs the program to its end. `onStart` hears its pid; `onDump` each dump as it is read;
+    /// `onStopped` why strain is waiting, each time the program stops (`SIGSTOP`, a
+    /// tracer) and so can neither end nor be judged until something continues it.
+    package func run(_ request: ExecRequest, onStart: (Int32) -> Void = { _ in }, onDump: (ExecDump) -> Void = { _ in },
+                     onStopped: (String) -> Void = { _ in }) throws(ExecError) -> ExecResult {
         if let code = OutputDirectory.makeFolders(request.probeFolder) {
             throw ExecError(.setup, "cannot create \(request.probeFolder) (\(String(cString: strerror(code)))); give an --out folder you can write to")
         }
@@ -147,11 +150,19 @@ package struct ExecSupervisor: Sendable {
             }
             return newest
         }
+        var saidStopped = false
         while ended == nil {
             ended = program.waitForEnd(milliseconds: pollMilliseconds)
             if ended != nil { break }
             let now = strain_monotonic_ns()
             watched.sample(statusPath, now: now, start: started)
+            // Said once per stop: a stopped program neither ends nor uses CPU, so strain waits.
+            if let stopped = Self.stoppedState(pid: program.pid) {
+                if !saidStopped { onStopped(stopped) }
+                saidStopped = true
+            } else {
+                saidStopped = false
+            }
             // Past the smallest GCD cap, count the pool's workers (their names), four times a second.
             if let threads = watched.timeline.last?.threads, threads > Self.smallestGCDCap, now >= nextWorkerCount {
                 peakWorkers = max(peakWorkers, Self.dispatchWorkers(pid: program.pid))
@@ -452,6 +463,25 @@ package struct ExecSupervisor: Sendable {
         metrics.allocations = allocations
         metrics.allocatedBytes = bytes
         metrics.frees = frees
+    }
+
+    /// Why the program is stopped, or nil when it is not: `/proc/PID/stat`'s state `T`
+    /// (a stop signal) or `t` (a tracer's stop), and the tracer from `status`.
+    static func stoppedState(pid: Int32) -> String? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return nil }
+        let state = stat[stat.index(after: close)...].split(separator: " ").first
+        guard state == "T" || state == "t" else { return nil }
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let tracer = status.split(separator: "\n").first { $0.hasPrefix("TracerPid:") }
+            .flatMap { Int32($0.dropFirst("TracerPid:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+        if tracer != 0 {
+            let mine = tracer == getpid() ? " (strain itself)" : ""
+            return "the program (pid \(pid)) is stopped for its tracer, pid \(tracer)\(mine): strain waits until the tracer lets it go on"
+        }
+        if state == "t" {
+            return "the program (pid \(pid)) is stopped as a traced process whose tracer has gone (it called PTRACE_TRACEME, or was traced): strain waits; kill -CONT \(pid) or kill \(pid) ends the wait"
+        }
+        return "the program (pid \(pid)) is stopped (SIGSTOP, SIGTSTP, SIGTTIN or SIGTTOU): strain waits for it to go on or end; kill -CONT \(pid) continues it"
     }
 
     /// Signals the kernel sends a process for its own fault (or abort).
