@@ -165,7 +165,7 @@ struct RunCommand: ParsableCommand {
         RunnerSignals.catchStopSignals()
         RunnerSignals.adoptOrphans()
         let resumed = plan.trials.count - remaining.count
-        print(TerminalReport.safe("Running \(suiteName): \(plan.trials.count) trials from \(suitePath)") + (resumed > 0 ? " (\(resumed) finished before, resumed)" : ""))
+        print(TerminalReport.safe(terminal.fit("Running \(suiteName): \(plan.trials.count) trials from \(suitePath)" + (resumed > 0 ? " (\(resumed) finished before, resumed)" : ""))))
         fflush(nil)
         let record: RunRecord
         do {
@@ -179,7 +179,7 @@ struct RunCommand: ParsableCommand {
             record = try controller.run(plan, planRecord: planRecord, journal: journal, runJSONPath: directory.runJSONPath, jobs: jobs) { trial, done, total in
                 ranNow += 1
                 // A trial's names, message and symbols on one line (`OneLine.copy`), as every text view prints them.
-                let line = TerminalReport.safe(terminal.trialLine(OneLine.copy(trial), index: done, total: total))
+                let line = TerminalReport.safe(terminal.fit(terminal.trialLine(OneLine.copy(trial), index: done, total: total)))
                 guard interactive else {
                     // Not a terminal (CI logs, pipes): a plain line per trial, flushed as it ends.
                     print(line)
@@ -219,7 +219,7 @@ struct RunCommand: ParsableCommand {
         }
         // The terminal's view renders the record with every string on one line (`OneLine.copy`).
         print(TerminalReport.safe(terminal.render(RunReport(OneLine.copy(record)))))
-        print(TerminalReport.safe("Wrote " + written.dropLast().joined(separator: ", ") + " and " + written.last!))
+        print(TerminalReport.safe(terminal.fit("Wrote " + written.dropLast().joined(separator: ", ") + " and " + written.last!)))
         if github { Self.annotate(record, report: report) }
 
         if let signal = RunnerSignals.stopSignal {

@@ -1,18 +1,19 @@
 import StrainRecords
 
 /// Why the run failed and what to do, and its stalls a line each: report.html's
-/// answer box, and what summary.md says right after What failed, before any table.
-/// A bisect's per-probe stack verdicts are left to their own section: the bisect's
-/// answer replaces them.
+/// answer box, what summary.md says right after What failed, before any table, and
+/// what the terminal says just before its closing count. Every failing key gets its
+/// advice (``OutcomeAdvice``), an overflow's being its stack verdict. A bisect's
+/// per-probe stack verdicts are left out: the bisect's answer replaces them.
 package struct AnswerBlock: TextSection {
-    /// A stack verdict or a thread cap, with what backs it.
+    /// A stack verdict, a failing key's advice or a thread cap, with what backs it.
     package struct Advice: Sendable {
-        /// The configuration: a verdict's title, a cap's trial key.
+        /// The configuration: a verdict's title, a failing or capped trial key.
         package var bold: String
         /// What happened and what to do.
         package var text: String
-        /// The trial whose trace shows the overflow (a stack verdict's).
-        package var overflow: TrialRecord?
+        /// The trial whose trace, dump or evidence backs it, when there is one.
+        package var evidence: TrialRecord?
         /// Where the page shows the dump of the capped configuration, when it stalled.
         package var dumpAnchor: String?
     }
@@ -27,7 +28,7 @@ package struct AnswerBlock: TextSection {
         package var anchor: String
     }
 
-    /// The stack verdicts, then the thread caps.
+    /// The stack verdicts, then each failing key's advice, then the thread caps.
     package var advice: [Advice]
     /// The stalls, in run order.
     package var stalls: [Stall]
@@ -35,9 +36,17 @@ package struct AnswerBlock: TextSection {
     /// Whether there is nothing to say.
     package var isEmpty: Bool { advice.isEmpty && stalls.isEmpty }
 
-    init(stack: StackVerdictSection, caps: CapSection, stalls: StallSection, isBisect: Bool) {
+    init(stack: StackVerdictSection, failed: FailedSection, caps: CapSection, stalls: StallSection, isBisect: Bool) {
         let verdicts = isBisect ? [] : Array(zip(stack.verdicts, stack.overflows))
-        advice = verdicts.map { Advice(bold: $0.0.title, text: $0.0.explanation, overflow: $0.1) }
+        // An overflow's advice is its configuration's verdict (in a bisect, the bisect's answer).
+        let covered = Set(stack.verdicts.map { StackVerdict.Configuration($0.key) })
+        let failing = failed.entries.filter { entry in
+            entry.key.first.outcome.kind != .stackOverflow || !(isBisect || covered.contains(StackVerdict.Configuration(entry.key.key)))
+        }
+        advice = verdicts.map { Advice(bold: $0.0.title, text: $0.0.explanation, evidence: $0.1) }
+            + failing.map { entry in
+                Advice(bold: entry.key.key.description + ": " + entry.key.outcomes, text: OutcomeAdvice.text(for: entry.key.first), evidence: entry.key.first)
+            }
             + caps.caps.map { cap in
                 Advice(bold: cap.trial.description, text: cap.verdict.message, dumpAnchor: stalls.entries.first { $0.trial.key == cap.trial }?.anchor)
             }
@@ -47,8 +56,12 @@ package struct AnswerBlock: TextSection {
         }
     }
 
-    /// None: the terminal ends with its failing keys, and shows verdicts, caps and stalls in their sections.
-    package func terminalLines(_ style: TerminalStyle) -> [String] { [] }
+    /// The advice, under its heading, each item's lines fitted to the window; the stalls
+    /// have their own section above.
+    package func terminalLines(_ style: TerminalStyle) -> [String] {
+        guard !advice.isEmpty else { return [] }
+        return style.heading("Why, and what to do") + advice.flatMap { style.fit("  \($0.bold): \($0.text)") }
+    }
 
     package func markdown() -> String {
         guard !isEmpty else { return "" }

@@ -103,7 +103,10 @@ package struct RunReport: Sendable {
         scenarios = run.trials.map(\.scenario).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         let probed = Set(run.bisect?.searches.flatMap(\.probes) ?? [])
         isBisect = run.bisect != nil && !run.trials.isEmpty && run.trials.allSatisfy { probed.contains($0.index) }
-        answer = AnswerBlock(stack: stackVerdicts, caps: caps, stalls: stalls, isBisect: isBisect)
+        // A bisect's answer tells deep recursion from unbounded: its probes' "run it on a
+        // larger stack too" verdicts would only repeat the question under the answer.
+        if isBisect { stackVerdicts.dropUndetermined() }
+        answer = AnswerBlock(stack: stackVerdicts, failed: failed, caps: caps, stalls: stalls, isBisect: isBisect)
     }
 
     /// The sections in the order summary.md and the terminal show them: what
@@ -125,6 +128,15 @@ package struct RunReport: Sendable {
         let at = sections.firstIndex { $0 is FailedSection }.map { $0 + 1 } ?? 0
         sections.insert(answer, at: at)
         return sections
+    }
+
+    /// The terminal's sections: ``sections`` with the answer last, just before the
+    /// closing count, the stack verdicts and caps it holds no longer shown above.
+    package var terminalSections: [any TextSection] {
+        guard !answer.advice.isEmpty else { return sections }
+        var sections = sections
+        sections.removeAll { ($0 is StackVerdictSection && !isBisect) || $0 is CapSection }
+        return sections + [answer]
     }
 
     /// The sections report.html shows after its answer box and its scenarios, in order
@@ -189,13 +201,56 @@ package struct TerminalStyle: Sendable {
         [""] + (width.map { TextTable.wrap(title, width: $0) } ?? [title]).map { paint($0, 1) }
     }
 
-    /// A table row's lines in red with `note` after the last, or on a line of
-    /// its own when the window is too narrow for both.
+    /// A table row's lines in red with `note` after its first line, or on a line
+    /// of its own below the row when the window is too narrow for both.
     func unexpected(_ rowLines: [String], note: String) -> [String] {
-        let last = rowLines.last ?? ""
-        let fits = width.map { last.count + 3 + note.count <= $0 } ?? true
-        let lines = fits ? rowLines.dropLast() + [last + "   " + note] : rowLines + ["    " + note]
+        let first = rowLines.first ?? ""
+        let fits = width.map { first.count + 3 + note.count <= $0 } ?? true
+        let lines = fits ? [first + "   " + note] + rowLines.dropFirst() : rowLines + ["    " + note]
         return lines.map { paint($0, 31) }
+    }
+
+    /// `line` in lines of at most ``width`` visible characters, broken only between
+    /// words, the lines after the first indented four past the first's indent; a word
+    /// wider than the window stays whole on a line of its own. Colours (SGR) take no
+    /// room, and a line painted whole stays painted on each of its lines. `hanging`,
+    /// when given, is the indent of the lines after the first (a column's).
+    package func fit(_ line: String, hanging indent: Int? = nil) -> [String] {
+        guard let width, Self.visibleCount(line) > width else { return [line] }
+        if let painted = line.wholeMatch(of: /(\u{1B}\[\d+m)([^\u{1B}]*)\u{1B}\[0m/) {
+            return fit(String(painted.2), hanging: indent).map { String(painted.1) + $0 + "\u{1B}[0m" }
+        }
+        let body = line.drop { $0 == " " }
+        let lead = String(repeating: " ", count: line.count - body.count)
+        let hanging = indent.map { String(repeating: " ", count: $0) } ?? lead + "    "
+        var pieces: [String] = []
+        var current = lead
+        var count = lead.count
+        var started = false
+        var index = body.startIndex
+        while let wordStart = body[index...].firstIndex(where: { $0 != " " }) {
+            let spaces = body.distance(from: index, to: wordStart)
+            let wordEnd = body[wordStart...].firstIndex(of: " ") ?? body.endIndex
+            let word = String(body[wordStart..<wordEnd])
+            let wordCount = Self.visibleCount(word)
+            if started, count + spaces + wordCount > width {
+                pieces.append(current)
+                current = hanging + word
+                count = hanging.count + wordCount
+            } else {
+                current += (started ? String(repeating: " ", count: spaces) : "") + word
+                count += (started ? spaces : 0) + wordCount
+            }
+            started = true
+            index = wordEnd
+        }
+        pieces.append(current)
+        return pieces
+    }
+
+    /// Characters a terminal shows of `text`: its SGR colour sequences take none.
+    static func visibleCount(_ text: String) -> Int {
+        text.contains("\u{1B}") ? text.replacing(/\u{1B}\[[0-9;]*m/, with: "").count : text.count
     }
 }
 

@@ -1,0 +1,81 @@
+import Foundation
+import StrainRecords
+import StrainReports
+import Testing
+
+/// What `strain` prints in an 80-column window: every line fits, and no word is
+/// cut in two to make it fit (a table drops, wraps or moves a cell under its row).
+@Suite(.timeLimit(.minutes(10))) struct NarrowTerminalTests {
+    /// The whitespace-separated words of `text`.
+    static func words(_ text: String) -> Set<Substring> {
+        Set(text.split(whereSeparator: \.isWhitespace))
+    }
+
+    @Test func aFailingRunAtEightyColumnsFitsEveryLineAndSplitsNoWord() async throws {
+        let (result, run, out) = try await StrainBinary.runSuite("""
+            name: narrow-failing
+            runs:
+              - scenario: stack-depth
+                parameters: {limit: 2000}
+                strategies: [main, thread(512KiB), "thread-pool(2, 512KiB)", "task-executor(2, 512KiB)", gcd-global]
+              - scenario: noop
+                strategies: [main, gcd-global, thread(512KiB), operation-queue(4)]
+            """, environment: ["COLUMNS": "80"])
+        defer { try? FileManager.default.removeItem(atPath: (out as NSString).deletingLastPathComponent) }
+        #expect(result.status == 1, "an unexpected overflow fails the run: \(result.stdout)\n\(result.stderr)")
+        let record = try #require(run)
+        #expect(record.trials.contains { $0.outcome.kind == .stackOverflow })
+
+        let lines = result.stdout.components(separatedBy: "\n")
+        let wide = lines.filter { $0.count > 80 }
+        #expect(wide.isEmpty, "every line fits 80 columns:\n\(wide.joined(separator: "\n"))")
+
+        // The same record rendered with no width: each of its words is printed whole at 80
+        // columns, as often. The report is what follows the trial lines, up to "Wrote".
+        let whole = TerminalReport(color: false).render(RunReport(OneLine.copy(record)))
+        #expect(whole.components(separatedBy: "\n").contains { $0.count > 80 }, "the run has lines to fit")
+        let start = try #require(lines.firstIndex(of: ""), "\(result.stdout)")
+        let end = try #require(lines.lastIndex { $0.hasPrefix("Wrote ") }, "\(result.stdout)")
+        let report = lines[start..<end].joined(separator: "\n")
+        // A column moved under its rows is named there (`allocations:`); a column of dashes is
+        // left out, its name too.
+        var printed = Self.counts(report)
+        for table in RunReport(record).outcomes.tables {
+            for (column, name) in table.header.enumerated() where table.rows.allSatisfy({ $0.cells[column] == "–" }) {
+                for (word, count) in Self.counts(name) { printed[word, default: 0] += count }
+            }
+        }
+        let cut = Self.counts(whole).filter { word, count in word != "–" && printed[word, default: 0] < count }
+        #expect(cut.isEmpty, "words cut in two at 80 columns: \(cut.keys.sorted())\n\(report)")
+        for word in ["stackOverflow", "threads", "thread(512KiB)", "task-executor(2,", "512KiB)"] {
+            #expect(printed[Substring(word)] != nil, "\(word) whole:\n\(report)")
+        }
+    }
+
+    /// How often each word of `text` occurs, a colon after it left out.
+    static func counts(_ text: String) -> [Substring: Int] {
+        text.split(whereSeparator: \.isWhitespace).reduce(into: [:]) { $0[$1.hasSuffix(":") ? $1.dropLast() : $1, default: 0] += 1 }
+    }
+
+    @Test func listAtEightyColumnsFitsEveryLineAndSplitsNoWord() async throws {
+        let listed = try await StrainBinary.run(["list"], environment: ["COLUMNS": "80"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let wide = listed.stdout.components(separatedBy: "\n").filter { $0.count > 80 }
+        #expect(wide.isEmpty, "every line fits 80 columns:\n\(wide.joined(separator: "\n"))")
+
+        // Every word of every name, summary and help text (from --json) is printed whole.
+        let json = try await StrainBinary.run(["list", "--json"])
+        let catalog = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        var texts: [String] = []
+        for scenario in catalog["scenarios"] as? [[String: Any]] ?? [] {
+            texts += [scenario["name"], scenario["summary"]].compactMap { $0 as? String }
+            texts += (scenario["parameters"] as? [[String: Any]] ?? []).flatMap { [$0["name"], $0["help"]].compactMap { $0 as? String } }
+        }
+        for key in ["strategies", "profiles"] {
+            texts += (catalog[key] as? [[String: Any]] ?? []).flatMap { [$0["name"], $0["summary"]].compactMap { $0 as? String } }
+        }
+        #expect(texts.count > 50, "the catalog has its texts")
+        let cut = Set(texts.flatMap { Self.words($0) }).subtracting(Self.words(listed.stdout))
+        #expect(cut.isEmpty, "words cut in two at 80 columns: \(cut.sorted())\n\(listed.stdout)")
+    }
+}
