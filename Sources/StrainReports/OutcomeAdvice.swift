@@ -13,11 +13,11 @@ package enum OutcomeAdvice {
         switch outcome.kind {
         case .completed:
             let expected = trial.expectedOutcomes.joined(separator: " or ")
-            return "It completed where the suite expects \(expected): if the fault is fixed, change the run's `expect:` to completed; "
+            return "It completed where the suite expects \(expected): if the fault is fixed, change the run's expect: to completed; "
                 + "if not, the run no longer reaches it (check its parameters and strategies)."
         case .threw:
             let error = outcome.message.map { " (\(Self.quote($0)))" } ?? ""
-            return "The scenario's work threw\(error): fix or handle the error where it is thrown, or add threw to the run's `expect:` if throwing is the point."
+            return "The scenario's work threw\(error): fix or handle the error where it is thrown, or add threw to the run's expect: if throwing is the point."
         case .invariantViolated:
             let broken = outcome.message.map { " (\(Self.quote($0)))" } ?? ""
             return "The work ran to its end with a wrong result\(broken): updates were lost or reordered between threads. "
@@ -49,8 +49,11 @@ package enum OutcomeAdvice {
             return deadlockAdvice(trial)
         case .timedOut:
             let deadline = trial.metrics.trialSeconds.map { " at the trial's deadline (\(Format.duration($0)))" } ?? " at the trial's deadline"
-            return "The parent killed it\(deadline), with no thread dump. If it hangs, a `stall:` shorter than the `timeout:` lets the watchdog "
-                + "dump every thread and name the wait; if it is only slow, raise the run's `timeout:`."
+            guard let waiting = Self.topGroup(trial) else {
+                return "The parent killed it\(deadline), with no thread dump. If it hangs, a stall: shorter than the timeout: lets the watchdog "
+                    + "dump every thread and name the wait; if it is only slow, raise the run's timeout:."
+            }
+            return "The parent killed it\(deadline) while \(waiting): if that wait never ends, fix it there; if the work is only slow, raise the run's timeout:."
         case .harnessError:
             let message = outcome.message.map { " (\(Self.quote($0)))" } ?? ""
             return "Strain itself failed\(message), not the code under test: run it again, and if it repeats, report it with run.json."
@@ -94,10 +97,10 @@ package enum OutcomeAdvice {
         let syncs = trial.dump?.groups.contains { group in group.inWork && group.frames.contains { $0.symbol?.contains("DispatchQueue.sync") == true } } ?? false
         guard let cycle = trial.dump?.waitCycle, !cycle.links.isEmpty else {
             if syncs {
-                return "Every worker is blocked in DispatchQueue.sync with nothing left to run the blocks: a `sync` onto a queue (or a pool) "
-                    + "that is waiting for the caller. Make that call async, or never `sync` onto a queue from work that runs on it."
+                return "Every worker is blocked in DispatchQueue.sync with nothing left to run the blocks: a sync onto a queue (or a pool) "
+                    + "that is waiting for the caller. Make that call async, or never sync onto a queue from work that runs on it."
             }
-            let top = trial.dump?.groups.first { $0.inWork }.map { " (\($0.count) in \($0.summary))" } ?? ""
+            let top = Self.topGroup(trial).map { " (\($0))" } ?? ""
             return "Every worker blocked with nothing to wake them\(top): find what they wait for that no running thread will signal, "
                 + "and take locks in one order, or wait with a timeout to see it."
         }
@@ -105,12 +108,19 @@ package enum OutcomeAdvice {
         let waited = cycle.links.map(\.waitsFor)
         let queues = (held + waited).contains { $0.localizedCaseInsensitiveContains("queue") } || syncs
         if queues {
-            return "A `sync` waits on a queue that is waiting for the caller (\(cycle.description)): make the `sync` back onto "
+            return "A sync waits on a queue that is waiting for the caller (\(cycle.description)): make the sync back onto "
                 + "\(waited.first ?? "the queue") async, or do the work directly when already on that queue."
         }
         let order = zip(held, waited).map { "\($0) then \($1)" }.joined(separator: ", ")
         return "The threads take the same locks in opposite orders (\(order)): take them in one order everywhere "
             + "(always \(held.sorted().first ?? "the first") first), or hold only one at a time."
+    }
+
+    /// `2 threads wait in futex wait ← closure #1 in lockOrderDeadlock() ← …`: the dump's group of
+    /// threads that held the work, else its largest, as advice names it.
+    static func topGroup(_ trial: TrialRecord) -> String? {
+        guard let groups = trial.dump?.groups, let group = groups.first(where: \.inWork) ?? groups.first else { return nil }
+        return "\(group.count) thread\(group.count == 1 ? "" : "s") waited in \(group.summary)"
     }
 
     /// A message from the record as it is quoted in advice: one line, at most 200 characters.
