@@ -11,16 +11,20 @@ import Testing
         Set(text.split(whereSeparator: \.isWhitespace))
     }
 
+    /// Overflows where the suite expects none, with tables as wide as the default suite's:
+    /// at 80 columns the old fitting cut `stackOverflow`, `thread(512KiB)` and `threads`.
+    static let failingSuite = """
+        name: narrow-failing
+        runs:
+          - scenario: stack-depth
+            parameters: {limit: 2000}
+            strategies: [main, thread(512KiB), "thread-pool(2, 512KiB)", "task-executor(2, 512KiB)", gcd-global]
+          - scenario: noop
+            strategies: [main, gcd-global, thread(512KiB), operation-queue(4)]
+        """
+
     @Test func aFailingRunAtEightyColumnsFitsEveryLineAndSplitsNoWord() async throws {
-        let (result, run, out) = try await StrainBinary.runSuite("""
-            name: narrow-failing
-            runs:
-              - scenario: stack-depth
-                parameters: {limit: 2000}
-                strategies: [main, thread(512KiB), "thread-pool(2, 512KiB)", "task-executor(2, 512KiB)", gcd-global]
-              - scenario: noop
-                strategies: [main, gcd-global, thread(512KiB), operation-queue(4)]
-            """, environment: ["COLUMNS": "80"])
+        let (result, run, out) = try await StrainBinary.runSuite(Self.failingSuite, environment: ["COLUMNS": "80"])
         defer { try? FileManager.default.removeItem(atPath: (out as NSString).deletingLastPathComponent) }
         #expect(result.status == 1, "an unexpected overflow fails the run: \(result.stdout)\n\(result.stderr)")
         let record = try #require(run)
@@ -55,6 +59,35 @@ import Testing
     /// How often each word of `text` occurs, a colon after it left out.
     static func counts(_ text: String) -> [Substring: Int] {
         text.split(whereSeparator: \.isWhitespace).reduce(into: [:]) { $0[$1.hasSuffix(":") ? $1.dropLast() : $1, default: 0] += 1 }
+    }
+
+    @Test func aFailingRunOnAnEightyColumnTerminalFitsEveryLineInColourAndSplitsNoWord() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strain-narrow-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Self.failingSuite.write(toFile: folder + "/suite.yaml", atomically: true, encoding: .utf8)
+        let result = try await CommandRun.run(["run", "suite.yaml", "--out", "out"], in: folder, environment: ["COLUMNS": "80"], removing: ["NO_COLOR"],
+                                              terminal: true, timeout: 120)
+        #expect(result.status == 1, "\(result.stdout)")
+        #expect(result.stdout.contains("\u{1B}[31m"), "in colour: \(result.stdout.debugDescription)")
+        // What the terminal shows: each line as its last redraw left it, without escapes.
+        let shown = result.stdout.replacing(/\u{1B}\[[0-9;]*[mK]/, with: "").components(separatedBy: "\r\n")
+        let drawn = shown.flatMap { $0.components(separatedBy: "\r") }
+        let wide = drawn.filter { $0.count > 80 }
+        #expect(wide.isEmpty, "every line and every redraw fits 80 columns:\n\(wide.joined(separator: "\n"))")
+        let lines = shown.map { $0.components(separatedBy: "\r").last ?? "" }
+        let record = try RunRecordFile.read(from: folder + "/out/run.json")
+        let whole = TerminalReport(color: false).render(RunReport(OneLine.copy(record)))
+        let start = try #require(lines.firstIndex(of: ""), "\(lines.joined(separator: "\n"))")
+        let end = try #require(lines.lastIndex { $0.hasPrefix("Wrote ") }, "\(lines.joined(separator: "\n"))")
+        var printed = Self.counts(lines[start..<end].joined(separator: "\n"))
+        for table in RunReport(record).outcomes.tables {
+            for (column, name) in table.header.enumerated() where table.rows.allSatisfy({ $0.cells[column] == "–" }) {
+                for (word, count) in Self.counts(name) { printed[word, default: 0] += count }
+            }
+        }
+        let cut = Self.counts(whole).filter { word, count in word != "–" && printed[word, default: 0] < count }
+        #expect(cut.isEmpty, "words cut in two on an 80-column terminal: \(cut.keys.sorted())\n\(lines.joined(separator: "\n"))")
     }
 
     @Test func listAtEightyColumnsFitsEveryLineAndSplitsNoWord() async throws {
