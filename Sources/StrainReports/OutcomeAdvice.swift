@@ -85,7 +85,9 @@ package enum OutcomeAdvice {
     static func starvedAdvice(_ trial: TrialRecord) -> String {
         let fix = "don't block pool threads (await, or a completion, instead of waiting), move blocking work to threads of its own, or size the pool for it."
         guard let stall = trial.stall else { return "Work waited while the pool's threads made no progress: " + fix }
-        let blocked = stall.threadsInUntimedWait
+        // Threads in a wait with no timeout, else the items started and not finished (a
+        // semaphore's timed wait is a wait all the same).
+        let blocked = stall.threadsInUntimedWait > 0 ? stall.threadsInUntimedWait : max(0, stall.started - stall.finished)
         let waiting = max(0, stall.queued - stall.started)
         let pool = "\(blocked) blocked item\(blocked == 1 ? "" : "s") filled a pool of \(stall.threadsInWork)"
         let behind = waiting > 0 ? " while \(waiting) more waited to start" : ""
@@ -108,8 +110,9 @@ package enum OutcomeAdvice {
         let waited = cycle.links.map(\.waitsFor)
         let queues = (held + waited).contains { $0.localizedCaseInsensitiveContains("queue") } || syncs
         if queues {
-            return "A sync waits on a queue that is waiting for the caller (\(cycle.description)): make the sync back onto "
-                + "\(waited.first ?? "the queue") async, or do the work directly when already on that queue."
+            let ring = (held + [held[0]]).joined(separator: " → ")
+            return "Each queue's work syncs onto the next while the next waits for it (\(ring)): make the sync onto "
+                + "\(waited[0]) async, or do the work directly when already on that queue."
         }
         let order = zip(held, waited).map { "\($0) then \($1)" }.joined(separator: ", ")
         return "The threads take the same locks in opposite orders (\(order)): take them in one order everywhere "

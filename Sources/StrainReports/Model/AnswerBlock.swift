@@ -24,11 +24,13 @@ package struct AnswerBlock: TextSection {
         package var key: String
         /// `deadlocked — thread 1 holds a and waits for b; …`: the outcome and its wait cycle.
         package var text: String
+        /// What to do about it (``OutcomeAdvice``), expected or not.
+        package var advice: String
         /// Where the page shows its dump.
         package var anchor: String
     }
 
-    /// The stack verdicts, then each failing key's advice, then the thread caps.
+    /// The stack verdicts, then each failing key's advice (a stall's is on its stall), then the thread caps.
     package var advice: [Advice]
     /// The stalls, in run order.
     package var stalls: [Stall]
@@ -40,8 +42,11 @@ package struct AnswerBlock: TextSection {
         let verdicts = isBisect ? [] : Array(zip(stack.verdicts, stack.overflows))
         // An overflow's advice is its configuration's verdict (in a bisect, the bisect's answer).
         let covered = Set(stack.verdicts.map { StackVerdict.Configuration($0.key) })
+        // A stall's advice is said on its line under Stalls, expected or not.
+        let stalled = Set(stalls.entries.map { "\($0.trial.key) \($0.trial.outcome.kind)" })
         let failing = failed.entries.filter { entry in
-            entry.key.first.outcome.kind != .stackOverflow || !(isBisect || covered.contains(StackVerdict.Configuration(entry.key.key)))
+            guard !stalled.contains("\(entry.key.key) \(entry.key.first.outcome.kind)") else { return false }
+            return entry.key.first.outcome.kind != .stackOverflow || !(isBisect || covered.contains(StackVerdict.Configuration(entry.key.key)))
         }
         advice = verdicts.map { Advice(bold: $0.0.title, text: $0.0.explanation, evidence: $0.1) }
             + failing.map { entry in
@@ -52,15 +57,16 @@ package struct AnswerBlock: TextSection {
             }
         self.stalls = stalls.entries.map { entry in
             Stall(key: entry.trial.key.description, text: entry.trial.outcome.description + (entry.dump.waitCycle.map { " — \($0.description)" } ?? ""),
-                  anchor: entry.anchor)
+                  advice: OutcomeAdvice.text(for: entry.trial), anchor: entry.anchor)
         }
     }
 
-    /// The advice, under its heading, each item's lines fitted to the window; the stalls
-    /// have their own section above.
+    /// The advice, under its heading, then each stall's (their dumps have their own
+    /// section above), each item's lines fitted to the window.
     package func terminalLines(_ style: TerminalStyle) -> [String] {
-        guard !advice.isEmpty else { return [] }
+        guard !isEmpty else { return [] }
         return style.heading("Why, and what to do") + advice.flatMap { style.fit("  \($0.bold): \($0.text)") }
+            + stalls.flatMap { style.fit("  \($0.key): \($0.text.components(separatedBy: " — ")[0]): \($0.advice)") }
     }
 
     package func markdown() -> String {
@@ -69,7 +75,7 @@ package struct AnswerBlock: TextSection {
         out += advice.map { "- **\(Markdown.escape($0.bold))**: \(Markdown.escape($0.text))\n" }.joined()
         if !stalls.isEmpty {
             out += (advice.isEmpty ? "" : "\n") + "**Stalls** (each dump is under Stalls below):\n\n"
-            out += stalls.map { "- **\(Markdown.escape($0.key))**: \(Markdown.escape($0.text))\n" }.joined()
+            out += stalls.map { "- **\(Markdown.escape($0.key))**: \(Markdown.escape($0.text)). \(Markdown.escape($0.advice))\n" }.joined()
         }
         return out + "\n"
     }

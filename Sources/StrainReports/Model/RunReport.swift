@@ -133,7 +133,7 @@ package struct RunReport: Sendable {
     /// The terminal's sections: ``sections`` with the answer last, just before the
     /// closing count, the stack verdicts and caps it holds no longer shown above.
     package var terminalSections: [any TextSection] {
-        guard !answer.advice.isEmpty else { return sections }
+        guard !answer.isEmpty else { return sections }
         var sections = sections
         sections.removeAll { ($0 is StackVerdictSection && !isBisect) || $0 is CapSection }
         return sections + [answer]
