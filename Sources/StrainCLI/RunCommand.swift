@@ -152,10 +152,7 @@ struct RunCommand: ParsableCommand {
     private func execute(_ plan: Plan, planRecord: PlanRecord, suiteName: String, suitePath: String, directory: OutputDirectory,
                          journal: Journal, catalog: ScenarioCatalog, jobs: Int, supervisor: TrialSupervisor) throws {
         let interactive = isatty(STDOUT_FILENO) == 1
-        // Tables fit the window at a terminal, or the width COLUMNS gives; a pipe without COLUMNS gets them whole.
-        let fitted = interactive || ProcessInfo.processInfo.environment["COLUMNS"] != nil
-        let terminal = TerminalReport(color: interactive && ProcessInfo.processInfo.environment["NO_COLOR"] == nil,
-                                      columns: fitted ? Self.terminalColumns() : nil)
+        let terminal = Self.terminalReport()
         var controller = RunController(
             supervisor: supervisor,
             customMetrics: catalog.declaredMetrics(of: plan.trials.map(\.scenario))
@@ -248,6 +245,16 @@ struct RunCommand: ParsableCommand {
         } catch {
             writeStandardError("warning: could not append to $GITHUB_STEP_SUMMARY (\(path)): \(error)")
         }
+    }
+
+    /// The terminal view standard output gets: in colour at a terminal with NO_COLOR
+    /// unset; its lines fitted to the window at a terminal, or to the width COLUMNS
+    /// gives; a pipe without COLUMNS (a CI log) gets them whole.
+    static func terminalReport() -> TerminalReport {
+        let interactive = isatty(STDOUT_FILENO) == 1
+        let fitted = interactive || ProcessInfo.processInfo.environment["COLUMNS"] != nil
+        return TerminalReport(color: interactive && ProcessInfo.processInfo.environment["NO_COLOR"] == nil,
+                              columns: fitted ? terminalColumns() : nil)
     }
 
     /// The terminal's width in columns (TIOCGWINSZ, read at each redraw so a

@@ -90,6 +90,22 @@ import Testing
         #expect(cut.isEmpty, "words cut in two on an 80-column terminal: \(cut.keys.sorted())\n\(lines.joined(separator: "\n"))")
     }
 
+    @Test func aBisectAtEightyColumnsFitsEveryLineAndSplitsNoWord() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strain-narrow-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try await StrainBinary.run(["bisect", "stack-depth", "-p", "frame=1KiB", "-p", "limit=100", "--per", "limit", "--high", "1MiB",
+                                                 "--repetitions", "1", "--out", folder + "/bisect"], environment: ["COLUMNS": "80"])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let wide = result.stdout.components(separatedBy: "\n").filter { $0.count > 80 }
+        #expect(wide.isEmpty, "every line fits 80 columns:\n\(wide.joined(separator: "\n"))")
+        let record = try RunRecordFile.read(from: folder + "/bisect/run.json")
+        let whole = TerminalReport(color: false).renderBisect(record)
+        #expect(whole.components(separatedBy: "\n").contains { $0.count > 80 }, "the bisect has lines to fit")
+        let printed = Self.counts(result.stdout)
+        let cut = Self.counts(whole).filter { word, count in printed[word, default: 0] < count }
+        #expect(cut.isEmpty, "words cut in two at 80 columns: \(cut.keys.sorted())\n\(result.stdout)")
+    }
+
     @Test func listAtEightyColumnsFitsEveryLineAndSplitsNoWord() async throws {
         let listed = try await StrainBinary.run(["list"], environment: ["COLUMNS": "80"])
         #expect(listed.status == 0, "\(listed.stderr)")
