@@ -128,3 +128,24 @@ import Testing
         #expect(cut.isEmpty, "words cut in two at 80 columns: \(cut.sorted())\n\(listed.stdout)")
     }
 }
+
+extension NarrowTerminalTests {
+    /// The fixture's whole terminal report (tables, traces, stalls, caps, the answer) at 80 columns:
+    /// a line wider than the window is a single word too long for any line.
+    @Test func theFixturesWholeReportFitsEightyColumnsButForWordsLongerThanALine() throws {
+        let run = try ReportTests.fixture()
+        let fitted = TerminalReport(color: false, columns: 80).render(RunReport(OneLine.copy(run)))
+        let wide = fitted.components(separatedBy: "\n").filter { $0.count > 79 && $0.split(separator: " ").count > 1 }
+        #expect(wide.isEmpty, "lines wider than 79 columns with a space to break at:\n\(wide.joined(separator: "\n"))")
+        let whole = TerminalReport(color: false).render(RunReport(OneLine.copy(run)))
+        #expect(whole.components(separatedBy: "\n").filter { $0.count > 80 }.count > 20, "the fixture has lines to fit")
+        // A table's column of dashes is left out at 80 columns, its name too: the words of the
+        // tables' names are not counted here (the runs above count them).
+        let report = RunReport(OneLine.copy(run))
+        let names = Set((report.outcomes.tables.flatMap(\.header) + report.rankings.tables.flatMap(\.header) + report.metrics.tables.flatMap(\.header))
+            .flatMap { Self.counts($0).keys })
+        let printed = Self.counts(fitted)
+        let cut = Self.counts(whole).filter { word, count in word != "–" && !names.contains(word) && printed[word, default: 0] < count }
+        #expect(cut.isEmpty, "words cut in two: \(cut.keys.sorted())")
+    }
+}
