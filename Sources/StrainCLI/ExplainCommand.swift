@@ -2,6 +2,7 @@ import ArgumentParser
 import StrainKit
 import StrainReports
 import StrainSuite
+import StrainText
 
 struct ExplainCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import StrainKit
 import StrainReports
+import StrainText
 
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

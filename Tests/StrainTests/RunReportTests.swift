@@ -1,6 +1,7 @@
 import Foundation
 import StrainKit
 import StrainReports
+import StrainText
 import Testing
 
 /// The one report model every format lays out: what one view shows, the others show too.

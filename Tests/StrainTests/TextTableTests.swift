@@ -1,6 +1,7 @@
 import Foundation
 import StrainKit
 import StrainReports
+import StrainText
 import Testing
 
 /// The one text-table helper behind the terminal and Markdown tables.

@@ -1,5 +1,6 @@
 import Foundation
 import StrainRecords
+import StrainText
 
 /// `report.html`: one self-contained page (inline CSS and SVG, no scripts, no
 /// fonts or images from anywhere) that shows a run at a glance: comparison

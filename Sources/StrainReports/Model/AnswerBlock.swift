@@ -1,4 +1,5 @@
 import StrainRecords
+import StrainText
 
 /// Why the run failed and what to do, and its stalls a line each: report.html's
 /// answer box, what summary.md says right after What failed, before any table, and

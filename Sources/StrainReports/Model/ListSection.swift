@@ -1,4 +1,5 @@
 import StrainRecords
+import StrainText
 
 /// A section that is a heading and a line per item.
 package protocol ListSection: TextSection {
