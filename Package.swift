@@ -129,7 +129,9 @@ let package = Package(
             name: "StrainTesting",
             dependencies: ["StrainRecords", "StrainKit", "StrainWire", "StrainHost", "StrainRunner"]
         ),
-        .target(name: "StrainReports", dependencies: ["StrainRecords"]),
+        // Text laid out for a terminal or markup: tables fitted to a width, lines broken between words, escaping.
+        .target(name: "StrainText"),
+        .target(name: "StrainReports", dependencies: ["StrainRecords", "StrainText"]),
         // Public API of StrainKit only, like any user's scenarios.
         .target(name: "StrainHelpers", dependencies: ["StrainKit"]),
         .target(
@@ -139,7 +141,7 @@ let package = Package(
         .target(
             name: "StrainCLI",
             dependencies: [
-                "StrainRecords", "StrainKit", "StrainSuite", "StrainHost", "StrainRunner", "StrainExec", "StrainReports", "StrainGate",
+                "StrainRecords", "StrainKit", "StrainSuite", "StrainHost", "StrainRunner", "StrainExec", "StrainReports", "StrainText", "StrainGate",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -158,7 +160,7 @@ let package = Package(
             name: "StrainTests",
             dependencies: [
                 "StrainRecords", "StrainKit", "StrainHelpers", "StrainWire", "StrainSuite", "StrainSymbols", "StrainHost",
-                "StrainRunner", "StrainExec", "StrainReports", "StrainScenarios", "StrainCLI", "StrainTesting",
+                "StrainRunner", "StrainExec", "StrainReports", "StrainText", "StrainScenarios", "StrainCLI", "StrainTesting",
                 // The user workflow's test reads the example's GitHub Actions workflow.
                 .product(name: "Yams", package: "Yams"),
             ],

@@ -88,16 +88,15 @@ struct BisectCommand: ParsableCommand {
             throw ExitCode(StrainExitCode.inputError)
         }
         let directory = out ?? "Reports/bisect-\(scenario)-\(runTimestamp())"
-        let color = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
-        let terminal = TerminalReport(color: color)
+        let terminal = RunCommand.terminalReport()
         let controller = BisectController(runner: TrialSupervisor(executable: currentExecutablePath(), isolation: isolation), outputDirectory: directory)
-        print("Bisecting \(scenario): \(requests.map(Self.describe).joined(separator: "; then "))")
+        print(terminal.fit("Bisecting \(scenario): \(requests.map(Self.describe).joined(separator: "; then "))"))
         var count = 0
         let record: RunRecord
         do {
             record = try controller.run(requests, slopeParameter: slopeParameter) { trial in
                 count += 1
-                print(TerminalReport.safe(terminal.probeLine(trial, index: count)))
+                print(TerminalReport.safe(terminal.fit(terminal.probeLine(trial, index: count))))
             }
         } catch {
             FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
@@ -115,8 +114,8 @@ struct BisectCommand: ParsableCommand {
             }
         }
         print("")
-        print(TerminalReport.safe(terminal.renderBisect(record)))
-        print("Wrote " + written.dropLast().joined(separator: ", ") + " and " + written.last!)
+        print(TerminalReport.safe(terminal.fit(terminal.renderBisect(record))))
+        print(terminal.fit("Wrote " + written.dropLast().joined(separator: ", ") + " and " + written.last!))
     }
 
     static func describe(_ request: BisectRequest) -> String {

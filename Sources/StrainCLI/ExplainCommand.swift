@@ -1,6 +1,8 @@
 import ArgumentParser
 import StrainKit
+import StrainReports
 import StrainSuite
+import StrainText
 
 struct ExplainCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -28,12 +30,7 @@ struct ExplainCommand: ParsableCommand {
             lines.append("Parameters: none")
         } else {
             lines.append("Parameters:")
-            let width = specs.map(\.name.count).max() ?? 0
-            for spec in specs {
-                let pad = String(repeating: " ", count: width - spec.name.count)
-                lines.append("  \(spec.name)\(pad)  \(spec.typeName): \(spec.validValues); default \(spec.defaultValue)")
-                lines.append("  \(String(repeating: " ", count: width))  \(spec.help)")
-            }
+            lines += parameterLines(specs, indent: "  ")
         }
         if !scenario.metricDescriptors.isEmpty {
             lines += ["", "Metrics (besides Strain's own):"]
@@ -75,6 +72,19 @@ struct ExplainCommand: ParsableCommand {
             }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Each parameter as two lines, its name in a column of its own: its type,
+    /// values and default, then its help under them, each wrapped in that column
+    /// to `style`'s width. `strain list` lays its scenarios' parameters out the same way.
+    static func parameterLines(_ specs: [ParameterSpec], indent: String, style: TerminalStyle = TerminalStyle(color: false)) -> [String] {
+        let width = specs.map(\.name.count).max() ?? 0
+        let column = indent.count + width + 2
+        return specs.flatMap { spec in
+            let pad = String(repeating: " ", count: width - spec.name.count)
+            return ["\(indent)\(spec.name)\(pad)  \(spec.typeName): \(spec.validValues); default \(spec.defaultValue)",
+                    "\(indent)\(String(repeating: " ", count: width))  \(spec.help)"].flatMap { style.fit($0, hanging: column) }
+        }
     }
 
     /// `starved`, or `[completed, crashed]` where several may happen.

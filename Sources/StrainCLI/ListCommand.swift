@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import StrainKit
+import StrainReports
+import StrainText
 
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,19 +22,31 @@ struct ListCommand: ParsableCommand {
             print(String(decoding: try encoder.encode(CatalogListing(catalog)), as: UTF8.self))
             return
         }
-        print("Scenarios:")
-        for scenario in catalog.scenarios {
-            print("  \(scenario.name)  \(scenario.summary)")
-            for parameter in scenario.parameterSpecs {
-                print("      \(parameter.name): \(parameter.help); \(parameter.validValues) (default \(parameter.defaultValue))")
-            }
+        // Laid out as `strain explain` lays out one scenario, each line fitted to the
+        // window (80 columns in a pipe) between words.
+        let style = TerminalStyle(color: false, width: RunCommand.terminalColumns() - 1)
+        var lines = ["Scenarios:"]
+        let named = Self.column(catalog.scenarios.map { ($0.name, $0.summary) }, style: style)
+        for (scenario, entry) in zip(catalog.scenarios, named) {
+            lines += entry + ExplainCommand.parameterLines(scenario.parameterSpecs, indent: "      ", style: style)
         }
-        print("\nStrategies:")
-        for (syntax, summary) in StrategySpec.catalog { print("  \(syntax)  \(summary)") }
-        print("\nProfiles:")
-        for profile in Profile.allCases { print("  \(profile.rawValue)  \(profile.summary)") }
-        print("\nOutcomes: \(TrialOutcome.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+        lines += ["", "Strategies:"] + Self.column(StrategySpec.catalog.map { ($0.syntax, $0.summary) }, style: style).joined()
+        lines += ["", "Profiles:"] + Self.column(Profile.allCases.map { ($0.rawValue, $0.summary) }, style: style).joined()
+        lines += ["", "Outcomes: \(TrialOutcome.Kind.allCases.map(\.rawValue).joined(separator: ", "))"]
+        print(lines.flatMap { style.fit($0) }.joined(separator: "\n"))
         print("\n'strain explain NAME' says more about one scenario.")
+    }
+}
+
+extension ListCommand {
+    /// Names in a column of their own and each summary beside its name, wrapped in
+    /// its column, or under the name, indented, when the names leave it too little room.
+    static func column(_ entries: [(name: String, summary: String)], style: TerminalStyle) -> [[String]] {
+        let width = entries.map(\.name.count).max() ?? 0
+        guard width <= 24 else { return entries.map { ["  \($0.name)"] + style.fit("      \($0.summary)") } }
+        return entries.map { entry in
+            style.fit("  \(entry.name)\(String(repeating: " ", count: width - entry.name.count))  \(entry.summary)", hanging: width + 4)
+        }
     }
 }
 

@@ -152,10 +152,7 @@ struct RunCommand: ParsableCommand {
     private func execute(_ plan: Plan, planRecord: PlanRecord, suiteName: String, suitePath: String, directory: OutputDirectory,
                          journal: Journal, catalog: ScenarioCatalog, jobs: Int, supervisor: TrialSupervisor) throws {
         let interactive = isatty(STDOUT_FILENO) == 1
-        // Tables fit the window at a terminal, or the width COLUMNS gives; a pipe without COLUMNS gets them whole.
-        let fitted = interactive || ProcessInfo.processInfo.environment["COLUMNS"] != nil
-        let terminal = TerminalReport(color: interactive && ProcessInfo.processInfo.environment["NO_COLOR"] == nil,
-                                      columns: fitted ? Self.terminalColumns() : nil)
+        let terminal = Self.terminalReport()
         var controller = RunController(
             supervisor: supervisor,
             customMetrics: catalog.declaredMetrics(of: plan.trials.map(\.scenario))
@@ -165,7 +162,7 @@ struct RunCommand: ParsableCommand {
         RunnerSignals.catchStopSignals()
         RunnerSignals.adoptOrphans()
         let resumed = plan.trials.count - remaining.count
-        print(TerminalReport.safe("Running \(suiteName): \(plan.trials.count) trials from \(suitePath)") + (resumed > 0 ? " (\(resumed) finished before, resumed)" : ""))
+        print(TerminalReport.safe(terminal.fit("Running \(suiteName): \(plan.trials.count) trials from \(suitePath)" + (resumed > 0 ? " (\(resumed) finished before, resumed)" : ""))))
         fflush(nil)
         let record: RunRecord
         do {
@@ -179,7 +176,7 @@ struct RunCommand: ParsableCommand {
             record = try controller.run(plan, planRecord: planRecord, journal: journal, runJSONPath: directory.runJSONPath, jobs: jobs) { trial, done, total in
                 ranNow += 1
                 // A trial's names, message and symbols on one line (`OneLine.copy`), as every text view prints them.
-                let line = TerminalReport.safe(terminal.trialLine(OneLine.copy(trial), index: done, total: total))
+                let line = TerminalReport.safe(terminal.fit(terminal.trialLine(OneLine.copy(trial), index: done, total: total)))
                 guard interactive else {
                     // Not a terminal (CI logs, pipes): a plain line per trial, flushed as it ends.
                     print(line)
@@ -219,7 +216,7 @@ struct RunCommand: ParsableCommand {
         }
         // The terminal's view renders the record with every string on one line (`OneLine.copy`).
         print(TerminalReport.safe(terminal.render(RunReport(OneLine.copy(record)))))
-        print(TerminalReport.safe("Wrote " + written.dropLast().joined(separator: ", ") + " and " + written.last!))
+        print(TerminalReport.safe(terminal.fit("Wrote " + written.dropLast().joined(separator: ", ") + " and " + written.last!)))
         if github { Self.annotate(record, report: report) }
 
         if let signal = RunnerSignals.stopSignal {
@@ -248,6 +245,16 @@ struct RunCommand: ParsableCommand {
         } catch {
             writeStandardError("warning: could not append to $GITHUB_STEP_SUMMARY (\(path)): \(error)")
         }
+    }
+
+    /// The terminal view standard output gets: in colour at a terminal with NO_COLOR
+    /// unset; its lines fitted to the window at a terminal, or to the width COLUMNS
+    /// gives; a pipe without COLUMNS (a CI log) gets them whole.
+    static func terminalReport() -> TerminalReport {
+        let interactive = isatty(STDOUT_FILENO) == 1
+        let fitted = interactive || ProcessInfo.processInfo.environment["COLUMNS"] != nil
+        return TerminalReport(color: interactive && ProcessInfo.processInfo.environment["NO_COLOR"] == nil,
+                              columns: fitted ? terminalColumns() : nil)
     }
 
     /// The terminal's width in columns (TIOCGWINSZ, read at each redraw so a

@@ -1,5 +1,6 @@
 import Foundation
 import StrainRecords
+import StrainText
 
 /// `strain bisect`'s answers as text: one headline per search, its sentence, the
 /// slope, the probes' count and wall time. Shared by the terminal, Markdown and HTML.

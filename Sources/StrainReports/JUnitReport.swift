@@ -1,5 +1,6 @@
 import Foundation
 import StrainRecords
+import StrainText
 
 /// `junit.xml`: one test case per trial, grouped in a test suite per scenario,
 /// in the shape Jenkins, GitLab and GitHub's test-report actions read. A trial

@@ -1,5 +1,6 @@
 import Foundation
 import StrainRecords
+import StrainText
 
 /// `summary.md`: the comparison tables, the stack verdicts and the traces,
 /// fit for a pull-request comment.

@@ -1,5 +1,6 @@
 import Foundation
 import StrainRecords
+import StrainText
 
 /// The faults of a program's other processes (a forked child under `strain exec`),
 /// each under its pid, parent and command line.

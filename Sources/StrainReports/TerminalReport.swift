@@ -1,5 +1,6 @@
 import Foundation
 import StrainRecords
+import StrainText
 
 /// What a run prints: a line per finished trial, then a compact table per
 /// scenario, the verdicts, the traces' headlines and the paths written.
@@ -57,6 +58,11 @@ package struct TerminalReport: Sendable {
         return String(line.prefix(budget))
     }
 
+    /// `text`, each of its lines fitted to the window between words (see ``TerminalStyle/fit(_:)``).
+    package func fit(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).flatMap { style.fit(String($0)) }.joined(separator: "\n")
+    }
+
     /// `1:05`, `0:08`.
     static func clock(_ seconds: Double) -> String {
         let whole = Int(seconds.rounded())
@@ -68,13 +74,14 @@ package struct TerminalReport: Sendable {
     /// The model laid out for the terminal: every section in order, then the
     /// count and the failing keys, so the last lines a run prints say what failed.
     package func render(_ report: RunReport) -> String {
-        var lines = report.sections.flatMap { $0.terminalLines(style) }
+        var lines = report.terminalSections.flatMap { $0.terminalLines(style) }
         lines.append("")
         let head = report.head
         lines.append("\(head.trialCount) trials: " + (head.unexpectedCount == 0 ? paint("every outcome expected", 32) : paint("\(head.unexpectedCount) unexpected", 31))
                      + (head.interruption.map { paint($0, 31) } ?? ""))
         lines += report.failed.recap().map { "  " + $0 }
-        return lines.joined(separator: "\n")
+        // Every line fits the window, broken between words (tables have fitted theirs already).
+        return lines.flatMap { style.fit($0) }.joined(separator: "\n")
     }
 
     /// Text safe for a terminal and a CI log: a run's own strings (an error

@@ -61,3 +61,23 @@ struct BisectReportLayoutTests {
         #expect(!markdown.contains("## Probes"))
     }
 }
+
+extension BisectReportLayoutTests {
+    /// A size bisect has told deep recursion from unbounded: no view repeats, per probe,
+    /// the verdict that asks to run it on a larger stack to tell them apart.
+    @Test func aBisectsAnswerIsNotFollowedByPerProbeRunItOnALargerStackVerdicts() throws {
+        var run = try Self.bisectRun()
+        #expect(run.trials.contains { $0.outcome.kind == .stackOverflow }, "the bisect's probes overflowed")
+        // As a size bisect probes it: one stack, a parameter value per probe, so each
+        // overflowing probe is a configuration of its own with one stack size tried.
+        for index in run.trials.indices {
+            run.trials[index].parameters["size"] = "\(100 * (index + 1))"
+        }
+        let probeVerdicts = StackVerdict.verdicts(for: run).filter { $0.kind == .undetermined }
+        #expect(probeVerdicts.count >= 2, "each overflowing probe would ask for a larger stack: \(probeVerdicts.map(\.explanation))")
+        let views = [("terminal", TerminalReport(color: false).render(run)), ("summary.md", MarkdownReport.render(run)), ("report.html", HTMLReport.render(run))]
+        for (name, text) in views {
+            #expect(!text.contains("Run it on a larger stack too"), "\(name) repeats the question the bisect answered")
+        }
+    }
+}

@@ -104,12 +104,14 @@ struct ModuleGraph {
         "StrainExec": ["StrainRecords", "StrainKit", "StrainWire", "StrainSymbols", "StrainRunner", "CStrainProbe", "CStrainTools"],
         // Expectations for Swift Testing: the host in the re-run child, the runner in the test process; no CLI, gate or reports.
         "StrainTesting": ["StrainRecords", "StrainKit", "StrainWire", "StrainHost", "StrainRunner"],
+        // Text laid out for a terminal or markup: Foundation only.
+        "StrainText": [],
         // Views of records: never the runner, never C.
-        "StrainReports": ["StrainRecords"],
+        "StrainReports": ["StrainRecords", "StrainText"],
         "StrainGate": ["StrainRecords"],
         // The command line: every Swift layer, no C at all.
         "StrainCLI": [
-            "StrainRecords", "StrainKit", "StrainSuite", "StrainHost", "StrainRunner", "StrainExec", "StrainReports", "StrainGate", "ArgumentParser",
+            "StrainRecords", "StrainKit", "StrainSuite", "StrainHost", "StrainRunner", "StrainExec", "StrainReports", "StrainText", "StrainGate", "ArgumentParser",
         ],
         "strain": ["StrainCLI", "StrainScenarios"],
         // The fuzzers (under STRAIN_FUZZ=1): the suite language alone, the records and their reports.

@@ -1,6 +1,7 @@
 import Foundation
 import StrainKit
 import StrainReports
+import StrainText
 import Testing
 
 /// The one report model every format lays out: what one view shows, the others show too.
@@ -57,7 +58,7 @@ import Testing
         let why = try #require(markdown.range(of: "## Why, and what to do\n"), "no answer block: the reasons sat after every table")
         let firstTable = try #require(markdown.range(of: "\n| "))
         #expect(failed.lowerBound < why.lowerBound && why.lowerBound < firstTable.lowerBound)
-        let block = String(markdown[why.upperBound...].prefix { $0 != "#" })
+        let block = String(markdown[why.upperBound...].components(separatedBy: "\n## ")[0])
         #expect(block.contains("Deep but finite: overflows 512KiB and completes on 8MiB"), "the stack verdict: \(block)")
         #expect(block.contains("sync-cycle") && block.contains("deadlocked") && block.contains("holds strain.sync-cycle.0"), "the stall and its wait cycle: \(block)")
         // Said once: the verdicts are not repeated under a heading of their own further down.

@@ -1,6 +1,7 @@
 import Foundation
 import StrainKit
 import StrainReports
+import StrainText
 import Testing
 
 /// The one text-table helper behind the terminal and Markdown tables.
@@ -20,23 +21,27 @@ import Testing
         ], "\(lines.joined(separator: "\n"))")
     }
 
-    @Test func aTableWiderThanTheWindowWrapsItsWidestColumnsAtSpacesAndEveryLineFits() {
+    @Test func aTableWiderThanTheWindowWrapsBetweenWordsThenMovesItsWidestColumnUnderEachRow() {
+        // At 70 the cells wrap between words and every column stays in the table.
+        let wrapped = Self.table.terminalLines(width: 70)
+        let wrappedLines = wrapped.header + wrapped.rows.flatMap { $0 }
+        #expect(wrappedLines.allSatisfy { $0.count <= 70 }, "\(wrappedLines.joined(separator: "\n"))")
+        #expect(wrapped.rows[1][0].hasPrefix("  task-executor(64, 512KiB)  2 completed, "), "the first column whole: \(wrapped.rows[1])")
+        #expect(wrapped.rows[1][1].contains("1 stackOverflow"), "the outcome wraps between its words: \(wrapped.rows[1])")
+        // At 60 the words cannot sit side by side: the widest column past the strategy and the
+        // outcome goes under each row.
         let laid = Self.table.terminalLines(width: 60)
         let lines = laid.header + laid.rows.flatMap { $0 }
         #expect(lines.allSatisfy { $0.count <= 60 }, "\(lines.joined(separator: "\n"))")
-        // The long cells wrap onto the row's next lines, at spaces where a word fits.
-        #expect(laid.rows[1][0].hasPrefix("  task-executor( "), "a word longer than the column breaks: \(laid.rows[1])")
-        #expect(laid.rows[1][1].hasPrefix("  64, 512KiB) "), "\(laid.rows[1])")
-        let second = laid.rows[1].joined(separator: " ")
-        for word in ["completed,", "stackOverflow", "12.3", "511", "KiB"] {
-            #expect(second.contains(word), "\(word) in \(laid.rows[1])")
-        }
-        #expect(laid.rows[1].count > 1, "the long row takes more than one line")
+        #expect(laid.header == ["  strategy                   outcome            stack used /", "                                                        size"], "\(laid.header)")
+        #expect(laid.rows[1] == ["  task-executor(64, 512KiB)  2 completed,          511 KiB /", "                             1 stackOverflow         512 KiB",
+                                 "      median wall: 12.3 ms"], "\(laid.rows[1])")
         #expect(!lines.contains { $0.hasSuffix(" ") }, "no trailing blanks")
     }
 
-    @Test func aWordLongerThanItsColumnBreaksMidWord() {
-        #expect(TextTable.wrap("abcdefghij", width: 4) == ["abcd", "efgh", "ij"])
+    @Test func aWordLongerThanItsWidthStaysWhole() {
+        #expect(TextTable.wrap("abcdefghij", width: 4) == ["abcdefghij"])
+        #expect(TextTable.wrap("ab abcdefghij cd", width: 4) == ["ab", "abcdefghij", "cd"])
         #expect(TextTable.wrap("ab cd ef", width: 5) == ["ab cd", "ef"])
         #expect(TextTable.wrap("short", width: 10) == ["short"])
     }

@@ -1,5 +1,6 @@
 import Foundation
 import StrainRecords
+import StrainText
 
 /// `report.html`: one self-contained page (inline CSS and SVG, no scripts, no
 /// fonts or images from anywhere) that shows a run at a glance: comparison
@@ -92,20 +93,25 @@ package enum HTMLReport {
         if !answer.advice.isEmpty {
             page.raw("<h2>Why, and what to do</h2>\n<ul class=\"advice\">")
             for advice in answer.advice {
-                let trace = advice.overflow.flatMap { links.evidence(of: $0) }.map { " <a href=\"#\($0)\">trace</a>" } ?? ""
+                let evidence = advice.evidence.flatMap { links.evidence(of: $0) }.map { " <a href=\"#\($0)\">\(evidenceLabel($0))</a>" } ?? ""
                 let dump = advice.dumpAnchor.map { " <a href=\"#\($0)\">dump</a>" } ?? ""
-                page.raw("<li><b>\(e(advice.bold))</b>: \(e(advice.text))\(trace)\(dump)</li>")
+                page.raw("<li><b>\(e(advice.bold))</b>: \(e(advice.text))\(evidence)\(dump)</li>")
             }
             page.raw("</ul>\n")
         }
         if !answer.stalls.isEmpty {
             page.raw("<h2>Stalls</h2>\n<ul class=\"stall-list\">")
             for stall in answer.stalls {
-                page.raw("<li><a href=\"#\(stall.anchor)\">\(e(stall.key))</a>: \(e(stall.text))</li>")
+                page.raw("<li><a href=\"#\(stall.anchor)\">\(e(stall.key))</a>: \(e(stall.text)). \(e(stall.advice))</li>")
             }
             page.raw("</ul>\n")
         }
         page.raw("</section>\n")
+    }
+
+    /// What a link to `anchor` says: `trace`, `dump` or `evidence`.
+    static func evidenceLabel(_ anchor: String) -> String {
+        anchor.hasPrefix("trace") ? "trace" : anchor.hasPrefix("stall") ? "dump" : "evidence"
     }
 
     static func groupSection(_ table: OutcomeSection.Table, links: TrialAnchors, into page: inout Page) {
@@ -121,7 +127,7 @@ package enum HTMLReport {
             let trials = row.source.trials
             cells[0] = page.trialAnchors.rowMarkers(trials) + cells[0]
             if let anchor = trials.lazy.compactMap({ links.evidence(of: $0) }).first {
-                cells[1] += " <a href=\"#\(anchor)\">\(anchor.hasPrefix("trace") ? "trace" : anchor.hasPrefix("stall") ? "dump" : "evidence")</a>"
+                cells[1] += " <a href=\"#\(anchor)\">\(evidenceLabel(anchor))</a>"
             }
             page.raw("<tr\(row.allExpected ? "" : " class=\"unexpected\"")>" + cells.enumerated().map { $0.offset < 2 ? "<td>\($0.element)</td>" : "<td class=\"num\">\($0.element)</td>" }.joined() + "</tr>\n")
         }

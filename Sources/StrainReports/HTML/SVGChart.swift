@@ -1,4 +1,5 @@
 import Foundation
+import StrainText
 
 /// Escapes text for HTML and SVG: every string from a suite, a scenario, a
 /// symbol or an error goes through here.

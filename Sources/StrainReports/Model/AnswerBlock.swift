@@ -1,18 +1,20 @@
 import StrainRecords
+import StrainText
 
 /// Why the run failed and what to do, and its stalls a line each: report.html's
-/// answer box, and what summary.md says right after What failed, before any table.
-/// A bisect's per-probe stack verdicts are left to their own section: the bisect's
-/// answer replaces them.
+/// answer box, what summary.md says right after What failed, before any table, and
+/// what the terminal says just before its closing count. Every failing key gets its
+/// advice (``OutcomeAdvice``), an overflow's being its stack verdict. A bisect's
+/// per-probe stack verdicts are left out: the bisect's answer replaces them.
 package struct AnswerBlock: TextSection {
-    /// A stack verdict or a thread cap, with what backs it.
+    /// A stack verdict, a failing key's advice or a thread cap, with what backs it.
     package struct Advice: Sendable {
-        /// The configuration: a verdict's title, a cap's trial key.
+        /// The configuration: a verdict's title, a failing or capped trial key.
         package var bold: String
         /// What happened and what to do.
         package var text: String
-        /// The trial whose trace shows the overflow (a stack verdict's).
-        package var overflow: TrialRecord?
+        /// The trial whose trace, dump or evidence backs it, when there is one.
+        package var evidence: TrialRecord?
         /// Where the page shows the dump of the capped configuration, when it stalled.
         package var dumpAnchor: String?
     }
@@ -23,11 +25,13 @@ package struct AnswerBlock: TextSection {
         package var key: String
         /// `deadlocked — thread 1 holds a and waits for b; …`: the outcome and its wait cycle.
         package var text: String
+        /// What to do about it (``OutcomeAdvice``), expected or not.
+        package var advice: String
         /// Where the page shows its dump.
         package var anchor: String
     }
 
-    /// The stack verdicts, then the thread caps.
+    /// The stack verdicts, then each failing key's advice (a stall's is on its stall), then the thread caps.
     package var advice: [Advice]
     /// The stalls, in run order.
     package var stalls: [Stall]
@@ -35,20 +39,36 @@ package struct AnswerBlock: TextSection {
     /// Whether there is nothing to say.
     package var isEmpty: Bool { advice.isEmpty && stalls.isEmpty }
 
-    init(stack: StackVerdictSection, caps: CapSection, stalls: StallSection, isBisect: Bool) {
+    init(stack: StackVerdictSection, failed: FailedSection, caps: CapSection, stalls: StallSection, isBisect: Bool) {
         let verdicts = isBisect ? [] : Array(zip(stack.verdicts, stack.overflows))
-        advice = verdicts.map { Advice(bold: $0.0.title, text: $0.0.explanation, overflow: $0.1) }
+        // An overflow's advice is its configuration's verdict (in a bisect, the bisect's answer).
+        let covered = Set(stack.verdicts.map { StackVerdict.Configuration($0.key) })
+        // A stall's advice is said on its line under Stalls, expected or not.
+        let stalled = Set(stalls.entries.map { "\($0.trial.key) \($0.trial.outcome.kind)" })
+        let failing = failed.entries.filter { entry in
+            guard !stalled.contains("\(entry.key.key) \(entry.key.first.outcome.kind)") else { return false }
+            return entry.key.first.outcome.kind != .stackOverflow || !(isBisect || covered.contains(StackVerdict.Configuration(entry.key.key)))
+        }
+        advice = verdicts.map { Advice(bold: $0.0.title, text: $0.0.explanation, evidence: $0.1) }
+            + failing.map { entry in
+                Advice(bold: entry.key.key.description + ": " + entry.key.outcomes, text: OutcomeAdvice.text(for: entry.key.first), evidence: entry.key.first)
+            }
             + caps.caps.map { cap in
                 Advice(bold: cap.trial.description, text: cap.verdict.message, dumpAnchor: stalls.entries.first { $0.trial.key == cap.trial }?.anchor)
             }
         self.stalls = stalls.entries.map { entry in
             Stall(key: entry.trial.key.description, text: entry.trial.outcome.description + (entry.dump.waitCycle.map { " — \($0.description)" } ?? ""),
-                  anchor: entry.anchor)
+                  advice: OutcomeAdvice.text(for: entry.trial), anchor: entry.anchor)
         }
     }
 
-    /// None: the terminal ends with its failing keys, and shows verdicts, caps and stalls in their sections.
-    package func terminalLines(_ style: TerminalStyle) -> [String] { [] }
+    /// The advice, under its heading, then each stall's (their dumps have their own
+    /// section above), each item's lines fitted to the window.
+    package func terminalLines(_ style: TerminalStyle) -> [String] {
+        guard !isEmpty else { return [] }
+        return style.heading("Why, and what to do") + advice.flatMap { style.fit("  \($0.bold): \($0.text)") }
+            + stalls.flatMap { style.fit("  \($0.key): \($0.text.components(separatedBy: " — ")[0]): \($0.advice)") }
+    }
 
     package func markdown() -> String {
         guard !isEmpty else { return "" }
@@ -56,7 +76,7 @@ package struct AnswerBlock: TextSection {
         out += advice.map { "- **\(Markdown.escape($0.bold))**: \(Markdown.escape($0.text))\n" }.joined()
         if !stalls.isEmpty {
             out += (advice.isEmpty ? "" : "\n") + "**Stalls** (each dump is under Stalls below):\n\n"
-            out += stalls.map { "- **\(Markdown.escape($0.key))**: \(Markdown.escape($0.text))\n" }.joined()
+            out += stalls.map { "- **\(Markdown.escape($0.key))**: \(Markdown.escape($0.text)). \(Markdown.escape($0.advice))\n" }.joined()
         }
         return out + "\n"
     }

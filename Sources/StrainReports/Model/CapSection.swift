@@ -1,4 +1,5 @@
 import StrainRecords
+import StrainText
 
 /// Thread caps a pool hit, with the workers the work needed.
 package struct CapSection: TextSection {

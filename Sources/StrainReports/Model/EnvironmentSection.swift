@@ -1,5 +1,6 @@
 import Foundation
 import StrainRecords
+import StrainText
 
 /// Where the run ran: the machine, the toolchain, the build, the runner's own memory, and the suite as run.
 package struct EnvironmentSection: TextSection, PageSection {

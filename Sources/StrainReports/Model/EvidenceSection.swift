@@ -1,4 +1,5 @@
 import StrainRecords
+import StrainText
 
 /// Evidence a trial caught in its own process, as one shape for every kind
 /// (sanitizer reports, confinement violations): per distinct place (the first

@@ -1,4 +1,5 @@
 import StrainRecords
+import StrainText
 
 /// What failed, first: a line per trial key with unexpected trials, its
 /// outcomes counted, with the reason and where it happened.

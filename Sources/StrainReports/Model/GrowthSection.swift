@@ -1,4 +1,5 @@
 import StrainRecords
+import StrainText
 
 /// Time and memory against a swept parameter, with the fitted exponents.
 package struct GrowthSection: TextSection {

@@ -1,4 +1,5 @@
 import StrainRecords
+import StrainText
 
 /// A section that is a heading and a line per item.
 package protocol ListSection: TextSection {
@@ -42,6 +43,12 @@ package struct StackVerdictSection: ListSection {
             run.trials.first { StackVerdict.Configuration($0.key) == StackVerdict.Configuration(verdict.key) && $0.outcome.kind == .stackOverflow }
         }
     }
+    /// Leaves out the verdicts that only say "run it on a larger stack too".
+    mutating func dropUndetermined() {
+        let kept = verdicts.indices.filter { verdicts[$0].kind != .undetermined }
+        (verdicts, overflows) = (kept.map { verdicts[$0] }, kept.map { overflows[$0] })
+    }
+
     package var heading: String { "Stack verdicts" }
     package var items: [(bold: String?, text: String)] { verdicts.map { ($0.title, $0.explanation) } }
 }

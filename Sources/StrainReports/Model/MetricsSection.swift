@@ -1,4 +1,5 @@
 import StrainRecords
+import StrainText
 
 /// The metrics the scenarios declared for themselves, per group: medians per strategy.
 package struct MetricsSection: TextSection {

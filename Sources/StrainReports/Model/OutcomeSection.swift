@@ -1,4 +1,5 @@
 import StrainRecords
+import StrainText
 
 /// A table per comparison group (scenario, parameters, profile): a row per
 /// strategy with its outcomes and medians, formatted once.

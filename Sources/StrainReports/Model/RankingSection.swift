@@ -1,4 +1,5 @@
 import StrainRecords
+import StrainText
 
 /// The rankings the run's scenarios asked for ("which guard should I use"): a
 /// table per ranking and group of the other parameters, best first.

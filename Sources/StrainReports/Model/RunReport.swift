@@ -1,4 +1,5 @@
 import StrainRecords
+import StrainText
 
 /// A run as every report shows it, built once from its record: the head, then
 /// each section as a plain value whose rows are already grouped, sorted and
@@ -103,7 +104,10 @@ package struct RunReport: Sendable {
         scenarios = run.trials.map(\.scenario).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         let probed = Set(run.bisect?.searches.flatMap(\.probes) ?? [])
         isBisect = run.bisect != nil && !run.trials.isEmpty && run.trials.allSatisfy { probed.contains($0.index) }
-        answer = AnswerBlock(stack: stackVerdicts, caps: caps, stalls: stalls, isBisect: isBisect)
+        // A bisect's answer tells deep recursion from unbounded: its probes' "run it on a
+        // larger stack too" verdicts would only repeat the question under the answer.
+        if isBisect { stackVerdicts.dropUndetermined() }
+        answer = AnswerBlock(stack: stackVerdicts, failed: failed, caps: caps, stalls: stalls, isBisect: isBisect)
     }
 
     /// The sections in the order summary.md and the terminal show them: what
@@ -125,6 +129,15 @@ package struct RunReport: Sendable {
         let at = sections.firstIndex { $0 is FailedSection }.map { $0 + 1 } ?? 0
         sections.insert(answer, at: at)
         return sections
+    }
+
+    /// The terminal's sections: ``sections`` with the answer last, just before the
+    /// closing count, the stack verdicts and caps it holds no longer shown above.
+    package var terminalSections: [any TextSection] {
+        guard !answer.isEmpty else { return sections }
+        var sections = sections
+        sections.removeAll { ($0 is StackVerdictSection && !isBisect) || $0 is CapSection }
+        return sections + [answer]
     }
 
     /// The sections report.html shows after its answer box and its scenarios, in order
@@ -164,39 +177,6 @@ package protocol TextSection: Sendable {
 package protocol PageSection: Sendable {
     /// Appends the section's `<section>` to `page`; nothing when it is empty.
     func html(into page: inout HTMLReport.Page)
-}
-
-/// How the terminal view writes: in colour or not, and how wide the window is.
-package struct TerminalStyle: Sendable {
-    /// Whether to paint with SGR colours.
-    package var color: Bool
-    /// The window's columns: tables wrap their widest column to fit; nil, no limit.
-    package var width: Int?
-
-    /// A style in colour or not, fitting `width` columns (nil: no limit).
-    package init(color: Bool, width: Int? = nil) {
-        self.color = color
-        self.width = width
-    }
-
-    /// `text` in SGR colour `code` (1 bold, 31 red, 32 green, 33 yellow) when in colour.
-    package func paint(_ text: String, _ code: Int) -> String {
-        color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
-    }
-
-    /// A section's first lines: a blank line, then its heading in bold (wrapped at spaces to the width).
-    func heading(_ title: String) -> [String] {
-        [""] + (width.map { TextTable.wrap(title, width: $0) } ?? [title]).map { paint($0, 1) }
-    }
-
-    /// A table row's lines in red with `note` after the last, or on a line of
-    /// its own when the window is too narrow for both.
-    func unexpected(_ rowLines: [String], note: String) -> [String] {
-        let last = rowLines.last ?? ""
-        let fits = width.map { last.count + 3 + note.count <= $0 } ?? true
-        let lines = fits ? rowLines.dropLast() + [last + "   " + note] : rowLines + ["    " + note]
-        return lines.map { paint($0, 31) }
-    }
 }
 
 /// Shorthands the views share.

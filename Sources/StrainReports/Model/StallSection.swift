@@ -1,4 +1,5 @@
 import StrainRecords
+import StrainText
 
 /// One thread dump per distinct stall (scenario, parameters, strategy, profile,
 /// outcome), with the watchdog's summary.

@@ -1,4 +1,5 @@
 import StrainRecords
+import StrainText
 
 /// One trace per distinct fault (scenario, parameters, strategy, profile,
 /// signal), each with the anchor the page gives it and its reason.

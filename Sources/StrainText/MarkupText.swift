@@ -1,12 +1,14 @@
+import Foundation
+
 /// The one escaper behind the HTML, Markdown and JUnit reports: `&`, `<` and
 /// `>` as entities, `extra` characters as given, and the control characters
 /// markup cannot carry (all below U+0020 but tab and line breaks, DEL, and
 /// U+FFFE/U+FFFF, which XML forbids) replaced by `control`. Line breaks stay,
 /// or become `lineBreaks` when a line ending would end the construct.
-enum MarkupText {
+package enum MarkupText {
     /// A user's text split at its backticks: the parts between a pair are code
     /// (`` `SYS_gettid` ``), the rest prose; an unpaired backtick stays prose.
-    static func codeSpans(_ text: String) -> [(code: Bool, text: String)] {
+    package static func codeSpans(_ text: String) -> [(code: Bool, text: String)] {
         let parts = text.components(separatedBy: "`")
         guard parts.count >= 3 else { return [(false, text)] }
         var spans: [(code: Bool, text: String)] = []
@@ -18,7 +20,7 @@ enum MarkupText {
         return spans
     }
 
-    static func escape(_ text: String, extra: [Unicode.Scalar: String] = [:], lineBreaks: String? = nil, control: String) -> String {
+    package static func escape(_ text: String, extra: [Unicode.Scalar: String] = [:], lineBreaks: String? = nil, control: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {

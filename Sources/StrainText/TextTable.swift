@@ -1,8 +1,9 @@
 /// A table of text cells laid out once for the terminal and for Markdown: each
 /// column's width and alignment are decided here, not by each report. In the
-/// terminal a table wider than the window wraps its widest column (at a space
-/// where it can) until the rows fit, instead of letting the terminal wrap the
-/// whole line mid-word.
+/// terminal a table wider than the window never splits a word: it wraps its
+/// widest columns between words, and when the words themselves do not fit side
+/// by side it moves its widest columns under each row (`depth: 1,234 frames`),
+/// as cargo and hyperfine do, instead of letting the terminal cut a line mid-word.
 package struct TextTable: Sendable {
     /// Where a column's cells sit: text on the left, numbers on the right.
     package enum Alignment: Sendable {
@@ -16,26 +17,39 @@ package struct TextTable: Sendable {
     /// The rows, a cell per column.
     package var rows: [[String]]
 
+    /// A row's cells moved under it to fit a window: each column's name and the cell.
+    var under: [[(name: String, cell: String)]]
+
     /// A table whose rows each have one cell per header column.
     package init(header: [String], alignments: [Alignment], rows: [[String]]) {
         precondition(alignments.count == header.count && rows.allSatisfy { $0.count == header.count }, "a cell per column")
         self.header = header
         self.alignments = alignments
         self.rows = rows
+        under = rows.map { _ in [] }
     }
 
-    /// How narrow a column gets before words break: the longest word of its
-    /// cells, but at least `minimumFloor` and at most `maximumFloor`.
-    static let minimumFloor = 3
-    static let maximumFloor = 14
     static let gap = "  "
+    /// How far a cell moved under its row is indented past the table's indent.
+    static let underIndent = "    "
+
+    /// The table without `columns`: kept out (`moved` false), or each row's cells
+    /// of them moved under the row.
+    func without(_ columns: [Int], moved: Bool) -> TextTable {
+        let kept = header.indices.filter { !columns.contains($0) }
+        var table = TextTable(header: kept.map { header[$0] }, alignments: kept.map { alignments[$0] }, rows: rows.map { row in kept.map { row[$0] } })
+        table.under = rows.indices.map { index in under[index] + (moved ? columns.map { (header[$0], rows[index][$0]) } : []) }
+        return table
+    }
 
     /// The header's lines, then each row's lines (more than one when a cell
-    /// wraps), each after `indent`. Right-aligned columns are padded on the left;
-    /// a left-aligned last column is not padded. With `width`, a table too wide
-    /// for it leaves out its columns of dashes, then the widest column
-    /// is narrowed until a line is at most `width` characters, as far as
-    /// ``minimumFloor`` allows, words breaking only when they must.
+    /// wraps, or a cell moved under the row), each after `indent`. Right-aligned
+    /// columns are padded on the left; a left-aligned last column is not padded.
+    /// With `width`, a table too wide for it leaves out its columns of dashes,
+    /// then narrows its widest columns, breaking cells only between words (a
+    /// number kept with its unit, the first column whole), then moves its widest
+    /// column past the first two under each row, until a line is at most `width`
+    /// characters. A single word wider than the window stays whole.
     package func terminalLines(indent: String = "  ", width: Int? = nil) -> (header: [String], rows: [[String]]) {
         var widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
         if let width {
@@ -43,21 +57,29 @@ package struct TextTable: Sendable {
             // Too wide: first leave out the columns with nothing in them (every cell `–`).
             let empty = header.indices.filter { column in !rows.isEmpty && rows.allSatisfy { $0[column] == "–" || $0[column].isEmpty } }
             if widths.reduce(0, +) > budget, !empty.isEmpty, empty.count < header.count {
-                let kept = header.indices.filter { !empty.contains($0) }
-                return TextTable(header: kept.map { header[$0] }, alignments: kept.map { alignments[$0] }, rows: rows.map { row in kept.map { row[$0] } })
-                    .terminalLines(indent: indent, width: width)
+                return without(empty, moved: false).terminalLines(indent: indent, width: width)
             }
+            // The narrowest each column gets without breaking a word (a number stays with
+            // its unit); the first column, which names the row, whole while it can be.
+            let floors = header.indices.map { column in ([header] + rows).flatMap { Self.words($0[column]).map(\.count) }.max() ?? 0 }
+            var firstWhole = floors
+            firstWhole[0] = widths[0]
             // Narrow the widest column a character at a time, so the cut is spread over the
             // wide columns, down to each column's floor.
-            let floors = { (cells: [[String]]) in
-                header.indices.map { column in min(Self.maximumFloor, max(Self.minimumFloor, cells.flatMap { Self.words($0[column]).map(\.count) }.max() ?? 0)) }
-            }
-            // Header words whole if it can, values whole if it can, else as narrow as it gets.
-            for floor in [floors([header] + rows), floors(rows), Array(repeating: Self.minimumFloor, count: header.count)] {
+            func narrow(to floor: [Int]) {
                 while widths.reduce(0, +) > budget, let widest = widths.indices.filter({ widths[$0] > floor[$0] }).max(by: { widths[$0] < widths[$1] }) {
                     widths[widest] -= 1
                 }
             }
+            narrow(to: firstWhole)
+            // Still too wide: the words do not fit side by side. The widest column past the
+            // first two (what the row is and how it ended), else the second, goes under each
+            // row, and the rest is laid out again.
+            if widths.reduce(0, +) > budget, header.count > 1 {
+                let widest = header.indices.dropFirst(header.count > 2 ? 2 : 1).max { floors[$0] < floors[$1] }!
+                return without([widest], moved: true).terminalLines(indent: indent, width: width)
+            }
+            narrow(to: floors)
         }
         func lines(_ cells: [String]) -> [String] {
             let wrapped = cells.enumerated().map { Self.wrap($0.element, width: widths[$0.offset]) }
@@ -74,7 +96,15 @@ package struct TextTable: Sendable {
                 return text
             }
         }
-        return (lines(header), rows.map(lines))
+        // A cell moved under its row: `    depth: 1,234 frames`, wrapped between words; a
+        // cell with nothing in it (`–`) not at all.
+        func underLines(_ moved: [(name: String, cell: String)]) -> [String] {
+            let lead = indent + Self.underIndent
+            return moved.filter { $0.cell != "–" && !$0.cell.isEmpty }.flatMap { name, cell in
+                TextTable.wrap("\(name): \(cell)", width: width.map { $0 - lead.count } ?? .max).map { lead + $0 }
+            }
+        }
+        return (lines(header), rows.indices.map { lines(rows[$0]) + underLines(under[$0]) })
     }
 
     /// The pieces of a cell that should not break: its words, a number kept with
@@ -92,14 +122,15 @@ package struct TextTable: Sendable {
     }
 
     /// `text` in pieces of at most `width` characters, broken between its
-    /// ``words(_:)`` (a number stays with its unit), a word longer than `width`
-    /// at its own spaces, else mid-word.
+    /// ``words(_:)`` (a number stays with its unit), a piece longer than `width`
+    /// at its own spaces; a single word longer than `width` stays whole on a line
+    /// of its own, never cut.
     package static func wrap(_ text: String, width: Int) -> [String] {
         guard text.count > width, width > 0 else { return [text] }
         var pieces: [String] = []
         var line = ""
         var queue = words(text)[...]
-        while var word = queue.popFirst() {
+        while let word = queue.popFirst() {
             if !line.isEmpty, line.count + 1 + word.count <= width {
                 line += " " + word
                 continue
@@ -109,10 +140,6 @@ package struct TextTable: Sendable {
             if word.count > width, word.contains(" ") {
                 queue = word.split(separator: " ").map(String.init) + queue
                 continue
-            }
-            while word.count > width {
-                pieces.append(String(word.prefix(width)))
-                word = String(word.dropFirst(width))
             }
             line = word
         }

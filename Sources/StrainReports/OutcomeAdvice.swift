@@ -1,0 +1,134 @@
+import Foundation
+import StrainRecords
+
+/// What to do about a trial that ended as the suite did not expect, built from the
+/// trial's own facts where it has them (the wait cycle, the stall's counts, the
+/// frame it died in): the one place every view's "Why, and what to do" is written.
+/// A stack overflow's advice is its configuration's ``StackVerdict``, which weighs
+/// every stack size tried; the line here is for an overflow no verdict covers.
+package enum OutcomeAdvice {
+    /// The advice for `trial`, one sentence or two.
+    package static func text(for trial: TrialRecord) -> String {
+        let outcome = trial.outcome
+        switch outcome.kind {
+        case .completed:
+            let expected = trial.expectedOutcomes.joined(separator: " or ")
+            return "It completed where the suite expects \(expected): if the fault is fixed, change the run's expect: to completed; "
+                + "if not, the run no longer reaches it (check its parameters and strategies)."
+        case .threw:
+            let error = outcome.message.map { " (\(Self.quote($0)))" } ?? ""
+            return "The scenario's work threw\(error): fix or handle the error where it is thrown, or add threw to the run's expect: if throwing is the point."
+        case .invariantViolated:
+            let broken = outcome.message.map { " (\(Self.quote($0)))" } ?? ""
+            return "The work ran to its end with a wrong result\(broken): updates were lost or reordered between threads. "
+                + "Guard the shared state with one lock, serial queue or actor for every access, or use an atomic for a counter."
+        case .stackOverflow:
+            let stack = trial.metrics.stackSizeBytes.map { " of \(ByteSize.format($0))" } ?? ""
+            let frames = trial.metrics.frames.map { " after \(Format.count(Double($0))) frames" } ?? ""
+            let cycle = trial.trace?.cycle.map { " in the cycle \($0.frames.map { $0.symbol ?? "?" }.joined(separator: " → "))" } ?? ""
+            return "The stack\(stack) ran out\(frames)\(cycle): make the recursion iterative (an explicit stack), or run it on a thread with a larger stackSize; "
+                + "run it on a larger stack too (e.g. thread(8MiB)) to tell deep recursion from unbounded."
+        case .confinementViolated:
+            let first = trial.confinementViolations?.first
+            let what = first.map { " (\($0.object).\($0.access) on thread \($0.threadID), owned by \($0.owner))" } ?? ""
+            return "An object was touched off the queue or thread that owns it\(what): hop to its owner first "
+                + "(its queue's perform/sync, or make it an actor's state), or hand it over as a value instead of sharing it."
+        case .dataRace:
+            let race = trial.sanitizerReports?.first { $0.isRace }
+            let places = race.map { report in
+                report.accesses.prefix(2).compactMap { $0.frames.first { $0.location != nil || $0.symbol != nil }.map(SanitizerReport.place) }
+            } ?? []
+            let at = places.isEmpty ? "" : " (\(places.joined(separator: " and ")))"
+            return "Two threads touched the same memory without ordering, one of them writing\(at): "
+                + "put every access to it behind one Mutex, serial queue or actor, or make it an atomic."
+        case .crashed:
+            return crashAdvice(trial)
+        case .starved:
+            return starvedAdvice(trial)
+        case .deadlocked:
+            return deadlockAdvice(trial)
+        case .timedOut:
+            let deadline = trial.metrics.trialSeconds.map { " at the trial's deadline (\(Format.duration($0)))" } ?? " at the trial's deadline"
+            guard let waiting = Self.topGroup(trial) else {
+                return "The parent killed it\(deadline), with no thread dump. If it hangs, a stall: shorter than the timeout: lets the watchdog "
+                    + "dump every thread and name the wait; if it is only slow, raise the run's timeout:."
+            }
+            return "The parent killed it\(deadline) while \(waiting): if that wait never ends, fix it there; if the work is only slow, raise the run's timeout:."
+        case .harnessError:
+            let message = outcome.message.map { " (\(Self.quote($0)))" } ?? ""
+            return "Strain itself failed\(message), not the code under test: run it again, and if it repeats, report it with run.json."
+        }
+    }
+
+    /// A crash: the signal, the frame it died in and the runtime's words, then the fix for that kind of signal.
+    static func crashAdvice(_ trial: TrialRecord) -> String {
+        let signal = trial.outcome.signal.map(SignalName.of) ?? "a signal"
+        let frame = trial.trace.flatMap(TraceText.pointOfFailure)
+        let at = frame.map { " in \($0.displayName)" } ?? ""
+        let reason = CrashReason.message(for: trial).map { ": \(Self.quote($0))" } ?? ""
+        let fix = switch trial.outcome.signal {
+        case 4, 5, 6:
+            "a trap or an abort (a force unwrap, a precondition, an index out of range, a failed check in the C library): "
+                + "make the code check for the case it trapped on, there."
+        case 7, 11:
+            "a bad memory access (a null or dangling pointer, a use after free, unsafe pointer arithmetic): "
+                + "fix the pointer's lifetime there; run it under AddressSanitizer to see where the memory was freed."
+        case 8:
+            "an arithmetic fault (a division by zero): check the divisor there."
+        default:
+            "the process was killed by a signal it did not handle: find who sends it, or handle it."
+        }
+        return "It died of \(signal)\(at)\(reason). That is \(fix)"
+    }
+
+    /// A starved pool: how many blocked items filled how many threads, and what waited behind them.
+    static func starvedAdvice(_ trial: TrialRecord) -> String {
+        let fix = "don't block pool threads (await, or a completion, instead of waiting), move blocking work to threads of its own, or size the pool for it."
+        guard let stall = trial.stall else { return "Work waited while the pool's threads made no progress: " + fix }
+        // Threads in a wait with no timeout, else the items started and not finished (a
+        // semaphore's timed wait is a wait all the same).
+        let blocked = stall.threadsInUntimedWait > 0 ? stall.threadsInUntimedWait : max(0, stall.started - stall.finished)
+        let waiting = max(0, stall.queued - stall.started)
+        let pool = "\(blocked) blocked item\(blocked == 1 ? "" : "s") filled a pool of \(stall.threadsInWork)"
+        let behind = waiting > 0 ? " while \(waiting) more waited to start" : ""
+        return "\(pool)\(behind): " + fix
+    }
+
+    /// A deadlock: the lock order or the `sync` back onto a queue to break, from the wait cycle when the record has one.
+    static func deadlockAdvice(_ trial: TrialRecord) -> String {
+        let syncs = trial.dump?.groups.contains { group in group.inWork && group.frames.contains { $0.symbol?.contains("DispatchQueue.sync") == true } } ?? false
+        guard let cycle = trial.dump?.waitCycle, !cycle.links.isEmpty else {
+            if syncs {
+                return "Every worker is blocked in DispatchQueue.sync with nothing left to run the blocks: a sync onto a queue (or a pool) "
+                    + "that is waiting for the caller. Make that call async, or never sync onto a queue from work that runs on it."
+            }
+            let top = Self.topGroup(trial).map { " (\($0))" } ?? ""
+            return "Every worker blocked with nothing to wake them\(top): find what they wait for that no running thread will signal, "
+                + "and take locks in one order, or wait with a timeout to see it."
+        }
+        let held = cycle.links.map { $0.holding ?? "?" }
+        let waited = cycle.links.map(\.waitsFor)
+        let queues = (held + waited).contains { $0.localizedCaseInsensitiveContains("queue") } || syncs
+        if queues {
+            let ring = (held + [held[0]]).joined(separator: " → ")
+            return "Each queue's work syncs onto the next while the next waits for it (\(ring)): make the sync onto "
+                + "\(waited[0]) async, or do the work directly when already on that queue."
+        }
+        let order = zip(held, waited).map { "\($0) then \($1)" }.joined(separator: ", ")
+        return "The threads take the same locks in opposite orders (\(order)): take them in one order everywhere "
+            + "(always \(held.sorted().first ?? "the first") first), or hold only one at a time."
+    }
+
+    /// `2 threads wait in futex wait ← closure #1 in lockOrderDeadlock() ← …`: the dump's group of
+    /// threads that held the work, else its largest, as advice names it.
+    static func topGroup(_ trial: TrialRecord) -> String? {
+        guard let groups = trial.dump?.groups, let group = groups.first(where: \.inWork) ?? groups.first else { return nil }
+        return "\(group.count) thread\(group.count == 1 ? "" : "s") waited in \(group.summary)"
+    }
+
+    /// A message from the record as it is quoted in advice: one line, at most 200 characters.
+    static func quote(_ text: String) -> String {
+        let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        return line.count > 200 ? String(line.prefix(199)) + "…" : line
+    }
+}

@@ -1,0 +1,75 @@
+/// How the terminal view writes: in colour or not, and how wide the window is.
+package struct TerminalStyle: Sendable {
+    /// Whether to paint with SGR colours.
+    package var color: Bool
+    /// The window's columns: tables wrap their widest column to fit; nil, no limit.
+    package var width: Int?
+
+    /// A style in colour or not, fitting `width` columns (nil: no limit).
+    package init(color: Bool, width: Int? = nil) {
+        self.color = color
+        self.width = width
+    }
+
+    /// `text` in SGR colour `code` (1 bold, 31 red, 32 green, 33 yellow) when in colour.
+    package func paint(_ text: String, _ code: Int) -> String {
+        color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    }
+
+    /// A section's first lines: a blank line, then its heading in bold (wrapped at spaces to the width).
+    package func heading(_ title: String) -> [String] {
+        [""] + (width.map { TextTable.wrap(title, width: $0) } ?? [title]).map { paint($0, 1) }
+    }
+
+    /// A table row's lines in red with `note` after its first line, or on a line
+    /// of its own below the row when the window is too narrow for both.
+    package func unexpected(_ rowLines: [String], note: String) -> [String] {
+        let first = rowLines.first ?? ""
+        let fits = width.map { first.count + 3 + note.count <= $0 } ?? true
+        let lines = fits ? [first + "   " + note] + rowLines.dropFirst() : rowLines + ["    " + note]
+        return lines.map { paint($0, 31) }
+    }
+
+    /// `line` in lines of at most ``width`` visible characters, broken only between
+    /// words, the lines after the first indented four past the first's indent; a word
+    /// wider than the window stays whole on a line of its own. Colours (SGR) take no
+    /// room, and a line painted whole stays painted on each of its lines. `hanging`,
+    /// when given, is the indent of the lines after the first (a column's).
+    package func fit(_ line: String, hanging indent: Int? = nil) -> [String] {
+        guard let width, Self.visibleCount(line) > width else { return [line] }
+        if let painted = line.wholeMatch(of: /(\u{1B}\[\d+m)([^\u{1B}]*)\u{1B}\[0m/) {
+            return fit(String(painted.2), hanging: indent).map { String(painted.1) + $0 + "\u{1B}[0m" }
+        }
+        let body = line.drop { $0 == " " }
+        let lead = String(repeating: " ", count: line.count - body.count)
+        let hanging = indent.map { String(repeating: " ", count: $0) } ?? lead + "    "
+        var pieces: [String] = []
+        var current = lead
+        var count = lead.count
+        var started = false
+        var index = body.startIndex
+        while let wordStart = body[index...].firstIndex(where: { $0 != " " }) {
+            let spaces = body.distance(from: index, to: wordStart)
+            let wordEnd = body[wordStart...].firstIndex(of: " ") ?? body.endIndex
+            let word = String(body[wordStart..<wordEnd])
+            let wordCount = Self.visibleCount(word)
+            if started, count + spaces + wordCount > width {
+                pieces.append(current)
+                current = hanging + word
+                count = hanging.count + wordCount
+            } else {
+                current += (started ? String(repeating: " ", count: spaces) : "") + word
+                count += (started ? spaces : 0) + wordCount
+            }
+            started = true
+            index = wordEnd
+        }
+        pieces.append(current)
+        return pieces
+    }
+
+    /// Characters a terminal shows of `text`: its SGR colour sequences take none.
+    package static func visibleCount(_ text: String) -> Int {
+        text.contains("\u{1B}") ? text.replacing(/\u{1B}\[[0-9;]*m/, with: "").count : text.count
+    }
+}

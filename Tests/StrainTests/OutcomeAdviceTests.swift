@@ -1,0 +1,150 @@
+import Foundation
+import StrainRecords
+import StrainReports
+import Testing
+
+/// Every outcome kind that fails a run gets a "what to do" built from its record's
+/// own facts, and report.html, summary.md and the terminal all say it.
+@Suite struct OutcomeAdviceTests {
+    /// A failing trial of `kind`, with the facts such a trial records.
+    static func trial(_ kind: TrialOutcome.Kind, index: Int) -> TrialRecord {
+        let key = TrialKey(scenario: "advice", parameters: [.init(name: "kind", value: kind.rawValue)], strategy: .gcdGlobal(.default), profile: .linux)
+        var metrics = TrialMetrics()
+        var outcome = TrialOutcome(kind: kind)
+        var expected = ["completed"]
+        switch kind {
+        case .completed: expected = ["crashed"]
+        case .threw: outcome.message = "DecodingError.keyNotFound"
+        case .invariantViolated: outcome.message = "3 updates lost"
+        case .stackOverflow:
+            outcome.signal = 11
+            metrics.stackSizeBytes = 512 * 1024
+            metrics.frames = 1_000
+        case .crashed: outcome.signal = 11
+        case .timedOut: metrics.trialSeconds = 10
+        case .harnessError: outcome.message = "the result pipe broke"
+        case .confinementViolated, .dataRace, .starved, .deadlocked: break
+        }
+        var trial = TrialRecord(id: TrialID(key: key, repetition: 1), index: index, seed: 1, outcome: outcome, expected: false,
+                                expectedOutcomes: expected, metrics: metrics, startedAt: "")
+        switch kind {
+        case .confinementViolated:
+            trial.confinementViolations = [ConfinementViolation(object: "Note", access: "title (read)", owner: "queue strain.context", threadID: 7,
+                                                                threadName: "worker", count: 1, accessStack: [], ownerStack: [])]
+        case .dataRace:
+            let frame = Frame(address: 0x1000, symbol: "Counter.bump()", file: "/src/Counter.swift", line: 12)
+            trial.sanitizerReports = [SanitizerReport(tool: .threadSanitizer, kind: "data race", pid: 1, accesses: [.init(title: "Write", frames: [frame])],
+                                                      location: [], threads: [], summary: "data race in Counter.bump()", count: 1, text: "")]
+        case .starved:
+            trial.stall = StallReport(thresholdSeconds: 1, silentSeconds: 1.2, reportedAfterSeconds: 1.3, queued: 10, started: 4, finished: 0,
+                                      threadsInWork: 4, threadsInUntimedWait: 4)
+        case .deadlocked:
+            let cycle = WaitCycle(description: "thread 1 holds lock A and waits for lock B, held by thread 2, which waits for lock A",
+                                  links: [WaitLink(tid: 1, holding: "lock A", waitsFor: "lock B"), WaitLink(tid: 2, holding: "lock B", waitsFor: "lock A")])
+            trial.dump = ThreadDump(method: "signal", threadCount: 2, groups: [], waitCycle: cycle, unreached: [], dumpNanoseconds: 1_000)
+        case .completed, .threw, .invariantViolated, .stackOverflow, .crashed, .timedOut, .harnessError: break
+        }
+        return trial
+    }
+
+    /// What the advice for `kind` must say: the fix, and the record's own facts where it has them.
+    static func phrases(_ kind: TrialOutcome.Kind) -> [String] {
+        switch kind {
+        case .completed: ["It completed where the suite expects crashed"]
+        case .threw: ["work threw (DecodingError.keyNotFound): fix or handle the error where it is thrown"]
+        case .invariantViolated: ["wrong result (3 updates lost)", "Guard the shared state"]
+        case .stackOverflow: ["Overflows 512KiB", "to tell deep recursion from unbounded"]
+        case .confinementViolated: ["Note.title (read) on thread 7, owned by queue strain.context", "hop to its owner first"]
+        case .dataRace: ["Two threads touched the same memory without ordering", "Counter.bump() (Counter.swift:12)", "behind one Mutex, serial queue or actor"]
+        case .crashed: ["It died of SIGSEGV", "a bad memory access"]
+        case .starved: ["4 blocked items filled a pool of 4 while 6 more waited to start", "size the pool for it"]
+        case .deadlocked: ["lock A then lock B, lock B then lock A", "take them in one order everywhere"]
+        case .timedOut: ["The parent killed it at the trial", "10.00 s", "lets the watchdog dump every thread"]
+        case .harnessError: ["Strain itself failed (the result pipe broke)"]
+        }
+    }
+
+    static func run() -> RunRecord {
+        RunRecord(
+            suite: ResolvedSuite(name: "advice", description: nil, path: "advice.yaml", repetitions: 1, timeoutSeconds: 10, stallSeconds: 1, profiles: ["linux"], runs: []),
+            environment: EnvironmentRecord(host: "h", cores: 2, memoryBytes: 0, kernel: "k", architecture: "x86_64", swiftVersion: "6", rlimits: [:], gitCommit: nil),
+            startedAt: "", finishedAt: "", runnerPeakRSSBytes: 0,
+            trials: TrialOutcome.Kind.allCases.enumerated().map { trial($0.element, index: $0.offset) })
+    }
+
+    @Test func everyOutcomeKindHasWhatToDoInTheTerminalSummaryAndPage() throws {
+        let run = Self.run()
+        let views = [("terminal", TerminalReport(color: false).render(run)), ("summary.md", MarkdownReport.render(run)), ("report.html", HTMLReport.render(run))]
+        for (name, text) in views {
+            let why = try #require(text.range(of: "Why, and what to do"), "\(name) has an answer block:\n\(text)")
+            let answer = String(text[why.upperBound...])
+            for kind in TrialOutcome.Kind.allCases {
+                for phrase in Self.phrases(kind) {
+                    #expect(answer.contains(phrase), "\(name): \(kind)'s advice says \"\(phrase)\"")
+                }
+            }
+        }
+    }
+
+    @Test func anExpectedStallStillSaysWhatToDoInEveryView() throws {
+        var run = Self.run()
+        var deadlock = Self.trial(.deadlocked, index: 0)
+        deadlock.expected = true
+        deadlock.expectedOutcomes = ["deadlocked"]
+        run.trials = [deadlock]
+        let views = [("terminal", TerminalReport(color: false).render(run)), ("summary.md", MarkdownReport.render(run)), ("report.html", HTMLReport.render(run))]
+        for (name, text) in views {
+            #expect(text.contains("every outcome expected"), "\(name)")
+            #expect(text.contains("lock A then lock B, lock B then lock A): take them in one order everywhere"), "\(name) advises on the stall:\n\(text)")
+        }
+    }
+
+    @Test func aDeadlockOnAQueueSaysWhichSyncToMakeAsync() {
+        var trial = Self.trial(.deadlocked, index: 0)
+        trial.dump?.waitCycle = WaitCycle(description: "thread 1 runs on queue strain.a and syncs onto queue strain.b, which syncs back",
+                                          links: [WaitLink(tid: 1, holding: "queue strain.a", waitsFor: "queue strain.b"),
+                                                  WaitLink(tid: 2, holding: "queue strain.b", waitsFor: "queue strain.a")])
+        let advice = OutcomeAdvice.text(for: trial)
+        #expect(advice.contains("(queue strain.a → queue strain.b → queue strain.a): make the sync onto queue strain.b async"), "\(advice)")
+    }
+}
+
+/// Real failing trials through the built binary: each outcome the crash and
+/// stack-depth scenarios produce for real gets its "what to do" in every view.
+@Suite(.timeLimit(.minutes(10))) struct OutcomeAdviceEndToEndTests {
+    @Test func aRealCrashThrowTimeoutDeadlockAndOverflowEachSayWhatToDoInEveryView() async throws {
+        let (result, run, out) = try await StrainBinary.runSuite("""
+            name: advice
+            timeout: 1500ms
+            runs:
+              - scenario: crash
+                parameters: {kind: [null-dereference, throw, hang, lock-order]}
+                strategies: [main]
+              - scenario: stack-depth
+                strategies: [thread(512KiB)]
+            """, timeout: 120)
+        defer { try? FileManager.default.removeItem(atPath: (out as NSString).deletingLastPathComponent) }
+        #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
+        let record = try #require(run)
+        let kinds = Set(record.trials.map(\.outcome.kind))
+        #expect(kinds == [.crashed, .threw, .timedOut, .deadlocked, .stackOverflow], "\(record.trials.map(\.outcome))")
+        let phrases: [TrialOutcome.Kind: [String]] = [
+            .crashed: ["crash[kind=null-dereference] main linux: crashed(SIGSEGV) ×1", "It died of SIGSEGV in", "a bad memory access"],
+            .threw: ["crash[kind=throw] main linux: threw ×1", "fix or handle the error where it is thrown"],
+            .timedOut: ["crash[kind=hang] main linux", "The parent killed it at the trial"],
+            .deadlocked: ["crash[kind=lock-order] main linux", "in one order"],
+            .stackOverflow: ["stack-depth (frame=512B, limit=0)", "Overflows 512KiB"],
+        ]
+        let summary = try String(contentsOfFile: out + "/summary.md", encoding: .utf8)
+        let page = try String(contentsOfFile: out + "/report.html", encoding: .utf8)
+        for (name, text) in [("terminal", result.stdout), ("summary.md", summary), ("report.html", page)] {
+            let why = try #require(text.range(of: "Why, and what to do"), "\(name) has an answer block:\n\(text)")
+            let answer = String(text[why.upperBound...])
+            for (kind, said) in phrases {
+                for phrase in said {
+                    #expect(answer.contains(phrase), "\(name): \(kind)'s advice says \"\(phrase)\":\n\(answer.prefix(3000))")
+                }
+            }
+        }
+    }
+}
