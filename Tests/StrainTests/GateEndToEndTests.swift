@@ -186,9 +186,10 @@ import Testing
             let plantedAllocationsPerNode = \(allocationsPerNode)
             let plantedAfterAwaitPercent = \(afterAwaitPercent)
             """.write(toFile: package + "/Sources/gate-fixture/Planted.swift", atomically: true, encoding: .utf8)
-        try await FixturePackage.build(package)
         let binary = folder + "/" + name
-        try fileManager.copyItem(atPath: repository.appendingPathComponent(".build/gate-fixture-build/debug/gate-fixture").path, toPath: binary)
+        try await FixturePackage.build(package) { built in
+            try FileManager.default.copyItem(atPath: built + "/gate-fixture", toPath: binary)
+        }
         return binary
     }
 

@@ -19,9 +19,11 @@ enum FixturePackage {
         var description: String { output }
     }
 
-    /// Builds the package at `path` in debug and returns its build folder.
-    @discardableResult
-    static func build(_ path: String) async throws -> String {
+    /// Builds the package at `path` in debug, then runs `body` with its build folder
+    /// while still holding the scratch folder: a product there is run or copied before
+    /// another package's build in the same folder relinks it (running a binary being
+    /// relinked failed with ETXTBSY, "Text file busy", in a CI run).
+    static func build<T>(_ path: String, then body: (String) async throws -> T) async throws -> T {
         try await lock.withLock {
             // SwiftPM keeps a path dependency's file list in its build plan: plan again, so
             // files added to Strain since the last build are seen (the objects stay cached).
@@ -29,7 +31,7 @@ enum FixturePackage {
             try? FileManager.default.removeItem(atPath: scratch + "/debug/description.json")
             let (status, output) = try await swift(["build", "--package-path", path, "--scratch-path", scratch])
             guard status == 0 else { throw BuildError(output: output) }
-            return scratch + "/debug"
+            return try await body(scratch + "/debug")
         }
     }
 
@@ -120,9 +122,11 @@ enum FixturePackage {
     }
 
     @Test func aMinimalUserPackageOnTheSDKAloneRunsItsScenarioAndWritesItsDeclaredMetrics() async throws {
-        let binary = try await FixturePackage.build(Self.minimal) + "/minimal-strain"
         let out = try Self.folder() + "/run"
-        let result = try await FixturePackage.run(binary, ["run", "minimal.yaml", "--out", out, "--format", "json"], directory: Self.minimal)
+        let (image, result) = try await FixturePackage.build(Self.minimal) { folder in
+            (try Data(contentsOf: URL(fileURLWithPath: folder + "/minimal-strain")),
+             try await FixturePackage.run(folder + "/minimal-strain", ["run", "minimal.yaml", "--out", out, "--format", "json"], directory: Self.minimal))
+        }
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         let record = try RunRecordFile.read(from: out + "/run.json")
         #expect(record.trials.count == 12)
@@ -132,23 +136,24 @@ enum FixturePackage {
         #expect(declared.unit == .perSecond && declared.polarity == .higherIsBetter && declared.noise == .timing)
         #expect(Set(record.trials.compactMap { $0.parameters["order"] }) == ["forward", "backward"])
         // Linking StrainKit and StrainCLI brings neither the built-ins nor OpenCombine.
-        let image = try Data(contentsOf: URL(fileURLWithPath: binary))
         #expect(image.range(of: Data("OpenCombine".utf8)) == nil && image.range(of: Data("StrainScenarios".utf8)) == nil)
     }
 
     @Test func aScenarioThatReadsAParameterItDoesNotDeclareIsRefusedBeforeAnyTrialRuns() async throws {
-        let binary = try await FixturePackage.build(Self.minimal) + "/minimal-strain"
         let folder = try Self.folder()
         try "name: misread\nruns:\n  - scenario: misread\n    strategies: [main]\n".write(toFile: folder + "/misread.yaml", atomically: true, encoding: .utf8)
-        let result = try await FixturePackage.run(binary, ["run", "misread.yaml", "--out", folder + "/run"], directory: folder)
+        let result = try await FixturePackage.build(Self.minimal) { built in
+            try await FixturePackage.run(built + "/minimal-strain", ["run", "misread.yaml", "--out", folder + "/run"], directory: folder)
+        }
         #expect(result.status == 2, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stderr.contains("misread.yaml:3:15") && result.stderr.contains("scenario 'misread' reads parameter 'sise'"), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder + "/run/run.json"), "no trial ran")
     }
 
     @Test func aCatalogWithTwoScenariosOfOneNameIsRefusedWithExitTwo() async throws {
-        let binary = try await FixturePackage.build(Self.minimal) + "/minimal-strain"
-        let result = try await FixturePackage.run(binary, ["list"], directory: Self.minimal, environment: ["MINIMAL_DUPLICATE": "1"])
+        let result = try await FixturePackage.build(Self.minimal) { built in
+            try await FixturePackage.run(built + "/minimal-strain", ["list"], directory: Self.minimal, environment: ["MINIMAL_DUPLICATE": "1"])
+        }
         #expect(result.status == 2)
         #expect(result.stderr.contains("two scenarios are named 'checksum'"), "\(result.stderr)")
     }
@@ -171,9 +176,11 @@ enum FixturePackage {
     }
 
     @Test func theWorkedExampleBuildsAndItsSuiteEndsAsItExpectsDirectlyAndThroughTheCommandPlugin() async throws {
-        let binary = try await FixturePackage.build(Self.example) + "/order-strain"
         let folder = try Self.folder()
-        let result = try await FixturePackage.run(binary, ["run", "orders.yaml", "--out", folder + "/run", "--format", "json"], directory: Self.example)
+        let (result, list) = try await FixturePackage.build(Self.example) { built in
+            (try await FixturePackage.run(built + "/order-strain", ["run", "orders.yaml", "--out", folder + "/run", "--format", "json"], directory: Self.example),
+             try await FixturePackage.run(built + "/order-strain", ["list"], directory: Self.example))
+        }
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         let record = try RunRecordFile.read(from: folder + "/run/run.json")
         let archives = record.trials.filter { $0.parameters["coding"] == "keyed-archive" }
@@ -183,7 +190,6 @@ enum FixturePackage {
         #expect(!caches.isEmpty && caches.allSatisfy { $0.outcome.kind == .completed && ($0.metrics.throughputPerSecond ?? 0) > 0 })
         #expect(record.customMetrics?.contains { $0.name == "hit ratio" && $0.unit == .ratio } == true)
         // Its own scenarios and the built-ins, side by side.
-        let list = try await FixturePackage.run(binary, ["list"], directory: Self.example)
         #expect(list.stdout.contains("decode-orders") && list.stdout.contains("order-cache") && list.stdout.contains("cyclic-graph"))
 
         let (status, output) = try await FixturePackage.locked {
