@@ -119,7 +119,9 @@ final class Watchdog: Sendable {
             ) else { continue }
             var deadlocked = verdict == .deadlocked
             var poolGrowth: PoolGrowth?
-            if deadlocked, workUnmarked, WaitCycle.find(in: context.waits.current) == nil, lockCycle() == nil {
+            // Read before the dump, whose signals take each thread out of its wait for a moment.
+            let cycle = WaitCycle.find(in: context.waits.current) ?? lockCycle()
+            if deadlocked, workUnmarked, cycle == nil {
                 // Nothing names a cycle: a pool that starts threads which block at once has
                 // work queued that it cannot run (starved); one that starts none, a deadlock.
                 guard let growth = watchPoolGrowth(since: beat.last_event_ns) else { continue }
@@ -134,7 +136,7 @@ final class Watchdog: Sendable {
             // From here the trial ends here, even if the dump wakes the work.
             guard claim() else { return }
             onStall(stall(beat: beat, decidedAt: now, holding: states, untimed: untimed, waitingForThread: waitingForThread,
-                          deadlocked: deadlocked, poolGrowth: poolGrowth))
+                          deadlocked: deadlocked, cycle: cycle, poolGrowth: poolGrowth))
             return
         }
     }
@@ -185,10 +187,8 @@ final class Watchdog: Sendable {
     }
 
     private func stall(beat: strain_heartbeat, decidedAt: UInt64, holding: [ThreadState], untimed: Int, waitingForThread: Int, deadlocked: Bool,
-                       poolGrowth: PoolGrowth?) -> Stall {
+                       cycle: WaitCycle?, poolGrowth: PoolGrowth?) -> Stall {
         let metrics = measure()
-        // Read before the dump, whose signals take each thread out of its wait for a moment.
-        let cycle = WaitCycle.find(in: context.waits.current) ?? lockCycle()
         let me = Int(strain_thread_id())
         let tids = ThreadState.tids().filter { $0 != me }
         // The threads holding work were read a moment ago; read the rest.
