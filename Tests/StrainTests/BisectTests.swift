@@ -130,7 +130,7 @@ final class FakeProbeRunner: BisectProbeRunner {
 
         // The independent answer: plain trials on sizes around the boundary.
         let sizes = (longest - 2)...(longest + 3)
-        let (plain, plainRun, _) = try await StrainBinary.runSuite("""
+        let (plain, plainRun, _) = try await StrainBinary.runSuiteLeavingNothing("""
         name: cross-check
         repetitions: 2
         runs:
@@ -158,7 +158,7 @@ final class FakeProbeRunner: BisectProbeRunner {
         #expect(search.verdict == .boundary, "\(search.explanation)")
         let stack = try #require(search.passing)
         #expect(stack % 4096 == 0)
-        let (plain, plainRun, _) = try await StrainBinary.runSuite("""
+        let (plain, plainRun, _) = try await StrainBinary.runSuiteLeavingNothing("""
         name: cross-check-stack
         repetitions: 2
         runs:

@@ -163,7 +163,7 @@ private final class AppendCheck: GuardVisitor, @unchecked Sendable {
     @Test func eightThreadsAppendingToAnUnguardedArrayCrashOrLoseElementsAndNeverCountAsAnOverflow() async throws {
         var outcomes: [String] = []
         for _ in 0..<4 {
-            let (result, run, _) = try await StrainBinary.runSuite("""
+            let (result, run, _) = try await StrainBinary.runSuiteLeavingNothing("""
             name: unguarded
             timeout: 30s
             runs:
@@ -187,7 +187,7 @@ private final class AppendCheck: GuardVisitor, @unchecked Sendable {
     }
 
     @Test func reenteringALockDeadlocksNSLockTrapsMutexAndIsFineForNSRecursiveLock() async throws {
-        let (result, run, _) = try await StrainBinary.runSuite("""
+        let (result, run, _) = try await StrainBinary.runSuiteLeavingNothing("""
         name: reentrant
         timeout: 10s
         stall: 400ms
@@ -209,7 +209,7 @@ private final class AppendCheck: GuardVisitor, @unchecked Sendable {
     }
 
     @Test func subscriptionsStoredThroughALockAllHearTheValueSentAfter() async throws {
-        let (result, run, _) = try await StrainBinary.runSuite("""
+        let (result, run, _) = try await StrainBinary.runSuiteLeavingNothing("""
         name: combine
         timeout: 30s
         runs:

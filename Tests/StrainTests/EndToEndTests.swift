@@ -47,7 +47,7 @@ import Testing
     }
 
     @Test func aGCDWorkerOverflowsUnderTheIOSProfileWhereItSurvivesOnLinux() async throws {
-        let (result, run, _) = try await StrainBinary.runSuite("""
+        let (result, run, _) = try await StrainBinary.runSuiteLeavingNothing("""
         name: profiles
         profiles: [linux, ios]
         runs:
@@ -69,7 +69,7 @@ import Testing
 
     @Test func expectVariesByProfileSoOneRunHoldsBothPlatformsVerdicts() async throws {
         // The run above had to accept either outcome on both profiles; per profile, each is exact.
-        let (result, run, _) = try await StrainBinary.runSuite("""
+        let (result, run, _) = try await StrainBinary.runSuiteLeavingNothing("""
         name: per-profile-expect
         profiles: [linux, ios]
         runs:
@@ -133,7 +133,7 @@ import Testing
     }
 
     @Test func anUnexpectedOutcomeExitsOneAndABadSuiteExitsTwoWithThePlace() async throws {
-        let (unexpected, run, _) = try await StrainBinary.runSuite("""
+        let (unexpected, run, _) = try await StrainBinary.runSuiteLeavingNothing("""
         name: unexpected
         runs:
           - scenario: crash
@@ -144,7 +144,7 @@ import Testing
         #expect(run?.trials.first?.outcome.kind == .threw)
         #expect(run?.trials.first?.expected == false)
 
-        let (bad, _, _) = try await StrainBinary.runSuite("name: bad\nruns:\n  - scenario: noop\n    strategies: [thread(4KiB)]\n")
+        let (bad, _, _) = try await StrainBinary.runSuiteLeavingNothing("name: bad\nruns:\n  - scenario: noop\n    strategies: [thread(4KiB)]\n")
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("suite.yaml:4:18: error: stack size 4KiB"), "\(bad.stderr)")
 

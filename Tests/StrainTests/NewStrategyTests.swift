@@ -36,7 +36,7 @@ import Testing
 
 @Suite(.serialized, .timeLimit(.minutes(10))) struct NewStrategyEndToEndTests {
     @Test func bothReportTheStackTheirThreadsHadAndCatchAnOverflowWithItsTrace() async throws {
-        let (result, run, _) = try await StrainBinary.runSuite("""
+        let (result, run, _) = try await StrainBinary.runSuiteLeavingNothing("""
         name: new-strategies-overflow
         timeout: 30s
         profiles: [ios]
@@ -64,7 +64,7 @@ import Testing
     }
 
     @Test func bothStarveWithTheirBlockedThreadsDumpedAndABlockedTaskExecutorLeavesTheCooperativePoolFree() async throws {
-        let (result, run, _) = try await StrainBinary.runSuite("""
+        let (result, run, _) = try await StrainBinary.runSuiteLeavingNothing("""
         name: new-strategies-stall
         timeout: 20s
         stall: 400ms

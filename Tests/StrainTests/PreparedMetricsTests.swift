@@ -8,7 +8,7 @@ import Testing
     @Test func metricsRecordedInPrepareSurviveAStackOverflowIntoRunJSON() async throws {
         // cyclic-graph's unarchive counts and archives the league in `prepare`, then
         // overflows a 512 KiB stack unarchiving it: a fault record, never a report.
-        let (result, record, _) = try await StrainBinary.runSuite("""
+        let (result, record, _) = try await StrainBinary.runSuiteLeavingNothing("""
             name: prepared-metrics
             timeout: 60s
             profiles: [linux]

@@ -184,7 +184,7 @@ private struct Clashing: Scenario {
             let explained = try await StrainBinary.run(["explain", name])
             #expect(explained.status == 0, "\(name): \(explained.stderr)")
             let suite = try #require(explained.stdout.components(separatedBy: "A suite to start from (it passes as it is):\n\n").dropFirst().first, "\(name): \(explained.stdout)")
-            let (result, record, _) = try await StrainBinary.runSuite(suite, timeout: 180)
+            let (result, record, _) = try await StrainBinary.runSuiteLeavingNothing(suite, timeout: 180)
             #expect(result.status == 0, "\(name)'s starter suite:\n\(suite)\n\(result.stdout)\n\(result.stderr)")
             let trials = record?.trials ?? []
             #expect(!trials.isEmpty && trials.allSatisfy { $0.scenario == name }, "\(name): \(trials.map(\.id.description))")

@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func aFloodOfBlockingSerialQueuesIsStarvedWithTheBlockedStacksGroupedAndTheAppleCapVerdict() async throws {
-        let (result, run, _) = try await StrainBinary.runSuite("""
+        let (result, run, _) = try await StrainBinary.runSuiteLeavingNothing("""
         name: flood
         timeout: 20s
         stall: 400ms
@@ -88,7 +88,7 @@ import Testing
     }
 
     @Test func aFixedPoolOfEightReproducesASmallCapAndASlowButProgressingPoolIsNeverStarved() async throws {
-        let (result, run, _) = try await StrainBinary.runSuite("""
+        let (result, run, _) = try await StrainBinary.runSuiteLeavingNothing("""
         name: pools
         timeout: 20s
         stall: 400ms
@@ -120,7 +120,7 @@ import Testing
     }
 
     @Test func blockedCooperativeThreadsStarveAMediumPriorityTaskButNotAHighOne() async throws {
-        let (result, run, _) = try await StrainBinary.runSuite("""
+        let (result, run, _) = try await StrainBinary.runSuiteLeavingNothing("""
         name: cooperative
         timeout: 20s
         stall: 400ms
@@ -155,7 +155,7 @@ import Testing
     }
 
     @Test func threadsThatBlockEverySignalAreUnwoundByTheParentThroughPtrace() async throws {
-        let (result, run, _) = try await StrainBinary.runSuite("""
+        let (result, run, _) = try await StrainBinary.runSuiteLeavingNothing("""
         name: masked
         timeout: 20s
         stall: 400ms
@@ -177,7 +177,7 @@ import Testing
     }
 
     @Test func aChildThatNeverReportsIsUnwoundAtItsDeadlineAndCalledDeadlockedOnlyWhenEveryThreadWaitsForGood() async throws {
-        let (result, run, _) = try await StrainBinary.runSuite("""
+        let (result, run, _) = try await StrainBinary.runSuiteLeavingNothing("""
         name: silent
         timeout: 1500ms
         runs:
@@ -199,7 +199,7 @@ import Testing
     }
 
     @Test func withoutItsWatchdogAStalledChildIsJudgedAtItsDeadlineFromTheSharedHeartbeatAndPtrace() async throws {
-        let (result, run, _) = try await StrainBinary.runSuite("""
+        let (result, run, _) = try await StrainBinary.runSuiteLeavingNothing("""
         name: no-watchdog
         timeout: 1500ms
         stall: 400ms

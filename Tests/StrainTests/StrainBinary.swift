@@ -61,6 +61,14 @@ struct StrainBinary {
         let record = try? RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json"))
         return (result, record, out)
     }
+
+    /// `runSuite` for a test that reads only the result and the record: the suite's
+    /// folder is removed once the record is read (the returned output path is gone).
+    static func runSuiteLeavingNothing(_ yaml: String, timeout: Double = 120, environment: [String: String] = [:]) async throws -> (Result, RunRecord?, String) {
+        let ran = try await runSuite(yaml, timeout: timeout, environment: environment)
+        try? FileManager.default.removeItem(atPath: (ran.2 as NSString).deletingLastPathComponent)
+        return ran
+    }
 }
 
 extension RunRecord {

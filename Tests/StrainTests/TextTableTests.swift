@@ -75,7 +75,7 @@ import Testing
     @Test func aRunsTablesFitTheWidthColumnsGives() async throws {
         // At 80 columns values stay whole; at 60 words break, but no line overflows.
         for columns in [80, 60] {
-            let (result, _, _) = try await StrainBinary.runSuite("name: narrow\nruns:\n  - scenario: noop\n    strategies: [main, gcd-global, thread(512KiB)]\n",
+            let (result, _, _) = try await StrainBinary.runSuiteLeavingNothing("name: narrow\nruns:\n  - scenario: noop\n    strategies: [main, gcd-global, thread(512KiB)]\n",
                                                            environment: ["COLUMNS": "\(columns)"])
             #expect(result.status == 0, "\(result.stderr)")
             let lines = result.stdout.components(separatedBy: "\n")

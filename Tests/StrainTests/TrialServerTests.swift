@@ -10,7 +10,7 @@ import Testing
 /// spawning, said aloud.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct TrialServerTests {
     @Test func aCrashAHangAnOverflowAndAFloodUnderTheTrialServerEndOnlyTheirOwnTrial() async throws {
-        let (result, run, _) = try await StrainBinary.runSuite("""
+        let (result, run, _) = try await StrainBinary.runSuiteLeavingNothing("""
         name: isolation
         runs:
           - scenario: noop
@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test func theIOSProfilesMainAndSecondaryStacksAreInForceInACopiedTrial() async throws {
-        let (result, run, _) = try await StrainBinary.runSuite("""
+        let (result, run, _) = try await StrainBinary.runSuiteLeavingNothing("""
         name: profiles
         profiles: [linux, ios]
         runs:
@@ -192,7 +192,7 @@ import Testing
     }
 
     @Test func aTrialServerThatCannotStartFallsBackToSpawningAndSaysSo() async throws {
-        let (result, run, _) = try await StrainBinary.runSuite("""
+        let (result, run, _) = try await StrainBinary.runSuiteLeavingNothing("""
         name: fallback
         runs:
           - scenario: noop
