@@ -34,6 +34,10 @@ package struct OutcomeClassifier: Sendable {
         package var allocationSites: [AllocationSite]?
         /// The runtime's last words, as the child's fault handler read them.
         package var lastWords: String?
+        /// A `harnessError` the child itself caused (it broke the result protocol, or
+        /// exited without a result), not the runner: in a process where a race was seen,
+        /// the race may have corrupted the harness's memory (`SanitizedTrials.outcome`).
+        package var childEndedWithoutResult = false
 
         /// An outcome with no evidence yet.
         package init(outcome: TrialOutcome) { self.outcome = outcome }
@@ -63,7 +67,9 @@ package struct OutcomeClassifier: Sendable {
         }
         if let problem = messages.problem {
             let ended = watched.termination.map { "; the child \($0)" } ?? ""
-            return Classified(outcome: TrialOutcome(kind: .harnessError, message: "the result pipe broke the child protocol: \(problem)\(ended)"))
+            var classified = Classified(outcome: TrialOutcome(kind: .harnessError, message: "the result pipe broke the child protocol: \(problem)\(ended)"))
+            classified.childEndedWithoutResult = true
+            return classified
         }
         if watched.timedOut {
             return classifyDeadline(watched, timeoutSeconds: timeoutSeconds, stallSeconds: stallSeconds)
@@ -74,8 +80,10 @@ package struct OutcomeClassifier: Sendable {
                 message: "the child died of \(SignalName.of(signal)) without a fault record (a thread without an alternate signal stack, or a signal from outside)"))
         case .exited(let code)?:
             let tail = String(decoding: watched.error.bytes.suffix(400), as: UTF8.self)
-            return Classified(outcome: TrialOutcome(kind: .harnessError,
+            var classified = Classified(outcome: TrialOutcome(kind: .harnessError,
                 message: "the child exited with status \(code) without a result (the scenario called exit, or the harness failed)\(tail.isEmpty ? "" : ": \(tail)")"))
+            classified.childEndedWithoutResult = true
+            return classified
         case nil:
             return Classified(outcome: TrialOutcome(kind: .harnessError, message: "the child was never reaped"))
         }

@@ -56,13 +56,23 @@ package struct SanitizedTrials: Sendable {
 
     /// The outcome with the reports taken into account: a trial whose work ended (it
     /// completed, threw, or broke its invariant) and that ThreadSanitizer saw race is
-    /// `dataRace`, with what the work did kept in the message; a crash, an overflow, a
-    /// stall or a timeout stays what it was, with the races as evidence.
-    package static func outcome(_ outcome: TrialOutcome, reports: [SanitizerReport]) -> TrialOutcome {
+    /// `dataRace`, with what the work did kept in the message; so is a child that ended
+    /// without a result after a race (`childEndedWithoutResult`: a race can corrupt the
+    /// harness's own memory, so "Strain itself failed" would blame the wrong code; a
+    /// fresh-clone test run had an unguarded array's racing trial exit 0 without its
+    /// result, its races reported). A crash, an overflow, a stall or a timeout stays what
+    /// it was, with the races as evidence, as does a failure on the runner's side.
+    package static func outcome(_ outcome: TrialOutcome, reports: [SanitizerReport], childEndedWithoutResult: Bool = false) -> TrialOutcome {
         let races = reports.filter(\.isRace)
-        guard !races.isEmpty, [.completed, .threw, .invariantViolated].contains(outcome.kind) else { return outcome }
+        let childFailed = outcome.kind == .harnessError && childEndedWithoutResult
+        guard !races.isEmpty, childFailed || [.completed, .threw, .invariantViolated].contains(outcome.kind) else { return outcome }
         let count = races.reduce(0) { $0 + $1.count }
-        let work = outcome.kind == .completed ? "" : "; the work \(outcome.kind == .threw ? "threw" : "broke its invariant")" + (outcome.message.map { ": \($0)" } ?? "")
+        let work: String
+        switch outcome.kind {
+        case .completed: work = ""
+        case .harnessError: work = "; then " + (outcome.message ?? "the child ended without a result") + " (the race may have corrupted the harness's memory)"
+        default: work = "; the work \(outcome.kind == .threw ? "threw" : "broke its invariant")" + (outcome.message.map { ": \($0)" } ?? "")
+        }
         return TrialOutcome(kind: .dataRace, message: "ThreadSanitizer reported \(count) race\(count == 1 ? "" : "s") (\(races.count) distinct)\(work)")
     }
 }

@@ -46,7 +46,7 @@ package struct TrialRecordBuilder: Sendable {
         if metrics.peakThreads != nil || watched.peakThreads > 0 { metrics.peakThreads = max(metrics.peakThreads ?? 0, watched.peakThreads) }
         metrics.trialSeconds = trialSeconds
 
-        let outcome = SanitizedTrials.outcome(classified.outcome, reports: sanitizerReports)
+        let outcome = SanitizedTrials.outcome(classified.outcome, reports: sanitizerReports, childEndedWithoutResult: classified.childEndedWithoutResult)
         var record = TrialRecord(graded: spec, outcome: outcome, metrics: metrics, trace: classified.trace,
                                  stdout: watched.output.text, stderr: watched.error.text, startedAt: startedAt)
         record.dump = classified.dump

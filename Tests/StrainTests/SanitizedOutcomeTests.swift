@@ -1,0 +1,31 @@
+import StrainKit
+import StrainRunner
+import Testing
+
+/// How a trial's outcome reads once ThreadSanitizer's reports are in: a race in a
+/// trial whose child ended without its result is the race, not "Strain itself failed".
+@Suite struct SanitizedOutcomeTests {
+    static let race = SanitizerReport(tool: .threadSanitizer, kind: "data race", pid: 7,
+                                      accesses: [.init(title: "Write of size 8 by thread T3", frames: [Frame(address: 0x10, symbol: "visit(_:)")]),
+                                                 .init(title: "Previous read of size 8 by thread T5", frames: [Frame(address: 0x20, symbol: "apply(_:)")])],
+                                      location: [], threads: [], summary: "data race", count: 4, text: "WARNING: ThreadSanitizer: data race (pid=7)")
+    static let exitedWithoutResult = TrialOutcome(kind: .harnessError, message: "the child exited with status 0 without a result (the scenario called exit, or the harness failed)")
+
+    @Test func aChildThatExitedWithoutItsResultAfterARaceIsADataRaceThatSaysWhatHappened() {
+        let outcome = SanitizedTrials.outcome(Self.exitedWithoutResult, reports: [Self.race], childEndedWithoutResult: true)
+        #expect(outcome.kind == .dataRace)
+        #expect(outcome.message?.contains("ThreadSanitizer reported 4 races (1 distinct)") == true, "\(outcome)")
+        #expect(outcome.message?.contains("exited with status 0 without a result") == true, "what the child did is kept: \(outcome)")
+    }
+
+    @Test func aRunnerSideFailureOrAChildWithoutARaceStaysAHarnessError() {
+        let stopped = TrialOutcome(kind: .harnessError, message: "the runner was stopped by a signal during this trial")
+        #expect(SanitizedTrials.outcome(stopped, reports: [Self.race]).kind == .harnessError)
+        #expect(SanitizedTrials.outcome(Self.exitedWithoutResult, reports: [], childEndedWithoutResult: true).kind == .harnessError)
+    }
+
+    @Test func aCrashAfterARaceStaysACrashWithTheRaceAsEvidence() {
+        let crashed = TrialOutcome(kind: .crashed, signal: 11, message: "SIGSEGV")
+        #expect(SanitizedTrials.outcome(crashed, reports: [Self.race]).kind == .crashed)
+    }
+}
