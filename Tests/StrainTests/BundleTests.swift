@@ -25,11 +25,13 @@ enum ReleaseBundle {
     static let folder = FixturePackage.repository.appendingPathComponent(".build/test-bundle").path
     /// The first successful build, kept; a failed one is tried again by the next caller.
     private static let built = AsyncOnce<Built>(retryingFailures: true) {
-        // One heavy build at a time, whichever suite asks (`FixturePackage.locked`).
-        let bundled = try await FixturePackage.locked {
-            try await BoundedProcess.run("/bin/bash", [FixturePackage.repository.path + "/.ci/bundle", folder],
+        // `.build`'s own folder lock, then a compile slot (`FixturePackage.compiling`).
+        let bundled = try await FixturePackage.locked(scratch: FixturePackage.repository.path + "/.build") {
+            try await FixturePackage.compiling {
+                try await BoundedProcess.run("/bin/bash", [FixturePackage.repository.path + "/.ci/bundle", folder],
                                          directory: FixturePackage.repository.path,
                                          environment: ["STRAIN_BUNDLE_IGNORE_LOCK": "1"], timeout: 1500, mergingOutput: true)
+            }
         }
         guard bundled.status == 0 else { throw BuildError(status: bundled.status, output: bundled.stdout) }
         let name = "strain-\(StrainVersion.current)-linux-x86_64"

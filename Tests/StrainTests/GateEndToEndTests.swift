@@ -1,5 +1,6 @@
 import Foundation
 import StrainRecords
+import Synchronization
 import Testing
 
 /// The gate through the built binary: real runs, real children, real builds of a
@@ -164,8 +165,33 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(30))) struct PlantedRegressionTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// Builds the fixture with the planted constants and returns a copy of its binary.
+    /// The variants this process built, each kept once in `.build/gate-fixture-variants`
+    /// (cleared at the first build of a process, so a later change to Strain is built
+    /// again): the base alone was built 7 times a run, each a relink of the fixture.
+    private static let variants = AsyncLock()
+    private static let variantFolder = repository.appendingPathComponent(".build/gate-fixture-variants").path
+    private static let variantsCleared = Mutex(false)
+
+    /// Builds the fixture with the planted constants (once a process) and returns a copy of its binary.
     static func build(workPercent: Int, frameBytes: Int, allocationsPerNode: Int = 0, afterAwaitPercent: Int = 100, into folder: String, name: String) async throws -> String {
+        let binary = folder + "/" + name
+        let kept = variantFolder + "/w\(workPercent)-f\(frameBytes)-a\(allocationsPerNode)-aw\(afterAwaitPercent)"
+        try await variants.withLock {
+            let fileManager = FileManager.default
+            if variantsCleared.withLock({ cleared in defer { cleared = true }; return !cleared }) {
+                try? fileManager.removeItem(atPath: variantFolder)
+            }
+            if !fileManager.fileExists(atPath: kept) {
+                try fileManager.createDirectory(atPath: variantFolder, withIntermediateDirectories: true)
+                try await buildVariant(workPercent: workPercent, frameBytes: frameBytes, allocationsPerNode: allocationsPerNode,
+                                       afterAwaitPercent: afterAwaitPercent, to: kept)
+            }
+        }
+        try FileManager.default.copyItem(atPath: kept, toPath: binary)
+        return binary
+    }
+
+    private static func buildVariant(workPercent: Int, frameBytes: Int, allocationsPerNode: Int, afterAwaitPercent: Int, to binary: String) async throws {
         let source = repository.appendingPathComponent("Tests/GateFixture").path
         let package = repository.appendingPathComponent(".build/gate-fixture-package").path
         let fileManager = FileManager.default
@@ -186,11 +212,9 @@ import Testing
             let plantedAllocationsPerNode = \(allocationsPerNode)
             let plantedAfterAwaitPercent = \(afterAwaitPercent)
             """.write(toFile: package + "/Sources/gate-fixture/Planted.swift", atomically: true, encoding: .utf8)
-        let binary = folder + "/" + name
         try await FixturePackage.build(package) { built in
             try FileManager.default.copyItem(atPath: built + "/gate-fixture", toPath: binary)
         }
-        return binary
     }
 
     static let suite = repository.appendingPathComponent("Tests/GateFixture/gate-fixture.yaml").path

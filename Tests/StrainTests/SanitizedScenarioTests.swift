@@ -18,11 +18,13 @@ import Testing
     }
 
     static let built = AsyncOnce<String> {
-        // One heavy build at a time, whichever suite asks (`FixturePackage.locked`).
-        let build = try await FixturePackage.locked {
-            try await BoundedProcess.run("/usr/bin/env", ["swift", "build", "-c", "release", "-Xswiftc", "-sanitize=thread",
-                                                          "--scratch-path", ".build-tsan", "--product", "strain"],
-                                         directory: repository, timeout: 1500, mergingOutput: true)
+        // `.build-tsan`'s own folder lock, then a compile slot (`FixturePackage.compiling`).
+        let build = try await FixturePackage.locked(scratch: repository + "/.build-tsan") {
+            try await FixturePackage.compiling {
+                try await BoundedProcess.run("/usr/bin/env", ["swift", "build", "-c", "release", "-Xswiftc", "-sanitize=thread",
+                                                              "--scratch-path", ".build-tsan", "--product", "strain"],
+                                             directory: repository, timeout: 1500, mergingOutput: true)
+            }
         }
         guard build.status == 0 else { throw BuildFailure(description: "the sanitized build failed: \(build.stdout.suffix(4000))") }
         return repository + "/.build-tsan/release/strain"

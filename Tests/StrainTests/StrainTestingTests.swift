@@ -48,7 +48,7 @@ import Testing
     /// them: `swift test --sanitize=thread` (its own scratch folder: every module differs).
     static let sanitizedRun = AsyncOnce<Run> {
         let scratch = FixturePackage.repository.appendingPathComponent(".build/gate-fixture-tsan").path
-        return try await FixturePackage.locked {
+        return try await FixturePackage.locked(scratch: scratch) {
             let (built, buildOutput) = try await FixturePackage.swift(["build", "--build-tests", "--sanitize=thread", "--package-path", fixture,
                                                                         "--scratch-path", scratch])
             guard built == 0 else { throw FixturePackage.BuildError(output: buildOutput) }

@@ -9,10 +9,26 @@ import Testing
 enum FixturePackage {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let scratch = repository.appendingPathComponent(".build/gate-fixture-build").path
-    /// One build at a time in the shared scratch folder, whichever suite asks; the
-    /// release bundle's and the sanitized builds take it too, so at most one heavy
-    /// build runs at once (three at once on 2 cores starved a 1 MiB parse past 120 s).
-    private static let lock = AsyncLock()
+    /// One command at a time in each scratch folder (SwiftPM's own lock would make a
+    /// second build there wait unbounded, and a product run or copied while another
+    /// build relinks it fails with ETXTBSY), and at most two compiles at once, whatever
+    /// the folder. One compile at a time left a core idle for most of the test run: a
+    /// release build compiles a module at a time (whole-module), and the fixture
+    /// packages' tests, the bundle and the sanitized builds queued behind each other for
+    /// about 1,000 s of a 1,238 s run (a fresh-clone run on 2026-11-29). Three at once on
+    /// 2 cores once starved a 1 MiB parse past 120 s; two is the most the machine gives.
+    /// A caller takes its folder first, then a compile: always in that order.
+    private static let compiles = AsyncLock(slots: 2)
+    private static let folders = Mutex<[String: AsyncLock]>([:])
+
+    private static func folderLock(_ scratch: String) -> AsyncLock {
+        folders.withLock { locks in
+            if let lock = locks[scratch] { return lock }
+            let lock = AsyncLock()
+            locks[scratch] = lock
+            return lock
+        }
+    }
 
     struct BuildError: Error, CustomStringConvertible {
         var output: String
@@ -24,7 +40,7 @@ enum FixturePackage {
     /// another package's build in the same folder relinks it (running a binary being
     /// relinked failed with ETXTBSY, "Text file busy", in a CI run).
     static func build<T>(_ path: String, then body: (String) async throws -> T) async throws -> T {
-        try await lock.withLock {
+        try await locked {
             // SwiftPM keeps a path dependency's file list in its build plan: plan again, so
             // files added to Strain since the last build are seen (the objects stay cached).
             try? FileManager.default.removeItem(atPath: scratch + "/debug.yaml")
@@ -35,16 +51,27 @@ enum FixturePackage {
         }
     }
 
-    /// Runs `body` holding the scratch folder (a `swift package` command that builds there).
-    static func locked<T>(_ body: () async throws -> T) async throws -> T {
-        try await lock.withLock { try await body() }
+    /// Runs `body` holding the scratch folder `folder` (the fixtures' shared one by
+    /// default): a `swift` command that builds or runs products there.
+    static func locked<T>(scratch folder: String = scratch, _ body: () async throws -> T) async throws -> T {
+        try await folderLock(folder).withLock { try await body() }
     }
 
-    /// Runs `swift ARGUMENTS`, output and errors together. The first build of a
-    /// fixture compiles Strain itself in debug (minutes on a busy 2-core machine):
-    /// 30 minutes bound a hang, well inside CI's own limit.
+    /// Runs `body`, a compile, in one of the two compile slots. Call it inside
+    /// `locked(scratch:)`, never around it; `swift(_:)` takes a slot by itself.
+    static func compiling<T>(_ body: () async throws -> T) async throws -> T {
+        try await compiles.withLock { try await body() }
+    }
+
+    /// Runs `swift ARGUMENTS`, output and errors together; `build` and `package` (a
+    /// plugin that builds) take a compile slot. The first build of a fixture compiles
+    /// Strain itself in debug (minutes on a busy 2-core machine): 30 minutes bound a
+    /// hang, well inside CI's own limit.
     static func swift(_ arguments: [String], directory: String? = nil) async throws -> (Int32, String) {
-        try await Tool.run(["swift"] + arguments, directory: directory, timeout: 1800)
+        if ["build", "package"].contains(arguments.first) {
+            return try await compiling { try await Tool.run(["swift"] + arguments, directory: directory, timeout: 1800) }
+        }
+        return try await Tool.run(["swift"] + arguments, directory: directory, timeout: 1800)
     }
 
     /// Runs a built binary with `arguments` from `directory`; past `timeout` seconds

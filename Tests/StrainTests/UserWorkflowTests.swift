@@ -248,10 +248,12 @@ import Yams
 
         let overrides = ["STRAIN_CONFIGURATION": "debug", "STRAIN_SCRATCH_PATH": FixturePackage.scratch, "STRAIN_REPETITIONS": "2"]
         func job(_ sha: String, _ event: String, _ ref: String, base: String?, restoring: [String: String] = [:]) async throws -> JobRun {
-            // The shared scratch folder is built in by one suite at a time.
+            // The shared scratch folder is built in by one suite at a time; a job builds there (a compile slot).
             try await FixturePackage.locked {
-                try await Self.runJob(origin: origin, sha: sha, event: event, ref: ref, baseSHA: base, bundle: bundle,
-                                bundleDigest: bundleDigest, folder: folder, overrides: overrides, restoring: restoring)
+                try await FixturePackage.compiling {
+                    try await Self.runJob(origin: origin, sha: sha, event: event, ref: ref, baseSHA: base, bundle: bundle,
+                                    bundleDigest: bundleDigest, folder: folder, overrides: overrides, restoring: restoring)
+                }
             }
         }
 
