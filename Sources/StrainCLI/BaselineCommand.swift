@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import StrainGate
 import StrainKit
+import StrainText
 
 struct BaselineCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -39,7 +40,7 @@ struct BaselineCommand: ParsableCommand {
                     throw GateError(.input, "\(runJSON) has \(broken.count) trial\(broken.count == 1 ? "" : "s") where the harness failed (\(broken[0].id)); a baseline without their data would hide regressions. Run it again, or pass --force")
                 }
                 let path = try location.store.save(record, name: name, source: runJSON, force: force)
-                print("Saved baseline \(name): \(record.trials.count) trials of \(record.suite.name), commit \(record.environment.gitCommit.map { String($0.prefix(12)) } ?? "unknown"), to \(path)")
+                print("Saved baseline \(name): \(counted(record.trials.count, "trial")) of \(record.suite.name), commit \(record.environment.gitCommit.map { String($0.prefix(12)) } ?? "unknown"), to \(path)")
             } catch { throw error.exit() }
         }
     }
@@ -64,7 +65,7 @@ struct BaselineCommand: ParsableCommand {
             }
             for file in baselines {
                 let calibrated = file.calibrationRuns.map { ", calibrated by \($0) A/A run\($0 == 1 ? "" : "s")" } ?? ""
-                print("\(file.name)  \(file.run.suite.name), \(file.run.trials.count) trials, commit \(file.run.environment.gitCommit.map { String($0.prefix(12)) } ?? "unknown"), \(file.run.environment.host), saved \(file.savedAt)\(calibrated)")
+                print("\(file.name)  \(file.run.suite.name), \(counted(file.run.trials.count, "trial")), commit \(file.run.environment.gitCommit.map { String($0.prefix(12)) } ?? "unknown"), \(file.run.environment.host), saved \(file.savedAt)\(calibrated)")
             }
         }
     }
@@ -81,13 +82,13 @@ struct BaselineCommand: ParsableCommand {
                 let run = file.run
                 let environment = run.environment
                 print("Baseline \(file.name), saved \(file.savedAt) from \(file.source)")
-                print("  suite \(run.suite.name) (\(run.suite.path)), \(run.trials.count) trials, \(Set(run.trials.map(\.key)).count) trial keys, schema \(run.schemaVersion), Strain \(run.strainVersion)")
+                print("  suite \(run.suite.name) (\(run.suite.path)), \(counted(run.trials.count, "trial")), \(counted(Set(run.trials.map(\.key)).count, "trial key")), schema \(run.schemaVersion), Strain \(run.strainVersion)")
                 let build = environment.build.map { ", \($0.shortName) (\($0.executablePath))" } ?? ""
                 print("  commit \(environment.gitCommit ?? "unknown")\(build)")
                 print("  machine \(environment.host): \(environment.architecture), \(environment.cores) cores, \(environment.memoryBytes / (1 << 20)) MiB, \(environment.kernel), \(environment.cpuModel ?? "CPU unknown"), Swift \(environment.swiftVersion), \(environment.buildConfiguration ?? "build unknown")")
                 if let calibration = file.calibration, !calibration.isEmpty {
                     let deltas = calibration.values.sorted()
-                    print("  calibration: \(calibration.count) row-metrics from \(file.calibrationRuns ?? 0) A/A run(s); δ median \(Int((deltas[deltas.count / 2] * 100).rounded()))%, largest \(Int(((deltas.last ?? 0) * 100).rounded()))%")
+                    print("  calibration: \(calibration.count) row-metrics from \(counted(file.calibrationRuns ?? 0, "A/A run")); δ median \(Int((deltas[deltas.count / 2] * 100).rounded()))%, largest \(Int(((deltas.last ?? 0) * 100).rounded()))%")
                 } else {
                     print("  not calibrated: cross-run timings are inconclusive until `strain gate --calibrate RUN.json --baseline \(file.name)`")
                 }

@@ -4,6 +4,7 @@ import StrainKit
 import StrainReports
 import StrainExec
 import StrainRunner
+import StrainText
 
 struct ExecCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -123,7 +124,7 @@ struct ExecCommand: ParsableCommand {
         var title = "thread dump \(dump.number) of \(program) at \(Date().formatted(.iso8601))"
         if let stall = dump.stall { title += ", \(stall.name): \(stall.message)" }
         try? DumpText.document(dump.dump, title: title).write(toFile: path, atomically: true, encoding: .utf8)
-        var lines = ["strain: \(title): \(dump.dump.threadCount) threads in \(dump.dump.groups.count) groups, written to \(path)"]
+        var lines = ["strain: \(title): \(counted(dump.dump.threadCount, "thread")) in \(counted(dump.dump.groups.count, "group")), written to \(path)"]
         lines += dump.dump.groups.prefix(8).map { "  " + DumpText.group($0) }
         if dump.dump.groups.count > 8 { lines.append("  … \(dump.dump.groups.count - 8) more groups") }
         writeStandardError(TerminalReport.safe(lines.joined(separator: "\n")))

@@ -5,6 +5,7 @@ import StrainKit
 import StrainReports
 import StrainRunner
 import StrainSuite
+import StrainText
 
 /// Output formats of the gate, besides gate.json.
 enum GateFormat: String, ExpressibleByArgument, CaseIterable {
@@ -169,7 +170,7 @@ struct GateCommand: ParsableCommand {
             throw GateError(.input, "\(rerun) shares no completed timing row with baseline \(file.name); a calibration needs a rerun of the same suite")
         }
         try location.store.replace(file, with: calibrated)
-        print("Calibrated baseline \(file.name) from \(rerun): \(rows) timing row-metrics, \(calibrated.calibrationRuns ?? 1) A/A run(s) so far")
+        print("Calibrated baseline \(file.name) from \(rerun): \(rows) timing row-metrics, \(counted(calibrated.calibrationRuns ?? 1, "A/A run")) so far")
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import StrainRecords
+import StrainText
 
 /// `strain run --github`: what GitHub Actions shows of a run. An `::error` per trial
 /// key that ended unexpectedly, at its `runs:` entry's line in the suite file, then
@@ -34,7 +35,7 @@ package enum RunAnnotations {
             lines.append(WorkflowCommand.notice(title: "Strain", message: "\(worst.count - WorkflowCommand.annotationLimit) more trial keys ended unexpectedly: see the step summary or run.json"))
         }
         let unexpectedCount = run.trials.filter { !$0.expected }.count
-        let summary = unexpectedCount == 0 ? "\(run.trials.count) trials: every outcome expected" : "\(run.trials.count) trials: \(unexpectedCount) unexpected"
+        let summary = unexpectedCount == 0 ? "\(counted(run.trials.count, "trial")): every outcome expected" : "\(counted(run.trials.count, "trial")): \(unexpectedCount) unexpected"
         lines.append(WorkflowCommand.notice(title: "Strain run \(run.suite.name)", message: summary))
         return lines.joined(separator: "\n") + "\n"
     }

@@ -5,6 +5,7 @@ import StrainKit
 import StrainReports
 import StrainRunner
 import StrainSuite
+import StrainText
 
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -103,7 +104,7 @@ struct RunCommand: ParsableCommand {
         if list {
             for trial in job.plan.trials { print(TerminalReport.safe(OneLine.text(trial.name.description))) }
             let shardText = job.shard.map { " (shard \($0) of a plan of \(job.selected.trials.count))" } ?? ""
-            print("\(job.plan.trials.count) trials\(shardText)")
+            print("\(counted(job.plan.trials.count, "trial"))\(shardText)")
             return
         }
         // Counted trials need their source (a PMU, else callgrind) and its tools:
@@ -162,7 +163,7 @@ struct RunCommand: ParsableCommand {
         RunnerSignals.catchStopSignals()
         RunnerSignals.adoptOrphans()
         let resumed = plan.trials.count - remaining.count
-        print(TerminalReport.safe(terminal.fit("Running \(suiteName): \(plan.trials.count) trials from \(suitePath)" + (resumed > 0 ? " (\(resumed) finished before, resumed)" : ""))))
+        print(TerminalReport.safe(terminal.fit("Running \(suiteName): \(counted(plan.trials.count, "trial")) from \(suitePath)" + (resumed > 0 ? " (\(resumed) finished before, resumed)" : ""))))
         fflush(nil)
         let record: RunRecord
         do {

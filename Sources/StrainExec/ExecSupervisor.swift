@@ -194,7 +194,8 @@ package struct ExecSupervisor: Sendable {
         watched.closeTimeline(end: end, start: started)
         let wall = Double(end - started) / 1e9
 
-        let sanitizerReports = SanitizerLog.reports(in: request.probeFolder, symbolizer: classifier.symbolizer)
+        let sanitizerRead = SanitizerLog.reports(in: request.probeFolder, symbolizer: classifier.symbolizer)
+        let sanitizerReports = sanitizerRead.reports
         // The program ran on by itself after a stall was called when it then exited by its own
         // status with no signal passed on to it by strain (a terminal's included).
         var ranOn = false
@@ -217,6 +218,7 @@ package struct ExecSupervisor: Sendable {
         trial.capVerdicts = verdicts.isEmpty ? nil : verdicts
         let others = processFaults(probe, program: program.pid, request: request)
         trial.processFaults = others.isEmpty ? nil : others
+        trial.leftOut = sanitizerRead.leftOut.isEmpty ? nil : sanitizerRead.leftOut
         let run = ResolvedRun(scenario: "exec", parameters: key.parameters.map { ParameterSweep(name: $0.name, values: [$0.value]) },
                               strategies: [StrategySpec.main.description], profiles: [request.profile.rawValue], repetitions: 1,
                               timeoutSeconds: 0, stallSeconds: request.stallSeconds, expect: ["default": expected.map(\.description)])
@@ -282,7 +284,10 @@ package struct ExecSupervisor: Sendable {
                     message: Self.killedWithoutRecord(signal, image: probe.programImage(pid: pid), follow: request.follow)))
             }
         }
-        if fault == nil, let verdict = Self.sanitizerOutcome(sanitizerReports, termination: termination) { classified.outcome = verdict }
+        // A crash in a process where ThreadSanitizer saw a race is the race's (a race corrupts
+        // memory), its trace kept; an overflow stays an overflow.
+        let racedThenCrashed = fault.map { !$0.isOverflow } == true && sanitizerReports.contains(where: \.isRace)
+        if fault == nil || racedThenCrashed, let verdict = Self.sanitizerOutcome(sanitizerReports, termination: termination) { classified.outcome = verdict }
         func noting(_ note: String) {
             if let message = classified.outcome.message, !message.isEmpty {
                 classified.outcome.message = message + "; before, " + note

@@ -61,3 +61,19 @@ extension AllocationCounter {
         return lines.joined(separator: "\n")
     }
 }
+
+/// A trial's allocation count narrowed to one closure, for a scenario whose work is a
+/// single call (StrainTesting's expectations): counting restarts, zeroed, as the call
+/// begins and stops as it returns, so the strategy's own thread start, the unit's
+/// bookkeeping and the result's hand-off around it are not counted. Allocations on
+/// threads the call starts are counted, as in any trial; the watchdog's are not.
+package enum AllocationWindow {
+    /// Runs `body` with the trial's count restarted around it; when the trial does not
+    /// count allocations (`STRAIN_ALLOCATIONS=off`), it only runs `body`.
+    package static func around<T>(_ body: () throws -> T) rethrows -> T {
+        guard strain_alloc_is_counting() != 0 else { return try body() }
+        AllocationCounter.begin()
+        defer { AllocationCounter.end() }
+        return try body()
+    }
+}

@@ -53,6 +53,11 @@ public struct TrialRecord: Codable, Hashable, Sendable {
     /// Faults of the program's other processes (a forked child), each under its own
     /// pid; the trial's outcome stays the program's own.
     public var processFaults: [ProcessFault]?
+    /// What Strain left out of the files the trial's process wrote for it, each in a
+    /// sentence (`sanitizer log sanitizer.4242 cut at 16 MiB of 2048 MiB`, `9,744 further
+    /// distinct sanitizer reports counted, not read`): those files are the program's
+    /// input to Strain, read with a bound.
+    public var leftOut: [String]?
 
     /// A record of these values.
     public init(
@@ -102,7 +107,7 @@ public struct TrialRecord: Codable, Hashable, Sendable {
         case key, repetition, index, seed, outcome, expected, expectedOutcomes, metrics, trace, dump, stall
         case threadTimeline, capVerdicts, stdout, stderr, startedAt
         case confinementViolations, allocationSites, instructionCount, sanitizerReports
-        case lastWords, processFaults
+        case lastWords, processFaults, leftOut
         // Versions 1 and 2 spelled the key out flat.
         case scenario, parameters, strategy, profile
     }
@@ -145,6 +150,7 @@ public struct TrialRecord: Codable, Hashable, Sendable {
         startedAt = try container.decode(String.self, forKey: .startedAt)
         lastWords = try container.decodeIfPresent(String.self, forKey: .lastWords)
         processFaults = try container.decodeIfPresent([ProcessFault].self, forKey: .processFaults)
+        leftOut = try container.decodeIfPresent([String].self, forKey: .leftOut)
     }
 
     /// Encodes the record in the current version.
@@ -172,6 +178,7 @@ public struct TrialRecord: Codable, Hashable, Sendable {
         try container.encode(startedAt, forKey: .startedAt)
         try container.encodeIfPresent(lastWords, forKey: .lastWords)
         try container.encodeIfPresent(processFaults, forKey: .processFaults)
+        try container.encodeIfPresent(leftOut, forKey: .leftOut)
     }
 }
 

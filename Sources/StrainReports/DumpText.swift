@@ -1,5 +1,6 @@
 import Foundation
 import StrainRecords
+import StrainText
 
 /// Thread dumps and pool verdicts as lines of text.
 package enum DumpText {
@@ -47,7 +48,7 @@ package enum DumpText {
     /// indented; what `strain dump` prints and `strain exec` writes per dump.
     package static func document(_ dump: ThreadDump, title: String) -> String {
         let groupNoun = dump.groups.count == 1 ? "group" : "groups"
-        var lines = ["\(title): \(dump.threadCount) threads in \(dump.groups.count) \(groupNoun), dumped in \(Format.duration(Double(dump.dumpNanoseconds) / 1e9)) (\(dump.method))"]
+        var lines = ["\(title): \(counted(dump.threadCount, "thread")) in \(dump.groups.count) \(groupNoun), dumped in \(Format.duration(Double(dump.dumpNanoseconds) / 1e9)) (\(dump.method))"]
         if !dump.unreached.isEmpty { lines.append("not answered: \(dump.unreached.map(String.init).joined(separator: ", "))") }
         for group in dump.groups {
             lines.append("")

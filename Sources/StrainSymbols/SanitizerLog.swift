@@ -20,6 +20,21 @@ package struct SanitizerLog: Sendable {
     package static let fileLimit = 64
     /// The most of a report's own text a record keeps.
     package static let textLimit = 16_384
+    /// The most distinct reports named (symbolized) from one trial or program: a report
+    /// past it is counted, not read, and the record says how many were (100,000 planted
+    /// reports, each symbolized before duplicates were merged, took 100 s and 404 MB).
+    package static let distinctLimit = 256
+
+    /// What was read from a process's sanitizer logs, and what was left out.
+    package struct Read: Sendable {
+        /// The reports, distinct ones once with a count.
+        package var reports: [SanitizerReport] = []
+        /// What was not read, one sentence each (a log cut at its limit, reports past `distinctLimit`).
+        package var leftOut: [String] = []
+
+        /// Nothing read yet.
+        package init() {}
+    }
 
     /// One stack as the sanitizer printed it.
     package struct RawStack: Equatable, Sendable {
@@ -184,34 +199,78 @@ package struct SanitizerLog: Sendable {
     }
 
     /// The reports in `folder`'s sanitizer files, each frame named, distinct ones once with a count.
-    package static func reports(in folder: String, symbolizer: Symbolizer) -> [SanitizerReport] {
+    package static func reports(in folder: String, symbolizer: Symbolizer) -> Read {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         // The program under test can write in `folder` (the path is in its options): at most `fileLimit` logs.
-        let paths = names.sorted().filter { $0.hasPrefix(fileName + ".") }.prefix(fileLimit).map { (folder as NSString).appendingPathComponent($0) }
-        return reports(inFiles: paths, symbolizer: symbolizer)
+        let logs = names.sorted().filter { $0.hasPrefix(fileName + ".") }
+        var read = reports(inFiles: logs.prefix(fileLimit).map { (folder as NSString).appendingPathComponent($0) }, symbolizer: symbolizer)
+        if logs.count > fileLimit {
+            read.leftOut.append("\(logs.count - fileLimit) further sanitizer logs not read (the first \(fileLimit) by name were)")
+        }
+        return read
     }
 
     /// The reports in these sanitizer files (a missing one has none), each frame named, distinct ones once with a count.
     /// `fallbackModules`: paths by file name for modules a log's own map does not name
     /// (a trial runs the runner's own binary and libraries: the runner's map serves).
-    package static func reports(inFiles paths: [String], symbolizer: Symbolizer, fallbackModules: [String: String] = [:]) -> [SanitizerReport] {
-        var reports: [SanitizerReport] = []
+    ///
+    /// A report that repeats one already read (the same stacks at the same addresses) is
+    /// counted without being named again; past `distinctLimit` distinct reports, the rest
+    /// are counted, not read, and `leftOut` says how many.
+    package static func reports(inFiles paths: [String], symbolizer: Symbolizer, fallbackModules: [String: String] = [:]) -> Read {
+        var read = Read()
         var seen: [String: Int] = [:]
+        var rawSeen: [RawKey: Int] = [:]
+        var unread = 0
         for path in paths {
-            guard let text = ProgramFile.head(path, limit: logByteLimit)?.text else { continue }
-            let (raws, logged) = parse(text)
+            guard let file = ProgramFile.head(path, limit: logByteLimit) else { continue }
+            if file.cut {
+                read.leftOut.append("sanitizer log \((path as NSString).lastPathComponent) cut at \(logByteLimit >> 20) MiB of \(file.fileBytes >> 20) MiB")
+            }
+            let (raws, logged) = parse(file.text)
             let modules = logged.merging(fallbackModules) { own, _ in own }
             for raw in raws {
-                let report = symbolized(raw, modules: modules, symbolizer: symbolizer)
-                if let index = seen[report.identity] {
-                    reports[index].count += 1
-                } else {
-                    seen[report.identity] = reports.count
-                    reports.append(report)
+                let key = RawKey(raw, modules: modules)
+                if let index = rawSeen[key] {
+                    read.reports[index].count += 1
+                    continue
                 }
+                guard rawSeen.count < distinctLimit else {
+                    unread += 1
+                    continue
+                }
+                let report = symbolized(raw, modules: modules, symbolizer: symbolizer)
+                let index: Int
+                if let known = seen[report.identity] {
+                    index = known
+                    read.reports[index].count += 1
+                } else {
+                    index = read.reports.count
+                    seen[report.identity] = index
+                    read.reports.append(report)
+                }
+                rawSeen[key] = index
             }
         }
-        return reports
+        if unread > 0 {
+            read.leftOut.append("\(unread) further sanitizer reports counted, not read (\(distinctLimit) distinct ones were named)")
+        }
+        return read
+    }
+
+    /// A report as printed, for merging repeats before naming their frames: the tool,
+    /// the kind and every stack's frames (module path and address), not the stacks'
+    /// titles, which carry the memory's address and the thread's number.
+    struct RawKey: Hashable {
+        var tool: SanitizerReport.Tool
+        var kind: String
+        var frames: [[String]]
+
+        init(_ raw: RawReport, modules: [String: String]) {
+            tool = raw.tool
+            kind = raw.kind
+            frames = raw.stacks.map { stack in stack.frames.map { "\(path(of: $0.module, modules: modules))+\($0.address)" } }
+        }
     }
 
     /// `raw` with its frames named; a stack is an access, the memory's history, or a thread's creation by its heading.

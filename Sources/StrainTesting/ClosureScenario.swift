@@ -1,3 +1,4 @@
+import StrainHost
 import StrainKit
 
 /// A closure from a test, as the scenario its trial runs: `prepare` hands it to the
@@ -19,9 +20,10 @@ struct ClosureScenario: Scenario {
         guard let body = Self.body else { throw ClosureMissing() }
         // One unit, pending until the closure returns: the watchdog judges a closure
         // that stops making progress (from its threads' waits: it reports nothing else).
+        // Allocations are counted around the closure alone: an empty one counts 0.
         return { executor in
             context.heartbeat.queued()
-            try executor.perform { try context.unit(body) }
+            try executor.perform { try context.unit { try AllocationWindow.around(body) } }
         }
     }
 

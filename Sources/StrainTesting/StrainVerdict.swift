@@ -68,7 +68,8 @@ public struct StrainVerdict: Sendable, CustomStringConvertible {
         var lines = ["\(trace.signalName) at \(String(format: "0x%llx", trace.faultAddress)); \(trace.totalFrames) frames"
             + (trace.stackSizeBytes.map { " on a \(ByteSize.format($0)) stack" } ?? "")]
         if let cycle = trace.cycle {
-            let period = cycle.frames.prefix(4).map(\.displayName).joined(separator: " ← ")
+            let shown = cycle.frames.prefix(4).map(\.displayName).joined(separator: " ← ")
+            let period = shown + (cycle.frames.count > 4 ? " ← … (\(cycle.frames.count - 4) more in run.json)" : "")
             lines.append("recursion: a cycle of \(cycle.frames.count) frame\(cycle.frames.count == 1 ? "" : "s") × \(cycle.repetitions): \(period)")
             if let entry = entryFrame(of: trace) {
                 lines.append("entered the recursion: \(entry.displayName)")

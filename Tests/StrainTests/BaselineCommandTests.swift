@@ -39,7 +39,7 @@ import Testing
 
         let saved = try await Self.baseline(["save", out, "--name", "main"], store: store)
         #expect(saved.status == 0, "\(saved.stderr)")
-        #expect(saved.stdout.hasPrefix("Saved baseline main: 1 trials of baseline-cli, commit "), "\(saved.stdout)")
+        #expect(saved.stdout.hasPrefix("Saved baseline main: 1 trial of baseline-cli, commit "), "\(saved.stdout)")
         #expect(saved.stdout.hasSuffix(", to \(store)/main.json\n"), "\(saved.stdout)")
         let file = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: store + "/main.json"))) as? [String: Any]
         #expect(file?["name"] as? String == "main")
@@ -50,7 +50,7 @@ import Testing
         #expect(list.status == 0)
         let lines = list.stdout.split(separator: "\n")
         #expect(lines.count == 1, "one line per baseline: \(list.stdout)")
-        #expect(lines.first?.hasPrefix("main  baseline-cli, 1 trials, commit ") == true, "\(list.stdout)")
+        #expect(lines.first?.hasPrefix("main  baseline-cli, 1 trial, commit ") == true, "\(list.stdout)")
         #expect(lines.first?.contains(", saved ") == true && lines.first?.contains("calibrated") == false, "\(list.stdout)")
 
         let show = try await Self.baseline(["show", "main"], store: store)
@@ -59,7 +59,7 @@ import Testing
         #expect(shown.count == 5, "\(show.stdout)")
         #expect(shown.first?.hasPrefix("Baseline main, saved ") == true && shown.first?.hasSuffix(" from \(out)") == true, "\(show.stdout)")
         #expect(shown.dropFirst().first?.hasPrefix("  suite baseline-cli (") == true, "\(show.stdout)")
-        #expect(shown.dropFirst().first?.contains("), 1 trials, 1 trial keys, schema \(RunRecord.currentSchemaVersion), Strain ") == true, "\(show.stdout)")
+        #expect(shown.dropFirst().first?.contains("), 1 trial, 1 trial key, schema \(RunRecord.currentSchemaVersion), Strain ") == true, "\(show.stdout)")
         #expect(shown.contains { $0.hasPrefix("  machine ") && $0.contains(" cores, ") && $0.contains(" MiB, ") }, "\(show.stdout)")
         // The binary that ran the baseline, which the checkout's commit alone does not name.
         #expect(shown.contains { $0.hasPrefix("  commit ") && $0.contains(", build ") && $0.hasSuffix(" (\(URL(fileURLWithPath: StrainBinary.path).resolvingSymlinksInPath().path))") }, "\(show.stdout)")
@@ -94,7 +94,7 @@ import Testing
         try TestFiles.write("{\"baselineVersion\": 99, \"run\": {\"schemaVersion\": 4}}", to: store + "/future.json")
         let list = try await Self.baseline(["list"], store: store)
         #expect(list.status == 0)
-        #expect(list.stdout.hasPrefix("main  baseline-cli, 1 trials, ") && list.stdout.split(separator: "\n").count == 1, "\(list.stdout)")
+        #expect(list.stdout.hasPrefix("main  baseline-cli, 1 trial, ") && list.stdout.split(separator: "\n").count == 1, "\(list.stdout)")
         #expect(list.stderr == "warning: not listed: \(store)/broken.json is not a Strain baseline or run.json (not a JSON object with a schema version)\n"
                 + "warning: not listed: \(store)/future.json: baseline version 99 is not supported; this Strain reads version 1\n", "\(list.stderr)")
     }

@@ -35,7 +35,7 @@ import Testing
         for value in ["1", "yes"] {
             let result = try await Self.run(terminal: true, environment: ["NO_COLOR": value])
             #expect(result.status == 0, "\(result.stdout)")
-            #expect(result.stdout.contains("1 trials: every outcome expected"), "\(result.stdout.debugDescription)")
+            #expect(result.stdout.contains("1 trial: every outcome expected"), "\(result.stdout.debugDescription)")
             #expect(result.stdout.firstMatch(of: Self.colour) == nil, "NO_COLOR=\(value): \(result.stdout.debugDescription)")
         }
     }
@@ -43,7 +43,7 @@ import Testing
     @Test func onAPipeThereIsNoEscapeAtAll() async throws {
         let result = try await Self.run(terminal: false, removing: ["NO_COLOR"])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("1 trials: every outcome expected"), "\(result.stdout)")
+        #expect(result.stdout.contains("1 trial: every outcome expected"), "\(result.stdout)")
         #expect(!result.stdout.contains("\u{1B}") && !result.stderr.contains("\u{1B}"), "\(result.stdout.debugDescription)")
     }
 }

@@ -38,7 +38,7 @@ import Testing
             let result = try await CommandRun.run(arguments, in: folder, timeout: 60)
             let ended = Date()
             #expect(result.status == 0, "\(arguments): \(result.stdout)\(result.stderr)")
-            #expect(result.stdout.hasPrefix("Running default suite: 1 trials from Scenarios/smoke.yaml\n"), "\(arguments): \(result.stdout)")
+            #expect(result.stdout.hasPrefix("Running default suite: 1 trial from Scenarios/smoke.yaml\n"), "\(arguments): \(result.stdout)")
             let added = TestFiles.entries(folder + "/Reports").filter { !before.contains($0) }
             #expect(added.count == 1, "one new folder per run: \(added)")
             let newest = try #require(added.first)

@@ -24,8 +24,18 @@ import Testing
         #expect(SanitizedTrials.outcome(Self.exitedWithoutResult, reports: [], childEndedWithoutResult: true).kind == .harnessError)
     }
 
-    @Test func aCrashAfterARaceStaysACrashWithTheRaceAsEvidence() {
-        let crashed = TrialOutcome(kind: .crashed, signal: 11, message: "SIGSEGV")
-        #expect(SanitizedTrials.outcome(crashed, reports: [Self.race]).kind == .crashed)
+    /// A race corrupts memory: a crash in the process that raced is the race's, what it did kept.
+    @Test func aCrashAfterARaceIsADataRaceThatSaysItCrashed() {
+        let crashed = TrialOutcome(kind: .crashed, signal: 11, message: "the child died of SIGSEGV")
+        let outcome = SanitizedTrials.outcome(crashed, reports: [Self.race])
+        #expect(outcome.kind == .dataRace)
+        #expect(outcome.message?.contains("then the trial crashed with SIGSEGV") == true, "\(outcome)")
+    }
+
+    @Test func anOverflowOrATimeoutAfterARaceStaysWhatItWas() {
+        let overflow = TrialOutcome(kind: .stackOverflow, signal: 11)
+        #expect(SanitizedTrials.outcome(overflow, reports: [Self.race]).kind == .stackOverflow)
+        let timedOut = TrialOutcome(kind: .timedOut)
+        #expect(SanitizedTrials.outcome(timedOut, reports: [Self.race]).kind == .timedOut)
     }
 }

@@ -113,6 +113,15 @@ import Testing
         #expect(text.contains("Nesting.swift:"), "the call site in the team's code: \(text)")
     }
 
+    /// Only the closure's call is counted: nothing of the harness's thread start or
+    /// result hand-off around it (it was about 50 allocations), so budgets can be exact.
+    @Test func anEmptyClosureCountsNoAllocationAndOneMallocCountsOne() async throws {
+        let run = try await Self.run.value()
+        for test in ["anEmptyClosureCountsNoAllocation", "oneMallocAndItsFreeCountOneAllocationOf48Bytes"] {
+            #expect(run.lines(of: test).hasPrefix("✔ Test"), "\(run.lines(of: test))")
+        }
+    }
+
     /// The library under test reports nothing: the mutexes of the cycle are read from
     /// the threads' waits, and the threads' own frames say where they wait.
     @Test func aDeadlockInAClosureFailsAtItsLineNamingBothMutexesAndWhereEachThreadWaits() async throws {

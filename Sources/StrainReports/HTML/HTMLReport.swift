@@ -67,7 +67,7 @@ package enum HTMLReport {
         let unexpected = head.unexpectedCount
         let verdict = (unexpected == 0 ? "<span class=\"ok\">every outcome expected</span>" : "<span class=\"bad\">\(unexpected) unexpected</span>")
             + (head.interruption.map { "<span class=\"bad\">\(e($0))</span>" } ?? "")
-        page.raw("<p class=\"counts\">\(head.trialCount) trials: \(verdict). Suite <code>\(e(head.suitePath))</code>, started \(e(head.startedAt)), finished \(e(head.finishedAt)).</p>\n")
+        page.raw("<p class=\"counts\">\(counted(head.trialCount, "trial")): \(verdict). Suite <code>\(e(head.suitePath))</code>, started \(e(head.startedAt)), finished \(e(head.finishedAt)).</p>\n")
         page.raw("</header>\n")
 
         // A bisect's per-probe stack verdicts ("run it on a larger stack too") are what

@@ -48,29 +48,31 @@ package struct SanitizedTrials: Sendable {
     }
 
     /// The reports of the trial process `pid`, named and deduplicated; its file is removed.
-    package func reports(pid: Int32, symbolizer: Symbolizer) -> [SanitizerReport] {
+    package func reports(pid: Int32, symbolizer: Symbolizer) -> SanitizerLog.Read {
         let path = (folder as NSString).appendingPathComponent("\(SanitizerLog.fileName).\(pid)")
         defer { unlink(path) }
         return SanitizerLog.reports(inFiles: [path], symbolizer: symbolizer, fallbackModules: Self.runnerModules)
     }
 
-    /// The outcome with the reports taken into account: a trial whose work ended (it
-    /// completed, threw, or broke its invariant) and that ThreadSanitizer saw race is
-    /// `dataRace`, with what the work did kept in the message; so is a child that ended
-    /// without a result after a race (`childEndedWithoutResult`: a race can corrupt the
-    /// harness's own memory, so "Strain itself failed" would blame the wrong code; a
-    /// fresh-clone test run had an unguarded array's racing trial exit 0 without its
-    /// result, its races reported). A crash, an overflow, a stall or a timeout stays what
-    /// it was, with the races as evidence, as does a failure on the runner's side.
+    /// The outcome with the reports taken into account. A trial that ThreadSanitizer saw
+    /// race is `dataRace` when its work ended (it completed, threw, or broke its
+    /// invariant) and when it crashed or its child ended without a result
+    /// (`childEndedWithoutResult`): a race corrupts memory, so the crash is the race's
+    /// (9 of 16 racing trials of an outside team's cache crashed with SIGSEGV, their
+    /// races reported; a fresh-clone test run had an unguarded array's trial exit 0
+    /// without its result). What the trial did is kept in the message, its trace in
+    /// the record. An overflow, a stall or a timeout stays what it was, with the races
+    /// as its evidence, as does a failure on the runner's side.
     package static func outcome(_ outcome: TrialOutcome, reports: [SanitizerReport], childEndedWithoutResult: Bool = false) -> TrialOutcome {
         let races = reports.filter(\.isRace)
         let childFailed = outcome.kind == .harnessError && childEndedWithoutResult
-        guard !races.isEmpty, childFailed || [.completed, .threw, .invariantViolated].contains(outcome.kind) else { return outcome }
+        guard !races.isEmpty, childFailed || [.completed, .threw, .invariantViolated, .crashed].contains(outcome.kind) else { return outcome }
         let count = races.reduce(0) { $0 + $1.count }
         let work: String
         switch outcome.kind {
         case .completed: work = ""
         case .harnessError: work = "; then " + (outcome.message ?? "the child ended without a result") + " (the race may have corrupted the harness's memory)"
+        case .crashed: work = "; then the trial crashed" + (outcome.signal.map { " with \(SignalName.of($0))" } ?? "") + (outcome.message.map { ": \($0)" } ?? "")
         default: work = "; the work \(outcome.kind == .threw ? "threw" : "broke its invariant")" + (outcome.message.map { ": \($0)" } ?? "")
         }
         return TrialOutcome(kind: .dataRace, message: "ThreadSanitizer reported \(count) race\(count == 1 ? "" : "s") (\(races.count) distinct)\(work)")

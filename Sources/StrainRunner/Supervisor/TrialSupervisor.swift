@@ -132,10 +132,11 @@ package struct TrialSupervisor: Sendable {
         AdoptedOrphans.killAll()
         if watched.stoppedByRunner { return nil }
         let elapsed = Double(strain_monotonic_ns() - start) / 1e9
-        let reports = sanitized?.reports(pid: child.pid, symbolizer: classifier.symbolizer) ?? []
+        let sanitizerRead = sanitized?.reports(pid: child.pid, symbolizer: classifier.symbolizer) ?? SanitizerLog.Read()
         let classified = classifier.classify(watched, timeoutSeconds: launched.timeoutSeconds, stallSeconds: launched.stallSeconds)
         var trial = TrialRecordBuilder(timelineCap: timelineCap).record(spec, classified, watched: watched, trialSeconds: elapsed,
-                                                                        sanitizerReports: reports, startedAt: startedAt)
+                                                                        sanitizerReports: sanitizerRead.reports, startedAt: startedAt)
+        trial.leftOut = sanitizerRead.leftOut.isEmpty ? nil : sanitizerRead.leftOut
         let completed = trial.outcome.kind == .completed
         if let callgrind { countInstructions(of: &trial, counted: counted != nil, counted?.count(pid: child.pid, completed: completed, symbolizer: classifier.symbolizer)
                                              ?? InstructionCount(source: "callgrind", instructions: nil, notCountable: callgrind.notCountable(spec.scenario))) }

@@ -1,0 +1,64 @@
+import Foundation
+import StrainKit
+import StrainSymbols
+import Testing
+
+/// A sanitizer log is written where the program under test can write: it is read
+/// with a bound, repeats are merged before their frames are named, and what was not
+/// read is said in the record.
+@Suite struct SanitizerLogBoundsTests {
+    /// One ThreadSanitizer race report whose accesses are at `address` in /bin/prog.
+    static func race(at address: Int, pid: Int = 42) -> String {
+        let hex = String(address, radix: 16)
+        return """
+        ==================
+        WARNING: ThreadSanitizer: data race (pid=\(pid))
+          Write of size 8 at 0x7208 by thread T3:
+            #0 <null> (/bin/prog+0x\(hex)) (BuildId: 05)
+
+          Previous read of size 8 at 0x7208 by main thread:
+            #0 <null> (/bin/prog+0x\(String(address + 8, radix: 16))) (BuildId: 05)
+
+        SUMMARY: ThreadSanitizer: data race (/bin/prog+0x\(hex)) (BuildId: 05)
+        ==================
+
+        """
+    }
+
+    static func withLog<T>(_ text: String, _ body: (String) throws -> T) throws -> T {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/sanitizer.42"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return try body(path)
+    }
+
+    @Test func fortyThousandRepeatsOfOneRaceAreOneReportCountedFortyThousandTimesWithNothingLeftOut() throws {
+        let read = try Self.withLog(String(repeating: Self.race(at: 0x10a0), count: 40_000)) { path in
+            SanitizerLog.reports(inFiles: [path], symbolizer: Symbolizer())
+        }
+        #expect(read.reports.count == 1)
+        #expect(read.reports.first?.count == 40_000)
+        #expect(read.leftOut.isEmpty, "\(read.leftOut)")
+    }
+
+    @Test func reportsPastTheDistinctLimitAreCountedNotReadAndTheRecordSaysHowMany() throws {
+        let distinct = SanitizerLog.distinctLimit + 44
+        let text = (0..<distinct).map { Self.race(at: 0x1000 + $0 * 0x40) }.joined()
+        let read = try Self.withLog(text) { path in
+            SanitizerLog.reports(inFiles: [path], symbolizer: Symbolizer())
+        }
+        #expect(read.reports.reduce(0) { $0 + $1.count } == SanitizerLog.distinctLimit, "every report read is counted once")
+        #expect(read.leftOut == ["44 further sanitizer reports counted, not read (\(SanitizerLog.distinctLimit) distinct ones were named)"])
+    }
+
+    @Test func aLogPastItsByteLimitIsReadToTheLimitAndTheCutIsSaid() throws {
+        let padding = String(repeating: "x", count: 1023) + "\n"
+        let text = Self.race(at: 0x10a0) + String(repeating: padding, count: (SanitizerLog.logByteLimit >> 10) + 1024)
+        let read = try Self.withLog(text) { path in
+            SanitizerLog.reports(inFiles: [path], symbolizer: Symbolizer())
+        }
+        #expect(read.reports.count == 1)
+        #expect(read.leftOut == ["sanitizer log sanitizer.42 cut at 16 MiB of 17 MiB"], "\(read.leftOut)")
+    }
+}
