@@ -67,8 +67,8 @@ import Testing
             #expect(abs(copied - spawned) <= tolerance, "\(row): a copy counted \(copied), a spawned trial \(spawned) (tolerance \(tolerance))")
         }
         // The work is named as before: the scenario's own closure among the functions.
-        let functions = server.trials.first { $0.scenario == "nested-json" && $0.strategy == "main" }?.instructionCount?.functions ?? []
-        #expect(functions.contains { $0.name.contains("NestedJSONScenario.prepare(context:)") }, "\(functions.prefix(12).map(\.name))")
+        let functions: [FunctionCost] = server.trials.first { $0.scenario == "nested-json" && "\($0.strategy)" == "main" }?.instructionCount?.functions ?? []
+        #expect(functions.contains { $0.name.contains("NestedJSONScenario.prepare(context:)") }, "\(functions.prefix(12).map { $0.name })")
     }
 
     @Test func aCrashInACountedCopyIsRecordedAndTheNextCopiesOfTheSameServerStillCount() async throws {
