@@ -14,7 +14,7 @@
 
 usage: server.py STRAIN [SUITE] [REPS] [NOOPS]
 """
-import json, os, statistics, subprocess, sys, tempfile
+import json, os, shutil, statistics, subprocess, sys, tempfile
 
 strain = os.path.abspath(sys.argv[1])
 suite = os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 else "Scenarios/bench-instructions.yaml"
@@ -48,7 +48,7 @@ print(f"  counted copy / plain ×{c / p:.1f}; counted spawned / plain ×{s / p:.
 print(f"  execution: copies {copies.get('execution')}, spawned {spawned.get('execution')}")
 
 counts = {"copies": {}, "spawned": {}}
-for index in (0,):
+for index in (0,):  # one call: both paths side by side
     for path, extra in (("copies", []), ("spawned", ["--isolation", "spawn"])):
         record = run(suite, f"aa-{path}-{index}", "--repetitions", str(reps), *extra)
         for trial in record["trials"]:
@@ -73,3 +73,4 @@ for name in sorted(set(counts["copies"]) | set(counts["spawned"])):
     within = all(max(v) - min(v) <= tolerance for v in (a or [], b or []) if v)
     difference = f"{statistics.median(b) - statistics.median(a):+,.0f}" if a and b else "—"
     print(f"| {name} | {cells[0]} | {cells[1]} | {tolerance:,.0f} ({'within' if within else 'BEYOND'}) | {difference} |")
+shutil.rmtree(work, ignore_errors=True)
