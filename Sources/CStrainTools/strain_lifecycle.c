@@ -18,6 +18,8 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <sys/syscall.h>
 
 // The first stop signal the runner caught, 0 while none has.
 static volatile sig_atomic_t strain_stop_signal = 0;
@@ -110,6 +112,57 @@ int strain_child_watch_parent_by_process(int parent) {
         while (kill(parent, 0) == 0) sleep(1);
     }
     kill(0, SIGKILL);
+    _exit(137);
+}
+
+// Removes the files of `folder` (flat: the counted trials' folder has no subfolders)
+// and then the folder; 0 once it is gone.
+static int strain_remove_flat_folder(const char *folder) {
+    DIR *directory = opendir(folder);
+    if (directory == NULL) return errno == ENOENT ? 0 : errno;
+    struct dirent *entry;
+    while ((entry = readdir(directory)) != NULL) {
+        if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
+        unlinkat(dirfd(directory), entry->d_name, 0);
+    }
+    closedir(directory);
+    if (rmdir(folder) == 0 || errno == ENOENT) return 0;
+    return errno;
+}
+
+int strain_server_watch_runner(int parent, const char *folder) {
+    const char *base = folder != NULL ? strrchr(folder, '/') : NULL;
+    base = base != NULL ? base + 1 : folder;
+    int removes = base != NULL && strncmp(base, "strain-callgrind-", 17) == 0;
+    pid_t server = getpid();
+    pid_t watcher = fork();
+    if (watcher < 0) return errno;
+    if (watcher > 0) return 0;
+    // The watcher: a copy of a single-threaded server, so libc is safe to use here.
+    for (int fd = 0; fd < 4096; fd++) close(fd);
+    long runner_fd = -1, server_fd = -1;
+#ifdef SYS_pidfd_open
+    runner_fd = syscall(SYS_pidfd_open, parent, 0);
+    server_fd = syscall(SYS_pidfd_open, server, 0);
+#endif
+    int runner_ended = 0;
+    if (runner_fd >= 0 && server_fd >= 0) {
+        struct pollfd entries[2] = {{.fd = (int)runner_fd, .events = POLLIN, .revents = 0},
+                                    {.fd = (int)server_fd, .events = POLLIN, .revents = 0}};
+        while (poll(entries, 2, -1) < 0 && errno == EINTR) {}
+        runner_ended = entries[0].revents != 0;
+    } else {
+        for (;;) {
+            if (kill(parent, 0) != 0) { runner_ended = 1; break; }
+            if (kill(server, 0) != 0 || getppid() != server) break;
+            sleep(1);
+        }
+    }
+    if (!runner_ended) _exit(0);
+    kill(server, SIGKILL);
+    if (removes) {
+        for (int attempt = 0; attempt < 50 && strain_remove_flat_folder(folder) != 0; attempt++) usleep(100000);
+    }
     _exit(137);
 }
 

@@ -203,13 +203,16 @@ struct InterleavedGate {
         var baselineRounds: [RunRecord] = []
         var candidateRounds: [RunRecord] = []
         let started = Date()
+        var estimate = ProgressEstimate()
         for round in 1...repetitions {
             let order = round % 2 == 1 ? [true, false] : [false, true]
             for isBaseline in order {
                 let record = try runOnce(isBaseline ? baselineBinary : candidateBinary, label: "\(isBaseline ? "A" : "B")\(round)")
                 if isBaseline { baselineRounds.append(record) } else { candidateRounds.append(record) }
             }
-            print("round \(round)/\(repetitions) done (A and B), \(Int(Date().timeIntervalSince(started))) s")
+            let elapsed = Date().timeIntervalSince(started)
+            estimate.finished(atElapsed: elapsed)
+            print("round \(round)/\(repetitions) done (A and B), \(Int(elapsed)) s" + Self.left(estimate.secondsLeft(remaining: repetitions - round)))
             fflush(nil)
         }
         let baseline = try RunMerger.joinRounds(baselineRounds)
@@ -219,6 +222,14 @@ struct InterleavedGate {
             try RunRecordFile.write(candidate, to: (directory as NSString).appendingPathComponent("candidate-run.json"))
         } catch { throw GateError(.input, "cannot write the joined runs under \(directory): \(error)") }
         return (baseline, candidate)
+    }
+
+    /// What a round's line adds: the time the rounds left should take, from the rounds so
+    /// far (a counted gate's round is minutes on a loaded machine); nothing after the last.
+    static func left(_ seconds: Double?) -> String {
+        guard let seconds, seconds > 0 else { return "" }
+        let rounded = Int(seconds.rounded())
+        return rounded < 120 ? "; about \(rounded) s left" : "; about \(Int((seconds / 60).rounded())) min left"
     }
 
     func runOnce(_ binary: String, label: String) throws(GateError) -> RunRecord {

@@ -59,7 +59,13 @@ package enum TrialServerHost {
     private static func start() {
         // Never outlive the runner: its death kills this process group (the server alone).
         let parent = getenv(ChildEnvironment.parentPID).flatMap { Int32(String(cString: $0)) } ?? 0
-        let bindStatus = strain_child_bind_to_parent(parent)
+        var bindStatus = strain_child_bind_to_parent(parent)
+        // The counted server runs under Valgrind, which refuses the parent-death signal:
+        // a watcher process stands in, and removes the counted trials' folder if the
+        // runner dies before it could.
+        if InstructionCounter.excusesParentDeathFailure(bindStatus) {
+            bindStatus = strain_server_watch_runner(parent, getenv(ChildEnvironment.countedServerFolder))
+        }
         let prepareStatus = strain_server_prepare()
         let threads = Int(strain_thread_count())
         // How the tests exercise the runner's fall back to spawning.

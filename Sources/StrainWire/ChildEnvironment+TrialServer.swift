@@ -6,6 +6,9 @@ extension ChildEnvironment {
     package static let trialServerRefuse = "STRAIN_TRIAL_SERVER"
     /// Set beside `LD_BIND_NOW=1` when the runner added it for the trial server, so its copies drop both.
     package static let trialServerBindNow = "STRAIN_TRIAL_SERVER_BIND_NOW"
+    /// The counted trial server's folder (the stripped copy and callgrind's outputs),
+    /// which its watcher removes when the runner dies before it could (SIGKILL).
+    package static let countedServerFolder = "STRAIN_COUNTED_SERVER_FOLDER"
     /// The child's watchdog thread's name (as /proc shows it: at most 15 characters),
     /// which the parent leaves out of the threads a stall is blamed on.
     package static let watchdogThreadName = "strain.watchdog"

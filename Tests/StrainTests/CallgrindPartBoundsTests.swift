@@ -51,7 +51,8 @@ import Testing
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder + "/bin/valgrind")
         try suite.write(toFile: folder + "/suite.yaml", atomically: true, encoding: .utf8)
         let path = folder + "/bin:" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
-        let result = try await StrainBinary.run(["run", folder + "/suite.yaml", "--out", folder + "/run", "--format", "json"], timeout: 120,
+        // Spawned: the stand-in knows the pid of the process it becomes, not of a counted server's copy.
+        let result = try await StrainBinary.run(["run", folder + "/suite.yaml", "--out", folder + "/run", "--format", "json", "--isolation", "spawn"], timeout: 120,
                                           environment: ["PATH": path, "TMPDIR": folder + "/tmp", "STRAIN_INSTRUCTIONS_SOURCE": "callgrind"])
         let record = try? RunRecordFile.read(from: folder + "/run/run.json")
         let left = ((try? FileManager.default.contentsOfDirectory(atPath: folder + "/tmp")) ?? []).filter { $0.hasPrefix("strain-callgrind-") }

@@ -232,10 +232,14 @@ enum ChangedRuns {
         let suite = folder + "/suite.yaml"
         try TestFiles.write(Self.selectionSuite, to: suite)
         let out = folder + "/gate"
-        let gate = try await StrainBinary.run(["gate", "--baseline-binary", StrainBinary.path, suite, "--repetitions", "1",
+        let gate = try await StrainBinary.run(["gate", "--baseline-binary", StrainBinary.path, suite, "--repetitions", "2",
                                          "--filter", "scenario=noop", "--skip", "strategy=main", "--out", out], timeout: 90)
         #expect(gate.status == 0, "\(gate.stdout)\(gate.stderr)")
-        #expect(gate.stdout.hasPrefix("round 1/1 done (A and B), "), "\(gate.stdout)")
+        // Each round but the last says how long the rounds left should take, from the rounds so far.
+        let rounds = gate.stdout.split(separator: "\n").filter { $0.hasPrefix("round ") }
+        #expect(rounds.count == 2, "\(gate.stdout)")
+        #expect(rounds.first?.wholeMatch(of: /round 1\/2 done \(A and B\), \d+ s; about \d+ s left/) != nil, "\(gate.stdout)")
+        #expect(rounds.last?.wholeMatch(of: /round 2\/2 done \(A and B\), \d+ s/) != nil, "\(gate.stdout)")
         let keys = try Self.interleavedKeys(out)
         // The filter leaves out stack-depth, the skip noop main: each has a trial only it removes.
         let wanted: Set = ["noop thread(512KiB) linux", "noop gcd-global linux"]

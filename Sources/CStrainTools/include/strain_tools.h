@@ -57,6 +57,17 @@ int strain_child_bind_to_parent(int expected_parent);
 /// child is single-threaded. Returns 0 or an errno value.
 int strain_child_watch_parent_by_process(int parent);
 
+/// The counted trial server's watcher (a server under Valgrind, which refuses the
+/// parent-death signal): forks a process, with no descriptor of the server's open,
+/// that waits for the runner (`parent`) or the server to end. When the runner ends
+/// first, it kills the server and removes `folder` (the counted trials' folder: the
+/// stripped copy and callgrind's outputs), trying for up to 5 s while a copy killed
+/// by its own watcher may still be writing there; a folder whose last component does
+/// not start with `strain-callgrind-` is never touched. When the server ends first
+/// (the runner stopped or replaced it), it exits and leaves the folder to the runner.
+/// Call it while the server is single-threaded. Returns 0 or an errno value.
+int strain_server_watch_runner(int parent, const char *folder);
+
 /// Makes the calling process the child subreaper of its descendants
 /// (PR_SET_CHILD_SUBREAPER). Returns 0 or an errno.
 int strain_runner_become_subreaper(void);

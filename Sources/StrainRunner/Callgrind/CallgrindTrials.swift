@@ -5,9 +5,17 @@ import StrainKit
 import StrainSymbols
 
 /// Counted trials (`measure: [instructions]`, `--measure instructions`): each trial
-/// spawned under Valgrind's callgrind, which counts the instructions of the scenario's
+/// run under Valgrind's callgrind, which counts the instructions of the scenario's
 /// measured work alone; the runner reads the count and each function's share from
 /// callgrind's output after the trial.
+///
+/// Valgrind starts once per run: the trial server itself runs under callgrind (the
+/// counted server, `serverCommand`), and each counted trial is a copy of it, made as
+/// a plain trial is (`strain_server_fork_trial`). Callgrind follows the fork: the copy
+/// runs under it with the server's loaded binary, and writes its own part, named by
+/// its own pid (`callgrind.out.PID.1`), when its work ends; the server never collects,
+/// so a copy starts from nothing counted. A copy that crashes or is killed takes only
+/// itself down. Under `--isolation spawn` each trial is spawned under callgrind instead.
 ///
 /// How: callgrind starts with its instrumentation and collection off; the trial's host
 /// switches the instrumentation on as the work starts, each thread collects while it
@@ -46,8 +54,9 @@ package struct CallgrindTrials: Sendable {
 
     /// How much longer a trial's work may take under callgrind than its suite allows.
     package static let slowdown = 50.0
-    /// Seconds added to a counted trial's deadline for Valgrind to start: a counted
-    /// `noop` took 3.3–4.1 s from spawn to reap here, a plain one 0.04 s.
+    /// Seconds added to a counted trial's deadline for Valgrind to start (a spawned one;
+    /// a copy of the counted server has it started): a spawned counted `noop` took
+    /// 3.3–4.1 s from spawn to reap here, a plain one 0.04 s.
     package static let startSeconds = 30.0
     /// Functions a trial records: the most inclusive instructions, then the most in their
     /// own code; enough to name what grew.
@@ -110,6 +119,13 @@ package struct CallgrindTrials: Sendable {
     /// The command that starts a trial under callgrind: the executable, then its arguments.
     func command(trialArguments: [String]) -> (executable: String, arguments: [String]) {
         (valgrind, ["--tool=callgrind", "-q", "--instr-atstart=no", "--collect-atstart=no", "--callgrind-out-file=\(outputBase)%p", binary] + trialArguments)
+    }
+
+    /// The command that starts the counted trial server: the stripped copy's hidden
+    /// `_trial-server` under callgrind, whose copies are the counted trials (callgrind
+    /// follows a fork: each copy writes its own part, `callgrind.out.PID.1`).
+    func serverCommand() -> (executable: String, arguments: [String]) {
+        command(trialArguments: ["_trial-server"])
     }
 
     private var outputBase: String { (folder as NSString).appendingPathComponent("callgrind.out.") }

@@ -46,7 +46,7 @@ package struct RunController: Sendable {
         let planned = Set(plan.trials.map(\.id))
         let finishedBefore = Set(journal.finished.map(\.id)).intersection(planned)
         // The trial server starts here, on the thread that runs the trials and outlives them.
-        supervisor.server?.prepare()
+        supervisor.prepareServers()
         let remaining = plan.trials.filter { !finishedBefore.contains($0.id) }
         var rss: [RunnerRSSSample] = []
         let sampleEvery = max(1, remaining.count / 10)

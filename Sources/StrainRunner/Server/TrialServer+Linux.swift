@@ -20,9 +20,23 @@ package final class TrialServer: Sendable {
     /// Seconds a server has to say it is ready (it loads the whole binary), and to answer a request.
     static let readySeconds = 30.0
     static let replySeconds = 10.0
+    /// The counted server's: Valgrind starts on the whole binary (3.3–4.1 s for a counted
+    /// `noop` trial here, idle; several times that under load), and a request is read and
+    /// the copy made under it.
+    static let countedReadySeconds = 180.0
+    static let countedReplySeconds = 60.0
 
     /// The binary whose hidden `_trial-server` command is the server.
     package let executable: String
+    /// What starts the server: `executable _trial-server`, or the counted server's
+    /// `valgrind --tool=callgrind … strain-stripped _trial-server` (`CallgrindTrials.serverCommand`).
+    let command: (executable: String, arguments: [String])
+    /// Seconds the server has to say it is ready, and to answer a request (longer under Valgrind).
+    let readySeconds: Double
+    let replySeconds: Double
+    /// Whether the server is killed when the runner is done with it rather than left to
+    /// exit: the counted server's exit would write a last callgrind output nobody reads.
+    let killedWhenDone: Bool
     /// The server's environment (the trials' own, but for the heartbeat's fd).
     let environment: [String]
     /// Hears each restart and the fall back to spawning, as a line for the user.
@@ -44,6 +58,10 @@ package final class TrialServer: Sendable {
 
     package init(executable: String, environment: [String], notice: @escaping @Sendable (String) -> Void) {
         self.executable = executable
+        self.command = (executable, ["_trial-server"])
+        self.readySeconds = Self.readySeconds
+        self.replySeconds = Self.replySeconds
+        self.killedWhenDone = false
         // Every symbol bound once, at the server's start, rather than at first call in
         // every copy (which drops it again, unless the runner had it set itself).
         self.environment = environment.contains { $0.hasPrefix("LD_BIND_NOW=") }
@@ -51,9 +69,23 @@ package final class TrialServer: Sendable {
         self.notice = notice
     }
 
+    /// The counted trial server: `callgrind`'s stripped copy of the binary started once
+    /// under callgrind, each counted trial a copy of it (`CallgrindTrials` says how).
+    /// Its symbols are bound as a spawned trial's are, at first call, so a copy's work
+    /// counts what it counts in a spawned counted trial.
+    init(counted callgrind: CallgrindTrials, environment: [String], notice: @escaping @Sendable (String) -> Void) {
+        self.executable = callgrind.binary
+        self.command = callgrind.serverCommand()
+        self.readySeconds = Self.countedReadySeconds
+        self.replySeconds = Self.countedReplySeconds
+        self.killedWhenDone = true
+        self.environment = callgrind.environment(environment) + ["\(ChildEnvironment.countedServerFolder)=\(callgrind.folder)"]
+        self.notice = notice
+    }
+
     deinit {
         state.withLock { state in
-            if let connection = state.connection { Self.stop(connection, kill: false) }
+            if let connection = state.connection { Self.stop(connection, kill: killedWhenDone) }
             state.connection = nil
         }
     }
@@ -103,7 +135,7 @@ package final class TrialServer: Sendable {
         if let connection = state.connection { return connection }
         if state.fallback != nil { return nil }
         state.starts += 1
-        switch Self.launch(executable: executable, environment: environment) {
+        switch Self.launch(command: command, environment: environment, readySeconds: readySeconds) {
         case .success(let connection):
             state.connection = connection
             return connection
@@ -130,7 +162,7 @@ package final class TrialServer: Sendable {
             }
         }
         guard sent == 0 else { return .failure(Problem("sending to it failed: \(String(cString: strerror(sent)))")) }
-        switch Self.receiveReply(connection.socket, seconds: Self.replySeconds) {
+        switch Self.receiveReply(connection.socket, seconds: replySeconds) {
         case .success(.started(let pid)):
             // The runner's side of the process group: whichever of it and the copy comes first.
             _ = setpgid(pid, pid)
@@ -145,7 +177,7 @@ package final class TrialServer: Sendable {
     }
 
     /// Spawns the server with its socket as fd 3 and waits until it says it is ready.
-    private static func launch(executable: String, environment: [String]) -> Result<Connection, Problem> {
+    private static func launch(command: (executable: String, arguments: [String]), environment: [String], readySeconds: Double) -> Result<Connection, Problem> {
         var ends: [Int32] = [-1, -1]
         let status = strain_server_socket_pair(&ends)
         guard status == 0 else { return .failure(Problem("could not make the trial server's socket: \(String(cString: strerror(status)))")) }
@@ -161,11 +193,11 @@ package final class TrialServer: Sendable {
         // Only its socket: every copy inherits what the server has open.
         _ = strain_spawn_close_from(&actions, ChildEnvironment.trialServerSocketDescriptor + 1)
         // A process group of its own: its parent-death handler kills that group, the server alone.
-        let (spawned, pid) = ProcessSpawn.start(executable, arguments: ["_trial-server"], environment: environment, actions: &actions,
+        let (spawned, pid) = ProcessSpawn.start(command.executable, arguments: command.arguments, environment: environment, actions: &actions,
                                                 ownGroup: true, defaultSignals: ProcessSpawn.runnersSignals)
         guard spawned == 0 else {
             close(ends[0])
-            return .failure(Problem("could not start the trial server \(executable): \(String(cString: strerror(spawned)))"))
+            return .failure(Problem("could not start the trial server \(command.executable): \(String(cString: strerror(spawned)))"))
         }
         let connection = Connection(pid: pid, socket: ends[0])
         switch receiveReply(ends[0], seconds: readySeconds) {
@@ -212,7 +244,8 @@ package final class TrialServer: Sendable {
     /// Ends a server: closing the socket is its signal to exit; `kill` does not wait for that.
     private static func stop(_ connection: Connection, kill force: Bool) {
         close(connection.socket)
-        if force { kill(connection.pid, SIGKILL) }
+        // The group: the server and, under Valgrind, its watcher (`strain_server_watch_runner`).
+        if force { kill(-connection.pid, SIGKILL); kill(connection.pid, SIGKILL) }
         // Bounded: a server that neither exits nor dies within a second is left to its parent-death signal.
         var status: Int32 = 0
         for _ in 0..<200 {

@@ -32,6 +32,10 @@ package struct TrialSupervisor: Sendable {
     package let isolation: TrialIsolation
     /// The trial server, for `.server` isolation; started at the first trial (or `prepare`).
     package let server: TrialServer?
+    /// The counted trial server, for `.server` isolation under callgrind: the binary
+    /// started once under callgrind, each counted trial a copy of it. Started at the first
+    /// counted trial (or `prepareServers`); not-countable trials are the plain server's.
+    package let countedServer: TrialServer?
     /// Where a ThreadSanitizer build's trials write their reports; nil in a plain build.
     let sanitized: SanitizedTrials?
     /// Where trials run under callgrind to count instructions (`measure: [instructions]`); nil otherwise.
@@ -46,7 +50,8 @@ package struct TrialSupervisor: Sendable {
     /// - Parameter notice: hears the trial server's restarts and a fall back to
     ///   spawning, one line each (standard error by default).
     /// - Parameter callgrind: counts each countable trial's instructions under callgrind
-    ///   (every trial is then spawned: a copy of the trial server cannot start under Valgrind); `pmu` by perf counters (spawned too).
+    ///   (a copy of the counted trial server, or spawned under callgrind with `.spawn`
+    ///   isolation); `pmu` by perf counters (every trial spawned: a copy is not given the event).
     package init(executable: String, isolation: TrialIsolation = .server, symbolizer: Symbolizer = Symbolizer(),
                 callgrind: CallgrindTrials? = nil, pmu: PMUTrials? = nil,
                 notice: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }) {
@@ -55,8 +60,11 @@ package struct TrialSupervisor: Sendable {
         self.sanitized = SanitizedTrials.make()
         self.callgrind = callgrind
         self.pmu = pmu
-        self.server = isolation == .server && sanitized == nil && callgrind == nil && pmu == nil
+        self.server = isolation == .server && sanitized == nil && pmu == nil
             ? TrialServer(executable: executable, environment: Self.childEnvironment(heartbeat: false), notice: notice) : nil
+        self.countedServer = isolation == .server && sanitized == nil ? callgrind.map {
+            TrialServer(counted: $0, environment: Self.childEnvironment(heartbeat: false), notice: notice)
+        } : nil
         self.classifier = OutcomeClassifier(traceBuilder: TraceBuilder(symbolizer: symbolizer), dumpBuilder: ThreadDumpBuilder(symbolizer: symbolizer),
                                             symbolizer: symbolizer)
     }
@@ -64,10 +72,20 @@ package struct TrialSupervisor: Sendable {
     /// How this supervisor's trials were started, for run.json.
     package func executionRecord(jobs: Int = 1) -> ExecutionRecord {
         let statistics = server?.statistics
-        return ExecutionRecord(isolation: isolation, serverTrials: statistics?.trials ?? 0, serverRestarts: statistics?.restarts ?? 0,
-                               fallback: statistics?.fallback ?? (isolation == .server && sanitized != nil ? SanitizedTrials.serverNote
-                                   : isolation == .server && (callgrind != nil || pmu != nil) ? "instructions were counted \(callgrind != nil ? "under callgrind, which cannot run a trial server's copy" : "by perf counters, whose event a trial server's copy is not given"): every trial was spawned" : nil),
+        let counted = countedServer?.statistics
+        return ExecutionRecord(isolation: isolation, serverTrials: (statistics?.trials ?? 0) + (counted?.trials ?? 0),
+                               serverRestarts: (statistics?.restarts ?? 0) + (counted?.restarts ?? 0),
+                               fallback: counted?.fallback.map { "the counted trial server: \($0)" } ?? statistics?.fallback
+                                   ?? (isolation == .server && sanitized != nil ? SanitizedTrials.serverNote
+                                       : isolation == .server && pmu != nil ? "instructions were counted by perf counters, whose event a trial server's copy is not given: every trial was spawned" : nil),
                                jobs: jobs)
+    }
+
+    /// Starts the trial server the run's trials need first: the counted one when
+    /// instructions are counted under callgrind, else the plain one. Call it on a thread
+    /// that lives as long as the run (`TrialServer` says why).
+    package func prepareServers() {
+        if let countedServer { countedServer.prepare() } else { server?.prepare() }
     }
 
     /// Runs one trial; a trial the runner stopped (a stop signal) is a `harnessError`.
@@ -108,7 +126,10 @@ package struct TrialSupervisor: Sendable {
                                                environment: Self.childEnvironment(heartbeat: heartbeat != nil, sanitized: sanitized)
                                                    + command.environment + ["\(ChildEnvironment.trialSpec)=\(specJSON)"],
                                                shared: heartbeat?.descriptor)
-            } else if let server, let copy = try ChildProcess.copy(from: server, specJSON: specJSON, shared: heartbeat?.descriptor) {
+            } else if counted != nil, let countedServer,
+                      let copy = try ChildProcess.copy(from: countedServer, specJSON: specJSON, shared: heartbeat?.descriptor) {
+                child = copy
+            } else if counted == nil, let server, let copy = try ChildProcess.copy(from: server, specJSON: specJSON, shared: heartbeat?.descriptor) {
                 child = copy
             } else if let counted {
                 let command = counted.command(trialArguments: ["_trial", specJSON])
