@@ -33,10 +33,17 @@ enum AllocationCounter {
 
     /// The sites that allocated most, merged across threads.
     static func topSites() -> [RawAllocationSite] {
-        var entries = [strain_alloc_site_count](repeating: strain_alloc_site_count(), count: siteCapacity)
-        let count = entries.withUnsafeMutableBufferPointer { strain_alloc_read_sites($0.baseAddress, siteCapacity) }
+        // Only what the probe wrote is read: zeroing the 96 KiB first faulted in its pages on every trial.
+        let entries = [strain_alloc_site_count](unsafeUninitializedCapacity: siteCapacity) { buffer, count in
+            count = strain_alloc_read_sites(buffer.baseAddress, siteCapacity)
+        }
+        return merged(entries)
+    }
+
+    /// `entries` (several threads' entries of one address among them) as sites, most allocations first, the first `reportedSites`.
+    static func merged(_ entries: [strain_alloc_site_count]) -> [RawAllocationSite] {
         var merged: [UInt64: (allocations: Int, bytes: Int)] = [:]
-        for entry in entries.prefix(count) {
+        for entry in entries {
             let old = merged[UInt64(entry.address)] ?? (0, 0)
             merged[UInt64(entry.address)] = (old.allocations + Int(entry.allocations), old.bytes + Int(clamping: entry.bytes))
         }

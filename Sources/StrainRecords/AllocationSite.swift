@@ -30,10 +30,18 @@ public struct AllocationSite: Codable, Hashable, Sendable {
         return "\(base):\(line) (\(name))"
     }
 
-    /// The same place, for joining a baseline's sites to a candidate's: addresses
-    /// differ between builds, the function and its line do not.
+    /// The same place, for joining a baseline's sites to a candidate's: the function,
+    /// its file's name and the line, what `place` shows a reader.
+    ///
+    /// Addresses differ between builds, and so do the folders the two were built in:
+    /// the CI recipe builds the base in a worktree under `$RUNNER_TEMP` and the head in
+    /// the workspace, so joined by the absolute path no site of the team's own files
+    /// matched, and the gate named three unchanged lines as the growth.
     public var identity: String {
-        if let symbol = frame.symbol { return "\(symbol)|\(frame.file ?? "")|\(frame.line.map(String.init) ?? "")" }
+        if let symbol = frame.symbol {
+            let file = frame.file.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? ""
+            return "\(symbol)|\(file)|\(frame.line.map(String.init) ?? "")"
+        }
         return "\(frame.moduleName ?? "?")+\(frame.moduleOffset ?? frame.address)"
     }
 }

@@ -15,6 +15,9 @@ package final class Symbolizer: Sendable {
     private let locations = Mutex<[String: [LLVMSymbolizer.Location]]>([:])
     /// The llvm-symbolizer process, started at the first frame that needs it.
     private let locator: Mutex<(started: Bool, instance: LLVMSymbolizer?)>
+    /// Copies of a binary named as the binary itself: the copy's path (as given and
+    /// with its links resolved) to the original's (`nameFrames(inCopy:from:)`).
+    private let originals = Mutex<[String: String]>([:])
 
     /// The llvm-symbolizer used for file:line, or nil when there is none.
     package let llvmSymbolizerPath: String?
@@ -29,6 +32,17 @@ package final class Symbolizer: Sendable {
     /// The toolchain's llvm-symbolizer (next to `swift`), else one on PATH; nil
     /// when there is none or `STRAIN_LLVM_SYMBOLIZER=none`.
     package static func defaultLLVMSymbolizer() -> String? { LLVMSymbolizer.locate() }
+
+    /// Frames in `copy`, a copy of `original` without its debug information (the one
+    /// callgrind runs, `objcopy --strip-debug`: the same code at the same offsets), are
+    /// named and placed from `original`, and say its name as their module.
+    ///
+    /// Without it a counted trial's allocation site read `CatalogNode.init(from:)
+    /// (strain-stripped)` where the plain trial's read `Workloads.swift:34`.
+    package func nameFrames(inCopy copy: String, from original: String) {
+        let resolved = URL(fileURLWithPath: copy).resolvingSymlinksInPath().path
+        originals.withLock { $0[copy] = original; $0[resolved] = original }
+    }
 
     /// How `frames` got their source locations: the symbolizer, and the modules
     /// none of whose frames has one.
@@ -67,7 +81,12 @@ package final class Symbolizer: Sendable {
     /// Frames for `addresses`; `firstIsExact` when the first address is the
     /// faulting instruction itself rather than a return address.
     package func frames(for addresses: [UInt64], maps: String, firstIsExact: Bool) -> [Frame] {
-        let mappings = Self.mappings(maps)
+        let originals = self.originals.withLock { $0 }
+        let mappings = Self.mappings(maps).map { mapping in
+            var mapping = mapping
+            mapping.path = originals[mapping.path] ?? mapping.path
+            return mapping
+        }
         var cache: [UInt64: Frame] = [:]
         var virtualAddresses: [UInt64?] = []
         let named = addresses.enumerated().map { index, address in

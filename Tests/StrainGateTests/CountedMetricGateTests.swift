@@ -40,6 +40,27 @@ struct CountedMetricGateTests {
         #expect(report.renderText().contains("counted metrics (allocated-bytes, allocations): 2 judged (2 regressed), 0 not"), "\(report.renderText())")
     }
 
+    @Test func sitesOfTwoBuildsMadeInDifferentFoldersAreJoinedAndOnlyTheLineThatGrewIsNamed() throws {
+        // The CI recipe builds the base in a worktree under $RUNNER_TEMP and the head in the
+        // workspace: the same line of the same file has a different absolute path in each.
+        let key = Fake.key()
+        func trial(_ repetition: Int, root: String, tagged: Bool) -> TrialRecord {
+            var record = Self.trial(key, repetition: repetition, allocations: tagged ? 6_020 : 4_020)
+            let sites = [("CatalogNode.init(from:)", 26, 4_000), ("Workloads.main", 7, 20)] + (tagged ? [("CatalogNode.init(from:)", 33, 2_000)] : [])
+            record.allocationSites = sites.map { symbol, line, count in
+                AllocationSite(frame: Frame(address: UInt64(0x1000 + line), module: root + "/.build/release/order-strain", symbol: symbol,
+                                            file: root + "/Sources/Workloads/Workloads.swift", line: line),
+                               allocations: count, bytes: count * 32)
+            }
+            return record
+        }
+        let old = (1...2).map { trial($0, root: "/__w/_temp/strain-base", tagged: false) }
+        let new = (1...2).map { trial($0, root: "/__w/orders/orders", tagged: true) }
+        let allocations = try #require(try Self.gate(old, new).rows[0].metrics.first { $0.metric == "allocations" })
+        #expect(allocations.verdict == .regressed, "\(allocations)")
+        #expect(allocations.grewAt == ["Workloads.swift:33 (CatalogNode.init(from:)) +2,000 allocs a trial"], "\(allocations.grewAt ?? [])")
+    }
+
     @Test func aFewAllocationsOfSchedulingNoiseAreWithinTheTolerance() throws {
         let key = Fake.key()
         let old = (1...3).map { Self.trial(key, repetition: $0, allocations: [26, 30, 28][$0 - 1]) }

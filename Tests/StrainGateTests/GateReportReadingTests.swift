@@ -64,6 +64,21 @@ struct GateReportReadingTests {
         #expect(report.renderMarkdown().contains("`baseline-run.json`, `candidate-run.json`; `strain report <file>` renders either"))
         #expect(report.renderText().contains("each side's run: baseline-run.json, candidate-run.json"))
     }
+
+    @Test func theCommentNamesEachSidesBinaryAndRunWithoutTheRunnersFolders() throws {
+        // The CI recipe copies each build under $RUNNER_TEMP and gates from the workspace.
+        var report = try Self.report()
+        report.baselineBuild = BuildIdentity(executablePath: "/__w/_temp/strain-base-bin/order-strain", buildID: "aaaaaaaaaaaaaaaa", contentHash: nil)
+        report.candidateBuild = BuildIdentity(executablePath: "/__w/_temp/strain-head-bin/order-strain", buildID: "bbbbbbbbbbbbbbbb", contentHash: nil)
+        report.runFiles = ["/__w/orders/orders/strain-reports/run/run.json"]
+        let markdown = report.renderMarkdown(directory: "/__w/orders/orders")
+        #expect(!markdown.contains("/__w/"), "\(markdown)")
+        #expect(markdown.contains("build `aaaaaaaaaaaa` (`strain-base-bin/order-strain`)") && markdown.contains("build `bbbbbbbbbbbb` (`strain-head-bin/order-strain`)"),
+                "\(markdown)")
+        #expect(markdown.contains("`strain-reports/run/run.json`"), "\(markdown)")
+        // The job's log keeps the whole paths.
+        #expect(report.renderText().contains("/__w/_temp/strain-base-bin/order-strain"), "\(report.renderText())")
+    }
 }
 
 /// What the gate calls a different suite.

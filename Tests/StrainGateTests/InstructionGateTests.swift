@@ -109,6 +109,34 @@ struct InstructionGateTests {
         #expect(bare.rows[0].metrics.first { $0.metric == "instructions" }?.grewAt?.first?.hasPrefix("static Task.sleep(_:) [async resume] +5.0 M instr") == true)
     }
 
+    @Test func strainsOwnFramesAreNeverNamedFirstEvenWhenTheyHoldTheGrowthWithTheSmallestBaseline() throws {
+        // An allocation per decoded node, counted: the growth is in the allocations' own
+        // path (the runtime's, and the probe's counting malloc), held both by Strain's
+        // executor and by the team's decoder. Where the decoder's baseline cost reads the
+        // larger (here: as callgrind may count a recursion through other functions), the
+        // rule "the smallest baseline holding the growth" named the executor first.
+        let key = Fake.key()
+        let kit = "/__w/orders/orders/.build/checkouts/strain/Sources/StrainKit/Strategy/StrategyExecutor.swift"
+        let probe = "/__w/orders/orders/.build/checkouts/strain/Sources/CStrainProbe/strain_alloc.c"
+        func trial(_ repetition: Int, grown: Int) -> TrialRecord {
+            var record = Self.trial(key, repetition: repetition, instructions: 10_000_000 + grown)
+            record.instructionCount?.functions = [
+                FunctionCost(name: "runInstrumented(_:context:)", inclusive: 10_000_000 + grown, exclusive: 40, file: kit, line: 58),
+                FunctionCost(name: "CatalogNode.init(from:)", inclusive: 30_000_000 + grown, exclusive: 2_000_000, file: "/__w/orders/orders/Sources/Workloads/Workloads.swift", line: 30),
+                FunctionCost(name: "strain_alloc_counted_malloc", inclusive: 1_000_000 + grown / 2, exclusive: 600_000 + grown / 2, file: probe, line: 210),
+                FunctionCost(name: "swift_beginAccess", inclusive: 500_000 + grown / 3, exclusive: 500_000 + grown / 3),
+            ]
+            return record
+        }
+        let report = try Self.gate((1...2).map { trial($0, grown: 0) }, (1...2).map { trial($0, grown: 600_000) })
+        let instructions = try #require(report.rows[0].metrics.first { $0.metric == "instructions" })
+        #expect(instructions.verdict == .regressed, "\(instructions)")
+        #expect(instructions.grewAt?.first?.hasPrefix("CatalogNode.init(from:) (Workloads.swift:30) +600 k instr a trial") == true, "\(instructions.grewAt ?? [])")
+        // Then by own code, the runtime's before Strain's probe.
+        #expect(instructions.grewAt?.dropFirst().first?.hasPrefix("swift_beginAccess +200 k instr a trial in its own code") == true, "\(instructions.grewAt ?? [])")
+        #expect(instructions.grewAt?.last?.hasPrefix("strain_alloc_counted_malloc (strain_alloc.c:210)") == true, "\(instructions.grewAt ?? [])")
+    }
+
     @Test func workThatMovedBetweenThreadsDoesNotGetTheThreadsRootNamedForTheGrowth() throws {
         // Seen beside two busy loops: an await's resumed half ran on the main thread in the
         // baseline's trials and on GCD's threads in the candidate's, so `clone`, every GCD

@@ -165,16 +165,25 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(30))) struct PlantedRegressionTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The variants this process built, each kept once in `.build/gate-fixture-variants`
-    /// (cleared at the first build of a process, so a later change to Strain is built
-    /// again): the base alone was built 7 times a run, each a relink of the fixture.
+    /// The variants this process built in the default folder, each kept once in
+    /// `.build/gate-fixture-variants` (cleared at the first build of a process, so a later
+    /// change to Strain is built again): the base alone was built 7 times a run, each a
+    /// relink of the fixture. A fixture built in a folder of its own (`package`) is not kept.
     private static let variants = AsyncLock()
     private static let variantFolder = repository.appendingPathComponent(".build/gate-fixture-variants").path
     private static let variantsCleared = Mutex(false)
 
     /// Builds the fixture with the planted constants (once a process) and returns a copy of its binary.
-    static func build(workPercent: Int, frameBytes: Int, allocationsPerNode: Int = 0, afterAwaitPercent: Int = 100, into folder: String, name: String) async throws -> String {
+    /// `package`: the folder the fixture is built in (by default one under `.build`).
+    static func build(workPercent: Int, frameBytes: Int, allocationsPerNode: Int = 0, afterAwaitPercent: Int = 100, package: String? = nil,
+                      into folder: String, name: String) async throws -> String {
         let binary = folder + "/" + name
+        try FileManager.default.createDirectory(atPath: (binary as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        if package != nil {
+            try await buildVariant(workPercent: workPercent, frameBytes: frameBytes, allocationsPerNode: allocationsPerNode,
+                                   afterAwaitPercent: afterAwaitPercent, package: package, to: binary)
+            return binary
+        }
         let kept = variantFolder + "/w\(workPercent)-f\(frameBytes)-a\(allocationsPerNode)-aw\(afterAwaitPercent)"
         try await variants.withLock {
             let fileManager = FileManager.default
@@ -184,16 +193,17 @@ import Testing
             if !fileManager.fileExists(atPath: kept) {
                 try fileManager.createDirectory(atPath: variantFolder, withIntermediateDirectories: true)
                 try await buildVariant(workPercent: workPercent, frameBytes: frameBytes, allocationsPerNode: allocationsPerNode,
-                                       afterAwaitPercent: afterAwaitPercent, to: kept)
+                                       afterAwaitPercent: afterAwaitPercent, package: nil, to: kept)
             }
         }
         try FileManager.default.copyItem(atPath: kept, toPath: binary)
         return binary
     }
 
-    private static func buildVariant(workPercent: Int, frameBytes: Int, allocationsPerNode: Int, afterAwaitPercent: Int, to binary: String) async throws {
+    private static func buildVariant(workPercent: Int, frameBytes: Int, allocationsPerNode: Int, afterAwaitPercent: Int, package: String?,
+                                     to binary: String) async throws {
         let source = repository.appendingPathComponent("Tests/GateFixture").path
-        let package = repository.appendingPathComponent(".build/gate-fixture-package").path
+        let package = package ?? repository.appendingPathComponent(".build/gate-fixture-package").path
         let fileManager = FileManager.default
         if !fileManager.fileExists(atPath: package) {
             try fileManager.createDirectory(atPath: package + "/Sources", withIntermediateDirectories: true)
@@ -321,6 +331,58 @@ import Testing
         #expect(order.first == "counted", "\(order)")
     }
 
+    /// The fixture's `nodes` row beside a `noop` row, with `wideTimingThresholds`.
+    static func nodesSuite(in folder: String, measure: String = "") throws -> String {
+        let path = folder + "/nodes.yaml"
+        try GateEndToEndTests.write("""
+            name: nodes
+            timeout: 60s
+            profiles: [linux]
+            \(measure)
+            \(GateEndToEndTests.wideTimingThresholds)
+            runs:
+              - scenario: nodes
+                parameters: {count: 1000}
+                strategies: [main]
+              - scenario: noop
+                strategies: [main]
+            """, path)
+        return path
+    }
+
+    @Test func inTheCIRecipesTwoFolderLayoutThePlantedAllocationIsNamedAtItsOwnLineAndTheCommentShowsNoRunnerFolder() async throws {
+        // strain-ci.sh builds the base in a worktree under $RUNNER_TEMP and the head in the
+        // workspace, copies each binary aside and gates them from the workspace: each build's
+        // debug information names its files under its own folder. Joined by the absolute path,
+        // no site of the fixture's main.swift matched, and the comment named unchanged lines.
+        let folder = try GateEndToEndTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let temp = folder + "/runner/temp", workspace = folder + "/runner/workspace"
+        let base = try await Self.build(workPercent: 100, frameBytes: 512, package: temp + "/strain-base", into: temp + "/strain-base-bin", name: "gate-fixture")
+        let head = try await Self.build(workPercent: 100, frameBytes: 512, allocationsPerNode: 1, package: workspace,
+                                        into: temp + "/strain-head-bin", name: "gate-fixture")
+        let out = workspace + "/strain-reports/gate"
+        let ended = try await BoundedProcess.run(StrainBinary.path, ["gate", "--baseline-binary", base, "--candidate-binary", head,
+                                                                     try Self.nodesSuite(in: folder), "--repetitions", "3", "--format", "github", "text", "--out", out],
+                                                 directory: workspace, timeout: 300)
+        #expect(ended.status == 1, "\(ended.stdout)\n\(ended.stderr)")
+        let rows = try GateEndToEndTests.rows(out + "/gate.json")
+        let allocations = Self.metrics(rows["nodes main"])["allocations"] ?? [:]
+        #expect(allocations["verdict"] as? String == "regressed", "\(allocations)")
+        #expect(Self.metrics(rows["noop main"])["allocations"]?["verdict"] as? String == "unchanged", "\(rows["noop main"] ?? [:])")
+        // Named: the planted line, +1,000 a trial, and no other line of the fixture's file.
+        let line = try Self.line(of: "node.tags = [value]", in: "Tests/GateFixture/Sources/gate-fixture/main.swift")
+        let grew = allocations["grewAt"] as? [String] ?? []
+        #expect(grew.first == "main.swift:\(line) (buildNodes(_:)) +1,000 allocs a trial", "\(grew)")
+        #expect(grew.dropFirst().allSatisfy { !$0.hasPrefix("main.swift:") }, "only the planted line of main.swift grew: \(grew)")
+        // The comment (gate.md) names the binaries without the runner's folders.
+        let comment = try String(contentsOfFile: out + "/gate.md", encoding: .utf8)
+        #expect(comment.contains("grew most at main.swift:\(line) (buildNodes(\\_:)) +1,000 allocs a trial")
+                    || comment.contains("main.swift:\(line)"), "\(comment)")
+        #expect(!comment.contains(folder), "no absolute folder of the runner in the comment: \(comment)")
+        #expect(comment.contains("`strain-base-bin/gate-fixture`") && comment.contains("`strain-head-bin/gate-fixture`"), "\(comment)")
+    }
+
     /// The fixture's wide suite with every trial counted under callgrind (`measure: [instructions]`).
     static func countedSuite(in folder: String) throws -> String {
         let path = try wideSuite(in: folder)
@@ -369,6 +431,34 @@ import Testing
         let placed = Self.line(after: "(main.swift:", in: grew.first ?? "")
         #expect(placed.map { (first...last).contains($0) } == true, "\(grew): expected main.swift:\(first)–\(last)")
         #expect(result.stdout.contains("grew most in closure #1 in closure #1 in SpinScenario.prepare(context:) (main.swift:"), "\(result.stdout)")
+    }
+
+    @Test func underCountedInstructionsThePlantedAllocationIsNamedAtItsLineAndTheInstructionGrowthByTheFixturesOwnCode() async throws {
+        // Callgrind runs a stripped copy of the binary: the allocation sites of its trials
+        // were named `buildNodes(_:) (strain-stripped)`, without their line, and the
+        // instructions the planted allocations add were named first by Strain's executor
+        // (`runInstrumented(_:context:) (StrategyExecutor.swift:58)`) in a decoding workload.
+        let folder = try GateEndToEndTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let base = try await Self.build(workPercent: 100, frameBytes: 512, into: folder, name: "base")
+        let tagged = try await Self.build(workPercent: 100, frameBytes: 512, allocationsPerNode: 1, into: folder, name: "tagged")
+        let suite = try Self.nodesSuite(in: folder, measure: "measure: [instructions]")
+        let (result, verdicts) = try await Self.gate(base, tagged, repetitions: 2, folder: folder + "/gate", suite: suite)
+        #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
+        #expect(verdicts == ["nodes main": "regressed", "noop main": "unchanged"], "\(verdicts)\n\(result.stdout)")
+        let nodes = Self.metrics(try GateEndToEndTests.rows(folder + "/gate/gate.json")["nodes main"])
+        let line = try Self.line(of: "node.tags = [value]", in: "Tests/GateFixture/Sources/gate-fixture/main.swift")
+        let sites = nodes["allocations"]?["grewAt"] as? [String] ?? []
+        #expect(sites.first == "main.swift:\(line) (buildNodes(_:)) +1,000 allocs a trial", "\(sites)")
+        let functions = nodes["instructions"]?["grewAt"] as? [String] ?? []
+        #expect(nodes["instructions"]?["verdict"] as? String == "regressed", "\(nodes["instructions"] ?? [:])")
+        // The fixture's own code first, placed in its main.swift; none of Strain's frames nor the runtime's.
+        let first = functions.first ?? ""
+        #expect((first.hasPrefix("buildNodes(_:) (main.swift:") || first.contains("NodesScenario.prepare(context:)")) && first.contains("(main.swift:"),
+                "\(functions)")
+        for harness in ["runInstrumented", "strain_", "swift_", "StrategyExecutor", "TrialHost"] {
+            #expect(!first.contains(harness), "\(functions)")
+        }
     }
 
     @Test func workAfterAnAwaitThatResumesOnAnotherThreadIsCountedAndTheLoopThatGrewNamed() async throws {

@@ -2,8 +2,8 @@ import Foundation
 import StrainRecords
 
 /// Names where a row's allocations grew: the call sites whose count a trial
-/// grew most, baseline against candidate, joined by function and line (their
-/// addresses differ between builds).
+/// grew most, baseline against candidate, joined by function, file name and line
+/// (`AllocationSite.identity`: their addresses and folders differ between builds).
 enum AllocationGrowth {
     /// Sites named in a regression's verdict.
     static let named = 3

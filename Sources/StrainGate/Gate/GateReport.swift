@@ -140,13 +140,14 @@ package struct GateReport: Codable, Sendable {
 extension GateReport {
     /// Which builds were compared, in a sentence: each side's build ID (or binary
     /// hash) and path, then the checkout, said once when both ran from the same one.
-    /// `code` formats a literal (backticks in Markdown, `<code>` in HTML).
-    package func sidesSentence(code: (String) -> String) -> String? {
+    /// `code` formats a literal (backticks in Markdown, `<code>` in HTML), `path` a
+    /// build's path (the comment shows it without the runner's folders).
+    package func sidesSentence(code: (String) -> String, path: (String) -> String = { $0 }) -> String? {
         func side(_ build: BuildIdentity?, _ commit: String?) -> String? {
             if let build {
                 let name = build.buildID.map { "build \(code(String($0.prefix(12))))" }
                     ?? build.contentHash.map { "binary hash \(code(String($0.prefix(12))))" } ?? "binary"
-                return "\(name) (\(code(build.executablePath)))"
+                return "\(name) (\(code(path(build.executablePath))))"
             }
             return commit.map { "commit \(code(String($0.prefix(12))))" }
         }

@@ -9,7 +9,8 @@ import StrainRecords
 /// function holding most of the growth (the smallest baseline cost among those whose
 /// inclusive growth is at least `holdingShare` of the row's; among those placed at
 /// file:line, the binary's own code, where there are some), then the functions whose
-/// own code grew most.
+/// own code grew most. Strain's own frames (`isHarness`: the executor that runs the
+/// work, the probe that counts its allocations) are never named first.
 enum InstructionGrowth {
     /// Functions named in a regression's verdict.
     static let named = 3
@@ -39,13 +40,19 @@ enum InstructionGrowth {
         // an async resumption callgrind charges the resumed work to the runtime's partial
         // functions (an await-spin's whole growth, 9.6 M, sat under
         // `static Task.sleep(_:) [async resume]`), which tell the reader nothing.
-        let placed = holders.filter { (after[$0]?.place ?? before[$0]?.place) != nil }
-        if let holding = (placed.isEmpty ? holders : placed)
+        // Strain's own frames hold the growth too (the executor calls the work; counting
+        // one more allocation is the probe's code), and told a team nothing: the allocation
+        // plant's growth was named `runInstrumented(_:context:) (StrategyExecutor.swift:58)`.
+        func harness(_ name: String) -> Bool { Self.isHarness(after[name]?.file ?? before[name]?.file) }
+        let theirs = holders.filter { !harness($0) }
+        let placed = theirs.filter { (after[$0]?.place ?? before[$0]?.place) != nil }
+        if let holding = (placed.isEmpty ? theirs : placed)
             .min(by: { (before[$0]?.inclusive ?? 0, $0) < (before[$1]?.inclusive ?? 0, $1) }) {
             chosen.append(holding)
         }
+        // Then by own code, Strain's frames after every other.
         let byOwnCode = names.filter { growth($0, \.exclusive) > 0 && !chosen.contains($0) }
-            .sorted { (growth($0, \.exclusive), $1) > (growth($1, \.exclusive), $0) }
+            .sorted { (harness($1) ? 1 : 0, growth($0, \.exclusive), $1) > (harness($0) ? 1 : 0, growth($1, \.exclusive), $0) }
         chosen += byOwnCode.prefix(named - chosen.count)
         return chosen.map { name in
             let inclusive = chosen.first == name
@@ -63,6 +70,21 @@ enum InstructionGrowth {
         var exclusive: Double
         /// `main.swift:21`, where a trial placed the function.
         var place: String?
+        /// The file it is defined in, as the trial's binary names it.
+        var file: String?
+    }
+
+    /// The folders of Strain's modules that run around a trial's work inside the trial
+    /// (`Sources/StrainKit/…`, in a checkout of Strain or in the package's dependencies):
+    /// the executors, the host, the probe, the helpers a scenario hands its work to, and
+    /// the Swift Testing expectations' child. The built-in scenarios are work, not harness.
+    static let harnessModules: Set<Substring> = ["StrainKit", "StrainHost", "StrainWire", "StrainHelpers", "StrainTesting", "CStrainProbe", "CStrainPreload"]
+
+    /// Whether `file` is one of Strain's harness sources: a `Sources` folder then one of `harnessModules`.
+    static func isHarness(_ file: String?) -> Bool {
+        guard let file else { return false }
+        let parts = file.split(separator: "/")
+        return zip(parts, parts.dropFirst()).contains { $0 == "Sources" && harnessModules.contains($1) }
     }
 
     /// The mean instruction count a trial, over the trials that recorded functions; nil without one.
@@ -81,10 +103,10 @@ enum InstructionGrowth {
             for function in functions {
                 let old = sums[function.name] ?? Cost(inclusive: 0, exclusive: 0)
                 sums[function.name] = Cost(inclusive: old.inclusive + Double(function.inclusive), exclusive: old.exclusive + Double(function.exclusive),
-                                           place: old.place ?? function.place)
+                                           place: old.place ?? function.place, file: old.file ?? function.file)
             }
         }
         let count = Double(recorded.count)
-        return sums.mapValues { Cost(inclusive: $0.inclusive / count, exclusive: $0.exclusive / count, place: $0.place) }
+        return sums.mapValues { Cost(inclusive: $0.inclusive / count, exclusive: $0.exclusive / count, place: $0.place, file: $0.file) }
     }
 }

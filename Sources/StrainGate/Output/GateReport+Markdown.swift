@@ -9,12 +9,14 @@ extension GateReport {
 
     /// A Markdown comparison for a pull-request comment or a job summary, under
     /// `limit` UTF-8 bytes (GitHub's limits count bytes; every row has `→` and `×`).
-    package func renderMarkdown(limit: Int = GateReport.commentLimit) -> String {
+    /// Paths are shown relative to `directory` (`commentPath`).
+    package func renderMarkdown(limit: Int = GateReport.commentLimit, directory: String = FileManager.default.currentDirectoryPath) -> String {
+        let path = { (file: String) in Self.commentPath(file, relativeTo: directory) }
         var head = "\(Self.commentMarker)\n### Strain gate: \(Self.escape(suite)) — \(Self.escape(conclusion))\n\n"
         head += mode == .interleaved
             ? "Interleaved A/B: both builds ran in one job, repetitions alternating.\n"
             : "Cross-run against \(Self.escape(baselineName ?? "a stored baseline")); timings use a δ calibrated from A/A runs.\n"
-        if let sides = sidesSentence(code: { "`\($0.replacingOccurrences(of: "`", with: "'"))`" }) { head += sides + "\n" }
+        if let sides = sidesSentence(code: { "`\($0.replacingOccurrences(of: "`", with: "'"))`" }, path: path) { head += sides + "\n" }
         for warning in warnings ?? [] { head += "\n> [!WARNING]\n> \(Self.escape(warning))\n" }
         if !fingerprint.isEmpty {
             head += "\nMachines differ: " + fingerprint.map { "\($0.field) \(Self.escape($0.baseline)) → \(Self.escape($0.candidate))\($0.hard ? " (hard)" : "")" }.joined(separator: "; ") + "\n"
@@ -42,7 +44,7 @@ extension GateReport {
             tail += "Each side's run as a report, beside this file: \(runReports.map { "`\($0)`" }.joined(separator: ", ")).\n"
         }
         if let runFiles, !runFiles.isEmpty {
-            tail += "Each side's run (traces, dumps): \(runFiles.map { "`\($0)`" }.joined(separator: ", ")); `strain report <file>` renders either; gate.html shows every repetition's value.\n"
+            tail += "Each side's run (traces, dumps): \(runFiles.map { "`\(path($0))`" }.joined(separator: ", ")); `strain report <file>` renders either; gate.html shows every repetition's value.\n"
         }
         var text = head + body + rest + tail
         if text.utf8.count > limit {
@@ -57,6 +59,17 @@ extension GateReport {
             text = kept + note + tail
         }
         return text
+    }
+
+    /// `path` as a pull-request comment shows it: relative to `directory` (where the gate
+    /// ran: the runner's workspace) when it lies inside, else its folder's name and its
+    /// own (`strain-base-bin/order-strain`). A runner's absolute folders
+    /// (`/__w/_temp/strain-base-bin/…`) tell a reviewer nothing and differ between runs.
+    static func commentPath(_ path: String, relativeTo directory: String) -> String {
+        guard path.hasPrefix("/") else { return path }
+        let root = directory.hasSuffix("/") ? directory : directory + "/"
+        if path.hasPrefix(root), path.count > root.count { return String(path.dropFirst(root.count)) }
+        return path.split(separator: "/").suffix(2).joined(separator: "/")
     }
 
     /// Evidence lines the comment shows; gate.html links every one.

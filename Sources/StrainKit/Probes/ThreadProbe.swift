@@ -11,14 +11,14 @@ package enum ThreadProbe {
     }
 
     /// Prepares the calling thread (alternate signal stack, bounds, the fault
-    /// handler's fast walk) and forgets what its stack held before, so `finish`
-    /// measures only the work to come.
-    package static func begin() throws(PreparationError) {
+    /// handler's fast walk unless `warmingFastWalk` is false) and forgets what its
+    /// stack held before, so `finish` measures only the work to come.
+    package static func begin(warmingFastWalk: Bool = true) throws(PreparationError) {
         let status = strain_thread_prepare()
         guard status == 0 else { throw PreparationError(errno: status) }
         // Before the reset: the warm-up's own stack use is forgotten with the rest.
-        // A thread it fails on is walked with unw_step, and its record says so.
-        _ = strain_thread_warm_fast_walk()
+        // A thread it fails on (or skips) is walked with unw_step, and its record says so.
+        if warmingFastWalk { _ = strain_thread_warm_fast_walk() }
         strain_thread_reset_high_water()
     }
 

@@ -67,6 +67,8 @@ package struct TrialSupervisor: Sendable {
         } : nil
         self.classifier = OutcomeClassifier(traceBuilder: TraceBuilder(symbolizer: symbolizer), dumpBuilder: ThreadDumpBuilder(symbolizer: symbolizer),
                                             symbolizer: symbolizer)
+        // A counted trial runs callgrind's stripped copy: its frames are named from this binary.
+        if let callgrind { symbolizer.nameFrames(inCopy: callgrind.binary, from: callgrind.original) }
     }
 
     /// How this supervisor's trials were started, for run.json.
