@@ -1,4 +1,5 @@
 import Foundation
+import StrainText
 
 /// The exit-code contract, written once: `strain --help`, `run --help`, `gate --help`,
 /// the man page's EXIT STATUS (`strain _exit-codes mdoc`, put in by `.ci/manual`), the
@@ -58,26 +59,34 @@ package enum ExitCodeContract {
     /// Which commands' meanings a help page lists.
     package enum Audience: Sendable { case all, run, gate }
 
-    /// Plain text for a command's help: one code a line, its meaning after it.
+    /// Plain text for a command's help: one code a line, its meaning after it, broken
+    /// between words under 80 columns with a hanging indent (argument-parser would
+    /// otherwise wrap the lines to the margin).
     package static func help(for audience: Audience) -> String {
-        var lines: [String] = []
-        switch audience {
-        case .all: lines.append("Exit codes (the same table as the man page's EXIT STATUS and the ExitCodes article):")
-        case .run: lines.append("Exit codes (as in `strain --help`):")
-        case .gate: lines.append("Exit codes (as in `strain --help`; also `exitCode` in gate.json):")
-        }
-        for row in rows {
-            let code = String(row.code).padding(toLength: 5, withPad: " ", startingAt: 0)
-            switch audience {
-            case .all:
-                lines.append("  \(code)\(row.gate == nil ? "" : "run, report, merge, baseline: ")\(row.run)")
-                if let gate = row.gate { lines.append("       gate: \(gate)") }
-            case .run: lines.append("  \(code)\(row.run)")
-            case .gate: if let gate = row.gate { lines.append("  \(code)\(gate)") }
+        let width = 78, indent = String(repeating: " ", count: 7)
+        func item(_ label: String, _ text: String) -> [String] {
+            TextTable.wrap(text, width: width - indent.count).enumerated().map { index, piece in
+                (index == 0 ? label.padding(toLength: indent.count, withPad: " ", startingAt: 0) : indent) + piece
             }
         }
-        if audience == .all { lines += otherCommands }
-        return lines.joined(separator: "\n")
+        var lines: [String]
+        switch audience {
+        case .all: lines = ["Exit codes (the same table as the man page's EXIT STATUS and the ExitCodes article):"]
+        case .run: lines = ["Exit codes (as in `strain --help`):"]
+        case .gate: lines = ["Exit codes (as in `strain --help`; also `exitCode` in gate.json):"]
+        }
+        for row in rows {
+            let label = "  \(row.code)"
+            switch audience {
+            case .all:
+                lines += item(label, (row.gate == nil ? "" : "run, report, merge, baseline: ") + row.run)
+                if let gate = row.gate { lines += item("", "gate: " + gate) }
+            case .run: lines += item(label, row.run)
+            case .gate: if let gate = row.gate { lines += item(label, gate) }
+            }
+        }
+        if audience == .all { lines += otherCommands.flatMap { TextTable.wrap($0, width: width) } }
+        return lines.flatMap { $0.count > width ? TextTable.wrap($0, width: width) : [$0] }.joined(separator: "\n")
     }
 
     /// The table and the notes under it, as Markdown (the README and the ExitCodes article hold it verbatim).
