@@ -247,8 +247,8 @@ enum FixturePackage {
         // The plugin's line comes before the build it announces (it came after SwiftPM's
         // output in a CI log): before SwiftPM's first line of the build, whichever it prints.
         let building = try #require(list.output.range(of: "Building order-strain (release)"))
-        let build = try #require(["Building for production", "Compiling", "Build complete!"].compactMap { list.output.range(of: $0)?.lowerBound }.min(),
-                                 "SwiftPM's build output: \(list.output)")
+        let firstBuildLine = ["Building for production", "Compiling", "Build complete!"].compactMap { list.output.range(of: $0)?.lowerBound }.min()
+        let build = try #require(firstBuildLine, "SwiftPM's build output: \(list.output)")
         #expect(building.lowerBound < build, "\(list.output)")
 
         let out = try UserPackageTests.folder() + "/orders"
