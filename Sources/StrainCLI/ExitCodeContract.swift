@@ -82,7 +82,12 @@ package enum ExitCodeContract {
                 lines += item(label, (row.gate == nil ? "" : "run, report, merge, baseline: ") + row.run)
                 if let gate = row.gate { lines += item("", "gate: " + gate) }
             case .run: lines += item(label, row.run)
-            case .gate: if let gate = row.gate { lines += item(label, gate) }
+            case .gate:
+                // The gate's page shows no run column: "the same" is spelled out there.
+                if let gate = row.gate {
+                    let same = "the same, "
+                    lines += item(label, gate.hasPrefix(same) ? row.run + " (" + gate.dropFirst(same.count) + ")" : gate)
+                }
             }
         }
         if audience == .all { lines += otherCommands.flatMap { TextTable.wrap($0, width: width) } }
