@@ -21,7 +21,8 @@ struct BisectCommand: ParsableCommand {
           strain bisect cyclic-graph -p operation=unarchive -p shape=chain -p size=2000 --per size
           strain bisect cyclic-graph -p operation=unarchive -p shape=chain --over size --strategy 'thread(512KiB)'
           strain bisect nested-json -p operation=serialize --over depth
-        """
+
+        """ + "\n" + ExitCodeContract.otherCommands[0]
     )
 
     @Argument(help: "The scenario (see `strain list`).")

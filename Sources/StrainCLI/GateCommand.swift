@@ -27,12 +27,11 @@ struct GateCommand: ParsableCommand {
         Cross-run: strain gate CURRENT/run.json --baseline NAME|PATH. \
         Calibrate it first with an A/A run of the baseline's commit: strain gate --calibrate RERUN/run.json --baseline NAME.
 
-        Exit codes (also in gate.json): 0 nothing regressed and no outcome got worse; 1 a regression or an outcome that got worse; \
-        2 usage or input error (a bad or missing baseline, an unsupported schema, a refused fingerprint); 3 harness error or incomplete data \
-        (a missing row, a trial the harness failed). Writes gate.json, gate.md (a pull-request comment), gate.html (the comparison view), \
+        Writes gate.json, gate.md (a pull-request comment), gate.html (the comparison view), \
         junit.xml, and each side's run as baseline/report.html and candidate/report.html into --out; \
         a row whose outcome changed links to its candidate trial's trace or dump there.
-        """
+
+        """ + "\n" + ExitCodeContract.help(for: .gate)
     )
 
     @Argument(help: "Interleaved: the suite file. Cross-run: the current run.json or its directory.")

@@ -15,7 +15,8 @@ struct RunCommand: ParsableCommand {
         Ctrl-C (SIGINT), SIGTERM or SIGQUIT stops the run cleanly: the trial in flight is killed with its process group, \
         finished trials are kept, run.json and the reports are written marked interrupted, and strain exits 130, 131 or 143. \
         `strain run --resume DIR` continues it.
-        """
+
+        """ + "\n" + ExitCodeContract.help(for: .run)
     )
 
     @Argument(help: "The suite file to run (default: Scenarios/smoke.yaml; with --resume, the one the run read).")
@@ -68,8 +69,19 @@ struct RunCommand: ParsableCommand {
     /// The most repetitions `--repetitions` takes (`SuiteLimits.repetitions`).
     static let maximumRepetitions = SuiteLimits.repetitions.upperBound
 
-    /// The suite read when none is named.
-    static let defaultSuite = "Scenarios/smoke.yaml"
+    /// The suite read when none is named: `Scenarios/smoke.yaml` in the current folder
+    /// (Strain's repository), else the copy the release bundle ships beside its `bin/`
+    /// (`share/strain/Scenarios/smoke.yaml`, where .ci/bundle puts Strain's suites), so the
+    /// bundle runs `strain run` with no other file. A package's own strain has neither,
+    /// and is told to name its suite.
+    static var defaultSuite: String {
+        let local = "Scenarios/smoke.yaml"
+        guard !FileManager.default.fileExists(atPath: local),
+              let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return local }
+        let shipped = URL(fileURLWithPath: executable).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("share/strain/" + local).standardizedFileURL.path
+        return FileManager.default.fileExists(atPath: shipped) ? shipped : local
+    }
 
     func validate() throws {
         if resume != nil, force { throw ValidationError("--resume and --force contradict each other: --resume continues the run in the folder, --force replaces it; give one") }

@@ -66,6 +66,18 @@ public enum StrainCommand {
         if arguments.first == "_trial-server" {
             TrialCommand.serve(arguments: Array(arguments.dropFirst()), catalog: catalog)
         }
+        // The exit-code contract for the man page and the docs (`.ci/manual`, ExitCodeContractTests).
+        if arguments.first == "_exit-codes" {
+            switch arguments.dropFirst().first {
+            case "markdown"?: print(ExitCodeContract.markdown())
+            case "mdoc"?: print(ExitCodeContract.mdoc())
+            case "text"?, nil: print(ExitCodeContract.help(for: .all))
+            case let other?:
+                writeStandardError("error: unknown format '\(OneLine.text(other))' for _exit-codes; write markdown, mdoc or text")
+                exit(StrainExitCode.inputError)
+            }
+            exit(StrainExitCode.success)
+        }
         // A catalog whose declarations clash is the binary's mistake: say so before anything runs.
         do {
             try catalog.validate()
@@ -149,9 +161,7 @@ struct Strain: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strain",
         abstract: "Stress-test Swift concurrency: stack exhaustion, starvation and their costs, per strategy.",
-        discussion: """
-        Exit codes: 0 every outcome expected (gate: nothing regressed); 1 an unexpected outcome (gate: a regression or a worse outcome); 2 usage or input error; 3 harness error or incomplete data; 130, 131 and 143 stopped by SIGINT, SIGQUIT or SIGTERM (finished trials kept, run.json marked interrupted).
-        """,
+        discussion: ExitCodeContract.help(for: .all),
         version: "strain \(StrainVersion.current)",
         subcommands: [RunCommand.self, BisectCommand.self, ReportCommand.self, ListCommand.self, ExplainCommand.self, BaselineCommand.self, CompareCommand.self, GateCommand.self, MergeCommand.self, ExecCommand.self, DumpCommand.self],
         defaultSubcommand: RunCommand.self

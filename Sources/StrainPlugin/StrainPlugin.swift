@@ -17,20 +17,16 @@ import PackagePlugin
 struct StrainPlugin: CommandPlugin {
     func performCommand(context: PluginContext, arguments: [String]) async throws {
         var arguments = arguments
-        var productName: String?
-        if let flag = arguments.firstIndex(of: "--product"), flag + 1 < arguments.count {
-            productName = arguments[flag + 1]
-            arguments.removeSubrange(flag...(flag + 1))
-        }
+        // The plugin's own options come before `--`: after it the words are the program's
+        // (`swift package strain exec -- ./server --configuration debug`).
+        let productName = Self.take("--product", from: &arguments)
         // Timings want a release build; `--configuration debug` reuses a debug one.
-        var configuration = PackageManager.BuildConfiguration.release
-        if let flag = arguments.firstIndex(of: "--configuration"), flag + 1 < arguments.count {
-            configuration = arguments[flag + 1] == "debug" ? .debug : .release
-            arguments.removeSubrange(flag...(flag + 1))
-        }
+        let configuration: PackageManager.BuildConfiguration = Self.take("--configuration", from: &arguments) == "debug" ? .debug : .release
         let product = try productName ?? Self.strainProduct(in: context.package)
-        // On standard error: standard output is strain's own (`list --json | jq`).
-        FileHandle.standardError.write(Data("Building \(product) (\(configuration == .release ? "release" : "debug")); the package manager's progress follows\n".utf8))
+        // Through SwiftPM's message channel, as the build request that follows is: so the
+        // line comes before the build's own output (on standard error it came after it,
+        // "Build complete!" first, in a CI log). Standard output stays strain's (`list --json | jq`).
+        Diagnostics.progress("Building \(product) (\(configuration == .release ? "release" : "debug")); the package manager's progress follows")
         let result = try packageManager.build(.product(product), parameters: .init(configuration: configuration, logging: .concise, echoLogs: true))
         guard result.succeeded, let artifact = result.builtArtifacts.first(where: { $0.kind == .executable }) else {
             throw PluginFailure("could not build \(product); the build's log is above")
@@ -40,15 +36,44 @@ struct StrainPlugin: CommandPlugin {
         process.executableURL = artifact.url
         process.arguments = arguments
         process.currentDirectoryURL = context.package.directoryURL
+        // strain's standard error is kept and given back with the plugin's own message,
+        // in one diagnostic: SwiftPM passes a plugin's output and its diagnostics on by
+        // different paths, so strain's error printed live came after the "exited 2" line.
+        // `exec`'s standard error is its program's, and stays live.
+        let live = arguments.first == "exec"
+        let errors = Pipe()
+        if !live { process.standardError = errors }
         try process.run()
+        let said = live ? Data() : errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        // strain has printed its own message; the status is passed on as SwiftPM allows.
+        let message = String(decoding: said, as: UTF8.self)
         if process.terminationReason == .uncaughtSignal {
-            throw PluginFailure("\(product) was killed by signal \(process.terminationStatus)")
+            throw PluginFailure(Self.leading(message) + "\(product) was killed by signal \(process.terminationStatus)")
         }
         if process.terminationStatus != 0 {
-            throw PluginFailure("\(product) exited \(process.terminationStatus) (SwiftPM reports every failing plugin as 1: run \(artifact.url.path) directly for its exit codes)")
+            throw PluginFailure(Self.leading(message)
+                + "\(product) exited \(process.terminationStatus) (SwiftPM reports every failing plugin as 1: run \(artifact.url.path) directly for its exit codes)")
         }
+        // A run that passed may still have warned.
+        if !message.isEmpty { FileHandle.standardError.write(said) }
+    }
+
+    /// Removes `name VALUE` from the arguments before `--` and returns VALUE.
+    static func take(_ name: String, from arguments: inout [String]) -> String? {
+        let end = arguments.firstIndex(of: "--") ?? arguments.endIndex
+        guard let flag = arguments[..<end].firstIndex(of: name), flag + 1 < end else { return nil }
+        let value = arguments[flag + 1]
+        arguments.removeSubrange(flag...(flag + 1))
+        return value
+    }
+
+    /// strain's own standard error, put before the plugin's line: SwiftPM writes
+    /// `error: ` before a diagnostic, so strain's own first `error: ` is not repeated.
+    static func leading(_ message: String) -> String {
+        var text = message.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { return "" }
+        if text.hasPrefix("error: ") { text.removeFirst("error: ".count) }
+        return text + "\n"
     }
 
     /// The package's executable product that links StrainCLI: its own `strain`,

@@ -71,10 +71,16 @@ package struct SuiteParser: Sendable {
     /// The largest suite file read (bytes).
     package static let maximumFileBytes = 1 << 20
 
+    /// Where a user reads what a suite is: Strain's own `Scenarios/README.md` in Strain's
+    /// repository, else (a package's own strain, the bundle) `strain explain`'s starter suites.
+    static var whereSuitesAreDescribed: String {
+        FileManager.default.fileExists(atPath: "Scenarios/README.md") ? "see Scenarios/README.md" : "`strain explain SCENARIO` prints one to start from"
+    }
+
     package func parse(contentsOf path: String) throws(SuiteError) -> Suite {
         let data: Data
         do {
-            data = try InputFile.read(path, what: "a .yaml suite (see Scenarios/README.md)", limit: Self.maximumFileBytes)
+            data = try InputFile.read(path, what: "a .yaml suite (\(Self.whereSuitesAreDescribed))", limit: Self.maximumFileBytes)
         } catch {
             throw SuiteError(file: path, line: nil, column: nil, message: error.message)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import StrainCLI
 import StrainKit
 import StrainRecords
 import Synchronization
@@ -102,6 +103,7 @@ enum ReleaseBundle {
         await #expect(text("share/fish/vendor_completions.d/strain.fish").contains("complete -c 'strain'"), "fish completion")
         let manual = await text("share/man/man1/strain.1")
         #expect(manual.contains(".Dt STRAIN 1") && manual.contains(".It Em exec"), "the man page names strain and its subcommands: \(manual.prefix(300))")
+        #expect(manual.hasSuffix(ExitCodeContract.mdoc() + "\n"), "the man page's EXIT STATUS is Strain's contract: \(manual.suffix(600))")
         let readme = await text("README.md")
         #expect(readme.contains("apt-get install -y ") && readme.contains("libunwind8") && readme.contains("liblzma5"),
                 "the README names the runtime packages: \(readme)")
@@ -133,20 +135,22 @@ enum ReleaseBundle {
             fi
             echo "toolchain hidden"
             cd "$WORK"
-            "$STRAIN" run "$SUITE" --out "$WORK/smoke" > "$WORK/run.log" 2>&1; echo "run exited $?"
+            "$STRAIN" run --out "$WORK/smoke" > "$WORK/run.log" 2>&1; echo "run exited $?"
             "$STRAIN" exec --out "$WORK/exec" -- "$PROGRAM" thread-overflow > "$WORK/exec.log" 2>&1; echo "exec exited $?"
             "$STRAIN" report "$WORK/exec/run.json" > "$WORK/report.log" 2>&1; echo "report exited $?"
             """
         let hidden = try await BoundedProcess.run("/usr/bin/env", ["unshare", "-rm", "/bin/sh", "-c", script], directory: work, environment: [
             "HIDE": toolchain.hide, "LIBSWIFTCORE": toolchain.libswiftCore, "TOOLCHAIN_SWIFT": toolchain.swift ?? "",
-            "WORK": work, "STRAIN": strain, "SUITE": Self.repository + "/Scenarios/smoke.yaml", "PROGRAM": program,
+            "WORK": work, "STRAIN": strain, "PROGRAM": program,
             "SWIFT_BACKTRACE": "enable=no",
         ], timeout: 600, mergingOutput: true)
         func log(_ file: String) -> String { (try? String(contentsOfFile: work + "/" + file, encoding: .utf8)) ?? "(no \(file))" }
         let lines = hidden.stdout.split(separator: "\n").map(String.init)
         try #require(hidden.status == 0 && lines.first == "toolchain hidden", "hiding \(toolchain.hide) failed: \(hidden.stdout)")
 
-        // The default suite: every outcome expected, the records written.
+        // The default suite, with no suite named in a folder that has none: the bundle's
+        // own copy (share/strain/Scenarios/smoke.yaml), every outcome expected, the records written.
+        #expect(log("run.log").contains("Running smoke: ") && log("run.log").contains("share/strain/Scenarios/smoke.yaml"), "\(log("run.log").prefix(500))")
         #expect(lines.contains("run exited 0"), "\(hidden.stdout)\n\(log("run.log").suffix(3000))")
         #expect(log("run.log").contains("every outcome expected"), "\(log("run.log").suffix(2000))")
         let smoke = try? RunRecordFile.read(from: work + "/smoke/run.json")

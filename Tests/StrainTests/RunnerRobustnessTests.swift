@@ -251,6 +251,16 @@ import Testing
         #expect(repetitions.stderr.contains("--repetitions 9223372036854775807 is out of range; give a whole number from 1 to 10000"))
     }
 
+    @Test func outsideStrainsRepositoryASuitesMistakePointsAtStrainExplainNotAFileThatIsNotThere() async throws {
+        // A package's own strain runs in the package's folder, which has no Scenarios/README.md.
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try await BoundedProcess.run(StrainBinary.path, ["run", folder, "--list"], directory: folder, timeout: 30)
+        #expect(result.status == 2)
+        #expect(result.stderr == "\(folder): error: is a folder, not a file; give the path of a .yaml suite (`strain explain SCENARIO` prints one to start from) inside it\n",
+                "\(result.stderr)")
+    }
+
     @Test func specialFilesAsSuitesGetTheirOwnMessages() async throws {
         let folder = try temporaryFolder()
         let fifo = (folder as NSString).appendingPathComponent("fifo.yaml")

@@ -244,6 +244,12 @@ enum FixturePackage {
         #expect(list.status == 0, "\(list.output)")
         #expect(list.output.contains("decode-orders") && list.output.contains("order-cache"), "the package's own scenarios, without --product: \(list.output)")
         #expect(list.output.contains("Building order-strain (release)"), "\(list.output)")
+        // The plugin's line comes before the build it announces (it came after SwiftPM's
+        // output in a CI log): before SwiftPM's first line of the build, whichever it prints.
+        let building = try #require(list.output.range(of: "Building order-strain (release)"))
+        let firstBuildLine = ["Building for production", "Compiling", "Build complete!"].compactMap { list.output.range(of: $0)?.lowerBound }.min()
+        let build = try #require(firstBuildLine, "SwiftPM's build output: \(list.output)")
+        #expect(building.lowerBound < build, "\(list.output)")
 
         let out = try UserPackageTests.folder() + "/orders"
         let run = try await Self.plugin(["run", "orders.yaml", "--out", out, "--filter", "scenario=decode-orders", "--repetitions", "1"])
@@ -257,6 +263,25 @@ enum FixturePackage {
         #expect(refused.output.contains("did you mean 'decode-orders'?"), "strain's own message comes through: \(refused.output)")
         #expect(refused.output.contains("order-strain exited 2"), "\(refused.output)")
         #expect(!refused.output.contains("exit(2)"), "no Swift enum case for a message: \(refused.output)")
+        // strain's own error first, then the plugin's line about the status.
+        if let own = refused.output.range(of: "did you mean 'decode-orders'?"), let status = refused.output.range(of: "order-strain exited 2") {
+            #expect(own.lowerBound < status.lowerBound, "strain's error comes before the exited line: \(refused.output)")
+        }
+
+        // A package has no Scenarios/README.md: a suite's mistake points at `strain explain`.
+        let missing = try await Self.plugin(["run", "no-such-suite.yaml"])
+        #expect(missing.status == 1, "\(missing.output)")
+        #expect(missing.output.contains("no-such-suite.yaml") && missing.output.contains("`strain explain SCENARIO` prints one to start from"), "\(missing.output)")
+        #expect(!missing.output.contains("Scenarios/README.md"), "a file only Strain's repository has: \(missing.output)")
+
+        // --product and --configuration after `--` are the program's: the plugin builds
+        // the package's strain in release, not a product `none` in debug. (The program
+        // itself does not run here: the plugin builds no libStrainProbe.so beside the
+        // package's strain, so its `exec` stops at that, exit 125.)
+        let folder = try UserPackageTests.folder()
+        let echoed = try await Self.plugin(["exec", "--out", folder + "/echo", "--", "/bin/echo", "program-got", "--configuration", "debug", "--product", "none"])
+        #expect(echoed.output.contains("Building order-strain (release)"), "\(echoed.output)")
+        #expect(!echoed.output.contains("Building none"), "\(echoed.output)")
     }
 }
 

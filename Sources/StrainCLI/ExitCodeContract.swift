@@ -1,0 +1,125 @@
+import Foundation
+import StrainText
+
+/// The exit-code contract, written once: `strain --help`, `run --help`, `gate --help`,
+/// the man page's EXIT STATUS (`strain _exit-codes mdoc`, put in by `.ci/manual`), the
+/// README's table and the ExitCodes article (`strain _exit-codes markdown`) are all
+/// rendered from these rows, and `ExitCodeContractTests` holds each place to them.
+package enum ExitCodeContract {
+    /// One code and what it means for the commands that run suites and for the gate.
+    package struct Row: Sendable {
+        package var code: Int32
+        /// For `run`, `report`, `merge` and `baseline`.
+        package var run: String
+        /// For `gate` (mirrored as `exitCode` in gate.json); nil where the gate never exits so.
+        package var gate: String?
+    }
+
+    package static let rows: [Row] = [
+        Row(code: StrainExitCode.success,
+            run: "every trial ended in an outcome its suite expects",
+            gate: "nothing regressed and no outcome got worse (improvements allowed)"),
+        Row(code: StrainExitCode.unexpectedOutcome,
+            run: "at least one trial ended in an outcome the suite does not expect",
+            gate: "a regression, or an outcome that got worse"),
+        Row(code: StrainExitCode.inputError,
+            run: "a usage or input error, found before anything runs: a bad argument, suite file (every mistake with file:line:column), "
+                + "missing file, unusable or locked `--out`, a `--resume` of another plan, an existing baseline without `--force`, "
+                + "shards of different plans",
+            gate: "the same, and a bad or missing baseline, an unsupported schema version, a refused machine fingerprint, "
+                + "another `--jobs` than the baseline's (without `--allow-execution-mismatch`)"),
+        Row(code: StrainExitCode.harnessError,
+            run: "a harness error: a trial ended in `harnessError` (never blamed on the scenario), or the run's records could not be written; "
+                + "`merge`: a shard or trial missing",
+            gate: "a harness error or incomplete data: a row of the baseline missing from the candidate, a build that crashed"),
+        Row(code: StrainExitCode.toolMissing,
+            run: "a counted measure cannot be taken: `measure: [instructions]` without `valgrind` or `objcopy` on PATH, "
+                + "or `STRAIN_INSTRUCTIONS_SOURCE=pmu` where no instruction counter opens (the message names the tool or the call); "
+                + "nothing ran, no folder was written",
+            gate: "the same, from either build's `run`"),
+        Row(code: StrainExitCode.interrupted,
+            run: "`run` stopped by SIGINT (Ctrl-C): finished trials, run.json (marked interrupted) and the reports were written",
+            gate: nil),
+        Row(code: StrainExitCode.stopped(by: SIGQUIT),
+            run: "`run` stopped by SIGQUIT (Ctrl-\\); as for 130",
+            gate: nil),
+        Row(code: StrainExitCode.terminated,
+            run: "`run` stopped by SIGTERM; as for 130",
+            gate: nil),
+    ]
+
+    /// The commands with codes of their own.
+    package static let otherCommands: [String] = [
+        "`bisect` uses 0 for an answer (a boundary, not deterministic, unbounded: whatever it found), 2 and 3 as `run` does, and never 1.",
+        "`exec` exits with its program's status, and 125, 126 or 127 for its own failures; `dump` uses 0, 2 and 3.",
+        "`swift package strain …` (the SwiftPM plugin) can only exit 0 or 1: SwiftPM turns every failure of a plugin into 1. "
+            + "CI that needs the codes calls the `strain` executable, or reads gate.json.",
+    ]
+
+    /// Which commands' meanings a help page lists.
+    package enum Audience: Sendable { case all, run, gate }
+
+    /// Plain text for a command's help: one code a line, its meaning after it, broken
+    /// between words under 80 columns with a hanging indent (argument-parser would
+    /// otherwise wrap the lines to the margin).
+    package static func help(for audience: Audience) -> String {
+        let width = 78, indent = String(repeating: " ", count: 7)
+        func item(_ label: String, _ text: String) -> [String] {
+            TextTable.wrap(text, width: width - indent.count).enumerated().map { index, piece in
+                (index == 0 ? label.padding(toLength: indent.count, withPad: " ", startingAt: 0) : indent) + piece
+            }
+        }
+        var lines: [String]
+        switch audience {
+        case .all: lines = ["Exit codes (the same table as the man page's EXIT STATUS and the ExitCodes article):"]
+        case .run: lines = ["Exit codes (as in `strain --help`):"]
+        case .gate: lines = ["Exit codes (as in `strain --help`; also `exitCode` in gate.json):"]
+        }
+        for row in rows {
+            let label = "  \(row.code)"
+            switch audience {
+            case .all:
+                lines += item(label, (row.gate == nil ? "" : "run, report, merge, baseline: ") + row.run)
+                if let gate = row.gate { lines += item("", "gate: " + gate) }
+            case .run: lines += item(label, row.run)
+            case .gate:
+                // The gate's page shows no run column: "the same" is spelled out there.
+                if let gate = row.gate {
+                    let same = "the same, "
+                    lines += item(label, gate.hasPrefix(same) ? row.run + " (" + gate.dropFirst(same.count) + ")" : gate)
+                }
+            }
+        }
+        if audience == .all { lines += otherCommands.flatMap { TextTable.wrap($0, width: width) } }
+        return lines.flatMap { $0.count > width ? TextTable.wrap($0, width: width) : [$0] }.joined(separator: "\n")
+    }
+
+    /// The table and the notes under it, as Markdown (the README and the ExitCodes article hold it verbatim).
+    package static func markdown() -> String {
+        func cell(_ text: String) -> String { text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "|", with: "\\|") }
+        var lines = ["| code | `run`, `report`, `merge`, `baseline` | `gate` (mirrored as `exitCode` in gate.json) |", "| --- | --- | --- |"]
+        for row in rows { lines.append("| \(row.code) | \(cell(row.run)) | \(row.gate.map(cell) ?? "–") |") }
+        return (lines + otherCommands.map { "\n" + $0 }).joined(separator: "\n")
+    }
+
+    /// The man page's EXIT STATUS section in mdoc, one sentence a line, nothing for a lint to warn about.
+    package static func mdoc() -> String {
+        func text(_ value: String) -> String {
+            let plain = value.replacingOccurrences(of: "`", with: "").replacingOccurrences(of: "\\", with: "\\e").replacingOccurrences(of: "…", with: "...")
+            // mdoc wants each sentence on a line of its own.
+            return plain.replacingOccurrences(of: #"([.;]) (?=[A-Z`])"#, with: "$1\n", options: .regularExpression)
+        }
+        var lines = [".Sh \"EXIT STATUS\"", "Every command exits with a code from one contract; CI scripts may rely on it.", ".Bl -tag -width 6n"]
+        for row in rows {
+            lines.append(".It \(row.code)")
+            if let gate = row.gate {
+                lines += ["run, report, merge, baseline:", text(row.run) + ".", ".br", "gate:", text(gate) + "."]
+            } else {
+                lines.append(text(row.run) + ".")
+            }
+        }
+        lines.append(".El")
+        for note in otherCommands { lines += [".Pp", text(note)] }
+        return lines.joined(separator: "\n")
+    }
+}

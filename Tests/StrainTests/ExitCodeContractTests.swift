@@ -1,0 +1,96 @@
+import Foundation
+import StrainCLI
+import Testing
+
+/// One exit-code contract, written once (`ExitCodeContract`), in every place a user
+/// meets it: `strain --help`, `run --help`, `gate --help`, `bisect --help`, the man
+/// page's EXIT STATUS, the README's table and the ExitCodes article.
+@Suite(.timeLimit(.minutes(30))) struct ExitCodeContractTests {
+    /// Help text is wrapped to the terminal by argument-parser: compared with runs of
+    /// white space made one space.
+    static func flattened(_ text: String) -> String {
+        text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).joined(separator: " ")
+    }
+
+    @Test func everyHelpPageThatNamesExitCodesPrintsTheContractsOwnLines() async throws {
+        let pages: [(arguments: [String], expected: String)] = [
+            (["--help"], ExitCodeContract.help(for: .all)),
+            (["run", "--help"], ExitCodeContract.help(for: .run)),
+            (["gate", "--help"], ExitCodeContract.help(for: .gate)),
+            (["bisect", "--help"], ExitCodeContract.otherCommands[0]),
+        ]
+        for page in pages {
+            let help = try await StrainBinary.run(page.arguments, timeout: 60)
+            #expect(help.status == 0, "strain \(page.arguments.joined(separator: " ")): \(help.stderr)")
+            #expect(Self.flattened(help.stdout).contains(Self.flattened(page.expected)),
+                    "strain \(page.arguments.joined(separator: " ")) does not print the contract:\n\(page.expected)\n--- it printed:\n\(help.stdout)")
+        }
+        // Every code is in the root help, the gate's only where the gate exits so.
+        let root = try await StrainBinary.run(["--help"], timeout: 60)
+        for row in ExitCodeContract.rows {
+            #expect(root.stdout.contains("\n  \(row.code) "), "strain --help lists no exit code \(row.code)")
+        }
+        #expect(ExitCodeContract.rows.map(\.code) == [0, 1, 2, 3, 4, 130, 131, 143])
+    }
+
+    @Test func theREADMEAndTheExitCodesArticleHoldTheContractsTableVerbatim() throws {
+        let table = ExitCodeContract.markdown()
+        for file in ["README.md", "Sources/StrainCLI/StrainCLI.docc/ExitCodes.md"] {
+            let text = try String(contentsOfFile: FixturePackage.repository.appendingPathComponent(file).path, encoding: .utf8)
+            let begin = try #require(text.range(of: "<!-- exit-codes:begin"), "\(file) has no exit-codes:begin marker")
+            let afterMarker = try #require(text[begin.upperBound...].range(of: "-->\n"), "\(file): the begin marker is not closed")
+            let end = try #require(text.range(of: "\n<!-- exit-codes:end -->"), "\(file) has no exit-codes:end marker")
+            let block = String(text[afterMarker.upperBound..<end.lowerBound])
+            #expect(block == table, "\(file)'s exit-code table is not the contract's; paste `strain _exit-codes markdown` between its markers:\n\(table)")
+        }
+        // The binary prints the same table, for pasting.
+    }
+
+    @Test func theBinaryPrintsTheContractForTheManPageAndTheDocs() async throws {
+        let markdown = try await StrainBinary.run(["_exit-codes", "markdown"], timeout: 60)
+        #expect(markdown.status == 0 && markdown.stdout == ExitCodeContract.markdown() + "\n", "\(markdown.stdout)\(markdown.stderr)")
+        let mdoc = try await StrainBinary.run(["_exit-codes", "mdoc"], timeout: 60)
+        #expect(mdoc.status == 0 && mdoc.stdout == ExitCodeContract.mdoc() + "\n", "\(mdoc.stdout)\(mdoc.stderr)")
+        let wrong = try await StrainBinary.run(["_exit-codes", "html"], timeout: 60)
+        #expect(wrong.status == 2 && wrong.stderr.contains("write markdown, mdoc or text"), "\(wrong.stderr)")
+    }
+
+    /// `.ci/manual` on the tests' strain: argument-parser's page with Strain's EXIT STATUS.
+    static func manualPage() async throws -> String {
+        let repository = FixturePackage.repository.path
+        let out = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let made = try await FixturePackage.locked(scratch: repository + "/.build/generate-manual") {
+            try await FixturePackage.compiling {
+                try await BoundedProcess.run("/bin/bash", [repository + "/.ci/manual", StrainBinary.path, out],
+                                             directory: repository, timeout: 1200, mergingOutput: true)
+            }
+        }
+        try #require(made.status == 0, ".ci/manual: \(made.stdout)")
+        return try String(contentsOfFile: out + "/strain.1", encoding: .utf8)
+    }
+
+    @Test func theManPagesExitStatusIsTheContractNotArgumentParsersGenericLine() async throws {
+        let page = try await Self.manualPage()
+        let status = try #require(page.range(of: ".Sh \"EXIT STATUS\"\n"), "no EXIT STATUS in the page")
+        let section = String(page[status.lowerBound...])
+        #expect(section == ExitCodeContract.mdoc() + "\n", "the page's EXIT STATUS is not the contract's:\n\(section)")
+        #expect(!page.contains(".Ex -std"), "argument-parser's generic \"0 on success, >0 if an error occurs\" is still there")
+        for row in ExitCodeContract.rows { #expect(section.contains(".It \(row.code)\n"), "EXIT STATUS lists no \(row.code)") }
+    }
+
+    static let mandoc = ["/usr/bin/mandoc", "/usr/local/bin/mandoc"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    @Test(.enabled(if: mandoc != nil, "mandoc is not installed, so the man page is not linted: apt-get install mandoc (.ci/setup installs it)"))
+    func theManPageRendersWithNoMandocWarning() async throws {
+        let page = try await Self.manualPage()
+        let file = try temporaryFolder() + "/strain.1"
+        defer { try? FileManager.default.removeItem(atPath: (file as NSString).deletingLastPathComponent) }
+        try page.write(toFile: file, atomically: true, encoding: .utf8)
+        let lint = try await BoundedProcess.run(try #require(Self.mandoc), ["-T", "lint", "-W", "warning", file], timeout: 60, mergingOutput: true)
+        #expect(lint.status == 0 && lint.stdout.isEmpty, "mandoc -T lint -W warning:\n\(lint.stdout)")
+        // groff's mdoc package says the same (blank lines in fill mode were its warnings).
+        let groff = try await BoundedProcess.run("/usr/bin/env", ["groff", "-mdoc", "-ww", "-z", file], timeout: 60, mergingOutput: true)
+        #expect(groff.status == 0 && groff.stdout.isEmpty, "groff -mdoc -ww:\n\(groff.stdout)")
+    }
+}
