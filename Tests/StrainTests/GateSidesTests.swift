@@ -48,7 +48,15 @@ import Testing
         #expect([0, 1].contains(result.status), "\(result.stdout)\n\(result.stderr)")
         let (old, new) = (String(other.buildID.prefix(12)), String(original.prefix(12)))
         let markdown = try String(contentsOfFile: folder + "/gate/gate.md", encoding: .utf8)
-        #expect(markdown.contains("Baseline build `\(old)` (`\(other.path)`), candidate build `\(new)` (`\(StrainBinary.path)`)"), "\(markdown)")
+        // gate.md is a pull request's comment: no absolute folder of the machine's. A binary
+        // inside the folder the gate ran in is named relative to it, any other by its
+        // folder and its name.
+        let repository = FixturePackage.repository.path + "/"
+        let shownNew = StrainBinary.path.hasPrefix(repository) ? String(StrainBinary.path.dropFirst(repository.count))
+                                                              : StrainBinary.path.split(separator: "/").suffix(2).joined(separator: "/")
+        let shownOld = other.path.split(separator: "/").suffix(2).joined(separator: "/")
+        #expect(markdown.contains("Baseline build `\(old)` (`\(shownOld)`), candidate build `\(new)` (`\(shownNew)`)"), "\(markdown)")
+        #expect(!markdown.contains(other.path) && !markdown.contains(StrainBinary.path), "\(markdown)")
         let html = try String(contentsOfFile: folder + "/gate/gate.html", encoding: .utf8)
         #expect(html.contains("Baseline build <code>\(old)</code>") && html.contains("candidate build <code>\(new)</code>"), "\(html)")
         #expect(result.stdout.contains("Baseline build \(old) (\(other.path)), candidate build \(new) (\(StrainBinary.path))"), "\(result.stdout)")
