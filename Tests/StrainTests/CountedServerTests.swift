@@ -11,12 +11,6 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(10))) struct CountedServerTests {
     static let environment = ["STRAIN_INSTRUCTIONS_SOURCE": "callgrind"]
 
-    static func folder() throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strain-counted-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        return folder
-    }
-
     static let rows = """
         name: counted-server
         timeout: 30s
@@ -39,7 +33,7 @@ import Testing
     }
 
     @Test func copiesOfTheCountedServerCountWhatSpawnedCountedTrialsCountWithinTheGatesTolerance() async throws {
-        let folder = try Self.folder()
+        let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try Self.rows.write(toFile: folder + "/suite.yaml", atomically: true, encoding: .utf8)
         let copied = try await StrainBinary.run(["run", folder + "/suite.yaml", "--repetitions", "3", "--out", folder + "/server", "--format", "json"],
@@ -72,7 +66,7 @@ import Testing
     }
 
     @Test func aCrashInACountedCopyIsRecordedAndTheNextCopiesOfTheSameServerStillCount() async throws {
-        let folder = try Self.folder()
+        let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try """
         name: counted-crash
@@ -130,7 +124,7 @@ import Testing
 
     @Test(arguments: [SIGTERM, SIGKILL])
     func aRunnerStoppedMidCountedRunLeavesNoValgrindProcessAndNoFolder(signal: Int32) async throws {
-        let folder = try Self.folder()
+        let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try """
         name: counted-stopped
