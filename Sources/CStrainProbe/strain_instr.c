@@ -43,6 +43,7 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -58,6 +59,21 @@
 
 // Odd while a count runs; each begin and end moves it on, so a thread that turned its
 // collection on in an earlier count never turns it off again by mistake.
+/* sigsuspend, with the mask copied to the caller's stack first. Valgrind 3.19 (Debian
+ * 12's) writes into the mask it is given (it removes its own kill signal from it) and
+ * dies with SIGSEGV when the mask is read-only: libdispatch's dispatch_main parks the
+ * main thread in sigsuspend on a `static const sigset_t`, and every Swift program whose
+ * main is async (a Swift Testing binary, re-run for a counted expectation) goes through
+ * it, so callgrind died at the first thread started after. Defined here, in every
+ * binary the probe is linked into, it comes before libc's for the shared libraries
+ * (the linker exports it, as it does the malloc family in strain_alloc.c); the call is
+ * otherwise libc's own (`__sigsuspend`, the same function), cancellation point and all. */
+extern int __sigsuspend(const sigset_t *mask);
+int sigsuspend(const sigset_t *mask) {
+    sigset_t copy = *mask;
+    return __sigsuspend(&copy);
+}
+
 static _Atomic unsigned strain_instr_generation;
 // The generation in which this thread turned its collection on; 0 when it has not.
 static __thread unsigned strain_instr_thread_generation;

@@ -46,6 +46,19 @@ public struct FunctionCost: Codable, Hashable, Sendable {
         self.line = line
     }
 
+    /// The folders of Strain's modules that run around a trial's work inside the trial
+    /// (`Sources/StrainKit/…`, in a checkout of Strain or in the package's dependencies):
+    /// the executors, the host, the probe, the helpers a scenario hands its work to, and
+    /// the Swift Testing expectations' child. The built-in scenarios are work, not harness.
+    package static let harnessModules: Set<Substring> = ["StrainKit", "StrainHost", "StrainWire", "StrainHelpers", "StrainTesting", "CStrainProbe", "CStrainPreload"]
+
+    /// Whether `file` is one of Strain's harness sources: a `Sources` folder then one of `harnessModules`.
+    package static func isHarness(_ file: String?) -> Bool {
+        guard let file else { return false }
+        let parts = file.split(separator: "/")
+        return zip(parts, parts.dropFirst()).contains { $0 == "Sources" && harnessModules.contains($1) }
+    }
+
     /// `main.swift:21`: the file's last component and the line, nil where either is unknown.
     public var place: String? {
         guard let file, let line, line > 0 else { return nil }

@@ -1,4 +1,5 @@
 import Foundation
+import StrainRunner
 import Testing
 
 /// The stack a closure is run on after it overflows, to tell deep recursion (it
@@ -124,12 +125,13 @@ func timeInterval(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }
 
-/// The trial behind every expectation; `stall`: the stall threshold (nil: the timeout).
+/// The trial behind every expectation; `stall`: the stall threshold (nil: the timeout);
+/// `counted`: the closure's instructions are counted under callgrind.
 /// `namingSites`: the call sites of the allocations are recorded and named (the
 /// count is kept either way). Naming them reads the test binary's debug information,
 /// about 0.45 s a trial for the fixture's debug build: only where a verdict shows them.
 func trial(_ name: String?, on strategy: StrategySpec, profile: Profile, timeout: Duration, stall: Duration?, namingSites: Bool,
-           sourceLocation: Testing.SourceLocation, _ body: @escaping @Sendable () throws -> Void) async -> StrainVerdict {
+           counted: CallgrindTrials? = nil, sourceLocation: Testing.SourceLocation, _ body: @escaping @Sendable () throws -> Void) async -> StrainVerdict {
     let seconds = timeInterval(timeout)
     let stallSeconds = stall.map { min(timeInterval($0), seconds) }
     let environment = namingSites ? [:] : ["STRAIN_ALLOCATION_SITES": "off"]
@@ -141,7 +143,8 @@ func trial(_ name: String?, on strategy: StrategySpec, profile: Profile, timeout
     if TestTrial.child?.place == largePlace {
         _ = await TestTrial.run(body, at: largePlace, strategy: large, profile: profile, timeoutSeconds: seconds, stallSeconds: stallSeconds, environment: environment)
     }
-    guard let record = await TestTrial.run(body, at: place, strategy: strategy, profile: profile, timeoutSeconds: seconds, stallSeconds: stallSeconds, environment: environment) else {
+    guard let record = await TestTrial.run(body, at: place, strategy: strategy, profile: profile, timeoutSeconds: seconds, stallSeconds: stallSeconds,
+                                           environment: environment, counted: counted) else {
         return StrainVerdict(record: nil, onLargeStack: nil, build: TestTrial.build)
     }
     var onLargeStack: TrialRecord?

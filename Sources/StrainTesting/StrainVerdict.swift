@@ -29,6 +29,23 @@ public struct StrainVerdict: Sendable, CustomStringConvertible {
     public var allocatedBytes: Int? { record?.metrics.allocatedBytes }
     /// The call sites that allocated most, most allocations first.
     public var allocationSites: [AllocationSite] { record?.allocationSites ?? [] }
+    /// Instructions the closure executed, counted by callgrind
+    /// (``expectInstructions(atMost:_:on:profile:timeout:sourceLocation:_:)``); nil elsewhere.
+    public var instructions: Int? { record?.instructionCount?.instructions }
+    /// The functions of the test binary's own code (placed at file:line: the team's,
+    /// not a library's or Strain's harness around the closure) that executed the most
+    /// instructions with what they called, most first; empty where instructions were
+    /// not counted.
+    public var costliestFunctions: [FunctionCost] {
+        (record?.instructionCount?.functions ?? []).filter { $0.place != nil && !FunctionCost.isHarness($0.file) && $0.inclusive > 0 }
+            .sorted { ($1.inclusive, $0.name) < ($0.inclusive, $1.name) }
+    }
+    /// The functions whose own code executed the most instructions, most first,
+    /// libraries' included (Strain's harness left out).
+    public var busiestFunctions: [FunctionCost] {
+        (record?.instructionCount?.functions ?? []).filter { !FunctionCost.isHarness($0.file) && $0.exclusive > 0 }
+            .sorted { ($1.exclusive, $0.name) < ($0.exclusive, $1.name) }
+    }
 
     /// The verdict in words: the outcome, where the closure ran, and for a fault its
     /// signal, recursion, the frame that entered it and whether a larger stack helps.

@@ -46,8 +46,11 @@ enum TestTrial {
     /// nil in a re-run child at every other expectation (that one never returns there).
     /// `stallSeconds`: no progress for that long (the closure has not returned and its
     /// threads wait) ends the trial `deadlocked` or `starved`; nil: only the timeout ends it.
+    /// `counted`: the child runs under callgrind, which counts the closure's instructions
+    /// (the stripped copy of this test binary, `CountedTests.trials`).
     static func run(_ body: @escaping @Sendable () throws -> Void, at place: ExpectationPlace, strategy: StrategySpec, profile: Profile,
-                    timeoutSeconds: Double, stallSeconds: Double? = nil, environment: [String: String] = [:]) async -> TrialRecord? {
+                    timeoutSeconds: Double, stallSeconds: Double? = nil, environment: [String: String] = [:],
+                    counted: CallgrindTrials? = nil) async -> TrialRecord? {
         if let child {
             guard child.place == place else { return nil }
             ClosureScenario.body = body
@@ -68,19 +71,22 @@ enum TestTrial {
         let spec = TrialSpec(index: 0, id: TrialID(key: key, repetition: 1), seed: 1, timeoutSeconds: timeoutSeconds,
                              stallSeconds: stallSeconds ?? timeoutSeconds, expected: [ExpectedOutcome(kind: .completed)])
         let placeJSON = (try? JSONEncoder().encode(place)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        var configured = TrialSupervisor(executable: executable, isolation: .spawn, notice: { _ in })
+        var configured = TrialSupervisor(executable: executable, isolation: .spawn, callgrind: counted, notice: { _ in })
         // The profile's thread stacks through RLIMIT_STACK, set before the test binary
         // starts (a soft limit, through sh's `ulimit -S -s`): glibc sizes every thread's
         // default stack by it, GCD's and Swift Testing's included, which were running
         // before the expectation was reached (the profile set there reached none of them).
         let testArguments = ["--testing-library", "swift-testing", "--filter", filter(for: Test.current)]
+        // Counted: callgrind runs the stripped copy of this binary (its `command` names it).
+        let program = counted.map { $0.command(trialArguments: testArguments) } ?? (executable: executable, arguments: testArguments)
         let launched = profile.threadStackBytes.map { bytes in
-            (executable: "/bin/sh", arguments: ["-c", "ulimit -S -s \(bytes / 1024) && exec \"$0\" \"$@\"", executable] + testArguments)
-        } ?? (executable: executable, arguments: testArguments)
+            (executable: "/bin/sh", arguments: ["-c", "ulimit -S -s \(bytes / 1024) && exec \"$0\" \"$@\"", program.executable] + program.arguments)
+        } ?? program
+        let childEnvironment = ["\(ChildEnvironment.testingExpectation)=\(placeJSON)"] + environment.map { "\($0.key)=\($0.value)" }
         configured.command = TrialCommand(
             executable: launched.executable,
             arguments: launched.arguments,
-            environment: ["\(ChildEnvironment.testingExpectation)=\(placeJSON)"] + environment.map { "\($0.key)=\($0.value)" }
+            environment: counted.map { $0.environment(childEnvironment) } ?? childEnvironment
         )
         let supervisor = configured
         let record = await withCheckedContinuation { continuation in

@@ -1,4 +1,5 @@
 import Foundation
+import StrainRunner
 import Testing
 
 /// StrainTesting in a team's own `swift test`: the fixture package
@@ -167,6 +168,71 @@ import Testing
         #expect(probes.2.contains("\(deepest) completed") && probes.2.contains("\(deepest + 1) stackOverflow"), "\(text)")
     }
 
+    /// Callgrind counts the closure in the expectation's child: a second pass over the
+    /// bytes breaks the budget, and the issue names the tested function with file:line;
+    /// the same work counted in two children gives the same count.
+    @Test func anInstructionBudgetFailsOnASecondPassNamingTheTestedFunction() async throws {
+        let run = try await Self.run.value()
+        for test in ["oneChecksumPassStaysWithinItsInstructionBudget", "theSameWorkCountsTheSameInstructionsTwice"] {
+            #expect(run.lines(of: test).hasPrefix("✔ Test \(test)() passed"), "\(run.lines(of: test))")
+        }
+        let text = run.lines(of: "failsOnPurposeASecondChecksumPassBreaksTheInstructionBudget")
+        #expect(text.contains("recorded an issue at InstructionTests.swift:17:"), "the issue points at the expectation's line: \(text)")
+        let count = try #require(text.firstMatch(of: /([0-9,]+) instructions, more than the 20,000,000 instructions allowed \(debug build\)/), "\(text)")
+        let instructions = try #require(Int(count.1.replacingOccurrences(of: ",", with: "")))
+        #expect((25_000_000..<40_000_000).contains(instructions), "two passes of about 15 million each: \(text)")
+        #expect(text.contains("most in the tested code:") && text.contains("in checksum(_:rounds:) (Checksum.swift:5) with what it calls"),
+                "the tested function, with its file:line: \(text)")
+        #expect(text.contains("Attached 'run.json'"), "\(text)")
+    }
+
+    /// Where valgrind cannot be found the expectation does not run its closure: a
+    /// warning says why and how to install it, and the test does not fail for it.
+    @Test func withoutValgrindAnInstructionBudgetWarnsThatItWasNotCounted() async throws {
+        _ = try await Self.run.value()  // the fixture, built
+        let binary = FixturePackage.scratch + "/debug/TestingFixturePackageTests.xctest"
+        let empty = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: empty) }
+        let result = try await ProgramRun.run(binary, ["--testing-library", "swift-testing", "--filter", "oneChecksumPassStaysWithinItsInstructionBudget"],
+                                              environment: ["PATH": empty], timeout: 120)
+        let output = result.stdout + result.stderr
+        #expect(output.contains("instructions were not counted: counting instructions (--measure instructions, expectInstructions) needs Valgrind's callgrind, and there is no `valgrind` on PATH; install it (Debian: apt-get install valgrind)"), "\(output)")
+        #expect(output.contains("✔ Test oneChecksumPassStaysWithinItsInstructionBudget() passed"), "a warning, not a failure: \(output)")
+        #expect(result.termination == .exited(0), "\(output)")
+    }
+
+    /// Ctrl-C of a test process whose counted expectation is running: its child under
+    /// valgrind goes with it, and the stripped copy of the test binary it left behind
+    /// is removed by the next counted run (here, called directly).
+    @Test func anInterruptedCountedExpectationLeavesNoValgrindAndItsCopyIsRemovedNextTime() async throws {
+        _ = try await Self.run.value()  // the fixture, built
+        let binary = FixturePackage.scratch + "/debug/TestingFixturePackageTests.xctest"
+        let running = try ProgramRun.start(binary, ["--testing-library", "swift-testing", "--filter", "NeverEndingCountTests"], environment: ["FIXTURE_HANG": "1"])
+        let parent = running.process.processIdentifier
+        let copyPrefix = "strain-callgrind-\(parent)-"
+        func copies() -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)) ?? []).filter { $0.hasPrefix(copyPrefix) }
+        }
+        // The child under valgrind, its closure started (callgrind takes seconds to start it).
+        let started = await eventually(within: 90) {
+            Processes.descendants(of: parent).contains { (try? String(contentsOfFile: "/proc/\($0)/cmdline", encoding: .utf8))?.contains("callgrind") == true }
+        }
+        let children = Processes.descendants(of: parent)
+        defer {
+            Processes.killTree(parent)
+            for child in children { kill(child, SIGKILL) }
+        }
+        try #require(started && !copies().isEmpty, "no child under callgrind, or no copy of the binary: \(children)")
+        await pause(5_000_000)
+        kill(parent, SIGINT)
+        for child in children {
+            #expect(await Processes.waitUntilGone(child, seconds: 20), "child \(child) outlived its interrupted test process")
+        }
+        _ = try? await running.wait(timeout: 30)
+        CallgrindTrials.removeFoldersOfEndedProcesses()
+        #expect(copies().isEmpty, "the copy of a test process that ended is removed: \(copies())")
+    }
+
     /// Ctrl-C reaches the test process alone here (a terminal would signal the child
     /// too): the expectation's child must still go with its parent, not run to its
     /// 300 s timeout.
@@ -200,7 +266,8 @@ import Testing
             .map { String($0.dropFirst("✘ Test ".count).prefix { $0 != "(" }) }
         #expect(Set(failed) == ["failsOnPurposeADeepDocumentOverflowsA512KiBThread", "failsOnPurposeARecursionWithoutEndOverflowsAnyStack",
                                 "failsOnPurposeAnExtraAllocationPerElementBreaksTheBudget", "failsOnPurposeOppositeTransfersDeadlock",
-                                "failsOnPurposeThreeHundredBlockingLookupsStarveThePool", "failsOnPurposeAMillionLevelsDoNotFitA512KiBThread"], "\(run.output)")
+                                "failsOnPurposeThreeHundredBlockingLookupsStarveThePool", "failsOnPurposeAMillionLevelsDoNotFitA512KiBThread",
+                                "failsOnPurposeASecondChecksumPassBreaksTheInstructionBudget"], "\(run.output)")
         #expect(run.xunit.contains("failsOnPurposeADeepDocumentOverflowsA512KiBThread"), "the xUnit file names it: \(run.xunit.prefix(2000))")
     }
 }

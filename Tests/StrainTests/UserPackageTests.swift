@@ -195,10 +195,10 @@ enum FixturePackage {
         }
         #expect(status == 0, "\(output)")
         let source = try String(contentsOfFile: Self.example + "/Tests/OrderModelTests/OrderEdgeTests.swift", encoding: .utf8)
-        for question in ["expectCompletes(", "deepestCompleting(", "expectNoStall(", "expectNoRace(", "expectAllocations("] {
+        for question in ["expectCompletes(", "deepestCompleting(", "expectNoStall(", "expectNoRace(", "expectAllocations(", "expectInstructions("] {
             #expect(source.contains(question), "the example's tests ask \(question)")
         }
-        #expect(output.contains("Test run with 5 tests in 1 suite passed"), "\(output)")
+        #expect(output.contains("Test run with 6 tests in 1 suite passed"), "\(output)")
         #expect(output.contains("races were not checked: this test binary is not built with ThreadSanitizer"), "\(output)")
     }
 

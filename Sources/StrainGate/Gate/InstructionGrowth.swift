@@ -9,7 +9,7 @@ import StrainRecords
 /// function holding most of the growth (the smallest baseline cost among those whose
 /// inclusive growth is at least `holdingShare` of the row's; among those placed at
 /// file:line, the binary's own code, where there are some), then the functions whose
-/// own code grew most. Strain's own frames (`isHarness`: the executor that runs the
+/// own code grew most. Strain's own frames (`FunctionCost.isHarness`: the executor that runs the
 /// work, the probe that counts its allocations) are never named first.
 enum InstructionGrowth {
     /// Functions named in a regression's verdict.
@@ -43,7 +43,7 @@ enum InstructionGrowth {
         // Strain's own frames hold the growth too (the executor calls the work; counting
         // one more allocation is the probe's code), and told a team nothing: the allocation
         // plant's growth was named `runInstrumented(_:context:) (StrategyExecutor.swift:58)`.
-        func harness(_ name: String) -> Bool { Self.isHarness(after[name]?.file ?? before[name]?.file) }
+        func harness(_ name: String) -> Bool { FunctionCost.isHarness(after[name]?.file ?? before[name]?.file) }
         let theirs = holders.filter { !harness($0) }
         let placed = theirs.filter { (after[$0]?.place ?? before[$0]?.place) != nil }
         if let holding = (placed.isEmpty ? theirs : placed)
@@ -72,19 +72,6 @@ enum InstructionGrowth {
         var place: String?
         /// The file it is defined in, as the trial's binary names it.
         var file: String?
-    }
-
-    /// The folders of Strain's modules that run around a trial's work inside the trial
-    /// (`Sources/StrainKit/…`, in a checkout of Strain or in the package's dependencies):
-    /// the executors, the host, the probe, the helpers a scenario hands its work to, and
-    /// the Swift Testing expectations' child. The built-in scenarios are work, not harness.
-    static let harnessModules: Set<Substring> = ["StrainKit", "StrainHost", "StrainWire", "StrainHelpers", "StrainTesting", "CStrainProbe", "CStrainPreload"]
-
-    /// Whether `file` is one of Strain's harness sources: a `Sources` folder then one of `harnessModules`.
-    static func isHarness(_ file: String?) -> Bool {
-        guard let file else { return false }
-        let parts = file.split(separator: "/")
-        return zip(parts, parts.dropFirst()).contains { $0 == "Sources" && harnessModules.contains($1) }
     }
 
     /// The mean instruction count a trial, over the trials that recorded functions; nil without one.

@@ -75,11 +75,12 @@ package struct CallgrindTrials: Sendable {
     /// - Throws: `CallgrindSetupError`, naming the missing tool and the package that has it.
     package init(executable: String, timingDependent: Set<String>) throws(CallgrindSetupError) {
         guard let valgrind = Self.find("valgrind") else {
-            throw CallgrindSetupError(message: "--measure instructions needs Valgrind's callgrind, and there is no `valgrind` on PATH; install it (Debian: apt-get install valgrind) or leave instructions out of measure")
+            throw CallgrindSetupError(message: "counting instructions (--measure instructions, expectInstructions) needs Valgrind's callgrind, and there is no `valgrind` on PATH; install it (Debian: apt-get install valgrind)")
         }
         guard let objcopy = Self.find("objcopy") else {
-            throw CallgrindSetupError(message: "--measure instructions needs `objcopy` (to copy strain without the debug information valgrind 3.19 cannot read), and there is none on PATH; install it (Debian: apt-get install binutils)")
+            throw CallgrindSetupError(message: "counting instructions (--measure instructions, expectInstructions) needs `objcopy` (to copy the binary without the debug information valgrind 3.19 cannot read), and there is none on PATH; install it (Debian: apt-get install binutils)")
         }
+        Self.removeFoldersOfEndedProcesses()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strain-callgrind-\(getpid())-\(UUID().uuidString.prefix(8))").path
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -111,13 +112,27 @@ package struct CallgrindTrials: Sendable {
         try? FileManager.default.removeItem(atPath: folder)
     }
 
+    /// Removes the `strain-callgrind-PID-…` folders of processes that ended without
+    /// removing theirs: a test process stopped by Ctrl-C or SIGKILL while it held the
+    /// stripped copy of its binary (a runner's counted server has a watcher that does
+    /// it). A folder whose process is alive, or whose name has no pid, is left.
+    package static func removeFoldersOfEndedProcesses() {
+        let temporary = FileManager.default.temporaryDirectory.path
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: temporary) else { return }
+        for name in names where name.hasPrefix("strain-callgrind-") {
+            guard let pid = name.dropFirst("strain-callgrind-".count).split(separator: "-").first.flatMap({ Int32($0) }),
+                  pid > 0, pid != getpid(), kill(pid, 0) == -1, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(atPath: (temporary as NSString).appendingPathComponent(name))
+        }
+    }
+
     /// Whether `scenario`'s trials run under callgrind, or why not.
     func notCountable(_ scenario: String) -> String? {
         timingDependent.contains(scenario) ? "not countable: the scenario's work depends on timing (waits, deadlines, pool growth), so its instruction count would too" : nil
     }
 
     /// The command that starts a trial under callgrind: the executable, then its arguments.
-    func command(trialArguments: [String]) -> (executable: String, arguments: [String]) {
+    package func command(trialArguments: [String]) -> (executable: String, arguments: [String]) {
         (valgrind, ["--tool=callgrind", "-q", "--instr-atstart=no", "--collect-atstart=no", "--callgrind-out-file=\(outputBase)%p", binary] + trialArguments)
     }
 
@@ -131,7 +146,7 @@ package struct CallgrindTrials: Sendable {
     private var outputBase: String { (folder as NSString).appendingPathComponent("callgrind.out.") }
 
     /// The trial's environment: the counting switch on.
-    func environment(_ environment: [String]) -> [String] {
+    package func environment(_ environment: [String]) -> [String] {
         environment + ["STRAIN_INSTRUCTIONS=callgrind"]
     }
 

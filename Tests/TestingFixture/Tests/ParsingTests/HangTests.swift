@@ -11,3 +11,13 @@ import Testing
         }
     }
 }
+
+/// A counted closure that never returns, for the interrupted counted run of
+/// StrainTestingTests: its child runs under callgrind. Enabled only where FIXTURE_HANG is set.
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["FIXTURE_HANG"] != nil)) struct NeverEndingCountTests {
+    @Test func aCountedClosureThatNeverReturns() async {
+        await expectInstructions(atMost: 1, timeout: .seconds(300)) {
+            while true { sleep(60) }
+        }
+    }
+}

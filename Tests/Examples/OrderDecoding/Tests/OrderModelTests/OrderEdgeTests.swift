@@ -60,4 +60,14 @@ import Testing
             guard order.lineCount == 1_000 else { throw CocoaError(.coderReadCorrupt) }
         }
     }
+
+    /// Counting a thousand lines stays within its instruction budget, counted by
+    /// callgrind (a debug build: about 2.1 million instructions here); a change that
+    /// makes it walk the lines twice fails it with the function that grew.
+    @Test func countingTheLinesOfAThousandLineOrderStaysWithinItsInstructionBudget() async {
+        let order = Order.nested(id: 1, depth: 334, width: 2)
+        await expectInstructions(atMost: 3_000_000) {
+            guard order.lineCount == 1_000 else { throw CocoaError(.coderReadCorrupt) }
+        }
+    }
 }
