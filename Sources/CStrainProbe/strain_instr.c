@@ -19,6 +19,15 @@
 // instrumentation off. ZERO_STATS would not do: it zeroes the calling thread only
 // (measured: a worker's instructions from before it were in the dump).
 //
+// The counted trial server is started with the instrumentation on instead
+// (`--instr-atstart=yes`, collection still off), and its copies neither start nor stop
+// it (`instrumented`): switching it flushes every translation Valgrind made, so each
+// copy translated all the code it ran twice more, most of a counted copy's 420 ms;
+// on from the start, a copy inherits the server's translations through the fork.
+// Collection stays per thread, on only while a thread holds work, and every thread's
+// is off outside a count (toggles are paired by generation), so the counts are the
+// same: nothing was collected before the count to be written in its part.
+//
 // Or by a perf counter (the `pmu` source, strain_perf_begin/strain_perf_end): each
 // thread that holds work opens, once, a counter of its own (perf_event_open with pid
 // 0, cpu -1, user space only: exclude_kernel, exclude_hv), reads it as its work
@@ -210,22 +219,22 @@ int strain_perf_end(uint64_t *total) {
     return atomic_load_explicit(&strain_perf_open_errno, memory_order_relaxed);
 }
 
-void strain_instr_begin(void) {
+void strain_instr_begin(int instrumented) {
 #ifdef STRAIN_HAS_CALLGRIND
     if (!RUNNING_ON_VALGRIND) return;
     atomic_store_explicit(&strain_instr_uses_perf, 0, memory_order_relaxed);
-    CALLGRIND_START_INSTRUMENTATION;
+    if (!instrumented) CALLGRIND_START_INSTRUMENTATION;
     atomic_fetch_add_explicit(&strain_instr_generation, 1, memory_order_acq_rel);
     strain_instr_thread_on();
 #endif
 }
 
-void strain_instr_end(void) {
+void strain_instr_end(int instrumented) {
 #ifdef STRAIN_HAS_CALLGRIND
     if (!RUNNING_ON_VALGRIND) return;
     strain_instr_thread_off();
     CALLGRIND_DUMP_STATS_AT("strain-work");
-    CALLGRIND_STOP_INSTRUMENTATION;
+    if (!instrumented) CALLGRIND_STOP_INSTRUMENTATION;
     atomic_fetch_add_explicit(&strain_instr_generation, 1, memory_order_acq_rel);
 #endif
 }

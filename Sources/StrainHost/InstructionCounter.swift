@@ -40,6 +40,10 @@ enum InstructionCounter {
         }
     }()
 
+    /// Whether callgrind was started with its instrumentation on (the counted trial
+    /// server: `CallgrindTrials.instrumentedVariable`), so a copy does not switch it.
+    static let instrumentedAtStart = getenv(ChildEnvironment.callgrindInstrumented) != nil
+
     /// Whether a failed parent-death request is Valgrind's doing: it refuses
     /// `PR_SET_PDEATHSIG` (EINVAL), and `watchParent` stands in for it.
     static func excusesParentDeathFailure(_ status: Int32) -> Bool {
@@ -50,7 +54,7 @@ enum InstructionCounter {
     static func begin() {
         switch mode {
         case .off: break
-        case .callgrind: strain_instr_begin()
+        case .callgrind: strain_instr_begin(instrumentedAtStart ? 1 : 0)
         case .perf(let event): strain_perf_begin(event.type, event.config)
         }
     }
@@ -61,7 +65,7 @@ enum InstructionCounter {
         switch mode {
         case .off: return nil
         case .callgrind:
-            strain_instr_end()
+            strain_instr_end(instrumentedAtStart ? 1 : 0)
             return nil
         case .perf(let event):
             var total: UInt64 = 0

@@ -9,6 +9,9 @@ extension ChildEnvironment {
     /// The counted trial server's folder (the stripped copy and callgrind's outputs),
     /// which its watcher removes when the runner dies before it could (SIGKILL).
     package static let countedServerFolder = "STRAIN_COUNTED_SERVER_FOLDER"
+    /// Set when callgrind runs with its instrumentation on from the start (the counted
+    /// trial server): its copies count without switching it (CStrainProbe/strain_instr.c).
+    package static let callgrindInstrumented = "STRAIN_CALLGRIND_INSTRUMENTED"
     /// The child's watchdog thread's name (as /proc shows it: at most 15 characters),
     /// which the parent leaves out of the threads a stall is blamed on.
     package static let watchdogThreadName = "strain.watchdog"

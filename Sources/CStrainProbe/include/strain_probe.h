@@ -437,12 +437,15 @@ int strain_instr_under_valgrind(void);
 
 /// Starts callgrind's instrumentation at the start of the measured work, and the calling
 /// (host) thread's collection; threads collect while they hold work (strain_work_enter).
-/// The runner starts callgrind with instrumentation and collection off. No-op outside Valgrind.
-void strain_instr_begin(void);
+/// The runner starts callgrind with instrumentation and collection off, or, for the
+/// counted trial server, with the instrumentation on (`instrumented`: it is not
+/// switched, and the translations the copy inherits are kept). No-op outside Valgrind.
+void strain_instr_begin(int instrumented);
 
 /// Writes callgrind's counts so far as the part triggered by `strain-work` and stops
-/// the instrumentation: the part holds the measured work alone. No-op outside Valgrind.
-void strain_instr_end(void);
+/// the instrumentation (unless `instrumented` from the start): the part holds the
+/// measured work alone. No-op outside Valgrind.
+void strain_instr_end(int instrumented);
 
 /// The calling thread's collection on while a count runs (work starts on it), off
 /// again (its work ends): called by strain_work_enter and strain_work_leave at the

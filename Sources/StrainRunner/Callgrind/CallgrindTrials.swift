@@ -17,11 +17,13 @@ import StrainSymbols
 /// so a copy starts from nothing counted. A copy that crashes or is killed takes only
 /// itself down. Under `--isolation spawn` each trial is spawned under callgrind instead.
 ///
-/// How: callgrind starts with its instrumentation and collection off; the trial's host
-/// switches the instrumentation on as the work starts, each thread collects while it
-/// holds work (and the host thread while it runs the workload), and at the work's end
-/// the host has callgrind write the part so far (trigger `strain-work`) and switches
-/// the instrumentation off (CStrainProbe/strain_instr.c says why). So a thread's start
+/// How: callgrind starts with its collection off, and each thread collects while it
+/// holds work (and the host thread while it runs the workload); at the work's end the
+/// host has callgrind write the part so far (trigger `strain-work`). A spawned trial
+/// (and a test's counted expectation) starts with the instrumentation off too, switched
+/// on as the work starts and off after it; the counted server starts with it on, so its
+/// copies keep the translations they inherit (switching it drops them all:
+/// CStrainProbe/strain_instr.c says why). So a thread's start
 /// and exit, an idle worker's spinning and the harness's threads are not counted.
 ///
 /// Callgrind runs a copy of the binary with its debug information stripped
@@ -132,15 +134,18 @@ package struct CallgrindTrials: Sendable {
     }
 
     /// The command that starts a trial under callgrind: the executable, then its arguments.
-    package func command(trialArguments: [String]) -> (executable: String, arguments: [String]) {
-        (valgrind, ["--tool=callgrind", "-q", "--instr-atstart=no", "--collect-atstart=no", "--callgrind-out-file=\(outputBase)%p", binary] + trialArguments)
+    /// `instrumented`: the instrumentation on from the start (the counted server, whose
+    /// copies inherit its translations); off until the work starts otherwise.
+    package func command(trialArguments: [String], instrumented: Bool = false) -> (executable: String, arguments: [String]) {
+        (valgrind, ["--tool=callgrind", "-q", "--instr-atstart=\(instrumented ? "yes" : "no")", "--collect-atstart=no",
+                    "--callgrind-out-file=\(outputBase)%p", binary] + trialArguments)
     }
 
     /// The command that starts the counted trial server: the stripped copy's hidden
     /// `_trial-server` under callgrind, whose copies are the counted trials (callgrind
     /// follows a fork: each copy writes its own part, `callgrind.out.PID.1`).
     func serverCommand() -> (executable: String, arguments: [String]) {
-        command(trialArguments: ["_trial-server"])
+        command(trialArguments: ["_trial-server"], instrumented: true)
     }
 
     private var outputBase: String { (folder as NSString).appendingPathComponent("callgrind.out.") }

@@ -79,7 +79,8 @@ package final class TrialServer: Sendable {
         self.readySeconds = Self.countedReadySeconds
         self.replySeconds = Self.countedReplySeconds
         self.killedWhenDone = true
-        self.environment = callgrind.environment(environment) + ["\(ChildEnvironment.countedServerFolder)=\(callgrind.folder)"]
+        self.environment = callgrind.environment(environment) + ["\(ChildEnvironment.countedServerFolder)=\(callgrind.folder)",
+                                                                 "\(ChildEnvironment.callgrindInstrumented)=1"]
         self.notice = notice
     }
 
