@@ -199,28 +199,93 @@ struct InterleavedGate {
         do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
             throw GateError(.input, "\(directory): cannot create the output directory: \(error.localizedDescription)")
         }
-        var baselineRounds: [RunRecord] = []
-        var candidateRounds: [RunRecord] = []
         let started = Date()
-        var estimate = ProgressEstimate()
-        for round in 1...repetitions {
-            let order = round % 2 == 1 ? [true, false] : [false, true]
-            for isBaseline in order {
-                let record = try runOnce(isBaseline ? baselineBinary : candidateBinary, label: "\(isBaseline ? "A" : "B")\(round)")
-                if isBaseline { baselineRounds.append(record) } else { candidateRounds.append(record) }
-            }
-            let elapsed = Date().timeIntervalSince(started)
-            estimate.finished(atElapsed: elapsed)
-            print("round \(round)/\(repetitions) done (A and B), \(Int(elapsed)) s" + Self.left(estimate.secondsLeft(remaining: repetitions - round)))
-            fflush(nil)
-        }
-        let baseline = try RunMerger.joinRounds(baselineRounds)
-        let candidate = try RunMerger.joinRounds(candidateRounds)
+        let (baseline, candidate) = (measures + SuiteParser.declaredMeasures(contentsOf: suite)).isEmpty
+            ? try interleaved(started: started) : try runCounted(started: started)
         do {
             try RunRecordFile.write(baseline, to: (directory as NSString).appendingPathComponent("baseline-run.json"))
             try RunRecordFile.write(candidate, to: (directory as NSString).appendingPathComponent("candidate-run.json"))
         } catch { throw GateError(.input, "cannot write the joined runs under \(directory): \(error)") }
         return (baseline, candidate)
+    }
+
+    /// Every repetition of each build in rounds of one repetition each, ABBA; `filters`
+    /// instead of the gate's own (a counted gate's timed scenarios), `prefix` before each
+    /// round's label.
+    func interleaved(started: Date, filters: [String]? = nil, prefix: String = "") throws(GateError) -> (baseline: RunRecord, candidate: RunRecord) {
+        var baselineRounds: [RunRecord] = []
+        var candidateRounds: [RunRecord] = []
+        var estimate = ProgressEstimate()
+        let roundsStarted = Date()
+        for round in 1...repetitions {
+            let order = round % 2 == 1 ? [true, false] : [false, true]
+            for isBaseline in order {
+                let record = try runOnce(isBaseline ? baselineBinary : candidateBinary, label: "\(prefix)\(isBaseline ? "A" : "B")\(round)",
+                                         filters: filters, measured: filters == nil)
+                if isBaseline { baselineRounds.append(record) } else { candidateRounds.append(record) }
+            }
+            estimate.finished(atElapsed: Date().timeIntervalSince(roundsStarted))
+            print("\(prefix.isEmpty ? "" : "timed ")round \(round)/\(repetitions) done (A and B), \(Int(Date().timeIntervalSince(started))) s"
+                  + Self.left(estimate.secondsLeft(remaining: repetitions - round)))
+            fflush(nil)
+        }
+        return (try RunMerger.joinRounds(baselineRounds), try RunMerger.joinRounds(candidateRounds))
+    }
+
+    /// A counted gate (`--measure instructions`, or `measure:` in the suite): each build
+    /// runs all its repetitions in one `run`, so Valgrind starts once per build, not once
+    /// per round. A count does not drift with the machine's load as a time does, so it
+    /// needs no interleaving, and the two builds run at once where the machine has two
+    /// processors or more (callgrind runs a process's threads one at a time: each run
+    /// keeps one busy). The scenarios that could not be counted (their work depends on
+    /// timing: completed trials with no count, on either side) are judged by their
+    /// timings, so they run again in interleaved rounds, and those rounds' trials
+    /// replace theirs.
+    func runCounted(started: Date) throws(GateError) -> (baseline: RunRecord, candidate: RunRecord) {
+        let together = ProcessInfo.processInfo.activeProcessorCount >= 2
+        let sides = CountedSides()
+        let binaries = [baselineBinary, candidateBinary]
+        let gate = self
+        let run: @Sendable (Int) -> Void = { side in
+            sides.keep(side, Result { () throws(GateError) -> RunRecord in
+                try gate.runOnce(binaries[side], label: side == 0 ? "A" : "B", repetitions: gate.repetitions)
+            })
+        }
+        if together {
+            DispatchQueue.concurrentPerform(iterations: 2, execute: run)
+        } else {
+            run(0)
+            let elapsed = Date().timeIntervalSince(started)
+            print("A: \(counted(repetitions, "repetition")) counted in one run, \(Int(elapsed)) s" + Self.left(elapsed))
+            fflush(nil)
+            run(1)
+        }
+        let baseline = try sides.record(0)
+        let candidate = try sides.record(1)
+        print("\(together ? "A and B at once" : "B"): \(counted(repetitions, "repetition")) counted in one run a build, \(Int(Date().timeIntervalSince(started))) s")
+        fflush(nil)
+        let timed = Self.uncountedScenarios(baseline).union(Self.uncountedScenarios(candidate))
+        guard !timed.isEmpty else { return (baseline, candidate) }
+        print("not countable, so timed in interleaved rounds: \(timed.sorted().joined(separator: ", "))")
+        let rounds = try interleaved(started: started, filters: timed.sorted().map { "scenario=\($0)" }, prefix: "timed-")
+        return (Self.replacing(timed, in: baseline, with: rounds.baseline), Self.replacing(timed, in: candidate, with: rounds.candidate))
+    }
+
+    /// Scenarios whose completed trials carry no instruction count.
+    static func uncountedScenarios(_ run: RunRecord) -> Set<String> {
+        let completed = run.trials.filter { $0.outcome.kind == .completed }
+        let counted = Set(completed.filter { $0.metrics.instructions != nil }.map(\.scenario))
+        return Set(completed.map(\.scenario)).subtracting(counted)
+    }
+
+    /// `run` with the trials of `scenarios` replaced by `timed`'s of the same keys.
+    static func replacing(_ scenarios: Set<String>, in run: RunRecord, with timed: RunRecord) -> RunRecord {
+        var joined = run
+        let keys = Set(run.trials.filter { scenarios.contains($0.scenario) }.map(\.key))
+        joined.trials = run.trials.filter { !scenarios.contains($0.scenario) } + timed.trials.filter { keys.contains($0.key) }
+        for index in joined.trials.indices { joined.trials[index].index = index }
+        joined.finishedAt = timed.finishedAt
+        return joined
     }
 
     /// What a round's line adds: the time the rounds left should take, from the rounds so
@@ -231,15 +296,17 @@ struct InterleavedGate {
         return rounded < 120 ? "; about \(rounded) s left" : "; about \(Int((seconds / 60).rounded())) min left"
     }
 
-    func runOnce(_ binary: String, label: String) throws(GateError) -> RunRecord {
+    /// One `run` of `binary`: `repetitions` of each trial; `filters` instead of the
+    /// gate's own; `measured`: with the gate's `--measure`s.
+    func runOnce(_ binary: String, label: String, repetitions: Int = 1, filters: [String]? = nil, measured: Bool = true) throws(GateError) -> RunRecord {
         let out = (directory as NSString).appendingPathComponent("rounds/\(label)")
         // `strain run` refuses an --out that holds another run: a round's folder from an earlier gate is scratch.
         try? FileManager.default.removeItem(atPath: out)
-        var arguments = ["run", suite, "--repetitions", "1", "--out", out, "--format", "json"]
-        for filter in filters { arguments += ["--filter", filter] }
+        var arguments = ["run", suite, "--repetitions", "\(repetitions)", "--out", out, "--format", "json"]
+        for filter in filters ?? self.filters { arguments += ["--filter", filter] }
         for skip in skips { arguments += ["--skip", skip] }
         if let shard { arguments += ["--shard", shard] }
-        for measure in measures { arguments += ["--measure", measure.rawValue] }
+        if measured { for measure in measures { arguments += ["--measure", measure.rawValue] } }
         let log = (directory as NSString).appendingPathComponent("rounds/\(label).log")
         try? FileManager.default.createDirectory(atPath: (directory as NSString).appendingPathComponent("rounds"), withIntermediateDirectories: true)
         guard FileManager.default.createFile(atPath: log, contents: nil), let handle = FileHandle(forWritingAtPath: log) else {
@@ -266,5 +333,18 @@ struct InterleavedGate {
         default: throw GateError(.incomplete, "\(binary) (round \(label)) exited \(status): \(tail); see \(log)")
         }
         return try readRun((out as NSString).appendingPathComponent("run.json"))
+    }
+}
+
+/// The two builds' counted runs, each kept by the thread that ran it.
+private final class CountedSides: @unchecked Sendable {  // @unchecked Sendable: `results` is read and written under `lock` only
+    private let lock = NSLock()
+    private var results: [Int: Result<RunRecord, GateError>] = [:]
+
+    func keep(_ side: Int, _ result: Result<RunRecord, GateError>) { lock.withLock { results[side] = result } }
+
+    func record(_ side: Int) throws(GateError) -> RunRecord {
+        guard let result = lock.withLock({ results[side] }) else { throw GateError(.incomplete, "the counted run of side \(side == 0 ? "A" : "B") did not finish") }
+        return try result.get()
     }
 }

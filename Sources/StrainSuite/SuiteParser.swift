@@ -77,6 +77,17 @@ package struct SuiteParser: Sendable {
         FileManager.default.fileExists(atPath: "Scenarios/README.md") ? "see Scenarios/README.md" : "`strain explain SCENARIO` prints one to start from"
     }
 
+    /// The counted measures a suite file asks for at its top (`measure: [instructions]`),
+    /// read without the scenario catalog (a gate's suite names another build's scenarios);
+    /// none where the file cannot be read or parsed (its own `run` then says why).
+    package static func declaredMeasures(contentsOf path: String) -> [CountedMeasure] {
+        guard let data = try? InputFile.read(path, what: "a .yaml suite", limit: maximumFileBytes),
+              let text = String(data: data, encoding: .utf8),
+              let top = (try? Yams.load(yaml: text)) as? [String: Any] else { return [] }
+        let named = (top["measure"] as? [Any]).map { $0.compactMap { $0 as? String } } ?? (top["measure"] as? String).map { [$0] } ?? []
+        return named.compactMap(CountedMeasure.init(rawValue:))
+    }
+
     package func parse(contentsOf path: String) throws(SuiteError) -> Suite {
         let data: Data
         do {

@@ -80,6 +80,44 @@ import Testing
         #expect(check.valid, "\(check.output)")
     }
 
+    /// A counted gate starts Valgrind once per build: each build runs all its
+    /// repetitions in one `run`; a scenario whose work depends on timing (`queue-flood`:
+    /// not countable) is timed in interleaved rounds, as a plain gate times it, and both
+    /// rows are judged.
+    @Test func aCountedGateRunsEachBuildOnceForItsCountsAndTimesTheUncountableRowInInterleavedRounds() async throws {
+        let folder = try Self.folder()
+        let suite = folder + "/counted.yaml"
+        try Self.write("""
+            name: counted-and-timed
+            timeout: 60s
+            profiles: [linux]
+            \(Self.wideTimingThresholds)
+            runs:
+              - scenario: noop
+                strategies: [main]
+              - scenario: queue-flood
+                parameters: {items: 200}
+                strategies: [gcd-global]
+            """, suite)
+        let result = try await StrainBinary.run(["gate", "--baseline-binary", StrainBinary.path, suite, "--repetitions", "3", "--measure", "instructions",
+                                                 "--out", folder + "/gate"], timeout: 600, environment: ["STRAIN_INSTRUCTIONS_SOURCE": "callgrind"])
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        #expect(result.stdout.contains("3 repetitions counted in one run a build") && result.stdout.contains("not countable, so timed in interleaved rounds: queue-flood"),
+                "\(result.stdout)")
+        let rounds = try FileManager.default.contentsOfDirectory(atPath: folder + "/gate/rounds").filter { !$0.hasSuffix(".log") }
+        #expect(Set(rounds) == ["A", "B", "timed-A1", "timed-B1", "timed-A2", "timed-B2", "timed-A3", "timed-B3"], "one counted run a build: \(rounds.sorted())")
+        for side in ["A", "B"] {
+            let run = try RunRecordFile.read(from: folder + "/gate/rounds/\(side)/run.json")
+            #expect(run.execution?.serverRestarts == 0 && run.trials.filter { $0.scenario == "noop" }.count == 3, "\(side): \(run.execution.map { "\($0)" } ?? "none")")
+        }
+        let rows = try Self.rows(folder + "/gate/gate.json")
+        #expect(Self.metricVerdict(rows["noop main"], "instructions") == "unchanged", "\(rows["noop main"] ?? [:])")
+        let baseline = try RunRecordFile.read(from: folder + "/gate/baseline-run.json")
+        let timed = baseline.trials.filter { $0.scenario == "queue-flood" }
+        #expect(timed.count == 3 && timed.allSatisfy { $0.metrics.wallSeconds != nil }, "the timed row's trials come from the interleaved rounds, with their times")
+        #expect(rows["queue-flood gcd-global"] != nil, "\(rows.keys.sorted())")
+    }
+
     @Test func aMissingBaselineIsAnInputError() async throws {
         let folder = try Self.folder()
         let result = try await StrainBinary.run(["gate", folder + "/nothing/run.json", "--baseline", "main", "--baselines", folder + "/baselines"])
