@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <pthread.h>
 #include <signal.h>
@@ -353,9 +354,9 @@ __attribute__((constructor)) static void strain_find_write_functions(void) {
 }
 
 // The program's own calls to write and writev bind here: each is passed on unchanged
-// (the terminal sees exactly what it saw), and what reached fd 2 is kept too. glibc's
-// stdio writes by internal calls that never reach an interposer: a C program's
-// fprintf(stderr, …) is not kept; Rust's and the JVM's messages are (they call write).
+// (the terminal sees exactly what it saw), and what reached fd 2 is kept too. Rust's
+// and the JVM's messages come this way (they call write); glibc's stdio does not (its
+// streams write by an internal call no interposer sees): see the stdio entry points below.
 ssize_t write(int fd, const void *bytes, size_t length) {
     ssize_t written = strain_real_write != NULL ? strain_real_write(fd, bytes, length) : syscall(SYS_write, fd, bytes, length);
     if (fd == 2 && written > 0 && strain_keeping_stderr) {
@@ -379,6 +380,258 @@ ssize_t writev(int fd, const struct iovec *vector, int count) {
         errno = saved;
     }
     return written;
+}
+
+// MARK: - Standard error's tail, through stdio
+
+// glibc's streams write by its internal write, which the interposer above never sees:
+// a C program's fprintf(stderr, …) before abort(), libstdc++'s "terminate called after
+// throwing an instance of …" (fputs, fwrite and fputc, from libstdc++.so), Lua's and
+// Node's messages. Their entry points are ordinary dynamic symbols: each below passes
+// the call on to the next definition (libc's, or a sanitizer's interceptor) with the
+// same arguments, so the program prints exactly what it prints alone, and then copies
+// what went to a stream on fd 2 into the tail. A formatted write is formatted a second
+// time for the copy, with the errno the program's call saw (`%m`), into a buffer on the
+// stack, or mapped when the text is longer, never by malloc: a program's signal
+// handler may print. glibc's libio calls none of these by name (its internal aliases),
+// so nothing is kept twice. Each name is in parentheses: glibc's headers make some of
+// them macros when optimizing (fwrite_unlocked, putc).
+//
+// Not reached: what glibc prints by its own internal stdio (error(), err() and warn(),
+// psignal; assert's and malloc's messages, which the fault record reads from
+// __abort_msg instead), wide-character output, putc_unlocked's inline fast path, and
+// any runtime that makes its system calls itself (Go's runtime never calls libc's
+// write: a Go panic's words are not kept).
+
+typedef int (*strain_fputs_function)(const char *, FILE *);
+typedef size_t (*strain_fwrite_function)(const void *, size_t, size_t, FILE *);
+typedef int (*strain_fputc_function)(int, FILE *);
+typedef int (*strain_vfprintf_function)(FILE *, const char *, va_list);
+typedef int (*strain_vfprintf_chk_function)(FILE *, int, const char *, va_list);
+typedef int (*strain_vdprintf_function)(int, const char *, va_list);
+typedef int (*strain_vdprintf_chk_function)(int, int, const char *, va_list);
+typedef void (*strain_perror_function)(const char *);
+
+/// The next definitions of the stdio entry points below (libc's).
+static struct {
+    strain_fputs_function fputs, fputs_unlocked;
+    strain_fwrite_function fwrite, fwrite_unlocked;
+    strain_fputc_function fputc, fputc_unlocked, putc, putc_unlocked;
+    strain_vfprintf_function vfprintf;
+    strain_vfprintf_chk_function vfprintf_chk;
+    strain_vdprintf_function vdprintf;
+    strain_vdprintf_chk_function vdprintf_chk;
+    strain_perror_function perror;
+} strain_real_stdio;
+static _Atomic int strain_stdio_found;
+
+// Found by the constructor, before main (dlsym is not async-signal-safe). A call that
+// comes before it ran (another library's constructor printing) finds them itself, in
+// that ordinary code; every store is of the same pointer, so two such callers agree.
+__attribute__((constructor)) static void strain_find_stdio_functions(void) {
+    if (atomic_load_explicit(&strain_stdio_found, memory_order_acquire)) return;
+    strain_real_stdio.fputs = (strain_fputs_function)dlsym(RTLD_NEXT, "fputs");
+    strain_real_stdio.fputs_unlocked = (strain_fputs_function)dlsym(RTLD_NEXT, "fputs_unlocked");
+    strain_real_stdio.fwrite = (strain_fwrite_function)dlsym(RTLD_NEXT, "fwrite");
+    strain_real_stdio.fwrite_unlocked = (strain_fwrite_function)dlsym(RTLD_NEXT, "fwrite_unlocked");
+    strain_real_stdio.fputc = (strain_fputc_function)dlsym(RTLD_NEXT, "fputc");
+    strain_real_stdio.fputc_unlocked = (strain_fputc_function)dlsym(RTLD_NEXT, "fputc_unlocked");
+    strain_real_stdio.putc = (strain_fputc_function)dlsym(RTLD_NEXT, "putc");
+    strain_real_stdio.putc_unlocked = (strain_fputc_function)dlsym(RTLD_NEXT, "putc_unlocked");
+    strain_real_stdio.vfprintf = (strain_vfprintf_function)dlsym(RTLD_NEXT, "vfprintf");
+    strain_real_stdio.vfprintf_chk = (strain_vfprintf_chk_function)dlsym(RTLD_NEXT, "__vfprintf_chk");
+    strain_real_stdio.vdprintf = (strain_vdprintf_function)dlsym(RTLD_NEXT, "vdprintf");
+    strain_real_stdio.vdprintf_chk = (strain_vdprintf_chk_function)dlsym(RTLD_NEXT, "__vdprintf_chk");
+    strain_real_stdio.perror = (strain_perror_function)dlsym(RTLD_NEXT, "perror");
+    atomic_store_explicit(&strain_stdio_found, 1, memory_order_release);
+}
+
+/// The next definition of the stdio entry point `name`.
+#define STRAIN_REAL_STDIO(name) \
+    (atomic_load_explicit(&strain_stdio_found, memory_order_acquire) ? (void)0 : strain_find_stdio_functions(), strain_real_stdio.name)
+
+/// Whether what goes to `stream` is kept: the probe keeps the tail, and the stream writes to fd 2.
+static int strain_stdio_keeps(FILE *stream) {
+    if (!strain_keeping_stderr || stream == NULL) return 0;
+    int saved = errno;
+    int fd = fileno_unlocked(stream);  // -1 and EBADF for a stream without a descriptor (fopencookie, fmemopen)
+    errno = saved;
+    return fd == 2;
+}
+
+static void strain_stdio_keep(const void *bytes, size_t length) {
+    int saved = errno;
+    strain_stderr_keep(bytes, length);
+    errno = saved;
+}
+
+/// Formatted text longer than this is not copied (the tail keeps STRAIN_STDERR_TAIL_BYTES).
+#define STRAIN_STDIO_FORMAT_LIMIT (16u << 20)
+
+/// Copies the `length` bytes a formatted write printed: formats them again, with the
+/// errno the program's call began with (`%m` names it), then gives errno back.
+static void strain_stdio_keep_formatted(int length, int errno_before, const char *format, va_list arguments) {
+    if (length <= 0 || (unsigned)length >= STRAIN_STDIO_FORMAT_LIMIT) return;
+    int errno_after = errno;
+    char on_stack[1024];
+    size_t size = (size_t)length + 1;
+    char *buffer = on_stack;
+    if (size > sizeof(on_stack)) {
+        buffer = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (buffer == MAP_FAILED) { errno = errno_after; return; }
+    }
+    errno = errno_before;
+    int formatted = vsnprintf(buffer, size, format, arguments);
+    if (formatted > 0) strain_stderr_keep(buffer, (size_t)formatted < size - 1 ? (size_t)formatted : size - 1);
+    if (buffer != on_stack) munmap(buffer, size);
+    errno = errno_after;
+}
+
+int (fputs)(const char *text, FILE *stream) {
+    int result = STRAIN_REAL_STDIO(fputs)(text, stream);
+    if (result >= 0 && strain_stdio_keeps(stream)) strain_stdio_keep(text, strlen(text));
+    return result;
+}
+
+int (fputs_unlocked)(const char *text, FILE *stream) {
+    int result = STRAIN_REAL_STDIO(fputs_unlocked)(text, stream);
+    if (result >= 0 && strain_stdio_keeps(stream)) strain_stdio_keep(text, strlen(text));
+    return result;
+}
+
+size_t (fwrite)(const void *bytes, size_t size, size_t count, FILE *stream) {
+    size_t written = STRAIN_REAL_STDIO(fwrite)(bytes, size, count, stream);
+    if (written > 0 && size > 0 && strain_stdio_keeps(stream)) strain_stdio_keep(bytes, written * size);
+    return written;
+}
+
+size_t (fwrite_unlocked)(const void *bytes, size_t size, size_t count, FILE *stream) {
+    size_t written = STRAIN_REAL_STDIO(fwrite_unlocked)(bytes, size, count, stream);
+    if (written > 0 && size > 0 && strain_stdio_keeps(stream)) strain_stdio_keep(bytes, written * size);
+    return written;
+}
+
+/// After a one-byte write that returned `result`.
+static int strain_stdio_kept_byte(int result, FILE *stream) {
+    if (result != EOF && strain_stdio_keeps(stream)) {
+        unsigned char byte = (unsigned char)result;
+        strain_stdio_keep(&byte, 1);
+    }
+    return result;
+}
+
+int (fputc)(int byte, FILE *stream) { return strain_stdio_kept_byte(STRAIN_REAL_STDIO(fputc)(byte, stream), stream); }
+int (fputc_unlocked)(int byte, FILE *stream) { return strain_stdio_kept_byte(STRAIN_REAL_STDIO(fputc_unlocked)(byte, stream), stream); }
+int (putc)(int byte, FILE *stream) { return strain_stdio_kept_byte(STRAIN_REAL_STDIO(putc)(byte, stream), stream); }
+int (putc_unlocked)(int byte, FILE *stream) { return strain_stdio_kept_byte(STRAIN_REAL_STDIO(putc_unlocked)(byte, stream), stream); }
+
+int (vfprintf)(FILE *stream, const char *format, va_list arguments) {
+    int errno_before = errno;
+    va_list copy;
+    va_copy(copy, arguments);
+    int result = STRAIN_REAL_STDIO(vfprintf)(stream, format, arguments);
+    if (strain_stdio_keeps(stream)) strain_stdio_keep_formatted(result, errno_before, format, copy);
+    va_end(copy);
+    return result;
+}
+
+int (fprintf)(FILE *stream, const char *format, ...) {
+    int errno_before = errno;
+    va_list arguments, copy;
+    va_start(arguments, format);
+    va_copy(copy, arguments);
+    int result = STRAIN_REAL_STDIO(vfprintf)(stream, format, arguments);
+    if (strain_stdio_keeps(stream)) strain_stdio_keep_formatted(result, errno_before, format, copy);
+    va_end(copy);
+    va_end(arguments);
+    return result;
+}
+
+// _FORTIFY_SOURCE's forms of fprintf and vfprintf (`flag` > 0 checks %n's target; the
+// program's call has done that before the copy is made).
+int (__vfprintf_chk)(FILE *stream, int flag, const char *format, va_list arguments) {
+    int errno_before = errno;
+    va_list copy;
+    va_copy(copy, arguments);
+    int result = STRAIN_REAL_STDIO(vfprintf_chk)(stream, flag, format, arguments);
+    if (strain_stdio_keeps(stream)) strain_stdio_keep_formatted(result, errno_before, format, copy);
+    va_end(copy);
+    return result;
+}
+
+int (__fprintf_chk)(FILE *stream, int flag, const char *format, ...) {
+    int errno_before = errno;
+    va_list arguments, copy;
+    va_start(arguments, format);
+    va_copy(copy, arguments);
+    int result = STRAIN_REAL_STDIO(vfprintf_chk)(stream, flag, format, arguments);
+    if (strain_stdio_keeps(stream)) strain_stdio_keep_formatted(result, errno_before, format, copy);
+    va_end(copy);
+    va_end(arguments);
+    return result;
+}
+
+// dprintf writes to a descriptor, but by glibc's internal write as well.
+int (vdprintf)(int fd, const char *format, va_list arguments) {
+    int errno_before = errno;
+    va_list copy;
+    va_copy(copy, arguments);
+    int result = STRAIN_REAL_STDIO(vdprintf)(fd, format, arguments);
+    if (fd == 2 && strain_keeping_stderr) strain_stdio_keep_formatted(result, errno_before, format, copy);
+    va_end(copy);
+    return result;
+}
+
+int (dprintf)(int fd, const char *format, ...) {
+    int errno_before = errno;
+    va_list arguments, copy;
+    va_start(arguments, format);
+    va_copy(copy, arguments);
+    int result = STRAIN_REAL_STDIO(vdprintf)(fd, format, arguments);
+    if (fd == 2 && strain_keeping_stderr) strain_stdio_keep_formatted(result, errno_before, format, copy);
+    va_end(copy);
+    va_end(arguments);
+    return result;
+}
+
+int (__vdprintf_chk)(int fd, int flag, const char *format, va_list arguments) {
+    int errno_before = errno;
+    va_list copy;
+    va_copy(copy, arguments);
+    int result = STRAIN_REAL_STDIO(vdprintf_chk)(fd, flag, format, arguments);
+    if (fd == 2 && strain_keeping_stderr) strain_stdio_keep_formatted(result, errno_before, format, copy);
+    va_end(copy);
+    return result;
+}
+
+int (__dprintf_chk)(int fd, int flag, const char *format, ...) {
+    int errno_before = errno;
+    va_list arguments, copy;
+    va_start(arguments, format);
+    va_copy(copy, arguments);
+    int result = STRAIN_REAL_STDIO(vdprintf_chk)(fd, flag, format, arguments);
+    if (fd == 2 && strain_keeping_stderr) strain_stdio_keep_formatted(result, errno_before, format, copy);
+    va_end(copy);
+    va_end(arguments);
+    return result;
+}
+
+// perror prints `message: <strerror(errno)>\n` on stderr (through a duplicate of its
+// descriptor); the copy is the same text, from the errno it was called with.
+void (perror)(const char *message) {
+    int number = errno;
+    STRAIN_REAL_STDIO(perror)(message);
+    if (!strain_stdio_keeps(stderr)) return;
+    int errno_after = errno;
+    if (message != NULL && message[0] != 0) {
+        strain_stderr_keep(message, strlen(message));
+        strain_stderr_keep(": ", 2);
+    }
+    char buffer[256];
+    const char *text = strerror_r(number, buffer, sizeof(buffer));
+    if (text != NULL) strain_stderr_keep(text, strlen(text));
+    strain_stderr_keep("\n", 1);
+    errno = errno_after;
 }
 
 /// At the program's exit: its tail, when it ended by a nonzero status (a JVM's uncaught exception).

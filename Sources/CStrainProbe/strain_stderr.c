@@ -1,6 +1,7 @@
 // The tail of what the process wrote to its standard error, kept in a fixed ring
 // (see strain_probe.h). Only the preload feeds it (its `write` and `writev` for fd
-// 2); in a trial it stays empty. Everything here is async-signal-safe.
+// 2, and stdio's entry points for a stream on fd 2); in a trial it stays empty.
+// Everything here is async-signal-safe.
 #include "strain_probe.h"
 #include "strain_internal.h"
 

@@ -6,8 +6,19 @@ import Foundation
 /// - A JVM: the last `Exception in thread "…" …` line, and its `Caused by:` lines.
 /// - Rust: the last `thread '…' panicked at …` line and the message under it, or
 ///   `thread '…' has overflowed its stack`, whichever came last.
-/// - Anything else: of the last 20 non-empty lines, the last (up to 5) that are not
-///   indented (stack lines are), up to `limit` characters.
+/// - Swift: the last line that says `Fatal error:`, `Precondition failed` or
+///   `Assertion failed` and the message's lines under it (a debug build's precondition
+///   message may run over many: SwiftNIO's ends with its "Further information" lines),
+///   up to the runtime's `Current stack trace:`.
+/// - libstdc++: the last `terminate called after throwing an instance of '…'` line and
+///   its `what():` line.
+/// - Anything else: the final message: its last line that is not indented (stack
+///   lines are) and does not continue a line that ends with `:`, with the lines that
+///   continue it (up to 5), up to `limit` characters. Node's closing `Node.js v…` line
+///   and Lua's `stack traceback:` are not messages.
+///
+/// Whichever message came last wins; its first line says what went wrong
+/// (`CrashReason` in StrainReports picks that line for a report).
 package enum StandardErrorWords {
     /// Characters the words keep at most.
     package static let limit = 500
@@ -20,7 +31,9 @@ package enum StandardErrorWords {
         // Rust 1.87 and later name the thread's id too: `thread 'main' (15302) panicked at …`.
         let panic = lines.lastIndex { $0.hasPrefix("thread '") && $0.contains(" panicked at ") }
         let overflow = lines.lastIndex { $0.hasPrefix("thread '") && $0.hasSuffix(" has overflowed its stack") }
-        let found = [exception, panic, overflow].compactMap { $0 }.max()
+        let swift = lines.lastIndex(where: isSwiftFatalLine)
+        let terminate = lines.lastIndex { $0.hasPrefix("terminate called after throwing an instance of ") }
+        let found = [exception, panic, overflow, swift, terminate].compactMap { $0 }.max()
         switch found {
         case .some(let index) where index == exception:
             let causes = lines[(index + 1)...].filter { $0.hasPrefix("Caused by: ") }
@@ -31,21 +44,48 @@ package enum StandardErrorWords {
                 !["note: ", "stack backtrace:", "thread '", "fatal runtime error"].contains { line.hasPrefix($0) }
             }.prefix(10)
             return headOf(([lines[index]] + message).joined(separator: "\n"))
+        case .some(let index) where index == swift:
+            // The message's own lines, up to the runtime's backtrace (or the backtracer's report).
+            let message = lines[(index + 1)...].prefix { line in
+                !["Current stack trace:", "💣 Program crashed"].contains { line.hasPrefix($0) }
+            }.prefix(10)
+            return headOf(([lines[index]] + message).joined(separator: "\n"))
+        case .some(let index) where index == terminate:
+            let what = lines.indices.contains(index + 1) && lines[index + 1].trimmingCharacters(in: .whitespaces).hasPrefix("what():") ? [lines[index + 1]] : []
+            return headOf(([lines[index]] + what).joined(separator: "\n"))
         case .some(let index):
             return headOf(lines[index])
         case .none:
-            var kept: [String] = []
-            var characters = 0
-            for line in lines.suffix(20).reversed() where !(line.first?.isWhitespace ?? true) {
-                if !kept.isEmpty && characters + line.count + 1 > limit { break }
-                kept.insert(line, at: 0)
-                characters += line.count + 1
-                if kept.count == 5 { break }
-            }
-            guard !kept.isEmpty else { return nil }
-            let words = kept.joined(separator: "\n")
-            return words.count > limit ? "…" + words.suffix(limit - 1) : words
+            return finalMessage(in: lines)
         }
+    }
+
+    /// Whether `line` is the Swift runtime's or standard library's line that says what went
+    /// wrong (`File.swift:12: Fatal error: …`, `Precondition failed: …`, `Assertion failed: …`).
+    static func isSwiftFatalLine(_ line: String) -> Bool {
+        line.contains("Fatal error:") || line.contains("Precondition failed") || line.contains("Assertion failed")
+    }
+
+    /// The last message in `lines`: its first line is the last that is not indented and
+    /// does not continue a line ending in `:`; then the lines that continue it, not indented.
+    static func finalMessage(in lines: [String]) -> String? {
+        var lines = lines[...]
+        // Node (12 and later) ends an uncaught exception's report with its version.
+        if let last = lines.last, last.hasPrefix("Node.js v") { lines = lines.dropLast() }
+        let isIndented = { (line: String) in line.first?.isWhitespace ?? true }
+        // Lua's `stack traceback:` opens its trace; it says nothing of the error.
+        let isTraceHeading = { (line: String) in line == "stack traceback:" }
+        let continues = { (index: Int) in index > lines.startIndex && lines[index - 1].hasSuffix(":") && !isIndented(lines[index - 1]) }
+        guard let start = lines.indices.last(where: { !isIndented(lines[$0]) && !isTraceHeading(lines[$0]) && !continues($0) }) else { return nil }
+        var kept = [lines[start]]
+        var characters = lines[start].count
+        for index in (start + 1)..<lines.endIndex where kept.count < 5 {
+            let line = lines[index]
+            guard continues(index), !isIndented(line), !isTraceHeading(line), characters + line.count + 1 <= limit else { break }
+            kept.append(line)
+            characters += line.count + 1
+        }
+        return headOf(kept.joined(separator: "\n"))
     }
 
     /// `words` cut to `limit` characters from their start.

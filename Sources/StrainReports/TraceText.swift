@@ -164,10 +164,25 @@ package enum CrashReason {
         // What the probe read in the process itself (glibc's abort message, the Swift
         // runtime's fatal error): the only words a program under `strain exec` leaves,
         // whose standard error strain never reads.
-        if let words = trial.lastWords?.split(separator: "\n").last.map(String.init) { return words }
+        if let words = trial.lastWords, let line = line(of: words) { return line }
         if let said = message(stderr: trial.stderr) { return said }
         guard let fault = trial.trace?.firstFrames.first else { return nil }
         return fault.inlined?.lazy.compactMap(\.symbol).first { $0.hasPrefix("Swift runtime failure: ") }
+    }
+
+    /// The line of a runtime's last words (several lines: SwiftNIO's precondition
+    /// messages, a Rust panic, a JVM's causes) that says what went wrong: Swift's
+    /// `Fatal error: …` (`Precondition failed`, `Assertion failed`) line, else the
+    /// first, which continues onto the next when it ends with `:` (Rust's `panicked at
+    /// src/main.rs:4:5:`) or when the next is libstdc++'s `what():` line.
+    package static func line(of words: String) -> String? {
+        let lines = words.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        if let fatal = lines.last(where: { $0.contains("Fatal error:") || $0.contains("Precondition failed") || $0.contains("Assertion failed") }) {
+            return fatal
+        }
+        guard let first = lines.first else { return nil }
+        if lines.count > 1, first.hasSuffix(":") || lines[1].hasPrefix("what():") { return first + " " + lines[1] }
+        return first
     }
 
     /// The message, or nil when the child said nothing recognisable.

@@ -1,6 +1,8 @@
 import Foundation
 import StrainKit
+import StrainRecords
 import StrainExec
+import StrainReports
 import StrainRunner
 import StrainWire
 import Testing
@@ -47,6 +49,21 @@ import Testing
         #expect(trial.lastWords?.hasSuffix("Fatal error: Index out of range") == true, "\(String(describing: trial.lastWords))")
         let report = try await ProgramRun.run(StrainBinary.path, ["report", (out as NSString).appendingPathComponent("run.json"), "--format", "md", "--out", "-"])
         #expect(report.stdout.contains("Fatal error: Index out of range"), "\(report.stdout.prefix(1500))")
+    }
+
+    @Test func aMultiLineSwiftPreconditionsReasonIsItsFatalErrorLineNotItsClosingLine() async throws {
+        let program = try await TestPrograms.swiftOverflow()
+        let out = ExecTests.folder()
+        let (under, run) = try await ExecTests.exec(program, ["multi-line-fatal"], out: out)
+        #expect(under.termination == .signaled(SIGILL) || under.termination == .signaled(SIGTRAP), "\(under.stderr.prefix(400))")
+        let trial = try #require(run?.trials.first)
+        let words = try #require(trial.lastWords, "the runtime's message is in run.json")
+        let fatal = try #require(words.split(separator: "\n").first.map(String.init))
+        #expect(fatal.hasSuffix(": Fatal error: BUG DETECTED: wait() must not be called when on an EventLoop."), "\(words)")
+        #expect(words.hasSuffix("- event loop associated to future: SelectableEventLoop { descriptor = 3 }"), "the whole message is kept: \(words)")
+        let report = try await ProgramRun.run(StrainBinary.path, ["report", (out as NSString).appendingPathComponent("run.json"), "--format", "md", "--out", "-"])
+        #expect(report.stdout.contains("Reason: `\(fatal)`"), "\(report.stdout.prefix(1500))")
+        #expect(!report.stdout.contains("Reason: `- event loop"), "not the message's closing line: \(report.stdout.prefix(1500))")
     }
 
     @Test func aForkedChildsNullDereferenceIsSymbolizedUnderItsOwnProcessInTheRecordAndTheReports() async throws {
@@ -208,6 +225,72 @@ import Testing
         #expect(fault.lastWords == "child: giving up", "the child's own tail, begun at the fork: \(String(describing: fault.lastWords))")
     }
 
+    /// `c++` on PATH (Debian's g++), or nil.
+    static let cxx: String? = {
+        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+        return folders.map { ($0 as NSString).appendingPathComponent("c++") }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }()
+
+    /// Runs `program` alone and under `strain exec`: the program's stdout and stderr come
+    /// through byte for byte (strain's own lines follow the program's), and it aborts both times.
+    static func abortsAloneAndUnderExec(_ program: String, _ arguments: [String], out: String) async throws -> (ProgramRun.Result, RunRecord?) {
+        let alone = try await ProgramRun.run(program, arguments)
+        #expect(alone.termination == .signaled(SIGABRT), "\(alone.stderr)")
+        let (under, run) = try await ExecTests.exec(program, arguments, out: out)
+        #expect(under.termination == .signaled(SIGABRT), "\(under.stderr.prefix(600))")
+        #expect(under.stdout == alone.stdout)
+        // The program's standard error, byte for byte and once, then strain's own lines.
+        #expect(under.stderr.hasPrefix(alone.stderr + "strain: the program ended"), "\(under.stderr.prefix(900))")
+        return (under, run)
+    }
+
+    @Test func aCProgramsWordsPrintedByStdioBeforeItAbortsAreItsReason() async throws {
+        let programs = try await TestPrograms.c()
+        let out = ExecTests.folder()
+        let (under, run) = try await Self.abortsAloneAndUnderExec(programs.faults, ["stdio-abort"], out: out)
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .crashed && trial.outcome.signal == SIGABRT, "\(trial.outcome.description)")
+        // fprintf, fputs and fprintf again: the final message, not the line before it.
+        let reason = "widgets.conf: line 12: expected a count, found 'many'"
+        #expect(trial.lastWords == reason, "\(String(describing: trial.lastWords))")
+        #expect(under.stderr.contains("\nreason: \(reason)\n"), "\(under.stderr.suffix(900))")
+        let report = try await ProgramRun.run(StrainBinary.path, ["report", (out as NSString).appendingPathComponent("run.json"), "--format", "md", "--out", "-"])
+        #expect(report.stdout.contains("Reason: `\(reason)`"), "\(report.stdout.prefix(1500))")
+    }
+
+    @Test(.enabled(if: cxx != nil, "no c++ on PATH: install g++ (.ci/setup does) to check libstdc++'s terminate message"))
+    func anUncaughtCxxExceptionIsRecordedWithLibstdcxxsTerminateAndWhatLines() async throws {
+        let folder = ExecTests.folder()
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let program = (folder as NSString).appendingPathComponent("terminate")
+        try await TestPrograms.compile([Self.cxx!, "-O0", "-g", "-o", program, TestPrograms.sources + "/terminate.cpp"])
+        let out = ExecTests.folder()
+        let (under, run) = try await Self.abortsAloneAndUnderExec(program, [], out: out)
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .crashed && trial.outcome.signal == SIGABRT, "\(trial.outcome.description)")
+        let words = "terminate called after throwing an instance of 'std::runtime_error'\n  what():  the widget count went negative"
+        #expect(trial.lastWords == words, "\(String(describing: trial.lastWords))")
+        #expect(under.stderr.contains("reason: \(words)"), "\(under.stderr.suffix(900))")
+        let report = try await ProgramRun.run(StrainBinary.path, ["report", (out as NSString).appendingPathComponent("run.json"), "--format", "md", "--out", "-"])
+        #expect(report.stdout.contains("Reason: `terminate called after throwing an instance of 'std::runtime_error' what():  the widget count went negative`"),
+                "the report's one-line reason has both: \(report.stdout.prefix(1500))")
+    }
+
+    @Test func aMultiLineSwiftStyleMessageOnStandardErrorIsRecordedFromItsFatalErrorLine() async throws {
+        let programs = try await TestPrograms.c()
+        let out = ExecTests.folder()
+        let (under, run) = try await Self.abortsAloneAndUnderExec(programs.faults, ["swift-style-abort"], out: out)
+        let trial = try #require(run?.trials.first)
+        let fatal = "NIOCore/EventLoopFuture.swift:1234: Fatal error: BUG DETECTED: wait() must not be called when on an EventLoop."
+        let words = try #require(trial.lastWords, "the message is in run.json")
+        #expect(words.hasPrefix(fatal + "\n") && words.contains("- event loop associated to future"), "\(words)")
+        #expect(under.stderr.contains("\nreason: \(fatal)\n"), "\(under.stderr.suffix(1500))")
+        #expect(CrashReason.message(for: trial) == fatal, "\(String(describing: CrashReason.message(for: trial)))")
+        let report = try await ProgramRun.run(StrainBinary.path, ["report", (out as NSString).appendingPathComponent("run.json"), "--format", "md", "--out", "-"])
+        #expect(report.stdout.contains("Reason: `\(fatal)`"), "\(report.stdout.prefix(2000))")
+        #expect(!report.stdout.contains("Reason: `- event loop"), "not the message's closing line: \(report.stdout.prefix(2000))")
+    }
+
     @Test func theReasonLineIsPickedOutOfATail() {
         let jvm = "Exception in thread \"main\" java.lang.IllegalStateException: outer\n\tat A.f(A.java:3)\nCaused by: java.io.IOException: inner\n\tat A.g(A.java:9)\n\t... 2 more\n"
         #expect(StandardErrorWords.lastWords(in: jvm) == "Exception in thread \"main\" java.lang.IllegalStateException: outer\nCaused by: java.io.IOException: inner")
@@ -217,6 +300,33 @@ import Testing
         #expect(StandardErrorWords.lastWords(in: "\n  \n") == nil)
         let long = String(repeating: "x", count: 2000)
         let capped = StandardErrorWords.lastWords(in: "first\n" + long + "\n")
-        #expect(capped?.count == StandardErrorWords.limit && capped?.hasPrefix("…") == true)
+        #expect(capped?.count == StandardErrorWords.limit && capped?.hasSuffix("…") == true, "the message's start says what went wrong")
+        // A debug-build precondition over many lines (SwiftNIO's), then the runtime's own stack trace.
+        let swift = "NIOCore/EventLoopFuture.swift:1234: Fatal error: BUG DETECTED: wait() must not be called\n- deadlocks\n\n"
+            + "Further information:\n- event loop associated to future: SelectableEventLoop\nCurrent stack trace:\n0    libswiftCore.so    0x1 f + 1\n"
+        #expect(StandardErrorWords.lastWords(in: swift) == "NIOCore/EventLoopFuture.swift:1234: Fatal error: BUG DETECTED: wait() must not be called\n"
+            + "- deadlocks\nFurther information:\n- event loop associated to future: SelectableEventLoop")
+        #expect(StandardErrorWords.lastWords(in: "warming up\nterminate called after throwing an instance of 'E'\n  what():  boom\n")
+            == "terminate called after throwing an instance of 'E'\n  what():  boom")
+        // Ruby, Python, Lua and Node: the line that says what went wrong, not the trace's or the closing line.
+        #expect(StandardErrorWords.lastWords(in: "a.rb:1:in 'f': stack level too deep (SystemStackError)\n\tfrom a.rb:1:in 'f'\n\t ... 10067 levels...\n\tfrom a.rb:3:in '<main>'\n")
+            == "a.rb:1:in 'f': stack level too deep (SystemStackError)")
+        #expect(StandardErrorWords.lastWords(in: "Traceback (most recent call last):\n  File \"a.py\", line 3, in <module>\n    f()\nRecursionError: maximum recursion depth exceeded\n")
+            == "RecursionError: maximum recursion depth exceeded")
+        #expect(StandardErrorWords.lastWords(in: "lua: a.lua:1: boom\nstack traceback:\n\t[C]: in ?\n") == "lua: a.lua:1: boom")
+        #expect(StandardErrorWords.lastWords(in: "/a.js:1\nfunction f() { f() }\n             ^\n\nRangeError: Maximum call stack size exceeded\n    at f (/a.js:1:14)\n\nNode.js v18.19.0\n")
+            == "RangeError: Maximum call stack size exceeded")
+        #expect(StandardErrorWords.lastWords(in: "retrying\nconfig: cannot start:\nport 80 is taken\n") == "config: cannot start:\nport 80 is taken")
+    }
+
+    @Test func theReportsReasonIsTheLineThatSaysWhatWentWrongNotTheLastLine() {
+        let nio = "NIOCore/EventLoopFuture.swift:1234: Fatal error: BUG DETECTED: wait() must not be called\nFurther information:\n- event loop associated to future: SelectableEventLoop"
+        #expect(CrashReason.line(of: nio) == "NIOCore/EventLoopFuture.swift:1234: Fatal error: BUG DETECTED: wait() must not be called")
+        #expect(CrashReason.line(of: "thread 'main' panicked at src/main.rs:4:5:\nboom") == "thread 'main' panicked at src/main.rs:4:5: boom")
+        #expect(CrashReason.line(of: "terminate called after throwing an instance of 'E'\n  what():  boom") == "terminate called after throwing an instance of 'E' what():  boom")
+        #expect(CrashReason.line(of: "Exception in thread \"main\" java.lang.IllegalStateException: outer\nCaused by: java.io.IOException: inner")
+            == "Exception in thread \"main\" java.lang.IllegalStateException: outer")
+        #expect(CrashReason.line(of: "free(): double free detected in tcache 2") == "free(): double free detected in tcache 2")
+        #expect(CrashReason.line(of: "\n \n") == nil)
     }
 }

@@ -4,7 +4,9 @@
 // pthread_create (every thread gets an alternate signal stack before its start
 // routine; a fault finds the thread's stack bounds in /proc/self/maps) and on
 // sigaction/signal (a handler the
-// program installs later is kept and chained to, not installed over the probe).
+// program installs later is kept and chained to, not installed over the probe),
+// and on write, writev and stdio's entry points (what reaches fd 2 is kept as
+// standard error's tail, the program's output unchanged).
 //
 // Nothing here is called by name: the dynamic linker runs the constructor and
 // binds the program's calls to the interposers.

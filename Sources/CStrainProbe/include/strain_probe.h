@@ -478,7 +478,8 @@ int strain_perf_end(uint64_t *total);
 
 /// Keeps `length` bytes the process wrote to its standard error at the end of a
 /// fixed ring (the last `STRAIN_STDERR_TAIL_BYTES`), for the runner to read why a
-/// program that said so itself died (a Rust panic, a JVM's uncaught exception).
+/// program that said so itself died (a Rust panic, a JVM's uncaught exception, a
+/// C program's fprintf before abort, libstdc++'s terminate message).
 /// Async-signal-safe: one atomic add and a copy, no allocation, no lock; writers on
 /// several threads at once may interleave their bytes, never lose the ring.
 void strain_stderr_keep(const void *bytes, size_t length);

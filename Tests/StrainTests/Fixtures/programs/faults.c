@@ -191,8 +191,29 @@ int main(int argc, char **argv) {
         waitpid(child, &status, 0);
         printf("child %d %s %d\n", child, WIFSIGNALED(status) ? "signal" : "exit", WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
         return 0;
+    } else if (strcmp(mode, "stdio-abort") == 0) {
+        // Says why through stdio only (glibc's stdio writes by its internal write), then aborts.
+        printf("loading widgets\n");
+        fflush(stdout);
+        fprintf(stderr, "loading %s\n", "widgets.conf");
+        fputs("widgets.conf: ", stderr);
+        fprintf(stderr, "line %d: expected a count, found '%s'\n", 12, "many");
+        abort();
+    } else if (strcmp(mode, "swift-style-abort") == 0) {
+        // A debug-build Swift precondition's message over many lines, as SwiftNIO's run
+        // (its last line is not the one that says what went wrong), by stdio; then an abort.
+        fputs("starting the event loop\n", stderr);
+        fputs("NIOCore/EventLoopFuture.swift:1234: Fatal error: BUG DETECTED: wait() must not be called when on an EventLoop.\n"
+              "Calling wait() on any EventLoop can lead to\n"
+              "- deadlocks\n"
+              "- stalling other connections (Channels) on that EventLoop\n"
+              "\n"
+              "Further information:\n"
+              "- current eventLoop: Optional(SelectableEventLoop { selector = Selector { descriptor = 3 } })\n"
+              "- event loop associated to future: SelectableEventLoop { selector = Selector { descriptor = 3 } }\n", stderr);
+        abort();
     } else {
-        fprintf(stderr, "usage: faults thread-overflow|handler-after|handler-signal|handler-before|hang|own-quit|fork-child-fault|double-free|quiet|chatter|silent-segv|fork-child-says\n");
+        fprintf(stderr, "usage: faults thread-overflow|handler-after|handler-signal|handler-before|hang|own-quit|fork-child-fault|double-free|quiet|chatter|silent-segv|fork-child-says|stdio-abort|swift-style-abort\n");
         return 64;
     }
     return 0;

@@ -76,7 +76,18 @@ case "index-out-of-range":
     // The runtime's "Fatal error: Index out of range", then a trap.
     let numbers = [1, 2]
     print(numbers[CommandLine.arguments.count + 3])
+case "multi-line-fatal":
+    // A precondition's message over several lines, as SwiftNIO's debug builds print
+    // them: the runtime's "…: Fatal error: BUG DETECTED: …" and then the details.
+    preconditionFailure("""
+        BUG DETECTED: wait() must not be called when on an EventLoop.
+        Calling wait() on any EventLoop can lead to
+        - deadlocks
+
+        Further information:
+        - event loop associated to future: SelectableEventLoop { descriptor = \(CommandLine.arguments.count + 1) }
+        """)
 default:
-    FileHandle.standardError.write(Data("usage: overflow main|thread|gcd|task|gcd-deadlock|task-starve|gcd-wide|index-out-of-range\n".utf8))
+    FileHandle.standardError.write(Data("usage: overflow main|thread|gcd|task|gcd-deadlock|task-starve|gcd-wide|index-out-of-range|multi-line-fatal\n".utf8))
     exit(64)
 }
