@@ -1,9 +1,10 @@
 // Allocation counting: the malloc family, defined here so that it interposes
 // libc's process-wide (ELF symbol interposition: `strain` links this target
 // statically, so its definitions come before libc.so's for every module,
-// libswiftCore's swift_slowAlloc included). Each one forwards to glibc's own
-// entry point (__libc_malloc and friends), so there is no dlsym and no
-// recursion through a lookup that allocates.
+// libswiftCore's swift_slowAlloc included). Each one forwards to the next
+// definition in lookup order: an allocator the user preloads (jemalloc through
+// LD_PRELOAD) still runs, counted, else glibc's (see "The allocator these
+// interposers forward to" below: how the first call resolves it safely).
 //
 // Rules these functions keep (they run inside every allocation of the process,
 // on any thread, before and after the probe is installed):
@@ -36,9 +37,11 @@
 #include <stdint.h>
 #include <string.h>
 #include <dlfcn.h>
+#include <sched.h>
 #include <unistd.h>
 
-// glibc's own allocator, exported for exactly this use (malloc interposers).
+// glibc's own allocator, exported for exactly this use (malloc interposers): what
+// the family falls back to when the next allocator is not whole (see below).
 extern void *__libc_malloc(size_t size);
 extern void *__libc_calloc(size_t count, size_t size);
 extern void *__libc_realloc(void *pointer, size_t size);
@@ -49,28 +52,266 @@ extern void *__libc_memalign(size_t alignment, size_t size);
 // links the runtime into strain; a sanitized program under `strain exec` exports it) the
 // sanitizer owns the heap: its allocator records every block, and a block it did not
 // hand out breaks it (a TSan build of strain died in free with SEGV when these
-// interposers went to glibc). Weak references: NULL where no sanitizer is linked, so
-// the choice is one more predictable branch on a constant.
+// interposers went to glibc). Weak references: NULL where no sanitizer is linked.
 extern void *__interceptor_malloc(size_t size) __attribute__((weak));
 extern void *__interceptor_calloc(size_t count, size_t size) __attribute__((weak));
 extern void *__interceptor_realloc(void *pointer, size_t size) __attribute__((weak));
 extern void __interceptor_free(void *pointer) __attribute__((weak));
 extern void *__interceptor_memalign(size_t alignment, size_t size) __attribute__((weak));
+extern size_t __sanitizer_get_allocated_size(const volatile void *pointer) __attribute__((weak));
 
-static inline void *strain_real_malloc(size_t size) {
-    return __interceptor_malloc ? __interceptor_malloc(size) : __libc_malloc(size);
+// MARK: - The allocator these interposers forward to
+//
+// The next definition of each function in lookup order (dlsym(RTLD_NEXT)): the
+// allocator the environment chose (jemalloc, mimalloc, tcmalloc through LD_PRELOAD,
+// which the executable's own definitions would otherwise hide), else glibc's; the
+// sanitizer's where one is linked. Resolved once, by the first call of any member
+// (which can come before any constructor, from the loader or libc's start-up), and
+// inherited by a fork: a trial server's copies forward where the server does.
+//
+// - Every member goes to one allocator: each must be defined by the library that
+//   defines the next malloc (checked with dladdr). A library that lacks one (a
+//   malloc without memalign) is not forwarded to at all: the family stays whole on
+//   glibc's, and `strain_alloc_forwarding` says what was missing (`strain run`
+//   refuses such a library, since its other members would mix allocators).
+// - dlsym may allocate (its error buffer): a call made by the resolving thread while
+//   it resolves is served from a static bootstrap arena, never freed (free and realloc
+//   recognise its blocks). Only the loader's own code receives those blocks.
+// - Another thread that calls in while the first resolves waits for it (yielding);
+//   after, each call is one load of the resolved pointer and a jump: the same as the
+//   direct call to glibc's entry point it replaces (a load of the weak sanitizer
+//   reference, a branch, a call through the GOT).
+// - malloc_usable_size is defined here too, forwarded with the rest: Swift's runtime
+//   asks it of the blocks it allocates (an array's capacity), and a preloaded
+//   library's, asked of a block glibc handed out, crashed strain (jemalloc 5.3: SEGV
+//   in `strain run`, before this forwarding).
+// - valloc and pvalloc are not defined here: they resolve as they would without
+//   Strain (to the preloaded library's where it has them; jemalloc 5.3 has no pvalloc).
+
+typedef void *(*strain_alloc_malloc_fn)(size_t);
+typedef void *(*strain_alloc_calloc_fn)(size_t, size_t);
+typedef void *(*strain_alloc_realloc_fn)(void *, size_t);
+typedef void (*strain_alloc_free_fn)(void *);
+typedef void *(*strain_alloc_memalign_fn)(size_t, size_t);
+typedef int (*strain_alloc_posix_memalign_fn)(void **, size_t, size_t);
+typedef size_t (*strain_alloc_usable_fn)(void *);
+
+static void *strain_alloc_first_malloc(size_t size);
+static void *strain_alloc_first_calloc(size_t count, size_t size);
+static void *strain_alloc_first_realloc(void *pointer, size_t size);
+static void strain_alloc_first_free(void *pointer);
+static void *strain_alloc_first_memalign(size_t alignment, size_t size);
+static int strain_alloc_first_posix_memalign(void **out, size_t alignment, size_t size);
+static void *strain_alloc_first_aligned_alloc(size_t alignment, size_t size);
+static size_t strain_alloc_first_usable(void *pointer);
+
+// Until resolved, each points at a function that resolves the family, then forwards.
+// Atomics read relaxed (a plain load on x86-64): a thread that still sees the first
+// function goes through it and waits for the resolution with acquire.
+static _Atomic strain_alloc_malloc_fn strain_next_malloc = strain_alloc_first_malloc;
+static _Atomic strain_alloc_calloc_fn strain_next_calloc = strain_alloc_first_calloc;
+static _Atomic strain_alloc_realloc_fn strain_next_realloc = strain_alloc_first_realloc;
+static _Atomic strain_alloc_free_fn strain_next_free = strain_alloc_first_free;
+static _Atomic strain_alloc_memalign_fn strain_next_memalign = strain_alloc_first_memalign;
+static _Atomic strain_alloc_posix_memalign_fn strain_next_posix_memalign = strain_alloc_first_posix_memalign;
+static _Atomic strain_alloc_memalign_fn strain_next_aligned_alloc = strain_alloc_first_aligned_alloc;
+static _Atomic strain_alloc_usable_fn strain_next_usable = strain_alloc_first_usable;
+
+#define STRAIN_NEXT(name) atomic_load_explicit(&strain_next_##name, memory_order_relaxed)
+
+// 0: not resolved, 1: a thread resolves, 2: resolved.
+static _Atomic int strain_alloc_resolution;
+// Initial-exec TLS: no __tls_get_addr (which may allocate) in libStrainProbe.so either.
+#define STRAIN_ALLOC_TLS __thread __attribute__((tls_model("initial-exec")))
+static STRAIN_ALLOC_TLS int strain_alloc_resolving;
+// The library the family forwards to (its path as the loader knows it), and what it lacked.
+static const char *strain_alloc_library;
+static char strain_alloc_missing[160];
+
+// The bootstrap arena: blocks for the resolving thread's calls, each after a 16-byte
+// header that holds its size. Never reused, so its blocks stay zero until written.
+#define STRAIN_ALLOC_ARENA_BYTES (64 * 1024)
+static unsigned char strain_alloc_arena[STRAIN_ALLOC_ARENA_BYTES] __attribute__((aligned(64)));
+static size_t strain_alloc_arena_used;
+
+static inline int strain_alloc_in_arena(const void *pointer) {
+    return (uintptr_t)pointer - (uintptr_t)strain_alloc_arena < STRAIN_ALLOC_ARENA_BYTES;
 }
-static inline void *strain_real_calloc(size_t count, size_t size) {
-    return __interceptor_calloc ? __interceptor_calloc(count, size) : __libc_calloc(count, size);
+
+static void *strain_alloc_arena_take(size_t alignment, size_t size) {
+    if (alignment < 16) alignment = 16;
+    if ((alignment & (alignment - 1)) != 0 || alignment > 4096 || size > STRAIN_ALLOC_ARENA_BYTES) return NULL;
+    uintptr_t base = (uintptr_t)strain_alloc_arena;
+    uintptr_t start = (base + strain_alloc_arena_used + 16 + alignment - 1) & ~(uintptr_t)(alignment - 1);
+    if (start + size > base + STRAIN_ALLOC_ARENA_BYTES) return NULL;
+    ((size_t *)start)[-1] = size;
+    strain_alloc_arena_used = start + size - base;
+    return (void *)start;
 }
+
+// The sanitizer's family, whole: posix_memalign and aligned_alloc through its memalign.
+static int strain_alloc_sanitizer_posix_memalign(void **out, size_t alignment, size_t size) {
+    void *block = __interceptor_memalign(alignment, size);
+    if (block == NULL) return ENOMEM;
+    *out = block;
+    return 0;
+}
+
+static size_t strain_alloc_sanitizer_usable(void *pointer) {
+    return pointer == NULL ? 0 : __sanitizer_get_allocated_size(pointer);
+}
+
+// glibc's fallback family: the same through __libc_memalign (the arguments are checked by the interposers).
+static int strain_alloc_libc_posix_memalign(void **out, size_t alignment, size_t size) {
+    void *block = __libc_memalign(alignment, size);
+    if (block == NULL) return ENOMEM;
+    *out = block;
+    return 0;
+}
+
+static void strain_alloc_publish(strain_alloc_malloc_fn m, strain_alloc_calloc_fn c, strain_alloc_realloc_fn r, strain_alloc_free_fn f,
+                                 strain_alloc_memalign_fn ma, strain_alloc_posix_memalign_fn pm, strain_alloc_memalign_fn aa,
+                                 strain_alloc_usable_fn u) {
+    atomic_store_explicit(&strain_next_usable, u, memory_order_relaxed);
+    atomic_store_explicit(&strain_next_malloc, m, memory_order_relaxed);
+    atomic_store_explicit(&strain_next_calloc, c, memory_order_relaxed);
+    atomic_store_explicit(&strain_next_realloc, r, memory_order_relaxed);
+    atomic_store_explicit(&strain_next_free, f, memory_order_relaxed);
+    atomic_store_explicit(&strain_next_memalign, ma, memory_order_relaxed);
+    atomic_store_explicit(&strain_next_posix_memalign, pm, memory_order_relaxed);
+    atomic_store_explicit(&strain_next_aligned_alloc, aa, memory_order_relaxed);
+}
+
+/// Finds the next allocator and publishes it (once per process; a fork inherits it).
+static __attribute__((noinline)) void strain_alloc_resolve(void) {
+    int expected = 0;
+    if (!atomic_compare_exchange_strong_explicit(&strain_alloc_resolution, &expected, 1, memory_order_acq_rel, memory_order_acquire)) {
+        while (atomic_load_explicit(&strain_alloc_resolution, memory_order_acquire) != 2) sched_yield();
+        return;
+    }
+    strain_alloc_resolving = 1;
+    if (__interceptor_malloc != NULL) {
+        strain_alloc_library = "sanitizer";
+        strain_alloc_usable_fn usable = __sanitizer_get_allocated_size != NULL ? strain_alloc_sanitizer_usable
+                                                                              : (strain_alloc_usable_fn)dlsym(RTLD_NEXT, "malloc_usable_size");
+        strain_alloc_publish(__interceptor_malloc, __interceptor_calloc, __interceptor_realloc, __interceptor_free, __interceptor_memalign,
+                             strain_alloc_sanitizer_posix_memalign, __interceptor_memalign, usable);
+    } else {
+        static const char *const names[] = {"malloc", "calloc", "realloc", "free", "memalign", "posix_memalign", "aligned_alloc",
+                                            "malloc_usable_size"};
+        void *found[8];
+        Dl_info home = {0}, info;
+        size_t used = 0;
+        for (int index = 0; index < 8; index++) {
+            found[index] = dlsym(RTLD_NEXT, names[index]);
+            int placed = found[index] != NULL && dladdr(found[index], &info) != 0;
+            if (index == 0 && placed) home = info;
+            if (placed && info.dli_fbase == home.dli_fbase) continue;
+            // Missing, or another library's: named, and the whole family goes to glibc's.
+            int length = snprintf(strain_alloc_missing + used, sizeof(strain_alloc_missing) - used, "%s%s", used ? ", " : "", names[index]);
+            if (length > 0 && used + (size_t)length < sizeof(strain_alloc_missing)) used += (size_t)length;
+        }
+        if (used == 0) {
+            strain_alloc_library = home.dli_fname;
+            strain_alloc_publish((strain_alloc_malloc_fn)found[0], (strain_alloc_calloc_fn)found[1], (strain_alloc_realloc_fn)found[2],
+                                 (strain_alloc_free_fn)found[3], (strain_alloc_memalign_fn)found[4], (strain_alloc_posix_memalign_fn)found[5],
+                                 (strain_alloc_memalign_fn)found[6], (strain_alloc_usable_fn)found[7]);
+        } else {
+            // glibc's own malloc_usable_size (it exports no __libc_ name for it): from libc.so.6's own scope.
+            void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+            void *usable = libc != NULL ? dlsym(libc, "malloc_usable_size") : NULL;
+            strain_alloc_library = home.dli_fname;
+            strain_alloc_publish(__libc_malloc, __libc_calloc, __libc_realloc, __libc_free, __libc_memalign, strain_alloc_libc_posix_memalign,
+                                 __libc_memalign, usable != NULL ? (strain_alloc_usable_fn)usable : (strain_alloc_usable_fn)found[7]);
+        }
+    }
+    strain_alloc_resolving = 0;
+    atomic_store_explicit(&strain_alloc_resolution, 2, memory_order_release);
+}
+
+// The first calls: from the resolving thread itself, the arena; otherwise resolve, then forward.
+
+static void *strain_alloc_first_malloc(size_t size) {
+    if (strain_alloc_resolving) return strain_alloc_arena_take(16, size);
+    strain_alloc_resolve();
+    return STRAIN_NEXT(malloc)(size);
+}
+
+static void *strain_alloc_first_calloc(size_t count, size_t size) {
+    if (strain_alloc_resolving) {
+        size_t bytes;
+        return __builtin_mul_overflow(count, size, &bytes) ? NULL : strain_alloc_arena_take(16, bytes);
+    }
+    strain_alloc_resolve();
+    return STRAIN_NEXT(calloc)(count, size);
+}
+
+static void *strain_alloc_first_realloc(void *pointer, size_t size) {
+    if (strain_alloc_resolving) {
+        // Only arena blocks exist yet on this thread's side of the resolution.
+        void *block = strain_alloc_arena_take(16, size);
+        if (block != NULL && pointer != NULL && strain_alloc_in_arena(pointer)) {
+            size_t old = ((size_t *)pointer)[-1];
+            memcpy(block, pointer, old < size ? old : size);
+        }
+        return block;
+    }
+    strain_alloc_resolve();
+    return STRAIN_NEXT(realloc)(pointer, size);
+}
+
+static void strain_alloc_first_free(void *pointer) {
+    if (strain_alloc_resolving) return;  // an arena block (nothing else was handed out before the resolution)
+    strain_alloc_resolve();
+    STRAIN_NEXT(free)(pointer);
+}
+
+static void *strain_alloc_first_memalign(size_t alignment, size_t size) {
+    if (strain_alloc_resolving) return strain_alloc_arena_take(alignment, size);
+    strain_alloc_resolve();
+    return STRAIN_NEXT(memalign)(alignment, size);
+}
+
+static int strain_alloc_first_posix_memalign(void **out, size_t alignment, size_t size) {
+    if (strain_alloc_resolving) {
+        void *block = strain_alloc_arena_take(alignment, size);
+        if (block == NULL) return ENOMEM;
+        *out = block;
+        return 0;
+    }
+    strain_alloc_resolve();
+    return STRAIN_NEXT(posix_memalign)(out, alignment, size);
+}
+
+static void *strain_alloc_first_aligned_alloc(size_t alignment, size_t size) {
+    if (strain_alloc_resolving) return strain_alloc_arena_take(alignment, size);
+    strain_alloc_resolve();
+    return STRAIN_NEXT(aligned_alloc)(alignment, size);
+}
+
+static size_t strain_alloc_first_usable(void *pointer) {
+    if (strain_alloc_resolving) return strain_alloc_in_arena(pointer) ? ((size_t *)pointer)[-1] : 0;
+    strain_alloc_resolve();
+    return STRAIN_NEXT(usable)(pointer);
+}
+
+/// realloc of a bootstrap block: a new block from the allocator, the old one's bytes copied.
+static __attribute__((noinline)) void *strain_alloc_realloc_arena_block(void *pointer, size_t size) {
+    size_t old = ((size_t *)pointer)[-1];
+    if (size == 0) return NULL;
+    void *block = STRAIN_NEXT(malloc)(size);
+    if (block != NULL) memcpy(block, pointer, old < size ? old : size);
+    return block;
+}
+
 static inline void *strain_real_realloc(void *pointer, size_t size) {
-    return __interceptor_realloc ? __interceptor_realloc(pointer, size) : __libc_realloc(pointer, size);
+    if (__builtin_expect(strain_alloc_in_arena(pointer), 0)) return strain_alloc_realloc_arena_block(pointer, size);
+    return STRAIN_NEXT(realloc)(pointer, size);
 }
+
 static inline void strain_real_free(void *pointer) {
-    if (__interceptor_free) __interceptor_free(pointer); else __libc_free(pointer);
-}
-static inline void *strain_real_memalign(size_t alignment, size_t size) {
-    return __interceptor_memalign ? __interceptor_memalign(alignment, size) : __libc_memalign(alignment, size);
+    if (__builtin_expect(strain_alloc_in_arena(pointer), 0)) return;
+    STRAIN_NEXT(free)(pointer);
 }
 
 #define STRAIN_ALLOC_SLOTS 64
@@ -106,8 +347,6 @@ static uintptr_t strain_alloc_range_low[STRAIN_ALLOC_RANGES];
 static uintptr_t strain_alloc_range_high[STRAIN_ALLOC_RANGES];
 static int strain_alloc_range_count;
 
-// Initial-exec TLS: no __tls_get_addr (which may allocate) in libStrainProbe.so either.
-#define STRAIN_ALLOC_TLS __thread __attribute__((tls_model("initial-exec")))
 static STRAIN_ALLOC_TLS unsigned strain_alloc_thread_slot;  // slot index + 1, 0 before the first count
 static STRAIN_ALLOC_TLS int strain_alloc_thread_excluded;
 
@@ -214,14 +453,14 @@ static __attribute__((noinline)) void strain_alloc_count_free(void) {
 
 STRAIN_ALLOC_COUNTED void *strain_alloc_counted_malloc(size_t size) {
     strain_alloc_count(STRAIN_ALLOC_SITE(), size);
-    return strain_real_malloc(size);
+    return STRAIN_NEXT(malloc)(size);
 }
 
 STRAIN_ALLOC_COUNTED void *strain_alloc_counted_calloc(size_t count, size_t size) {
     size_t bytes;
     if (__builtin_mul_overflow(count, size, &bytes)) bytes = SIZE_MAX;
     strain_alloc_count(STRAIN_ALLOC_SITE(), bytes);
-    return strain_real_calloc(count, size);
+    return STRAIN_NEXT(calloc)(count, size);
 }
 
 STRAIN_ALLOC_COUNTED void *strain_alloc_counted_realloc(void *pointer, size_t size) {
@@ -232,27 +471,30 @@ STRAIN_ALLOC_COUNTED void *strain_alloc_counted_realloc(void *pointer, size_t si
 
 STRAIN_ALLOC_COUNTED int strain_alloc_counted_posix_memalign(void **out, size_t alignment, size_t size) {
     strain_alloc_count(STRAIN_ALLOC_SITE(), size);
-    void *block = strain_real_memalign(alignment, size);
-    if (block == NULL) return ENOMEM;
-    *out = block;
-    return 0;
+    return STRAIN_NEXT(posix_memalign)(out, alignment, size);
 }
 
 STRAIN_ALLOC_COUNTED void *strain_alloc_counted_memalign(size_t alignment, size_t size) {
     strain_alloc_count(STRAIN_ALLOC_SITE(), size);
-    return strain_real_memalign(alignment, size);
+    return STRAIN_NEXT(memalign)(alignment, size);
 }
 
-// The interposers: off, one load and one predictable branch before glibc's.
+STRAIN_ALLOC_COUNTED void *strain_alloc_counted_aligned_alloc(size_t alignment, size_t size) {
+    strain_alloc_count(STRAIN_ALLOC_SITE(), size);
+    return STRAIN_NEXT(aligned_alloc)(alignment, size);
+}
+
+// The interposers: off, one load and one predictable branch before the allocator's
+// own entry point (free and realloc: one compare more, for the bootstrap arena's blocks).
 
 STRAIN_ALLOC_EXPORT void *malloc(size_t size) {
     if (STRAIN_ALLOC_ON()) __attribute__((musttail)) return strain_alloc_counted_malloc(size);
-    return strain_real_malloc(size);
+    return STRAIN_NEXT(malloc)(size);
 }
 
 STRAIN_ALLOC_EXPORT void *calloc(size_t count, size_t size) {
     if (STRAIN_ALLOC_ON()) __attribute__((musttail)) return strain_alloc_counted_calloc(count, size);
-    return strain_real_calloc(count, size);
+    return STRAIN_NEXT(calloc)(count, size);
 }
 
 /// Counted as what it does: a new block (an allocation of `size`) and, when
@@ -268,13 +510,10 @@ STRAIN_ALLOC_EXPORT void free(void *pointer) {
 }
 
 STRAIN_ALLOC_EXPORT int posix_memalign(void **out, size_t alignment, size_t size) {
-    // glibc's checks: a power of two, a multiple of sizeof(void *).
+    // glibc's checks (a power of two, a multiple of sizeof(void *)), so a refused call is never counted.
     if (alignment % sizeof(void *) != 0 || (alignment & (alignment - 1)) != 0 || alignment == 0) return EINVAL;
     if (STRAIN_ALLOC_ON()) __attribute__((musttail)) return strain_alloc_counted_posix_memalign(out, alignment, size);
-    void *block = strain_real_memalign(alignment, size);
-    if (block == NULL) return ENOMEM;
-    *out = block;
-    return 0;
+    return STRAIN_NEXT(posix_memalign)(out, alignment, size);
 }
 
 STRAIN_ALLOC_EXPORT void *aligned_alloc(size_t alignment, size_t size) {
@@ -283,13 +522,19 @@ STRAIN_ALLOC_EXPORT void *aligned_alloc(size_t alignment, size_t size) {
         errno = EINVAL;
         return NULL;
     }
-    if (STRAIN_ALLOC_ON()) __attribute__((musttail)) return strain_alloc_counted_memalign(alignment, size);
-    return strain_real_memalign(alignment, size);
+    if (STRAIN_ALLOC_ON()) __attribute__((musttail)) return strain_alloc_counted_aligned_alloc(alignment, size);
+    return STRAIN_NEXT(aligned_alloc)(alignment, size);
 }
 
 STRAIN_ALLOC_EXPORT void *memalign(size_t alignment, size_t size) {
     if (STRAIN_ALLOC_ON()) __attribute__((musttail)) return strain_alloc_counted_memalign(alignment, size);
-    return strain_real_memalign(alignment, size);
+    return STRAIN_NEXT(memalign)(alignment, size);
+}
+
+/// Not counted: the size the allocator gave a block (Swift's runtime asks it of its own).
+STRAIN_ALLOC_EXPORT size_t malloc_usable_size(void *pointer) {
+    if (__builtin_expect(strain_alloc_in_arena(pointer), 0)) return ((size_t *)pointer)[-1];
+    return STRAIN_NEXT(usable)(pointer);
 }
 
 // MARK: - Control (ordinary code)
@@ -386,6 +631,13 @@ int strain_alloc_write_totals(const char *path) {
     int status = written == length ? 0 : (written < 0 ? errno : EIO);
     close(fd);
     return status;
+}
+
+const char *strain_alloc_forwarding(const char **missing) {
+    // Resolved by the process's first allocation; a call here before it (none in practice) resolves.
+    if (atomic_load_explicit(&strain_alloc_resolution, memory_order_acquire) != 2) strain_alloc_resolve();
+    if (missing != NULL) *missing = strain_alloc_missing[0] != 0 ? strain_alloc_missing : NULL;
+    return strain_alloc_library;
 }
 
 int strain_alloc_is_interposing(void) {

@@ -34,7 +34,8 @@ package enum ExitCodeContract {
             gate: "a harness error or incomplete data: a row of the baseline missing from the candidate, a build that crashed"),
         Row(code: StrainExitCode.toolMissing,
             run: "a counted measure cannot be taken: `measure: [instructions]` without `valgrind` or `objcopy` on PATH, "
-                + "or `STRAIN_INSTRUCTIONS_SOURCE=pmu` where no instruction counter opens (the message names the tool or the call); "
+                + "`STRAIN_INSTRUCTIONS_SOURCE=pmu` where no instruction counter opens, or an allocator preloaded through `LD_PRELOAD` "
+                + "that lacks part of the malloc family (the message names the tool, the call or the library); "
                 + "nothing ran, no folder was written",
             gate: "the same, from either build's `run`"),
         Row(code: StrainExitCode.interrupted,

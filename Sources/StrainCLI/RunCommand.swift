@@ -119,6 +119,8 @@ struct RunCommand: ParsableCommand {
             print("\(counted(job.plan.trials.count, "trial"))\(shardText)")
             return
         }
+        // Allocations are counted through the allocator the environment chose, or not at all.
+        if let refusal = TrialAllocator.refusal() { throw CommandFailure(code: StrainExitCode.toolMissing, message: refusal) }
         // Counted trials need their source (a PMU, else callgrind) and its tools:
         // checked before anything is written or run.
         var callgrind: CallgrindTrials?

@@ -265,6 +265,9 @@ public struct EnvironmentRecord: Codable, Hashable, Sendable {
     public var loadAverageEnd: Double?
     /// Share of CPU time stolen by the hypervisor during the run (`/proc/stat`), 0 to 1.
     public var stealFraction: Double?
+    /// The library the trials' malloc family forwarded to (counting as it went): glibc's
+    /// `libc.so.6`, an allocator preloaded through `LD_PRELOAD`, or `sanitizer`.
+    public var allocator: String?
 
     /// A machine described by these values.
     public init(host: String, cores: Int, memoryBytes: Int, kernel: String, architecture: String, swiftVersion: String, rlimits: [String: Int], gitCommit: String?) {

@@ -394,8 +394,11 @@ typedef struct {
 /// before the measured work.
 ///
 /// - Important: `strain` and any binary that links this target define malloc,
-///   calloc, realloc, free, posix_memalign, aligned_alloc and memalign; while
-///   counting is off each costs one predictable branch more than glibc's.
+///   calloc, realloc, free, posix_memalign, aligned_alloc, memalign and (not
+///   counted) malloc_usable_size, each
+///   forwarding to the allocator the environment chose (an LD_PRELOAD one, else
+///   glibc's); while counting is off each costs one predictable branch more than
+///   that allocator's own.
 void strain_alloc_begin(int by_site);
 
 /// Stops counting; the counts stay readable until the next begin.
@@ -428,6 +431,13 @@ int strain_alloc_describe_mapping(uintptr_t address, char *out, size_t capacity)
 /// Whether the process's malloc is this probe's (a program that defines its own
 /// allocator in its executable takes precedence, and nothing would be counted).
 int strain_alloc_is_interposing(void);
+
+/// Where the malloc family forwards (strain_alloc.c: the next definition in lookup
+/// order): the path of the library that defines it, as the loader names it (glibc's
+/// libc.so.6, or an allocator from LD_PRELOAD), or "sanitizer". When that library
+/// lacks members of the family, `*missing` (if not NULL) names them, comma separated,
+/// and the family forwards to glibc's own instead; otherwise `*missing` is NULL.
+const char *strain_alloc_forwarding(const char **missing);
 
 // MARK: - Instructions counted by callgrind (strain_instr.c)
 

@@ -30,6 +30,7 @@ package enum EnvironmentProbe {
         record.buildConfiguration = buildConfiguration + (SanitizedTrials.threadSanitizer ? "+thread-sanitizer" : "")
         record.loadAverageStart = loadAverage
         record.build = build
+        record.allocator = TrialAllocator.library
         return record
     }
 
