@@ -117,7 +117,7 @@ import Testing
         let symbolizer = Symbolizer()
         #expect(symbolizer.demangled("$s9StrainKit8ByteSizeO6formatySSSiFZ") == "static ByteSize.format(_:)")
         #expect(symbolizer.demangled("_Recursion") == "_Recursion")
-        #expect(RustSymbolName.legacy(mangled: "_ZN4core3fmt5write17hnothexdigitsxxE", demangled: "core::fmt::write::hnothexdigitsxx") == nil)
+        #expect(RustSymbolName.legacy(mangled: "_ZN4core3fmt5write17hnothexdigitsxxxxE", demangled: "core::fmt::write::hnothexdigitsxxxx") == nil)
     }
 }
 
