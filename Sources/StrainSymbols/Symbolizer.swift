@@ -5,7 +5,7 @@ import Synchronization
 
 /// Names the addresses of a child that is gone: the module from the child's
 /// /proc/self/maps as it was at the fault, the function from the module's ELF
-/// symbol table, Swift and C++ names demangled, and file:line:column (with the
+/// symbol table, Swift, C++ and Rust names demangled, and file:line:column (with the
 /// inlined functions) from llvm-symbolizer when one is found.
 package final class Symbolizer: Sendable {
     /// Symbol tables by file path, read once per run.
@@ -232,33 +232,20 @@ package final class Symbolizer: Sendable {
         return table
     }
 
-    /// `tryCast(swift::OpaqueValue*, …)` → `tryCast`: a C++ name without its
-    /// parameter list, which in the runtime's frames is longer than the name.
-    static func withoutParameters(_ name: String) -> String {
-        var depth = 0
-        for (offset, character) in name.enumerated() {
-            if character == "<" { depth += 1 }
-            if character == ">" { depth -= 1 }
-            if character == "(", depth == 0, offset > 0 {
-                let head = String(name.prefix(offset))
-                // "(anonymous namespace)::f" starts with a parenthesis that is not a parameter list.
-                if head.hasSuffix("(anonymous namespace)") || head.isEmpty { continue }
-                return head
-            }
-        }
-        return name
-    }
-
-    /// A symbol's readable name: Swift and C++ names demangled, C names as they are.
+    /// A symbol's readable name: Swift, C++ and Rust names demangled, C names as they are.
     package func demangled(_ name: String) -> String {
         if let known = names.withLock({ $0[name] }) { return known }
         var result = name
-        if let swift = strain_demangle_swift(name) {
+        // Rust's v0 names (`_R…`, its standard library's) are read here: libstdc++ reads only the legacy ones.
+        if let rust = RustSymbolName.demangle(name) {
+            result = rust
+        } else if let swift = strain_demangle_swift(name) {
             result = SwiftSymbolName.simplify(String(cString: swift))
             free(swift)
         } else if let cxx = strain_demangle_cxx(name) {
-            result = Self.withoutParameters(String(cString: cxx))
+            let text = String(cString: cxx)
             free(cxx)
+            result = RustSymbolName.legacy(mangled: name, demangled: text) ?? CxxSymbolName.withoutParameters(text)
         }
         names.withLock { $0[name] = result }
         return result
