@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -24,6 +24,12 @@ let package = Package(
         .library(name: "StrainProbe", type: .dynamic, targets: ["CStrainPreload"]),
         // `swift package strain run|gate|compare|report …` in a package that depends on Strain.
         .plugin(name: "StrainPlugin", targets: ["StrainPlugin"]),
+    ],
+    traits: [
+        // A failing StrainTesting expectation attaches report.html beside run.json; off by
+        // default, so a test target does not compile the report renderers unless it asks:
+        // `.package(url: …, from: …, traits: ["StrainTestingReports"])`.
+        .trait(name: "StrainTestingReports", description: "StrainTesting attaches report.html to a failing expectation, beside run.json"),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -124,10 +130,12 @@ let package = Package(
             dependencies: ["StrainRecords", "StrainKit", "StrainWire", "StrainSymbols", "StrainRunner", "CStrainProbe", "CStrainTools"]
         ),
         // A test's closure as a trial: the re-run test process is the child (the host),
-        // the test process the parent (the runner's pipeline). No CLI, gate or reports.
+        // the test process the parent (the runner's pipeline). No CLI or gate; the report
+        // renderers only with the StrainTestingReports trait.
         .target(
             name: "StrainTesting",
-            dependencies: ["StrainRecords", "StrainKit", "StrainWire", "StrainHost", "StrainRunner"]
+            dependencies: ["StrainRecords", "StrainKit", "StrainWire", "StrainHost", "StrainRunner",
+                           .byName(name: "StrainReports", condition: .when(traits: ["StrainTestingReports"]))]
         ),
         // Text laid out for a terminal or markup: tables fitted to a width, lines broken between words, escaping.
         .target(name: "StrainText"),

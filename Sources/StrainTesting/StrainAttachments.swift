@@ -1,9 +1,13 @@
 import Foundation
 import StrainRunner
 import Testing
+#if StrainTestingReports
+import StrainReports
+#endif
 
 /// A failing expectation's evidence, attached to its test: the trial's run.json
-/// (schema-checked like any run's), which `strain report` renders as report.html.
+/// (schema-checked like any run's), which `strain report` renders as report.html; and,
+/// with the package's `StrainTestingReports` trait, report.html itself.
 enum StrainAttachments {
     static func attach(_ verdict: StrainVerdict, sourceLocation: Testing.SourceLocation) {
         guard let record = verdict.record else { return }
@@ -16,5 +20,10 @@ enum StrainAttachments {
         if let data = try? RunRecordFile.encode(run) {
             Attachment.record([UInt8](data), named: "run.json", sourceLocation: sourceLocation)
         }
+        #if StrainTestingReports
+        if let html = try? ReportFormat.html.render(run) {
+            Attachment.record([UInt8](html), named: "report.html", sourceLocation: sourceLocation)
+        }
+        #endif
     }
 }

@@ -102,8 +102,9 @@ struct ModuleGraph {
         "StrainRunner": ["StrainRecords", "StrainKit", "StrainWire", "StrainSuite", "StrainSymbols", "CStrainProbe", "CStrainTools"],
         // The parent of a program Strain did not build: through the runner's trial pipeline.
         "StrainExec": ["StrainRecords", "StrainKit", "StrainWire", "StrainSymbols", "StrainRunner", "CStrainProbe", "CStrainTools"],
-        // Expectations for Swift Testing: the host in the re-run child, the runner in the test process; no CLI, gate or reports.
-        "StrainTesting": ["StrainRecords", "StrainKit", "StrainWire", "StrainHost", "StrainRunner"],
+        // Expectations for Swift Testing: the host in the re-run child, the runner in the test process; no CLI or gate,
+        // and the report renderers only under the StrainTestingReports trait (report.html attached).
+        "StrainTesting": ["StrainRecords", "StrainKit", "StrainWire", "StrainHost", "StrainRunner", "StrainReports"],
         // Text laid out for a terminal or markup: Foundation only.
         "StrainText": [],
         // Views of records: never the runner, never C.

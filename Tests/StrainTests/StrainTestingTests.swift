@@ -94,6 +94,8 @@ import Testing
         #expect(text.contains("recursion: a cycle of") && text.contains("parseList"), "\(text)")
         #expect(text.contains("entered the recursion: ") && text.contains("Nesting.swift:"), "the entry frame with its file:line: \(text)")
         #expect(text.contains("deep but finite: it completes on a 64MiB stack"), "\(text)")
+        // The fixture asks for the StrainTestingReports trait: report.html beside run.json.
+        #expect(text.contains("Attached 'run.json'") && text.contains("Attached 'report.html'"), "\(text)")
     }
 
     @Test func anUnboundedRecursionOnAnIOSGCDWorkerIsCalledUnbounded() async throws {
