@@ -5,7 +5,7 @@ import Testing
 /// Allocation counting through the binary: trials (spawned and server copies) and `strain exec`.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct AllocationCountTests {
     static func folder() throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strain-alloc-\(UUID().uuidString)").path
+        let folder = TestFolders.root.appendingPathComponent("strain-alloc-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         return folder
     }

@@ -109,7 +109,7 @@ final class FakeProbeRunner: BisectProbeRunner {
 /// The built binary's `bisect` against real children: real overflows, real NSKeyedUnarchiver.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct BisectEndToEndTests {
     static func bisect(_ arguments: [String]) async throws -> (StrainBinary.Result, RunRecord?, String) {
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("strain-bisect-\(UUID().uuidString)").path
+        let out = TestFolders.root.appendingPathComponent("strain-bisect-\(UUID().uuidString)").path
         let result = try await StrainBinary.run(["bisect"] + arguments + ["--out", out], timeout: 240)
         return (result, try? RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json")), out)
     }

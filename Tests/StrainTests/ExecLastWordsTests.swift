@@ -19,6 +19,7 @@ import Testing
         try #require(alone.stderr.contains(Self.glibcReason), "this glibc says something else: \(alone.stderr)")
 
         let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
         let (under, run) = try await ExecTests.exec(programs.faults, ["double-free"], out: out)
         #expect(under.termination == .signaled(SIGABRT))
         // The program's own output reaches the terminal as it does alone, before strain's lines.
@@ -42,6 +43,7 @@ import Testing
     @Test func aSwiftFatalErrorCarriesTheRuntimesMessageInTheRecord() async throws {
         let program = try await TestPrograms.swiftOverflow()
         let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
         let (under, run) = try await ExecTests.exec(program, ["index-out-of-range"], out: out)
         #expect(under.termination == .signaled(SIGILL) || under.termination == .signaled(SIGTRAP), "\(under.stderr.prefix(400))")
         let trial = try #require(run?.trials.first)
@@ -54,6 +56,7 @@ import Testing
     @Test func aMultiLineSwiftPreconditionsReasonIsItsFatalErrorLineNotItsClosingLine() async throws {
         let program = try await TestPrograms.swiftOverflow()
         let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
         let (under, run) = try await ExecTests.exec(program, ["multi-line-fatal"], out: out)
         #expect(under.termination == .signaled(SIGILL) || under.termination == .signaled(SIGTRAP), "\(under.stderr.prefix(400))")
         let trial = try #require(run?.trials.first)
@@ -69,6 +72,7 @@ import Testing
     @Test func aForkedChildsNullDereferenceIsSymbolizedUnderItsOwnProcessInTheRecordAndTheReports() async throws {
         let programs = try await TestPrograms.c()
         let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
         let (under, run) = try await ExecTests.exec(programs.faults, ["fork-child-fault"], out: out)
         #expect(under.termination == .exited(0), "the program's own status: \(under.stderr)")
         let fields = under.stdout.split(separator: " ")
@@ -174,6 +178,7 @@ import Testing
         }
         let deep = try await ExecJVMTests.compile("Deep", "public class Deep { static int f(int n) { return f(n + 1) + 1; } public static void main(String[] a) { f(0); } }")
         let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
         let (overflowed, run) = try await ExecTests.exec(tools.java, ["-Xss512k", "-cp", deep, "Deep"], out: out, timeout: 120)
         #expect(overflowed.termination == .exited(1), "\(overflowed.stderr.suffix(500))")
         #expect(overflowed.stderr.hasPrefix("Exception in thread \"main\" java.lang.StackOverflowError\n\tat Deep.f"), "\(overflowed.stderr.prefix(300))")
@@ -247,6 +252,7 @@ import Testing
     @Test func aCProgramsWordsPrintedByStdioBeforeItAbortsAreItsReason() async throws {
         let programs = try await TestPrograms.c()
         let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
         let (under, run) = try await Self.abortsAloneAndUnderExec(programs.faults, ["stdio-abort"], out: out)
         let trial = try #require(run?.trials.first)
         #expect(trial.outcome.kind == .crashed && trial.outcome.signal == SIGABRT, "\(trial.outcome.description)")
@@ -261,10 +267,12 @@ import Testing
     @Test(.enabled(if: cxx != nil, "no c++ on PATH: install g++ (.ci/setup does) to check libstdc++'s terminate message"))
     func anUncaughtCxxExceptionIsRecordedWithLibstdcxxsTerminateAndWhatLines() async throws {
         let folder = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let program = (folder as NSString).appendingPathComponent("terminate")
         try await TestPrograms.compile([Self.cxx!, "-O0", "-g", "-o", program, TestPrograms.sources + "/terminate.cpp"])
         let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
         let (under, run) = try await Self.abortsAloneAndUnderExec(program, [], out: out)
         let trial = try #require(run?.trials.first)
         #expect(trial.outcome.kind == .crashed && trial.outcome.signal == SIGABRT, "\(trial.outcome.description)")
@@ -279,6 +287,7 @@ import Testing
     @Test func aMultiLineSwiftStyleMessageOnStandardErrorIsRecordedFromItsFatalErrorLine() async throws {
         let programs = try await TestPrograms.c()
         let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
         let (under, run) = try await Self.abortsAloneAndUnderExec(programs.faults, ["swift-style-abort"], out: out)
         let trial = try #require(run?.trials.first)
         let fatal = "NIOCore/EventLoopFuture.swift:1234: Fatal error: BUG DETECTED: wait() must not be called when on an EventLoop."

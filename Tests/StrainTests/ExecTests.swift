@@ -17,7 +17,7 @@ import Testing
     }
 
     static func folder() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("strain-exec-\(UUID().uuidString)").path
+        TestFolders.root.appendingPathComponent("strain-exec-\(UUID().uuidString)").path
     }
 
     @Test(arguments: ["main", "thread", "gcd", "task"])
@@ -479,7 +479,7 @@ enum TestPrograms {
 
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/programs").path
     static let folder: String = {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("strain-programs-\(getpid())").path
+        let path = TestFolders.root.appendingPathComponent("strain-programs-\(getpid())").path
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }()

@@ -76,7 +76,7 @@ import Testing
     }
 
     @Test func runWritesTheExportsBesideItsRunWhenAskedFor() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strain-export-\(UUID().uuidString)").path
+        let folder = TestFolders.root.appendingPathComponent("strain-export-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try "name: export\nruns:\n  - scenario: stack-depth\n    parameters: {limit: 100}\n    strategies: [thread(512KiB)]\n    repetitions: 2\n".write(toFile: folder + "/suite.yaml", atomically: true, encoding: .utf8)
         let result = try await StrainBinary.run(["run", folder + "/suite.yaml", "--out", folder + "/out", "--format", "csv", "benchmark-smaller"], timeout: 120)

@@ -87,7 +87,7 @@ import Testing
                 strategies: [\(strategy)]
                 expect: stackOverflow
             """
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strain-test-\(UUID().uuidString)").path
+        let folder = TestFolders.root.appendingPathComponent("strain-test-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let suite = (folder as NSString).appendingPathComponent("suite.yaml")

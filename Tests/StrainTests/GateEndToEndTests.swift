@@ -7,7 +7,7 @@ import Testing
 /// user package with a planted regression.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct GateEndToEndTests {
     static func folder() throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strain-gate-\(UUID().uuidString)").path
+        let folder = TestFolders.root.appendingPathComponent("strain-gate-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         return folder
     }
@@ -86,6 +86,7 @@ import Testing
     /// rows are judged.
     @Test func aCountedGateRunsEachBuildOnceForItsCountsAndTimesTheUncountableRowInInterleavedRounds() async throws {
         let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
         let suite = folder + "/counted.yaml"
         try Self.write("""
             name: counted-and-timed

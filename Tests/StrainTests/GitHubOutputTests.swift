@@ -17,7 +17,7 @@ import Testing
         """
 
     @Test func runAnnotatesEachUnexpectedKeyAtItsSuiteLineRelativeToTheWorkspaceAndFillsTheStepSummary() async throws {
-        let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("strain-gh-\(UUID().uuidString)").path
+        let workspace = TestFolders.root.appendingPathComponent("strain-gh-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: workspace + "/ci/suites", withIntermediateDirectories: true)
         let suite = workspace + "/ci/suites/annotated.yaml"
         try Self.suite.write(toFile: suite, atomically: true, encoding: .utf8)

@@ -7,7 +7,7 @@ import Testing
 /// Needs Valgrind (`.ci/setup` installs Debian's `valgrind`).
 @Suite(.serialized, .timeLimit(.minutes(10))) struct InstructionCountTests {
     static func folder() throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strain-instr-\(UUID().uuidString)").path
+        let folder = TestFolders.root.appendingPathComponent("strain-instr-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         return folder
     }

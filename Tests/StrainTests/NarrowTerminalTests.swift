@@ -24,7 +24,8 @@ import Testing
         """
 
     @Test func aFailingRunAtEightyColumnsFitsEveryLineAndSplitsNoWord() async throws {
-        let (result, run, out) = try await StrainBinary.runSuite(Self.failingSuite, environment: ["COLUMNS": "80"])
+        let (result, run, out) = try await StrainBinary.runSuite(Self.failingSuite, environment: ["COLUMNS": "80"],
+                                                                 under: FileManager.default.temporaryDirectory)
         defer { try? FileManager.default.removeItem(atPath: (out as NSString).deletingLastPathComponent) }
         #expect(result.status == 1, "an unexpected overflow fails the run: \(result.stdout)\n\(result.stderr)")
         let record = try #require(run)

@@ -16,7 +16,7 @@ import Testing
     static let hasPMU = KernelPerfCounterProbe().failure(opening: .instructions) == nil
 
     static func folder() throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strain-pmu-\(UUID().uuidString)").path
+        let folder = TestFolders.root.appendingPathComponent("strain-pmu-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         return folder
     }

@@ -29,7 +29,7 @@ struct RecordVersionTests {
     }
 
     @Test func aVersionThisStrainDoesNotKnowIsRefusedBeforeAnythingElseIsRead() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("strain-v99-\(UUID().uuidString).json").path
+        let path = TestFolders.root.appendingPathComponent("strain-v99-\(UUID().uuidString).json").path
         try #"{"schemaVersion": 99, "trials": "not even the right shape"}"#.write(toFile: path, atomically: true, encoding: .utf8)
         #expect { try RunRecordFile.read(from: path) } throws: { "\($0)".contains("schema version 99 is not supported") }
     }

@@ -23,7 +23,7 @@ import Testing
         }
         let golden = try String(contentsOf: path, encoding: .utf8)
         if golden != text {
-            let actual = FileManager.default.temporaryDirectory.appendingPathComponent("strain-\(name)")
+            let actual = TestFolders.root.appendingPathComponent("strain-\(name)")
             try? text.write(to: actual, atomically: true, encoding: .utf8)
             Issue.record("\(name) differs from its golden file; this rendering is at \(actual.path) (diff it; STRAIN_RECORD_GOLDEN=1 records it)")
             return false
@@ -42,7 +42,7 @@ import Testing
     @Test func theJUnitXMLMatchesItsGoldenFileAndTheJUnitSchema() async throws {
         let xml = JUnitReport.render(try Self.fixture())
         #expect(try Self.matchesGolden(xml, "junit.xml"))
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("strain-junit-\(UUID().uuidString).xml")
+        let path = TestFolders.root.appendingPathComponent("strain-junit-\(UUID().uuidString).xml")
         try xml.write(to: path, atomically: true, encoding: .utf8)
         let check = try await XMLSchemaCheck.validate(path.path, schema: Self.fixtures.appendingPathComponent("junit.xsd").path)
         #expect(check.valid, "junit.xml does not match Fixtures/junit.xsd: \(check.output)")
@@ -89,7 +89,7 @@ import Testing
         #expect(!prose.contains("<script>"))
         #expect(markdown.contains("&lt;script&gt;alert(1)&lt;/script&gt; \\| &amp;"), "a | in a value does not split a table cell")
         let xml = JUnitReport.render(run)
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("strain-junit-hostile-\(UUID().uuidString).xml")
+        let path = TestFolders.root.appendingPathComponent("strain-junit-hostile-\(UUID().uuidString).xml")
         try xml.write(to: path, atomically: true, encoding: .utf8)
         let check = try await XMLSchemaCheck.validate(path.path, schema: Self.fixtures.appendingPathComponent("junit.xsd").path)
         #expect(check.valid, "escaped JUnit stays valid: \(check.output)")
@@ -123,7 +123,7 @@ import Testing
         // JUnit: still valid against the schema (every time a plain decimal), one
         // testsuite per scenario, every time attribute a finite number.
         let xml = JUnitReport.render(run)
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("strain-junit-odd-\(UUID().uuidString).xml")
+        let path = TestFolders.root.appendingPathComponent("strain-junit-odd-\(UUID().uuidString).xml")
         try xml.write(to: path, atomically: true, encoding: .utf8)
         let check = try await XMLSchemaCheck.validate(path.path, schema: Self.fixtures.appendingPathComponent("junit.xsd").path)
         #expect(check.valid, "odd values keep JUnit valid: \(check.output)")
@@ -185,7 +185,7 @@ import Testing
 /// The CLI's `report` command, run as a user would.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct ReportCommandTests {
     @Test func reportRendersEachFormatFromAStoredRun() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strain-report-\(UUID().uuidString)")
+        let folder = TestFolders.root.appendingPathComponent("strain-report-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let run = folder.appendingPathComponent("run.json").path
         try FileManager.default.copyItem(atPath: ReportTests.fixturePath, toPath: run)
@@ -207,7 +207,7 @@ import Testing
     }
 
     @Test func anOlderSchemaVersionStillRendersAndAnUnsupportedOneFailsWithExitCode2() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strain-versions-\(UUID().uuidString)")
+        let folder = TestFolders.root.appendingPathComponent("strain-versions-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: ReportTests.fixturePath))) as! [String: Any]
 

@@ -51,8 +51,11 @@ struct StrainBinary {
     }
 
     /// Writes `yaml` as a suite in a new temporary folder, runs it, and reads run.json.
-    static func runSuite(_ yaml: String, timeout: Double = 120, environment: [String: String] = [:]) async throws -> (Result, RunRecord?, String) {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strain-test-\(UUID().uuidString)").path
+    /// `under`: the folder to make it in (the process's own by default; a test of
+    /// 80-column output gives the temporary directory, whose paths are shorter).
+    static func runSuite(_ yaml: String, timeout: Double = 120, environment: [String: String] = [:],
+                         under parent: URL = TestFolders.root) async throws -> (Result, RunRecord?, String) {
+        let folder = parent.appendingPathComponent("strain-test-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let suite = (folder as NSString).appendingPathComponent("suite.yaml")
         try yaml.write(toFile: suite, atomically: true, encoding: .utf8)
@@ -549,9 +552,30 @@ enum Processes {
     }
 }
 
+/// Where this test process makes its temporary folders: one folder for the process
+/// (`strain-tests-PID` in the temporary directory), removed when the process exits,
+/// so a test that does not remove its own leaves nothing behind. Set
+/// STRAIN_KEEP_TEST_FOLDERS=1 to keep it (to read a failed test's files); the folder of
+/// a test process that was killed is removed by the next test process.
+enum TestFolders {
+    static let root: URL = {
+        let temporary = FileManager.default.temporaryDirectory
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? [] where name.hasPrefix("strain-tests-") {
+            guard let pid = Int32(name.dropFirst("strain-tests-".count)), pid != getpid(), kill(pid, 0) == -1, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(at: temporary.appendingPathComponent(name))
+        }
+        let root = temporary.appendingPathComponent("strain-tests-\(getpid())")
+        try? FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        if ProcessInfo.processInfo.environment["STRAIN_KEEP_TEST_FOLDERS"] != "1" {
+            atexit { try? FileManager.default.removeItem(at: TestFolders.root) }
+        }
+        return root
+    }()
+}
+
 /// A new temporary folder for one test.
 func temporaryFolder() throws -> String {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strain-test-\(UUID().uuidString)").path
+    let folder = TestFolders.root.appendingPathComponent("strain-test-\(UUID().uuidString)").path
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     return folder
 }
@@ -567,7 +591,7 @@ func temporaryFolder() throws -> String {
     }
 
     @Test func aTimedOutProcessIsKilledWithEverythingItStarted() async throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("strain-bounded-\(UUID().uuidString)").path
+        let file = TestFolders.root.appendingPathComponent("strain-bounded-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: file) }
         await #expect(throws: BoundedProcess.TimedOut.self) {
             // The grandchild holds none of the pipes: nothing but the kill ends it.

@@ -99,7 +99,7 @@ enum FixturePackage {
     static let example = FixturePackage.repository.appendingPathComponent("Tests/Examples/OrderDecoding").path
 
     static func folder() throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strain-user-\(UUID().uuidString)").path
+        let folder = TestFolders.root.appendingPathComponent("strain-user-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         return folder
     }
