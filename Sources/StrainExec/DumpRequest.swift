@@ -55,9 +55,10 @@ package enum DumpRequest {
             guard kill(pid, SIGQUIT) == 0 else { throw ExecError(.input, "cannot signal process \(pid): \(String(cString: strerror(errno)))") }
         }
         let deadline = strain_monotonic_ns() &+ UInt64(max(0.1, timeoutSeconds) * 1e9)
+        var cuts = ProbeFolder.Cuts()
         while strain_monotonic_ns() < deadline {
             if let file = probe.dumpFiles(pid: pid).last(where: { !before.contains($0) }),
-               let text = ProgramFile.head(file, limit: ProbeFolder.dumpByteLimit)?.text, let raw = ProbeFolder.parseDump(text) {
+               let raw = ProbeFolder.readDump(file, cuts: &cuts) {
                 return Answer(dump: ThreadDumpBuilder(symbolizer: symbolizer).dump(from: raw), method: method, file: file, pid: pid)
             }
             usleep(10_000)

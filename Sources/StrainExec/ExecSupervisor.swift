@@ -138,11 +138,29 @@ package struct ExecSupervisor: Sendable {
         var nextWorkerCount: UInt64 = 0
         let statusPath = "/proc/\(program.pid)/status"
         var ended: (TerminationStatus, rusage)?
-        func collectDumps(_ stallVerdict: ExecStallVerdict?) -> ExecDump? {
+        // The program can write dumps of its own into the probe folder: they are read to
+        // ProbeFolder's caps, in count and in time, and what was not read is said in the record.
+        var cuts = ProbeFolder.Cuts()
+        var dumpReadNanoseconds: UInt64 = 0
+        func collectDumps(_ stallVerdict: ExecStallVerdict?, taken: RawDump?) -> ExecDump? {
             var newest: ExecDump?
-            for path in probe.dumpFiles(pid: program.pid) where !readDumps.contains(path) {
+            // A dump the watch took itself, with ptrace: the verdict's.
+            if let taken {
+                let dump = ExecDump(number: dumps.count + 1, dump: classifier.dumpBuilder.dump(from: taken), stall: stallVerdict)
+                dumps.append(dump)
+                onDump(dump)
+                newest = dump
+            }
+            let fresh = probe.dumpFiles(pid: program.pid).filter { !readDumps.contains($0) }
+            for path in fresh {
                 readDumps.insert(path)
-                guard let text = ProgramFile.head(path, limit: ProbeFolder.dumpByteLimit)?.text, let raw = ProbeFolder.parseDump(text) else { continue }
+                // The newest dump when a stall was called is read whatever the caps: its verdict's.
+                let stallsOwn = stallVerdict != nil && taken == nil && path == fresh.last
+                if !stallsOwn && dumps.count >= ProbeFolder.dumpsReadLimit { cuts.dumpsOverCount += 1; continue }
+                if !stallsOwn && Double(dumpReadNanoseconds) / 1e9 >= ProbeFolder.dumpReadSeconds { cuts.dumpsOverTime += 1; continue }
+                let readStart = strain_monotonic_ns()
+                defer { dumpReadNanoseconds &+= strain_monotonic_ns() &- readStart }
+                guard let raw = ProbeFolder.readDump(path, cuts: &cuts) else { continue }
                 let dump = ExecDump(number: dumps.count + 1, dump: classifier.dumpBuilder.dump(from: raw), stall: stallVerdict)
                 dumps.append(dump)
                 onDump(dump)
@@ -168,7 +186,7 @@ package struct ExecSupervisor: Sendable {
                 peakWorkers = max(peakWorkers, Self.dispatchWorkers(pid: program.pid))
                 nextWorkerCount = now &+ 250_000_000
             }
-            _ = collectDumps(nil)
+            _ = collectDumps(nil, taken: nil)
             if stall == nil, var current = watch {
                 let suspicion = current.step(now: strain_monotonic_ns())
                 watch = current
@@ -186,7 +204,7 @@ package struct ExecSupervisor: Sendable {
                 }
             }
         }
-        _ = collectDumps(nil)
+        _ = collectDumps(nil, taken: nil)
         let end = strain_monotonic_ns()
         let (termination, usage) = ended!
         watched.termination = termination
@@ -216,9 +234,10 @@ package struct ExecSupervisor: Sendable {
         // The program's pool is libdispatch's: its workers against each platform's cap.
         let verdicts = CapVerdict.verdicts(strategy: .gcdGlobal(.default), needed: peakWorkers > Self.smallestGCDCap ? peakWorkers : nil)
         trial.capVerdicts = verdicts.isEmpty ? nil : verdicts
-        let others = processFaults(probe, program: program.pid, request: request)
+        let others = processFaults(probe, program: program.pid, request: request, cuts: &cuts)
         trial.processFaults = others.isEmpty ? nil : others
-        trial.leftOut = sanitizerRead.leftOut.isEmpty ? nil : sanitizerRead.leftOut
+        let leftOut = sanitizerRead.leftOut + cuts.all
+        trial.leftOut = leftOut.isEmpty ? nil : leftOut
         let run = ResolvedRun(scenario: "exec", parameters: key.parameters.map { ParameterSweep(name: $0.name, values: [$0.value]) },
                               strategies: [StrategySpec.main.description], profiles: [request.profile.rawValue], repetitions: 1,
                               timeoutSeconds: 0, stallSeconds: request.stallSeconds, expect: ["default": expected.map(\.description)])
@@ -320,31 +339,57 @@ package struct ExecSupervisor: Sendable {
     /// The faults of the program's other processes (a forked child keeps the probe and
     /// writes `fault-PID.txt` of its own), symbolized, each under its pid, parent and
     /// command line. The program's outcome is not theirs.
-    func processFaults(_ probe: ProbeFolder, program: Int32, request: ExecRequest) -> [ProcessFault] {
-        probe.faultPids().filter { $0 != program }.compactMap { pid in
-            guard let fault = probe.faultRecord(pid: pid) else { return nil }
+    /// At most `ProbeFolder.processFaultsReadLimit` of them, for at most
+    /// `ProbeFolder.processFaultReadSeconds`: the rest are counted in `cuts`.
+    func processFaults(_ probe: ProbeFolder, program: Int32, request: ExecRequest, cuts: inout ProbeFolder.Cuts) -> [ProcessFault] {
+        let pids = probe.faultPids().filter { $0 != program }
+        let start = strain_monotonic_ns()
+        var faults: [ProcessFault] = []
+        for (index, pid) in pids.enumerated() {
+            if index >= ProbeFolder.processFaultsReadLimit || Double(strain_monotonic_ns() &- start) / 1e9 >= ProbeFolder.processFaultReadSeconds {
+                let left = pids.count - index
+                let why = index >= ProbeFolder.processFaultsReadLimit ? "at most \(ProbeFolder.processFaultsReadLimit) are read" : "reading them had taken \(Int(ProbeFolder.processFaultReadSeconds)) s"
+                cuts.notes.append("\(left) further \(left == 1 ? "fault" : "faults") of the program's other processes not read (\(why))")
+                break
+            }
+            guard let fault = probe.faultRecord(pid: pid) else { continue }
             let classified = classifier.classify(fault)
-            guard let trace = classified.trace else { return nil }
-            return ProcessFault(pid: pid, parentPid: fault.parentPid, commandLine: fault.commandLine ?? [request.program] + request.arguments,
-                                outcome: classified.outcome,
-                                lastWords: fault.lastWords ?? probe.standardErrorTail(pid: pid).flatMap(StandardErrorWords.lastWords(in:)), trace: trace)
+            guard let trace = classified.trace else { continue }
+            faults.append(ProcessFault(pid: pid, parentPid: fault.parentPid, commandLine: fault.commandLine ?? [request.program] + request.arguments,
+                                       outcome: classified.outcome,
+                                       lastWords: fault.lastWords ?? probe.standardErrorTail(pid: pid).flatMap(StandardErrorWords.lastWords(in:)), trace: trace))
         }
+        return faults
     }
 
     /// Asks the suspected program for a dump and judges its pools from the stacks;
     /// nil (and the watch restarted) when they are not stuck.
     private func judgeStall(_ suspicion: StallWatch.Suspicion, watch: inout StallWatch, probe: ProbeFolder, pid: Int32,
-                            collect: (ExecStallVerdict?) -> ExecDump?) -> ExecStall? {
-        let before = Set(probe.dumpFiles(pid: pid))
-        _ = strain_sigqueue(pid, SIGSYS, STRAIN_DUMP_REQUEST_VALUE)
-        let deadline = strain_monotonic_ns() &+ 3_000_000_000
+                            collect: (ExecStallVerdict?, RawDump?) -> ExecDump?) -> ExecStall? {
+        // A signal handler ends a wait in poll, select, epoll or a sleep with EINTR whatever
+        // SA_RESTART says, and a program that does not retry it fails: SwiftPM's FileHandle
+        // did (a fatal error), under `strain exec --stall` over `swift test`. When one of the
+        // program's threads waits so, its dump is taken with ptrace: the kernel restarts the
+        // call after a ptrace stop, and the program never sees it.
+        let own = suspicion.processes.first { $0.pid == pid }?.threads ?? suspicion.threads
+        let byPtrace = own.contains(where: \.endsOnASignalHandler)
         var fresh: [String] = []
-        while strain_monotonic_ns() < deadline {
-            fresh = probe.dumpFiles(pid: pid).filter { !before.contains($0) }
-            if !fresh.isEmpty { break }
-            usleep(10_000)
+        let raw: RawDump?
+        if byPtrace {
+            raw = TrialSupervisor.ptraceDump(pid: pid)
+        } else {
+            let before = Set(probe.dumpFiles(pid: pid))
+            _ = strain_sigqueue(pid, SIGSYS, STRAIN_DUMP_REQUEST_VALUE)
+            let deadline = strain_monotonic_ns() &+ 3_000_000_000
+            while strain_monotonic_ns() < deadline {
+                fresh = probe.dumpFiles(pid: pid).filter { !before.contains($0) }
+                if !fresh.isEmpty { break }
+                usleep(10_000)
+            }
+            var ignored = ProbeFolder.Cuts()
+            raw = fresh.last.flatMap { ProbeFolder.readDump($0, cuts: &ignored) }
         }
-        let raw = fresh.last.flatMap { ProgramFile.head($0, limit: ProbeFolder.dumpByteLimit)?.text }.flatMap(ProbeFolder.parseDump)
+        let taken = byPtrace ? raw : nil
         let dump = raw.map { classifier.dumpBuilder.dump(from: $0) }
         let place = { (tid: Int) in dump.flatMap { Self.place(of: tid, in: $0) } }
         let maps = (try? String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)) ?? ""
@@ -357,7 +402,7 @@ package struct ExecSupervisor: Sendable {
                let reason = OutsideWake.reason(pid: pid, caught: OutsideWake.caughtSignals(pid: pid), maps: maps, processes: processes) {
                 verdict = Self.outsideEvent(verdict, reason: reason)
             }
-            _ = collect(verdict)
+            _ = collect(verdict, taken)
             return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds), cycle, pid)
         }
         // No pool: threads of any program blocked on locks, judged from /proc and the locks themselves,
@@ -377,7 +422,7 @@ package struct ExecSupervisor: Sendable {
                 let command = Self.commandLine(pid: process.pid).map { ", " + Self.shellQuoted($0) } ?? ""
                 verdict.message = "in process \(process.pid) (a descendant of the program\(command)): " + verdict.message
             }
-            _ = collect(verdict)
+            _ = collect(verdict, taken)
             return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds), isProgram ? cycle : nil, process.pid)
         }
         // Not stuck: this dump was the watchdog's question only; no one asked to see it.

@@ -23,6 +23,66 @@ package struct ProbeFolder: Sendable {
     package static let dumpByteLimit = 16 << 20
     /// ...and at most this many fault records and dumps a process.
     package static let fileCountLimit = 256
+    /// A dump's threads past this many are not read: the probe under `strain exec` writes
+    /// at most 4,096 (a trial's watchdog 8,192)...
+    package static let dumpThreadLimit = 8192
+    /// ...and a thread's frames past this many: the probe writes at most 128 (192).
+    package static let dumpFramesPerThreadLimit = 256
+    /// The dumps read in one run of a program: later ones are counted, not read...
+    package static let dumpsReadLimit = 64
+    /// ...and the time spent reading and naming them: past it, the rest are counted.
+    /// A forged 16 MiB dump of a million frames took 20 s to read and name, and
+    /// four of them 89 s (29 November 2026, debug build, under load).
+    package static let dumpReadSeconds = 10.0
+    /// The fault records of the program's other processes read in a run (a real one of
+    /// an overflow holds about 50,000 frames, its cycle found in well under a second)...
+    package static let processFaultsReadLimit = 64
+    /// ...and the time spent reading and naming them.
+    package static let processFaultReadSeconds = 10.0
+
+    /// What the readers of one probe folder left out: each line says what, and why
+    /// (a cap of this folder's, stated in Limits.md). Goes into the record's `leftOut`.
+    package struct Cuts: Sendable {
+        package var notes: [String] = []
+        /// Dumps found and not read, by reason: over the count, over the time.
+        package var dumpsOverCount = 0
+        package var dumpsOverTime = 0
+
+        package init() {}
+
+        /// The notes, with the counted dumps last.
+        package var all: [String] {
+            var lines = notes
+            if dumpsOverCount > 0 {
+                lines.append("\(dumpsOverCount) further thread \(dumpsOverCount == 1 ? "dump" : "dumps") not read (at most \(ProbeFolder.dumpsReadLimit) are read in a run)")
+            }
+            if dumpsOverTime > 0 {
+                lines.append("\(dumpsOverTime) further thread \(dumpsOverTime == 1 ? "dump" : "dumps") not read (reading dumps had taken \(Int(ProbeFolder.dumpReadSeconds)) s)")
+            }
+            return lines
+        }
+    }
+
+    /// The dump at `path`, read to its cap and parsed to the thread and frame caps,
+    /// with what it left out added to `cuts`; nil when it is not a whole dump.
+    package static func readDump(_ path: String, cuts: inout Cuts) -> RawDump? {
+        guard let read = ProgramFile.head(path, limit: dumpByteLimit) else { return nil }
+        let name = (path as NSString).lastPathComponent
+        if read.cut {
+            cuts.notes.append("thread dump \(name) not read: \(read.fileBytes >> 20) MiB, over the \(dumpByteLimit >> 20) MiB a dump is read to")
+            return nil
+        }
+        var droppedThreads = 0
+        var droppedFrames = 0
+        let raw = parseDump(read.text, droppedThreads: &droppedThreads, droppedFrames: &droppedFrames)
+        if droppedThreads > 0 || droppedFrames > 0 {
+            var parts: [String] = []
+            if droppedThreads > 0 { parts.append("\(droppedThreads) threads past the first \(dumpThreadLimit)") }
+            if droppedFrames > 0 { parts.append("\(droppedFrames) frames past \(dumpFramesPerThreadLimit) a thread") }
+            cuts.notes.append("thread dump \(name): " + parts.joined(separator: " and ") + " not read")
+        }
+        return raw
+    }
 
     /// The fault record of process `pid`, if its probe wrote one.
     package func faultRecord(pid: Int32) -> FaultRecord? {
@@ -103,6 +163,13 @@ package struct ProbeFolder: Sendable {
     /// id, whether it answered, its name, the text of its /proc `stat` and
     /// `syscall` files and its frames, then the maps and `END`. Nil unless whole.
     package static func parseDump(_ text: String) -> RawDump? {
+        var threads = 0
+        var frames = 0
+        return parseDump(text, droppedThreads: &threads, droppedFrames: &frames)
+    }
+
+    /// `parseDump(_:)`, counting the threads and frames past the caps it does not keep.
+    package static func parseDump(_ text: String, droppedThreads: inout Int, droppedFrames: inout Int) -> RawDump? {
         guard text.hasPrefix("STRAIN-DUMP 1\n"), text.hasSuffix("END\n") else { return nil }
         struct Thread {
             var tid: Int
@@ -118,6 +185,7 @@ package struct ProbeFolder: Sendable {
         var dumpNanoseconds = 0
         var maps: [Substring] = []
         var inMaps = false
+        var skipping = false
         for line in text.split(separator: "\n", omittingEmptySubsequences: false).dropFirst() {
             if inMaps {
                 if line == "end-maps" { inMaps = false } else { maps.append(line) }
@@ -126,9 +194,18 @@ package struct ProbeFolder: Sendable {
             if line == "maps" { inMaps = true; continue }
             guard let space = line.firstIndex(of: " ") else { continue }
             let key = line[..<space]
+            if skipping && key != "thread" && key != "requested_on" && key != "dump_ns" { continue }
+            if key == "f", let last = threads.indices.last, threads[last].frames.count >= dumpFramesPerThreadLimit {
+                droppedFrames += 1
+                continue
+            }
             let value = String(line[line.index(after: space)...])
             switch key {
-            case "thread": if let tid = Int(value) { threads.append(Thread(tid: tid)) }
+            case "thread":
+                guard let tid = Int(value) else { continue }
+                // Past the cap, a thread and its fields are skipped.
+                if threads.count < dumpThreadLimit { threads.append(Thread(tid: tid)) } else { droppedThreads += 1; skipping = true; continue }
+                skipping = false
             case "requested_on": requestedOn = Int(value)
             case "dump_ns": dumpNanoseconds = Int(value) ?? 0
             case "answered" where !threads.isEmpty: threads[threads.count - 1].answered = value == "1"

@@ -30,4 +30,41 @@ import Testing
         let record = try RunRecordFile.read(from: out + "/run.json")
         #expect(record.trials.count == 1)
     }
+
+    /// Thread dumps are read to caps in count, size, threads and frames, and each cut
+    /// is said in the record's `leftOut`: four forged dumps of a million frames each took
+    /// 89 s and 1.1 GB before (29 November 2026).
+    @Test func dumpsPlantedPastTheirCapsAreCountedNotReadAndTheRecordSaysWhatWasLeftOut() async throws {
+        let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        // Dump 1 has a thread of 1,000 frames; dump 2 is 17 MiB (sparse); dumps 3 to 72
+        // are whole and small: 64 are read (1 and 3 to 65), 7 are counted.
+        let script = """
+            import os, sys
+            probe = sys.argv[1] + "/probe"
+            pid = os.getpid()
+            maps = open("/proc/self/maps").read()
+            def dump(frames):
+                return ("STRAIN-DUMP 1\\nrequested_on 0\\ndump_ns 1\\nthread %d\\nanswered 1\\nname planted\\n" % pid
+                        + "f 0x1000\\n" * frames + "maps\\n" + maps + "end-maps\\nEND\\n")
+            def write(number, text):
+                with open("%s/dump-%d-%d.txt" % (probe, pid, number), "w") as f:
+                    f.write(text)
+            write(1, dump(1000))
+            with open("%s/dump-%d-2.txt" % (probe, pid), "w") as f:
+                f.truncate(17 << 20)
+            for number in range(3, 73):
+                write(number, dump(1))
+            """
+        let result = try await ProgramRun.run(StrainBinary.path, ["exec", "--out", out, "--", "/usr/bin/env", "python3", "-c", script, out], timeout: 150)
+        #expect(result.termination == .exited(0), "strain ends as its program did: \(result.stderr)")
+        let record = try RunRecordFile.read(from: out + "/run.json")
+        let leftOut = try #require(record.trials.first?.leftOut, "\(result.stderr.suffix(2000))")
+        #expect(leftOut.contains { $0.hasPrefix("thread dump dump-") && $0.hasSuffix("-1.txt: 744 frames past 256 a thread not read") }, "\(leftOut)")
+        #expect(leftOut.contains { $0.hasPrefix("thread dump dump-") && $0.hasSuffix("-2.txt not read: 17 MiB, over the 16 MiB a dump is read to") }, "\(leftOut)")
+        #expect(leftOut.contains("7 further thread dumps not read (at most 64 are read in a run)"), "\(leftOut)")
+        // The dumps that were read are the program's own, in order; the frame cut kept 256.
+        let dumps = try FileManager.default.contentsOfDirectory(atPath: out).filter { $0.hasPrefix("dump-") }
+        #expect(dumps.count == 64, "\(dumps.sorted())")
+    }
 }

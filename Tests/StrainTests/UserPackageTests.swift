@@ -230,7 +230,15 @@ enum FixturePackage {
 }
 
 /// `swift package strain …` in the worked example, whose own strain is named
-/// `order-strain`: found without `--product`, built in release, its failures passed on.
+/// `order-strain`: found without `--product`, built in release unless told otherwise,
+/// its failures passed on.
+///
+/// The plugin's default, release, is checked on what it announces and asks SwiftPM to
+/// build (a product that does not exist, so nothing compiles); every run here is
+/// `--configuration debug`, which reuses the debug objects the user-package tests
+/// built in the same scratch folder. A release build of the example over all of
+/// StrainCLI cost about 400 s of CPU inside the test run of a fresh clone
+/// (29 November 2026), for a check that differs from these by one build parameter.
 @Suite(.serialized, .timeLimit(.minutes(30))) struct CommandPluginTests {
     static func plugin(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         try await FixturePackage.locked {
@@ -239,26 +247,38 @@ enum FixturePackage {
         }
     }
 
-    @Test func thePluginRunsThePackagesOwnStrainWhateverItsNameInReleaseAndPassesItsFailureOnPlainly() async throws {
-        let list = try await Self.plugin(["list"])
+    @Test func thePluginBuildsInReleaseUnlessToldOtherwise() async throws {
+        // The product does not exist, so SwiftPM refuses before compiling anything: what
+        // the plugin announced and asked for is what a user's plain call builds.
+        let release = try await Self.plugin(["--product", "no-such-product", "list"])
+        #expect(release.status != 0, "\(release.output)")
+        #expect(release.output.contains("Building no-such-product (release)"), "\(release.output)")
+        #expect(release.output.contains("could not build no-such-product"), "\(release.output)")
+        #expect(!release.output.contains("Compiling"), "nothing compiles for a product that does not exist: \(release.output)")
+        let debug = try await Self.plugin(["--product", "no-such-product", "--configuration", "debug", "list"])
+        #expect(debug.output.contains("Building no-such-product (debug)"), "\(debug.output)")
+    }
+
+    @Test func thePluginRunsThePackagesOwnStrainWhateverItsNameAndPassesItsFailureOnPlainly() async throws {
+        let list = try await Self.plugin(["--configuration", "debug", "list"])
         #expect(list.status == 0, "\(list.output)")
         #expect(list.output.contains("decode-orders") && list.output.contains("order-cache"), "the package's own scenarios, without --product: \(list.output)")
-        #expect(list.output.contains("Building order-strain (release)"), "\(list.output)")
+        #expect(list.output.contains("Building order-strain (debug)"), "\(list.output)")
         // The plugin's line comes before the build it announces (it came after SwiftPM's
         // output in a CI log): before SwiftPM's first line of the build, whichever it prints.
-        let building = try #require(list.output.range(of: "Building order-strain (release)"))
-        let firstBuildLine = ["Building for production", "Compiling", "Build complete!"].compactMap { list.output.range(of: $0)?.lowerBound }.min()
+        let building = try #require(list.output.range(of: "Building order-strain (debug)"))
+        let firstBuildLine = ["Building for debugging", "Building for production", "Compiling", "Build complete!"].compactMap { list.output.range(of: $0)?.lowerBound }.min()
         let build = try #require(firstBuildLine, "SwiftPM's build output: \(list.output)")
         #expect(building.lowerBound < build, "\(list.output)")
 
         let out = try UserPackageTests.folder() + "/orders"
-        let run = try await Self.plugin(["run", "orders.yaml", "--out", out, "--filter", "scenario=decode-orders", "--repetitions", "1"])
+        let run = try await Self.plugin(["--configuration", "debug", "run", "orders.yaml", "--out", out, "--filter", "scenario=decode-orders", "--repetitions", "1"])
         #expect(run.status == 0, "\(run.output)")
         let record = try RunRecordFile.read(from: out + "/run.json")
-        #expect(record.environment.buildConfiguration == "release", "the plugin builds in release: \(record.environment.buildConfiguration)")
+        #expect(record.environment.buildConfiguration == "debug", "the build the plugin was asked for: \(record.environment.buildConfiguration)")
         #expect(!record.trials.isEmpty && record.trials.allSatisfy { $0.scenario == "decode-orders" }, "\(record.trials.map(\.id.description))")
 
-        let refused = try await Self.plugin(["explain", "decode-ordrs"])
+        let refused = try await Self.plugin(["--configuration", "debug", "explain", "decode-ordrs"])
         #expect(refused.status == 1, "SwiftPM turns every failure into 1: \(refused.output)")
         #expect(refused.output.contains("did you mean 'decode-orders'?"), "strain's own message comes through: \(refused.output)")
         #expect(refused.output.contains("order-strain exited 2"), "\(refused.output)")
@@ -269,18 +289,18 @@ enum FixturePackage {
         }
 
         // A package has no Scenarios/README.md: a suite's mistake points at `strain explain`.
-        let missing = try await Self.plugin(["run", "no-such-suite.yaml"])
+        let missing = try await Self.plugin(["--configuration", "debug", "run", "no-such-suite.yaml"])
         #expect(missing.status == 1, "\(missing.output)")
         #expect(missing.output.contains("no-such-suite.yaml") && missing.output.contains("`strain explain SCENARIO` prints one to start from"), "\(missing.output)")
         #expect(!missing.output.contains("Scenarios/README.md"), "a file only Strain's repository has: \(missing.output)")
 
         // --product and --configuration after `--` are the program's: the plugin builds
-        // the package's strain in release, not a product `none` in debug. (The program
-        // itself does not run here: the plugin builds no libStrainProbe.so beside the
-        // package's strain, so its `exec` stops at that, exit 125.)
+        // the package's strain as asked before `--` (debug), not a product `none` in
+        // release. (The program itself does not run here: the plugin builds no
+        // libStrainProbe.so beside the package's strain, so its `exec` stops at that, exit 125.)
         let folder = try UserPackageTests.folder()
-        let echoed = try await Self.plugin(["exec", "--out", folder + "/echo", "--", "/bin/echo", "program-got", "--configuration", "debug", "--product", "none"])
-        #expect(echoed.output.contains("Building order-strain (release)"), "\(echoed.output)")
+        let echoed = try await Self.plugin(["--configuration", "debug", "exec", "--out", folder + "/echo", "--", "/bin/echo", "program-got", "--configuration", "release", "--product", "none"])
+        #expect(echoed.output.contains("Building order-strain (debug)"), "\(echoed.output)")
         #expect(!echoed.output.contains("Building none"), "\(echoed.output)")
     }
 }

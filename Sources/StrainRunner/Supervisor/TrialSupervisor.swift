@@ -217,8 +217,8 @@ package struct TrialSupervisor: Sendable {
         return personality(UInt(current) | noRandomize) >= 0
     }()
 
-    /// Every thread of a live child, walked from here with ptrace.
-    static func ptraceDump(pid: Int32) -> RawDump {
+    /// Every thread of a live child (or of a descendant), walked from here with ptrace.
+    package static func ptraceDump(pid: Int32) -> RawDump {
         let started = strain_monotonic_ns()
         var threads: [RawThread] = []
         let giveUp = started &+ TrialSpec.nanoseconds(RemoteUnwinder.budgetSeconds)

@@ -78,6 +78,17 @@ package struct ThreadState: Sendable, Hashable {
         return !wait.hasSuffix("(timed)") && !wait.hasPrefix("sleep") && !wait.hasPrefix("syscall ") && wait != "futex"
     }
 
+    /// Whether a signal handler run on this thread would end its wait with EINTR whatever
+    /// `SA_RESTART` says (signal(7): poll, ppoll, select, pselect, epoll_wait, epoll_pwait,
+    /// nanosleep, clock_nanosleep). A program that does not retry them fails when a signal
+    /// arrives: a thread dump asked with a signal must not be, and ptrace's stop is not one
+    /// (the kernel restarts the call after it).
+    package var endsOnASignalHandler: Bool {
+        guard state != "R", let syscall else { return false }
+        return [Call.poll, Call.ppoll, Call.select, Call.pselect, Call.epollWait, Call.epollPwait, Call.nanosleep, Call.clockNanosleep]
+            .contains(syscall)
+    }
+
     /// `futex`'s system call number on this architecture.
     package static var futexCall: Int { Call.futex }
 
