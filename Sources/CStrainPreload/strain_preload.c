@@ -297,11 +297,30 @@ static char **strain_follow_fill(char *const envp[], void *buffer) {
     return out;
 }
 
+// Whether `envp` gives the program a probe folder other than this probe's: a `strain
+// exec` inside the tree (a test of Strain, a tool that runs strain exec) starting its
+// own program. That program is the inner strain's, and its environment is left as that
+// strain wrote it: rewritten, its probe wrote into this folder, and the inner strain
+// said its program had no probe. No malloc: it runs in vfork children.
+static int strain_is_another_strains(char *const envp[]) {
+    static const char prefix[] = STRAIN_PRELOAD_DIRECTORY "=";
+    const char *ours = NULL;
+    for (size_t i = 0; i < strain_follow_count; i++) {
+        if (strncmp(strain_follow_entries[i], prefix, sizeof(prefix) - 1) == 0) ours = strain_follow_entries[i];
+    }
+    if (ours == NULL) return 0;
+    for (char *const *entry = envp; entry != NULL && *entry != NULL; entry++) {
+        if (strncmp(*entry, prefix, sizeof(prefix) - 1) == 0 && strcmp(*entry, ours) != 0) return 1;
+    }
+    return 0;
+}
+
 // Calls `call` with the followed environment of `envp`, built on the stack when it
 // is small (a vfork child's mmap would stay mapped in its parent), else in a mapping.
 #define STRAIN_FOLLOW_STACK_BYTES (8 * 1024)
 typedef int (*strain_environment_call)(void *context, char *const envp[]);
 static int strain_with_followed_environment(char *const envp[], strain_environment_call call, void *context) {
+    if (strain_is_another_strains(envp)) return call(context, envp);
     size_t bytes = strain_follow_bytes(envp);
     if (bytes <= STRAIN_FOLLOW_STACK_BYTES) {
         uintptr_t buffer[(bytes + sizeof(uintptr_t) - 1) / sizeof(uintptr_t)];
