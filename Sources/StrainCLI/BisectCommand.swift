@@ -25,7 +25,7 @@ struct BisectCommand: ParsableCommand {
         """ + "\n" + ExitCodeContract.otherCommands[0]
     )
 
-    @Argument(help: "The scenario (see `strain list`).")
+    @Argument(help: "The scenario (see `strain list`).", completion: .list(scenarioNames()))
     var scenario: String
 
     @Option(name: [.customShort("p"), .customLong("parameter")], help: "A parameter value, name=value (repeatable); unset ones take their defaults.")

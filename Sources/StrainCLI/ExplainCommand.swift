@@ -10,7 +10,7 @@ struct ExplainCommand: ParsableCommand {
         abstract: "Explain one scenario: what it does, its parameters with types, ranges and defaults, its metrics, the outcomes it typically ends in, and a suite to start from."
     )
 
-    @Argument(help: "The scenario's name, as 'strain list' shows it.")
+    @Argument(help: "The scenario's name, as 'strain list' shows it.", completion: .list(scenarioNames()))
     var name: String
 
     func run() throws {

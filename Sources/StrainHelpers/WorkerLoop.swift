@@ -86,7 +86,7 @@ public struct WorkerResult: Sendable {
 
 /// A worker's loop, the same whatever the operation: it takes chunks of the
 /// budget until none are left, beats the heartbeat after each chunk (and, under
-/// ThreadSanitizer, starts a new epoch: ``RaceDetector/newEpoch()``), and times
+/// ThreadSanitizer, starts a new epoch: `RaceDetector.newEpoch()`, StrainKit), and times
 /// one operation in `sampleEvery` (with a clock read that does not allocate)
 /// into the worker's own `LatencyRecorder` (StrainKit).
 ///

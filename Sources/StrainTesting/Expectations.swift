@@ -29,6 +29,8 @@ let largeStackBytes = 64 << 20
 ///   - strategy: where the closure runs: `.thread(stackBytes:)`, `.gcdGlobal(...)`, …
 ///   - profile: what the child emulates: `.ios` gives GCD and new threads 512 KiB stacks.
 ///   - timeout: past it the child is killed and the trial is `timedOut`.
+///   - sourceLocation: where a failure is reported: the call, by default.
+///   - body: the code under test, run in the child as the trial's work.
 /// - Returns: the verdict, with the stack high-water and allocation counts of a
 ///   closure that completed.
 ///

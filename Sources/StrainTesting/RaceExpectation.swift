@@ -28,8 +28,13 @@ import Testing
 /// - Parameters:
 ///   - workers: how many threads run `body` at once, each with its index (0..<workers),
 ///     released together from a barrier.
+///   - name: what the trial is called in its record; give each call in a loop or a
+///     parameterized test its own, so the re-run child finds it.
+///   - profile: what the child emulates (`.linux`, `.ios`, `.macos`).
 ///   - timeout: past it the child is killed and the trial is `timedOut` (a sanitized
 ///     binary runs 5–15 times slower).
+///   - sourceLocation: where a race or a failure is reported: the call, by default.
+///   - body: the code under test, run by every worker with its index.
 @discardableResult
 public func expectNoRace(workers: Int = 4, _ name: String? = nil, profile: Profile = .linux, timeout: Duration = .seconds(120),
                          sourceLocation: Testing.SourceLocation = #_sourceLocation,

@@ -8,7 +8,7 @@ import Synchronization
 /// dispatch queues and semaphores. Swift's `Synchronization.Mutex` locks on Linux with
 /// raw futex calls, which it does not intercept, so two threads that take turns under a
 /// `Mutex` look to it like a race ("Swift access race" or "data race" inside
-/// `withLock`), although the count comes out exact. ``Mutex/withVisibleLock(_:)`` tells
+/// `withLock`), although the count comes out exact. `Mutex.withVisibleLock(_:)` tells
 /// it, at no cost outside a sanitized process; Strain's own harness locks this way, and
 /// so does the `Mutex` guard of `contended-collection`.
 ///
@@ -49,7 +49,7 @@ public enum RaceDetector {
     /// thread begins at each release. A worker looping for 100,000 operations with no
     /// lock outlives its history, and the race is dropped unreported: the unguarded
     /// array's appends, 8 workers on gcd-global beside two busy loops, were named in
-    /// 13 of 16 trials; with an epoch a chunk (``WorkerLoop``, StrainHelpers), in 48 of 48.
+    /// 13 of 16 trials; with an epoch a chunk (`WorkerLoop`, StrainHelpers), in 48 of 48.
     public static func newEpoch() {
         annotations?.release(UnsafeMutableRawPointer(bitPattern: mark))
     }

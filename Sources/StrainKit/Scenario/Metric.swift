@@ -32,6 +32,21 @@ public struct Metric<Value: MetricValue>: MetricDeclaration {
     }
 }
 
+extension Metric where Value == Double {
+    /// A handle to a metric only recorded by its name (0.1.0's `record(_:_:)` with a
+    /// `String`): what a declaration in ``Scenario/metrics`` of that name says is what
+    /// the reports show.
+    init(recordedAs name: String) {
+        descriptor = .undeclared(name)
+    }
+}
+
+extension MetricDescriptor: MetricDeclaration {
+    /// The descriptor itself: 0.1.0 declared metrics as descriptors, and a list of
+    /// them is still a valid ``Scenario/metrics`` once typed `[any MetricDeclaration]`.
+    public var descriptor: MetricDescriptor { self }
+}
+
 extension Metric where Value == Int {
     /// A whole count (`objects`, `progress blocks run`).
     public static func count(_ name: String, better: MetricDescriptor.Polarity?, noise: MetricDescriptor.Noise, summary: String) -> Metric<Int> {

@@ -20,7 +20,7 @@
 ///   ``ScenarioContext/blocking(on:holding:_:)``, so a deadlock names its wait cycle.
 /// - A broken invariant throws (``ScenarioContext/check(_:_:)``): the trial
 ///   ends `invariantViolated`, not `threw`.
-/// - Metrics recorded with ``ScenarioContext/record(_:_:)`` are declared in
+/// - Metrics recorded with ``ScenarioContext/record(_:_:)-(_,Value)`` are declared in
 ///   ``metrics`` with their unit and direction.
 ///
 /// `ScenarioCatalog.validate()` checks the declarations; the article

@@ -40,14 +40,16 @@ public final class ScenarioContext: Sendable {
     /// record early what a trial the watchdog may end should still say (how far
     /// it got).
     public func record<Value>(_ metric: Metric<Value>, _ value: Value) {
-        record(metric.name, value.recordedValue)
+        customMetrics.withVisibleLock { $0[metric.name] = value.recordedValue }
     }
 
-    /// Records a metric by its name: for Strain's own helpers and tests, which
-    /// record names they declare elsewhere. Scenarios record through a ``Metric``,
-    /// so a name is spelt once.
-    package func record(_ name: String, _ value: Double) {
-        customMetrics.withVisibleLock { $0[name] = value }
+    /// Records a metric by its name, as 0.1.0 did: kept for packages written against
+    /// 0.1.0, for one release. The value is kept under `name` as a ``Metric`` named so
+    /// would keep it; the reports show it as declared by no scenario unless a
+    /// declaration in ``Scenario/metrics`` has that name.
+    @available(*, deprecated, message: "record a declared Metric: `static let documentBytes = Metric<Int>.bytes(\"document bytes\", better: .lowerIsBetter, noise: .deterministic, summary: \"…\")` (or Metric<Double>.seconds, .rate, .ratio, Metric<Int>.count), listed in `static let metrics: [any MetricDeclaration]`, then `context.record(Self.documentBytes, value)`")
+    public func record(_ name: String, _ value: Double) {
+        record(Metric<Double>(recordedAs: name), value)
     }
 
     /// Adds one worker's operations: how many it did and the latencies it sampled.

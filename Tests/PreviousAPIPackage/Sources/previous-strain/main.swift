@@ -1,0 +1,5 @@
+import PreviousScenarios
+import StrainCLI
+import StrainKit
+
+StrainCommand.main(catalog: ScenarioCatalog([ChecksumScenario.self, DocumentScenario.self]))

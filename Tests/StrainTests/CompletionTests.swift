@@ -1,0 +1,56 @@
+import Foundation
+import StrainKit
+import StrainScenarios
+import Testing
+
+/// `strain explain <TAB>` and `strain bisect <TAB>` complete the catalog's scenario
+/// names, in the scripts the binary generates (and the bundle ships).
+@Suite(.timeLimit(.minutes(10))) struct CompletionTests {
+    static let names = ScenarioCatalog.builtIn.names
+
+    /// What bash offers after `strain WORDS`, through the generated script's own function.
+    static func bashCompletes(_ words: [String], script: String) async throws -> [String] {
+        let folder = TestFolders.root.appendingPathComponent("strain-completion-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try script.write(toFile: folder + "/strain.bash", atomically: true, encoding: .utf8)
+        let line = (["strain"] + words).joined(separator: " ")
+        let quoted = (["strain"] + words).map { "'\($0)'" }.joined(separator: " ")
+        let probe = """
+        source \(folder)/strain.bash
+        COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count); COMP_LINE='\(line)'; COMP_POINT=${#COMP_LINE}
+        _strain strain '\(words.last ?? "")' '\(words.dropLast().last ?? "strain")' 2>/dev/null
+        printf '%s\\n' "${COMPREPLY[@]}"
+        """
+        let ended = try await BoundedProcess.run("/bin/bash", ["--norc", "--noprofile", "-c", probe], timeout: 60)
+        #expect(ended.status == 0, "\(ended.stderr)")
+        return ended.stdout.split(separator: "\n").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    @Test func bashCompletesScenarioNamesAfterExplainAndBisect() async throws {
+        #expect(Self.names.count >= 15)
+        let generated = try await StrainBinary.run(["--generate-completion-script", "bash"])
+        try #require(generated.status == 0, "\(generated.stderr)")
+        for command in ["explain", "bisect"] {
+            #expect(Set(try await Self.bashCompletes([command, ""], script: generated.stdout)).isSuperset(of: Self.names),
+                    "strain \(command) <TAB> offers every scenario")
+            let cyclic = try await Self.bashCompletes([command, "cyc"], script: generated.stdout)
+            #expect(cyclic == ["cyclic-graph"], "strain \(command) cyc<TAB>: \(cyclic)")
+        }
+    }
+
+    @Test func zshAndFishScriptsListTheScenarioNamesForExplainAndBisect() async throws {
+        // A line that lists every scenario: fish's `complete … "strain explain"` line,
+        // zsh's array of values for the command's argument.
+        func listsAll(_ line: Substring) -> Bool { Self.names.allSatisfy { line.contains("'\($0)'") || line.contains(" \($0) ") || line.contains("'\($0) ") || line.contains(" \($0)'") } }
+        let fish = try await StrainBinary.run(["--generate-completion-script", "fish"])
+        try #require(fish.status == 0, "\(fish.stderr)")
+        for command in ["explain", "bisect"] {
+            let lines = fish.stdout.split(separator: "\n").filter { $0.contains("\"strain \(command)\"") && listsAll($0) }
+            #expect(lines.count == 1, "fish: strain \(command)'s argument lists every scenario")
+        }
+        let zsh = try await StrainBinary.run(["--generate-completion-script", "zsh"])
+        try #require(zsh.status == 0, "\(zsh.stderr)")
+        #expect(zsh.stdout.split(separator: "\n").filter(listsAll).count == 2, "zsh: explain's and bisect's arguments list every scenario")
+    }
+}
