@@ -764,9 +764,9 @@ _Static_assert(sizeof(strain_thread_start) <= STRAIN_RESERVED_SCRATCH, "the star
 // The new thread's first code: its alternate stack (reserved by its creator, the
 // start routine in its scratch bytes) is installed before the program's code runs.
 // The start routine is a tail call (musttail, even in a debug build): it runs where
-// glibc's start_thread would have called it, its stack as deep as without Strain (a
-// plain call left this frame under it: 176 bytes, 2 frames of a 64 KiB thread's
-// recursion, 1,092 frames under strain exec against 1,094 alone).
+// glibc's start_thread would have called it (a plain call left this frame under it:
+// a 64 KiB thread began 176 bytes deeper than alone; now 128, the probe's static TLS,
+// which glibc places at the top of every thread's stack).
 static void *strain_thread_trampoline(void *reserved) {
     void *(*start)(void *);
     void *argument;

@@ -38,7 +38,7 @@ import Testing
         let (result, run) = try await ExecTests.exec(node, [script], out: out, timeout: 120)
         #expect(result.termination == .signaled(SIGABRT), "\(result.stderr.suffix(2000))")
         let trace = try #require(run?.trials.first?.trace, "\(result.stderr.suffix(2000))")
-        let named = (trace.firstFrames + trace.lastFrames).compactMap(\.symbol)
+        let named = (trace.firstFrames + (trace.cycle?.frames ?? []) + trace.lastFrames).compactMap(\.symbol)
         guard named.contains("Builtins_InterpreterEntryTrampoline") else {
             // A node whose V8 builtins have no symbols (a stripped build) shows them as
             // addresses: nothing here tells a trampoline from a function.
