@@ -184,15 +184,34 @@ static void strain_thread_ended(void *value) {
     strain_thread_release();
 }
 
+/// Tells CStrainProbe's malloc family it runs in a program under `strain exec` (a weak
+/// reference there): a preloaded allocator whose family is not whole is kept, each
+/// function forwarded to its own next definition, rather than replaced by glibc's.
+const int strain_preload_library = 1;
+
 // `<record directory>/allocations-PID.txt`, written at the program's exit when it
 // was counted (empty otherwise); and the pid it belongs to (not a forked child's).
 static char strain_allocations_path[4096];
 static pid_t strain_allocations_pid;
 
-/// The program's allocations, from the probe's constructor to its exit.
+/// Whether the program's calls to `malloc` reach the probe's: the first definition in
+/// lookup order is in the probe's own library. Not when something ahead of it defines
+/// malloc: a sanitizer runtime (preloaded before the probe, or linked into the
+/// executable by clang and swiftc), or a program's own allocator linked in. Its
+/// allocations then never pass through the probe, and a count of 0 would be a lie.
+static int strain_preload_counts_malloc(void) {
+    void *first = dlsym(RTLD_DEFAULT, "malloc");
+    Dl_info found, own;
+    if (first == NULL || dladdr(first, &found) == 0 || dladdr((void *)strain_preload_counts_malloc, &own) == 0) return 0;
+    return found.dli_fbase == own.dli_fbase;
+}
+
+/// The program's allocations, from the probe's constructor to its exit; no file when
+/// they were not counted (strain then records none, not a zero).
 __attribute__((destructor)) static void strain_preload_end(void) {
     if (strain_allocations_path[0] == 0 || getpid() != strain_allocations_pid) return;
     strain_alloc_end();
+    if (!strain_preload_counts_malloc()) return;
     strain_alloc_write_totals(strain_allocations_path);
 }
 
@@ -763,11 +782,21 @@ _Static_assert(sizeof(strain_thread_start) <= STRAIN_RESERVED_SCRATCH, "the star
 
 // The new thread's first code: its alternate stack (reserved by its creator, the
 // start routine in its scratch bytes) is installed before the program's code runs.
+// The start routine is a tail call (musttail, even in a debug build): it runs where
+// glibc's start_thread would have called it (a plain call left this frame under it:
+// a 64 KiB thread began 176 bytes deeper than alone; now 128, the probe's static TLS,
+// which glibc places at the top of every thread's stack).
 static void *strain_thread_trampoline(void *reserved) {
-    strain_thread_start start;
-    memcpy(&start, strain_thread_reserved_scratch(reserved), sizeof(start));
+    void *(*start)(void *);
+    void *argument;
+    {
+        strain_thread_start boxed;
+        memcpy(&boxed, strain_thread_reserved_scratch(reserved), sizeof(boxed));
+        start = boxed.start;
+        argument = boxed.argument;
+    }
     if (strain_thread_install_reserved_alternate_stack(reserved) == 0) pthread_setspecific(strain_thread_key, (void *)1);
-    return start.start(start.argument);
+    __attribute__((musttail)) return start(argument);
 }
 
 static int strain_create_thread(pthread_t *thread, const pthread_attr_t *attributes, void *(*start)(void *), void *argument) {

@@ -183,6 +183,9 @@ static void strain_alloc_publish(strain_alloc_malloc_fn m, strain_alloc_calloc_f
 }
 
 /// Finds the next allocator and publishes it (once per process; a fork inherits it).
+/// Defined only by the preloaded probe (CStrainPreload): a program under `strain exec`.
+extern const int strain_preload_library __attribute__((weak));
+
 static __attribute__((noinline)) void strain_alloc_resolve(void) {
     int expected = 0;
     if (!atomic_compare_exchange_strong_explicit(&strain_alloc_resolution, &expected, 1, memory_order_acq_rel, memory_order_acquire)) {
@@ -216,8 +219,26 @@ static __attribute__((noinline)) void strain_alloc_resolve(void) {
             strain_alloc_publish((strain_alloc_malloc_fn)found[0], (strain_alloc_calloc_fn)found[1], (strain_alloc_realloc_fn)found[2],
                                  (strain_alloc_free_fn)found[3], (strain_alloc_memalign_fn)found[4], (strain_alloc_posix_memalign_fn)found[5],
                                  (strain_alloc_memalign_fn)found[6], (strain_alloc_usable_fn)found[7]);
+        } else if (&strain_preload_library != NULL) {
+            // A family that is not whole: each function forwards to its own next definition,
+            // where the program's call would go without Strain (the library's malloc, glibc's
+            // posix_memalign), counted: under strain exec the program keeps the allocators it
+            // chose. Trials refuse such a preload before anything runs (TrialAllocator.refusal:
+            // Strain's own runtime would mix the two allocators' blocks).
+            void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+            void *usable = found[7] != NULL ? found[7] : (libc != NULL ? dlsym(libc, "malloc_usable_size") : NULL);
+            strain_alloc_library = home.dli_fname;
+            strain_alloc_publish(found[0] != NULL ? (strain_alloc_malloc_fn)found[0] : __libc_malloc,
+                                 found[1] != NULL ? (strain_alloc_calloc_fn)found[1] : __libc_calloc,
+                                 found[2] != NULL ? (strain_alloc_realloc_fn)found[2] : __libc_realloc,
+                                 found[3] != NULL ? (strain_alloc_free_fn)found[3] : __libc_free,
+                                 found[4] != NULL ? (strain_alloc_memalign_fn)found[4] : __libc_memalign,
+                                 found[5] != NULL ? (strain_alloc_posix_memalign_fn)found[5] : strain_alloc_libc_posix_memalign,
+                                 found[6] != NULL ? (strain_alloc_memalign_fn)found[6] : __libc_memalign, (strain_alloc_usable_fn)usable);
         } else {
-            // glibc's own malloc_usable_size (it exports no __libc_ name for it): from libc.so.6's own scope.
+            // In strain itself and a trial (which refuse to run such a preload): glibc's whole
+            // family, so strain lives long enough to say why. glibc's own malloc_usable_size
+            // (it exports no __libc_ name for it): from libc.so.6's own scope.
             void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
             void *usable = libc != NULL ? dlsym(libc, "malloc_usable_size") : NULL;
             strain_alloc_library = home.dli_fname;

@@ -191,6 +191,7 @@ static unsigned long strain_forward_pending;
 // terminal's, which reaches it by itself): a stall verdict is taken back only when
 // the program ran on with none of them.
 static unsigned long strain_forward_seen;
+static int strain_forward_last;
 
 // Sends the kept signals to the program, once its pid is known. Async-signal-safe.
 static void strain_forward_flush(void) {
@@ -208,6 +209,7 @@ static void strain_forward_flush(void) {
 static void strain_forward_handler(int signal_number, siginfo_t *info, void *context) {
     (void)context;
     __atomic_fetch_add(&strain_forward_seen, 1UL, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&strain_forward_last, signal_number, __ATOMIC_SEQ_CST);
     if (info->si_code == SI_KERNEL) return;
     int saved = errno;
     pid_t pid = __atomic_load_n(&strain_forward_pid, __ATOMIC_SEQ_CST);
@@ -245,6 +247,10 @@ int strain_exec_forward_signals(int pid) {
 
 unsigned long strain_exec_signals_seen(void) {
     return __atomic_load_n(&strain_forward_seen, __ATOMIC_SEQ_CST);
+}
+
+int strain_exec_last_signal(void) {
+    return __atomic_load_n(&strain_forward_last, __ATOMIC_SEQ_CST);
 }
 
 int strain_child_signal_take_back(void) {

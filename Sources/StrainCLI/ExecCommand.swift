@@ -73,6 +73,8 @@ struct ExecCommand: ParsableCommand {
                 Self.write(dump, folder: folder.path, program: program)
             }, onStopped: { why in
                 writeStandardError("strain: " + TerminalReport.safe(why))
+            }, onNote: { note in
+                writeStandardError("strain: " + TerminalReport.safe(note))
             })
             try RunRecordFile.write(result.record, to: folder.runJSONPath)
             // A stall verdict this terminal was shown (with its dump) and the record then withdrew is said again, withdrawn.
@@ -134,12 +136,17 @@ struct ExecCommand: ParsableCommand {
     static func describe(_ trial: TrialRecord, runJSON: String) {
         var lines = ["strain: the program ended \(trial.outcome.description)\(trial.outcome.message.map { ": \($0)" } ?? "")"]
         if let words = trial.lastWords { lines.append("reason: \(words)") }
+        // The sanitizer wrote its reports to Strain's file, not the terminal: each one's place, here.
+        let reports = trial.sanitizerReports ?? []
+        lines += reports.prefix(8).map { "  " + $0.headline }
+        if reports.count > 8 { lines.append("  … \(reports.count - 8) more sanitizer reports in the record") }
         if trial.outcome.kind == .completed || trial.outcome.kind == .threw {
             // Only another process faulted: the program's own ending needs no trace.
-        } else if let trace = trial.trace {
+        } else if let trace = trial.trace, trial.stall == nil {
             lines.append(TraceText.headline(trace))
             lines += TraceText.lines(trace).map { "  " + $0 }
         } else if let dump = trial.dump {
+            // A stall's evidence is its dump (a fault the program handled long before is not).
             lines += dump.groups.prefix(8).map { "  " + DumpText.group($0) }
         }
         if let tree = ProcessFaultText.tree(trial) { lines += tree.enumerated().map { $0.offset == 0 ? "strain: " + $0.element : $0.element } }

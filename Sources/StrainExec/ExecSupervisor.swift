@@ -49,6 +49,10 @@ package struct ExecResult: Sendable {
     package var termination: TerminationStatus
     package var record: RunRecord
     package var dumps: [ExecDump]
+    /// What Strain could not see or judge in this program, each said once on the terminal
+    /// and kept in the record's `leftOut`: a static program without the probe, a JVM's
+    /// monitor waits without jcmd.
+    package var notes: [String] = []
 }
 
 /// Runs one program under the preloaded probe and records it as a one-trial run
@@ -67,6 +71,8 @@ package struct ExecSupervisor: Sendable {
     /// How often the supervisor looks for dumps and samples the program, while it waits for its end.
     package var pollMilliseconds: Int32 = 50
 
+    /// Frames of libdispatch's event manager thread (Linux: epoll), which runs under a worker's frames.
+    static let dispatchManagerFrames = ["_dispatch_mgr_thread", "_dispatch_mgr_invoke", "_dispatch_event_loop_drain"]
     /// Frames of the pools the watchdog watches: libdispatch's workers and Swift concurrency's jobs.
     static let poolFrames = ["_dispatch_worker_thread", "_dispatch_root_queue_drain", "_dispatch_lane", "swift_job_run", "runJobInEstablishedExecutorContext", "swift::runJob"]
 
@@ -104,9 +110,11 @@ package struct ExecSupervisor: Sendable {
 
     /// Runs the program to its end. `onStart` hears its pid; `onDump` each dump as it is read;
     /// `onStopped` why strain is waiting, each time the program stops (`SIGSTOP`, a
-    /// tracer) and so can neither end nor be judged until something continues it.
+    /// tracer) and so can neither end nor be judged until something continues it;
+    /// `onNote` what Strain cannot see or judge in this program, once each, as soon as it
+    /// is known (a static program at its start): the record keeps them in `leftOut`.
     package func run(_ request: ExecRequest, onStart: (Int32) -> Void = { _ in }, onDump: (ExecDump) -> Void = { _ in },
-                     onStopped: (String) -> Void = { _ in }) throws(ExecError) -> ExecResult {
+                     onStopped: (String) -> Void = { _ in }, onNote: (String) -> Void = { _ in }) throws(ExecError) -> ExecResult {
         if let code = OutputDirectory.makeFolders(request.probeFolder) {
             throw ExecError(.setup, "cannot create \(request.probeFolder) (\(String(cString: strerror(code)))); give an --out folder you can write to")
         }
@@ -119,6 +127,14 @@ package struct ExecSupervisor: Sendable {
         // to the program by the probe before its main.
         var programEnvironment = self.environment(for: request)
         if strain_child_signal_take_back() == 1 { programEnvironment[ProbeEnvironment.childSignal] = "ignore" }
+        var notes: [String] = []
+        func note(_ text: String) {
+            guard !notes.contains(text) else { return }
+            notes.append(text)
+            onNote(text)
+        }
+        let programFile = Self.resolved(request.program, path: ProcessInfo.processInfo.environment["PATH"])
+        if ELFNeededLibraries.isStatic(path: programFile) == true { note(Self.staticProgram) }
         let program = try ProgramProcess.spawn(program: request.program, arguments: request.arguments,
                                                environment: programEnvironment.map { "\($0.key)=\($0.value)" })
         _ = strain_exec_forward_signals(program.pid)
@@ -191,7 +207,9 @@ package struct ExecSupervisor: Sendable {
                 let suspicion = current.step(now: strain_monotonic_ns())
                 watch = current
                 if let suspicion {
-                    let judged = judgeStall(suspicion, watch: &current, probe: probe, pid: program.pid, collect: collectDumps)
+                    var found: [String] = []
+                    let judged = judgeStall(suspicion, watch: &current, probe: probe, pid: program.pid, notes: &found, collect: collectDumps)
+                    for text in found { note(text) }
                     if let judged, judged.verdict.kind == nil {
                         // Something outside can end the wait: watched on, judged again once it moves.
                         outsideWait = judged
@@ -236,7 +254,18 @@ package struct ExecSupervisor: Sendable {
         trial.capVerdicts = verdicts.isEmpty ? nil : verdicts
         let others = processFaults(probe, program: program.pid, request: request, cuts: &cuts)
         trial.processFaults = others.isEmpty ? nil : others
-        let leftOut = sanitizerRead.leftOut + cuts.all
+        // An image without the probe that nothing said before (a wrapper that executed a static program, say).
+        if !notes.contains(Self.staticProgram) {
+            switch probe.programImage(pid: program.pid) {
+            case .neverProbed: note("the program ran without Strain's probe (it did not load LD_PRELOAD): no trace, dumps or stall names")
+            case .executedWithoutProbe(let path) where request.follow:
+                note("the program executed \(path), which ran without Strain's probe"
+                     + (ELFNeededLibraries.isStatic(path: path) == true ? " (statically linked: LD_PRELOAD cannot load it)" : "")
+                     + ": no trace, dumps or stall names from it")
+            case .probed, .folderDeleted, .executedWithoutProbe: break
+            }
+        }
+        let leftOut = sanitizerRead.leftOut + notes + cuts.all
         trial.leftOut = leftOut.isEmpty ? nil : leftOut
         let run = ResolvedRun(scenario: "exec", parameters: key.parameters.map { ParameterSweep(name: $0.name, values: [$0.value]) },
                               strategies: [StrategySpec.main.description], profiles: [request.profile.rawValue], repetitions: 1,
@@ -249,7 +278,7 @@ package struct ExecSupervisor: Sendable {
         var record = RunRecord(suite: suite, environment: environment, startedAt: startedAt, finishedAt: Date().formatted(.iso8601),
                                runnerPeakRSSBytes: ownUsage.ru_maxrss * 1024, trials: [trial])
         record.plan = PlanRecord(hash: String(format: "%016llx", key.stableHash), trialCount: 1, shard: nil)
-        return ExecResult(pid: program.pid, termination: termination, record: record, dumps: dumps)
+        return ExecResult(pid: program.pid, termination: termination, record: record, dumps: dumps, notes: notes)
     }
 
     /// A stall the watchdog called: its verdict, what it saw, the wait cycle when the
@@ -275,10 +304,18 @@ package struct ExecSupervisor: Sendable {
             // The program's own handler took the signal and the program went on to exit by its
             // status (HotSpot takes SIGSEGVs on purpose: a probe at address 0, implicit null
             // checks, stack banging): the verdict is the program's, as it would be alone.
-            let handled = "the program handled \(SignalName.of(fault.signal)) at 0x\(String(fault.address, radix: 16)) itself and exited with status \(code)"
+            let trace = classifier.classify(fault).trace
+            let handled = Self.handledFault(fault, code: code, trace: trace, secondsBeforeEnd: probe.secondsSinceWritten("fault-\(pid).txt"),
+                                            signalSeen: strain_exec_last_signal())
             classified = OutcomeClassifier.Classified(outcome: TrialOutcome(kind: code == 0 ? .completed : .threw, message: handled))
             // Kept as evidence: a crash reporter that logs and exits by status leaves its fault here.
-            if code != 0 { classified.trace = classifier.classify(fault).trace }
+            if code != 0 { classified.trace = trace }
+        } else if let fault, case .signaled(let signal) = termination, !Self.faultSignals.contains(signal), !fault.isOverflow,
+                  let seconds = probe.secondsSinceWritten("fault-\(pid).txt"), seconds >= 1 {
+            // Handled long before, then killed from outside (SIGKILL, SIGTERM's default): the kill is the ending.
+            let earlier = Self.handledEarlier(fault, seconds: seconds, trace: classifier.classify(fault).trace)
+            classified = OutcomeClassifier.Classified(outcome: TrialOutcome(kind: .crashed, signal: signal,
+                message: "the program was killed by \(SignalName.of(signal)), sent to it; \(earlier)"))
         } else if let fault {
             classified = classifier.classify(fault)
             let after = termination == .signaled(fault.signal) ? "" : "; after the probe passed the signal on, the program \(Self.ended(termination))"
@@ -336,6 +373,33 @@ package struct ExecSupervisor: Sendable {
         return classified
     }
 
+    /// What a program that handled a fault itself and then exited by `code` did, in order.
+    /// A fault long before the end (HotSpot takes a SIGSEGV at 0x0 at start-up on purpose)
+    /// is not why it ended; a status over 128 is how a program reports ending itself on
+    /// signal `code - 128` (a JVM's 143 after SIGTERM), said with the signal strain saw.
+    static func handledFault(_ fault: FaultRecord, code: Int32, trace: FaultTrace?, secondsBeforeEnd: Double?, signalSeen: Int32) -> String {
+        let faultText = "\(SignalName.of(fault.signal)) at 0x\(String(fault.address, radix: 16))"
+        var status = "exited with status \(code)"
+        if code > 128, code - 128 < 65 {
+            let signal = code - 128
+            let seen = signalSeen == signal ? "; a \(SignalName.of(signal)) was sent to strain and reached it" : ""
+            status += " (128 + \(signal): the status of a program that ends itself on \(SignalName.of(signal))\(seen))"
+        }
+        guard let seconds = secondsBeforeEnd, seconds >= 1 else {
+            return "the program handled \(faultText) itself and \(status)"
+        }
+        return "the program \(status); " + handledEarlier(fault, seconds: seconds, trace: trace)
+    }
+
+    /// `12.3 s before, it had handled a SIGSEGV at 0x0 itself (HotSpot takes such faults on purpose) and ran on: not why it ended`.
+    static func handledEarlier(_ fault: FaultRecord, seconds: Double, trace: FaultTrace?) -> String {
+        // The fault is in HotSpot's generated code (no module), in a process that maps libjvm.so.
+        let inJVM = JVMThreads.isJVM(maps: fault.maps)
+            || ((trace?.firstFrames ?? []) + (trace?.lastFrames ?? [])).contains { $0.moduleName?.hasPrefix("libjvm") == true }
+        let why = inJVM ? " (HotSpot takes such faults on purpose)" : ""
+        return "\(String(format: "%.1f", seconds)) s before, it had handled a \(SignalName.of(fault.signal)) at 0x\(String(fault.address, radix: 16)) itself\(why) and ran on: not why it ended"
+    }
+
     /// The faults of the program's other processes (a forked child keeps the probe and
     /// writes `fault-PID.txt` of its own), symbolized, each under its pid, parent and
     /// command line. The program's outcome is not theirs.
@@ -365,7 +429,7 @@ package struct ExecSupervisor: Sendable {
     /// Asks the suspected program for a dump and judges its pools from the stacks;
     /// nil (and the watch restarted) when they are not stuck.
     private func judgeStall(_ suspicion: StallWatch.Suspicion, watch: inout StallWatch, probe: ProbeFolder, pid: Int32,
-                            collect: (ExecStallVerdict?, RawDump?) -> ExecDump?) -> ExecStall? {
+                            notes: inout [String], collect: (ExecStallVerdict?, RawDump?) -> ExecDump?) -> ExecStall? {
         // A signal handler ends a wait in poll, select, epoll or a sleep with EINTR whatever
         // SA_RESTART says, and a program that does not retry it fails: SwiftPM's FileHandle
         // did (a fatal error), under `strain exec --stall` over `swift test`. When one of the
@@ -392,7 +456,7 @@ package struct ExecSupervisor: Sendable {
         let taken = byPtrace ? raw : nil
         let dump = raw.map { classifier.dumpBuilder.dump(from: $0) }
         let place = { (tid: Int) in dump.flatMap { Self.place(of: tid, in: $0) } }
-        let maps = (try? String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)) ?? ""
+        let maps = Self.maps(pid: pid)
         let object = { (address: UInt64) in classifier.symbolizer.dataObject(at: address, maps: maps) }
         let processes = suspicion.processes.isEmpty ? [(pid: pid, threads: suspicion.threads)] : suspicion.processes
         if let dump, var verdict = StallWatch.judge(dump, suspicion: suspicion) {
@@ -409,7 +473,7 @@ package struct ExecSupervisor: Sendable {
         // process by process (the program's first: only it answers dumps, which say where a thread waits).
         for process in processes {
             let isProgram = process.pid == pid
-            let processMaps = isProgram ? maps : ((try? String(contentsOfFile: "/proc/\(process.pid)/maps", encoding: .utf8)) ?? "")
+            let processMaps = isProgram ? maps : Self.maps(pid: process.pid)
             guard let judged = LockWaits.judge(threads: process.threads, silentSeconds: suspicion.silentSeconds,
                                                readWord: LockWaits.reader(pid: process.pid), place: isProgram ? place : { _ in nil },
                                                object: { classifier.symbolizer.dataObject(at: $0, maps: processMaps) }) else { continue }
@@ -425,6 +489,24 @@ package struct ExecSupervisor: Sendable {
             _ = collect(verdict, taken)
             return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds), isProgram ? cycle : nil, process.pid)
         }
+        // A JVM's monitor waits are timed waits: only the JVM itself can name a Java-level deadlock.
+        for process in processes {
+            let processMaps = process.pid == pid ? maps : Self.maps(pid: process.pid)
+            guard JVMThreads.isJVM(maps: processMaps) else { continue }
+            guard let jcmd = JVMThreads.jcmd(pid: process.pid) else {
+                let note = JVMThreads.notJudged(pid: process.pid)
+                if !notes.contains(note) { notes.append(note) }
+                continue
+            }
+            let file = (probe.path as NSString).appendingPathComponent("jvm-threads-\(process.pid).txt")
+            guard var verdict = JVMThreads.judge(pid: process.pid, jcmd: jcmd, file: file, silentSeconds: suspicion.silentSeconds) else { continue }
+            if process.pid != pid {
+                let command = Self.commandLine(pid: process.pid).map { ", " + Self.shellQuoted($0) } ?? ""
+                verdict.message = "in process \(process.pid) (a descendant of the program\(command)): " + verdict.message
+            }
+            _ = collect(verdict, taken)
+            return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds), nil, process.pid)
+        }
         // Not stuck: this dump was the watchdog's question only; no one asked to see it.
         for file in fresh { unlink(file) }
         watch.restart(now: strain_monotonic_ns(), threads: suspicion.threads)
@@ -437,6 +519,24 @@ package struct ExecSupervisor: Sendable {
         let evidence = verdict.message.replacingOccurrences(of: ", so none is left to wake another", with: "")
             .replacingOccurrences(of: ": none can wake another", with: "")
         return ExecStallVerdict(kind: nil, message: "\(evidence); not deadlocked: \(reason)")
+    }
+
+    /// Process `pid`'s mappings (`/proc/PID/maps`), whole up to 16 MiB; empty when it is gone.
+    /// Read with read(2) to its end: Foundation's `String(contentsOfFile:)` stops after the
+    /// first page of a /proc file (4 KiB, where a JVM's maps run to 100 KiB and more).
+    static func maps(pid: Int32) -> String {
+        let descriptor = open("/proc/\(pid)/maps", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return "" }
+        defer { close(descriptor) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while data.count < 16 << 20 {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            data.append(contentsOf: buffer[0..<count])
+        }
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// A live process's command line (`/proc/PID/cmdline`), or nil.
@@ -461,10 +561,7 @@ package struct ExecSupervisor: Sendable {
     /// needed, found on `path` when it has no slash; none for a script or a program whose
     /// runtime is linked in (swiftc's and clang's are).
     static func sanitizerRuntimes(of program: String, path: String?) -> [String] {
-        var file = program
-        if !program.contains("/") {
-            file = (path ?? "").split(separator: ":").map { "\($0)/\(program)" }.first { FileManager.default.isExecutableFile(atPath: $0) } ?? program
-        }
+        let file = resolved(program, path: path)
         let prefixes = ["libtsan.so", "libasan.so", "libclang_rt.tsan", "libclang_rt.asan"]
         return (ELFNeededLibraries.of(path: file) ?? []).filter { library in prefixes.contains { library.hasPrefix($0) } }
     }
@@ -484,6 +581,15 @@ package struct ExecSupervisor: Sendable {
         if case .signaled(let number) = termination { signal = number }
         return TrialOutcome(kind: .crashed, signal: signal, message: "AddressSanitizer: \(first.kind); the program \(ended(termination))")
     }
+
+    /// `program` as posix_spawnp finds it: itself when it has a slash, else the first executable of that name on `path`.
+    static func resolved(_ program: String, path: String?) -> String {
+        guard !program.contains("/") else { return program }
+        return (path ?? "").split(separator: ":").map { "\($0)/\(program)" }.first { FileManager.default.isExecutableFile(atPath: $0) } ?? program
+    }
+
+    /// Said when the program strain starts is statically linked.
+    static let staticProgram = "the program is statically linked: LD_PRELOAD cannot load Strain's probe into it; no trace, dumps or stall names"
 
     /// The smallest GCD thread cap of any profile (64, Apple's).
     static let smallestGCDCap = Profile.allCases.map(\.gcdThreadCap).min() ?? 64

@@ -159,6 +159,15 @@ package struct ProbeFolder: Sendable {
 
     func file(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
 
+    /// Seconds since the probe last wrote file `name` (its modification time), or nil when there is none.
+    func secondsSinceWritten(_ name: String) -> Double? {
+        var info = stat()
+        guard stat(file(name), &info) == 0 else { return nil }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Double(now.tv_sec - info.st_mtim.tv_sec) + Double(now.tv_nsec - info.st_mtim.tv_nsec) / 1e9
+    }
+
     /// A dump as the probe wrote it: `STRAIN-DUMP 1`, fields, then per thread its
     /// id, whether it answered, its name, the text of its /proc `stat` and
     /// `syscall` files and its frames, then the maps and `END`. Nil unless whole.

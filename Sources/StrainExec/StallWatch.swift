@@ -136,6 +136,13 @@ struct StallWatch {
         let waits = Dictionary(suspicion.threads.map { ($0.tid, $0.wait) }, uniquingKeysWith: { first, _ in first })
         var stuckPool = 0, idlePool = 0, others = 0, stuckOthers = 0
         for group in dump.groups {
+            // libdispatch's event manager (its epoll loop) runs on a worker thread but takes no
+            // queued work: neither a pool thread nor one that could wake another's wait.
+            let isManager = group.frames.contains { frame in
+                guard let symbol = frame.symbol else { return false }
+                return ExecSupervisor.dispatchManagerFrames.contains { symbol.contains($0) }
+            }
+            if isManager { continue }
             let isPool = group.frames.contains { frame in
                 guard let symbol = frame.symbol else { return false }
                 return ExecSupervisor.poolFrames.contains { symbol.contains($0) }

@@ -39,4 +39,36 @@ package enum ELFNeededLibraries {
             return needed
         }
     }
+
+    /// Whether the ELF executable at `path` is statically linked: it names no program
+    /// interpreter (`PT_INTERP`, the dynamic loader), so nothing reads `LD_PRELOAD` when
+    /// it starts (a plain `go build`, `gcc -static`, a static-pie). Nil when `path` is not
+    /// a readable little-endian ELF64 executable (a script, a missing file).
+    package static func isStatic(path: String) -> Bool? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let header = try? handle.read(upToCount: 64), header.count == 64 else { return nil }
+        func read<T: FixedWidthInteger>(_ data: Data, _ offset: Int, _: T.Type) -> T {
+            data.withUnsafeBytes { T(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: T.self)) }
+        }
+        guard header.starts(with: [0x7f, 0x45, 0x4c, 0x46, 2, 1]) else { return nil }
+        let type = read(header, 0x10, UInt16.self)
+        guard type == 2 || type == 3 else { return nil }  // ET_EXEC, ET_DYN
+        let tableOffset = read(header, 0x20, UInt64.self)
+        let entrySize = Int(read(header, 0x36, UInt16.self))
+        let count = Int(read(header, 0x38, UInt16.self))
+        guard entrySize >= 56, count > 0, count < 4096, tableOffset < 1 << 32 else { return nil }
+        guard (try? handle.seek(toOffset: tableOffset)) != nil, let table = try? handle.read(upToCount: entrySize * count),
+              table.count == entrySize * count else { return nil }
+        var loads = 0
+        for index in 0..<count {
+            switch read(table, index * entrySize, UInt32.self) {
+            case 3: return false  // PT_INTERP: started by the dynamic loader
+            case 1: loads += 1  // PT_LOAD
+            default: break
+            }
+        }
+        // No interpreter and something to load: the kernel starts it at its own entry point.
+        return loads > 0 ? true : nil
+    }
 }

@@ -95,9 +95,14 @@ package struct TraceBuilder: Sendable {
             }
             match = found
         }
-        if let match {
-            let frames = symbolizer.frames(for: Array(addresses(match.start..<(match.start + match.period))), maps: record.maps, firstIsExact: match.start == 0)
-            cycle = RecursionCycle(frames: frames, repetitions: match.repetitions, startIndex: match.start, endIndex: match.end)
+        if let found = match {
+            let frames = symbolizer.frames(for: Array(addresses(found.start..<(found.start + found.period))), maps: record.maps, firstIsExact: found.start == 0)
+            if Self.isInterpreterEntryOnly(frames) {
+                // Each frame runs a different interpreted function: a chain of calls, not a recursion.
+                match = nil
+            } else {
+                cycle = RecursionCycle(frames: frames, repetitions: found.repetitions, startIndex: found.start, endIndex: found.end)
+            }
         }
 
         let firstCount: Int
@@ -140,6 +145,20 @@ package struct TraceBuilder: Sendable {
         trace.walkFallback = record.walkFallback
         trace.sourceLocations = symbolizer.sourceLocations(of: first + (cycle?.frames ?? []) + (entry ?? []) + last)
         return trace
+    }
+
+    /// Native frames an interpreter enters once per interpreted call, whatever function
+    /// it runs: V8 runs every JavaScript function's bytecode in one
+    /// `Builtins_InterpreterEntryTrampoline` frame (and, once warmer, one
+    /// `Builtins_BaselineOutOfLinePrologue` frame), so ten distinct JavaScript frames
+    /// walk as ten frames at one return address.
+    static let interpreterEntries: Set<String> = ["Builtins_InterpreterEntryTrampoline", "Builtins_BaselineOutOfLinePrologue"]
+
+    /// Whether every frame of a repeating period is an interpreter's entry: the repeat
+    /// says nothing about which interpreted functions ran (a native walk cannot see
+    /// them), so it is no evidence of a recursion and is not called a cycle.
+    static func isInterpreterEntryOnly(_ frames: [Frame]) -> Bool {
+        !frames.isEmpty && frames.allSatisfy { frame in frame.symbol.map { interpreterEntries.contains($0) } ?? false }
     }
 
     /// Frames of a `total`-frame stack that a trace lists nowhere: outside the `listed`

@@ -59,8 +59,12 @@ import Testing
         #expect(report.threads.count == 2, "where each racing thread was created: \(report.threads.map(\.title))")
         #expect(report.threads.allSatisfy { Self.places($0).contains { $0.hasPrefix("main races.c:") } }, "\(report.threads.map(Self.places))")
         #expect(report.text.contains("WARNING: ThreadSanitizer: data race"), "the raw report is kept")
-        // The sanitizer's text went to its file, not the terminal.
+        // The sanitizer's text went to its file, not the terminal; the race's place is said there in one line.
         #expect(!result.stderr.contains("WARNING: ThreadSanitizer"), "\(result.stderr)")
+        #expect(result.stderr.contains("  ThreadSanitizer: data race at unguarded (races.c:13) and unguarded (races.c:13)"), "\(result.stderr)")
+        // libtsan's malloc comes before the probe's: the allocations were not counted, so none are recorded (not 0).
+        #expect(trial.metrics.allocations == nil, "\(trial.metrics.allocations ?? -1) allocations recorded for a program whose mallocs the probe never saw")
+        #expect(trial.metrics.allocatedBytes == nil)
         let schema = try await SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
         #expect(schema.valid, "\(schema.output)")
     }

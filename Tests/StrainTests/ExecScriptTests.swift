@@ -94,6 +94,90 @@ import Testing
     }
 }
 
+/// A JVM's `synchronized` deadlock: HotSpot parks a thread waiting for a contended
+/// monitor in a timed futex wait, so the stall watch's own rule never called it. The
+/// JVM's own thread dump (jcmd PID Thread.print, as jstack asks) names the cycle.
+@Suite(.serialized, .timeLimit(.minutes(10))) struct ExecJVMDeadlockTests {
+    /// Two threads take two monitors in opposite orders; main prints its pid once both hold their first.
+    static let deadlock = """
+        public class Dead {
+            static final Object a = new Object(), b = new Object();
+            static final java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(2);
+            public static void main(String[] args) throws Exception {
+                Thread first = new Thread(() -> { synchronized (a) { hold(); synchronized (b) { System.out.println("first"); } } }, "first");
+                Thread second = new Thread(() -> { synchronized (b) { hold(); synchronized (a) { System.out.println("second"); } } }, "second");
+                first.start(); second.start();
+                held.await();
+                System.out.println("ready " + ProcessHandle.current().pid());
+                first.join(); second.join();
+            }
+            static void hold() { held.countDown(); try { held.await(); Thread.sleep(100); } catch (InterruptedException e) {} }
+        }
+        """
+
+    /// Prints its pid, then sleeps: a JVM that ends only when told to.
+    static let sleeper = """
+        public class Sleeper {
+            public static void main(String[] args) throws Exception {
+                System.out.println("ready " + ProcessHandle.current().pid());
+                Thread.sleep(60_000);
+            }
+        }
+        """
+
+    @Test func aSynchronizedDeadlockIsNamedFromTheJVMsOwnThreadDump() async throws {
+        guard let tools = ExecJVMTests.javaTools() else {
+            Issue.record("no javac and java on PATH: install a JDK (Debian: default-jdk-headless) to check strain exec on a JVM")
+            return
+        }
+        let classes = try await ExecJVMTests.compile("Dead", Self.deadlock)
+        defer { try? FileManager.default.removeItem(atPath: classes) }
+        let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let (running, pid, dumped) = try await ExecTests.untilFirstDump(["--stall", "1s", "--", tools.java, "-cp", classes, "Dead"], out: out, readyTimeout: 60)
+        defer { running.stop() }
+        #expect(dumped, "the watch dumped the deadlocked JVM")
+        kill(pid, SIGKILL)
+        let result = try await running.wait(timeout: 30)
+        #expect(result.termination == .signaled(SIGKILL), "\(result.stderr)")
+        #expect(!result.stdout.contains("Java-level deadlock"), "the JVM's dump went to jcmd, not the program's output: \(result.stdout)")
+        let trial = try #require(try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json")).trials.first)
+        #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome.description): \(trial.outcome.message ?? "")")
+        let message = trial.outcome.message ?? ""
+        #expect(message.contains("found a Java-level deadlock: \"first\" waits to lock a java.lang.Object held by \"second\"; \"second\" waits to lock a java.lang.Object held by \"first\""), "\(message)")
+        #expect(FileManager.default.fileExists(atPath: (out as NSString).appendingPathComponent("probe/jvm-threads-\(pid).txt")), "the JVM's dump is kept")
+        #expect(result.stderr.contains("deadlocked"), "\(result.stderr)")
+        #expect(!result.stderr.contains("SIGSEGV at 0x0"), "a stall's evidence is its dump, not the JVM's start-up fault: \(result.stderr)")
+    }
+
+    @Test func aJVMEndedBySIGTERMIsSaidToHaveEndedOnItNotOnItsStartUpFault() async throws {
+        guard let tools = ExecJVMTests.javaTools() else {
+            Issue.record("no javac and java on PATH: install a JDK (Debian: default-jdk-headless) to check strain exec on a JVM")
+            return
+        }
+        let classes = try await ExecJVMTests.compile("Sleeper", Self.sleeper)
+        defer { try? FileManager.default.removeItem(atPath: classes) }
+        let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let running = try ProgramRun.start(StrainBinary.path, ["exec", "--out", out, "--", tools.java, "-cp", classes, "Sleeper"])
+        defer { running.stop() }
+        let ready = try #require(await running.readLine(timeout: 60), "the JVM said it was ready")
+        let pid = try #require(Int32(ready.split(separator: " ").last ?? ""), "\(ready)")
+        // Past a second after the start-up fault, then SIGTERM to strain, which passes it on.
+        await pause(1_500_000)
+        kill(running.process.processIdentifier, SIGTERM)
+        let result = try await running.wait(timeout: 30)
+        #expect(result.termination == .exited(143), "HotSpot ends by status 143 on SIGTERM: \(result.stderr)")
+        let trial = try #require(try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json")).trials.first)
+        let message = trial.outcome.message ?? ""
+        #expect(message.hasPrefix("the program exited with status 143 (128 + 15: the status of a program that ends itself on SIGTERM; a SIGTERM was sent to strain and reached it)"), "\(message)")
+        #expect(!message.contains("handled SIGSEGV at 0x0 itself and exited"), "\(message)")
+        if FileManager.default.fileExists(atPath: (out as NSString).appendingPathComponent("probe/fault-\(pid).txt")) {
+            #expect(message.contains("it had handled a SIGSEGV at 0x0 itself (HotSpot takes such faults on purpose) and ran on: not why it ended"), "\(message)")
+        }
+    }
+}
+
 /// A walk that stops short says so: a stack without unwind information (as V8's JIT
 /// code is) gave "206 frames" for a recursion over 100,000 deep.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct ExecShortWalkTests {

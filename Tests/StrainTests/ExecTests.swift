@@ -223,6 +223,8 @@ import Testing
         let dump = try #require(trial.dump)
         let cores = ProcessInfo.processInfo.activeProcessorCount
         #expect(dump.groups.contains { $0.count == cores && $0.frames.contains { $0.symbol == "swift_job_run" } }, "\(dump.groups.map(\.summary))")
+        // The cooperative pool's threads, not libdispatch's event manager thread beside them.
+        #expect(trial.outcome.message?.contains("all \(cores) pool threads wait") == true, "\(trial.outcome.message ?? "")")
     }
 
     @Test func aProgramThatNeedsMoreGCDWorkersThanApplesCapGetsTheCapVerdict() async throws {

@@ -117,4 +117,30 @@ import Testing
         #expect(refused.stderr.contains("would forward to glibc's allocator instead"), "\(refused.stderr)")
         #expect(record == nil && !FileManager.default.fileExists(atPath: folder + "/partial"), "nothing ran, no folder was written")
     }
+
+    /// Trials refuse a partial family (above); `strain exec` keeps it: the program's mallocs
+    /// go to the library it preloaded, as they do without Strain (they went to glibc's).
+    @Test(.enabled(if: compilerFound, "no cc or clang on PATH: a C compiler builds the preloaded allocator"))
+    func strainExecKeepsAPartialPreloadedAllocatorWhereTheProgramAloneCallsIt() async throws {
+        let folder = try AllocationCountTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let library = try await Self.markedAllocator(in: folder, partial: true)
+        var counts: [String: UInt64] = [:]
+        for run in ["alone", "exec"] {
+            let calls = folder + "/calls-" + run
+            try FileManager.default.createDirectory(atPath: calls, withIntermediateDirectories: true)
+            let environment = ["LD_PRELOAD": library, "MARKED_ALLOC_DIR": calls]
+            let arguments = ["-c", "/bin/ls / >/dev/null; echo done"]
+            let result = run == "alone"
+                ? try await ProgramRun.run("/bin/sh", arguments, environment: environment)
+                : try await ProgramRun.run(StrainBinary.path, ["exec", "--out", folder + "/out", "--", "/bin/sh"] + arguments, environment: environment)
+            #expect(result.termination == .exited(0), "\(run): \(result.stderr)")
+            #expect(result.stdout == "done\n", "\(run): \(result.stdout)")
+            counts[run] = try Self.calls(in: calls).filter { $0.program == "ls" }.map(\.calls).reduce(0, +)
+        }
+        let alone = counts["alone"] ?? 0, probed = counts["exec"] ?? 0
+        #expect(alone > 0, "ls called the preloaded malloc alone: \(counts)")
+        // The probe's own few allocations in ls (its constructor's) go there too.
+        #expect(probed >= alone, "under strain exec ls called it \(probed) times, alone \(alone)")
+    }
 }

@@ -94,6 +94,9 @@ int strain_exec_forward_signals(int pid);
 /// terminal's that reached the program by itself).
 unsigned long strain_exec_signals_seen(void);
 
+/// The last of those signals `strain exec` has seen, or 0 for none.
+int strain_exec_last_signal(void);
+
 /// Puts SIGCHLD back to its default action if it is ignored (inherited through
 /// exec: the kernel would reap children before their status is read). Returns 1
 /// when it was ignored, 0 when not, -1 when it could not be read or set.

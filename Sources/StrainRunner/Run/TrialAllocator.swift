@@ -17,7 +17,9 @@ package enum TrialAllocator {
     /// family (or whose members another library defines) is not forwarded to: trials
     /// would then count through glibc's allocator while the functions Strain does not
     /// define (valloc, malloc_usable_size) stay that library's, two allocators on the
-    /// same blocks.
+    /// same blocks. `strain exec` does not refuse: there the probe forwards each function
+    /// to its own next definition, so the program keeps the allocators it chose, each
+    /// call where it would go alone (mixed or not, as the program has them).
     package static func refusal(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
         var missing: UnsafePointer<CChar>?
         let library = strain_alloc_forwarding(&missing).map { String(cString: $0) }

@@ -1,0 +1,116 @@
+import Foundation
+import Glibc
+import StrainRecords
+import StrainRunner
+
+/// A JVM's own answer about Java-level deadlocks.
+///
+/// HotSpot parks a thread that waits for a contended `synchronized` monitor (or a
+/// `java.util.concurrent` lock) in a futex wait with a timeout, so the watch's rule
+/// ("every thread waits with no timeout") never holds for a Java deadlock. The JVM
+/// itself knows its monitors' owners: `jcmd PID Thread.print` (the attach API, as
+/// `jstack` uses) prints a thread dump that ends in "Found one Java-level deadlock:"
+/// with the cycle. Its output goes to jcmd's standard output, not the program's (a
+/// SIGQUIT would print the same dump on the program's own output).
+enum JVMThreads {
+    /// Whether process `maps` (`/proc/PID/maps`) holds HotSpot's `libjvm.so`.
+    static func isJVM(maps: String) -> Bool {
+        maps.contains("/libjvm.so")
+    }
+
+    /// `jcmd` beside the JVM's own `java` (`/proc/PID/exe`), else on PATH; nil when neither has one (a JRE without the JDK's tools).
+    static func jcmd(pid: Int32, path: String? = ProcessInfo.processInfo.environment["PATH"]) -> String? {
+        var candidates: [String] = []
+        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe") {
+            candidates.append(((executable as NSString).deletingLastPathComponent as NSString).appendingPathComponent("jcmd"))
+        }
+        candidates += (path ?? "").split(separator: ":").map { "\($0)/jcmd" }
+        return candidates.first { access($0, X_OK) == 0 }
+    }
+
+    /// Runs `jcmd PID Thread.print` with its output in `file`, for at most `timeoutSeconds`
+    /// (jcmd starts a JVM of its own: about half a second); the dump's text, or nil when
+    /// jcmd failed or took too long (killed then).
+    static func threadPrint(jcmd: String, pid: Int32, file: String, timeoutSeconds: Double = 20) -> String? {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, file, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
+        let (status, child) = ProcessSpawn.start(jcmd, arguments: [String(pid), "Thread.print"], environment: environment, actions: &actions,
+                                                 ownGroup: true, defaultSignals: ProcessSpawn.runnersSignals)
+        guard status == 0 else { return nil }
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        var ended: TerminationStatus?
+        while ended == nil {
+            if let reaped = ProcessSpawn.reapIfEnded(child) {
+                ended = reaped.0
+            } else if Date() > deadline {
+                kill(child, SIGKILL)
+                var waited: Int32 = 0
+                _ = waitpid(child, &waited, 0)
+                return nil
+            } else {
+                usleep(20_000)
+            }
+        }
+        guard ended == .exited(0) else { return nil }
+        return ProgramFile.head(file, limit: ProbeFolder.dumpByteLimit)?.text
+    }
+
+    /// The Java-level deadlocks a HotSpot thread dump reports, one line a thread:
+    /// `"first" waits to lock a java.lang.Object held by "second"`; empty when it reports none.
+    static func deadlocks(in dump: String) -> [String] {
+        var found: [String] = []
+        var inSection = false
+        var thread: String?
+        var waiting: String?
+        for raw in dump.split(separator: "\n", omittingEmptySubsequences: false) {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("Found one Java-level deadlock") || (line.hasPrefix("Found ") && line.contains("Java-level deadlocks")) {
+                inSection = true
+                continue
+            }
+            guard inSection else { continue }
+            if line.hasPrefix("Java stack information") || (line.hasPrefix("Found ") && (line.hasSuffix("deadlock.") || line.hasSuffix("deadlocks."))) {
+                inSection = false
+                continue
+            }
+            if line.hasPrefix("\""), line.hasSuffix("\":") {
+                thread = String(line.dropLast())
+                waiting = nil
+            } else if line.hasPrefix("waiting to lock monitor") || line.hasPrefix("waiting for ownable synchronizer") {
+                // `waiting to lock monitor 0x… (object 0x…, a java.lang.Object),` → `a java.lang.Object`
+                let inside = line.split(separator: "(", maxSplits: 1).last.map { String($0) } ?? ""
+                let object = inside.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.first { $0.hasPrefix("a ") || $0.hasPrefix("an ") }
+                waiting = object.map { $0.hasSuffix(")") ? String($0.dropLast()) : $0 } ?? "a lock"
+            } else if line.hasPrefix("which is held by"), let thread {
+                let holder = line.dropFirst("which is held by".count).trimmingCharacters(in: .whitespaces)
+                found.append("\(thread) waits to lock \(waiting ?? "a monitor") held by \(holder)")
+            }
+        }
+        return found
+    }
+
+    /// The verdict on a quiet JVM, from its own thread dump (kept as `file`): `deadlocked`
+    /// with the cycle when it reports one; nil when it reports none or could not be asked.
+    static func judge(pid: Int32, jcmd: String, file: String, silentSeconds: Double) -> ExecStallVerdict? {
+        guard let dump = threadPrint(jcmd: jcmd, pid: pid, file: file) else { return nil }
+        let cycle = deadlocks(in: dump)
+        guard !cycle.isEmpty else {
+            unlink(file)
+            return nil
+        }
+        let quiet = String(format: "%.2fs", silentSeconds)
+        return ExecStallVerdict(kind: .deadlocked, message: "no CPU time for \(quiet); the JVM's own thread dump (jcmd \(pid) Thread.print, kept in \(file))"
+            + " found a Java-level deadlock: " + cycle.joined(separator: "; "))
+    }
+
+    /// Said when a stall watch ran on a JVM it could not ask: its monitor waits go unjudged.
+    static func notJudged(pid: Int32) -> String {
+        "a JVM's synchronized waits are timed waits in HotSpot, and Strain found no jcmd beside its java or on PATH to ask it:"
+            + " Java-level deadlocks were not judged (jstack \(pid) or jcmd \(pid) Thread.print names them)"
+    }
+}
