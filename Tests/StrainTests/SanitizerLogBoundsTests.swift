@@ -63,7 +63,7 @@ import Testing
         var paths: [String] = []
         for number in 1...3 {
             let path = folder + "/sanitizer.\(number)"
-            // The third log's race is another: read, it would be a second report.
+            // The third log is past the budget: read, its race would be counted a third time.
             try (number == 3 ? Self.race(at: 0x20a0) : full).write(toFile: path, atomically: true, encoding: .utf8)
             paths.append(path)
         }
