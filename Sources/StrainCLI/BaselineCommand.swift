@@ -40,7 +40,7 @@ struct BaselineCommand: ParsableCommand {
                     throw GateError(.input, "\(runJSON) has \(broken.count) trial\(broken.count == 1 ? "" : "s") where the harness failed (\(broken[0].id)); a baseline without their data would hide regressions. Run it again, or pass --force")
                 }
                 let path = try location.store.save(record, name: name, source: runJSON, force: force)
-                print("Saved baseline \(name): \(counted(record.trials.count, "trial")) of \(record.suite.name), commit \(record.environment.gitCommit.map { String($0.prefix(12)) } ?? "unknown"), to \(path)")
+                printLine("Saved baseline \(name): \(counted(record.trials.count, "trial")) of \(record.suite.name), commit \(record.environment.gitCommit.map { String($0.prefix(12)) } ?? "unknown"), to \(path)")
             } catch { throw error.exit() }
         }
     }
@@ -65,7 +65,7 @@ struct BaselineCommand: ParsableCommand {
             }
             for file in baselines {
                 let calibrated = file.calibrationRuns.map { ", calibrated by \($0) A/A run\($0 == 1 ? "" : "s")" } ?? ""
-                print("\(file.name)  \(file.run.suite.name), \(counted(file.run.trials.count, "trial")), commit \(file.run.environment.gitCommit.map { String($0.prefix(12)) } ?? "unknown"), \(file.run.environment.host), saved \(file.savedAt)\(calibrated)")
+                printLine("\(file.name)  \(file.run.suite.name), \(counted(file.run.trials.count, "trial")), commit \(file.run.environment.gitCommit.map { String($0.prefix(12)) } ?? "unknown"), \(file.run.environment.host), saved \(file.savedAt)\(calibrated)")
             }
         }
     }
@@ -81,16 +81,16 @@ struct BaselineCommand: ParsableCommand {
                 let file = try location.store.resolve(name)
                 let run = file.run
                 let environment = run.environment
-                print("Baseline \(file.name), saved \(file.savedAt) from \(file.source)")
-                print("  suite \(run.suite.name) (\(run.suite.path)), \(counted(run.trials.count, "trial")), \(counted(Set(run.trials.map(\.key)).count, "trial key")), schema \(run.schemaVersion), Strain \(run.strainVersion)")
+                printLine("Baseline \(file.name), saved \(file.savedAt) from \(file.source)")
+                printLine("  suite \(run.suite.name) (\(run.suite.path)), \(counted(run.trials.count, "trial")), \(counted(Set(run.trials.map(\.key)).count, "trial key")), schema \(run.schemaVersion), Strain \(run.strainVersion)")
                 let build = environment.build.map { ", \($0.shortName) (\($0.executablePath))" } ?? ""
-                print("  commit \(environment.gitCommit ?? "unknown")\(build)")
-                print("  machine \(environment.host): \(environment.architecture), \(environment.cores) cores, \(environment.memoryBytes / (1 << 20)) MiB, \(environment.kernel), \(environment.cpuModel ?? "CPU unknown"), Swift \(environment.swiftVersion), \(environment.buildConfiguration ?? "build unknown")")
+                printLine("  commit \(environment.gitCommit ?? "unknown")\(build)")
+                printLine("  machine \(environment.host): \(environment.architecture), \(environment.cores) cores, \(environment.memoryBytes / (1 << 20)) MiB, \(environment.kernel), \(environment.cpuModel ?? "CPU unknown"), Swift \(environment.swiftVersion), \(environment.buildConfiguration ?? "build unknown")")
                 if let calibration = file.calibration, !calibration.isEmpty {
                     let deltas = calibration.values.sorted()
-                    print("  calibration: \(calibration.count) row-metrics from \(counted(file.calibrationRuns ?? 0, "A/A run")); δ median \(Int((deltas[deltas.count / 2] * 100).rounded()))%, largest \(Int(((deltas.last ?? 0) * 100).rounded()))%")
+                    printLine("  calibration: \(calibration.count) row-metrics from \(counted(file.calibrationRuns ?? 0, "A/A run")); δ median \(Int((deltas[deltas.count / 2] * 100).rounded()))%, largest \(Int(((deltas.last ?? 0) * 100).rounded()))%")
                 } else {
-                    print("  not calibrated: cross-run timings are inconclusive until `strain gate --calibrate RUN.json --baseline \(file.name)`")
+                    printLine("  not calibrated: cross-run timings are inconclusive until `strain gate --calibrate RUN.json --baseline \(file.name)`")
                 }
             } catch { throw error.exit() }
         }
@@ -109,4 +109,10 @@ struct BaselineCommand: ParsableCommand {
             } catch { throw error.exit() }
         }
     }
+}
+
+/// Prints one line about a stored run: its suite's name, host, kernel and commit come from
+/// a record, so a line break in them is shown as `\n` and no line starts a workflow command.
+private func printLine(_ line: String) {
+    print(OneLine.withoutWorkflowCommands(OneLine.text(line)))
 }

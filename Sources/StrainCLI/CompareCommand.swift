@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import StrainGate
 import StrainKit
+import StrainReports
 
 struct CompareCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,7 +25,8 @@ struct CompareCommand: ParsableCommand {
             let run = try readRun(current)
             let report = try Gate.compare(baseline: file.run, candidate: run, options: GateOptions(
                 mode: .crossRun, allowFingerprintMismatch: true, allowExecutionMismatch: true, calibration: file.calibration ?? [:], baselineName: file.name))
-            print(Self.table(report))
+            // Every name, value and reason in the table comes from a record: each on its line, none a workflow command.
+            print(TerminalReport.safe(Self.table(OneLine.copy(report))))
         } catch { throw error.exit() }
     }
 

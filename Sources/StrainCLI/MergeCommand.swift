@@ -38,7 +38,8 @@ struct MergeCommand: ParsableCommand {
                 }
                 written.append(path)
             }
-            print("Merged \(runs.count) shards: \(merged.trials.count) trials of \(merged.suite.name), plan \(merged.plan?.hash ?? "?"). Wrote \(written.joined(separator: ", "))")
+            // The suite's name and plan hash come from the shards' records: shown on this line, never as a workflow command.
+            print(TerminalReport.safe(OneLine.text("Merged \(runs.count) shards: \(merged.trials.count) trials of \(merged.suite.name), plan \(merged.plan?.hash ?? "?"). Wrote \(written.joined(separator: ", "))")))
         } catch let error as GateError { throw error.exit() }
     }
 }

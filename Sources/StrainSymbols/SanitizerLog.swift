@@ -18,6 +18,10 @@ package struct SanitizerLog: Sendable {
     package static let logByteLimit = 16 << 20
     /// The most sanitizer logs read from one folder: one is written per process.
     package static let fileLimit = 64
+    /// The most of all a trial's or a program's sanitizer logs read together: 64 logs of
+    /// 16 MiB of reports, planted, took more than 60 s to read (each log is parsed whole
+    /// before its repeats are merged); logs past it are not read, and the record says how many.
+    package static let totalByteLimit = 32 << 20
     /// The most of a report's own text a record keeps.
     package static let textLimit = 16_384
     /// The most distinct reports named (symbolized) from one trial or program: a report
@@ -222,10 +226,18 @@ package struct SanitizerLog: Sendable {
         var seen: [String: Int] = [:]
         var rawSeen: [RawKey: Int] = [:]
         var unread = 0
-        for path in paths {
-            guard let file = ProgramFile.head(path, limit: logByteLimit) else { continue }
+        var budget = totalByteLimit
+        for (position, path) in paths.enumerated() {
+            guard budget > 0 else {
+                let rest = paths.count - position
+                read.leftOut.append("\(rest) further sanitizer log\(rest == 1 ? "" : "s") not read (\(totalByteLimit >> 20) MiB of logs were)")
+                break
+            }
+            let limit = min(logByteLimit, budget)
+            guard let file = ProgramFile.head(path, limit: limit) else { continue }
+            budget -= file.data.count
             if file.cut {
-                read.leftOut.append("sanitizer log \((path as NSString).lastPathComponent) cut at \(logByteLimit >> 20) MiB of \(file.fileBytes >> 20) MiB")
+                read.leftOut.append("sanitizer log \((path as NSString).lastPathComponent) cut at \(limit >> 20) MiB of \(file.fileBytes >> 20) MiB")
             }
             let (raws, logged) = parse(file.text)
             let modules = logged.merging(fallbackModules) { own, _ in own }

@@ -45,6 +45,22 @@ import Testing
         #expect((lost.first?["reason"] as? String)?.hasPrefix("not counted on the candidate: the baseline counted it in 2 repetitions") == true, "\(lost)")
     }
 
+    /// The mirror case (found by Tests/Fuzz/structured's gate-counted family): a count only
+    /// the candidate has used to drop out of the row.
+    @Test func aCountedMetricOnlyTheCandidateHasIsShownNotCountedOnTheBaselineRatherThanDropped() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let candidate = try CountedInputBoundsTests.record(in: folder, name: "candidate", allocations: 100, sites: [CountedInputBoundsTests.site(100)])
+        let result = try await StrainBinary.run(["gate", candidate, "--baseline", RecordBoundsTests.fixture, "--out", folder + "/gate"])
+        #expect(result.stdout.contains("stack-depth[frame=256B, limit=100] thread(8MiB) linux: allocations, allocated-bytes (not counted on the baseline)"), "\(result.stdout)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/gate/gate.json"))) as? [String: Any])
+        let metrics = (json["rows"] as? [[String: Any]] ?? []).flatMap { $0["metrics"] as? [[String: Any]] ?? [] }
+        let new = metrics.filter { $0["metric"] as? String == "allocations" }
+        #expect(new.count == 1, "\(new)")
+        #expect(new.first?["verdict"] as? String == "inconclusive")
+        #expect((new.first?["reason"] as? String)?.hasPrefix("not counted on the baseline: the candidate counted it in 2 repetitions") == true, "\(new)")
+    }
+
     @Test func aBaselineWhoseDenormalTimesMakeAChangeInfiniteIsRefusedReadably() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -80,4 +80,19 @@ import Testing
         }
         try await Self.expectEveryTrialKept(in: folder, result, change: "was replaced by another file during the run")
     }
+
+    /// Found by issue 32's attacker re-run: a journal cut in place to half its size while
+    /// the run ran (same file, so neither deleted nor replaced) left a torn line the
+    /// runner's next lines were appended to; it read its trials back from that file, and
+    /// exited 3 with no run.json and a journal `--resume` refused.
+    @Test func aJournalCutInPlaceMidRunLosesNoTrial() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try await Self.run(in: folder) { journal in
+            let size = try #require(try FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int)
+            #expect(truncate(journal, off_t(size / 2)) == 0)
+        }
+        try await Self.expectEveryTrialKept(in: folder, result, change: "was cut or overwritten in place during the run")
+    }
+
 }

@@ -104,6 +104,45 @@ import Testing
         #expect(lines.isEmpty, "\(lines)")
     }
 
+    /// `compare`, `merge` and `baseline save`, `list` and `show` print a record's suite name, host,
+    /// kernel and trial names on their lines (found by Tests/Fuzz/structured's injection family:
+    /// each printed a record's `\n::add-mask::…` as a line of its own).
+    @Test func noRecordTextBecomesAWorkflowCommandInCompareMergeOrBaselineLines() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (baseline, candidate) = try Self.sides(in: folder)
+        // The candidate as a whole plan's only shard, its suite and machine named with hostile strings.
+        let data = try Data(contentsOf: URL(fileURLWithPath: candidate))
+        var object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        var suite = object["suite"] as! [String: Any]
+        suite["name"] = "fixture" + Self.mask
+        object["suite"] = suite
+        var environment = object["environment"] as! [String: Any]
+        environment["host"] = "vm" + Self.error
+        environment["kernel"] = "6.1" + Self.carriage
+        object["environment"] = environment
+        object["plan"] = ["hash": "0123456789abcdef", "trialCount": (object["trials"] as! [Any]).count, "shard": ["index": 1, "count": 1]]
+        try FileManager.default.createDirectory(atPath: folder + "/shard", withIntermediateDirectories: true)
+        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: folder + "/shard/run.json"))
+        let store = ["--baselines", folder + "/store"]
+        let commands: [[String]] = [
+            ["compare", baseline, candidate],
+            ["merge", folder + "/shard", "--out", folder + "/merged", "--format", "md"],
+            ["baseline", "save", folder + "/shard/run.json", "--name", "hostile", "--force"] + store,
+            ["baseline", "list"] + store,
+            ["baseline", "show", "hostile"] + store,
+        ]
+        for command in commands {
+            let result = try await StrainBinary.run(command)
+            #expect(result.status == 0, "\(command): \(result.stderr)")
+            #expect(Self.injected(result.stdout).isEmpty, "\(command): \(Self.injected(result.stdout))")
+            #expect(Self.injected(result.stderr).isEmpty, "\(command): \(Self.injected(result.stderr))")
+            // The value is still shown, on its line.
+            let shown = command[0] == "compare" ? "fault\\n::add-mask::x" : "fixture\\n::add-mask::x"
+            #expect(result.stdout.contains(shown), "\(command): \(shown) not in \(result.stdout)")
+        }
+    }
+
     @Test func aCSVCellThatWouldStartAFormulaGetsAnApostropheAndANegativeNumberStaysANumber() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

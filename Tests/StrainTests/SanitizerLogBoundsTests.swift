@@ -52,6 +52,28 @@ import Testing
         #expect(read.leftOut == ["44 further sanitizer reports counted, not read (\(SanitizerLog.distinctLimit) distinct ones were named)"])
     }
 
+    /// 64 planted logs of 16 MiB of reports each took `strain exec` more than 60 s to read
+    /// (found by issue 32's attacker re-run): the logs are read to 32 MiB in all.
+    @Test func logsPastTheTotalByteLimitAreNotReadAndTheRecordSaysHowMany() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let padding = String(repeating: "x", count: 1023) + "\n"
+        // Each of the first two logs is cut at its own limit: together they take the whole budget.
+        let full = Self.race(at: 0x10a0) + String(repeating: padding, count: SanitizerLog.logByteLimit >> 10)
+        var paths: [String] = []
+        for number in 1...3 {
+            let path = folder + "/sanitizer.\(number)"
+            // The third log is past the budget: read, its race would be counted a third time.
+            try (number == 3 ? Self.race(at: 0x20a0) : full).write(toFile: path, atomically: true, encoding: .utf8)
+            paths.append(path)
+        }
+        let read = SanitizerLog.reports(inFiles: paths, symbolizer: Symbolizer())
+        #expect(SanitizerLog.totalByteLimit == 2 * SanitizerLog.logByteLimit)
+        #expect(read.reports.count == 1, "only the first two logs are read: \(read.reports.map(\.summary))")
+        #expect(read.reports.first?.count == 2)
+        #expect(read.leftOut.count == 3 && read.leftOut.last == "1 further sanitizer log not read (32 MiB of logs were)", "\(read.leftOut)")
+    }
+
     @Test func aLogPastItsByteLimitIsReadToTheLimitAndTheCutIsSaid() throws {
         let padding = String(repeating: "x", count: 1023) + "\n"
         let text = Self.race(at: 0x10a0) + String(repeating: padding, count: (SanitizerLog.logByteLimit >> 10) + 1024)

@@ -126,6 +126,11 @@ package enum Gate {
                             row.metrics.append(Self.notCounted(descriptor, before, candidateRepetitions: new.filter { $0.outcome.kind == reference }.count, threshold))
                             continue
                         }
+                        if descriptor.noise == .counted, before.isEmpty, !after.isEmpty, old.contains(where: { $0.outcome.kind == reference }) {
+                            // A count only the candidate has is shown too: nothing to judge it against.
+                            row.metrics.append(Self.notCountedOnBaseline(descriptor, after, baselineRepetitions: old.filter { $0.outcome.kind == reference }.count, threshold))
+                            continue
+                        }
                         guard !before.isEmpty, !after.isEmpty else { continue }
                         var comparison = deterministic(descriptor, before, after, threshold)
                         if descriptor.noise == .counted, let workers = Self.concurrentWorkers(old + new) {
@@ -369,6 +374,18 @@ package enum Gate {
             thresholdSource: threshold.1, verdict: .inconclusive,
             reason: "not counted on the candidate: the baseline counted it in \(before.count) repetition\(before.count == 1 ? "" : "s"), the candidate in none of its \(candidateRepetitions)",
             baselineSamples: before, candidateSamples: []
+        )
+    }
+
+    /// A counted metric the candidate has and the baseline's trials of the same outcome do not: inconclusive.
+    static func notCountedOnBaseline(_ descriptor: MetricDescriptor, _ after: [Double], baselineRepetitions: Int, _ threshold: (MetricThreshold, String)) -> MetricComparison {
+        MetricComparison(
+            metric: descriptor.name, unit: descriptor.unit, noise: descriptor.noise, polarity: descriptor.polarity,
+            baselineMedian: nil, candidateMedian: GateStatistics.median(after), changePercent: nil,
+            baselineCount: 0, candidateCount: after.count, delta: threshold.0.delta ?? 0, floor: threshold.0.floor ?? 0,
+            thresholdSource: threshold.1, verdict: .inconclusive,
+            reason: "not counted on the baseline: the candidate counted it in \(after.count) repetition\(after.count == 1 ? "" : "s"), the baseline in none of its \(baselineRepetitions)",
+            baselineSamples: [], candidateSamples: after
         )
     }
 

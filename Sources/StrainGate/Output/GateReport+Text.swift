@@ -83,6 +83,7 @@ extension GateReport {
         if reason.hasPrefix("a cross-run timing") { return "cross-run timings not calibrated" }
         if reason.hasPrefix("counted, but not judged: the work ran on") { return "counted, not judged: the work ran on several workers at once" }
         if reason.hasPrefix("not counted on the candidate") { return "not counted on the candidate" }
+        if reason.hasPrefix("not counted on the baseline") { return "not counted on the baseline" }
         if reason.hasPrefix("estimated worse") { return "estimated slower beyond δ but not beyond the noise: more repetitions would decide" }
         return reason
     }

@@ -77,6 +77,10 @@ package struct JournalError: Error, Sendable, CustomStringConvertible {
 /// Each line is one `write(2)` on a descriptor opened with `O_APPEND`, so a line is
 /// never torn by another writer; a line cut short by a kill (the last one, with no
 /// newline) is dropped when the journal is resumed.
+///
+/// Every line also goes to the runner's own copy, an unlinked file beside the journal
+/// that no other process can name: the run's trials are read back from it, so a journal
+/// deleted, replaced, truncated or overwritten in place while the run runs loses none.
 package final class Journal {
     package let path: String
     /// The plan the journal belongs to; nil for a journal without one (bisect's probes).
@@ -84,6 +88,8 @@ package final class Journal {
     /// The trials already in the journal when it was opened (resume), in journal order.
     package let finished: [TrialRecord]
     private let descriptor: Int32
+    /// The runner's own copy of every byte written to the journal (see above).
+    private let copy: Int32
     private let encoder = JSONEncoder()
 
     /// Starts a new journal, replacing any file at `path`.
@@ -94,17 +100,17 @@ package final class Journal {
         // Read and write: the run reads its trials back through this descriptor (`readTrials`).
         descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw JournalError(path: path, message: "cannot create the journal: \(String(cString: strerror(errno)))") }
-        encoder.outputFormatting = [.sortedKeys]
-        guard let line = try? encoder.encode(header) else {
-            close(descriptor)
-            throw JournalError(path: path, message: "cannot encode the journal's header")
-        }
         do {
-            try writeLine(line)
+            copy = try Self.privateCopy(beside: path, holding: Data())
         } catch {
             close(descriptor)
             throw error
         }
+        encoder.outputFormatting = [.sortedKeys]
+        guard let line = try? encoder.encode(header) else {
+            throw JournalError(path: path, message: "cannot encode the journal's header")
+        }
+        try writeLine(line)
     }
 
     /// Opens (creating) a journal without a plan header and appends to it, as
@@ -115,6 +121,12 @@ package final class Journal {
         self.finished = []
         descriptor = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw JournalError(path: path, message: "cannot open the journal: \(String(cString: strerror(errno)))") }
+        do {
+            copy = try Self.privateCopy(beside: path, holding: FileManager.default.contents(atPath: path) ?? Data())
+        } catch {
+            close(descriptor)
+            throw error
+        }
         encoder.outputFormatting = [.sortedKeys]
     }
 
@@ -131,7 +143,43 @@ package final class Journal {
         descriptor = open(path, O_RDWR | O_APPEND | O_CLOEXEC)
         guard descriptor >= 0 else { throw JournalError(path: path, message: "cannot open the journal for writing: \(String(cString: strerror(errno)))") }
         if contents.wholeBytes < data.count { _ = ftruncate(descriptor, off_t(contents.wholeBytes)) }
+        do {
+            copy = try Self.privateCopy(beside: path, holding: data.prefix(contents.wholeBytes))
+        } catch {
+            close(descriptor)
+            throw error
+        }
         encoder.outputFormatting = [.sortedKeys]
+    }
+
+    /// An unlinked file beside `path` holding `data`, opened to append: the runner's own
+    /// copy of the journal, which no other process can name, delete or truncate.
+    private static func privateCopy(beside path: String, holding data: Data) throws(JournalError) -> Int32 {
+        let folder = (path as NSString).deletingLastPathComponent
+        var template = Array(((folder.isEmpty ? "." : folder) + "/.trials-copy-XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw JournalError(path: path, message: "cannot make the runner's own copy of the journal: \(String(cString: strerror(errno)))") }
+        _ = template.withUnsafeBufferPointer { unlink($0.baseAddress!) }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_APPEND)
+        guard Self.writeAll([UInt8](data), to: fd) else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw JournalError(path: path, message: "cannot make the runner's own copy of the journal: \(reason)")
+        }
+        return fd
+    }
+
+    /// Writes every byte of `bytes` to `fd`, retrying short and interrupted writes.
+    private static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return false }
+            offset += count
+        }
+        return true
     }
 
     /// A journal's header and whole trial lines; `wholeBytes` is where the last whole line ends.
@@ -202,12 +250,12 @@ package final class Journal {
         return trials
     }
 
-    /// Every byte this journal's own file holds, read through its descriptor from the start.
+    /// Every byte the runner wrote to this journal, read from its own copy.
     private func written() throws(JournalError) -> Data {
         var data = Data()
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let count = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(data.count)) }
+            let count = chunk.withUnsafeMutableBytes { pread(copy, $0.baseAddress, $0.count, off_t(data.count)) }
             if count < 0, errno == EINTR { continue }
             guard count >= 0 else { throw JournalError(path: path, message: "cannot read the journal back: \(String(cString: strerror(errno)))") }
             if count == 0 { return data }
@@ -216,17 +264,21 @@ package final class Journal {
     }
 
     /// What happened to the file at `path` since the journal opened it, if anything:
-    /// deleted, or replaced by another file. nil while the path still names this journal.
+    /// deleted, replaced by another file, or cut or grown in place (its size is not what
+    /// the runner wrote). nil while the path still names this journal as written.
     package var changeOnDisk: String? {
         var mine = stat()
         var there = stat()
+        var own = stat()
         guard fstat(descriptor, &mine) == 0 else { return nil }
         guard stat(path, &there) == 0 else { return "was deleted during the run" }
-        return mine.st_dev == there.st_dev && mine.st_ino == there.st_ino ? nil : "was replaced by another file during the run"
+        guard mine.st_dev == there.st_dev && mine.st_ino == there.st_ino else { return "was replaced by another file during the run" }
+        guard fstat(copy, &own) == 0, own.st_size != mine.st_size else { return nil }
+        return "was cut or overwritten in place during the run"
     }
 
-    /// Puts this journal's own file back at `path` when it was deleted or replaced
-    /// during the run, so `--resume` finds every trial the run finished; nil when
+    /// Puts the runner's copy back at `path` when the journal was deleted, replaced or
+    /// changed in place during the run, so `--resume` finds every trial the run finished; nil when
     /// nothing changed, else what changed.
     /// - Throws: `JournalError` when it cannot be written back.
     @discardableResult
@@ -264,8 +316,14 @@ package final class Journal {
         guard written == bytes.count else {
             throw JournalError(path: path, message: written < 0 ? "cannot append: \(String(cString: strerror(errno)))" : "a short write (\(written) of \(bytes.count) bytes; is the disk full?)")
         }
+        guard Self.writeAll(bytes, to: copy) else {
+            throw JournalError(path: path, message: "cannot append to the runner's own copy: \(String(cString: strerror(errno)))")
+        }
         guard fsync(descriptor) == 0 else { throw JournalError(path: path, message: "cannot flush: \(String(cString: strerror(errno)))") }
     }
 
-    deinit { close(descriptor) }
+    deinit {
+        close(descriptor)
+        close(copy)
+    }
 }
