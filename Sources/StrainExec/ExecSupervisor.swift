@@ -239,7 +239,7 @@ package struct ExecSupervisor: Sendable {
         var classified = classify(termination, fault: probe.faultRecord(pid: program.pid), sanitizerReports: sanitizerReports,
                                   stall: stall, ranOn: ranOn, outsideWait: outsideWait, dumps: dumps, probe: probe, pid: program.pid, request: request)
         classified.metrics.wallSeconds = wall
-        Self.readAllocations(in: probe.path, pid: program.pid, into: &classified.metrics)
+        if let cut = Self.readAllocations(in: probe.path, pid: program.pid, into: &classified.metrics) { note(cut) }
         let key = TrialKey(scenario: "exec", parameters: [
             TrialKey.Parameter(name: "program", value: request.program),
             TrialKey.Parameter(name: "arguments", value: Self.shellQuoted(request.arguments)),
@@ -608,17 +608,25 @@ package struct ExecSupervisor: Sendable {
     /// The program's allocations, written by the preloaded probe at its exit
     /// (`allocations-PID.txt`); absent when it ended without running its exit
     /// (killed, `_exit`) or allocated through an allocator of its own.
-    static func readAllocations(in folder: String, pid: Int32, into metrics: inout TrialMetrics) {
-        guard let text = ProgramFile.head("\(folder)/allocations-\(pid).txt", limit: ProbeFolder.dumpByteLimit)?.text else { return }
+    /// What was not recorded, and why, when the file's counts are out of range.
+    @discardableResult
+    static func readAllocations(in folder: String, pid: Int32, into metrics: inout TrialMetrics) -> String? {
+        guard let text = ProgramFile.head("\(folder)/allocations-\(pid).txt", limit: ProbeFolder.dumpByteLimit)?.text else { return nil }
         var values: [String: Int] = [:]
         for line in text.split(separator: "\n") {
             let fields = line.split(separator: " ")
             if fields.count == 2, let value = Int(fields[1]) { values[String(fields[0])] = value }
         }
-        guard let allocations = values["allocations"], let bytes = values["bytes"], let frees = values["frees"] else { return }
+        guard let allocations = values["allocations"], let bytes = values["bytes"], let frees = values["frees"] else { return nil }
+        // The program can write this file too: a count no run could have made (negative,
+        // past 2^53) is not recorded, or the record would be refused by every reader.
+        guard [allocations, bytes, frees].allSatisfy(RecordRanges.count.contains) else {
+            return "allocations-\(pid).txt holds a count outside 0…2^53: the program's allocations are not recorded"
+        }
         metrics.allocations = allocations
         metrics.allocatedBytes = bytes
         metrics.frees = frees
+        return nil
     }
 
     /// Why the program is stopped, or nil when it is not: `/proc/PID/stat`'s state `T`
@@ -653,7 +661,7 @@ package struct ExecSupervisor: Sendable {
         case .probed:
             return "the program was killed by \(name) (sent to it: no fault of its own was recorded)"
         case .folderDeleted:
-            return "the program was killed by \(name), and Strain's probe folder was deleted while it ran (by the program or something it started),"
+            return "the program was killed by \(name), and Strain's probe folder was deleted or replaced while it ran (by the program or something it started),"
                 + " with any fault record the probe wrote there: no trace can be shown"
         case .neverProbed:
             why = "the program as started had no probe: a static binary, or one that does not load LD_PRELOAD"

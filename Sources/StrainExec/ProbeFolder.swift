@@ -136,7 +136,10 @@ package struct ProbeFolder: Sendable {
     /// What the program's pid noted of its images (`program-images.txt`: `start`,
     /// `exec PATH`, `exec-failed`, one a line, in order).
     package func programImage(pid: Int32) -> ProgramImage {
-        guard access(path, F_OK) == 0 else { return .folderDeleted }
+        // Gone, or replaced by something that is not a folder (a file, a link): the
+        // probe's records went with it.
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return .folderDeleted }
         guard let text = ProgramFile.head(file("program-images.txt"), limit: Self.recordByteLimit)?.text else { return .neverProbed }
         var image = ProgramImage.neverProbed
         for line in text.split(separator: "\n") {

@@ -50,7 +50,19 @@ import StrainWire
         let trial = try #require(run?.trials.first)
         #expect(trial.outcome.kind == .crashed)
         let message = trial.outcome.message ?? ""
-        #expect(message.contains("Strain's probe folder was deleted while it ran"), "\(message)")
+        #expect(message.contains("Strain's probe folder was deleted or replaced while it ran"), "\(message)")
+        #expect(!message.contains("did not probe"), "\(message)")
+    }
+
+    /// The same when the program puts a file where its probe folder was (found by the
+    /// structured fuzzer: it was called a fault in a process Strain did not probe).
+    @Test func aProgramThatReplacesItsProbeFolderWithAFileAndThenFaultsIsToldSo() async throws {
+        let script = "import shutil, ctypes; env = dict(v.split(b'=', 1) for v in open('/proc/self/environ', 'rb').read().split(b'\\0') if b'=' in v); "
+            + "folder = env[b'STRAIN_PROBE_DIR']; shutil.rmtree(folder); open(folder, 'w').write('not a folder'); ctypes.string_at(0)"
+        let (result, run) = try await ExecTests.exec("/usr/bin/python3", ["-c", script], out: ExecTests.folder())
+        #expect(result.termination == .signaled(SIGSEGV), "\(result.stderr)")
+        let message = try #require(run?.trials.first).outcome.message ?? ""
+        #expect(message.contains("Strain's probe folder was deleted or replaced while it ran"), "\(message)")
         #expect(!message.contains("did not probe"), "\(message)")
     }
 

@@ -67,4 +67,28 @@ import Testing
         let dumps = try FileManager.default.contentsOfDirectory(atPath: out).filter { $0.hasPrefix("dump-") }
         #expect(dumps.count == 64, "\(dumps.sorted())")
     }
+
+    /// An allocation count the program planted outside 0…2^53 is not recorded (the
+    /// structured fuzzer's find: -1 or Int.max made strain exec's own run.json one that
+    /// report and gate refused, exit 2); the record says why, and every reader reads it.
+    @Test(arguments: ["-1", "9223372036854775807"])
+    func anAllocationCountOutOfRangeIsNotRecordedAndTheRecordStillReads(count: String) async throws {
+        let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        // os._exit: the probe's own totals, written at exit, would replace the planted file.
+        let script = """
+            import os, sys
+            with open("%s/probe/allocations-%d.txt" % (sys.argv[1], os.getpid()), "w") as f:
+                f.write("allocations \(count)\\nbytes 64\\nfrees 1\\n")
+            os._exit(0)
+            """
+        let result = try await ProgramRun.run(StrainBinary.path, ["exec", "--out", out, "--", "/usr/bin/env", "python3", "-c", script, out], timeout: 60)
+        #expect(result.termination == .exited(0), "\(result.stderr)")
+        let record = try RunRecordFile.read(from: out + "/run.json")
+        let trial = try #require(record.trials.first)
+        #expect(trial.metrics.allocations == nil, "\(String(describing: trial.metrics.allocations))")
+        #expect(trial.leftOut?.contains { $0.contains("holds a count outside 0…2^53") } == true, "\(trial.leftOut ?? [])")
+        let report = try await ProgramRun.run(StrainBinary.path, ["report", out + "/run.json", "--format", "text"], timeout: 60)
+        #expect(report.termination == .exited(0), "report reads it: \(report.stderr)")
+    }
 }
