@@ -99,9 +99,10 @@ struct GateCommand: ParsableCommand {
                     suite: suite, repetitions: repetitions, filters: filters, skips: skips, shard: shard, directory: directory,
                     measures: measure
                 )
-                let (old, new) = try runner.run()
+                let (old, new, schedule) = try runner.run()
                 sides = (old, new)
                 report = try Gate.compare(baseline: old, candidate: new, options: GateOptions(mode: .interleaved, allowExecutionMismatch: allowExecutionMismatch))
+                report.schedule = schedule
                 report.runFiles = ["baseline-run.json", "candidate-run.json"]
             } else {
                 guard let current = input, let baseline else {
@@ -189,7 +190,8 @@ struct InterleavedGate {
     /// `--measure`, passed to each build's `run`.
     var measures: [CountedMeasure] = []
 
-    func run() throws(GateError) -> (baseline: RunRecord, candidate: RunRecord) {
+    /// Both builds' runs, and how they ran.
+    func run() throws(GateError) -> (baseline: RunRecord, candidate: RunRecord, schedule: GateSchedule) {
         for (name, path) in [("--baseline-binary", baselineBinary), ("--candidate-binary", candidateBinary)] {
             guard FileManager.default.isExecutableFile(atPath: path) else {
                 throw GateError(.input, "\(name) \(path) is not an executable file; build it first (e.g. swift build -c release) and give its path")
@@ -200,13 +202,18 @@ struct InterleavedGate {
             throw GateError(.input, "\(directory): cannot create the output directory: \(error.localizedDescription)")
         }
         let started = Date()
-        let (baseline, candidate) = (measures + SuiteParser.declaredMeasures(contentsOf: suite)).isEmpty
-            ? try interleaved(started: started) : try runCounted(started: started)
+        let baseline: RunRecord, candidate: RunRecord, schedule: GateSchedule
+        if (measures + SuiteParser.declaredMeasures(contentsOf: suite)).isEmpty {
+            (baseline, candidate) = try interleaved(started: started)
+            schedule = GateSchedule(counted: false, together: false, repetitions: repetitions)
+        } else {
+            (baseline, candidate, schedule) = try runCounted(started: started)
+        }
         do {
             try RunRecordFile.write(baseline, to: (directory as NSString).appendingPathComponent("baseline-run.json"))
             try RunRecordFile.write(candidate, to: (directory as NSString).appendingPathComponent("candidate-run.json"))
         } catch { throw GateError(.input, "cannot write the joined runs under \(directory): \(error)") }
-        return (baseline, candidate)
+        return (baseline, candidate, schedule)
     }
 
     /// Every repetition of each build in rounds of one repetition each, ABBA; `filters`
@@ -241,7 +248,7 @@ struct InterleavedGate {
     /// timing: completed trials with no count, on either side) are judged by their
     /// timings, so they run again in interleaved rounds, and those rounds' trials
     /// replace theirs.
-    func runCounted(started: Date) throws(GateError) -> (baseline: RunRecord, candidate: RunRecord) {
+    func runCounted(started: Date) throws(GateError) -> (baseline: RunRecord, candidate: RunRecord, schedule: GateSchedule) {
         let together = ProcessInfo.processInfo.activeProcessorCount >= 2
         let sides = CountedSides()
         let binaries = [baselineBinary, candidateBinary]
@@ -265,10 +272,11 @@ struct InterleavedGate {
         print("\(together ? "A and B at once" : "B"): \(counted(repetitions, "repetition")) counted in one run a build, \(Int(Date().timeIntervalSince(started))) s")
         fflush(nil)
         let timed = Self.uncountedScenarios(baseline).union(Self.uncountedScenarios(candidate))
-        guard !timed.isEmpty else { return (baseline, candidate) }
+        let schedule = GateSchedule(counted: true, together: together, repetitions: repetitions, timedScenarios: timed.sorted())
+        guard !timed.isEmpty else { return (baseline, candidate, schedule) }
         print("not countable, so timed in interleaved rounds: \(timed.sorted().joined(separator: ", "))")
         let rounds = try interleaved(started: started, filters: timed.sorted().map { "scenario=\($0)" }, prefix: "timed-")
-        return (Self.replacing(timed, in: baseline, with: rounds.baseline), Self.replacing(timed, in: candidate, with: rounds.candidate))
+        return (Self.replacing(timed, in: baseline, with: rounds.baseline), Self.replacing(timed, in: candidate, with: rounds.candidate), schedule)
     }
 
     /// Scenarios whose completed trials carry no instruction count.

@@ -1,5 +1,6 @@
 import Foundation
 import StrainRecords
+import StrainReports
 import StrainText
 
 /// `strain run --github`: what GitHub Actions shows of a run. An `::error` per trial
@@ -21,7 +22,6 @@ package enum RunAnnotations {
             let counts = (unexpected[left.element]?.count ?? 0, unexpected[right.element]?.count ?? 0)
             return counts.0 != counts.1 ? counts.0 > counts.1 : left.offset < right.offset
         }.map(\.element)
-        let file = WorkflowCommand.annotationPath(run.suite.path, workspace: workspace)
         var lines: [String] = []
         for key in worst.prefix(WorkflowCommand.annotationLimit) {
             let trials = unexpected[key] ?? []
@@ -29,7 +29,9 @@ package enum RunAnnotations {
             let outcomes = Dictionary(grouping: trials, by: \.outcome.description).map { "\($0.key) ×\($0.value.count)" }.sorted()
             var message = "\(trials.count) of \(all) repetitions ended unexpectedly: \(outcomes.joined(separator: ", ")); the suite expects \(trials[0].expectedOutcomes.joined(separator: " or "))"
             if let reason = trials.compactMap(\.outcome.message).first { message += "\n" + reason }
-            lines.append(WorkflowCommand.error(file: file, line: run.suiteEntry(planning: key)?.line, title: "Strain: \(trials[0].outcome.description) \(key)", message: message))
+            // At the failure's own file and line when a trial's trace has one (a crash's frame), the suite's entry named then.
+            lines.append(WorkflowCommand.error(at: TraceText.failurePlace(trials), suiteFile: run.suite.path, line: run.suiteEntry(planning: key)?.line, workspace: workspace,
+                                               title: "Strain: \(trials[0].outcome.description) \(key)", message: message))
         }
         if worst.count > WorkflowCommand.annotationLimit {
             lines.append(WorkflowCommand.notice(title: "Strain", message: "\(worst.count - WorkflowCommand.annotationLimit) more trial keys ended unexpectedly: see the step summary or run.json"))

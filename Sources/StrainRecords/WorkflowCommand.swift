@@ -36,9 +36,44 @@ public enum WorkflowCommand {
         return "::error \(properties.joined(separator: ","))::\(data(String(message.prefix(4000))))"
     }
 
+    /// An `::error` for a trial that failed at `place` in the program's own code: at that
+    /// file and line when GitHub can show it there (the file inside `workspace`, or any
+    /// file when there is none), the suite's entry (`file`, `line`) then named in the
+    /// message; else at the suite's entry. The message names the frame either way.
+    package static func error(at place: FailurePlace?, suiteFile file: String, line: Int?, workspace: String?, title: String, message: String) -> String {
+        guard let place else { return error(file: annotationPath(file, workspace: workspace), line: line, title: title, message: message) }
+        let frame = "\n\(place.label) \(place.frame)"
+        let path = annotationPath(place.file, workspace: workspace)
+        if let workspace, !workspace.isEmpty, path.hasPrefix("/") {
+            return error(file: annotationPath(file, workspace: workspace), line: line, title: title, message: message + frame)
+        }
+        let entry = "\nplanned by \(annotationPath(file, workspace: workspace))" + (line.map { ":\($0)" } ?? "")
+        return error(file: path, line: place.line, title: title, message: message + frame + entry)
+    }
+
     /// `::notice title=TITLE::MESSAGE`.
     public static func notice(title: String, message: String) -> String {
         "::notice title=\(property(title))::\(data(message))"
+    }
+}
+
+/// Where a trial failed in the program's own code, as the reports name it: the file
+/// and line an annotation is placed at, and the frame.
+package struct FailurePlace: Codable, Hashable, Sendable {
+    /// The source file, as the debug information has it (usually absolute).
+    package var file: String
+    /// The line in it, from 1.
+    package var line: Int
+    /// `at` a crash's frame, or `entered the recursion at` for an overflow's.
+    package var label: String
+    /// `strain_crash_null_dereference at strain_faults.c:21:14 (strain)`.
+    package var frame: String
+
+    package init(file: String, line: Int, label: String, frame: String) {
+        self.file = file
+        self.line = line
+        self.label = label
+        self.frame = frame
     }
 }
 

@@ -127,7 +127,7 @@ package struct BisectReportSection: TextSection, PageSection {
         page.raw("<section id=\"bisect\">\n<h2>Bisect</h2>\n<ul>")
         for (index, search) in section.searches.enumerated() {
             page.raw("<li><b>\(e(BisectText.headline(search)))</b> (\(e(BisectText.cost(search)))): \(e(search.explanation))")
-            if index < probes.count { page.raw(Self.picture(probes[index], search: search)) }
+            if index < probes.count { page.raw("<div class=\"chart-scroll\">\(Self.picture(probes[index], search: search))</div>") }
             page.raw("</li>")
         }
         page.raw("</ul>\n")
@@ -142,29 +142,49 @@ package struct BisectReportSection: TextSection, PageSection {
         page.raw("<p>Whole bisect: \(section.searches.map(\.probes.count).reduce(0, +)) probes in \(e(Format.duration(section.wallSeconds))).</p>\n</section>\n")
     }
 
-    /// A search's probes on one axis, logarithmic (a bisect halves its range, so the
-    /// probes crowd at the boundary): a dot per probed value, green where every
-    /// repetition completed, red where any failed, the answer's value marked.
+    /// A search's probes in order of value, evenly spaced, each labelled with its value:
+    /// a bisect doubles, then halves the gap, so its last probes lie a unit apart and
+    /// overlap on any scale of values (they drew as one blot at the boundary). A dot per
+    /// probed value, green where every repetition completed, red where any failed; a
+    /// dashed line between the largest that completed and the next; a legend that says so.
     static func picture(_ probes: [Probe], search: BisectSearch) -> String {
-        guard let low = probes.map(\.value).min(), let high = probes.map(\.value).max(), low > 0 else { return "" }
-        let width = 560.0, margin = 8.0
-        let (lo, hi) = (log(Double(low)), log(Double(high)))
-        func x(_ value: Int) -> Double { hi > lo ? margin + (log(Double(value)) - lo) / (hi - lo) * (width - 2 * margin) : width / 2 }
-        let label: (Int) -> String = { search.question == .stack ? ByteSize.exact($0) : Format.count(Double($0)) }
         var byValue: [Int: [Probe]] = [:]
         for probe in probes { byValue[probe.value, default: []].append(probe) }
+        let values = byValue.keys.sorted()
+        guard let low = values.first, let high = values.last else { return "" }
+        let label: (Int) -> String = { search.question == .stack ? ByteSize.exact($0) : Format.count(Double($0)) }
+        let f = { (value: Double) in String(format: "%.1f", value) }
+        // About 6 px a character of the 10 px labels; a slot a label wide, or half of one
+        // when the labels alternate between two rows.
+        let widest = Double(values.map { label($0).count }.max() ?? 1) * 6
+        let oneRow = widest + 10
+        let twoRows = Double(values.count - 1) * oneRow > 640
+        let slot = twoRows ? max(16, widest / 2 + 6) : oneRow
+        let margin = widest / 2 + 6
+        let width = max(440, 2 * margin + slot * Double(values.count - 1))
+        let x = { (index: Int) in values.count == 1 ? width / 2 : margin + slot * Double(index) }
+        let legendY = twoRows ? 64.0 : 52.0
         let name = search.question == .stack ? "stack" : (search.parameter ?? "value")
-        var svg = "<svg class=\"probes\" viewBox=\"0 0 \(Int(width)) 44\" role=\"img\" aria-label=\"\(probes.count) probes of \(HTMLText.escape(name)) from \(HTMLText.escape(label(low))) to \(HTMLText.escape(label(high)))\">"
-        svg += "<line x1=\"\(Int(margin))\" y1=\"18\" x2=\"\(Int(width - margin))\" y2=\"18\" class=\"axis\"/>"
-        if let passing = search.passing {
-            svg += "<line x1=\"\(String(format: "%.1f", x(passing)))\" y1=\"6\" x2=\"\(String(format: "%.1f", x(passing)))\" y2=\"30\" class=\"probe-answer\"/>"
+        var svg = "<svg class=\"probes\" width=\"\(Int(width))\" height=\"\(Int(legendY + 6))\" viewBox=\"0 0 \(Int(width)) \(Int(legendY + 6))\" role=\"img\" aria-label=\"\(values.count) probed values of \(HTMLText.escape(name)) from \(HTMLText.escape(label(low))) to \(HTMLText.escape(label(high)))\">"
+        svg += "<line x1=\"\(f(x(0)))\" y1=\"12\" x2=\"\(f(x(values.count - 1)))\" y2=\"12\" class=\"axis\"/>"
+        if let passing = search.passing, let last = values.lastIndex(where: { $0 <= passing }) {
+            let answerX = last == values.count - 1 ? x(last) + slot / 2 : (x(last) + x(last + 1)) / 2
+            svg += "<line x1=\"\(f(answerX))\" y1=\"2\" x2=\"\(f(answerX))\" y2=\"22\" class=\"probe-answer\"/>"
         }
-        for (value, tries) in byValue.sorted(by: { $0.key < $1.key }) {
+        for (index, value) in values.enumerated() {
+            let tries = byValue[value] ?? []
             let completed = tries.allSatisfy(\.completed)
             let outcomes = Dictionary(grouping: tries, by: \.outcome).map { "\($0.key) ×\($0.value.count)" }.sorted().joined(separator: ", ")
-            svg += "<circle class=\"\(completed ? "probe-ok" : "probe-failed")\" cx=\"\(String(format: "%.1f", x(value)))\" cy=\"18\" r=\"4\"><title>\(HTMLText.escape("\(name)=\(label(value)): \(outcomes)"))</title></circle>"
+            svg += "<circle class=\"\(completed ? "probe-ok" : "probe-failed")\" cx=\"\(f(x(index)))\" cy=\"12\" r=\"4\"><title>\(HTMLText.escape("\(name)=\(label(value)): \(outcomes)"))</title></circle>"
+            let y = twoRows && index % 2 == 1 ? 44 : 32
+            svg += "<text x=\"\(f(x(index)))\" y=\"\(y)\" class=\"tick probe-value\" text-anchor=\"middle\">\(HTMLText.escape(label(value)))</text>"
         }
-        svg += "<text x=\"\(Int(margin))\" y=\"42\" class=\"tick\">\(HTMLText.escape(label(low)))</text><text x=\"\(Int(width - margin))\" y=\"42\" class=\"tick end\">\(HTMLText.escape(label(high)))</text>"
+        // The legend, drawn so that a screenshot or a print keeps it.
+        let key = search.question == .stack ? "stack" : name
+        svg += "<circle class=\"probe-ok legend-dot\" cx=\"6\" cy=\"\(f(legendY - 4))\" r=\"4\"/><text x=\"14\" y=\"\(f(legendY))\" class=\"tick\">completed</text>"
+        svg += "<circle class=\"probe-failed legend-dot\" cx=\"78\" cy=\"\(f(legendY - 4))\" r=\"4\"/><text x=\"86\" y=\"\(f(legendY))\" class=\"tick\">failed</text>"
+        svg += "<line x1=\"128\" y1=\"\(f(legendY - 9))\" x2=\"128\" y2=\"\(f(legendY + 1))\" class=\"probe-answer\"/><text x=\"134\" y=\"\(f(legendY))\" class=\"tick\">"
+            + "the answer; each \(HTMLText.escape(key)) probed, by value, evenly spaced</text>"
         return svg + "</svg>"
     }
 }

@@ -143,6 +143,22 @@ package enum TraceText {
         return lines
     }
 
+    /// Where a trial failed in the program's own code, as every view names it: an
+    /// overflow's recursion by the frame that entered it, another fault by ``pointOfFailure(_:)``.
+    package static func failurePoint(_ trace: FaultTrace) -> (label: String, frame: Frame)? {
+        let frame = trace.cycle.map { _ in TraceLayout(trace).entry?.frame } ?? pointOfFailure(trace)
+        return frame.map { (trace.cycle == nil ? "at" : "entered the recursion at", $0) }
+    }
+
+    /// The first of `trials` whose failure has a file and line, for an annotation placed there.
+    package static func failurePlace(_ trials: [TrialRecord]) -> FailurePlace? {
+        trials.lazy.compactMap { trial in
+            trial.trace.flatMap(failurePoint).flatMap { point in
+                point.frame.file.flatMap { file in point.frame.line.map { FailurePlace(file: file, line: $0, label: point.label, frame: point.frame.displayName) } }
+            }
+        }.first
+    }
+
     /// The frame to point at for a crash: the first with a source location
     /// outside the C library, else the first named one, else the fault's.
     package static func pointOfFailure(_ trace: FaultTrace) -> Frame? {

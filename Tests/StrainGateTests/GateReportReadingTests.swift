@@ -30,15 +30,89 @@ struct GateReportReadingTests {
         let wall = try #require(report.rows.first { $0.verdict == .regressed }?.metrics.first { $0.metric == "wall" })
         #expect(wall.baselineSamples?.count == 10 && wall.candidateSamples?.count == 10)
         // The slowest candidate sits at the right edge of the shared scale.
-        #expect(failing.contains("cx=\"116.0\""), "\(failing)")
+        #expect(failing.contains("cx=\"146.0\""), "\(failing)")
     }
 
     @Test func eachEffectSizeSaysWhatItIs() throws {
         let report = try Self.report()
         #expect(report.renderHTML().contains("<th>baseline → candidate (change of the median)</th>"))
-        #expect(report.renderHTML().contains("<th>ratio, Hodges–Lehmann (95% interval)</th>"))
-        #expect(report.renderMarkdown().contains("| median change | ratio, Hodges–Lehmann (95% interval) |"))
+        // Where there is no ratio (a count, an outcome) the column says why: its heading says so.
+        #expect(report.renderHTML().contains("<th>ratio, Hodges–Lehmann (95% interval), or why none</th>"))
+        #expect(report.renderMarkdown().contains("| median change | ratio, Hodges–Lehmann (95% interval), or why none |"))
         #expect(report.renderText().contains("Hodges–Lehmann ratio 1.29"), "\(report.renderText())")
+    }
+
+    /// The strips say what they show where a screenshot, a print or a pull request keeps
+    /// it: each strip's scale written at its ends, and which colour is which side above
+    /// each table (a tooltip alone showed in none of them).
+    @Test func eachSamplesStripWritesItsScaleAndThePageKeysItsColours() throws {
+        let report = try Self.report()
+        let html = report.renderHTML()
+        let wall = try #require(report.rows.first { $0.verdict == .regressed }?.metrics.first { $0.metric == "wall" })
+        let all = (wall.baselineSamples ?? []) + (wall.candidateSamples ?? [])
+        let strip = GateReport.samples(wall)
+        let ends = strip.matches(of: /<text x="[0-9.]+" y="37"(?: text-anchor="end")?>([^<]+)<\/text>/).map { String($0.1) }
+        #expect(ends == [Gate.format(all.min()!, wall.unit), Gate.format(all.max()!, wall.unit)], "\(strip)")
+        #expect(strip.contains("<path class=\"scale\""), "the scale's line under the dots: \(strip)")
+        for section in ["failing", "other"] {
+            let body = try #require(html.components(separatedBy: "<section id=\"\(section)\">").dropFirst().first?.components(separatedBy: "<table").first, "\(section)")
+            let legend = body.replacingOccurrences(of: #"<[^>]+>"#, with: "", options: .regularExpression)
+            #expect(legend.contains(" baseline on the upper row, ") && legend.contains(" candidate on the lower ") && legend.contains("written at its ends"), "\(section): \(legend)")
+            #expect(body.contains("<circle class=\"baseline legend-dot\"") && body.contains("<circle class=\"candidate legend-dot\""), "the key's dots in the strips' colours: \(body)")
+        }
+    }
+
+    /// On a phone the rows stack: every cell of a metric's row says which column it is,
+    /// so the reason (the last columns) is on screen, not past the right edge.
+    @Test func onAPhoneEveryCellOfARowNamesItsColumnAndTheRowsStack() throws {
+        let html = try Self.report().renderHTML()
+        let rows = html.components(separatedBy: "<tr class=\"").dropFirst().filter { !$0.hasPrefix("key") && !$0.hasPrefix("evidence") }
+        #expect(!rows.isEmpty)
+        for row in rows {
+            let cells = row.components(separatedBy: "</tr>")[0].matches(of: /<td(?: class="[^"]*")?(?: data-label="([^"]*)")?(?: colspan="\d+")?>/).map { $0.1.map(String.init) }
+            #expect(cells.count == 8 && cells.compactMap { $0 } == GateReport.columns, "\(row.prefix(400))")
+        }
+        let phone = try #require(GateReport.css.components(separatedBy: "@media (max-width:600px){").dropFirst().first)
+        #expect(phone.contains("table.rows,table.rows tbody,table.rows tr,table.rows th,table.rows td{display:block"), "\(phone)")
+        #expect(phone.contains("table.rows thead{display:none}") && phone.contains("content:attr(data-label)"), "\(phone)")
+    }
+
+    /// A counted gate runs each build's repetitions in one run: its header says that, not
+    /// that the builds' repetitions alternated; the scenarios it timed in rounds are named.
+    @Test func aCountedGatesHeaderSaysWhatRanNotThatRepetitionsAlternated() throws {
+        var report = try Self.report()
+        #expect(report.renderHTML().contains("Interleaved A/B: both builds ran in one job, repetitions alternating."), "a gate.json without a schedule: rounds")
+        report.schedule = GateSchedule(counted: true, together: true, repetitions: 3, timedScenarios: ["queue-flood"])
+        let sentence = "Counted A/B: both builds ran in one job, each its 3 repetitions in one run, the two at once"
+        for (name, text) in [("html", report.renderHTML()), ("md", report.renderMarkdown())] {
+            #expect(text.contains(sentence), "\(name): \(text.prefix(900))")
+            #expect(!text.contains("repetitions alternating"), "\(name)")
+            #expect(text.contains("Not countable, so timed in alternating rounds: queue-flood."), "\(name): \(text.prefix(900))")
+        }
+        let text = report.renderText()
+        #expect(text.hasPrefix("Gate (counted A/B, each build's repetitions in one run) on s: "), "\(text.prefix(300))")
+        #expect(text.contains("\n  Not countable, so timed in alternating rounds: queue-flood.\n"), "\(text.prefix(400))")
+        report.schedule = GateSchedule(counted: false, together: false, repetitions: 3)
+        #expect(report.renderMarkdown().contains("Interleaved A/B: both builds ran in one job, repetitions alternating."))
+    }
+
+    /// A row whose candidate crashed is annotated where it crashed, when the evidence has
+    /// the frame's file and line inside the workspace, and names the frame and the suite's entry.
+    @Test func aCrashedRowsAnnotationIsAtItsFrameAndNamesIt() throws {
+        var report = try Self.report()
+        let index = try #require(report.rows.firstIndex { $0.verdict == .regressed })
+        report.rows[index].verdict = .outcomeChanged
+        report.rows[index].outcomeReason = "crashed(SIGSEGV) ×1, expected completed"
+        report.rows[index].suiteLine = 5
+        report.rows[index].evidence = TrialEvidence(trial: TrialID(key: report.rows[index].key, repetition: 1), report: "candidate/report.html", anchor: "trial-x-r1",
+                                                    line: "crashed(SIGSEGV)", place: FailurePlace(file: "/repo/Sources/App/Store.swift", line: 42, label: "at", frame: "Store.save() at Store.swift:42:7 (app)"))
+        report.suitePath = "/repo/ci/suite.yaml"
+        let error = try #require(report.renderGitHub(workspace: "/repo").split(separator: "\n").first { $0.hasPrefix("::error ") })
+        #expect(error.hasPrefix("::error file=Sources/App/Store.swift,line=42,title=Strain gate%3A "), "\(error)")
+        #expect(error.hasSuffix("%0Aat Store.save() at Store.swift:42:7 (app)%0Aplanned by ci/suite.yaml:5"), "\(error)")
+        // Outside the workspace: at the suite's entry, the frame still named.
+        let outside = try #require(report.renderGitHub(workspace: "/elsewhere").split(separator: "\n").first { $0.hasPrefix("::error ") })
+        #expect(outside.hasPrefix("::error file=/repo/ci/suite.yaml,line=5,") && outside.hasSuffix("%0Aat Store.save() at Store.swift:42:7 (app)"), "\(outside)")
     }
 
     @Test func theMarkdownCountsTheLinesItFoldsAway() throws {

@@ -33,7 +33,8 @@ struct BisectReportLayoutTests {
         let values = Set(probed.compactMap { $0.key.strategy.chosenStackBytes })
         let failedValues = Set(probed.filter { $0.outcome.kind != .completed }.compactMap { $0.key.strategy.chosenStackBytes })
         let svg = try #require(html.components(separatedBy: "<svg class=\"probes\"").dropFirst().first?.components(separatedBy: "</svg>").first)
-        #expect(svg.components(separatedBy: "<circle ").count - 1 == values.count, "\(svg)")
+        // A dot per value (the legend's two dots are the key's, not probes).
+        #expect(svg.components(separatedBy: "<circle class=\"probe-ok\"").count + svg.components(separatedBy: "<circle class=\"probe-failed\"").count - 2 == values.count, "\(svg)")
         #expect(svg.components(separatedBy: "class=\"probe-failed\"").count - 1 == failedValues.count, "\(svg)")
         #expect(!failedValues.isEmpty && failedValues.count < values.count)
         // The answer's value is marked on the axis.

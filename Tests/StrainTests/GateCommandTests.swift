@@ -193,9 +193,9 @@ enum ChangedRuns {
         let failing = try #require(html.firstRange(of: "<section id=\"failing\"><h2>What failed</h2>"), "a failing section")
         let failingEnd = try #require(html[failing.upperBound...].firstRange(of: "</section>"))
         let failingRows = String(html[failing.upperBound..<failingEnd.lowerBound])
-        #expect(failingRows.contains("<tr class=\"key\"><th colspan=\"8\">noop thread(512KiB) linux <span class=\"outcomes\">outcomes completed ×1 → harnessError ×1</span></th></tr>\n<tr class=\"bad\"><td>harness error</td><td>outcome</td><td colspan=\"6\">the harness failed in the candidate: memory-limit 64MiB leaves no room"),
+        #expect(failingRows.contains("<tr class=\"key\"><th colspan=\"8\">noop thread(512KiB) linux <span class=\"outcomes\">outcomes completed ×1 → harnessError ×1</span></th></tr>\n<tr class=\"bad\"><td data-label=\"verdict\">harness error</td><td data-label=\"metric\">outcome</td><td class=\"wide\" colspan=\"6\">the harness failed in the candidate: memory-limit 64MiB leaves no room"),
                 "\(failingRows)")
-        #expect(failingRows.contains("<tr class=\"key\"><th colspan=\"8\">noop main linux <span class=\"outcomes\">outcomes completed ×1 → completed ×1</span></th></tr>\n<tr class=\"bad\"><td>outcome changed</td><td>outcome</td><td colspan=\"6\">completed is not what the suite expects; the baseline&apos;s outcomes all were</td></tr>\n<tr class=\"evidence\"><td></td><td>evidence</td><td colspan=\"6\"><a href=\"candidate/report.html#trial-noop-main-linux-"),
+        #expect(failingRows.contains("<tr class=\"key\"><th colspan=\"8\">noop main linux <span class=\"outcomes\">outcomes completed ×1 → completed ×1</span></th></tr>\n<tr class=\"bad\"><td data-label=\"verdict\">outcome changed</td><td data-label=\"metric\">outcome</td><td class=\"wide\" colspan=\"6\">completed is not what the suite expects; the baseline&apos;s outcomes all were</td></tr>\n<tr class=\"evidence\"><td></td><td data-label=\"metric\">evidence</td><td class=\"wide\" colspan=\"6\"><a href=\"candidate/report.html#trial-noop-main-linux-"),
                 "\(failingRows)")
         let order = ["harness error", "outcome changed"].compactMap { failingRows.firstRange(of: $0)?.lowerBound }
         #expect(order.count == 2 && order[0] < order[1], "the worst row first")

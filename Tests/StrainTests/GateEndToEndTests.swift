@@ -117,6 +117,13 @@ import Testing
         let timed = baseline.trials.filter { $0.scenario == "queue-flood" }
         #expect(timed.count == 3 && timed.allSatisfy { $0.metrics.wallSeconds != nil }, "the timed row's trials come from the interleaved rounds, with their times")
         #expect(rows["queue-flood gcd-global"] != nil, "\(rows.keys.sorted())")
+        // Every output's header says what ran: each build once, counted, the uncountable scenario in rounds.
+        for file in ["gate.html", "gate.md"] {
+            let text = try String(contentsOfFile: folder + "/gate/" + file, encoding: .utf8)
+            #expect(text.contains("Counted A/B: both builds ran in one job, each its 3 repetitions in one run, "), "\(file): \(text.prefix(900))")
+            #expect(!text.contains("repetitions alternating") && text.contains("Not countable, so timed in alternating rounds: queue-flood."), "\(file): \(text.prefix(900))")
+        }
+        #expect(result.stdout.contains("Gate (counted A/B, each build's repetitions in one run) on counted-and-timed: "), "\(result.stdout)")
     }
 
     @Test func aMissingBaselineIsAnInputError() async throws {

@@ -93,6 +93,17 @@ import Testing
         // semaphore wait, above); the crash's, the trace's first frames.
         let crashLine = try #require(markdown.first { $0.contains("](candidate/report.html#trial-crash") })
         #expect(crashLine.contains(" ← "), "the first frames of the trace: \(crashLine)")
+        // The crash's place in the program's own code, which `gate --format github` annotates.
+        let rows = try #require(ChangedRuns.json(out + "/gate.json")["rows"] as? [[String: Any]])
+        let crashed = try #require(rows.first { ($0["outcomeReason"] as? String)?.contains("crashed") == true }, "\(rows)")
+        let place = try #require((crashed["evidence"] as? [String: Any])?["place"] as? [String: Any], "\(crashed)")
+        #expect((place["file"] as? String)?.hasSuffix("/Sources/CStrainFaults/strain_faults.c") == true && (place["line"] as? Int ?? 0) > 0, "\(place)")
+        #expect((place["frame"] as? String)?.hasPrefix("strain_crash_null_dereference at strain_faults.c:") == true, "\(place)")
+        let annotated = try await StrainBinary.run(["gate", folder + "/b", "--baseline", "base", "--baselines", store, "--out", folder + "/gate-gh", "--format", "github"],
+                                                   timeout: 60, environment: ["GITHUB_WORKSPACE": PlantedRegressionTests.repository.path])
+        let error = try #require(annotated.stdout.split(separator: "\n").first { $0.hasPrefix("::error ") && $0.contains("crash[kind=null-dereference]") }, "\(annotated.stdout)")
+        #expect(error.hasPrefix("::error file=Sources/CStrainFaults/strain_faults.c,line=\(place["line"] as? Int ?? 0),"), "\(error)")
+        #expect(error.contains("%0Aat strain_crash_null_dereference at strain_faults.c:"), "\(error)")
     }
 
     static let anchorSuite = """

@@ -1,5 +1,6 @@
 import Foundation
 import StrainKit
+import StrainRecords
 import Testing
 
 /// `strain run --github` through the built binary: annotations at the suite's
@@ -43,6 +44,43 @@ import Testing
         let appended = try String(contentsOfFile: summary, encoding: .utf8)
         let markdown = try String(contentsOfFile: workspace + "/out/summary.md", encoding: .utf8)
         #expect(appended == "## Before\n" + markdown, "the run's summary.md appended after what the step summary held")
+    }
+
+    /// A crash's annotation says where: at the file and line of its frame in the program's
+    /// own code (strain_faults.c's null store), naming the frame and the suite's entry.
+    @Test func aCrashIsAnnotatedAtTheFileAndLineOfItsFrameAndNamesIt() async throws {
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let folder = TestFolders.root.appendingPathComponent("strain-gh-crash-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try """
+            name: crashing
+            runs:
+              - scenario: crash
+                parameters: {kind: null-dereference}
+                strategies: [main]
+            """.write(toFile: folder + "/crashing.yaml", atomically: true, encoding: .utf8)
+        // The repository is the workspace: the crash's source file is inside it.
+        let result = try await StrainBinary.run(["run", folder + "/crashing.yaml", "--out", folder + "/out", "--github"], timeout: 120,
+                                                environment: ["GITHUB_WORKSPACE": repository])
+        #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
+        let source = try String(contentsOfFile: repository + "/Sources/CStrainFaults/strain_faults.c", encoding: .utf8).components(separatedBy: "\n")
+        let line = try #require(source.firstIndex { $0.contains("*nowhere = 1;") }) + 1
+        let error = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("::error ") }, "\(result.stdout)")
+        #expect(error.hasPrefix("::error file=Sources/CStrainFaults/strain_faults.c,line=\(line),title=Strain%3A crashed(SIGSEGV) crash[kind=null-dereference] main linux::"), "\(error)")
+        #expect(error.contains("%0Aat strain_crash_null_dereference at strain_faults.c:\(line)"), "the frame named: \(error)")
+        #expect(error.hasSuffix("%0Aplanned by \(folder)/crashing.yaml:3"), "the suite's entry, outside the workspace, as typed: \(error)")
+    }
+
+    /// Outside the workspace (a library's source, or a build made elsewhere) GitHub cannot
+    /// place an annotation: it stays at the suite's entry and names the frame.
+    @Test func aFailureOutsideTheWorkspaceStaysAtTheSuitesEntryAndNamesTheFrame() {
+        let place = FailurePlace(file: "/build/elsewhere/x.c", line: 7, label: "at", frame: "f at x.c:7:3 (app)")
+        #expect(WorkflowCommand.error(at: place, suiteFile: "/repo/ci/s.yaml", line: 4, workspace: "/repo", title: "T", message: "M")
+                == "::error file=ci/s.yaml,line=4,title=T::M%0Aat f at x.c:7:3 (app)")
+        #expect(WorkflowCommand.error(at: place, suiteFile: "/repo/ci/s.yaml", line: 4, workspace: nil, title: "T", message: "M")
+                == "::error file=/build/elsewhere/x.c,line=7,title=T::M%0Aat f at x.c:7:3 (app)%0Aplanned by /repo/ci/s.yaml:4", "no workspace: the frame's file as it is")
+        #expect(WorkflowCommand.error(at: nil, suiteFile: "/repo/ci/s.yaml", line: 4, workspace: "/repo", title: "T", message: "M") == "::error file=ci/s.yaml,line=4,title=T::M")
     }
 
     @Test func aPathOutsideTheWorkspaceOrWithoutOneStaysAsTyped() {

@@ -1,6 +1,7 @@
 import Foundation
 import StrainKit
 import StrainReports
+import StrainText
 import Testing
 
 /// The reports rendered from a fixed run.json (Fixtures/run.json, schema 4: a real
@@ -309,12 +310,12 @@ enum XMLSchemaCheck {
 /// Chart labels that say what they show.
 @Suite struct ChartLabelTests {
     @Test func aQuarterSecondStepIsLabelledWithTwoDecimalsAndWholeStepsWithNone() {
-        #expect(SVGChart.decimals(for: 0.25) == 2, "0.25 s ticks read 0.25, 0.50, 0.75")
-        #expect(SVGChart.decimals(for: 0.2) == 1)
-        #expect(SVGChart.decimals(for: 0.5) == 1)
-        #expect(SVGChart.decimals(for: 1) == 0 && SVGChart.decimals(for: 5) == 0 && SVGChart.decimals(for: 20) == 0)
-        #expect(SVGChart.decimals(for: 0.001) == 3)
-        #expect(SVGChart.decimals(for: 0.0025) == 4)
+        #expect(ChartAxis.decimals(for: 0.25) == 2, "0.25 s ticks read 0.25, 0.50, 0.75")
+        #expect(ChartAxis.decimals(for: 0.2) == 1)
+        #expect(ChartAxis.decimals(for: 0.5) == 1)
+        #expect(ChartAxis.decimals(for: 1) == 0 && ChartAxis.decimals(for: 5) == 0 && ChartAxis.decimals(for: 20) == 0)
+        #expect(ChartAxis.decimals(for: 0.001) == 3)
+        #expect(ChartAxis.decimals(for: 0.0025) == 4)
     }
 
     @Test func aLongLegendIsCutWithAnEllipsisAndAShortOneIsLeftAlone() {

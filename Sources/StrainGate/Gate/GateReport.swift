@@ -67,16 +67,20 @@ package struct TrialEvidence: Codable, Hashable, Sendable {
     /// The outcome and its evidence in one capped line: the first frames of the
     /// trace, the stall's summary, the first sanitizer report.
     package var line: String
+    /// Where the trial failed in the program's own code (a crash's frame with its file
+    /// and line): the GitHub annotation is placed there.
+    package var place: FailurePlace?
 
     /// `candidate/report.html#trial-…-r3`.
     package var link: String { "\(report)#\(anchor)" }
 
     /// The evidence of `trial` at `anchor` in `report`, in `line`.
-    package init(trial: TrialID, report: String, anchor: String, line: String) {
+    package init(trial: TrialID, report: String, anchor: String, line: String, place: FailurePlace? = nil) {
         self.trial = trial
         self.report = report
         self.anchor = anchor
         self.line = line
+        self.place = place
     }
 }
 
@@ -113,6 +117,9 @@ package struct GateReport: Codable, Sendable {
     /// (`baseline/report.html`, `candidate/report.html`), which rows' evidence links into.
     package var runReports: [String]?
     package var baselineName: String?
+    /// How an interleaved gate ran its two builds: nil for a cross-run gate, or in a
+    /// gate.json written before Strain kept it (its rounds then alternated).
+    package var schedule: GateSchedule?
     /// The machine the candidate ran on (its run record's host name): JUnit's `hostname`.
     package var candidateHost: String?
     /// False-discovery level across every tested row-metric.
@@ -137,7 +144,41 @@ package struct GateReport: Codable, Sendable {
     }
 }
 
+/// How an interleaved gate ran its two builds: in rounds, alternating, or (a counted
+/// gate) each build's repetitions in one run, with what could not be counted timed in rounds.
+package struct GateSchedule: Codable, Hashable, Sendable {
+    /// Each build ran all its repetitions in one counted run; false: rounds of one repetition a build, ABBA.
+    package var counted: Bool
+    /// The two counted runs ran at the same time (on two processors or more).
+    package var together: Bool
+    /// Repetitions each build ran.
+    package var repetitions: Int
+    /// Scenarios that could not be counted (their work depends on timing), timed again in alternating rounds.
+    package var timedScenarios: [String]
+
+    package init(counted: Bool, together: Bool, repetitions: Int, timedScenarios: [String] = []) {
+        self.counted = counted
+        self.together = together
+        self.repetitions = repetitions
+        self.timedScenarios = timedScenarios
+    }
+}
+
 extension GateReport {
+    /// What an interleaved gate ran, in a sentence, for every output's header: a counted
+    /// gate's builds each ran once, so it does not say "alternating" of them.
+    package var interleavedSentence: String {
+        guard let schedule, schedule.counted else { return "Interleaved A/B: both builds ran in one job, repetitions alternating." }
+        let repetitions = schedule.repetitions == 1 ? "its repetition" : "its \(schedule.repetitions) repetitions"
+        var text = "Counted A/B: both builds ran in one job, each \(repetitions) in one run, "
+            + (schedule.together ? "the two at once" : "one after the other")
+            + " (a count does not drift with the machine's load, so it needs no alternating)."
+        if !schedule.timedScenarios.isEmpty {
+            text += " Not countable, so timed in alternating rounds: \(schedule.timedScenarios.joined(separator: ", "))."
+        }
+        return text
+    }
+
     /// Which builds were compared, in a sentence: each side's build ID (or binary
     /// hash) and path, then the checkout, said once when both ran from the same one.
     /// `code` formats a literal (backticks in Markdown, `<code>` in HTML), `path` a

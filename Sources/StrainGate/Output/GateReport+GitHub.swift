@@ -9,17 +9,19 @@ extension GateReport {
 
     /// Workflow commands: `::error` for the worst ten failing rows, each at its suite
     /// file's line (relative to `workspace`, the repository's root, when the suite is
-    /// inside it), then one `::notice` with the count of the rest and the conclusion.
+    /// inside it), or at the file and line where its candidate trial crashed; then one
+    /// `::notice` with the count of the rest and the conclusion.
     package func renderGitHub(workspace: String? = ProcessInfo.processInfo.environment["GITHUB_WORKSPACE"]) -> String {
         var lines: [String] = []
         let failing = self.failing
-        let file = WorkflowCommand.annotationPath(suitePath, workspace: workspace)
         for row in failing.prefix(Self.annotationLimit) {
             var message = row.outcomeReason.map { "outcome: \($0)" } ?? ""
             for metric in row.metrics where metric.verdict.fails {
                 message += (message.isEmpty ? "" : "\n") + "\(metric.metric): \(metric.reason)\(Self.statistics(metric))"
             }
-            lines.append(WorkflowCommand.error(file: file, line: row.suiteLine, title: "Strain gate: \(row.verdict.label) \(row.key)", message: message))
+            // At the candidate's failure (a crash's file and line) when its evidence has one, the suite's entry named then.
+            lines.append(WorkflowCommand.error(at: row.evidence?.place, suiteFile: suitePath, line: row.suiteLine, workspace: workspace,
+                                               title: "Strain gate: \(row.verdict.label) \(row.key)", message: message))
         }
         if failing.count > Self.annotationLimit {
             lines.append(WorkflowCommand.notice(title: "Strain gate", message: "\(failing.count - Self.annotationLimit) more failing rows: see gate.json or the step summary"))

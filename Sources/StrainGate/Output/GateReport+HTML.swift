@@ -12,7 +12,7 @@ extension GateReport {
         page += "<title>Strain gate: \(e(suite))</title>\n<style>\(Self.css)</style>\n</head>\n<body>\n"
         let status = exitCode == 0 ? "pass" : "fail"
         page += "<header><h1>Strain gate: \(e(suite))</h1>\n<p class=\"\(status)\"><b>\(e(conclusion))</b></p>\n"
-        page += "<p>\(mode == .interleaved ? "Interleaved A/B: both builds ran in one job, repetitions alternating." : "Cross-run against \(e(baselineName ?? "a stored baseline")); timings judged with a δ calibrated from A/A runs.")"
+        page += "<p>\(mode == .interleaved ? e(interleavedSentence) : "Cross-run against \(e(baselineName ?? "a stored baseline")); timings judged with a δ calibrated from A/A runs.")"
         if let sides = sidesSentence(code: { "<code>\(e($0))</code>" }) { page += " " + sides }
         page += " A timing row can fail only with ≥ \(requiredRepetitions) repetitions per side; Benjamini-Hochberg q = \(q).</p>\n"
         if let runReports, !runReports.isEmpty {
@@ -43,46 +43,72 @@ extension GateReport {
         return page
     }
 
+    /// The columns of a comparison table, in order: each cell carries its column's name
+    /// too, which a phone shows beside it when the rows are stacked.
+    package static let columns = [
+        "verdict", "metric", "baseline → candidate (change of the median)", "samples",
+        "ratio, Hodges–Lehmann (95% interval), or why none", "q", "n", "δ, floor (from)",
+    ]
+
+    /// What the samples strips show, visible above each table (a tooltip shows in no
+    /// screenshot, print or pull request).
+    package static let samplesLegend = "<p class=\"legend\">Samples: a dot per repetition, "
+        + "<svg class=\"key\" width=\"10\" height=\"10\" aria-hidden=\"true\"><circle class=\"baseline legend-dot\" cx=\"5\" cy=\"5\" r=\"4\"/></svg> baseline on the upper row, "
+        + "<svg class=\"key\" width=\"10\" height=\"10\" aria-hidden=\"true\"><circle class=\"candidate legend-dot\" cx=\"5\" cy=\"5\" r=\"4\"/></svg> candidate on the lower "
+        + "(<svg class=\"key\" width=\"10\" height=\"10\" aria-hidden=\"true\"><circle class=\"candidate failed legend-dot\" cx=\"5\" cy=\"5\" r=\"4\"/></svg> in a failing row), "
+        + "on one linear scale from the smallest repetition of either side to the largest, written at its ends.</p>\n"
+
     /// One body per trial: its key and outcomes once, over its outcome's verdict and
     /// each metric's.
     static func table(_ rows: [RowComparison], failingOnly: Bool) -> String {
         let e = html
-        var out = "<div class=\"scroll\"><table>\n<thead><tr><th>verdict</th><th>metric</th><th>baseline → candidate (change of the median)</th><th>samples</th><th>ratio, Hodges–Lehmann (95% interval)</th><th>q</th><th>n</th><th>δ, floor (from)</th></tr></thead>\n"
+        let label = { (column: Int) in " data-label=\"\(e(columns[column]))\"" }
+        var out = samplesLegend + "<div class=\"scroll\"><table class=\"rows\">\n<thead><tr>" + columns.map { "<th>\(e($0))</th>" }.joined() + "</tr></thead>\n"
         for row in rows {
             out += "<tbody>\n<tr class=\"key\"><th colspan=\"8\">\(e(row.key.description)) <span class=\"outcomes\">outcomes \(e(histogramText(row.baselineOutcomes))) → \(e(histogramText(row.candidateOutcomes)))</span></th></tr>\n"
             if let reason = row.outcomeReason, [.outcomeChanged, .missing, .harnessError, .new, .fixed].contains(row.verdict) {
                 let pointer = row.evidence == nil && (row.verdict == .outcomeChanged || row.verdict == .harnessError) ? " (the trials, with their dumps and traces, are in the candidate's run)" : ""
-                out += "<tr class=\"\(row.verdict.fails ? "bad" : "")\"><td>\(e(row.verdict.label))</td><td>outcome</td><td colspan=\"6\">\(e(reason + pointer))</td></tr>\n"
+                out += "<tr class=\"\(row.verdict.fails ? "bad" : "")\"><td\(label(0))>\(e(row.verdict.label))</td><td\(label(1))>outcome</td><td class=\"wide\" colspan=\"6\">\(e(reason + pointer))</td></tr>\n"
                 if let evidence = row.evidence {
-                    out += "<tr class=\"evidence\"><td></td><td>evidence</td><td colspan=\"6\"><a href=\"\(e(evidence.link))\">repetition \(evidence.trial.repetition) in the candidate's report</a>: \(e(evidence.line))</td></tr>\n"
+                    out += "<tr class=\"evidence\"><td></td><td\(label(1))>evidence</td><td class=\"wide\" colspan=\"6\"><a href=\"\(e(evidence.link))\">repetition \(evidence.trial.repetition) in the candidate's report</a>: \(e(evidence.line))</td></tr>\n"
                 }
             }
             for metric in row.metrics where failingOnly ? metric.verdict.fails : (metric.verdict != .unchanged && metric.verdict != .notGated) {
                 let values = "\(metric.baselineMedian.map { Gate.format($0, metric.unit) } ?? "–") → \(metric.candidateMedian.map { Gate.format($0, metric.unit) } ?? "–")"
                     + (metric.changePercent.map { String(format: " (%+.1f%%)", $0) } ?? "")
                 let effect = metric.ratio.map { ratio in String(format: "×%.3f", ratio) + (metric.ratioLow.map { String(format: " (%.3f–%.3f)", $0, metric.ratioHigh ?? $0) } ?? "") } ?? e(metric.reason)
-                out += "<tr class=\"\(metric.verdict.fails ? "bad" : "")\"><td>\(e(metric.verdict.label))</td><td>\(e(metric.metric))</td><td class=\"num\">\(e(values))</td><td>\(samples(metric))</td><td class=\"effect\">\(effect)</td>"
-                out += "<td class=\"num\">\(metric.qValue.map { String(format: "%.3g", $0) } ?? "–")</td><td class=\"num\">\(metric.baselineCount)/\(metric.candidateCount)</td>"
-                out += "<td>\(e(Gate.percent(metric.delta))), \(e(Gate.format(metric.floor, metric.unit))) (\(e(metric.thresholdSource)))</td></tr>\n"
+                out += "<tr class=\"\(metric.verdict.fails ? "bad" : "")\"><td\(label(0))>\(e(metric.verdict.label))</td><td\(label(1))>\(e(metric.metric))</td><td class=\"num\"\(label(2))>\(e(values))</td><td\(label(3))>\(samples(metric))</td><td class=\"effect\"\(label(4))>\(effect)</td>"
+                out += "<td class=\"num\"\(label(5))>\(metric.qValue.map { String(format: "%.3g", $0) } ?? "–")</td><td class=\"num\"\(label(6))>\(metric.baselineCount)/\(metric.candidateCount)</td>"
+                out += "<td\(label(7))>\(e(Gate.percent(metric.delta))), \(e(Gate.format(metric.floor, metric.unit))) (\(e(metric.thresholdSource)))</td></tr>\n"
             }
             out += "</tbody>\n"
         }
         return out + "</table></div>\n"
     }
 
-    /// Each side's repetitions as dots on one scale shared by both, baseline above and
-    /// candidate below, so a bimodal or drifting side shows; each dot's value in its tooltip.
-    static func samples(_ metric: MetricComparison) -> String {
+    /// Each side's repetitions as dots on one linear scale shared by both, baseline
+    /// above and candidate below, so a bimodal or drifting side shows; the scale's ends
+    /// written under it, each dot's value in its tooltip.
+    package static func samples(_ metric: MetricComparison) -> String {
         guard let before = metric.baselineSamples, let after = metric.candidateSamples, !(before.isEmpty && after.isEmpty) else { return "" }
         let all = before + after
         let low = all.min()!, high = all.max()!
-        let width = 120.0, margin = 4.0
+        let width = 150.0, margin = 4.0
         func x(_ value: Double) -> Double { high > low ? margin + (value - low) / (high - low) * (width - 2 * margin) : width / 2 }
-        var svg = "<svg class=\"dots\" width=\"\(Int(width))\" height=\"26\" role=\"img\" aria-label=\"\(before.count) baseline and \(after.count) candidate repetitions, from \(html(Gate.format(low, metric.unit))) to \(html(Gate.format(high, metric.unit)))\">"
-        for (values, y, side) in [(before, 7, "baseline"), (after, 19, "candidate")] {
+        let (lowText, highText) = (html(Gate.format(low, metric.unit)), html(Gate.format(high, metric.unit)))
+        var svg = "<svg class=\"dots\" width=\"\(Int(width))\" height=\"40\" role=\"img\" aria-label=\"\(before.count) baseline and \(after.count) candidate repetitions, from \(lowText) to \(highText)\">"
+        for (values, y, side) in [(before, 6, "baseline"), (after, 16, "candidate")] {
             for value in values {
                 svg += "<circle class=\"\(side)\" cx=\"\(String(format: "%.1f", x(value)))\" cy=\"\(y)\" r=\"3\"><title>\(side) \(html(Gate.format(value, metric.unit)))</title></circle>"
             }
+        }
+        // The scale: a line with a tick at each end, and the ends' values under it.
+        let right = width - margin
+        svg += "<path class=\"scale\" d=\"M\(Int(margin)) 21V25H\(Int(right))V21\"/>"
+        if high > low {
+            svg += "<text x=\"0\" y=\"37\">\(lowText)</text><text x=\"\(Int(width))\" y=\"37\" text-anchor=\"end\">\(highText)</text>"
+        } else {
+            svg += "<text x=\"\(Int(width / 2))\" y=\"37\" text-anchor=\"middle\">all \(lowText)</text>"
         }
         return svg + "</svg>"
     }
@@ -90,7 +116,7 @@ extension GateReport {
     /// HTML text: the same escaping as XML (`&#39;` and `&apos;` both mean `'` in HTML5).
     static func html(_ text: String) -> String { xml(text) }
 
-    static let css = """
+    package static let css = """
         body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1200px;padding:1em;color:#1d1d1f}
         h1{font-size:1.5em;margin:.2em 0}h2{font-size:1.15em;margin-top:1.4em}
         .pass b{color:#1a7f37}.fail b{color:#c62828}.note{color:#8a5a00}
@@ -99,7 +125,11 @@ extension GateReport {
         td.num{white-space:nowrap;text-align:right}tr.bad td{background:#fdecea}
         code{font-size:.95em}a{color:#0550ae}
         tr.key th{background:#f6f8fa;font-weight:600;overflow-wrap:anywhere}tr.key .outcomes{font-weight:normal;color:#57606a;margin-left:.5em}
-        td.effect{min-width:14em}@media (max-width:600px){body{font-size:13px}th,td{padding:.25em .3em}}
-        svg.dots circle{fill-opacity:.55}svg.dots .baseline{fill:#6e7781}svg.dots .candidate{fill:#0969da}tr.bad svg.dots .candidate{fill:#c62828}
+        td.effect{min-width:14em}p.legend{font-size:.9em;color:#57606a;margin:.3em 0}
+        svg.dots circle,svg.key circle{fill-opacity:.55}svg .baseline{fill:#6e7781}svg .candidate{fill:#0969da}tr.bad svg.dots .candidate,svg .candidate.failed{fill:#c62828}
+        svg.dots{vertical-align:middle}svg.dots .scale{fill:none;stroke:#8c959f}svg.dots text{font-size:10px;fill:#57606a;font-family:system-ui,sans-serif}
+        @media (max-width:600px){body{font-size:13px}table.rows,table.rows tbody,table.rows tr,table.rows th,table.rows td{display:block;width:auto}
+        table.rows thead{display:none}table.rows tr{border-bottom:1px solid #ddd;padding:.2em 0}table.rows td{border:0;padding:.1em .3em;text-align:left;white-space:normal;min-width:0}
+        table.rows td[data-label]::before{content:attr(data-label) ": ";color:#57606a;font-size:.9em}table.rows td:empty{display:none}}
         """
 }

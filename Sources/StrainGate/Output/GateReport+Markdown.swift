@@ -14,7 +14,7 @@ extension GateReport {
         let path = { (file: String) in Self.commentPath(file, relativeTo: directory) }
         var head = "\(Self.commentMarker)\n### Strain gate: \(Self.escape(suite)) — \(Self.escape(conclusion))\n\n"
         head += mode == .interleaved
-            ? "Interleaved A/B: both builds ran in one job, repetitions alternating.\n"
+            ? Self.escape(interleavedSentence) + "\n"
             : "Cross-run against \(Self.escape(baselineName ?? "a stored baseline")); timings use a δ calibrated from A/A runs.\n"
         if let sides = sidesSentence(code: { "`\($0.replacingOccurrences(of: "`", with: "'"))`" }, path: path) { head += sides + "\n" }
         for warning in warnings ?? [] { head += "\n> [!WARNING]\n> \(Self.escape(warning))\n" }
@@ -24,7 +24,7 @@ extension GateReport {
         var body = ""
         let failing = self.failing
         if !failing.isEmpty {
-            body += "\n| verdict | trial | what | median change | ratio, Hodges–Lehmann (95% interval) | q | n | δ (from) | outcomes baseline → candidate |\n|---|---|---|---:|---|---:|---|---|---|\n"
+            body += "\n| verdict | trial | what | median change | ratio, Hodges–Lehmann (95% interval), or why none | q | n | δ (from) | outcomes baseline → candidate |\n|---|---|---|---:|---|---:|---|---|---|\n"
             for row in failing { body += Self.rows(row, failingOnly: true).joined() }
             body += Self.evidenceList(failing)
         }
@@ -34,7 +34,7 @@ extension GateReport {
             let lines = others.flatMap { Self.rows($0, failingOnly: false) }
             let trials = others.count == 1 ? "1 trial" : "\(others.count) trials"
             rest += "\n<details><summary>\(lines.count) other line\(lines.count == 1 ? "" : "s") of \(trials) (improved, inconclusive, new, fixed)</summary>\n\n"
-            rest += "| verdict | trial | what | median change | ratio, Hodges–Lehmann (95% interval) | q | n | δ (from) | outcomes baseline → candidate |\n|---|---|---|---:|---|---:|---|---|---|\n"
+            rest += "| verdict | trial | what | median change | ratio, Hodges–Lehmann (95% interval), or why none | q | n | δ (from) | outcomes baseline → candidate |\n|---|---|---|---:|---|---:|---|---|---|\n"
             rest += lines.joined()
             rest += "\n</details>\n"
         }

@@ -14,8 +14,10 @@ extension GateReport {
     package func renderText(directory: String? = nil) -> String {
         let place = { (file: String) in directory.map { ($0 as NSString).appendingPathComponent(file) } ?? file }
         var lines: [String] = []
-        let modeText = mode == .interleaved ? "interleaved A/B" : "cross-run against \(baselineName ?? "a stored baseline")"
+        let modeText = mode == .crossRun ? "cross-run against \(baselineName ?? "a stored baseline")"
+            : schedule?.counted == true ? "counted A/B, each build's repetitions in one run" : "interleaved A/B"
         lines.append("Gate (\(modeText)) on \(suite): \(conclusion)")
+        if let timed = schedule?.timedScenarios, !timed.isEmpty { lines.append("  Not countable, so timed in alternating rounds: \(timed.joined(separator: ", ")).") }
         if let sides = sidesSentence(code: { $0 }) { lines.append("  " + sides) }
         for warning in warnings ?? [] { lines.append("  warning: \(warning)") }
         for difference in fingerprint {

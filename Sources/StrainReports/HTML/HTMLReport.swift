@@ -244,9 +244,9 @@ package enum HTMLReport {
     .module{color:#777}.cycle>details>summary{color:#1b4965;font-weight:600}li.gap{list-style:none;color:#777}
     .answer{border:1px solid #e4e4e8;border-radius:6px;padding:4px 14px 8px;background:#fcfcfd}.answer h2{font-size:16px;border:0;margin:10px 0 4px}
     .reason{color:#9d0208;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}.where{color:#555;font-size:12px}p.note{color:#777;font-size:12px;margin:2px 0}
-    div.table{max-width:100%;overflow-x:auto}td.num{white-space:nowrap}svg.chart{width:600px;max-width:100%;height:auto;display:block}figure{max-width:100%;box-sizing:border-box}
+    div.table{max-width:100%;overflow-x:auto}td.num{white-space:nowrap}svg.chart{width:600px;max-width:none;height:auto;display:block}figure{max-width:100%;box-sizing:border-box;overflow-x:auto}
     svg .point-label{font-size:10px;fill:#555}svg .tick{font-size:10px;fill:#555}svg .tick.end{text-anchor:end}
-    svg.probes{width:560px;max-width:100%;height:auto;display:block;margin:4px 0 8px}svg.probes .axis{stroke:#bbb}svg.probes .probe-answer{stroke:#2b9348;stroke-dasharray:3 2}
+    div.chart-scroll{max-width:100%;overflow-x:auto}svg.probes{max-width:none;display:block;margin:4px 0 8px}svg.probes .axis{stroke:#bbb}svg.probes .probe-answer{stroke:#2b9348;stroke-dasharray:3 2}
     svg.probes .probe-ok{fill:#2b9348;fill-opacity:.8}svg.probes .probe-failed{fill:#c1121f;fill-opacity:.8}details.probes>summary{font-weight:600;margin:12px 0}
     @media (max-width:640px){body{padding:0 8px 24px}th,td{padding:2px 6px}ol.frames{padding-left:46px}}
     .thread-group>summary{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}p.threads{color:#555;font-size:12px;margin:2px 0 2px 18px}

@@ -9,8 +9,9 @@ package enum HTMLText {
     }
 }
 
-/// Small SVG charts drawn by Strain itself: no scripts, no fonts fetched. They
-/// scale down with the page (a `viewBox`, no fixed width).
+/// Small SVG charts drawn by Strain itself: no scripts, no fonts fetched. They keep
+/// their size on a narrow screen and scroll sideways inside their own box (scaled to
+/// a phone's width their 10 px text was about 5 px).
 ///
 /// Colours keep one meaning each: strategies and series take the palette, which
 /// has no red, green or purple; red is only an overflow or a failure, and the
@@ -56,23 +57,26 @@ package enum SVGChart {
         let axisTicks: [Double]
         // The length of a bar of `value`.
         let at: (Double) -> Double
-        if logScale, let ticks = powerTicks(values + lows + [scaleMinimum, scaleMaximum].compactMap { $0 }, binary: binary) {
+        if logScale, let ticks = ChartAxis.powerTicks(values + lows + [scaleMinimum, scaleMaximum].compactMap { $0 }, binary: binary) {
             axisTicks = ticks
             let low = log(ticks[0]), span = log(ticks[ticks.count - 1]) - low
             at = { $0 > 0 && $0.isFinite ? max(0, (log($0) - low) / span * plotWidth) : 0 }
         } else {
-            axisTicks = niceTicks(upTo: max(largest, scaleMaximum ?? 0), binary: binary)
+            axisTicks = ChartAxis.niceTicks(upTo: max(largest, scaleMaximum ?? 0), binary: binary)
             let maximum = axisTicks.last ?? 1
             let scale = maximum > 0 ? plotWidth / maximum : 0
             at = { $0 * scale }
         }
         var svg = header(height: height, title: title)
         let axisY = top + Double(bars.count) * rowHeight + 2
-        for (index, tick) in axisTicks.enumerated() {
+        for tick in axisTicks {
             let x = labelWidth + at(tick)
             svg += "<line class=\"grid\" x1=\"\(f(x))\" x2=\"\(f(x))\" y1=\"\(f(top))\" y2=\"\(f(axisY))\" stroke=\"#eee\"/>"
-            svg += text(x: x, y: axisY + 14, format(tick), anchor: index == 0 ? "start" : (index == axisTicks.count - 1 ? "end" : "middle"), cssClass: "tick")
         }
+        let placed = axisTicks.enumerated().map { index, tick in
+            ChartAxis.TickLabel(x: labelWidth + at(tick), text: ChartAxis.tickText(format(tick)), anchor: index == 0 ? "start" : (index == axisTicks.count - 1 ? "end" : "middle"))
+        }
+        for label in ChartAxis.fitted(placed) { svg += text(x: label.x, y: axisY + 14, label.text, anchor: label.anchor, cssClass: "tick") }
         svg += "<line class=\"axis\" x1=\"\(f(labelWidth))\" x2=\"\(f(labelWidth + plotWidth))\" y1=\"\(f(axisY))\" y2=\"\(f(axisY))\" stroke=\"#999\"/>"
         for (index, bar) in bars.enumerated() {
             let y = top + Double(index) * rowHeight
@@ -150,8 +154,8 @@ package enum SVGChart {
         func transform(_ value: Double, _ log: Bool) -> Double { log ? log10(value) : value }
         // Linear axes start at 0 and end on a round tick; log axes span the data, padded a little.
         let xValues = all.map(\.x), yValues = all.map(\.y)
-        let chosenX = xTicks ?? (logX ? logTicks(from: xValues.min()!, to: xValues.max()!) : niceTicks(upTo: xValues.max()!))
-        let chosenY = yTicks ?? (logY ? logTicks(from: yValues.min()!, to: yValues.max()!) : niceTicks(upTo: yValues.max()!))
+        let chosenX = xTicks ?? (logX ? ChartAxis.logTicks(from: xValues.min()!, to: xValues.max()!) : ChartAxis.niceTicks(upTo: xValues.max()!))
+        let chosenY = yTicks ?? (logY ? ChartAxis.logTicks(from: yValues.min()!, to: yValues.max()!) : ChartAxis.niceTicks(upTo: yValues.max()!))
         var minX = logX ? log10(min(xValues.min()!, chosenX.first ?? .infinity)) : min(0, xValues.min()!)
         var maxX = logX ? log10(max(xValues.max()!, chosenX.last ?? 0)) : max(xValues.max()!, chosenX.last ?? 0)
         var minY = logY ? log10(min(yValues.min()!, chosenY.first ?? .infinity)) : 0
@@ -173,13 +177,15 @@ package enum SVGChart {
             svg += text(x: left - 6, y: y + 4, label, anchor: "end", cssClass: "tick")
         }
         var seenX = Set<String>()
+        var xLabels: [ChartAxis.TickLabel] = []
         for tick in chosenX where transform(tick, logX) >= minX - 1e-9 && transform(tick, logX) <= maxX + 1e-9 {
             let label = formatX(tick)
             guard seenX.insert(label).inserted else { continue }
             let x = px(tick)
             svg += "<line class=\"grid\" x1=\"\(f(x))\" x2=\"\(f(x))\" y1=\"\(f(top))\" y2=\"\(f(top + plotHeight))\" stroke=\"#eee\"/>"
-            svg += text(x: x, y: top + plotHeight + 16, label, anchor: "middle", cssClass: "tick")
+            xLabels.append(ChartAxis.TickLabel(x: x, text: label, anchor: "middle"))
         }
+        for label in ChartAxis.fitted(xLabels) { svg += text(x: label.x, y: top + plotHeight + 16, label.text, anchor: label.anchor, cssClass: "tick") }
         svg += text(x: left + plotWidth / 2, y: height - 6, xLabel, anchor: "middle", cssClass: "axis")
         svg += "<text class=\"axis\" transform=\"translate(14 \(f(top + plotHeight / 2))) rotate(-90)\" text-anchor=\"middle\">\(HTMLText.escape(yLabel))</text>"
         for (index, line) in series.enumerated() {
@@ -210,82 +216,6 @@ package enum SVGChart {
     /// A legend entry within 24 characters, an ellipsis where it was cut.
     package static func legend(_ name: String) -> String {
         name.count <= 24 ? name : String(name.prefix(23)) + "…"
-    }
-
-    /// The decimals a tick step needs to be written exactly: 0.25 needs 2 (it was
-    /// counted from log10 of the step, which gave 1 and labels 0.2 and 0.8).
-    package static func decimals(for step: Double) -> Int {
-        guard step.isFinite, step > 0 else { return 0 }
-        return (0...6).first { digits in
-            let scaled = step * pow(10, Double(digits))
-            return abs(scaled - scaled.rounded()) < 1e-6 * max(1, scaled)
-        } ?? 6
-    }
-
-    /// 0 and round steps (1, 2 or 5 × 10ⁿ) up to the first at or above `maximum`: 4 to 6 ticks.
-    /// `binary`: steps that are powers of two (bytes: 0, 2, 4, 6, 8 MiB).
-    static func niceTicks(upTo maximum: Double, binary: Bool = false) -> [Double] {
-        // Below the smallest normal Double (a denormal such as 5e-324) the chart's
-        // scale, width / maximum, would be infinite: such values draw as 0.
-        guard maximum.isFinite, maximum >= .leastNormalMagnitude else { return [0, 1] }
-        let rough = maximum / 4
-        let magnitude = pow(10, floor(log10(rough)))
-        let step = binary ? pow(2, ceil(log2(rough))) : [1.0, 2, 2.5, 5, 10].map { $0 * magnitude }.first { $0 >= rough } ?? 10 * magnitude
-        // The step is at least a quarter of the maximum, so there are at most 5
-        // ticks; a maximum too small for a step (a denormal: a quarter of it is 0)
-        // or too near the largest Double for the last tick gets its two ends.
-        let steps = (maximum / step - 1e-9).rounded(.up)
-        guard step > 0, steps.isFinite, steps <= 8, (steps * step).isFinite else { return [0, maximum] }
-        return (0...Int(max(1, steps))).map { Double($0) * step }
-    }
-
-    /// Round values (1, 2, 5 × 10ⁿ, or every decade over a wide range) within [low, high], at least two.
-    static func logTicks(from low: Double, to high: Double) -> [Double] {
-        guard low > 0, high >= low else { return [] }
-        let decades = log10(high) - log10(low)
-        let multipliers: [Double] = decades > 3 ? [1] : decades > 1.2 ? [1, 2, 5] : [1, 1.5, 2, 3, 5, 7]
-        var ticks: [Double] = []
-        var exponent = floor(log10(low))
-        while exponent <= ceil(log10(high)) {
-            for multiplier in multipliers {
-                let value = multiplier * pow(10, exponent)
-                if value >= low * 0.999 && value <= high * 1.001 { ticks.append(value) }
-            }
-            exponent += 1
-        }
-        if ticks.count < 2 { ticks = [low, high] }
-        return ticks
-    }
-
-    /// Powers of two in bytes (1 MiB, 2 MiB, 4 MiB …) within [low, high], for memory on a log axis.
-    static func byteTicks(from low: Double, to high: Double) -> [Double] {
-        guard low > 0, high >= low else { return [] }
-        var ticks: [Double] = []
-        var value = pow(2, floor(log2(low)))
-        while value <= high * 1.001 {
-            if value >= low * 0.999 { ticks.append(value) }
-            value *= 2
-        }
-        if ticks.count < 2 { ticks = [low, high] }
-        return ticks
-    }
-
-    /// Ticks at powers of 10 (of 2 when `binary`) from the one below the smallest
-    /// positive value to the first at or above the largest, every second or third
-    /// power when there would be more than 7; nil without a positive value or
-    /// where a power would not be a finite, normal Double.
-    static func powerTicks(_ values: [Double], binary: Bool) -> [Double]? {
-        let positive = values.filter { $0 > 0 && $0.isFinite }
-        guard let smallest = positive.min(), let largest = positive.max() else { return nil }
-        let base = binary ? 2.0 : 10.0
-        let low = ceil(log(smallest) / log(base) - 1e-9) - 1
-        var high = max(low + 1, ceil(log(largest) / log(base) - 1e-9))
-        let stride = max(1, ((high - low) / 6).rounded(.up))
-        high = low + stride * ((high - low) / stride).rounded(.up)
-        let ticks = Swift.stride(from: low, through: high, by: stride).map { pow(base, $0) }
-        // Values near the ends of Double (a denormal, 1e308) have no power to stand on: a linear axis then.
-        guard ticks.count >= 2, ticks.allSatisfy({ $0.isFinite && $0 >= .leastNormalMagnitude }) else { return nil }
-        return ticks
     }
 
     /// A category's label, right-aligned at `x` and cut with an ellipsis to the `room`

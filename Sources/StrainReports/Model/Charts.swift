@@ -1,5 +1,6 @@
 import Foundation
 import StrainRecords
+import StrainText
 
 /// A chart of report.html as the model holds it: what it draws (bars, series,
 /// ticks, scales) and what it says it left out, computed once from the run, so
@@ -107,7 +108,7 @@ package struct BarChart: Sendable {
         let values = bars.flatMap { [$0.value, $0.low, $0.high, $0.limit].compactMap { $0 } } + [scaleMinimum, scaleMaximum].compactMap { $0 }
         let positive = values.filter { $0 > 0 && $0.isFinite }
         guard let low = positive.min(), let high = positive.max(), high / low > Self.logSpan,
-              SVGChart.powerTicks(positive, binary: binary) != nil else { return self }
+              ChartAxis.powerTicks(positive, binary: binary) != nil else { return self }
         var chart = self
         chart.logScale = true
         chart.title = logTitle ?? title + " (log scale)"
@@ -254,7 +255,7 @@ enum LatencyCurve {
         let digits = max(0, 1 - Int(floor(log10(beyond))))
         let scale = pow(10, Double(digits))
         let percentile = 100 - (beyond * scale).rounded() / scale
-        return "p" + String(format: "%.\(SVGChart.decimals(for: percentile))f", percentile)
+        return "p" + String(format: "%.\(ChartAxis.decimals(for: percentile))f", percentile)
     }
 
     /// Samples that must lie beyond a percentile past p99 for the curve to draw it: as the
@@ -336,7 +337,7 @@ extension GrowthSweep {
             let title = baseline.map { "peak RSS above the \(Format.bytes($0)) baseline against \(parameter) (log–log)" } ?? "peak RSS against \(parameter) (log–log)"
             charts.append(.lines(LineChart(title: title, series: series, xLabel: parameter, yLabel: "peak RSS", logX: true, logY: true,
                                            formatX: .count, formatY: .bytes, xTicks: xTicks,
-                                           yTicks: ys.isEmpty ? nil : SVGChart.byteTicks(from: ys.min()!, to: ys.max()!), labelPoints: true)))
+                                           yTicks: ys.isEmpty ? nil : ChartAxis.byteTicks(from: ys.min()!, to: ys.max()!), labelPoints: true)))
         }
         return charts
     }
@@ -383,12 +384,12 @@ package struct TimelineSection: Sendable {
             let points = trial.threadTimeline!.map { (x: $0.seconds, y: Double($0.threads)) }
             let label = "\(trial.strategy) \(trial.profile.rawValue): \(trial.outcome.description)"
             // Whole threads on the count axis; seconds with as many decimals as the step needs.
-            let yTicks = SVGChart.niceTicks(upTo: max(1, points.map(\.y).max() ?? 1)).filter { $0 == $0.rounded() }
-            let xTicks = SVGChart.niceTicks(upTo: points.map(\.x).max() ?? 1)
+            let yTicks = ChartAxis.niceTicks(upTo: max(1, points.map(\.y).max() ?? 1)).filter { $0 == $0.rounded() }
+            let xTicks = ChartAxis.niceTicks(upTo: points.map(\.x).max() ?? 1)
             let step = xTicks.count > 1 ? xTicks[1] - xTicks[0] : 1
             return LineChart(title: label, series: [ChartSeries(name: trial.strategy.description, points: points)],
                              xLabel: "seconds since the child started", yLabel: "threads",
-                             formatX: .seconds(decimals: SVGChart.decimals(for: step)), formatY: .whole, step: true,
+                             formatX: .seconds(decimals: ChartAxis.decimals(for: step)), formatY: .whole, step: true,
                              xTicks: xTicks, yTicks: yTicks.count >= 2 ? yTicks : [0, 1], caption: trial.key.parameterSummary)
         }
         let note = chosen.count > limit ? "\(chosen.count - limit) more timelines are in run.json (`threadTimeline`); the first \(limit) are drawn." : nil

@@ -26,10 +26,7 @@ package struct FailedSection: TextSection {
     init(_ run: RunRecord) {
         entries = FailedKeys(run).keys.map { key in
             let trial = key.first
-            var point: (String, String)?
-            if let trace = trial.trace, let frame = trace.cycle.map({ _ in TraceLayout(trace).entry?.frame }) ?? TraceText.pointOfFailure(trace) {
-                point = (trace.cycle == nil ? "at" : "entered the recursion at", frame.displayName)
-            }
+            let point = trial.trace.flatMap(TraceText.failurePoint).map { ($0.label, $0.frame.displayName) }
             return Entry(key: key, line: FailedKeys.line(key), expected: trial.expectedOutcomes.joined(separator: ", "),
                          reason: CrashReason.message(for: trial), message: trial.outcome.message, point: point)
         }
