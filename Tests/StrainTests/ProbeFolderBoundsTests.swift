@@ -88,7 +88,7 @@ import Testing
         let trial = try #require(record.trials.first)
         #expect(trial.metrics.allocations == nil, "\(String(describing: trial.metrics.allocations))")
         #expect(trial.leftOut?.contains { $0.contains("holds a count outside 0…2^53") } == true, "\(trial.leftOut ?? [])")
-        let report = try await ProgramRun.run(StrainBinary.path, ["report", out + "/run.json", "--format", "text"], timeout: 60)
+        let report = try await ProgramRun.run(StrainBinary.path, ["report", out + "/run.json", "--format", "md", "--out", "-"], timeout: 60)
         #expect(report.termination == .exited(0), "report reads it: \(report.stderr)")
     }
 }
