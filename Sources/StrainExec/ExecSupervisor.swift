@@ -431,8 +431,8 @@ package struct ExecSupervisor: Sendable {
     private func judgeStall(_ suspicion: StallWatch.Suspicion, watch: inout StallWatch, probe: ProbeFolder, pid: Int32,
                             notes: inout [String], collect: (ExecStallVerdict?, RawDump?) -> ExecDump?) -> ExecStall? {
         // A signal handler ends a wait in poll, select, epoll or a sleep with EINTR whatever
-        // SA_RESTART says, and a program that does not retry it fails: SwiftPM's FileHandle
-        // did (a fatal error), under `strain exec --stall` over `swift test`. When one of the
+        // SA_RESTART says, and a program that does not retry it fails (Foundation's FileHandle
+        // dies of a fatal error on EINTR; a C program's poll reported it). When one of the
         // program's threads waits so, its dump is taken with ptrace: the kernel restarts the
         // call after a ptrace stop, and the program never sees it.
         let own = suspicion.processes.first { $0.pid == pid }?.threads ?? suspicion.threads

@@ -4,8 +4,8 @@ import Testing
 
 /// `strain exec --stall` asks a quiet program for its stacks; a dump asked with a signal
 /// ends a wait in poll, select, epoll or a sleep with EINTR whatever SA_RESTART says, and
-/// a program that does not retry fails. SwiftPM did: under
-/// `strain exec --stall 60s -- swift test` its FileHandle died of a fatal error on EINTR.
+/// a program that does not retry fails (Foundation's FileHandle dies of a fatal error on
+/// EINTR, as it did when Strain's own `swift test` ran under `strain exec --stall 60s`).
 /// Such a program's dump is taken with ptrace, and the program runs as it does alone.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct ExecQuietWaitTests {
     static let built = AsyncOnce<String> {
