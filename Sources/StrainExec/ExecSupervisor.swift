@@ -160,13 +160,14 @@ package struct ExecSupervisor: Sendable {
         var dumpReadNanoseconds: UInt64 = 0
         func collectDumps(_ stallVerdict: ExecStallVerdict?, taken: RawDump?) -> ExecDump? {
             var newest: ExecDump?
-            // A dump the watch took itself, with ptrace: the verdict's.
-            if let taken {
-                let dump = ExecDump(number: dumps.count + 1, dump: classifier.dumpBuilder.dump(from: taken), stall: stallVerdict)
+            func keep(_ raw: RawDump) {
+                let dump = ExecDump(number: dumps.count + 1, dump: classifier.dumpBuilder.dump(from: raw), stall: stallVerdict)
                 dumps.append(dump)
                 onDump(dump)
                 newest = dump
             }
+            // A dump the watch took itself, with ptrace: the verdict's.
+            if let taken { keep(taken) }
             let fresh = probe.dumpFiles(pid: program.pid).filter { !readDumps.contains($0) }
             for path in fresh {
                 readDumps.insert(path)
@@ -177,10 +178,7 @@ package struct ExecSupervisor: Sendable {
                 let readStart = strain_monotonic_ns()
                 defer { dumpReadNanoseconds &+= strain_monotonic_ns() &- readStart }
                 guard let raw = ProbeFolder.readDump(path, cuts: &cuts) else { continue }
-                let dump = ExecDump(number: dumps.count + 1, dump: classifier.dumpBuilder.dump(from: raw), stall: stallVerdict)
-                dumps.append(dump)
-                onDump(dump)
-                newest = dump
+                keep(raw)
             }
             return newest
         }
@@ -521,22 +519,11 @@ package struct ExecSupervisor: Sendable {
         return ExecStallVerdict(kind: nil, message: "\(evidence); not deadlocked: \(reason)")
     }
 
-    /// Process `pid`'s mappings (`/proc/PID/maps`), whole up to 16 MiB; empty when it is gone.
-    /// Read with read(2) to its end: Foundation's `String(contentsOfFile:)` stops after the
-    /// first page of a /proc file (4 KiB, where a JVM's maps run to 100 KiB and more).
+    /// Process `pid`'s mappings (`/proc/PID/maps`), whole; empty when it is gone.
+    /// (Foundation's `String(contentsOfFile:)` stops after the first page of a /proc
+    /// file: 4 KiB, where a JVM's maps run to 100 KiB and more.)
     static func maps(pid: Int32) -> String {
-        let descriptor = open("/proc/\(pid)/maps", O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return "" }
-        defer { close(descriptor) }
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while data.count < 16 << 20 {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            data.append(contentsOf: buffer[0..<count])
-        }
-        return String(decoding: data, as: UTF8.self)
+        ProcFile.contents(of: "/proc/\(pid)/maps")
     }
 
     /// A live process's command line (`/proc/PID/cmdline`), or nil.
