@@ -189,9 +189,9 @@ static void strain_thread_ended(void *value) {
 /// function forwarded to its own next definition, rather than replaced by glibc's.
 const int strain_preload_library = 1;
 
-// `<record directory>/allocations-PID.txt`, written at the program's exit when it
-// was counted (empty otherwise); and the pid it belongs to (not a forked child's).
-static char strain_allocations_path[4096];
+// `allocations-PID.txt` in the record directory, written at the program's exit when
+// it was counted (empty otherwise); and the pid it belongs to (not a forked child's).
+static char strain_allocations_path[64];
 static pid_t strain_allocations_pid;
 
 /// Whether the program's calls to `malloc` reach the probe's: the first definition in
@@ -212,7 +212,7 @@ __attribute__((destructor)) static void strain_preload_end(void) {
     if (strain_allocations_path[0] == 0 || getpid() != strain_allocations_pid) return;
     strain_alloc_end();
     if (!strain_preload_counts_malloc()) return;
-    strain_alloc_write_totals(strain_allocations_path);
+    strain_alloc_write_totals(strain_probe_record_open(strain_allocations_path, O_WRONLY | O_CREAT | O_TRUNC));
 }
 
 // MARK: - Following the program's execs and children
@@ -225,9 +225,10 @@ static char *strain_follow_entries[STRAIN_FOLLOW_ENTRIES];
 static size_t strain_follow_count;
 static char *strain_follow_library;
 static int strain_following;
-/// The program's pid (the root of the tree this probe belongs to), and the images file path.
+/// The program's pid (the root of the tree this probe belongs to), and whether it
+/// keeps the images file (STRAIN_PRELOAD_IMAGES_FILE in the record directory).
 static pid_t strain_root_pid;
-static char strain_images_path[4096];
+static int strain_noting_images;
 
 static void strain_follow_keep(const char *name, const char *value) {
     if (value == NULL || strain_follow_count >= STRAIN_FOLLOW_ENTRIES) return;
@@ -242,7 +243,7 @@ static void strain_follow_keep(const char *name, const char *value) {
 // PIPE_BUF to a file opened O_APPEND, so lines never interleave. Async-signal-safe
 // and vfork-safe (no malloc): it runs in a vfork child just before its exec.
 static void strain_note_image(const char *event, const char *path) {
-    if (strain_images_path[0] == 0 || getpid() != strain_root_pid) return;
+    if (!strain_noting_images || getpid() != strain_root_pid) return;
     char line[1024];
     size_t used = 0;
     for (const char *c = event; *c != 0 && used < 32; c++) line[used++] = *c;
@@ -251,7 +252,7 @@ static void strain_note_image(const char *event, const char *path) {
         for (const char *c = path; *c != 0 && used < sizeof(line) - 2; c++) line[used++] = *c == '\n' ? '?' : *c;
     }
     line[used++] = '\n';
-    int fd = open(strain_images_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    int fd = strain_probe_record_open(STRAIN_PRELOAD_IMAGES_FILE, O_WRONLY | O_APPEND | O_CREAT);
     if (fd < 0) return;
     ssize_t written = write(fd, line, used);
     (void)written;
@@ -707,15 +708,16 @@ __attribute__((constructor)) static void strain_preload_start(void) {
         strain_follow_keep(STRAIN_PRELOAD_ROOT, root_text);
         strain_following = strain_follow_library != NULL;
     }
-    if (role == strain_role_program) {
-        int length = snprintf(strain_images_path, sizeof(strain_images_path), "%s/%s", directory, STRAIN_PRELOAD_IMAGES_FILE);
-        if (length <= 0 || (size_t)length >= sizeof(strain_images_path)) strain_images_path[0] = 0;
+    // Records go only into the folder strain made: taken here, before the first one
+    // (a link or a file in its place, or a name too long: this process records nothing).
+    int recording = strain_probe_record_to_directory(directory) == 0;
+    if (role == strain_role_program && recording) {
+        strain_noting_images = 1;
         strain_note_image("start", NULL);
     }
     // A descendant is probed, but only the program is bound to strain's life, gets
     // SIGCHLD's disposition back, is counted and answers SIGQUIT with a dump.
     int is_program = role == strain_role_program;
-    char *record_directory = strdup(directory);
     const char *thread_stack = strain_environment_value(STRAIN_PRELOAD_THREAD_STACK);
     const char *main_stack = strain_environment_value(STRAIN_PRELOAD_MAIN_STACK);
     size_t thread_bytes = thread_stack != NULL ? strtoull(thread_stack, NULL, 10) : 0;
@@ -730,15 +732,14 @@ __attribute__((constructor)) static void strain_preload_start(void) {
         strain_real_sigaction(SIGCHLD, &ignore, NULL);
     }
     strain_scrub_environment(strain_environment_value(STRAIN_PRELOAD_LIBRARY));
-    if (record_directory == NULL) return;
 
     // A profile (--profile ios): before any thread of the program starts.
     if (thread_bytes != 0 || main_bytes != 0) strain_set_stack_profile(thread_bytes, main_bytes);
     strain_probe_use_sigaction(strain_real_sigaction);
-    if (strain_probe_record_to_directory(record_directory) != 0) return;
+    if (!recording) return;
     // The whole program is the work: its allocations are counted from here to its exit.
     if (is_program && strain_alloc_is_interposing()) {
-        int length = snprintf(strain_allocations_path, sizeof(strain_allocations_path), "%s/allocations-%d.txt", record_directory, (int)getpid());
+        int length = snprintf(strain_allocations_path, sizeof(strain_allocations_path), "allocations-%d.txt", (int)getpid());
         if (length > 0 && (size_t)length < sizeof(strain_allocations_path)) {
             strain_allocations_pid = getpid();
             strain_alloc_begin(0);
@@ -746,7 +747,6 @@ __attribute__((constructor)) static void strain_preload_start(void) {
             strain_allocations_path[0] = 0;
         }
     }
-    free(record_directory);
     // Its standard error's tail: kept from here on (a forked child keeps its own),
     // written out where the program dies of a signal or exits by a nonzero status.
     pthread_atfork(NULL, NULL, strain_stderr_forget);

@@ -641,13 +641,12 @@ size_t strain_alloc_read_sites(strain_alloc_site_count *out, size_t capacity) {
     return written;
 }
 
-int strain_alloc_write_totals(const char *path) {
+int strain_alloc_write_totals(int fd) {
     strain_alloc_totals totals = strain_alloc_read_totals();
     char text[160];
     int length = snprintf(text, sizeof(text), "allocations %llu\nbytes %llu\nfrees %llu\n", (unsigned long long)totals.allocations,
                           (unsigned long long)totals.bytes, (unsigned long long)totals.frees);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return errno;
+    if (fd < 0) return EBADF;
     ssize_t written = write(fd, text, (size_t)length);
     int status = written == length ? 0 : (written < 0 ? errno : EIO);
     close(fd);

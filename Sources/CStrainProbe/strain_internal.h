@@ -43,9 +43,16 @@ void strain_writer_walk_frames(strain_writer *writer, const strain_fault_walk *w
 /// Copies a whole file (a /proc file) into the writer; `skip_newline_end` drops a trailing newline.
 void strain_writer_file(strain_writer *writer, const char *path, int skip_newline_end);
 
-/// `<record directory>/<stem><pid>[-<sequence>]<extension>` into `out`; 0 when
-/// there is no record directory or it does not fit.
-int strain_record_path(char *out, size_t capacity, const char *stem, long sequence, const char *extension);
+/// `<stem><pid>[-<sequence>]<extension>`, a name in the record directory, into
+/// `out`; 0 when there is no record directory or it does not fit.
+int strain_record_name(char *out, size_t capacity, const char *stem, long sequence, const char *extension);
+
+/// renameat(2) of `from` to `to`, both names in the record directory, while it is the
+/// folder the probe was given; -1 otherwise. Async-signal-safe.
+int strain_record_rename(const char *from, const char *to);
+
+/// unlinkat(2) of `name` in the record directory, under the same check.
+int strain_record_remove(const char *name);
 
 /// The record directory, "" when records go to the descriptor.
 extern char strain_record_directory[];

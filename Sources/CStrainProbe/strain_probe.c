@@ -28,7 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdio.h>  // rename(2)
+#include <stdio.h>  // renameat(2)
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -36,6 +36,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -167,8 +168,13 @@ void strain_writer_file(strain_writer *writer, const char *path, int skip_newlin
 }
 
 char strain_record_directory[PATH_MAX];
+// The record folder as the probe was given it (device and inode, not following a
+// link): a record is written only into that folder, never where a name put in its
+// place points.
+static dev_t strain_record_device;
+static ino_t strain_record_inode;
 
-int strain_record_path(char *out, size_t capacity, const char *stem, long sequence, const char *extension) {
+int strain_record_name(char *out, size_t capacity, const char *stem, long sequence, const char *extension) {
     if (strain_record_directory[0] == 0) return 0;
     char pid[24], number[24];
     size_t at = sizeof(pid);
@@ -185,12 +191,10 @@ int strain_record_path(char *out, size_t capacity, const char *stem, long sequen
         number[--at] = '-';
         number_text = number + at;
     }
-    size_t need = strlen(strain_record_directory) + 1 + strlen(stem) + strlen(pid_text) + strlen(number_text) + strlen(extension) + 1;
+    size_t need = strlen(stem) + strlen(pid_text) + strlen(number_text) + strlen(extension) + 1;
     if (need > capacity) return 0;
     out[0] = 0;
     // strcat is async-signal-safe in practice (it touches only its arguments).
-    strcat(out, strain_record_directory);
-    strcat(out, "/");
     strcat(out, stem);
     strcat(out, pid_text);
     strcat(out, number_text);
@@ -200,8 +204,61 @@ int strain_record_path(char *out, size_t capacity, const char *stem, long sequen
 
 int strain_probe_record_to_directory(const char *directory) {
     if (directory == NULL || strlen(directory) + 64 >= PATH_MAX) return ENAMETOOLONG;
+    struct stat info;
+    if (lstat(directory, &info) != 0) return errno;
+    if (!S_ISDIR(info.st_mode)) return ENOTDIR;
+    strain_record_device = info.st_dev;
+    strain_record_inode = info.st_ino;
     strcpy(strain_record_directory, directory);
     return 0;
+}
+
+/// The record folder, opened for one write: the folder itself (O_NOFOLLOW: not a
+/// link put in its place) and only while it is the one the probe was given. -1
+/// when there is none, or it was deleted or replaced: the record is not written.
+static int strain_record_folder(void) {
+    if (strain_record_directory[0] == 0) return -1;
+    int folder = open(strain_record_directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (folder < 0) return -1;
+    struct stat info;
+    if (fstat(folder, &info) != 0 || info.st_dev != strain_record_device || info.st_ino != strain_record_inode) {
+        close(folder);
+        return -1;
+    }
+    return folder;
+}
+
+int strain_probe_record_open(const char *name, int flags) {
+    int folder = strain_record_folder();
+    if (folder < 0) return -1;
+    if (flags & O_TRUNC) {
+        // A fresh file: whatever the program left under the name (a link to one of
+        // its files, say) is removed, never written through, and the file is made anew.
+        unlinkat(folder, name, 0);
+        flags = (flags & ~O_TRUNC) | O_CREAT | O_EXCL;
+    }
+    // O_NOFOLLOW: a link under a record's name (appended to, or made in a race) is not followed.
+    int fd = openat(folder, name, flags | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int saved = errno;
+    close(folder);
+    errno = saved;
+    return fd;
+}
+
+int strain_record_rename(const char *from, const char *to) {
+    int folder = strain_record_folder();
+    if (folder < 0) return -1;
+    int status = renameat(folder, from, folder, to);
+    close(folder);
+    return status;
+}
+
+int strain_record_remove(const char *name) {
+    int folder = strain_record_folder();
+    if (folder < 0) return -1;
+    int status = unlinkat(folder, name, 0);
+    close(folder);
+    return status;
 }
 
 int strain_thread_id(void) { return (int)syscall(SYS_gettid); }
@@ -478,9 +535,9 @@ static void strain_fault_handler(int signal_number, siginfo_t *info, void *conte
     strain_writer writer = {strain_record_fd, strain_out, STRAIN_OUT_BUFFER_SIZE, 0};
     char path[PATH_MAX];
     char temporary[PATH_MAX];
-    int to_file = strain_record_path(path, sizeof(path), "fault-", -1, ".txt")
-        && strain_record_path(temporary, sizeof(temporary), "fault-", -1, ".tmp");
-    if (to_file) writer.fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int to_file = strain_record_name(path, sizeof(path), "fault-", -1, ".txt")
+        && strain_record_name(temporary, sizeof(temporary), "fault-", -1, ".tmp");
+    if (to_file) writer.fd = strain_probe_record_open(temporary, O_WRONLY | O_CREAT | O_TRUNC);
 
     strain_writer_string(&writer, "STRAIN-FAULT 1\n");
     strain_writer_field_decimal(&writer, "signal", signal_number);
@@ -523,8 +580,8 @@ static void strain_fault_handler(int signal_number, siginfo_t *info, void *conte
     strain_writer_flush(&writer);
     if (to_file && writer.fd >= 0) {
         close(writer.fd);
-        // rename(2) is async-signal-safe: the record appears whole or not at all.
-        rename(temporary, path);
+        // renameat(2) is async-signal-safe: the record appears whole or not at all.
+        strain_record_rename(temporary, path);
     }
     atomic_store(&strain_capturing, 2);
 
@@ -607,8 +664,8 @@ int strain_probe_release_dump_signal(int signal_number, const struct sigaction *
         if (strain_sigaction(signal_number, &strain_program_actions[signal_number], NULL) != 0) return errno;
     }
     char path[PATH_MAX];
-    if (strain_record_path(path, sizeof(path), "sigquit-", -1, "")) {
-        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (strain_record_name(path, sizeof(path), "sigquit-", -1, "")) {
+        int fd = strain_probe_record_open(path, O_WRONLY | O_CREAT | O_TRUNC);
         if (fd >= 0) close(fd);
     }
     return 0;

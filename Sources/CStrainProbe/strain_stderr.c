@@ -12,7 +12,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdatomic.h>
-#include <stdio.h>  // rename(2)
 #include <string.h>
 #include <unistd.h>
 
@@ -52,15 +51,15 @@ void strain_stderr_write_tail(void) {
     unsigned long long end = atomic_load_explicit(&strain_stderr_total, memory_order_relaxed);
     if (end == 0) return;
     char path[PATH_MAX], temporary[PATH_MAX];
-    if (!strain_record_path(path, sizeof(path), "stderr-", -1, ".txt") || !strain_record_path(temporary, sizeof(temporary), "stderr-", -1, ".tmp")) return;
-    int fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (!strain_record_name(path, sizeof(path), "stderr-", -1, ".txt") || !strain_record_name(temporary, sizeof(temporary), "stderr-", -1, ".tmp")) return;
+    int fd = strain_probe_record_open(temporary, O_WRONLY | O_CREAT | O_TRUNC);
     if (fd < 0) return;
     size_t count = end < STRAIN_STDERR_TAIL_BYTES ? (size_t)end : STRAIN_STDERR_TAIL_BYTES;
     size_t first = (size_t)((end - count) % STRAIN_STDERR_TAIL_BYTES);
     size_t before_wrap = STRAIN_STDERR_TAIL_BYTES - first < count ? STRAIN_STDERR_TAIL_BYTES - first : count;
     int whole = strain_stderr_put(fd, strain_stderr_ring + first, before_wrap) && strain_stderr_put(fd, strain_stderr_ring, count - before_wrap);
     close(fd);
-    if (whole) rename(temporary, path); else unlink(temporary);
+    if (whole) strain_record_rename(temporary, path); else strain_record_remove(temporary);
 }
 
 #pragma clang attribute pop

@@ -20,7 +20,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdio.h>  // rename(2)
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -502,9 +501,9 @@ void strain_dump_process(int signal_number, const siginfo_t *info, void *context
     char path[PATH_MAX];
     char temporary[PATH_MAX];
     strain_writer writer = {-1, strain_dump_out, sizeof(strain_dump_out), 0};
-    if (strain_record_path(path, sizeof(path), "dump-", sequence, ".txt") &&
-        strain_record_path(temporary, sizeof(temporary), "dump-", sequence, ".tmp")) {
-        writer.fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (strain_record_name(path, sizeof(path), "dump-", sequence, ".txt") &&
+        strain_record_name(temporary, sizeof(temporary), "dump-", sequence, ".tmp")) {
+        writer.fd = strain_probe_record_open(temporary, O_WRONLY | O_CREAT | O_TRUNC);
     }
     if (writer.fd >= 0) {
         strain_writer_string(&writer, "STRAIN-DUMP 1\n");
@@ -528,7 +527,7 @@ void strain_dump_process(int signal_number, const siginfo_t *info, void *context
         strain_writer_string(&writer, "end-maps\nEND\n");
         strain_writer_flush(&writer);
         close(writer.fd);
-        rename(temporary, path);
+        strain_record_rename(temporary, path);
     }
     atomic_store(&strain_process_dumping, 0);
     errno = saved_errno;

@@ -125,7 +125,8 @@ struct ExecCommand: ParsableCommand {
         let path = (folder as NSString).appendingPathComponent("dump-\(dump.number).txt")
         var title = "thread dump \(dump.number) of \(program) at \(Date().formatted(.iso8601))"
         if let stall = dump.stall { title += ", \(stall.name): \(stall.message)" }
-        try? DumpText.document(dump.dump, title: title).write(toFile: path, atomically: true, encoding: .utf8)
+        // Thread names are the program's: no line of the file starts a workflow command (a CI step may print it).
+        try? OneLine.withoutWorkflowCommands(DumpText.document(dump.dump, title: title)).write(toFile: path, atomically: true, encoding: .utf8)
         var lines = ["strain: \(title): \(counted(dump.dump.threadCount, "thread")) in \(counted(dump.dump.groups.count, "group")), written to \(path)"]
         lines += dump.dump.groups.prefix(8).map { "  " + DumpText.group($0) }
         if dump.dump.groups.count > 8 { lines.append("  … \(dump.dump.groups.count - 8) more groups") }

@@ -34,8 +34,10 @@ func readRun(_ path: String) throws(GateError) -> RunRecord {
     }
 }
 
-/// Writes `data` to `path` atomically, or fails with the path named.
+/// Writes `data` to `path` atomically, or fails with the path named. A file of lines (all
+/// but `.json`) gets no line that starts a workflow command: CI steps print these files.
 func writeOutput(_ data: Data, to path: String) throws(GateError) {
+    let data = path.hasSuffix(".json") ? data : Data(OneLine.withoutWorkflowCommands(String(decoding: data, as: UTF8.self)).utf8)
     do { try AtomicFile.write(data, to: path) } catch {
         throw GateError(.input, "cannot write \(path): \(error.reason)")
     }

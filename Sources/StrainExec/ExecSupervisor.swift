@@ -135,12 +135,13 @@ package struct ExecSupervisor: Sendable {
         }
         let programFile = Self.resolved(request.program, path: ProcessInfo.processInfo.environment["PATH"])
         if ELFNeededLibraries.isStatic(path: programFile) == true { note(Self.staticProgram) }
+        // The folder as made, before the program can touch it.
+        let probe = ProbeFolder(path: request.probeFolder)
         let program = try ProgramProcess.spawn(program: request.program, arguments: request.arguments,
                                                environment: programEnvironment.map { "\($0.key)=\($0.value)" })
         _ = strain_exec_forward_signals(program.pid)
         onStart(program.pid)
 
-        let probe = ProbeFolder(path: request.probeFolder)
         var watched = Watched()
         var dumps: [ExecDump] = []
         var readDumps = Set<String>()

@@ -10,9 +10,15 @@ import StrainWire
 /// itself. Files are named by pid: a forked child of the program writes its own.
 package struct ProbeFolder: Sendable {
     package let path: String
+    /// The folder's device and inode when this was made (nil when it was not a folder
+    /// then): one found later with others is a folder put in its place.
+    let identity: [UInt64]?
 
+    /// Made by the supervisor once it created the folder, before the program starts.
     package init(path: String) {
         self.path = path
+        var info = stat()
+        identity = lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR ? [UInt64(info.st_dev), UInt64(info.st_ino)] : nil
     }
 
     /// The program under test can write here too (the folder's path is in its
@@ -136,10 +142,11 @@ package struct ProbeFolder: Sendable {
     /// What the program's pid noted of its images (`program-images.txt`: `start`,
     /// `exec PATH`, `exec-failed`, one a line, in order).
     package func programImage(pid: Int32) -> ProgramImage {
-        // Gone, or replaced by something that is not a folder (a file, a link): the
-        // probe's records went with it.
+        // Gone, or replaced (by a file, a link or another folder): the probe's records
+        // went with it, and the probe writes none into a folder it was not given.
         var info = stat()
-        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return .folderDeleted }
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR,
+              identity == nil || identity == [UInt64(info.st_dev), UInt64(info.st_ino)] else { return .folderDeleted }
         guard let text = ProgramFile.head(file("program-images.txt"), limit: Self.recordByteLimit)?.text else { return .neverProbed }
         var image = ProgramImage.neverProbed
         for line in text.split(separator: "\n") {

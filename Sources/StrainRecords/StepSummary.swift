@@ -27,6 +27,8 @@ public enum StepSummary {
     /// ENXIO), then looked at through the descriptor: anything but a regular file is
     /// refused before a byte is written.
     public static func append(_ text: String, to path: String) throws(Refusal) {
+        // The runner shows the summary, and a step may print it: no line of it starts a workflow command.
+        let text = OneLine.withoutWorkflowCommands(text)
         let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0o644)
         guard descriptor >= 0 else {
             let code = errno

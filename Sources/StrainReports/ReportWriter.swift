@@ -30,13 +30,16 @@ package enum ReportFormat: String, CaseIterable, Sendable {
     }
 
     /// The file's bytes for `run`, whose report model the caller built once for every format it writes.
+    /// A CI step may print any of these files (`cat summary.md`): in the formats of lines (all but
+    /// JSON, whose strings escape their line breaks), no line starts a workflow command a record's
+    /// name, message or symbol spelled (`OneLine.withoutWorkflowCommands`).
     package func render(_ run: RunRecord, report: RunReport) throws -> Data {
         switch self {
-        case .html: Data(HTMLReport.render(report).utf8)
-        case .md: Data(MarkdownReport.render(report).utf8)
-        case .junit: Data(JUnitReport.render(report).utf8)
+        case .html: Data(OneLine.withoutWorkflowCommands(HTMLReport.render(report)).utf8)
+        case .md: Data(OneLine.withoutWorkflowCommands(MarkdownReport.render(report)).utf8)
+        case .junit: Data(OneLine.withoutWorkflowCommands(JUnitReport.render(report)).utf8)
         case .json: try RunRecordFile.encode(run)
-        case .csv: Data(MetricExport.csv(run).utf8)
+        case .csv: Data(OneLine.withoutWorkflowCommands(MetricExport.csv(run)).utf8)
         case .benchmarkSmaller: try MetricExport.benchmarkJSON(run, polarity: .lowerIsBetter)
         case .benchmarkBigger: try MetricExport.benchmarkJSON(run, polarity: .higherIsBetter)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import StrainRecords
+import StrainWire
 
 /// What ThreadSanitizer and AddressSanitizer write about a process, read from the
 /// files they were told to write (`log_path`), and turned into `SanitizerReport`s
@@ -190,9 +191,15 @@ package struct SanitizerLog: Sendable {
         return modules.first { $0.key.hasPrefix(module + ".") }?.value ?? module
     }
 
+    /// `16 MiB`, or `512 KiB` under a MiB (a budget's last part: it read "cut at 0 MiB").
+    static func size(_ bytes: Int) -> String {
+        bytes >= 1 << 20 ? "\(bytes >> 20) MiB" : "\(max(1, bytes >> 10)) KiB"
+    }
+
     /// Paths by file name of the files this process maps (its executable and libraries).
     package static func ownModules() -> [String: String] {
-        guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return [:] }
+        // Read to its end: /proc says its size is 0, and Foundation's reader may stop short.
+        let maps = ProcFile.contents(of: "/proc/self/maps")
         var modules: [String: String] = [:]
         for line in maps.split(separator: "\n") {
             guard let slash = line.firstIndex(of: "/") else { continue }
@@ -237,7 +244,7 @@ package struct SanitizerLog: Sendable {
             guard let file = ProgramFile.head(path, limit: limit) else { continue }
             budget -= file.data.count
             if file.cut {
-                read.leftOut.append("sanitizer log \((path as NSString).lastPathComponent) cut at \(limit >> 20) MiB of \(file.fileBytes >> 20) MiB")
+                read.leftOut.append("sanitizer log \((path as NSString).lastPathComponent) cut at \(Self.size(limit)) of \(Self.size(file.fileBytes))")
             }
             let (raws, logged) = parse(file.text)
             let modules = logged.merging(fallbackModules) { own, _ in own }

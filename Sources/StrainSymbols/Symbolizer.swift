@@ -162,8 +162,19 @@ package final class Symbolizer: Sendable {
         var queries: [(module: String, address: UInt64)] = []
         var asked = Set<String>()
         let known = locations.withLock { $0 }
+        // A module path comes from a record or a program's maps (a sanitizer log can name any):
+        // llvm-symbolizer is asked only about regular files. It opens a module as it is named,
+        // and a FIFO kept it (and strain exec) waiting for a writer until its 60 s answer limit.
+        var regular: [String: Bool] = [:]
+        func isRegularFile(_ path: String) -> Bool {
+            if let known = regular[path] { return known }
+            var info = stat()
+            let answer = stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+            regular[path] = answer
+            return answer
+        }
         for (frame, virtual) in zip(frames, virtualAddresses) {
-            guard let module = frame.module, let virtual else { continue }
+            guard let module = frame.module, let virtual, isRegularFile(module) else { continue }
             let id = key(module, virtual)
             if known[id] == nil, asked.insert(id).inserted { queries.append((module, virtual)) }
         }

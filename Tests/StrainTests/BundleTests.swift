@@ -51,7 +51,7 @@ enum ReleaseBundle {
 /// The release bundle `.ci/bundle DIR` writes, unpacked and run as a user without a
 /// Swift toolchain would: in a user and mount namespace (`unshare -rm`, no root
 /// needed) with a tmpfs over the toolchain's folder.
-@Suite(.serialized, .timeLimit(.minutes(30))) struct BundleTests {
+@Suite(.serialized, .timeLimit(.minutes(60))) struct BundleTests {
     static let repository = FixturePackage.repository.path
 
     /// The toolchain of the `swift` on PATH: the folder to hide (the one holding

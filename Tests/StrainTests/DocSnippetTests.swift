@@ -19,7 +19,7 @@ import Testing
 /// SnippetOrderScenarios, so their modules do not replace the example's in the shared
 /// scratch folder) and `Orders`, the few names StrainInYourTests' tests take from a
 /// user's own module (`deepOrderJSON`, and stand-ins for XMLCoder's `XMLDecoder`).
-@Suite(.serialized, .timeLimit(.minutes(30))) struct DocSnippetTests {
+@Suite(.serialized, .timeLimit(.minutes(60))) struct DocSnippetTests {
     struct Snippet: CustomStringConvertible {
         var article: String
         /// The block's first code line, 1-based.

@@ -125,6 +125,42 @@ import Testing
         }
         """
 
+    /// The same deadlock in a JVM with no jcmd beside its `java` or on PATH (a JRE without
+    /// the JDK's tools: here the JDK's own launcher copied to a folder of its own, its
+    /// `lib` and `conf` linked): no verdict Strain cannot back, and the record says what
+    /// was not judged and which tool names it. The program ends itself 15 s after both
+    /// threads hold their first monitor, so the watch has looked at it by then.
+    @Test func aJVMWithNoJcmdToAskIsNotJudgedAndTheRecordSaysSoAndWhatWouldJudgeIt() async throws {
+        guard let tools = ExecJVMTests.javaTools() else {
+            Issue.record("no javac and java on PATH: install a JDK (Debian: default-jdk-headless) to check strain exec on a JVM")
+            return
+        }
+        let source = Self.deadlock.replacingOccurrences(of: "public class Dead", with: "public class DeadThenHalt")
+            .replacingOccurrences(of: "first.join(); second.join();", with: "Thread.sleep(15_000); Runtime.getRuntime().halt(0);")
+        let classes = try await ExecJVMTests.compile("DeadThenHalt", source)
+        defer { try? FileManager.default.removeItem(atPath: classes) }
+        // A JRE of its own: the real launcher finds its libraries from where it runs.
+        let home = ((URL(fileURLWithPath: tools.java).resolvingSymlinksInPath().path as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent
+        let jre = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: jre) }
+        try FileManager.default.createDirectory(atPath: jre + "/bin", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: home + "/bin/java", toPath: jre + "/bin/java")
+        for part in ["lib", "conf", "release"] where FileManager.default.fileExists(atPath: home + "/" + part) {
+            try FileManager.default.createSymbolicLink(atPath: jre + "/" + part, withDestinationPath: home + "/" + part)
+        }
+        let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        // PATH holds only the JRE's bin: no jcmd anywhere strain looks.
+        let result = try await ProgramRun.run(StrainBinary.path, ["exec", "--out", out, "--stall", "1s", "--", jre + "/bin/java", "-cp", classes, "DeadThenHalt"],
+                                              environment: ["PATH": jre + "/bin", "SWIFT_BACKTRACE": "enable=no"], timeout: 120)
+        #expect(result.termination == .exited(0), "\(result.stderr)")
+        #expect(result.stdout.contains("ready "), "\(result.stdout)")
+        let trial = try #require(try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json")).trials.first)
+        #expect(trial.outcome.kind == .completed, "\(trial.outcome.description): \(trial.outcome.message ?? "")")
+        let note = (trial.leftOut ?? []).first { $0.contains("Java-level deadlocks were not judged") }
+        #expect(note?.contains("found no jcmd beside its java or on PATH") == true && note?.contains("jstack ") == true, "\(trial.leftOut ?? [])")
+    }
+
     @Test func aSynchronizedDeadlockIsNamedFromTheJVMsOwnThreadDump() async throws {
         guard let tools = ExecJVMTests.javaTools() else {
             Issue.record("no javac and java on PATH: install a JDK (Debian: default-jdk-headless) to check strain exec on a JVM")

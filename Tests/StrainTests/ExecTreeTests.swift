@@ -66,6 +66,44 @@ import StrainWire
         #expect(!message.contains("did not probe"), "\(message)")
     }
 
+    /// A link to another folder in its place, or another folder: the probe writes nothing
+    /// there (it opened the folder by path, and a link to `/` put its fault record into `/`).
+    @Test(arguments: ["os.symlink(elsewhere, folder)", "shutil.rmtree(elsewhere); os.rename(folder, elsewhere); os.mkdir(folder); elsewhere = folder"])
+    func aProgramThatReplacesItsProbeFolderGetsNothingWrittenInThePlaceOfIt(replacement: String) async throws {
+        let elsewhere = ExecTests.folder()
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: elsewhere) }
+        // `elsewhere` ends as the folder the probe must leave empty: the link's target, or the new folder.
+        let script = "import os, shutil, ctypes; env = dict(v.split(b'=', 1) for v in open('/proc/self/environ', 'rb').read().split(b'\\0') if b'=' in v); "
+            + "folder = env[b'STRAIN_PROBE_DIR'].decode(); elsewhere = '\(elsewhere)'; "
+            + (replacement.hasPrefix("os.symlink") ? "shutil.rmtree(folder); " : "") + replacement + "; open('\(elsewhere)-check', 'w').write(elsewhere); "
+            + "import sys; sys.stderr.write('last words\\n'); sys.stderr.flush(); ctypes.string_at(0)"
+        let (result, run) = try await ExecTests.exec("/usr/bin/python3", ["-c", script], out: ExecTests.folder())
+        #expect(result.termination == .signaled(SIGSEGV), "\(result.stderr)")
+        let checked = try String(contentsOfFile: elsewhere + "-check", encoding: .utf8)
+        try? FileManager.default.removeItem(atPath: elsewhere + "-check")
+        defer { if checked != elsewhere { try? FileManager.default.removeItem(atPath: checked) } }
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: checked)) ?? ["unreadable"]) == [], "written in the folder's place")
+        let message = try #require(run?.trials.first).outcome.message ?? ""
+        #expect(message.contains("Strain's probe folder was deleted or replaced while it ran"), "\(message)")
+    }
+
+    /// A link the program planted under the name of its own fault record's temporary
+    /// file: the record is made anew beside it, and the file the link names is untouched.
+    @Test func aLinkPlantedUnderARecordsNameIsNotWrittenThroughAndTheFaultIsStillRecorded() async throws {
+        let victim = ExecTests.folder() + "-victim"
+        try "the program's own data\n".write(toFile: victim, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: victim) }
+        let script = "import os, ctypes; env = dict(v.split(b'=', 1) for v in open('/proc/self/environ', 'rb').read().split(b'\\0') if b'=' in v); "
+            + "folder = env[b'STRAIN_PROBE_DIR'].decode(); os.symlink('\(victim)', '%s/fault-%d.tmp' % (folder, os.getpid())); ctypes.string_at(0)"
+        let (result, run) = try await ExecTests.exec("/usr/bin/python3", ["-c", script], out: ExecTests.folder())
+        #expect(result.termination == .signaled(SIGSEGV), "\(result.stderr)")
+        #expect((try? String(contentsOfFile: victim, encoding: .utf8)) == "the program's own data\n", "the linked file was written")
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .crashed, "\(trial.outcome)")
+        #expect(trial.trace != nil, "the fault recorded: \(trial.outcome.message ?? "")")
+    }
+
     @Test func withoutFollowingAFaultAfterTheExecIsAFaultInAProcessStrainDidNotProbe() async throws {
         let faults = try await TestPrograms.c().faults
         let (result, run) = try await ExecTests.exec("/bin/sh", ["-c", "exec \"$0\" thread-overflow", faults], out: ExecTests.folder(), options: ["--no-follow"])

@@ -5,7 +5,7 @@ import Testing
 /// One exit-code contract, written once (`ExitCodeContract`), in every place a user
 /// meets it: `strain --help`, `run --help`, `gate --help`, `bisect --help`, the man
 /// page's EXIT STATUS, the README's table and the ExitCodes article.
-@Suite(.timeLimit(.minutes(30))) struct ExitCodeContractTests {
+@Suite(.timeLimit(.minutes(60))) struct ExitCodeContractTests {
     /// Help text is wrapped to the terminal by argument-parser: compared with runs of
     /// white space made one space.
     static func flattened(_ text: String) -> String {

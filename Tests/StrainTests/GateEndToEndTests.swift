@@ -208,7 +208,7 @@ import Testing
 /// A user package over Strain in four builds: the base, one whose `spin` does ten
 /// times the work, one whose `frames` keeps a 25 % larger frame, one whose `nodes`
 /// makes one extra allocation per node.
-@Suite(.serialized, .timeLimit(.minutes(30))) struct PlantedRegressionTests {
+@Suite(.serialized, .timeLimit(.minutes(60))) struct PlantedRegressionTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// The variants this process built in the default folder, each kept once in

@@ -5,7 +5,7 @@ import Testing
 /// A run's journal deleted or replaced while the run runs, through the built binary:
 /// run.json still holds every trial the run finished, and the journal is written back
 /// from the runner's own copy so `--resume` finds them.
-@Suite(.serialized, .timeLimit(.minutes(5))) struct JournalChangeTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct JournalChangeTests {
     static let suite = """
         name: journal-change
         timeout: 30s

@@ -5,7 +5,7 @@ import Testing
 /// A package written against 0.1.0's API (Tests/PreviousAPIPackage, never migrated)
 /// still builds against this checkout, its deprecated spellings warned about with
 /// what to write instead, and its scenarios run and record what they recorded then.
-@Suite(.serialized, .timeLimit(.minutes(30))) struct PreviousAPITests {
+@Suite(.serialized, .timeLimit(.minutes(60))) struct PreviousAPITests {
     static let package = FixturePackage.repository.appendingPathComponent("Tests/PreviousAPIPackage").path
 
     @Test func aPackageWrittenAgainst010CompilesWithDeprecationsNamingTheNewSpellingAndRecordsItsMetrics() async throws {

@@ -12,6 +12,8 @@ import Testing
     static let stop = "\n::stop-commands::y"
     static let error = "\n::error file=z::w"
     static let carriage = "\r::add-mask::r"
+    /// One Character in Swift: a match on "\n" or "\r" lets it through.
+    static let crlf = "\r\n::add-mask::crlf"
 
     /// The fixture's trials as JSON objects, changed by `change`, written as `name` in `folder`.
     static func record(in folder: String, name: String, _ change: (inout [[String: Any]]) -> Void) throws -> String {
@@ -30,7 +32,7 @@ import Testing
     static func hostile(_ trials: inout [[String: Any]]) {
         var key = trials[20]["key"] as! [String: Any]
         key["scenario"] = "fault" + mask
-        key["parameters"] = [["name": "kind", "value": "broken-invariant" + stop + carriage], ["name": "megabytes", "value": "8"]]
+        key["parameters"] = [["name": "kind", "value": "broken-invariant" + stop + carriage], ["name": "megabytes", "value": "8" + crlf]]
         trials[20]["key"] = key
         var outcome = trials[21]["outcome"] as! [String: Any]
         outcome["message"] = "broke" + error + carriage
@@ -83,10 +85,23 @@ import Testing
         if format.contains("github") {
             #expect(Self.runnerLines(result.stdout).filter { $0.hasPrefix("::error file=") }.count == 3, "\(result.stdout)")
         }
+        // The files it wrote, which CI steps print and post (gate.md is the pull request's comment),
+        // and the sides' report.html: no line a workflow command either.
+        for file in ["gate.md", "gate.html", "junit.xml", "gate.json", "baseline/report.html", "candidate/report.html"] {
+            let path = folder + "/gate/" + file
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                if !file.hasSuffix("report.html") { Issue.record("no \(file)") }
+                continue
+            }
+            #expect(Self.injected(text).isEmpty, "\(file): \(Self.injected(text))")
+        }
+        // A table row of gate.md stays one line: the value's line breaks are spaces there.
+        let markdown = (try? String(contentsOfFile: folder + "/gate/gate.md", encoding: .utf8)) ?? ""
+        #expect(markdown.contains("megabytes=8  ::add-mask::crlf\\]"), "\(markdown)")
         if format.contains("text") {
             // Each value on one line, its breaks shown.
             for shown in ["outcome: the harness failed in the candidate: broke\\n::error file=z::w\\r::add-mask::r",
-                          "OUTCOME CHANGED fault\\n::add-mask::x[kind=broken-invariant\\n::stop-commands::y\\r::add-mask::r, megabytes=8] main linux",
+                          "OUTCOME CHANGED fault\\n::add-mask::x[kind=broken-invariant\\n::stop-commands::y\\r::add-mask::r, megabytes=8\\r\\n::add-mask::crlf] main linux",
                           "at sym\\n::add-mask::x\\n::error file=z::w"] {
                 #expect(result.stdout.contains(shown), "\(shown) not in \(result.stdout)")
             }
@@ -94,7 +109,7 @@ import Testing
     }
 
     @Test(arguments: ["md", "html", "junit", "csv"])
-    func noRecordTextBecomesAWorkflowCommandInAReportOnStandardOutput(format: String) async throws {
+    func noRecordTextBecomesAWorkflowCommandInAReportOnStandardOutputOrInItsFile(format: String) async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let (_, candidate) = try Self.sides(in: folder)
@@ -102,6 +117,12 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         let lines = Self.runnerLines(result.stdout).filter { $0.hasPrefix("::") }
         #expect(lines.isEmpty, "\(lines)")
+        // The same report as a file: a CI step that prints summary.md prints its lines.
+        let file = folder + "/report." + format
+        let written = try await StrainBinary.run(["report", candidate, "--format", format, "--out", file])
+        #expect(written.status == 0, "\(written.stderr)")
+        let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+        #expect(!text.isEmpty && Self.runnerLines(text).filter { $0.hasPrefix("::") }.isEmpty, "\(Self.runnerLines(text).filter { $0.hasPrefix("::") })")
     }
 
     /// `compare`, `merge` and `baseline save`, `list` and `show` print a record's suite name, host,

@@ -9,7 +9,7 @@ import Testing
 /// scenarios: the unguarded array's race named in every trial with both stacks and the
 /// scenario's own line, no race in a guarded trial (the harness's and the `Mutex` guard's
 /// locks shown to the sanitizer), every trial spawned and run.json saying why.
-@Suite(.serialized, .timeLimit(.minutes(30))) struct SanitizedScenarioTests {
+@Suite(.serialized, .timeLimit(.minutes(60))) struct SanitizedScenarioTests {
     static let repository = FixturePackage.repository.path
 
     /// The sanitized `strain`, built (incrementally after the first time) into `.build-tsan`.

@@ -74,6 +74,26 @@ import Testing
         #expect(read.leftOut.count == 3 && read.leftOut.last == "1 further sanitizer log not read (32 MiB of logs were)", "\(read.leftOut)")
     }
 
+    /// The budget's last part is under a MiB: the cut is said in KiB (it read "cut at 0 MiB of 2 MiB").
+    @Test func aLogCutByTheBudgetsLastPartSaysItsSizeInKiB() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let padding = String(repeating: "x", count: 1023) + "\n"
+        let kib = { (count: Int) in Self.race(at: 0x10a0) + String(repeating: padding, count: count) }
+        // 16 MiB (cut at its own limit), then 15.5 MiB whole, then 2 MiB with 512 KiB of the budget left.
+        let sizes = [(SanitizerLog.logByteLimit >> 10) + 64, (SanitizerLog.logByteLimit >> 10) - 512 - 1, 2048]
+        var paths: [String] = []
+        for (number, size) in sizes.enumerated() {
+            let path = folder + "/sanitizer.\(number + 1)"
+            try kib(size).write(toFile: path, atomically: true, encoding: .utf8)
+            paths.append(path)
+        }
+        let read = SanitizerLog.reports(inFiles: paths, symbolizer: Symbolizer())
+        let cuts = read.leftOut.filter { $0.hasPrefix("sanitizer log sanitizer.3 ") }
+        #expect(cuts.count == 1 && cuts.first!.hasPrefix("sanitizer log sanitizer.3 cut at ") && cuts.first!.hasSuffix(" KiB of 2 MiB"), "\(read.leftOut)")
+        #expect(!read.leftOut.contains { $0.contains(" 0 MiB") }, "\(read.leftOut)")
+    }
+
     @Test func aLogPastItsByteLimitIsReadToTheLimitAndTheCutIsSaid() throws {
         let padding = String(repeating: "x", count: 1023) + "\n"
         let text = Self.race(at: 0x10a0) + String(repeating: padding, count: (SanitizerLog.logByteLimit >> 10) + 1024)

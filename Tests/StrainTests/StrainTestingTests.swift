@@ -6,7 +6,7 @@ import Testing
 /// (Tests/TestingFixture) is built as a user's would be and its tests run with
 /// `swift test`; what each expectation said is read from the output and the xUnit
 /// file. Its tests named `failsOnPurpose…` fail by design.
-@Suite(.serialized, .timeLimit(.minutes(30))) struct StrainTestingTests {
+@Suite(.serialized, .timeLimit(.minutes(60))) struct StrainTestingTests {
     static let fixture = FixturePackage.repository.appendingPathComponent("Tests/TestingFixture").path
 
     struct Run: Sendable {

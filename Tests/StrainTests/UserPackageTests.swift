@@ -94,7 +94,7 @@ enum FixturePackage {
 
 /// A user's packages built against the public API: the minimal fixture and the
 /// worked example StrainKit's article "Your own scenarios" shows.
-@Suite(.serialized, .timeLimit(.minutes(30))) struct UserPackageTests {
+@Suite(.serialized, .timeLimit(.minutes(60))) struct UserPackageTests {
     static let minimal = FixturePackage.repository.appendingPathComponent("Tests/MinimalUserPackage").path
     static let example = FixturePackage.repository.appendingPathComponent("Tests/Examples/OrderDecoding").path
 
@@ -239,7 +239,7 @@ enum FixturePackage {
 /// built in the same scratch folder. A release build of the example over all of
 /// StrainCLI cost about 400 s of CPU inside the test run of a fresh clone
 /// (29 November 2026), for a check that differs from these by one build parameter.
-@Suite(.serialized, .timeLimit(.minutes(30))) struct CommandPluginTests {
+@Suite(.serialized, .timeLimit(.minutes(60))) struct CommandPluginTests {
     static func plugin(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         try await FixturePackage.locked {
             try await FixturePackage.swift(["package", "--package-path", UserPackageTests.example, "--scratch-path", FixturePackage.scratch,

@@ -22,7 +22,7 @@ import Yams
 /// Kept small on purpose, through the workflow's own knobs: debug builds in the scratch
 /// folder the user-package tests share (Strain's modules compile once for all of them;
 /// the workflow builds in release into `.build`), and 2 repetitions instead of 10.
-@Suite(.serialized, .timeLimit(.minutes(30))) struct UserWorkflowTests {
+@Suite(.serialized, .timeLimit(.minutes(60))) struct UserWorkflowTests {
     static let example = UserPackageTests.example
     static let workflowFile = ".github/workflows/strain.yml"
     /// The marker gate.md starts with (`GateReport.commentMarker`); the workflow's own comment starts with it too.

@@ -326,8 +326,18 @@ int strain_thread_id_cached(void);
 /// (`fault-PID.txt`, `dump-PID-N.txt`) instead of to the record descriptor, so
 /// nothing reaches the program's own stdout or stderr. The path is copied; files
 /// are named by the pid at the moment they are written (a forked child has its
-/// own). Returns 0 or ENAMETOOLONG.
+/// own). Only that folder is ever written: its device and inode are taken here (a
+/// link is refused), and a record is not written once the folder was deleted or
+/// replaced. Returns 0, ENAMETOOLONG, ENOTDIR or lstat(2)'s errno.
 int strain_probe_record_to_directory(const char *directory);
+
+/// Opens `name` in the record folder with `flags` (O_NOFOLLOW and O_CLOEXEC added,
+/// mode 0644), through a descriptor of the folder checked to be the one given to
+/// strain_probe_record_to_directory. With O_TRUNC the file is made anew: what was
+/// under the name (a link the program planted) is removed first, not written
+/// through. -1 when there is no such folder any more (deleted or replaced) or
+/// openat(2) fails. Async-signal-safe and vfork-safe.
+int strain_probe_record_open(const char *name, int flags);
 
 /// The sigaction(2) the probe installs and restores handlers with. The preload
 /// interposes `sigaction` itself, so it hands the probe libc's.
@@ -418,9 +428,10 @@ strain_alloc_totals strain_alloc_read_totals(void);
 /// not merged: the caller sums equal addresses); returns how many it wrote.
 size_t strain_alloc_read_sites(strain_alloc_site_count *out, size_t capacity);
 
-/// Writes the totals to `path` as `allocations N`, `bytes N` and `frees N` lines
-/// (`strain exec` reads them after the program ends). Returns 0 or an errno value.
-int strain_alloc_write_totals(const char *path);
+/// Writes the totals to `fd` (which it closes) as `allocations N`, `bytes N` and
+/// `frees N` lines (`strain exec` reads them after the program ends). Returns 0 or
+/// an errno value.
+int strain_alloc_write_totals(int fd);
 
 /// The loaded segment that holds the return address `address`, as a line of
 /// /proc/self/maps would give it (`start-end r-xp offset 00:00 0 path`), into

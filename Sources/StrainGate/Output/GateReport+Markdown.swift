@@ -1,5 +1,6 @@
 import Foundation
 import StrainRecords
+import StrainText
 
 extension GateReport {
     /// The marker a bot finds its own pull-request comment by.
@@ -113,20 +114,9 @@ extension GateReport {
         return lines
     }
 
-    /// Markdown-safe text for a table cell.
+    /// Markdown-safe text for a table cell: on one line, by scalars (`"\r\n"` is one
+    /// Character, which a match on `"\n"` and `"\r"` let through, row and all).
     static func escape(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "|": out += "\\|"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "&": out += "&amp;"
-            case "_", "*", "`", "[", "]": out += "\\\(character)"
-            case "\n", "\r": out += " "
-            default: out.append(character)
-            }
-        }
-        return out
+        MarkupText.escape(text, extra: ["|": "\\|", "_": "\\_", "*": "\\*", "`": "\\`", "[": "\\[", "]": "\\]"], lineBreaks: " ", control: " ")
     }
 }
