@@ -163,7 +163,7 @@ let package = Package(
             path: "Sources/StrainPlugin"
         ),
         // The gate's statistics: Foundation only, so any module can build on it.
-        .target(name: "StrainGate", dependencies: ["StrainRecords", "StrainText"]),
+        .target(name: "StrainGate", dependencies: ["StrainRecords"]),
         .testTarget(
             name: "StrainTests",
             dependencies: [

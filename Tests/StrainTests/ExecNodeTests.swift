@@ -24,6 +24,26 @@ import Testing
             .first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
+    /// Node prints an uncaught exception through its own stdio (issue 33: "Node's uncaught
+    /// `RangeError`" was lost): the reason is the exception's line, not its last stack
+    /// line or node's closing `Node.js v…` line, and every report shows it.
+    @Test func anUncaughtRangeErrorIsRecordedWithItsExceptionLineNotItsLastLine() async throws {
+        guard let node = Self.node() else {
+            Issue.record("no node on PATH: .ci/setup installs it (Debian: nodejs) to check strain exec's last words of a JavaScript program")
+            return
+        }
+        let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let (result, run) = try await ExecTests.exec(node, ["-e", "function deeper() { deeper() } deeper()"], out: out, timeout: 120)
+        #expect(result.termination == .exited(1), "\(result.stderr.suffix(500))")
+        #expect(result.stderr.contains("RangeError: Maximum call stack size exceeded") && result.stderr.contains("\nNode.js v"), "\(result.stderr.suffix(500))")
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .threw, "\(trial.outcome.description): \(trial.outcome.message ?? "")")
+        #expect(trial.lastWords == "RangeError: Maximum call stack size exceeded", "\(String(describing: trial.lastWords))")
+        let report = try await ProgramRun.run(StrainBinary.path, ["report", (out as NSString).appendingPathComponent("run.json"), "--format", "md", "--out", "-"])
+        #expect(report.stdout.contains("RangeError: Maximum call stack size exceeded"), "\(report.stdout.prefix(1500))")
+    }
+
     @Test func aChainOfDistinctJavaScriptFunctionsIsNotCalledARecursionCycle() async throws {
         guard let node = Self.node() else {
             Issue.record("no node on PATH: .ci/setup installs it (Debian: nodejs) to check strain exec's trace of a JavaScript stack")

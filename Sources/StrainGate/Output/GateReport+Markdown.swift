@@ -1,6 +1,5 @@
 import Foundation
 import StrainRecords
-import StrainText
 
 extension GateReport {
     /// The marker a bot finds its own pull-request comment by.
@@ -117,6 +116,20 @@ extension GateReport {
     /// Markdown-safe text for a table cell: on one line, by scalars (`"\r\n"` is one
     /// Character, which a match on `"\n"` and `"\r"` let through, row and all).
     static func escape(_ text: String) -> String {
-        MarkupText.escape(text, extra: ["|": "\\|", "_": "\\_", "*": "\\*", "`": "\\`", "[": "\\[", "]": "\\]"], lineBreaks: " ", control: " ")
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "|": out += "\\|"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "&": out += "&amp;"
+            case "_", "*", "`", "[", "]": out += "\\\(scalar)"
+            case "\t": out.unicodeScalars.append(scalar)
+            // Line breaks and the other controls: a row ends at a line break, and a CI log shows the rest.
+            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value): out += " "
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 }
