@@ -47,12 +47,10 @@ struct ReportCommand: ParsableCommand {
             throw CommandFailure.harness("could not render \(runJSON) as \(format.rawValue): \(error)")
         }
         if destination == "-" {
-            // Standard output may be a CI log: no line of the report may read as a workflow command there
-            // (a record's name at a line's start, `::add-mask::…`). JSON's strings escape their line breaks.
-            let isJSON = [ReportFormat.json, .benchmarkSmaller, .benchmarkBigger].contains(format)
-            let shown = isJSON ? data : Data(OneLine.withoutWorkflowCommands(String(decoding: data, as: UTF8.self)).utf8)
+            // Standard output may be a CI log: `render` already gave no line that reads as a
+            // workflow command (a record's name at a line's start, `::add-mask::…`).
             // A reader that went away (`| head`) is not an error of the report.
-            try? FileHandle.standardOutput.write(contentsOf: shown)
+            try? FileHandle.standardOutput.write(contentsOf: data)
             return
         }
         do {

@@ -34,14 +34,16 @@ package enum ReportFormat: String, CaseIterable, Sendable {
     /// JSON, whose strings escape their line breaks), no line starts a workflow command a record's
     /// name, message or symbol spelled (`OneLine.withoutWorkflowCommands`).
     package func render(_ run: RunRecord, report: RunReport) throws -> Data {
+        let lines: String
         switch self {
-        case .html: Data(OneLine.withoutWorkflowCommands(HTMLReport.render(report)).utf8)
-        case .md: Data(OneLine.withoutWorkflowCommands(MarkdownReport.render(report)).utf8)
-        case .junit: Data(OneLine.withoutWorkflowCommands(JUnitReport.render(report)).utf8)
-        case .json: try RunRecordFile.encode(run)
-        case .csv: Data(OneLine.withoutWorkflowCommands(MetricExport.csv(run)).utf8)
-        case .benchmarkSmaller: try MetricExport.benchmarkJSON(run, polarity: .lowerIsBetter)
-        case .benchmarkBigger: try MetricExport.benchmarkJSON(run, polarity: .higherIsBetter)
+        case .html: lines = HTMLReport.render(report)
+        case .md: lines = MarkdownReport.render(report)
+        case .junit: lines = JUnitReport.render(report)
+        case .csv: lines = MetricExport.csv(run)
+        case .json: return try RunRecordFile.encode(run)
+        case .benchmarkSmaller: return try MetricExport.benchmarkJSON(run, polarity: .lowerIsBetter)
+        case .benchmarkBigger: return try MetricExport.benchmarkJSON(run, polarity: .higherIsBetter)
         }
+        return Data(OneLine.withoutWorkflowCommands(lines).utf8)
     }
 }
