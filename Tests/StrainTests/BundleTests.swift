@@ -28,7 +28,7 @@ enum ReleaseBundle {
     private static let built = AsyncOnce<Built>(retryingFailures: true) {
         // `.build`'s own folder lock, then a compile slot (`FixturePackage.compiling`).
         let bundled = try await FixturePackage.locked(scratch: FixturePackage.repository.path + "/.build") {
-            try await FixturePackage.compiling {
+            try await FixturePackage.compiling(ahead: true) {
                 try await BoundedProcess.run("/bin/bash", [FixturePackage.repository.path + "/.ci/bundle", folder],
                                          directory: FixturePackage.repository.path,
                                          environment: ["STRAIN_BUNDLE_IGNORE_LOCK": "1"], timeout: 1500, mergingOutput: true)

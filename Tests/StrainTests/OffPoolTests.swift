@@ -58,6 +58,69 @@ import Testing
         #expect(await room.peak == 2)
     }
 
+    /// The compile slots serve the bundle's build first (the head of the test run's
+    /// longest chain: the bundle, then the user workflow on it): a waiter that asks to
+    /// go ahead is let in before ordinary waiters who came earlier, and ahead waiters
+    /// among themselves in the order they came.
+    @Test func aWaiterThatAsksToGoAheadIsLetInBeforeOrdinaryWaitersWhoCameEarlier() async throws {
+        let lock = AsyncLock()
+        let order = Arrivals()
+        let gate = Gate()
+        let arrivals: [(name: String, ahead: Bool)] = [("first", false), ("second", false), ("ahead1", true), ("ahead2", true)]
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            do {
+                group.addTask { await lock.withLock { await gate.pass(); await order.append("holder") } }
+                try await Self.until { await gate.isHeld }
+                // Each arrival queued before the next comes.
+                for (index, arrival) in arrivals.enumerated() {
+                    group.addTask { await lock.withLock(ahead: arrival.ahead) { await order.append(arrival.name) } }
+                    try await Self.until { await lock.waiters == index + 1 }
+                }
+            } catch {
+                await gate.open()
+                throw error
+            }
+            await gate.open()
+            try await group.waitForAll()
+        }
+        #expect(await order.names == ["holder", "ahead1", "ahead2", "first", "second"])
+    }
+
+    /// Who got in, in order.
+    private actor Arrivals {
+        private(set) var names: [String] = []
+        func append(_ name: String) { names.append(name) }
+    }
+
+    /// One task held until the test opens it.
+    private actor Gate {
+        private var held: CheckedContinuation<Void, Never>?
+        private var opened = false
+        var isHeld: Bool { held != nil }
+
+        func pass() async {
+            if opened { return }
+            await withCheckedContinuation { held = $0 }
+        }
+
+        func open() {
+            opened = true
+            held?.resume()
+            held = nil
+        }
+    }
+
+    /// Polls `condition` until it holds; past 60 s the test fails (a lock that never
+    /// queued or never let a waiter in).
+    static func until(_ condition: () async -> Bool) async throws {
+        for _ in 0..<6000 {
+            if await condition() { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("the condition did not hold in 60 s")
+        throw CancellationError()
+    }
+
     /// Holders inside a lock: each waits until another is inside with it (the last
     /// of all `holders` to come waits for no one: there may be no one left to come).
     private actor Room {

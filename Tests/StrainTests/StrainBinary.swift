@@ -304,40 +304,56 @@ actor AsyncOnce<T: Sendable> {
 
 /// At most `slots` holders at a time (one, by default: a lock), for async callers:
 /// a waiting task suspends instead of blocking its thread (a `Mutex` held across an
-/// `await` would block it). Waiters are served in the order they came.
+/// `await` would block it). Waiters are served in the order they came, except that a
+/// waiter who asks to go `ahead` is served before every ordinary one (after the
+/// `ahead` waiters who came before it): the head of the suite's longest chain of work.
 actor AsyncLock {
     private var free: Int
     private var waiting: [CheckedContinuation<Void, Never>] = []
+    /// How many of `waiting`, from its front, asked to go ahead.
+    private var waitingAhead = 0
 
     init(slots: Int = 1) {
         precondition(slots >= 1, "AsyncLock needs at least one slot")
         free = slots
     }
 
-    private func acquire() async {
+    /// Waiters not yet let in.
+    var waiters: Int { waiting.count }
+
+    private func acquire(ahead: Bool) async {
         if free > 0 {
             free -= 1
             return
         }
         // release() hands its slot straight to the first waiter.
-        await withCheckedContinuation { waiting.append($0) }
+        await withCheckedContinuation { continuation in
+            if ahead {
+                waiting.insert(continuation, at: waitingAhead)
+                waitingAhead += 1
+            } else {
+                waiting.append(continuation)
+            }
+        }
     }
 
     private func release() {
-        if waiting.isEmpty { free += 1 } else { waiting.removeFirst().resume() }
+        if waiting.isEmpty { free += 1; return }
+        if waitingAhead > 0 { waitingAhead -= 1 }
+        waiting.removeFirst().resume()
     }
 
-    /// Runs `body` holding the lock.
-    nonisolated func withLock<T>(_ body: () async -> T) async -> T {
-        await acquire()
+    /// Runs `body` holding the lock; `ahead`, before every ordinary waiter.
+    nonisolated func withLock<T>(ahead: Bool = false, _ body: () async -> T) async -> T {
+        await acquire(ahead: ahead)
         let value = await body()
         await release()
         return value
     }
 
-    /// Runs `body` holding the lock.
-    nonisolated func withLock<T>(_ body: () async throws -> T) async throws -> T {
-        await acquire()
+    /// Runs `body` holding the lock; `ahead`, before every ordinary waiter.
+    nonisolated func withLock<T>(ahead: Bool = false, _ body: () async throws -> T) async throws -> T {
+        await acquire(ahead: ahead)
         do {
             let value = try await body()
             await release()

@@ -48,7 +48,7 @@ import Testing
     /// The fixture's race tests in a test binary built with ThreadSanitizer, as a team runs
     /// them: `swift test --sanitize=thread` (its own scratch folder: every module differs).
     static let sanitizedRun = AsyncOnce<Run> {
-        let scratch = FixturePackage.repository.appendingPathComponent(".build/gate-fixture-tsan").path
+        let scratch = FixturePackage.sanitizedScratch
         return try await FixturePackage.locked(scratch: scratch) {
             let (built, buildOutput) = try await FixturePackage.swift(["build", "--build-tests", "--sanitize=thread", "--package-path", fixture,
                                                                         "--scratch-path", scratch])

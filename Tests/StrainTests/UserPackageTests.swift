@@ -9,6 +9,10 @@ import Testing
 enum FixturePackage {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let scratch = repository.appendingPathComponent(".build/gate-fixture-build").path
+    /// The ThreadSanitizer builds' scratch folder: the testing fixture's race tests and
+    /// the sanitized `strain` (built as a product of the fixture's Strain dependency)
+    /// share Strain's sanitized modules there.
+    static let sanitizedScratch = repository.appendingPathComponent(".build/gate-fixture-tsan").path
     /// One command at a time in each scratch folder (SwiftPM's own lock would make a
     /// second build there wait unbounded, and a product run or copied while another
     /// build relinks it fails with ETXTBSY), and at most two compiles at once, whatever
@@ -59,8 +63,12 @@ enum FixturePackage {
 
     /// Runs `body`, a compile, in one of the two compile slots. Call it inside
     /// `locked(scratch:)`, never around it; `swift(_:)` takes a slot by itself.
-    static func compiling<T>(_ body: () async throws -> T) async throws -> T {
-        try await compiles.withLock { try await body() }
+    /// `ahead`: before every compile already waiting. Only the release bundle's build
+    /// asks for it: it heads the run's longest chain (about 600 s of release build on a
+    /// quiet machine, then the user workflow's 500 s on the bundle), and in a fresh-clone
+    /// run it waited 270 s for the fixtures' debug builds, which nothing waits on.
+    static func compiling<T>(ahead: Bool = false, _ body: () async throws -> T) async throws -> T {
+        try await compiles.withLock(ahead: ahead) { try await body() }
     }
 
     /// Runs `swift ARGUMENTS`, output and errors together; `build` and `package` (a
