@@ -132,7 +132,7 @@ enum BoundedProcess {
     /// `stderr` is empty).
     static func run(_ executable: String, _ arguments: [String], directory: String? = nil, environment: [String: String] = [:],
                     timeout: Double, mergingOutput: Bool = false) async throws -> Ended {
-        try await slots.withLock {
+        try await slots.withLock(ahead: goesAhead) {
             try await OffPool.run("bounded \((executable as NSString).lastPathComponent)") {
                 try runWaiting(executable, arguments, directory: directory, environment: environment, timeout: timeout, mergingOutput: mergingOutput)
             }
@@ -147,6 +147,13 @@ enum BoundedProcess {
     /// Background runners (`BackgroundStrain`, `ProgramRun`) take no slot: a test's
     /// one-shot command may need one of them to progress.
     static let slots = AsyncLock(slots: 6)
+
+    /// Whether this task's children go ahead of the others waiting for a slot: set
+    /// inside a compile slot (`FixturePackage.compiling`), whose holder would
+    /// otherwise keep one of the two compile slots while it waited here behind a
+    /// hundred short children (a fresh clone's release bundle build started 285 s
+    /// into the test run, all of it in this queue).
+    @TaskLocal static var goesAhead = false
 
     /// The waiting itself; only ever on an `OffPool` thread.
     private static func runWaiting(_ executable: String, _ arguments: [String], directory: String?, environment: [String: String],

@@ -65,10 +65,12 @@ enum FixturePackage {
     /// `locked(scratch:)`, never around it; `swift(_:)` takes a slot by itself.
     /// `ahead`: before every compile already waiting. Only the release bundle's build
     /// asks for it: it heads the run's longest chain (about 600 s of release build on a
-    /// quiet machine, then the user workflow's 500 s on the bundle), and in a fresh-clone
-    /// run it waited 270 s for the fixtures' debug builds, which nothing waits on.
+    /// quiet machine, then the user workflow's 300–500 s on the bundle).
+    /// Its child processes go ahead of other tests' for a process slot (`BoundedProcess.goesAhead`).
     static func compiling<T>(ahead: Bool = false, _ body: () async throws -> T) async throws -> T {
-        try await compiles.withLock(ahead: ahead) { try await body() }
+        try await compiles.withLock(ahead: ahead) {
+            try await BoundedProcess.$goesAhead.withValue(true) { try await body() }
+        }
     }
 
     /// Runs `swift ARGUMENTS`, output and errors together; `build` and `package` (a
