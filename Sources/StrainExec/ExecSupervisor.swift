@@ -151,6 +151,9 @@ package struct ExecSupervisor: Sendable {
         // and how many signals strain had passed on when a stall was called.
         var outsideWait: ExecStall?
         var signalsAtStall: UInt = 0
+        // The program's CPU time (its own and its reaped children's) when a stall was called, and when.
+        var cpuAtStall: Double?
+        var stallCalledAt: UInt64 = 0
         var peakWorkers = 0
         var nextWorkerCount: UInt64 = 0
         let statusPath = "/proc/\(program.pid)/status"
@@ -216,6 +219,8 @@ package struct ExecSupervisor: Sendable {
                     } else if judged != nil {
                         stall = judged
                         signalsAtStall = strain_exec_signals_seen()
+                        cpuAtStall = Self.cpuSeconds(pid: judged?.pid ?? program.pid)
+                        stallCalledAt = strain_monotonic_ns()
                     }
                     watch = stall == nil ? current : nil
                 }
@@ -233,8 +238,20 @@ package struct ExecSupervisor: Sendable {
         let sanitizerReports = sanitizerRead.reports
         // The program ran on by itself after a stall was called when it then exited by its own
         // status with no signal passed on to it by strain (a terminal's included).
-        var ranOn = false
-        if let stall, stall.pid == program.pid, case .exited = termination { ranOn = strain_exec_signals_seen() == signalsAtStall }
+        // So did one that used CPU time after it (a wait woken from outside, then stopped
+        // by a signal), or faulted in its own code after it (a deadlocked process runs none).
+        var ranOn: String?
+        if let stall, stall.pid == program.pid {
+            let cpuAfter = cpuAtStall.map { Self.seconds(usage) - $0 } ?? 0
+            let faultedAfter = probe.secondsSinceWritten("fault-\(program.pid).txt").map { $0 < Double(end &- stallCalledAt) / 1e9 } ?? false
+            if case .exited = termination, strain_exec_signals_seen() == signalsAtStall {
+                ranOn = "by itself"
+            } else if cpuAfter >= Self.ranOnCPUSeconds {
+                ranOn = "by itself (it used \(String(format: "%.2f", cpuAfter)) s of CPU after the verdict)"
+            } else if faultedAfter, probe.faultRecord(pid: program.pid) != nil {
+                ranOn = "by itself (it faulted in its own code after the verdict)"
+            }
+        }
         var classified = classify(termination, fault: probe.faultRecord(pid: program.pid), sanitizerReports: sanitizerReports,
                                   stall: stall, ranOn: ranOn, outsideWait: outsideWait, dumps: dumps, probe: probe, pid: program.pid, request: request)
         classified.metrics.wallSeconds = wall
@@ -296,7 +313,7 @@ package struct ExecSupervisor: Sendable {
     /// message says the program ran on. A wait on an outside event is no stall either:
     /// the program's own ending, with what the watch saw.
     private func classify(_ termination: TerminationStatus, fault: FaultRecord?, sanitizerReports: [SanitizerReport], stall: ExecStall?,
-                          ranOn: Bool, outsideWait: ExecStall?, dumps: [ExecDump], probe: ProbeFolder, pid: Int32,
+                          ranOn: String?, outsideWait: ExecStall?, dumps: [ExecDump], probe: ProbeFolder, pid: Int32,
                           request: ExecRequest) -> OutcomeClassifier.Classified {
         var classified: OutcomeClassifier.Classified
         if let fault, case .exited(let code) = termination {
@@ -351,10 +368,10 @@ package struct ExecSupervisor: Sendable {
             }
         }
         if let stall, let kind = stall.verdict.kind {
-            if ranOn, stall.cycle == nil {
-                noting("--stall called it \(kind.rawValue) (\(stall.verdict.message)), but the program then ran on by itself: the verdict is withdrawn")
+            if let ranOn, stall.cycle == nil {
+                noting("--stall called it \(kind.rawValue) (\(stall.verdict.message)), but the program then ran on \(ranOn): the verdict is withdrawn")
             } else {
-                let after = ranOn ? " by itself, with no signal passed on by strain: something outside the cycle ended it" : ""
+                let after = ranOn != nil ? " by itself, with no signal passed on by strain: something outside the cycle ended it" : ""
                 classified.outcome = TrialOutcome(kind: kind, message: "\(stall.verdict.message); then the program \(Self.ended(termination))\(after)")
                 classified.stall = stall.report
             }
@@ -370,6 +387,29 @@ package struct ExecSupervisor: Sendable {
             classified.lastWords = probe.standardErrorTail(pid: pid).flatMap(StandardErrorWords.lastWords(in:))
         }
         return classified
+    }
+
+    /// CPU time after a stall verdict that says the program ran on: a process whose
+    /// every thread waits uses none, and its end (a signal's default action, the
+    /// kernel freeing its memory) a few milliseconds of system time.
+    static let ranOnCPUSeconds = 0.1
+
+    /// Process `pid`'s CPU time so far, its reaped children's included (`/proc/PID/stat`
+    /// utime, stime, cutime and cstime), as `wait4`'s usage counts it at the end; nil when gone.
+    static func cpuSeconds(pid: Int32) -> Double? {
+        let stat = ProcFile.contents(of: "/proc/\(pid)/stat")
+        guard let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After the name: state is field 3, utime 14 … cstime 17.
+        guard fields.count > 14 else { return nil }
+        let ticks = fields[11...14].compactMap { UInt64($0) }
+        guard ticks.count == 4 else { return nil }
+        return Double(ticks.reduce(0, &+)) / Double(max(sysconf(Int32(_SC_CLK_TCK)), 1))
+    }
+
+    /// User and system time of a `wait4` usage, in seconds.
+    static func seconds(_ usage: rusage) -> Double {
+        Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 
     /// What a program that handled a fault itself and then exited by `code` did, in order.

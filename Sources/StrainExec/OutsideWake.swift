@@ -75,7 +75,8 @@ struct OutsideWake {
     /// outside: the handlers it installed itself, the live processes of its tree; nil when
     /// nothing outside can end the wait (then it is deadlocked).
     static func reason(pid: Int32, caught: Set<Int32>?, maps: String, processes: [(pid: Int32, threads: [ThreadState])],
-                       commandLine: (Int32) -> [String]? = ExecSupervisor.commandLine(pid:)) -> String? {
+                       commandLine: (Int32) -> [String]? = ExecSupervisor.commandLine(pid:),
+                       readsFromOutside: ([(pid: Int32, threads: [ThreadState])]) -> String? = OutsideWake.readsFromOutside) -> String? {
         var reasons: [String] = []
         let own = ownHandlers(caught: caught ?? [], maps: maps)
         if !own.isEmpty {
@@ -89,6 +90,51 @@ struct OutsideWake {
             }.joined(separator: ", ") + (live.count > 4 ? " and \(live.count - 4) more" : "")
             reasons.append("process\(live.count == 1 ? "" : "es") \(named) of its tree \(live.count == 1 ? "is" : "are") alive and not stuck (\(live.count == 1 ? "it runs, sleeps or waits" : "each runs, sleeps or waits") with a timeout)")
         }
+        if let reading = readsFromOutside(processes) { reasons.append(reading) }
         return reasons.isEmpty ? nil : reasons.joined(separator: "; ")
+    }
+
+    /// The system calls that wait for input on the descriptor in their first argument
+    /// (x86-64 numbers): read, readv, recvfrom, recvmsg, accept, accept4.
+    static let readingCalls: Set<Int> = [0, 19, 45, 47, 43, 288]
+
+    /// A thread of the tree that waits for input something outside the tree can give:
+    /// from a terminal (a person), a socket (a peer anywhere), or a pipe whose other end
+    /// a process outside the tree holds (`producer | program`, where the producer is the
+    /// shell's). Nil when no thread reads, or each pipe it reads is the tree's own.
+    static func readsFromOutside(_ processes: [(pid: Int32, threads: [ThreadState])]) -> String? {
+        let tree = Set(processes.map(\.pid))
+        for process in processes {
+            for thread in process.threads {
+                guard let call = thread.syscall, readingCalls.contains(call), let fd = thread.arguments.first, fd < 1 << 20 else { continue }
+                guard let target = link("/proc/\(process.pid)/fd/\(fd)") else { continue }
+                let reader = "process \(process.pid)'s thread \(thread.tid) reads descriptor \(fd)"
+                if target.hasPrefix("socket:") { return "\(reader), a socket, which a peer outside it can write to" }
+                if target.hasPrefix("/dev/pts/") || target.hasPrefix("/dev/tty") || target == "/dev/console" {
+                    return "\(reader), the terminal \(target), where a person can type"
+                }
+                if target.hasPrefix("pipe:"), let holder = holder(of: target, outside: tree) {
+                    return "\(reader), a pipe whose other end process \(holder) outside its tree holds"
+                }
+            }
+        }
+        return nil
+    }
+
+    /// Where the link at `path` points (a descriptor in `/proc/PID/fd`), or nil.
+    static func link(_ path: String) -> String? { try? FileManager.default.destinationOfSymbolicLink(atPath: path) }
+
+    /// A process outside `tree` (and other than strain itself) with a descriptor on
+    /// `target` (`pipe:[INODE]`), or nil; at most 4,096 processes are looked at.
+    static func holder(of target: String, outside tree: Set<Int32>) -> Int32? {
+        let own = getpid()
+        let pids = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(Int32.init).prefix(4096)
+        for pid in pids where !tree.contains(pid) && pid != own {
+            let folder = "/proc/\(pid)/fd"
+            for fd in ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).prefix(4096) {
+                if link(folder + "/" + fd) == target { return pid }
+            }
+        }
+        return nil
     }
 }

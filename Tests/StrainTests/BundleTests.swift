@@ -39,6 +39,20 @@ enum ReleaseBundle {
         return Built(output: bundled.stdout, tarball: folder + "/\(name).tar.gz", tree: folder + "/" + name)
     }
 
+    /// In a run of the whole suite (no `--filter` or `--skip` among the test process's
+    /// arguments), the bundle's build starts with the first child process any test
+    /// starts (`BoundedProcess.run` reads this), not when the bundle's own tests get to
+    /// it: it heads the run's longest chain (the release build, then the user workflow
+    /// on the bundle). A filtered run builds it only if a selected test asks. A failed
+    /// build here is built again, and reported, by the test that asks next.
+    static let startedForTheWholeSuite: Void = {
+        let narrowed = CommandLine.arguments.contains { argument in
+            ["--filter", "--skip"].contains { argument == $0 || argument.hasPrefix($0 + "=") }
+        }
+        guard !narrowed else { return }
+        Task.detached { _ = try? await ReleaseBundle.build() }
+    }()
+
     /// Builds the bundle, or returns the one this process already built. The release
     /// build is incremental when .build is already release-built (.ci/run builds it
     /// first); from nothing it takes minutes on a busy 2-core machine. `swift test`

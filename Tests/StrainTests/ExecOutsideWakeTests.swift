@@ -146,6 +146,83 @@ import Testing
         #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome): \(trial.outcome.message ?? "")")
         #expect(trial.outcome.message?.contains("every thread (1) waits on a lock or condition with no timeout") == true, "\(trial.outcome.message ?? "")")
     }
+
+    static let outsideWake = AsyncOnce<String> {
+        let output = TestPrograms.folder + "/outsidewake"
+        try await TestPrograms.compile([TestPrograms.compiler, "-O0", "-g", "-o", output, TestPrograms.sources + "/outsidewake.c", "-lpthread"])
+        return output
+    }
+
+    /// `outsidewake wait FILE MODE` under `--stall 500ms`, woken through FILE by a process
+    /// outside its tree once the watchdog has judged it (a futex in a shared mapping: no
+    /// way out --stall can see, so the verdict is `deadlocked`); then `after(pid)`.
+    static func wokenThroughSharedMemory(_ mode: String, after: (Int32, ProgramRun.Running) async throws -> Void)
+        async throws -> (ProgramRun.Result, TrialRecord) {
+        let program = try await Self.outsideWake.value()
+        let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let word = out + "-word"
+        defer { try? FileManager.default.removeItem(atPath: word) }
+        let (running, pid, dumped) = try await ExecTests.untilFirstDump(["--stall", "500ms", "--", program, "wait", word, mode], out: out)
+        defer { running.stop() }
+        defer { kill(pid, SIGKILL) }
+        #expect(dumped, "the watchdog looked at the waiting program")
+        let dump = ProgramFile.head((out as NSString).appendingPathComponent("dump-1.txt"), limit: 1 << 20)?.text ?? ""
+        #expect(dump.contains(", deadlocked:"), "the verdict before the wake: \(dump.prefix(400))")
+        let woken = try await BoundedProcess.run(program, ["wake", word], timeout: 30)
+        #expect(woken.status == 0, "\(woken.stderr)")
+        try await after(pid, running)
+        let result = try await running.wait(timeout: 30)
+        let trial = try #require(try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json")).trials.first)
+        return (result, trial)
+    }
+
+    /// A verdict the program's own later run contradicts is withdrawn even when a signal
+    /// ends it: here it used 0.3 s of CPU after the verdict, then SIGTERM killed it.
+    /// Before, the record stayed `deadlocked … then the program was killed by SIGTERM`.
+    @Test func aProgramWokenFromOutsideThatRunsOnAndIsThenKilledIsNotLeftDeadlocked() async throws {
+        let (result, trial) = try await Self.wokenThroughSharedMemory("serve") { pid, running in
+            let woke = await running.readLine(timeout: 30)
+            #expect(woke == "woke", "the program ran on: \(woke ?? "nothing")")
+            kill(pid, SIGTERM)
+        }
+        #expect(result.termination == .signaled(SIGTERM), "\(result.stderr)")
+        #expect(trial.outcome.kind == .crashed && trial.outcome.signal == SIGTERM, "\(trial.outcome): \(trial.outcome.message ?? "")")
+        #expect(trial.stall == nil, "no stall kept")
+        let message = trial.outcome.message ?? ""
+        #expect(message.contains("but the program then ran on by itself (it used ") && message.contains("s of CPU after the verdict): the verdict is withdrawn"), "\(message)")
+    }
+
+    /// A program woken from outside that then faults in its own code is recorded as its
+    /// crash, with the fault's trace on the terminal. Before, `deadlocked … then the
+    /// program was killed by SIGSEGV`, and its trace only in run.json.
+    @Test func aProgramWokenFromOutsideThatThenFaultsIsRecordedAsItsCrash() async throws {
+        let (result, trial) = try await Self.wokenThroughSharedMemory("crash") { _, _ in }
+        #expect(result.termination == .signaled(SIGSEGV), "\(result.stderr)")
+        #expect(trial.outcome.kind == .crashed && trial.outcome.signal == SIGSEGV, "\(trial.outcome): \(trial.outcome.message ?? "")")
+        #expect(trial.stall == nil, "no stall kept")
+        #expect(trial.outcome.message?.contains("but the program then ran on by itself") == true, "\(trial.outcome.message ?? "")")
+        #expect(result.stderr.contains("outsidewake.c:"), "the fault's trace, with the program's own line: \(result.stderr.suffix(1500))")
+    }
+
+    /// `producer | program`: a process of the tree blocked reading a pipe whose writer is
+    /// outside the tree (the shell's) waits on an outside event. Before, `deadlocked` at
+    /// the threshold on the terminal, withdrawn only when the program exited 0.
+    @Test func aChildReadingAPipeWrittenFromOutsideTheTreeIsWaitingOnAnOutsideEvent() async throws {
+        let program = try await Self.outsideWake.value()
+        let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let quoted = { (text: String) in "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let pipeline = "(sleep 3; echo go) | \(quoted(StrainBinary.path)) exec --out \(quoted(out)) --stall 500ms -- \(quoted(program)) stdin-child"
+        let ended = try await BoundedProcess.run("/bin/sh", ["-c", pipeline], timeout: 60)
+        #expect(ended.status == 0, "\(ended.stderr.suffix(2000))")
+        #expect(ended.stdout.hasSuffix("child read go\n"), "\(ended.stdout)")
+        let trial = try #require(try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json")).trials.first)
+        #expect(trial.outcome.kind == .completed && trial.stall == nil, "\(trial.outcome): \(trial.outcome.message ?? "")")
+        let message = trial.outcome.message ?? ""
+        #expect(message.contains("waiting on an outside event") && message.contains("reads descriptor 0, a pipe whose other end process "), "\(message)")
+        #expect(!message.contains("withdrawn") && !ended.stderr.contains(", deadlocked:"), "\(message)\n\(ended.stderr.suffix(1500))")
+    }
 }
 
 /// The rule itself, on masks and threads as /proc shows them.

@@ -132,7 +132,8 @@ enum BoundedProcess {
     /// `stderr` is empty).
     static func run(_ executable: String, _ arguments: [String], directory: String? = nil, environment: [String: String] = [:],
                     timeout: Double, mergingOutput: Bool = false) async throws -> Ended {
-        try await slots.withLock(ahead: goesAhead) {
+        _ = ReleaseBundle.startedForTheWholeSuite
+        return try await slots.withLock(ahead: goesAhead) {
             try await OffPool.run("bounded \((executable as NSString).lastPathComponent)") {
                 try runWaiting(executable, arguments, directory: directory, environment: environment, timeout: timeout, mergingOutput: mergingOutput)
             }

@@ -1,0 +1,80 @@
+// Programs woken from outside their tree, which `strain exec --stall` watches (ExecOutsideWakeTests):
+//   wait FILE serve   prints "ready PID", waits on a futex in FILE (a shared mapping another process
+//                     can wake: --stall cannot see that way out and calls it deadlocked), then uses
+//                     about 0.3 s of CPU, prints "woke" and waits for a signal
+//   wait FILE crash   the same wait, then writes through NULL at once
+//   wake FILE         sets the word in FILE and wakes its waiter
+//   stdin-child       prints "ready PID"; a child reads a line from standard input (a pipe whose
+//                     writer is outside the tree), prints it and posts the process-shared
+//                     semaphore the parent waits on (a wait no holder of which can be read)
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <semaphore.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint32_t *shared_word(const char *path) {
+    int fd = open(path, O_RDWR | O_CREAT, 0600);
+    if (fd < 0 || ftruncate(fd, 4096) != 0) return NULL;
+    void *mapped = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    return mapped == MAP_FAILED ? NULL : mapped;
+}
+
+static double cpu_seconds(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) return 2;
+    setvbuf(stdout, NULL, _IONBF, 0);
+    if (strcmp(argv[1], "stdin-child") == 0) {
+        sem_t *handled = mmap(NULL, sizeof *handled, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (handled == MAP_FAILED || sem_init(handled, 1, 0) != 0) return 2;
+        printf("ready %d\n", getpid());
+        pid_t child = fork();
+        if (child == 0) {
+            char line[64] = {0};
+            if (fgets(line, sizeof line, stdin) == NULL) _exit(1);
+            printf("child read %s", line);
+            sem_post(handled);
+            _exit(0);
+        }
+        while (sem_wait(handled) != 0) {}
+        int status = 0;
+        waitpid(child, &status, 0);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    }
+    if (argc < 3) return 2;
+    uint32_t *word = shared_word(argv[2]);
+    if (word == NULL) return 2;
+    if (strcmp(argv[1], "wake") == 0) {
+        __atomic_store_n(word, 1, __ATOMIC_SEQ_CST);
+        syscall(SYS_futex, word, FUTEX_WAKE, 1, NULL, NULL, 0);
+        return 0;
+    }
+    if (strcmp(argv[1], "wait") != 0 || argc < 4) return 2;
+    printf("ready %d\n", getpid());
+    while (__atomic_load_n(word, __ATOMIC_SEQ_CST) == 0) syscall(SYS_futex, word, FUTEX_WAIT, 0, NULL, NULL, 0);
+    if (strcmp(argv[3], "crash") == 0) {
+        volatile int *nowhere = NULL;
+        *nowhere = 1;
+    }
+    volatile uint64_t spin = 0;
+    double start = cpu_seconds();
+    while (cpu_seconds() - start < 0.3) {
+        for (int i = 0; i < 100000; i++) spin++;
+    }
+    printf("woke\n");
+    pause();
+    return 0;
+}
