@@ -33,7 +33,8 @@ package enum StandardErrorWords {
         let overflow = lines.lastIndex { $0.hasPrefix("thread '") && $0.hasSuffix(" has overflowed its stack") }
         let swift = lines.lastIndex(where: isSwiftFatalLine)
         let terminate = lines.lastIndex { $0.hasPrefix("terminate called after throwing an instance of ") }
-        let found = [exception, panic, overflow, swift, terminate].compactMap { $0 }.max()
+        let ruby = lines.lastIndex(where: isRubyErrorLine)
+        let found = [exception, panic, overflow, swift, terminate, ruby].compactMap { $0 }.max()
         switch found {
         case .some(let index) where index == exception:
             let causes = lines[(index + 1)...].filter { $0.hasPrefix("Caused by: ") }
@@ -58,6 +59,12 @@ package enum StandardErrorWords {
         case .none:
             return finalMessage(in: lines)
         }
+    }
+
+    /// Whether `line` is Ruby's line for an uncaught exception (`a.rb:6:in 'sleep': No
+    /// live threads left. Deadlock? (fatal)`): its thread list and trace come after it.
+    static func isRubyErrorLine(_ line: String) -> Bool {
+        line.firstMatch(of: #/^\S+:\d+:in [`'][^`']*': .+ \((fatal|[A-Z][A-Za-z0-9_]*(::[A-Z][A-Za-z0-9_]*)*)\)$/#) != nil
     }
 
     /// Whether `line` is the Swift runtime's or standard library's line that says what went

@@ -320,6 +320,12 @@ import Testing
         // Ruby, Python, Lua and Node: the line that says what went wrong, not the trace's or the closing line.
         #expect(StandardErrorWords.lastWords(in: "a.rb:1:in 'f': stack level too deep (SystemStackError)\n\tfrom a.rb:1:in 'f'\n\t ... 10067 levels...\n\tfrom a.rb:3:in '<main>'\n")
             == "a.rb:1:in 'f': stack level too deep (SystemStackError)")
+        // Ruby 3.1's deadlock: the `(fatal)` line, not the thread list after it (its unindented
+        // `* #<Thread …>` lines were taken for the final message).
+        let rubyDeadlock = "d7.rb:6:in `sleep': No live threads left. Deadlock? (fatal)\n2 threads, 2 sleeps current:0x55 main thread:0x55\n"
+            + "* #<Thread:0x7f sleep_forever>\n   rb_thread_t:0x55 native:0x7f int:0\n   \n* #<Thread:0x7f d7.rb:5 sleep_forever>\n"
+            + "   rb_thread_t:0x55 native:0x7f int:0\n   \n\tfrom d7.rb:6:in `wait'\n\tfrom d7.rb:6:in `<main>'\n"
+        #expect(StandardErrorWords.lastWords(in: rubyDeadlock) == "d7.rb:6:in `sleep': No live threads left. Deadlock? (fatal)")
         #expect(StandardErrorWords.lastWords(in: "Traceback (most recent call last):\n  File \"a.py\", line 3, in <module>\n    f()\nRecursionError: maximum recursion depth exceeded\n")
             == "RecursionError: maximum recursion depth exceeded")
         #expect(StandardErrorWords.lastWords(in: "lua: a.lua:1: boom\nstack traceback:\n\t[C]: in ?\n") == "lua: a.lua:1: boom")
