@@ -131,9 +131,10 @@ extension GateReport {
         tr.key th{background:#f6f8fa;font-weight:600;overflow-wrap:anywhere}tr.key .outcomes{font-weight:normal;color:#57606a;margin-left:.5em}
         td.effect{min-width:14em}p.legend{font-size:.9em;color:#57606a;margin:.3em 0}
         svg.dots circle,svg.key circle{fill-opacity:.55}svg .baseline{fill:#6e7781}svg .candidate{fill:#0969da}tr.bad svg.dots .candidate,svg .candidate.failed{fill:#c62828}
-        svg.dots{vertical-align:middle;max-width:100%;height:auto}svg.dots .scale{fill:none;stroke:#8c959f}svg.dots text{font-size:10px;fill:#57606a;font-family:system-ui,sans-serif}
+        svg.dots{vertical-align:middle}svg.dots .scale{fill:none;stroke:#8c959f}svg.dots text{font-size:10px;fill:#57606a;font-family:system-ui,sans-serif}
         @media (max-width:600px){body{font-size:13px}table.rows,table.rows tbody,table.rows tr,table.rows th,table.rows td{display:block;width:auto}
         table.rows thead{display:none}table.rows tr{border-bottom:1px solid #ddd;padding:.2em 0}table.rows td{border:0;padding:.1em .3em;text-align:left;white-space:normal;min-width:0}
-        table.rows td[data-label]::before{content:attr(data-label) ": ";color:#57606a;font-size:.9em}table.rows td:empty{display:none}}
+        table.rows td[data-label]::before{content:attr(data-label) ": ";color:#57606a;font-size:.9em}table.rows td:empty{display:none}
+        svg.dots{max-width:100%;height:auto}}
         """
 }
