@@ -154,21 +154,27 @@ package struct BisectReportSection: TextSection, PageSection {
         guard let low = values.first, let high = values.last else { return "" }
         let label: (Int) -> String = { search.question == .stack ? ByteSize.exact($0) : Format.count(Double($0)) }
         let f = { (value: Double) in String(format: "%.1f", value) }
-        // About 6 px a character of the 10 px labels; a slot a label wide, or half of one
-        // when the labels alternate between two rows.
-        let widest = Double(values.map { label($0).count }.max() ?? 1) * 6
-        let oneRow = widest + 10
-        let twoRows = Double(values.count - 1) * oneRow > 640
-        let slot = twoRows ? max(16, widest / 2 + 6) : oneRow
-        let margin = widest / 2 + 6
-        let width = max(440, 2 * margin + slot * Double(values.count - 1))
-        let x = { (index: Int) in values.count == 1 ? width / 2 : margin + slot * Double(index) }
-        let legendY = twoRows ? 64.0 : 52.0
+        // About 6.6 units a character of the 11-unit labels. A slot a label wide, or a
+        // fraction of one when the labels take turns on two to four rows, as few rows as
+        // keep the strip within the charts' 440 units: wider, it shrank on a phone until
+        // its text could not be read.
+        let character = ChartAxis.tickCharacterWidth
+        let widest: Double = Double(values.map { label($0).count }.max() ?? 1) * character
+        let margin: Double = widest / 2 + 6
+        let room: Double = SVGChart.width - 2 * margin
+        let gaps = Double(values.count - 1)
+        let slotOn = { (rows: Int) -> Double in max(12.0, (widest + 10.0) / Double(rows)) }
+        let rows: Int = (1...4).first { (count: Int) -> Bool in gaps * slotOn(count) <= room } ?? 4
+        let slot: Double = slotOn(rows)
+        let width: Double = max(SVGChart.width, 2 * margin + slot * gaps)
+        let x = { (index: Int) -> Double in values.count == 1 ? width / 2 : margin + slot * Double(index) }
+        let legendY: Double = 32.0 + Double(rows) * 13.0 + 8.0
         let name = search.question == .stack ? "stack" : (search.parameter ?? "value")
-        var svg = "<svg class=\"probes\" width=\"\(Int(width))\" height=\"\(Int(legendY + 6))\" viewBox=\"0 0 \(Int(width)) \(Int(legendY + 6))\" role=\"img\" aria-label=\"\(values.count) probed values of \(HTMLText.escape(name)) from \(HTMLText.escape(label(low))) to \(HTMLText.escape(label(high)))\">"
+        let height: Double = legendY + 20
+        var svg = "<svg class=\"probes\" width=\"\(Int(width))\" height=\"\(Int(height))\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\" aria-label=\"\(values.count) probed values of \(HTMLText.escape(name)) from \(HTMLText.escape(label(low))) to \(HTMLText.escape(label(high)))\">"
         svg += "<line x1=\"\(f(x(0)))\" y1=\"12\" x2=\"\(f(x(values.count - 1)))\" y2=\"12\" class=\"axis\"/>"
         if let passing = search.passing, let last = values.lastIndex(where: { $0 <= passing }) {
-            let answerX = last == values.count - 1 ? x(last) + slot / 2 : (x(last) + x(last + 1)) / 2
+            let answerX: Double = last == values.count - 1 ? x(last) + slot / 2 : (x(last) + x(last + 1)) / 2
             svg += "<line x1=\"\(f(answerX))\" y1=\"2\" x2=\"\(f(answerX))\" y2=\"22\" class=\"probe-answer\"/>"
         }
         for (index, value) in values.enumerated() {
@@ -176,15 +182,15 @@ package struct BisectReportSection: TextSection, PageSection {
             let completed = tries.allSatisfy(\.completed)
             let outcomes = Dictionary(grouping: tries, by: \.outcome).map { "\($0.key) ×\($0.value.count)" }.sorted().joined(separator: ", ")
             svg += "<circle class=\"\(completed ? "probe-ok" : "probe-failed")\" cx=\"\(f(x(index)))\" cy=\"12\" r=\"4\"><title>\(HTMLText.escape("\(name)=\(label(value)): \(outcomes)"))</title></circle>"
-            let y = twoRows && index % 2 == 1 ? 44 : 32
+            let y = 32 + (index % rows) * 13
             svg += "<text x=\"\(f(x(index)))\" y=\"\(y)\" class=\"tick probe-value\" text-anchor=\"middle\">\(HTMLText.escape(label(value)))</text>"
         }
-        // The legend, drawn so that a screenshot or a print keeps it.
+        // The legend, drawn so that a screenshot or a print keeps it, on two lines that fit the width.
         let key = search.question == .stack ? "stack" : name
         svg += "<circle class=\"probe-ok legend-dot\" cx=\"6\" cy=\"\(f(legendY - 4))\" r=\"4\"/><text x=\"14\" y=\"\(f(legendY))\" class=\"tick\">completed</text>"
-        svg += "<circle class=\"probe-failed legend-dot\" cx=\"78\" cy=\"\(f(legendY - 4))\" r=\"4\"/><text x=\"86\" y=\"\(f(legendY))\" class=\"tick\">failed</text>"
-        svg += "<line x1=\"128\" y1=\"\(f(legendY - 9))\" x2=\"128\" y2=\"\(f(legendY + 1))\" class=\"probe-answer\"/><text x=\"134\" y=\"\(f(legendY))\" class=\"tick\">"
-            + "the answer; each \(HTMLText.escape(key)) probed, by value, evenly spaced</text>"
+        svg += "<circle class=\"probe-failed legend-dot\" cx=\"86\" cy=\"\(f(legendY - 4))\" r=\"4\"/><text x=\"94\" y=\"\(f(legendY))\" class=\"tick\">failed</text>"
+        svg += "<line x1=\"142\" y1=\"\(f(legendY - 9))\" x2=\"142\" y2=\"\(f(legendY + 1))\" class=\"probe-answer\"/><text x=\"148\" y=\"\(f(legendY))\" class=\"tick\">the answer</text>"
+        svg += "<text x=\"0\" y=\"\(f(legendY + 15))\" class=\"tick\">each \(HTMLText.escape(key)) probed, by value, evenly spaced</text>"
         return svg + "</svg>"
     }
 }

@@ -21,7 +21,11 @@ package struct DeclaredMetrics: Sendable {
         let declared = run.customMetrics ?? []
         var tables: [Table] = []
         func medians(_ trials: [TrialRecord], _ metrics: [MetricDescriptor]) -> [String] {
-            metrics.map { metric in Format.value(Statistics.median(trials.compactMap { $0.metrics.custom[metric.name] }), unit: metric.unit) }
+            metrics.map { metric in
+                let median = Statistics.median(trials.compactMap { $0.metrics.custom[metric.name] })
+                // Seconds in seconds, as the column's `(s)` says: `flood seconds (s)` read `201.0 ms`.
+                return metric.unit == .seconds ? Format.seconds(median) : Format.value(median, unit: metric.unit)
+            }
         }
         // Groups a ranking table shows instead of their own: one table beside it, a row per ranked value and strategy.
         let measuringOperations = Set(run.trials.filter { $0.metrics.throughputPerSecond != nil }.map(\.scenario))
@@ -43,13 +47,15 @@ package struct DeclaredMetrics: Sendable {
         self.tables = tables
     }
 
-    /// `hit ratio (ratio, ↑ better)`, `lines (count)`.
+    /// `hit ratio (ratio, ↑ better)`, `lines (count)`, `archive bytes (bytes, ↓ better)`
+    /// for `archiveBytes` (``MetricDescriptor/displayName(of:)``).
     static func label(_ metric: MetricDescriptor) -> String {
         let unit = metric.unit.symbol
+        let name = MetricDescriptor.displayName(of: metric.name)
         return switch metric.polarity {
-        case .lowerIsBetter: "\(metric.name) (\(unit), ↓ better)"
-        case .higherIsBetter: "\(metric.name) (\(unit), ↑ better)"
-        case nil: "\(metric.name) (\(unit))"
+        case .lowerIsBetter: "\(name) (\(unit), ↓ better)"
+        case .higherIsBetter: "\(name) (\(unit), ↑ better)"
+        case nil: "\(name) (\(unit))"
         }
     }
 }

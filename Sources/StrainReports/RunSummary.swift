@@ -119,6 +119,13 @@ package enum Format {
         return String(format: "%.0f µs", seconds * 1e6)
     }
 
+    /// `0.201 s`, `12.3 s`, `340 s`: a time in seconds to 3 significant digits, for a
+    /// column whose unit is `s`.
+    package static func seconds(_ seconds: Double?) -> String {
+        guard let seconds else { return "–" }
+        return seconds.isFinite && abs(seconds) >= 100 ? String(format: "%.0f s", seconds) : String(format: "%.3g s", seconds)
+    }
+
     /// `38.2 MiB`.
     package static func bytes(_ bytes: Double?) -> String {
         guard let bytes else { return "–" }
@@ -127,6 +134,10 @@ package enum Format {
         if bytes >= Double(1 << 10) { return String(format: "%.0f KiB", bytes / Double(1 << 10)) }
         return String(format: "%.0f B", bytes)
     }
+
+    /// The note under a table with a `– / SIZE` stack cell (it read `? / 8.0 MiB`, unexplained).
+    package static let stackNotMeasured = "– / SIZE under stack: the thread's stack size; how much of it was used is not known, "
+        + "because the trial died of a signal before it could measure it (an overflow's use is its whole stack)."
 
     /// `1,532`.
     package static func count(_ value: Double?) -> String {
@@ -137,12 +148,13 @@ package enum Format {
         return formatter.string(from: NSNumber(value: value)) ?? String(Int(value))
     }
 
-    /// `312 KiB / 512 KiB`.
+    /// `312 KiB / 512 KiB`; `– / 8.0 MiB` where the use was not measured (a table that
+    /// shows one says why under it: ``stackNotMeasured``).
     package static func stack(used: Int?, size: Int?) -> String {
         switch (used, size) {
         case (nil, nil): "–"
         case (let used?, nil): bytes(Double(used))
-        case (nil, let size?): "? / \(bytes(Double(size)))"
+        case (nil, let size?): "– / \(bytes(Double(size)))"
         case (let used?, let size?): "\(bytes(Double(used))) / \(bytes(Double(size)))"
         }
     }

@@ -99,8 +99,8 @@ package enum ChartAxis {
         }
     }
 
-    /// A generous width of one character of the 10 px tick font (digits are about 5.6 px).
-    package static let tickCharacterWidth = 6.0
+    /// A generous width of one character of the 11-unit tick font (digits are about 6.1).
+    package static let tickCharacterWidth = 6.6
 
     /// The labels that can be read: the two ends first, then each other from the left
     /// unless it would come within 4 px of one kept (on a log axis whose last two ticks

@@ -172,3 +172,40 @@ struct SuiteDifferenceTests {
         #expect(timeout?.contains("repetitions") == false, "\(timeout ?? "")")
     }
 }
+
+/// What the files say of rows that decide nothing, and the counts every output gives.
+extension GateReportReadingTests {
+    /// gate.md and gate.html gave an inconclusive timing row only its estimate (`×0.949`)
+    /// in the column headed "or why none", and only the terminal said "too few
+    /// repetitions": each file now gives every inconclusive row its reason beside it.
+    @Test func everyInconclusiveRowGivesItsReasonInGateMdAndGateHTML() throws {
+        let report = try Self.report()
+        let markdownRows = report.renderMarkdown().split(separator: "\n").filter { $0.hasPrefix("| inconclusive |") }
+        #expect(markdownRows.count == 11, "\(markdownRows)")
+        for row in markdownRows {
+            #expect(row.contains("| ×1.") && row.contains("; too few repetitions to judge: needs ≥ "), "\(row)")
+        }
+        let htmlRows = report.renderHTML().components(separatedBy: "<td data-label=\"verdict\">inconclusive</td>").dropFirst()
+            .map { $0.components(separatedBy: "</tr>")[0] }
+        #expect(htmlRows.count == 11)
+        for row in htmlRows {
+            let effect = try #require(row.firstMatch(of: /<td class="effect"[^>]*>([^<]*)<\/td>/).map { String($0.1) }, "\(row)")
+            #expect(effect.hasPrefix("×1.") && effect.contains("; too few repetitions to judge: needs ≥ "), "\(effect)")
+        }
+    }
+
+    /// gate.md said "0 rows unchanged" (trials) where the terminal said "5 unchanged"
+    /// (counted metrics): both were true and read as a contradiction. Every output gives
+    /// the same sentence, trials and then their metrics, each by verdict.
+    @Test func theTerminalGateMdAndGateHTMLGiveTheSameCountsOfTrialsAndMetrics() throws {
+        let report = try Self.report()
+        let metrics = report.rows.flatMap(\.metrics)
+        let inconclusive = metrics.filter { $0.verdict == .inconclusive }.count
+        #expect(report.tally.hasPrefix("12 trials compared, 0 unchanged in every metric and outcome; their \(metrics.count) metrics: 1 regressed, \(inconclusive) inconclusive"),
+                "\(report.tally)")
+        #expect(report.renderText().contains("\n  \(report.tally)\n"), "\(report.renderText())")
+        #expect(report.renderMarkdown().contains("\n\(report.tally) A timing row can fail only"), "\(report.renderMarkdown().suffix(500))")
+        #expect(report.renderHTML().contains("<p>\(report.tally)</p>"))
+        #expect(!report.renderMarkdown().contains("rows unchanged") && !report.renderHTML().contains("unchanged rows"))
+    }
+}

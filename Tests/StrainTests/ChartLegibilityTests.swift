@@ -5,13 +5,13 @@ import StrainText
 import Testing
 
 /// report.html's charts as a reader meets them: no two axis labels printed over each
-/// other, a bisect's every probe labelled with its value, and charts that keep their
-/// size on a phone (scaled to 400 px their text was about 5 px).
+/// other, a bisect's every probe labelled with its value, and charts that shrink to a
+/// phone's width with text still readable, each on an axis that fits its own bars.
 extension ChartReadingTests {
-    /// Each `<text class="tick">` of `svg`: where its ink lies, at 6 px a character of the 10 px font.
+    /// Each `<text class="tick">` of `svg`: where its ink lies, at ``ChartAxis/tickCharacterWidth`` a character.
     static func tickExtents(_ svg: String) -> [(text: String, range: ClosedRange<Double>)] {
         svg.matches(of: /<text class="tick" x="([0-9.]+)" y="[0-9.]+" text-anchor="(start|middle|end)">([^<]*)<\/text>/).map { match in
-            let x = Double(match.1) ?? 0, width = Double(match.3.count) * 6
+            let x = Double(match.1) ?? 0, width = Double(match.3.count) * ChartAxis.tickCharacterWidth
             let start = match.2 == "start" ? x : match.2 == "end" ? x - width : x - width / 2
             return (String(match.3), start...(start + width))
         }
@@ -55,13 +55,67 @@ extension ChartReadingTests {
         #expect(ChartAxis.tickText("32.0 MiB") == "32 MiB" && ChartAxis.tickText("1.05 ms") == "1.05 ms" && ChartAxis.tickText("20.0 ms") == "20 ms")
     }
 
-    @Test func chartsKeepTheirSizeOnAPhoneAndScrollSidewaysInsideTheirOwnBox() throws {
-        let html = HTMLReport.render(try BisectReportLayoutTests.bisectRun())
-        let css = try #require(html.components(separatedBy: "<style>").dropFirst().first?.components(separatedBy: "</style>").first)
-        #expect(css.contains("svg.chart{width:600px;max-width:none;"), "a chart is not scaled down to the page: \(css)")
-        #expect(css.contains("figure{max-width:100%;box-sizing:border-box;overflow-x:auto}"), "its figure scrolls: \(css)")
-        #expect(css.contains("div.chart-scroll{max-width:100%;overflow-x:auto}svg.probes{max-width:none;"), "\(css)")
-        #expect(html.contains("<div class=\"chart-scroll\"><svg class=\"probes\" width=\""), "the probes at their own width, in a box that scrolls")
+    /// The width a chart has on a 400 px phone: the page's 8 px padding, and the
+    /// figure's border and padding (or a bisect list's indent), taken off each side.
+    static let phoneBox = 400.0 - 2 * 8 - 2 * 7
+
+    /// Each chart of report.html (bars, lines, histograms and a bisect's probe strip):
+    /// drawn at its own size, it shrinks with its box (`max-width:100%`, `height:auto`
+    /// over its `viewBox`) instead of scrolling its right end and legend off a phone's
+    /// screen, and is drawn narrow enough that its smallest text, 11 units, is still
+    /// 9 px or more there. (600 wide and kept at 600 px, a chart scrolled; scaled to a
+    /// phone, its 10-unit text was about 5 px.)
+    @Test func chartsShrinkWithTheirBoxAndTheirTextStaysReadableOnAPhone() throws {
+        for html in [HTMLReport.render(try BisectReportLayoutTests.bisectRun()), HTMLReport.render(try ChartReadingTests.fabricated())] {
+            let css = try #require(html.components(separatedBy: "<style>").dropFirst().first?.components(separatedBy: "</style>").first)
+            #expect(css.contains("svg.chart{max-width:100%;height:auto;"), "\(css)")
+            #expect(css.contains("svg.probes{max-width:100%;height:auto;"), "\(css)")
+            #expect(!css.contains("overflow-x:auto}svg") && !css.contains("width:600px"), "no chart kept at its size in a box that scrolls: \(css)")
+            let sizes = css.matches(of: /svg[^{}]*\{[^}]*font-size:([0-9.]+)px/).compactMap { Double($0.1) }
+            let smallest = try #require(sizes.min())
+            #expect(smallest >= 11, "\(sizes)")
+            let svgs = html.matches(of: /<svg class="(chart|probes)"[^>]* width="([0-9]+)" height="([0-9]+)" viewBox="0 0 ([0-9.]+) ([0-9.]+)"/)
+            #expect(svgs.count >= 3, "every chart has its size and a viewBox to scale by")
+            for svg in svgs {
+                let width = Double(svg.2) ?? 0
+                #expect(Double(svg.4) == width, "its viewBox is as wide as the chart: \(svg.0)")
+                #expect(smallest * min(1, Self.phoneBox / width) >= 9, "\(svg.1) \(width) wide: \(smallest)-unit text is \(smallest * Self.phoneBox / width) px on a phone")
+            }
+        }
+    }
+
+    /// The stack chart's axis ran to 128 MiB for bars of 8 MiB at most, and peak RSS to
+    /// 192 MiB for 24 MiB: every group of a scenario shared one scale, and another
+    /// group's 64 MiB thread stretched it. Each chart's axis now ends where its own bars,
+    /// whiskers and the stack sizes it draws as dashed lines end (the next tick up).
+    @Test func eachGroupsAxisEndsNearItsOwnLargestBarNotAnotherGroups() throws {
+        var run = try ChartReadingTests.fabricated()
+        // The league group's 64 MiB thread also took 129 MiB of RSS, as in the default suite.
+        for index in run.trials.indices where run.trials[index].key.strategy == .thread(stackBytes: 64 << 20) {
+            run.trials[index].metrics.peakRSSBytes = 129 << 20
+        }
+        let report = RunReport(run)
+        let chain = try #require(report.outcomes.tables.first { $0.title.contains("shape=chain") })
+        var checked = 0
+        for chart in Self.barCharts(chain.charts) {
+            guard chart.format == .bytes else { continue }
+            let drawn = chart.bars.flatMap { [$0.value, $0.high, $0.limit].compactMap { $0 } }
+            let largest = try #require(drawn.max())
+            let ticks = Self.tickExtents(SVGChart.svg(.bars(chart)))
+            let last = try #require(ticks.last?.text)
+            let end = try #require(Self.bytes(last), "\(last)")
+            #expect(end >= largest && end <= 4 * largest, "\(chart.title): the axis ends at \(last) for at most \(Format.bytes(largest))")
+            checked += 1
+        }
+        #expect(checked == 2, "peak RSS and stack, in bytes")
+    }
+
+    /// `128 MiB`, `12 KiB`, `0 B` as a number of bytes.
+    static func bytes(_ text: String) -> Double? {
+        let parts = text.split(separator: " ")
+        guard parts.count == 2, let number = Double(parts[0]) else { return nil }
+        let scale: [Substring: Double] = ["B": 1, "KiB": 1_024, "MiB": 1_048_576, "GiB": 1_073_741_824]
+        return scale[parts[1]].map { number * $0 }
     }
 }
 
@@ -80,11 +134,12 @@ extension BisectReportLayoutTests {
             .map { (x: Double($0.1) ?? 0, y: String($0.2), text: String($0.3)) }
         #expect(labels.map(\.text) == values.map { ByteSize.exact($0) }, "each value once, in order: \(labels.map(\.text))")
         for row in Set(labels.map(\.y)) {
-            let extents = labels.filter { $0.y == row }.map { label in (label.x - Double(label.text.count) * 3)...(label.x + Double(label.text.count) * 3) }
+            let half = ChartAxis.tickCharacterWidth / 2
+            let extents = labels.filter { $0.y == row }.map { label in (label.x - Double(label.text.count) * half)...(label.x + Double(label.text.count) * half) }
             #expect(!ChartReadingTests.overlap(extents), "labels on the row at y=\(row): \(labels.filter { $0.y == row })")
         }
         let dots = svg.matches(of: /<circle class="probe-(?:ok|failed)" cx="([0-9.]+)" cy="12"/).compactMap { Double($0.1) }
         #expect(dots.count == values.count && zip(dots, dots.dropFirst()).allSatisfy { $1 - $0 >= 9 }, "dots 4 px in radius, apart: \(dots)")
-        #expect(svg.contains(">completed</text>") && svg.contains(">failed</text>") && svg.contains("the answer;"), "the legend: \(svg.suffix(600))")
+        #expect(svg.contains(">completed</text>") && svg.contains(">failed</text>") && svg.contains(">the answer</text>") && svg.contains(">each stack probed, by value, evenly spaced</text>"), "the legend: \(svg.suffix(600))")
     }
 }

@@ -81,6 +81,38 @@ import Testing
 
     static let mandoc = ["/usr/bin/mandoc", "/usr/local/bin/mandoc"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
+    /// The page's DESCRIPTION repeated the help's exit-code table, pre-wrapped at 78
+    /// columns and indented, which mdoc takes as literal lines: it rendered ragged (a
+    /// line of `suite`, another of `expects`), ran `143 … as for 130` into the notes
+    /// under it, and generate-manual's ASCII-only escaping printed `strain …` as
+    /// ``strain ` ``. The help's tables now point to EXIT STATUS, the one list of the codes.
+    @Test(.enabled(if: mandoc != nil, "mandoc is not installed, so the man page is not rendered: apt-get install mandoc (.ci/setup installs it)"))
+    func theManPageListsTheExitCodesOnceAndItsTextIsFilledNotPreWrapped() async throws {
+        let page = try await Self.manualPage()
+        #expect(!page.contains("Exit codes ("), "a help's exit-code table is still in the page")
+        let tableLine = try Regex(#"\n  (0|1|2|3|4|130|131|143) +[a-z`]"#)
+        #expect(page.firstMatch(of: tableLine) == nil, "a pre-wrapped table row: \(page.firstMatch(of: tableLine).map { String(page[$0.range]) } ?? "")")
+        #expect(page.components(separatedBy: "\n.Sx \"EXIT STATUS\" .\n").count - 1 >= 3, "the root, run and gate point to EXIT STATUS")
+        let file = try temporaryFolder() + "/strain.1"
+        defer { try? FileManager.default.removeItem(atPath: (file as NSString).deletingLastPathComponent) }
+        try page.write(toFile: file, atomically: true, encoding: .utf8)
+        let rendered = try await BoundedProcess.run(try #require(Self.mandoc), ["-T", "utf8", "-O", "width=80", file], timeout: 60)
+        #expect(rendered.status == 0, "\(rendered.stderr)")
+        let text = rendered.stdout.replacingOccurrences(of: #".\x{08}"#, with: "", options: .regularExpression)
+        #expect(!text.contains("strain `") && text.contains("swift package strain ..."), "\(text.suffix(1_500))")
+        let flattened = Self.flattened(text)
+        #expect(!flattened.contains("as for 130 bisect") && !flattened.contains("as for 130 `bisect`"), "the notes run into the table's last row")
+        // No line of one or two short words in the middle of filled text (`its`, `suite`, a lone `or`).
+        let lines = text.components(separatedBy: "\n")
+        let orphans = lines.indices.dropFirst().dropLast().filter { index in
+            let words = lines[index].split(whereSeparator: \.isWhitespace)
+            return (1...2).contains(words.count) && words.allSatisfy { $0.count <= 7 && $0.allSatisfy(\.isLetter) }
+                && !lines[index - 1].trimmingCharacters(in: .whitespaces).isEmpty && !lines[index + 1].trimmingCharacters(in: .whitespaces).isEmpty
+                && lines[index - 1].count > 70
+        }
+        #expect(orphans.isEmpty, "ragged lines: \(orphans.map { "\(lines[$0 - 1])⏎\(lines[$0])" })")
+    }
+
     @Test(.enabled(if: mandoc != nil, "mandoc is not installed, so the man page is not linted: apt-get install mandoc (.ci/setup installs it)"))
     func theManPageRendersWithNoMandocWarning() async throws {
         let page = try await Self.manualPage()

@@ -387,6 +387,52 @@ enum FixturePackage {
 
 /// The README a newcomer reads first: short, and every file it links to is in the repository.
 @Suite struct READMETests {
+    /// The README's `sh` blocks, in order, each its lines.
+    static func shellBlocks(_ readme: String) -> [[String]] {
+        var blocks: [[String]] = [], current: [String]? = nil
+        for line in readme.components(separatedBy: "\n") {
+            if line.hasPrefix("```") {
+                if let block = current { blocks.append(block); current = nil } else if line == "```sh" { current = [] }
+                continue
+            }
+            current?.append(line)
+        }
+        return blocks
+    }
+
+    /// Pasting the quick start ran the development setup too (a JDK, valgrind, glibc's
+    /// debug symbols) and a 20-minute test run: its block is the user's command alone,
+    /// and the tests' command is a block of its own further down.
+    @Test func theQuickStartsBlockSetsUpOnlyWhatAUserNeedsAndTheTestsHaveTheirOwn() throws {
+        let readme = try String(contentsOfFile: FixturePackage.repository.appendingPathComponent("README.md").path, encoding: .utf8)
+        let quickStart = try #require(readme.components(separatedBy: "\n## Quick start\n").dropFirst().first?.components(separatedBy: "\n## ").first)
+        let block = try #require(Self.shellBlocks(quickStart).first).joined(separator: "\n")
+        #expect(block.contains("bash .ci/setup-user") && block.contains("strain run"), "\(block)")
+        #expect(!block.contains("swift test") && !block.contains(".ci/setup &&") && !block.contains(".ci/setup\n"), "\(block)")
+        let blocks = Self.shellBlocks(readme).map { $0.joined(separator: "\n") }
+        let tests = try #require(blocks.firstIndex { $0.contains("bash .ci/setup && swift test") }, "the tests' command is kept")
+        let user = try #require(blocks.firstIndex { $0 == block })
+        #expect(tests > user && !blocks[tests].contains("strain run"), "a block of its own, after the quick start")
+    }
+
+    /// The sample output said `CyclicGraphScenario.swift:67:46` where a run prints
+    /// `:78:46`: every place the docs quote in that file is the archive's decode call.
+    @Test func theFileLineColumnTheDocsQuoteIsTheDecodeCall() throws {
+        let source = try String(contentsOfFile: FixturePackage.repository.appendingPathComponent("Sources/StrainScenarios/CyclicGraph/CyclicGraphScenario.swift").path, encoding: .utf8)
+            .components(separatedBy: "\n")
+        var quoted = 0
+        for file in ["README.md", "Sources/StrainCLI/StrainCLI.docc/RunningSuites.md"] {
+            let text = try String(contentsOfFile: FixturePackage.repository.appendingPathComponent(file).path, encoding: .utf8)
+            for match in text.matches(of: /CyclicGraphScenario\.swift:(\d+):(\d+)/) {
+                let line = try #require(Int(match.1)), column = try #require(Int(match.2))
+                let code = source.indices.contains(line - 1) ? source[line - 1] : ""
+                #expect(code.count >= column && code.dropFirst(column - 1).hasPrefix("decodeObject("), "\(file) quotes \(match.0): \(code)")
+                quoted += 1
+            }
+        }
+        #expect(quoted >= 2)
+    }
+
     @Test func theREADMEStaysUnderFourHundredLinesAndLinksOnlyToFilesThatExist() throws {
         let readme = try String(contentsOfFile: FixturePackage.repository.appendingPathComponent("README.md").path, encoding: .utf8)
         let lines = readme.split(separator: "\n", omittingEmptySubsequences: false)

@@ -17,7 +17,7 @@ extension GateReport {
         for row in failing.prefix(Self.annotationLimit) {
             var message = row.outcomeReason.map { "outcome: \($0)" } ?? ""
             for metric in row.metrics where metric.verdict.fails {
-                message += (message.isEmpty ? "" : "\n") + "\(metric.metric): \(metric.reason)\(Self.statistics(metric))"
+                message += (message.isEmpty ? "" : "\n") + "\(MetricDescriptor.displayName(of: metric.metric)): \(metric.reason)\(Self.statistics(metric))"
             }
             // At the candidate's failure (a crash's file and line) when its evidence has one, the suite's entry named then.
             lines.append(WorkflowCommand.error(at: row.evidence?.place, suiteFile: suitePath, line: row.suiteLine, workspace: workspace,

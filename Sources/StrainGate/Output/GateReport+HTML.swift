@@ -37,7 +37,7 @@ extension GateReport {
             page += "<section id=\"other\"><h2>Improved, inconclusive, new</h2>\n" + Self.table(others, failingOnly: false) + "</section>\n"
         }
         let unchanged = rows.filter { $0.verdict == .unchanged }
-        page += "<section id=\"unchanged\"><details><summary>\(unchanged.count) unchanged row\(unchanged.count == 1 ? "" : "s")</summary>\n<ul>"
+        page += "<section id=\"unchanged\"><p>\(e(tally))</p>\n<details><summary>\(unchanged.count) trial\(unchanged.count == 1 ? "" : "s") unchanged in every metric and outcome</summary>\n<ul>"
         for row in unchanged { page += "<li>\(e(row.key.description))</li>" }
         page += "</ul></details></section>\n</main>\n</body>\n</html>\n"
         return page
@@ -76,8 +76,12 @@ extension GateReport {
             for metric in row.metrics where failingOnly ? metric.verdict.fails : (metric.verdict != .unchanged && metric.verdict != .notGated) {
                 let values = "\(metric.baselineMedian.map { Gate.format($0, metric.unit) } ?? "–") → \(metric.candidateMedian.map { Gate.format($0, metric.unit) } ?? "–")"
                     + (metric.changePercent.map { String(format: " (%+.1f%%)", $0) } ?? "")
-                let effect = metric.ratio.map { ratio in String(format: "×%.3f", ratio) + (metric.ratioLow.map { String(format: " (%.3f–%.3f)", $0, metric.ratioHigh ?? $0) } ?? "") } ?? e(metric.reason)
-                out += "<tr class=\"\(metric.verdict.fails ? "bad" : "")\"><td\(label(0))>\(e(metric.verdict.label))</td><td\(label(1))>\(e(metric.metric))</td><td class=\"num\"\(label(2))>\(e(values))</td><td\(label(3))>\(samples(metric))</td><td class=\"effect\"\(label(4))>\(effect)</td>"
+                // An inconclusive row's estimate is shown with why it decides nothing.
+                let effect = metric.ratio.map { ratio in
+                    String(format: "×%.3f", ratio) + (metric.ratioLow.map { String(format: " (%.3f–%.3f)", $0, metric.ratioHigh ?? $0) } ?? "")
+                        + (metric.verdict == .inconclusive ? "; " + e(metric.reason) : "")
+                } ?? e(metric.reason)
+                out += "<tr class=\"\(metric.verdict.fails ? "bad" : "")\"><td\(label(0))>\(e(metric.verdict.label))</td><td\(label(1))>\(e(MetricDescriptor.displayName(of: metric.metric)))</td><td class=\"num\"\(label(2))>\(e(values))</td><td\(label(3))>\(samples(metric))</td><td class=\"effect\"\(label(4))>\(effect)</td>"
                 out += "<td class=\"num\"\(label(5))>\(metric.qValue.map { String(format: "%.3g", $0) } ?? "–")</td><td class=\"num\"\(label(6))>\(metric.baselineCount)/\(metric.candidateCount)</td>"
                 out += "<td\(label(7))>\(e(Gate.percent(metric.delta))), \(e(Gate.format(metric.floor, metric.unit))) (\(e(metric.thresholdSource)))</td></tr>\n"
             }
@@ -96,7 +100,7 @@ extension GateReport {
         let width = 150.0, margin = 4.0
         func x(_ value: Double) -> Double { high > low ? margin + (value - low) / (high - low) * (width - 2 * margin) : width / 2 }
         let (lowText, highText) = (html(Gate.format(low, metric.unit)), html(Gate.format(high, metric.unit)))
-        var svg = "<svg class=\"dots\" width=\"\(Int(width))\" height=\"40\" role=\"img\" aria-label=\"\(before.count) baseline and \(after.count) candidate repetitions, from \(lowText) to \(highText)\">"
+        var svg = "<svg class=\"dots\" width=\"\(Int(width))\" height=\"40\" viewBox=\"0 0 \(Int(width)) 40\" role=\"img\" aria-label=\"\(before.count) baseline and \(after.count) candidate repetitions, from \(lowText) to \(highText)\">"
         for (values, y, side) in [(before, 6, "baseline"), (after, 16, "candidate")] {
             for value in values {
                 svg += "<circle class=\"\(side)\" cx=\"\(String(format: "%.1f", x(value)))\" cy=\"\(y)\" r=\"3\"><title>\(side) \(html(Gate.format(value, metric.unit)))</title></circle>"
@@ -130,6 +134,7 @@ extension GateReport {
         svg.dots{vertical-align:middle}svg.dots .scale{fill:none;stroke:#8c959f}svg.dots text{font-size:10px;fill:#57606a;font-family:system-ui,sans-serif}
         @media (max-width:600px){body{font-size:13px}table.rows,table.rows tbody,table.rows tr,table.rows th,table.rows td{display:block;width:auto}
         table.rows thead{display:none}table.rows tr{border-bottom:1px solid #ddd;padding:.2em 0}table.rows td{border:0;padding:.1em .3em;text-align:left;white-space:normal;min-width:0}
-        table.rows td[data-label]::before{content:attr(data-label) ": ";color:#57606a;font-size:.9em}table.rows td:empty{display:none}}
+        table.rows td[data-label]::before{content:attr(data-label) ": ";color:#57606a;font-size:.9em}table.rows td:empty{display:none}
+        svg.dots{max-width:100%;height:auto}}
         """
 }

@@ -38,8 +38,7 @@ extension GateReport {
             rest += lines.joined()
             rest += "\n</details>\n"
         }
-        let unchanged = rows.filter { $0.verdict == .unchanged }.count
-        var tail = "\n\(unchanged) row\(unchanged == 1 ? "" : "s") unchanged. A timing row can fail only with ≥ \(requiredRepetitions) repetitions per side; BH q = \(q).\n"
+        var tail = "\n\(Self.escape(tally)) A timing row can fail only with ≥ \(requiredRepetitions) repetitions per side; BH q = \(q).\n"
         if let runReports, !runReports.isEmpty {
             tail += "Each side's run as a report, beside this file: \(runReports.map { "`\($0)`" }.joined(separator: ", ")).\n"
         }
@@ -103,12 +102,13 @@ extension GateReport {
             let effect: String
             if let ratio = metric.ratio {
                 effect = String(format: "×%.3f", ratio) + ((metric.ratioLow).map { low in String(format: " (%.3f–%.3f)", low, metric.ratioHigh ?? low) } ?? "")
+                    + (metric.verdict == .inconclusive ? "; " + escape(metric.reason) : "")
             } else {
                 effect = escape(metric.reason)
             }
             let change = metric.changePercent.map { String(format: "%+.1f%%", $0) } ?? ""
             let q = metric.qValue.map { String(format: "%.3g", $0) } ?? ""
-            lines.append("| \(metric.verdict.fails ? "**\(metric.verdict.label)**" : metric.verdict.label) | \(escape(row.key.description)) | \(escape(metric.metric)) | \(change) | \(effect) | \(q) | \(metric.baselineCount)/\(metric.candidateCount) | \(Gate.percent(metric.delta)), \(escape(Gate.format(metric.floor, metric.unit))) (\(escape(metric.thresholdSource))) | \(outcomes) |\n")
+            lines.append("| \(metric.verdict.fails ? "**\(metric.verdict.label)**" : metric.verdict.label) | \(escape(row.key.description)) | \(escape(MetricDescriptor.displayName(of: metric.metric))) | \(change) | \(effect) | \(q) | \(metric.baselineCount)/\(metric.candidateCount) | \(Gate.percent(metric.delta)), \(escape(Gate.format(metric.floor, metric.unit))) (\(escape(metric.thresholdSource))) | \(outcomes) |\n")
         }
         return lines
     }

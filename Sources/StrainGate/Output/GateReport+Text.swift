@@ -33,7 +33,7 @@ extension GateReport {
                 lines.append("        \(evidence.line)")
             }
             for metric in row.metrics where metric.verdict.fails || metric.verdict == .improved {
-                lines.append("      \(metric.metric): \(metric.reason)\(Self.statistics(metric))")
+                lines.append("      \(MetricDescriptor.displayName(of: metric.metric)): \(metric.reason)\(Self.statistics(metric))")
                 for site in metric.grewAt ?? [] { lines.append("        grew at \(site)") }
             }
         }
@@ -54,7 +54,7 @@ extension GateReport {
                 var byReason: [(reason: String, metrics: [String])] = []
                 for metric in row.metrics where metric.verdict == .inconclusive {
                     let reason = Self.reasonKind(metric.reason)
-                    if let at = byReason.firstIndex(where: { $0.reason == reason }) { byReason[at].metrics.append(metric.metric) } else { byReason.append((reason, [metric.metric])) }
+                    if let at = byReason.firstIndex(where: { $0.reason == reason }) { byReason[at].metrics.append(MetricDescriptor.displayName(of: metric.metric)) } else { byReason.append((reason, [MetricDescriptor.displayName(of: metric.metric)])) }
                 }
                 lines.append("    \(row.key): " + byReason.map { "\($0.metrics.joined(separator: ", ")) (\($0.reason))" }.joined(separator: "; "))
             }
@@ -70,9 +70,25 @@ extension GateReport {
             let names = Set(counted.map(\.metric)).sorted().joined(separator: ", ")
             lines.append("  counted metrics (\(names)): \(judged.count) judged\(verdicts.isEmpty ? "" : " (\(verdicts))"), \(counted.count - judged.count) not")
         }
+        lines.append("  " + tally)
         if let runReports, !runReports.isEmpty { lines.append("  each side's report: \(runReports.map(place).joined(separator: ", "))") }
         if let runFiles, !runFiles.isEmpty { lines.append("  each side's run: \(runFiles.joined(separator: ", ")) (strain report renders either)") }
         return lines.joined(separator: "\n")
+    }
+
+    /// The gate's counts in one sentence that every output shows, so they agree: trials
+    /// (a trial takes the worst verdict of its outcome and metrics), then the metrics
+    /// of those trials by their own verdicts. "5 unchanged" among the counted metrics and
+    /// "0 unchanged" trials were both true and read as a contradiction.
+    package var tally: String {
+        let unchanged = rows.filter { $0.verdict == .unchanged }.count
+        let metrics = rows.flatMap(\.metrics)
+        let byVerdict = GateVerdict.allCases.compactMap { verdict -> String? in
+            let count = metrics.filter { $0.verdict == verdict }.count
+            return count == 0 ? nil : "\(count) \(verdict.label)"
+        }
+        return "\(rows.count) trial\(rows.count == 1 ? "" : "s") compared, \(unchanged) unchanged in every metric and outcome; "
+            + "their \(metrics.count) metric\(metrics.count == 1 ? "" : "s"): \(byVerdict.isEmpty ? "none" : byVerdict.joined(separator: ", "))."
     }
 
     /// Inconclusive rows the terminal names; the rest are counted.

@@ -131,7 +131,9 @@ package enum HTMLReport {
             }
             page.raw("<tr\(row.allExpected ? "" : " class=\"unexpected\"")>" + cells.enumerated().map { $0.offset < 2 ? "<td>\($0.element)</td>" : "<td class=\"num\">\($0.element)</td>" }.joined() + "</tr>\n")
         }
-        page.raw("</tbody></table></div>\n<div class=\"charts\">\n")
+        page.raw("</tbody></table></div>\n")
+        if let note = table.note { page.raw("<p class=\"note\">\(e(note))</p>\n") }
+        page.raw("<div class=\"charts\">\n")
         for chart in table.charts { figure(chart, into: &page) }
         page.raw("</div>\n</article>\n")
     }
@@ -237,18 +239,18 @@ package enum HTMLReport {
     th{background:#f5f5f7;font-weight:600}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
     tr.unexpected td{background:#fdecec}.charts{display:flex;flex-wrap:wrap;gap:10px}figure{margin:0;border:1px solid #e4e4e8;border-radius:6px;padding:6px;background:#fcfcfd}
     svg text{font-family:-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;font-size:11px;fill:#333}svg .chart-title{font-weight:600;font-size:12px}
-    svg .muted{fill:#999}svg .overflow-mark{fill:#c1121f;font-weight:700}svg .in-bar{fill:#fff;font-size:10px}svg text.value.in-bar{fill:#fff}
+    svg .muted{fill:#999}svg .overflow-mark{fill:#c1121f;font-weight:700}svg .in-bar{fill:#fff;font-size:11px}svg text.value.in-bar{fill:#fff}
     details{margin:4px 0}summary{cursor:pointer}ol.frames{margin:4px 0 8px;padding-left:58px;overflow-x:auto}ol.frames li{white-space:nowrap}
     ol.period{list-style:none;padding-left:18px}li.inlined{color:#555}li.entry{background:#fff6d6}.entry-mark{color:#8a5a00;font-weight:600}
     .location{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px;color:#1b4965;font-weight:600}
     .module{color:#777}.cycle>details>summary{color:#1b4965;font-weight:600}li.gap{list-style:none;color:#777}
     .answer{border:1px solid #e4e4e8;border-radius:6px;padding:4px 14px 8px;background:#fcfcfd}.answer h2{font-size:16px;border:0;margin:10px 0 4px}
     .reason{color:#9d0208;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}.where{color:#555;font-size:12px}p.note{color:#777;font-size:12px;margin:2px 0}
-    div.table{max-width:100%;overflow-x:auto}td.num{white-space:nowrap}svg.chart{width:600px;max-width:none;height:auto;display:block}figure{max-width:100%;box-sizing:border-box;overflow-x:auto}
-    svg .point-label{font-size:10px;fill:#555}svg .tick{font-size:10px;fill:#555}svg .tick.end{text-anchor:end}
-    div.chart-scroll{max-width:100%;overflow-x:auto}svg.probes{max-width:none;display:block;margin:4px 0 8px}svg.probes .axis{stroke:#bbb}svg.probes .probe-answer{stroke:#2b9348;stroke-dasharray:3 2}
+    div.table{max-width:100%;overflow-x:auto}td.num{white-space:nowrap}svg.chart{max-width:100%;height:auto;display:block}figure{max-width:100%;box-sizing:border-box;min-width:0}
+    svg .point-label{font-size:11px;fill:#555}svg .tick{font-size:11px;fill:#555}svg .tick.end{text-anchor:end}
+    div.chart-scroll{max-width:100%}svg.probes{max-width:100%;height:auto;display:block;margin:4px 0 8px}svg.probes .axis{stroke:#bbb}svg.probes .probe-answer{stroke:#2b9348;stroke-dasharray:3 2}
     svg.probes .probe-ok{fill:#2b9348;fill-opacity:.8}svg.probes .probe-failed{fill:#c1121f;fill-opacity:.8}details.probes>summary{font-weight:600;margin:12px 0}
-    @media (max-width:640px){body{padding:0 8px 24px}th,td{padding:2px 6px}ol.frames{padding-left:46px}}
+    @media (max-width:640px){body{padding:0 8px 24px}th,td{padding:2px 6px}ol.frames{padding-left:46px}#bisect ul{padding-left:16px}}
     .thread-group>summary{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}p.threads{color:#555;font-size:12px;margin:2px 0 2px 18px}
     figcaption{font-size:11px;color:#555;max-width:560px}pre.suite{background:#f5f5f7;padding:10px;overflow:auto;max-height:420px}ul.fits{margin:2px 0 8px}
     summary{overflow-wrap:anywhere}

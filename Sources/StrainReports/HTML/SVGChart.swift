@@ -9,15 +9,19 @@ package enum HTMLText {
     }
 }
 
-/// Small SVG charts drawn by Strain itself: no scripts, no fonts fetched. They keep
-/// their size on a narrow screen and scroll sideways inside their own box (scaled to
-/// a phone's width their 10 px text was about 5 px).
+/// Small SVG charts drawn by Strain itself: no scripts, no fonts fetched. Each is drawn
+/// ``width`` units wide with 11-unit text and shrinks with its box on a narrow screen
+/// (`max-width:100%`), so a 400 px phone shows the whole chart, legend included, with
+/// text of about 9 px. (Drawn 600 wide with 10-unit text, a chart scaled to a phone
+/// had 5 px text, and kept at 600 px it scrolled its right end and legend off-screen.)
 ///
 /// Colours keep one meaning each: strategies and series take the palette, which
 /// has no red, green or purple; red is only an overflow or a failure, and the
 /// outcome colours are those of the outcome histogram.
 package enum SVGChart {
-    static let width = 600.0
+    static let width = 440.0
+    /// The room left of a bar for its category's label.
+    static let labelWidth = 150.0
     static let palette = ["#3366cc", "#dc7f00", "#00838f", "#8d6e63", "#5c677d", "#b08900", "#1b4965", "#c05299"]
     static let barColor = "#3366cc"
     static let failureColor = "#c1121f"
@@ -47,7 +51,6 @@ package enum SVGChart {
     static func bars(_ bars: [ChartBar], title: String, format: (Double) -> String, limitLabel: String? = nil, scaleMaximum: Double? = nil, binary: Bool = false,
                      logScale: Bool = false, scaleMinimum: Double? = nil) -> String {
         let rowHeight = 22.0
-        let labelWidth = 190.0
         let plotWidth = width - labelWidth - 24
         let top = 24.0
         let height = Double(bars.count) * rowHeight + top + 26
@@ -91,7 +94,7 @@ package enum SVGChart {
                     svg += "<line class=\"whisker\" x1=\"\(f(labelWidth + at(low)))\" x2=\"\(f(labelWidth + at(high)))\" y1=\"\(f(mid))\" y2=\"\(f(mid))\" stroke=\"#222\"/>"
                 }
                 let label = format(value) + (bar.note.map { " " + $0 } ?? "")
-                let labelWidthEstimate = Double(label.count) * 6.2
+                let labelWidthEstimate = Double(label.count) * characterWidth
                 var end = max(length, at(bar.high ?? 0))
                 // Past the limit line rather than across it.
                 if let limitX, labelWidth + end + 6 + labelWidthEstimate > limitX - 2, labelWidth + end < limitX + 4 { end = limitX - labelWidth + 2 }
@@ -117,7 +120,6 @@ package enum SVGChart {
     /// Stacked counts per category (an outcome histogram).
     static func stacked(_ rows: [(label: String, counts: [(name: String, count: Int)])], title: String) -> String {
         let rowHeight = 22.0
-        let labelWidth = 190.0
         let plotWidth = width - labelWidth - 20
         let height = Double(rows.count) * rowHeight + 34
         let maximum = Double(rows.map { $0.counts.reduce(0) { $0 + $1.count } }.max() ?? 1)
@@ -131,7 +133,7 @@ package enum SVGChart {
                 let kind = part.name.split(separator: "(").first.map(String.init) ?? part.name
                 svg += "<rect class=\"outcome\" x=\"\(f(x))\" y=\"\(f(y + 3))\" width=\"\(f(length))\" height=\"\(f(rowHeight - 8))\" fill=\"\(outcomeColors[kind] ?? "#888")\"><title>\(part.count) \(HTMLText.escape(part.name))</title></rect>"
                 let label = "\(part.count) \(part.name)"
-                if length > Double(label.count) * 5.8 + 8 { svg += text(x: x + 4, y: y + 14, label, cssClass: "in-bar") }
+                if length > Double(label.count) * characterWidth + 8 { svg += text(x: x + 4, y: y + 14, label, cssClass: "in-bar") }
                 x += length
             }
         }
@@ -142,10 +144,14 @@ package enum SVGChart {
     static func lines(_ series: [ChartSeries], title: String, xLabel: String, yLabel: String, logX: Bool = false, logY: Bool = false,
                       formatX: (Double) -> String, formatY: (Double) -> String, step: Bool = false, xTicks: [Double]? = nil,
                       yTicks: [Double]? = nil, labelPoints: Bool = false) -> String {
-        let height = 260.0
-        let left = 70.0, right = 170.0, top = 26.0, bottom = 40.0
+        // The legend goes under the plot, two entries a row: beside it, it took 170 of the width.
+        let legendRows = (series.count + 1) / 2
+        let left = 70.0, right = 24.0, top = 26.0, bottom = 40.0
         let plotWidth = width - left - right
-        let plotHeight = height - top - bottom
+        let plotHeight = 194.0
+        let legendTop = top + plotHeight + bottom + 6
+        let height = legendTop + Double(legendRows) * 18
+        let textBottom = top + plotHeight + bottom
         let usable = { (point: (x: Double, y: Double)) in
             point.x.isFinite && point.y.isFinite && (!logX || point.x > 0) && (!logY || point.y > 0)
         }
@@ -186,7 +192,7 @@ package enum SVGChart {
             xLabels.append(ChartAxis.TickLabel(x: x, text: label, anchor: "middle"))
         }
         for label in ChartAxis.fitted(xLabels) { svg += text(x: label.x, y: top + plotHeight + 16, label.text, anchor: label.anchor, cssClass: "tick") }
-        svg += text(x: left + plotWidth / 2, y: height - 6, xLabel, anchor: "middle", cssClass: "axis")
+        svg += text(x: left + plotWidth / 2, y: textBottom - 6, xLabel, anchor: "middle", cssClass: "axis")
         svg += "<text class=\"axis\" transform=\"translate(14 \(f(top + plotHeight / 2))) rotate(-90)\" text-anchor=\"middle\">\(HTMLText.escape(yLabel))</text>"
         for (index, line) in series.enumerated() {
             let color = palette[index % palette.count]
@@ -207,8 +213,9 @@ package enum SVGChart {
                     }
                 }
             }
-            svg += "<rect x=\"\(f(left + plotWidth + 12))\" y=\"\(f(top + Double(index) * 18))\" width=\"10\" height=\"10\" fill=\"\(color)\"/>"
-            svg += text(x: left + plotWidth + 26, y: top + Double(index) * 18 + 9, Self.legend(line.name), cssClass: "legend")
+            let legendX = 8 + Double(index % 2) * (width / 2), legendY = legendTop + Double(index / 2) * 18
+            svg += "<rect x=\"\(f(legendX))\" y=\"\(f(legendY))\" width=\"10\" height=\"10\" fill=\"\(color)\"/>"
+            svg += text(x: legendX + 14, y: legendY + 9, Self.legend(line.name), cssClass: "legend")
         }
         return svg + "</svg>"
     }
@@ -218,18 +225,22 @@ package enum SVGChart {
         name.count <= 24 ? name : String(name.prefix(23)) + "…"
     }
 
+    /// A generous width of one character of the charts' 11-unit text.
+    static let characterWidth = 6.6
+
     /// A category's label, right-aligned at `x` and cut with an ellipsis to the `room`
-    /// left of it (about 6.2 px a character), the whole label then in its tooltip: a
+    /// left of it (``characterWidth`` a character), the whole label then in its tooltip: a
     /// long one ran past the chart's left edge.
     static func label(x: Double, y: Double, _ label: String, room: Double) -> String {
-        let fits = max(2, Int(room / 6.2))
+        let fits = max(2, Int(room / characterWidth))
         guard label.count > fits else { return text(x: x, y: y, label, anchor: "end", cssClass: "label") }
         let cut = String(label.prefix(fits - 1)) + "…"
         return "<text class=\"label\" x=\"\(f(x))\" y=\"\(f(y))\" text-anchor=\"end\">\(HTMLText.escape(cut))<title>\(HTMLText.escape(label))</title></text>"
     }
 
     private static func header(height: Double, title: String) -> String {
-        "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(f(width)) \(f(height))\" role=\"img\" aria-label=\"\(HTMLText.escape(title))\">"
+        // Its size in the attributes, scaled down by the page's `max-width:100%; height:auto`.
+        "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(height.rounded(.up)))\" viewBox=\"0 0 \(f(width)) \(f(height))\" role=\"img\" aria-label=\"\(HTMLText.escape(title))\">"
             + text(x: 4, y: 14, title, cssClass: "chart-title")
     }
 

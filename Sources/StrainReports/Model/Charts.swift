@@ -158,34 +158,14 @@ package struct LineChart: Sendable {
     package var caption: String?
 }
 
-/// The charts of a comparison group: wall time, peak RSS and stack per strategy
-/// on the scenario's shared scales, then the outcome histogram.
+/// The charts of a comparison group: wall time, peak RSS and stack per strategy,
+/// each on an axis fitted to its own bars (and the stack sizes it draws as dashed
+/// lines), then the outcome histogram.
+///
+/// The axes were shared by every group of a scenario, so one group's 64 MiB thread
+/// (129 MiB of RSS) stretched every other group's axis: 8 MiB of stack on an axis to
+/// 128 MiB, 24 MiB of RSS on one to 192 MiB, with nothing drawn that reached so far.
 extension OutcomeSection {
-    /// One scale per metric across the groups of a scenario, so a bar's length
-    /// means the same in every chart of the comparison.
-    /// The smallest positive value of each too, so a log axis is shared as well.
-    struct Scales {
-        var wall: Double
-        var memory: Double
-        var stack: Double
-        var wallMinimum: Double?
-        var memoryMinimum: Double?
-        var stackMinimum: Double?
-
-        init(_ groups: [RunSummary.Group]) {
-            let rows = groups.filter { $0.rows.count > 1 }.flatMap(\.rows)
-            let walls = rows.flatMap { OutcomeSection.finishedWalls($0) }
-            let memories = rows.compactMap(\.medianPeakRSSBytes)
-            let stacks = rows.flatMap { [$0.stackHighWaterBytes, $0.stackSizeBytes].compactMap { $0.map(Double.init) } }
-            wall = walls.max() ?? 0
-            memory = memories.max() ?? 0
-            stack = stacks.max() ?? 0
-            wallMinimum = walls.filter { $0 > 0 }.min()
-            memoryMinimum = memories.filter { $0 > 0 }.min()
-            stackMinimum = stacks.filter { $0 > 0 }.min()
-        }
-    }
-
     /// Wall times of the trials that ran their work to an end: a starved,
     /// deadlocked or timed-out trial's time is the watchdog's, not the work's.
     static func finishedWalls(_ row: RunSummary.Row) -> [Double] {
@@ -194,7 +174,7 @@ extension OutcomeSection {
 
     /// The group's charts: one strategy's bar is always full width and says nothing
     /// the table does not, so bars only when the group compares strategies.
-    static func charts(_ group: RunSummary.Group, scales: Scales) -> [Chart] {
+    static func charts(_ group: RunSummary.Group) -> [Chart] {
         var charts: [Chart] = []
         let compared = group.rows.count > 1
         if compared, group.rows.contains(where: { !finishedWalls($0).isEmpty }) {
@@ -203,13 +183,13 @@ extension OutcomeSection {
                 return ChartBar(label: row.strategy.description, value: Statistics.median(walls), low: walls.min(), high: walls.max(),
                                 note: walls.isEmpty ? "\(row.outcomes): no time to compare" : nil)
             }
-            charts.append(.bars(BarChart(title: "median wall time of finished trials (line: min–max)", bars: bars, format: .duration, scaleMaximum: scales.wall,
-                                         scaleMinimum: scales.wallMinimum, logTitle: "median wall time of finished trials (line: min–max; log scale)").choosingAxis()))
+            charts.append(.bars(BarChart(title: "median wall time of finished trials (line: min–max)", bars: bars, format: .duration,
+                                         logTitle: "median wall time of finished trials (line: min–max; log scale)").choosingAxis()))
         }
         if compared, group.rows.contains(where: { $0.medianPeakRSSBytes != nil }) {
             let bars = group.rows.map { ChartBar(label: $0.strategy.description, value: $0.medianPeakRSSBytes) }
-            charts.append(.bars(BarChart(title: "peak RSS (median)", bars: bars, format: .bytes, scaleMaximum: scales.memory, binary: true,
-                                         scaleMinimum: scales.memoryMinimum, logTitle: "peak RSS (median, log scale)").choosingAxis()))
+            charts.append(.bars(BarChart(title: "peak RSS (median)", bars: bars, format: .bytes, binary: true,
+                                         logTitle: "peak RSS (median, log scale)").choosingAxis()))
         }
         if compared, group.rows.contains(where: { $0.stackHighWaterBytes != nil }) {
             let bars = group.rows.map { row -> ChartBar in
@@ -218,7 +198,7 @@ extension OutcomeSection {
                                 marked: overflowed, note: overflowed ? "overflowed" : nil)
             }
             charts.append(.bars(BarChart(title: "stack used against the stack the thread had (dashed); red ✕: overflowed", bars: bars, format: .bytes,
-                                         limitLabel: "stack size", scaleMaximum: scales.stack, binary: true, scaleMinimum: scales.stackMinimum,
+                                         limitLabel: "stack size", binary: true,
                                          logTitle: "stack used against the thread's stack (dashed), log scale; red ✕: overflowed").choosingAxis()))
         }
         // An outcome histogram only when it compares strategies or shows repetitions that differ.

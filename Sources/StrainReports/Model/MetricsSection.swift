@@ -17,10 +17,13 @@ package struct MetricsSection: TextSection {
         }
     }
 
+    /// summary.md names the tables and leaves them to report.html: a table per
+    /// comparison of numbers that decide nothing took 3,600 of the default suite's
+    /// characters, which a pull-request comment is short of.
     package func markdown() -> String {
-        tables.map { table in
-            "## \(Markdown.escape(table.title)): the scenario's metrics\n\n"
-                + TextTable(header: table.header.map(Markdown.escape), alignments: Self.alignments(table), rows: table.rows.map { $0.map(Markdown.escape) }).markdown() + "\n"
-        }.joined()
+        guard !tables.isEmpty else { return "" }
+        let scenarios = Array(Set(tables.map(\.scenario))).sorted().map(Markdown.escape).joined(separator: ", ")
+        return "## The scenarios' own metrics\n\n\(tables.count == 1 ? "1 table" : "\(tables.count) tables") (\(scenarios)), a row per strategy, "
+            + "in report.html; every value is in run.json (`metrics.custom` of each trial), and in metrics.csv with `--format csv`.\n\n"
     }
 }

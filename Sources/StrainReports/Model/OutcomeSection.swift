@@ -30,8 +30,10 @@ package struct OutcomeSection: TextSection {
         package var header: [String]
         /// A row per strategy, in run order.
         package var rows: [Row]
-        /// What the page draws under the table, on the scenario's shared scales.
+        /// What the page draws under the table, each chart on its own axis.
         package var charts: [Chart]
+        /// A sentence under the table explaining a cell (`– / 8.0 MiB`), when one needs it.
+        package var note: String?
 
         /// strategy and outcome on the left, the numbers on the right.
         var alignments: [TextTable.Alignment] { [.left, .left] + Array(repeating: .right, count: header.count - 2) }
@@ -41,8 +43,6 @@ package struct OutcomeSection: TextSection {
     package var tables: [Table]
 
     init(_ groups: [RunSummary.Group]) {
-        var scales: [String: Scales] = [:]
-        for scenario in Set(groups.map(\.scenario)) { scales[scenario] = Scales(groups.filter { $0.scenario == scenario }) }
         tables = groups.map { group in
             let counted = group.countsAllocations
             let instructions = group.countsInstructions
@@ -58,7 +58,9 @@ package struct OutcomeSection: TextSection {
                            allExpected: row.allExpected, expected: row.trials[0].expectedOutcomes.joined(separator: ", "),
                            reason: row.allExpected ? nil : row.trials.lazy.compactMap { CrashReason.message(for: $0) }.first, source: row)
             }
-            return Table(title: group.title, scenario: group.scenario, header: header, rows: rows, charts: Self.charts(group, scales: scales[group.scenario]!))
+            let unmeasured = group.rows.contains { $0.stackHighWaterBytes == nil && $0.stackSizeBytes != nil }
+            return Table(title: group.title, scenario: group.scenario, header: header, rows: rows, charts: Self.charts(group),
+                         note: unmeasured ? Format.stackNotMeasured : nil)
         }
     }
 
@@ -71,6 +73,7 @@ package struct OutcomeSection: TextSection {
                 lines += style.unexpected(rowLines, note: "(expected \(row.expected))")
                 if let reason = row.reason { lines.append(style.paint("    reason: \(reason)", 31)) }
             }
+            if let note = table.note { lines += style.fit("  " + note, hanging: 2) }
             return lines
         }
     }
@@ -83,6 +86,7 @@ package struct OutcomeSection: TextSection {
                 return cells
             }
             return "## \(Markdown.escape(table.title))\n\n" + TextTable(header: table.header, alignments: table.alignments, rows: rows).markdown() + "\n"
+                + (table.note.map { "\(Markdown.escape($0))\n\n" } ?? "")
         }.joined()
     }
 }

@@ -21,10 +21,8 @@ package struct StallSection: TextSection, PageSection {
     /// The stalls, in run order.
     package var entries: [Entry]
 
-    /// Thread groups the terminal lists per dump, and groups and frames the Markdown shows in its code block.
+    /// Thread groups the terminal and summary.md list per dump.
     static let terminalGroups = 4
-    static let markdownGroups = 6
-    static let markdownFrames = 24
 
     init(_ run: RunRecord) {
         summary = DumpText.watchdogSummary(run)
@@ -47,21 +45,21 @@ package struct StallSection: TextSection, PageSection {
         return lines
     }
 
+    /// summary.md's stalls: a line per distinct stall, its wait cycle, and a line per
+    /// thread group (as many as the terminal shows); the dumps' frames are in
+    /// report.html and run.json, not in a pull-request comment.
     package func markdown() -> String {
         guard !entries.isEmpty else { return "" }
         var out = "## Stalls\n\n"
         if let summary { out += "\(Markdown.escape(summary)).\n\n" }
         for entry in entries {
             let dump = entry.dump
-            out += "<details><summary>\(Markdown.escapeHTML(entry.trial.key.description)): \(Markdown.escapeHTML(entry.headline))</summary>\n\n"
-            if let cycle = dump.waitCycle { out += "Wait cycle: \(Markdown.escape(cycle.description))\n\n" }
-            for group in dump.groups { out += "- \(Markdown.escape(DumpText.group(group)))\n" }
-            out += "\n```\n"
-            for group in dump.groups.prefix(Self.markdownGroups) {
-                out += Markdown.code(DumpText.group(group, names: 8)) + "\n" + DumpText.frames(group).prefix(Self.markdownFrames).map(Markdown.code).joined(separator: "\n") + "\n\n"
-            }
-            out += "```\n\n</details>\n\n"
+            out += "- **\(Markdown.escape(entry.trial.key.description))**: \(Markdown.escape(entry.headline))\n"
+            if let cycle = dump.waitCycle { out += "  - wait cycle: \(Markdown.escape(cycle.description))\n" }
+            for group in dump.groups.prefix(Self.terminalGroups) { out += "  - \(Markdown.escape(DumpText.group(group)))\n" }
+            if dump.groups.count > Self.terminalGroups { out += "  - … \(dump.groups.count - Self.terminalGroups) more thread groups\n" }
         }
+        out += "\nEvery thread's frames are in report.html (Stalls) and run.json (each trial's `dump`).\n\n"
         return out
     }
 

@@ -63,19 +63,32 @@ package struct TraceSection: TextSection, PageSection {
         return lines
     }
 
+    /// summary.md's traces: a line per distinct fault with its place (where it failed,
+    /// or the cycle and the frame that entered it); the frames themselves are in
+    /// report.html and run.json. Whole traces made the default suite's summary.md
+    /// 61,000 of the 65,536 characters a pull-request comment takes.
     package func markdown() -> String {
         guard !entries.isEmpty else { return "" }
         var out = "## Traces\n\n"
-        let quoted = { (text: String) in text.replacingOccurrences(of: "`", with: "'") }
+        let quoted = { (text: String) in "`" + OneLine.text(text).replacingOccurrences(of: "`", with: "'") + "`" }
         for entry in entries {
             let trace = entry.trace
-            out += "<details><summary>\(Markdown.escapeHTML(entry.trial.key.description)): \(Markdown.escapeHTML(TraceText.headline(trace)))\(entry.reason.map { " — " + Markdown.escapeHTML($0) } ?? "")</summary>\n\n"
-            if let reason = entry.reason { out += "Reason: `\(quoted(reason))`\n\n" }
-            if let cycle = trace.cycle { out += "Cycle: `\(quoted(TraceText.cycle(cycle)))`\n\n" }
-            if let start = TraceLayout(trace).entry { out += "Entered from: `\(quoted(start.frame.displayName))`\n\n" }
-            out += "```\n" + TraceText.lines(trace).map(Markdown.code).joined(separator: "\n") + "\n```\n\n</details>\n\n"
+            out += "- **\(Markdown.escape(entry.trial.key.description))**: \(Markdown.escape(TraceText.headline(trace)))"
+            if let reason = entry.reason { out += " — \(quoted(Self.capped(reason)))" }
+            out += "\n"
+            if let cycle = trace.cycle { out += "  - cycle: \(quoted(Self.capped(TraceText.cycle(cycle))))\n" }
+            if let point = TraceText.failurePoint(trace) { out += "  - \(point.label): \(quoted(point.frame.displayName))\n" }
         }
+        out += "\nEvery frame of each trace is in report.html (Traces) and run.json (each trial's `trace`).\n\n"
         return out
+    }
+
+    /// Characters of a reason or a cycle summary.md quotes on its one line.
+    static let quotedLength = 160
+
+    /// `text` within ``quotedLength`` characters, an ellipsis where it was cut.
+    static func capped(_ text: String) -> String {
+        text.count <= quotedLength ? text : String(text.prefix(quotedLength - 1)) + "…"
     }
 
     package func html(into page: inout HTMLReport.Page) {

@@ -96,10 +96,21 @@ package enum EnvironmentProbe {
         }
     }
 
-    /// The compiler that built this binary.
+    /// The compiler that built this binary, to its patch release (`6.3.1`: `compiler(>=6.3)`
+    /// alone said `6.3` for 6.3.1).
     static var swiftVersion: String {
         #if compiler(>=6.4)
         "6.4 or later"
+        #elseif compiler(>=6.3.5)
+        "6.3.5 or later"
+        #elseif compiler(>=6.3.4)
+        "6.3.4"
+        #elseif compiler(>=6.3.3)
+        "6.3.3"
+        #elseif compiler(>=6.3.2)
+        "6.3.2"
+        #elseif compiler(>=6.3.1)
+        "6.3.1"
         #elseif compiler(>=6.3)
         "6.3"
         #elseif compiler(>=6.2)

@@ -1,0 +1,128 @@
+import Foundation
+import StrainRecords
+import StrainReports
+import StrainText
+import Testing
+
+/// summary.md short enough for a pull-request comment with the answer first, and the
+/// small things a reader tripped on: a stack cell of `? / 8.0 MiB`, a metric in
+/// seconds shown in ms, a camelCase metric beside names in words, the Swift version
+/// without its patch release, and float noise in metrics.csv.
+@Suite(.timeLimit(.minutes(20))) struct ReportWordingTests {
+    /// The fixture's summary.md held every trace and every dump in `<details>`: 29,290
+    /// characters for 22 trials (the default suite's, 61,207 of the 65,536 a comment
+    /// takes). Each trace and stall is now a line with its place, and the page and
+    /// run.json hold the frames.
+    @Test func summaryMdGivesEachTraceAndStallALineWithItsPlaceAndPointsToTheFrames() throws {
+        let run = try ReportTests.fixture()
+        let report = RunReport(run)
+        let markdown = MarkdownReport.render(report)
+        #expect(markdown.count < 12_000, "\(markdown.count) characters")
+        #expect(!markdown.contains("```") && !markdown.contains("<details>"), "no trace or dump in full")
+        let traces = try #require(markdown.components(separatedBy: "\n## Traces\n\n").dropFirst().first?.components(separatedBy: "\n## ").first)
+        for entry in report.traces.entries {
+            #expect(traces.replacingOccurrences(of: "\\", with: "").contains("- **\(entry.trial.key.description)**: "), "\(entry.trial.key)")
+        }
+        #expect(traces.contains("  - entered the recursion at: `") && traces.contains("  - at: `"), "each trace's place: \(traces)")
+        #expect(traces.contains("Every frame of each trace is in report.html (Traces) and run.json"), "\(traces)")
+        let stalls = try #require(markdown.components(separatedBy: "\n## Stalls\n\n").dropFirst().first?.components(separatedBy: "\n## ").first)
+        #expect(stalls.components(separatedBy: "\n- **").count - 1 == report.stalls.entries.count, "\(stalls)")
+        #expect(stalls.contains("Every thread's frames are in report.html (Stalls) and run.json"), "\(stalls)")
+        // The answer still leads: what failed, then why and what to do, before any table.
+        let order = ["## What failed", "## Why, and what to do", "| strategy |", "## Traces"].map { markdown.range(of: $0)?.lowerBound }
+        #expect(order.allSatisfy { $0 != nil } && order.map { $0! } == order.map { $0! }.sorted(), "\(markdown.prefix(1_500))")
+    }
+
+    /// The default suite, as the quick start runs it: its summary.md well under the
+    /// 65,536 characters a pull-request comment takes (it was 60,724 to 64,979, and once cut).
+    @Test func theDefaultSuitesSummaryIsUnderTwentyThousandCharacters() async throws {
+        let out = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let suite = FixturePackage.repository.appendingPathComponent("Scenarios/smoke.yaml").path
+        let result = try await StrainBinary.run(["run", suite, "--out", out + "/run", "--format", "md"], timeout: 900)
+        #expect(result.status == 0, "\(result.stdout.suffix(2_000))\(result.stderr)")
+        let summary = TestFiles.read(out + "/run/summary.md")
+        #expect(summary.count > 2_000 && summary.count < 20_000, "summary.md of the default suite: \(summary.count) characters")
+        #expect(!summary.contains("_Cut to fit"), "\(summary.suffix(400))")
+        #expect(summary.contains("\n## Traces\n") && summary.contains("\n## Stalls\n"), "the traces and the stalls, a line each")
+    }
+
+    /// A crashed trial's stack column read `? / 8.0 MiB`, unexplained: it is `– / 8.0 MiB`,
+    /// and the table says what that means, in each view.
+    @Test func aStackWhoseUseWasNotMeasuredIsADashThatTheTableExplains() throws {
+        let run = try ReportTests.fixture()
+        let crashed = try #require(run.trials.first { $0.outcome.kind == .crashed && $0.metrics.stackHighWaterBytes == nil && $0.metrics.stackSizeBytes != nil })
+        let views = [("terminal", TerminalReport(color: false).render(run)), ("summary.md", MarkdownReport.render(run)), ("report.html", HTMLReport.render(run))]
+        for (name, text) in views {
+            #expect(!text.contains("? / "), "\(name)")
+            #expect(text.contains("– / 8.0 MiB"), "\(name): \(crashed.key)")
+            #expect(text.replacingOccurrences(of: "\n  ", with: " ").contains("how much of it was used is not known"), "\(name) says what the dash means")
+        }
+        // Only under a table that has such a cell.
+        let noop = try #require(RunReport(run).outcomes.tables.first { $0.scenario == "noop" })
+        #expect(noop.note == nil)
+    }
+
+    /// `flood seconds (s)` read `201.0 ms`; `archiveBytes` sat beside names in words.
+    /// A seconds column is in seconds, and a camelCase name is shown in words while the
+    /// record keeps its key.
+    @Test func aDeclaredMetricIsShownInItsColumnsUnitAndInWords() throws {
+        let run = try ReportTests.fixture()
+        let tables = DeclaredMetrics(run).tables
+        let flood = try #require(tables.first { $0.header.contains("flood seconds (s)") }, "\(tables.map(\.header))")
+        let column = try #require(flood.header.firstIndex(of: "flood seconds (s)"))
+        for row in flood.rows where row[column] != "–" {
+            #expect(row[column].hasSuffix(" s") && !row[column].contains("ms"), "\(row)")
+        }
+        #expect(tables.contains { $0.header.contains("archive bytes (bytes, ↓ better)") }, "\(tables.map(\.header))")
+        #expect(!tables.contains { $0.header.contains { $0.hasPrefix("archiveBytes") } })
+        #expect(run.trials.contains { $0.metrics.custom["archiveBytes"] != nil }, "the record keeps the declared key")
+        #expect(MetricDescriptor.displayName(of: "archiveBytes") == "archive bytes")
+        #expect(MetricDescriptor.displayName(of: "HTTPBytesSent") == "HTTP bytes sent")
+        #expect(MetricDescriptor.displayName(of: "flood seconds") == "flood seconds")
+        #expect(Format.seconds(0.20199003) == "0.202 s" && Format.seconds(12.345) == "12.3 s" && Format.seconds(340.2) == "340 s")
+    }
+
+    /// The environment said `Swift 6.3` for a 6.3.1 toolchain: run.json records the
+    /// compiler's version to its patch release, as `swift --version` prints it.
+    @Test func theRecordNamesTheSwiftVersionToItsPatchRelease() async throws {
+        let version = try await Tool.run(["swift", "--version"], timeout: 60)
+        let printed = try #require(version.output.firstMatch(of: /Swift version (\d+\.\d+(?:\.\d+)?)/).map { String($0.1) }, "\(version.output)")
+        let (result, record, _) = try await StrainBinary.runSuiteLeavingNothing("""
+            name: version
+            timeout: 30s
+            profiles: [linux]
+            runs:
+              - scenario: noop
+                strategies: [main]
+            """, timeout: 60)
+        #expect(result.status == 0, "\(result.stderr)")
+        let recorded = try #require(record?.environment.swiftVersion)
+        // A toolchain past the last patch release the binary knows says "or later".
+        #expect(recorded == printed || recorded.hasSuffix(" or later"), "run.json says Swift \(recorded); swift --version says \(printed)")
+        #expect(recorded.split(separator: ".").count == 3 || recorded.hasSuffix(" or later"), "\(recorded)")
+    }
+
+    /// metrics.csv wrote `0.0038680000000000003` for 3.868 ms, the float's sum error in
+    /// full: numbers are written to 9 significant digits.
+    @Test func metricsCSVWritesNumbersToNineSignificantDigits() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var text = try String(contentsOfFile: ReportTests.fixturePath, encoding: .utf8)
+        // The first trial's wall time (the bisect section above the trials has its own).
+        let first = try #require(text.range(of: "\"wallSeconds\" : 0.052187968"))
+        text.replaceSubrange(first, with: "\"wallSeconds\" : 0.0038680000000000003")
+        try text.write(toFile: folder + "/run.json", atomically: true, encoding: .utf8)
+        let result = try await StrainBinary.run(["report", folder + "/run.json", "--format", "csv", "--out", "-"], timeout: 60)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains(",0.003868,") && !result.stdout.contains("0.0038680000000000003"), "\(result.stdout.prefix(1_200))")
+        // Every number has at most 9 significant digits.
+        let numbers = result.stdout.components(separatedBy: "\r\n").dropFirst().flatMap(ExportTests.cells).filter { Double($0) != nil && $0.contains(".") }
+        #expect(!numbers.isEmpty)
+        let long = numbers.filter { number in
+            let mantissa = number.split(separator: "e")[0].filter(\.isNumber).drop { $0 == "0" }
+            return mantissa.count > 9
+        }
+        #expect(long.isEmpty, "\(long.prefix(5))")
+    }
+}
