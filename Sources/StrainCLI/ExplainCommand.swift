@@ -19,18 +19,21 @@ struct ExplainCommand: ParsableCommand {
             let hint = Suggestion.nearest(to: name, among: catalog.names).map { "; did you mean '\($0)'?" } ?? ""
             throw CommandFailure.input("no scenario named '\(name)'\(hint) Scenarios: \(catalog.names.joined(separator: ", ")).")
         }
-        print(Self.text(scenario), terminator: "")
+        // Fitted as `strain list` is: to the terminal, else COLUMNS, else 80, also in a pipe.
+        print(Self.text(scenario, style: TerminalStyle(color: false, width: RunCommand.terminalColumns() - 1)), terminator: "")
     }
 
-    /// The explanation, as printed.
-    static func text(_ scenario: any Scenario.Type) -> String {
-        var lines = ["\(scenario.name): \(scenario.summary)", ""]
+    /// The explanation, as printed: its prose broken between words to `style`'s width,
+    /// each line after the first of an entry under the entry's text, and the starter
+    /// suite's long flow lists broken after a comma, where YAML reads them the same.
+    static func text(_ scenario: any Scenario.Type, style: TerminalStyle = TerminalStyle(color: false)) -> String {
+        var lines = style.fit("\(scenario.name): \(scenario.summary)", hanging: 2) + [""]
         let specs = scenario.parameterSpecs
         if specs.isEmpty {
             lines.append("Parameters: none")
         } else {
             lines.append("Parameters:")
-            lines += parameterLines(specs, indent: "  ")
+            lines += parameterLines(specs, indent: "  ", style: style)
         }
         if !scenario.metricDescriptors.isEmpty {
             lines += ["", "Metrics (besides Strain's own):"]
@@ -42,24 +45,26 @@ struct ExplainCommand: ParsableCommand {
                 case .higherIsBetter: "higher is better"
                 case nil: "shown, not judged"
                 }
-                lines.append("  \(metric.name)\(pad)  \(metric.unit.rawValue), \(direction), \(metric.noise.rawValue): \(metric.summary)")
+                lines += style.fit("  \(metric.name)\(pad)  \(metric.unit.rawValue), \(direction), \(metric.noise.rawValue): \(metric.summary)",
+                                   hanging: width + 4)
             }
         }
         if !scenario.typicalOutcomes.isEmpty {
             lines += ["", "Typical outcomes:"]
             let width = scenario.typicalOutcomes.map(\.outcome.rawValue.count).max() ?? 0
             for typical in scenario.typicalOutcomes {
-                lines.append("  \(typical.outcome.rawValue)\(String(repeating: " ", count: width - typical.outcome.rawValue.count))  \(typical.because)")
+                lines += style.fit("  \(typical.outcome.rawValue)\(String(repeating: " ", count: width - typical.outcome.rawValue.count))  \(typical.because)",
+                                   hanging: width + 4)
             }
         }
-        lines += ["", "A suite to start from (it passes as it is):", "", "name: \(scenario.name)", "runs:"]
+        lines += [""] + style.fit("A suite to start from (it passes as it is):") + ["", "name: \(scenario.name)", "runs:"]
         for run in scenario.starterRuns {
             lines.append("  - scenario: \(scenario.name)")
             if !specs.isEmpty {
                 let values = specs.map { "\($0.name): \(run.parameters[$0.name] ?? yaml($0.defaultValue))" }
-                lines.append("    parameters: {\(values.joined(separator: ", "))}")
+                lines += flowLines("    parameters: {", values, "}", style: style)
             }
-            lines.append("    strategies: [\(run.strategies.map(yaml).joined(separator: ", "))]")
+            lines += flowLines("    strategies: [", run.strategies.map(yaml), "]", style: style)
             if let stall = run.stall { lines.append("    stall: \(stall)") }
             if run.expectOn.isEmpty {
                 if run.expect != [.completed] { lines.append("    expect: \(outcomes(run.expect))") }
@@ -85,6 +90,28 @@ struct ExplainCommand: ParsableCommand {
             return ["\(indent)\(spec.name)\(pad)  \(spec.typeName): \(spec.validValues); default \(spec.defaultValue)",
                     "\(indent)\(String(repeating: " ", count: width))  \(spec.help)"].flatMap { style.fit($0, hanging: column) }
         }
+    }
+
+    /// `    strategies: [main, thread(512KiB)]`: a YAML flow list or mapping on one line,
+    /// or, when wider than `style`'s width, broken after a comma with the lines after
+    /// the first under its first item (YAML reads a flow collection across lines when
+    /// they are indented past its key).
+    static func flowLines(_ opening: String, _ items: [String], _ closing: String, style: TerminalStyle) -> [String] {
+        let whole = opening + items.joined(separator: ", ") + closing
+        guard let width = style.width, whole.count > width else { return [whole] }
+        let indent = String(repeating: " ", count: opening.count)
+        var lines: [String] = []
+        var line = opening
+        for (index, item) in items.enumerated() {
+            let piece = item + (index == items.count - 1 ? closing : ",")
+            if line != opening, line.count + 1 + piece.count > width {
+                lines.append(line)
+                line = indent + piece
+            } else {
+                line += (line == opening ? "" : " ") + piece
+            }
+        }
+        return lines + [line]
     }
 
     /// `starved`, or `[completed, crashed]` where several may happen.

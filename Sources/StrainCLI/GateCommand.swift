@@ -70,8 +70,17 @@ struct GateCommand: ParsableCommand {
     @Flag(help: "Compare timings although the runs ran their trials differently: another --jobs (refused without it) or another --isolation (timings not judged without it).")
     var allowExecutionMismatch = false
 
-    @Option(parsing: .upToNextOption, help: "What to print: text, github (workflow commands, plus $GITHUB_STEP_SUMMARY).")
-    var format: [GateFormat] = [.text]
+    @Option(parsing: .upToNextOption, help: "What to print: text (the default), github (workflow commands, plus $GITHUB_STEP_SUMMARY); both: --format text github.")
+    var format: [GateFormat] = []
+
+    @Flag(help: "For GitHub Actions, as `strain run --github`: the same as --format github (with --format text, both).")
+    var github = false
+
+    /// What to print: `--format`'s list with `--github`'s `github` added, text when neither says.
+    var formats: [GateFormat] {
+        let chosen = format + (github && !format.contains(.github) ? [.github] : [])
+        return chosen.isEmpty ? [.text] : chosen
+    }
 
     @Option(help: "Where to write gate.json, gate.md, gate.html and junit.xml (and the interleaved runs).")
     var out: String?
@@ -139,10 +148,10 @@ struct GateCommand: ParsableCommand {
         try writeOutput(Data(report.renderMarkdown().utf8), to: (directory as NSString).appendingPathComponent("gate.md"))
         try writeOutput(Data(report.renderJUnit().utf8), to: (directory as NSString).appendingPathComponent("junit.xml"))
         try writeOutput(Data(report.renderHTML().utf8), to: (directory as NSString).appendingPathComponent("gate.html"))
-        for format in format {
+        for format in formats {
             switch format {
             // Every name, message and symbol from the two records on one line (`OneLine.copy`).
-            case .text: print(TerminalReport.safe(OneLine.copy(report).renderText(directory: directory)))
+            case .text: print(Self.terminalText(OneLine.copy(report).renderText(directory: directory)))
             case .github:
                 print(report.renderGitHub(), terminator: "")
                 if let summary = ProcessInfo.processInfo.environment["GITHUB_STEP_SUMMARY"], !summary.isEmpty {
@@ -152,7 +161,15 @@ struct GateCommand: ParsableCommand {
                 }
             }
         }
-        print("Wrote \(directory)/gate.json, gate.md, gate.html and junit.xml, and each side's run as baseline/report.html and candidate/report.html")
+        print(Self.terminalText("Wrote \(directory)/gate.json, gate.md, gate.html and junit.xml, and each side's run as baseline/report.html and candidate/report.html"))
+    }
+
+    /// `text` as the terminal shows it: each line fitted to the window between words, the
+    /// way `run`'s report is (``TerminalReport/fit(_:)``: at a terminal, or to the width
+    /// COLUMNS gives; a pipe without COLUMNS gets the lines whole), a long reason wrapped
+    /// under its row; then made safe for a terminal and a CI log.
+    static func terminalText(_ text: String) -> String {
+        TerminalReport.safe(RunCommand.terminalReport().fit(text))
     }
 
     func runCalibration(rerun: String) throws(GateError) {
@@ -170,7 +187,7 @@ struct GateCommand: ParsableCommand {
             throw GateError(.input, "\(rerun) shares no completed timing row with baseline \(file.name); a calibration needs a rerun of the same suite")
         }
         try location.store.replace(file, with: calibrated)
-        print("Calibrated baseline \(file.name) from \(rerun): \(rows) timing row-metrics, \(counted(calibrated.calibrationRuns ?? 1, "A/A run")) so far")
+        print(Self.terminalText("Calibrated baseline \(file.name) from \(rerun): \(rows) timing row-metrics, \(counted(calibrated.calibrationRuns ?? 1, "A/A run")) so far"))
     }
 }
 
@@ -274,7 +291,7 @@ struct InterleavedGate {
         let timed = Self.uncountedScenarios(baseline).union(Self.uncountedScenarios(candidate))
         let schedule = GateSchedule(counted: true, together: together, repetitions: repetitions, timedScenarios: timed.sorted())
         guard !timed.isEmpty else { return (baseline, candidate, schedule) }
-        print("not countable, so timed in interleaved rounds: \(timed.sorted().joined(separator: ", "))")
+        print(GateCommand.terminalText("not countable, so timed in interleaved rounds: \(timed.sorted().joined(separator: ", "))"))
         let rounds = try interleaved(started: started, filters: timed.sorted().map { "scenario=\($0)" }, prefix: "timed-")
         return (Self.replacing(timed, in: baseline, with: rounds.baseline), Self.replacing(timed, in: candidate, with: rounds.candidate), schedule)
     }

@@ -111,14 +111,31 @@ public enum StrainCommand {
             var message = Strain.fullMessage(for: error)
             let code = Strain.exitCode(for: error)
             if code == .success {
-                print(message)
+                print(Self.withExitCodesLast(message))
                 exit(StrainExitCode.success)
             }
-            if let hint = CommandSuggestion.forUnknownOption(in: message, arguments: arguments) { message += "\n" + hint }
-            writeStandardError(message)
+            // argument-parser's suggestion, when it made one, is the hint: said once.
+            if !message.contains("Did you mean"), let hint = CommandSuggestion.forUnknownOption(in: message, arguments: arguments) { message += "\n" + hint }
+            writeStandardError(Self.lowercasedErrorPrefix(message))
             // `strain exec` exits with its program's status, so its own usage errors take 125, as env(1)'s do.
             exit(arguments.first == "exec" ? ExecError.Code.setup.rawValue : StrainExitCode.inputError)
         }
+    }
+}
+
+extension StrainCommand {
+    /// `strain --help` (and `strain help`) with the exit-code table after the commands:
+    /// argument-parser prints a command's discussion before its USAGE, and a reader
+    /// looks for the usage and the commands first. Any other help is as argument-parser wrote it.
+    static func withExitCodesLast(_ help: String) -> String {
+        guard help.contains("USAGE: strain <subcommand>\n") else { return help }
+        return help.trimmingCharacters(in: .newlines) + "\n\n" + ExitCodeContract.help(for: .all)
+    }
+
+    /// argument-parser's `Error: …` as `error: …`, the way Strain's own messages (and
+    /// swift, cargo and git) begin, so every error a user meets reads alike.
+    static func lowercasedErrorPrefix(_ message: String) -> String {
+        message.hasPrefix("Error: ") ? "error: " + message.dropFirst("Error: ".count) : message
     }
 }
 
@@ -168,7 +185,7 @@ struct Strain: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strain",
         abstract: "Stress-test Swift concurrency: stack exhaustion, starvation and their costs, per strategy.",
-        discussion: ExitCodeContract.help(for: .all),
+        discussion: "",
         version: "strain \(StrainVersion.current)",
         subcommands: [RunCommand.self, BisectCommand.self, ReportCommand.self, ListCommand.self, ExplainCommand.self, BaselineCommand.self, CompareCommand.self, GateCommand.self, MergeCommand.self, ExecCommand.self, DumpCommand.self],
         defaultSubcommand: RunCommand.self

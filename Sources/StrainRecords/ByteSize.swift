@@ -25,6 +25,24 @@ public enum ByteSize {
         return "\(bytes)B"
     }
 
+    /// `an 8 MiB`, `a 512 KiB`, `an 11 KiB`, `a 1.5 MiB`: a size as a sentence reads it
+    /// (`on an 8 MiB stack`), ``format(_:)``'s number with the unit set apart and the
+    /// article the number is spoken with.
+    public static func spoken(_ bytes: Int) -> String {
+        let text = format(bytes)
+        let number = String(text.prefix { $0.isNumber || $0 == "." })
+        return "\(article(for: number)) \(number) \(text.dropFirst(number.count))"
+    }
+
+    /// `an` for a number spoken with a vowel sound first (eight, eleven, eighteen,
+    /// eighty-…, eight hundred, eleven thousand), else `a`: from its leading group of digits.
+    public static func article(for number: String) -> String {
+        let whole = number.prefix { $0.isNumber }
+        guard !whole.isEmpty else { return "a" }
+        let leading = whole.prefix(whole.count % 3 == 0 ? 3 : whole.count % 3)
+        return leading.first == "8" || leading == "11" || leading == "18" ? "an" : "a"
+    }
+
     /// `512KiB`, `8MiB`, `1.5MiB`, `100B`: the shortest exact form, else one decimal (for reading, not parsing).
     public static func format(_ bytes: Int) -> String {
         let units: [(String, Int)] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)]

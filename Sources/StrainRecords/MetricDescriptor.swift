@@ -49,17 +49,30 @@ public struct MetricDescriptor: Codable, Hashable, Sendable {
         }
 
         /// A count of allocations as every report and the gate write it: `12.4 k allocs`,
-        /// `3.1 M allocs`, `842 allocs`.
+        /// `3.1 M allocs`, `1,253 allocs`, `842 allocs`.
         public static func allocations(_ count: Double) -> String {
             let sign = count < 0 ? "-" : ""
             let value = abs(count)
             if value >= 1e6 { return String(format: "%@%.1f M allocs", sign, value / 1e6) }
             if value >= 1e4 { return String(format: "%@%.1f k allocs", sign, value / 1e3) }
-            return String(format: "%@%.0f allocs", sign, value)
+            return "\(sign)\(grouped(value)) allocs"
+        }
+
+        /// `1,253`: a whole count in groups of three digits, as every count Strain prints
+        /// (`3,814 frames`, `+7,420 allocs a trial`) is written.
+        public static func grouped(_ value: Double) -> String {
+            guard let whole = Int(exactly: value.rounded()) else { return String(format: "%.0f", value) }
+            let digits = Array(String(whole.magnitude))
+            var out = ""
+            for (index, digit) in digits.enumerated() {
+                if index > 0, (digits.count - index) % 3 == 0 { out.append(",") }
+                out.append(digit)
+            }
+            return (whole < 0 ? "-" : "") + out
         }
 
         /// A count of instructions as every report and the gate write it: `3.1 M instr`,
-        /// `842 k instr`, `12.4 k instr`, `950 instr`; with `signed`, a change: `+20.8 M instr`.
+        /// `842 k instr`, `12.4 k instr`, `9,500 instr`; with `signed`, a change: `+20.8 M instr`.
         /// Millions keep one decimal however large (`1040.0 M instr`), so two counts the
         /// gate compares at a 0.2 % tolerance still read apart.
         public static func instructions(_ count: Double, signed: Bool = false) -> String {
@@ -68,7 +81,7 @@ public struct MetricDescriptor: Codable, Hashable, Sendable {
             if value >= 1e6 { return String(format: "%@%.1f M instr", sign, value / 1e6) }
             if value >= 1e5 { return String(format: "%@%.0f k instr", sign, value / 1e3) }
             if value >= 1e4 { return String(format: "%@%.1f k instr", sign, value / 1e3) }
-            return String(format: "%@%.0f instr", sign, value)
+            return "\(sign)\(grouped(value)) instr"
         }
 
         /// The unit as a column, a chart or a label names it: `s`, `ns`, `bytes`, `count`, `/s`, `ratio`, `allocs`, `instr`.

@@ -53,7 +53,9 @@ package enum OutcomeAdvice {
                 return "The parent killed it\(deadline), with no thread dump. If it hangs, a stall: shorter than the timeout: lets the watchdog "
                     + "dump every thread and name the wait; if it is only slow, raise the run's timeout:."
             }
-            return "The parent killed it\(deadline) while \(waiting): if that wait never ends, fix it there; if the work is only slow, raise the run's timeout:."
+            // A thread that was running is in a loop or slow work, not a wait.
+            let what = waiting.contains(" was running") || waiting.contains(" were running") ? "that work" : "that wait"
+            return "The parent killed it\(deadline) while \(waiting): if \(what) never ends, fix it there; if the work is only slow, raise the run's timeout:."
         case .harnessError:
             let message = outcome.message.map { " (\(Self.quote($0)))" } ?? ""
             return "Strain itself failed\(message), not the code under test: run it again, and if it repeats, report it with run.json."
@@ -109,6 +111,17 @@ package enum OutcomeAdvice {
         let held = cycle.links.map { $0.holding ?? "?" }
         let waited = cycle.links.map(\.waitsFor)
         let queues = (held + waited).contains { $0.localizedCaseInsensitiveContains("queue") } || syncs
+        // A cycle of one thread: it waits for what it holds itself, a re-entry, not an order.
+        if Set(cycle.links.map(\.tid)).count == 1 {
+            let resource = waited[0]
+            if queues {
+                return "The work syncs onto \(resource) while already running on it, so the sync waits for itself: "
+                    + "do the work directly when already on that queue, or make the sync async."
+            }
+            return "One thread re-entered \(resource) while holding it; \(resource) is not recursive, so the thread waits for itself: "
+                + "restructure so the locked region does not call back into code that takes \(resource) (split out a variant that expects it held), "
+                + "or use a recursive lock (NSRecursiveLock) if re-entry is meant."
+        }
         if queues {
             let ring = (held + [held[0]]).joined(separator: " → ")
             return "Each queue's work syncs onto the next while the next waits for it (\(ring)): make the sync onto "
@@ -119,11 +132,18 @@ package enum OutcomeAdvice {
             + "(always \(held.sorted().first ?? "the first") first), or hold only one at a time."
     }
 
-    /// `2 threads wait in futex wait ← closure #1 in lockOrderDeadlock() ← …`: the dump's group of
-    /// threads that held the work, else its largest, as advice names it.
+    /// `2 threads waited in futex wait ← closure #1 in lockOrderDeadlock() ← …`, or `1 thread was
+    /// running in static FaultScenario.fail…` for busy threads: the dump's group of threads
+    /// that held the work, else its largest, as advice names it.
     static func topGroup(_ trial: TrialRecord) -> String? {
         guard let groups = trial.dump?.groups, let group = groups.first(where: \.inWork) ?? groups.first else { return nil }
-        return "\(group.count) thread\(group.count == 1 ? "" : "s") waited in \(group.summary)"
+        let threads = "\(group.count) thread\(group.count == 1 ? "" : "s")"
+        // A busy thread is not waiting: its summary starts with `running`, not a wait.
+        if group.summary == "running" { return "\(threads) \(group.count == 1 ? "was" : "were") running" }
+        if group.summary.hasPrefix("running ← ") {
+            return "\(threads) \(group.count == 1 ? "was" : "were") running in \(group.summary.dropFirst("running ← ".count))"
+        }
+        return "\(threads) waited in \(group.summary)"
     }
 
     /// A message from the record as it is quoted in advice: one line, at most 200 characters.

@@ -74,12 +74,12 @@ package enum TraceText {
         let memoryFault = trace.signal == SIGSEGV || trace.signal == SIGBUS
         if memoryFault { text += " at \(String(format: "0x%llx", trace.faultAddress))" }
         if !memoryFault {
-            if let size = trace.stackSizeBytes { text += " on a \(ByteSize.format(size)) stack" }
+            if let size = trace.stackSizeBytes { text += " on \(ByteSize.spoken(size)) stack" }
         } else if trace.stackLow != nil, (trace.faultBelowStackBytes?.magnitude ?? .max) > 64 << 20 {
             text += ", far from the thread's stack"
         } else if let below = trace.faultBelowStackBytes, let size = trace.stackSizeBytes {
             let place = below >= 0 ? "\(Format.bytes(Double(below))) below" : "\(Format.bytes(Double(-below))) above"
-            text += ", \(place) the low end of a \(ByteSize.format(size)) stack"
+            text += ", \(place) the low end of \(ByteSize.spoken(size)) stack"
         } else if trace.stackLow == nil {
             text += " (thread not prepared by the harness: stack bounds unknown)"
         }

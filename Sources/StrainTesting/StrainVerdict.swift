@@ -72,18 +72,18 @@ public struct StrainVerdict: Sendable, CustomStringConvertible {
         let size = large.metrics.stackSizeBytes ?? large.strategy.chosenStackBytes ?? 0
         if large.outcome.kind == .completed {
             let needed = large.metrics.stackHighWaterBytes.map { ", using \(ByteSize.format($0))" } ?? ""
-            return "deep but finite: it completes on a \(ByteSize.format(size)) stack\(needed)"
+            return "deep but finite: it completes on \(ByteSize.spoken(size)) stack\(needed)"
         }
         if large.outcome.kind == .stackOverflow {
-            return "unbounded: it overflows a \(ByteSize.format(size)) stack too"
+            return "unbounded: it overflows \(ByteSize.spoken(size)) stack too"
         }
-        return "on a \(ByteSize.format(size)) stack it ended \(large.outcome.kind.rawValue)"
+        return "on \(ByteSize.spoken(size)) stack it ended \(large.outcome.kind.rawValue)"
     }
 
     /// The fault's lines: the signal, the recursion's period, the entry frame.
     static func describe(_ trace: FaultTrace) -> [String] {
-        var lines = ["\(trace.signalName) at \(String(format: "0x%llx", trace.faultAddress)); \(trace.totalFrames) frames"
-            + (trace.stackSizeBytes.map { " on a \(ByteSize.format($0)) stack" } ?? "")]
+        var lines = ["\(trace.signalName) at \(String(format: "0x%llx", trace.faultAddress)); \(MetricDescriptor.Unit.grouped(Double(trace.totalFrames))) frames"
+            + (trace.stackSizeBytes.map { " on \(ByteSize.spoken($0)) stack" } ?? "")]
         if let cycle = trace.cycle {
             let shown = cycle.frames.prefix(4).map(\.displayName).joined(separator: " ← ")
             let period = shown + (cycle.frames.count > 4 ? " ← … (\(cycle.frames.count - 4) more in run.json)" : "")

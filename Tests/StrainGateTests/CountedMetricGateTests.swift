@@ -31,7 +31,7 @@ struct CountedMetricGateTests {
         #expect(allocations.verdict == .regressed, "\(allocations)")
         #expect(allocations.noise == .counted)
         #expect(allocations.grewAt == ["OrderModel.swift:42 (Order.init(from:)) +1,000 allocs a trial"], "\(allocations.grewAt ?? [])")
-        #expect(allocations.reason.hasPrefix("1020 allocs → 2020 allocs a trial, beyond the tolerance 16 allocs"), "\(allocations.reason)")
+        #expect(allocations.reason.hasPrefix("1,020 allocs → 2,020 allocs a trial, beyond the tolerance 16 allocs"), "\(allocations.reason)")
         #expect(report.rows[0].verdict == .regressed)
         #expect(report.exitCode == 1)
         // Counted rows come first, before the timings, in every output.

@@ -148,3 +148,61 @@ import Testing
         }
     }
 }
+
+/// A wait cycle of one thread is a re-entry, not a lock order; a busy thread is running, not waiting.
+extension OutcomeAdviceTests {
+    @Test func aThreadThatReentersItsOwnLockIsToldToNotReenterOrUseARecursiveLock() {
+        var trial = Self.trial(.deadlocked, index: 0)
+        trial.dump?.waitCycle = WaitCycle(description: "thread 7 holds the guard and waits for the guard, which only it can release",
+                                          links: [WaitLink(tid: 7, holding: "the guard", waitsFor: "the guard")])
+        let advice = OutcomeAdvice.text(for: trial)
+        #expect(!advice.contains("opposite orders"), "\(advice)")
+        #expect(advice.contains("re-entered the guard while holding it"), "\(advice)")
+        #expect(advice.contains("does not call back into code that takes the guard") && advice.contains("recursive lock (NSRecursiveLock)"), "\(advice)")
+
+        trial.dump?.waitCycle = WaitCycle(description: "thread 7 runs on queue strain.q and syncs onto it",
+                                          links: [WaitLink(tid: 7, holding: "queue strain.q", waitsFor: "queue strain.q")])
+        let queue = OutcomeAdvice.text(for: trial)
+        #expect(queue.contains("syncs onto queue strain.q while already running on it"), "\(queue)")
+        #expect(!queue.contains("→"), "no ring of one queue: \(queue)")
+    }
+
+    @Test func aTimeoutWhileAThreadRanSaysItWasRunningNotWaiting() {
+        var trial = Self.trial(.timedOut, index: 0)
+        let thread = DumpedThread(tid: 9, name: "worker", state: "R", wait: nil, viaPtrace: false)
+        trial.dump = ThreadDump(method: "signal", threadCount: 1,
+                                groups: [ThreadGroup(count: 1, summary: "running ← static FaultScenario.fail(_:) ← …", inWork: true, threads: [thread], frames: [])],
+                                waitCycle: nil, unreached: [], dumpNanoseconds: 1_000)
+        let advice = OutcomeAdvice.text(for: trial)
+        #expect(advice.contains("while 1 thread was running in static FaultScenario.fail(_:) ← …:"), "\(advice)")
+        #expect(!advice.contains("waited in running"), "\(advice)")
+        // A waiting thread still waited.
+        trial.dump?.groups = [ThreadGroup(count: 2, summary: "futex wait ← f()", inWork: true, threads: [thread, thread], frames: [])]
+        #expect(OutcomeAdvice.text(for: trial).contains("while 2 threads waited in futex wait ← f():"))
+    }
+}
+
+/// The built-in reentrant-guard scenario for real: its advice, in every view, is about re-entry.
+@Suite(.timeLimit(.minutes(10))) struct ReentryAdviceEndToEndTests {
+    @Test func theReentrantGuardsDeadlockIsAdvisedAsAReentryInEveryView() async throws {
+        let (result, run, out) = try await StrainBinary.runSuite("""
+            name: reentry
+            runs:
+              - scenario: reentrant-guard
+                strategies: [thread(512KiB)]
+                stall: 500ms
+            """, timeout: 120)
+        defer { try? FileManager.default.removeItem(atPath: (out as NSString).deletingLastPathComponent) }
+        #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
+        let record = try #require(run)
+        #expect(record.trials.map(\.outcome.kind) == [.deadlocked], "\(record.trials.map(\.outcome))")
+        let summary = try String(contentsOfFile: out + "/summary.md", encoding: .utf8)
+        let page = try String(contentsOfFile: out + "/report.html", encoding: .utf8)
+        // A stall's advice stands with the stall (report.html lists it under Stalls).
+        for (name, answer) in [("terminal", result.stdout), ("summary.md", summary), ("report.html", page)] {
+            #expect(!answer.contains("opposite orders"), "\(name):\n\(answer.prefix(2000))")
+            #expect(answer.contains("One thread re-entered the guard while holding it"), "\(name):\n\(answer.prefix(3000))")
+            #expect(answer.contains("recursive lock (NSRecursiveLock)"), "\(name):\n\(answer.prefix(3000))")
+        }
+    }
+}

@@ -93,7 +93,7 @@ import Testing
         #expect(text.contains("stackOverflow on thread(512KiB) (linux profile, debug build)"), "\(text)")
         #expect(text.contains("recursion: a cycle of") && text.contains("parseList"), "\(text)")
         #expect(text.contains("entered the recursion: ") && text.contains("Nesting.swift:"), "the entry frame with its file:line: \(text)")
-        #expect(text.contains("deep but finite: it completes on a 64MiB stack"), "\(text)")
+        #expect(text.contains("deep but finite: it completes on a 64 MiB stack"), "\(text)")
         // The fixture asks for the StrainTestingReports trait: report.html beside run.json.
         #expect(text.contains("Attached 'run.json'") && text.contains("Attached 'report.html'"), "\(text)")
     }
@@ -102,9 +102,9 @@ import Testing
         let run = try await Self.run.value()
         let text = run.lines(of: "failsOnPurposeARecursionWithoutEndOverflowsAnyStack")
         #expect(text.contains("stackOverflow on gcd-global (ios profile"), "\(text)")
-        #expect(text.contains("on a 512KiB stack"), "the profile reached the GCD worker: \(text)")
+        #expect(text.contains("on a 512 KiB stack"), "the profile reached the GCD worker: \(text)")
         #expect(text.contains("countForever"), "\(text)")
-        #expect(text.contains("unbounded: it overflows a 64MiB stack too"), "\(text)")
+        #expect(text.contains("unbounded: it overflows a 64 MiB stack too"), "\(text)")
     }
 
     @Test func anAllocationBudgetFailsOnAnExtraAllocationPerElementNamingTheSite() async throws {

@@ -43,7 +43,8 @@ extension GateReport {
         }
         let inconclusive = rows.filter { $0.verdict == .inconclusive }.count
         if inconclusive > 0 {
-            let why = reasons.sorted { $0.value > $1.value }.map { "\($0.value) \($0.key)" }.joined(separator: "; ")
+            // The most frequent reason first, ties by name: the same line every time.
+            let why = reasons.sorted { $0.value == $1.value ? $0.key < $1.key : $0.value > $1.value }.map { "\($0.value) \($0.key)" }.joined(separator: "; ")
             // The floor says something only to rows that are below it.
             let advice = reasons["too few repetitions"] != nil ? "; a timing row can fail only with ≥ \(requiredRepetitions) repetitions per side here" : ""
             lines.append("  \(inconclusive) row\(inconclusive == 1 ? "" : "s") inconclusive (\(why))\(advice)")

@@ -12,7 +12,7 @@ enum BisectExplanation {
         switch (search.verdict, search.question) {
         case (.boundary, .stack):
             let pass = search.passing!, fail = search.failing!
-            return "Needs a \(ByteSize.exact(pass)) stack: completes on thread(\(ByteSize.exact(pass))) in \(tally(pass)) repetitions and fails on thread(\(ByteSize.exact(fail))) in all \(results[fail]?.count ?? 0)\(failure)."
+            return "Needs \(ByteSize.article(for: ByteSize.exact(pass))) \(ByteSize.exact(pass)) stack: completes on thread(\(ByteSize.exact(pass))) in \(tally(pass)) repetitions and fails on thread(\(ByteSize.exact(fail))) in all \(results[fail]?.count ?? 0)\(failure)."
         case (.boundary, .parameter):
             let pass = search.passing!, fail = search.failing!
             var sentence = "On \(search.strategy) (\(search.profile)), \(search.parameter!) completes up to \(grouped(pass)) (\(tally(pass)) repetitions) and fails at \(grouped(fail)) in all \(results[fail]?.count ?? 0)\(failure)."

@@ -1,0 +1,186 @@
+import Foundation
+import StrainRecords
+import StrainCLI
+import StrainKit
+import StrainReports
+import StrainScenarios
+import StrainSuite
+import StrainText
+import Testing
+
+/// How many times each word of `text` occurs (white space between words).
+private func wordCounts(_ text: String) -> [Substring: Int] {
+    text.split(whereSeparator: \.isWhitespace).reduce(into: [:]) { $0[$1, default: 0] += 1 }
+}
+
+/// Lines of `text` wider than `columns`.
+private func wide(_ text: String, _ columns: Int = 80) -> [String] {
+    text.components(separatedBy: "\n").filter { $0.count > columns }
+}
+
+/// Lines of `text` wider than `columns` that have a space to break at: a single word
+/// longer than a line (a record's absolute path) stays whole, never cut.
+private func breakable(_ text: String, _ columns: Int = 80) -> [String] {
+    wide(text, columns).filter { $0.split(separator: " ").count > 1 }
+}
+
+/// `strain gate`'s terminal summary in an 80-column window: fitted between words as
+/// `strain run`'s report is, a long reason wrapped under its row, no word cut.
+@Suite(.serialized, .timeLimit(.minutes(10))) struct GateWidthTests {
+    @Test func aGateAtEightyColumnsFitsEveryLineAndSplitsNoWord() async throws {
+        let fixture = try await ChangedRuns.make()
+        defer { try? FileManager.default.removeItem(atPath: fixture.folder) }
+        // Relative paths, so that no path alone is wider than the window.
+        let arguments = ["gate", "b", "--baseline", "base", "--baselines", "baselines"]
+        let whole = try await CommandRun.run(arguments + ["--out", "whole"], in: fixture.folder, removing: ["COLUMNS"])
+        #expect(whole.status == 3, "\(whole.stdout)\(whole.stderr)")
+        #expect(!breakable(whole.stdout).isEmpty, "the gate has lines to fit:\n\(whole.stdout)")
+
+        let piped = try await CommandRun.run(arguments + ["--out", "whole"], in: fixture.folder, environment: ["COLUMNS": "80"])
+        #expect(piped.status == 3, "\(piped.stdout)\(piped.stderr)")
+        #expect(breakable(piped.stdout).isEmpty, "every line fits 80 columns:\n\(breakable(piped.stdout).joined(separator: "\n"))")
+        #expect(wordCounts(piped.stdout) == wordCounts(whole.stdout), "the same words, none cut:\n\(piped.stdout)")
+        // A reason wrapped under its row: its lines after the first indented past the row's.
+        let lines = piped.stdout.components(separatedBy: "\n")
+        let outcome = try #require(lines.firstIndex { $0.hasPrefix("      outcome: ") }, "\(piped.stdout)")
+        #expect(lines[outcome + 1].hasPrefix("          "), "the reason goes on under its row:\n\(piped.stdout)")
+
+        // On an 80-column terminal the same.
+        let shown = try await CommandRun.run(arguments + ["--out", "whole"], in: fixture.folder, environment: ["COLUMNS": "80"], terminal: true)
+        #expect(shown.status == 3, "\(shown.stdout)")
+        let drawn = shown.stdout.replacing(/\u{1B}\[[0-9;]*[mK]/, with: "").replacingOccurrences(of: "\r\n", with: "\n")
+        #expect(breakable(drawn).isEmpty, "every line fits an 80-column terminal:\n\(breakable(drawn).joined(separator: "\n"))")
+        #expect(wordCounts(drawn) == wordCounts(whole.stdout), "the same words, none cut:\n\(drawn)")
+    }
+
+    @Test func gateGitHubIsTheSameAsFormatGitHubAsRunSpellsIt() async throws {
+        let fixture = try await ChangedRuns.make()
+        defer { try? FileManager.default.removeItem(atPath: fixture.folder) }
+        let arguments = ["gate", "b", "--baseline", "base", "--baselines", "baselines", "--out", "gate"]
+        let format = try await CommandRun.run(arguments + ["--format", "github"], in: fixture.folder, removing: ["COLUMNS", "GITHUB_STEP_SUMMARY"])
+        let flag = try await CommandRun.run(arguments + ["--github"], in: fixture.folder, removing: ["COLUMNS", "GITHUB_STEP_SUMMARY"])
+        #expect(format.status == 3 && flag.status == 3, "\(flag.stdout)\(flag.stderr)")
+        #expect(flag.stdout == format.stdout, "--github prints what --format github does:\n\(flag.stdout)\n---\n\(format.stdout)")
+        #expect(flag.stdout.hasPrefix("::error "), "\(flag.stdout)")
+        // With --format text, both: the summary, then the annotations.
+        let both = try await CommandRun.run(arguments + ["--format", "text", "--github"], in: fixture.folder, removing: ["COLUMNS", "GITHUB_STEP_SUMMARY"])
+        #expect(both.status == 3, "\(both.stderr)")
+        let summary = try #require(both.stdout.range(of: "Gate (cross-run"), "\(both.stdout)")
+        let annotation = try #require(both.stdout.range(of: "::error "), "\(both.stdout)")
+        #expect(summary.lowerBound < annotation.lowerBound, "\(both.stdout)")
+        let help = try await StrainBinary.run(["gate", "--help"])
+        #expect(help.stdout.contains("--github"), "gate's help names --github:\n\(help.stdout)")
+    }
+}
+
+/// `strain explain NAME` at 80 columns: its prose broken between words, its starter
+/// suite's long flow lists broken where YAML reads them the same.
+@Suite(.timeLimit(.minutes(10))) struct ExplainWidthTests {
+    @Test func everyExplanationFitsEightyColumnsSplitsNoWordAndItsSuiteReadsTheSame() async throws {
+        let names = ScenarioCatalog.builtIn.names
+        #expect(names.count == 17)
+        var fitted = 0
+        for name in names {
+            let whole = try await StrainBinary.run(["explain", name], environment: ["COLUMNS": "1000"])
+            #expect(whole.status == 0, "\(name): \(whole.stderr)")
+            if !wide(whole.stdout).isEmpty { fitted += 1 }
+            // At COLUMNS=80, and in a pipe without COLUMNS (as `strain list`: 80).
+            for columns in ["80", nil] {
+                let result = try await CommandRun.run(["explain", name], in: FileManager.default.temporaryDirectory.path,
+                                                      environment: columns.map { ["COLUMNS": $0] } ?? [:], removing: columns == nil ? ["COLUMNS"] : [])
+                #expect(result.status == 0, "\(name): \(result.stderr)")
+                #expect(wide(result.stdout).isEmpty, "\(name), COLUMNS=\(columns ?? "unset"): lines over 80:\n\(wide(result.stdout).joined(separator: "\n"))")
+                #expect(wordCounts(result.stdout) == wordCounts(whole.stdout), "\(name): the same words, none cut:\n\(result.stdout)")
+                let marker = "A suite to start from (it passes as it is):\n\n"
+                let suite = try #require(result.stdout.components(separatedBy: marker).dropFirst().first, "\(name): \(result.stdout)")
+                let wholeSuite = try #require(whole.stdout.components(separatedBy: marker).dropFirst().first)
+                // The same runs, parameters, strategies and expectations; only the text (its hash)
+                // and the lines the runs start on differ.
+                func read(_ text: String) throws -> ResolvedSuite {
+                    var resolved = try SuiteParser(catalog: .builtIn).parse(text, path: "s.yaml").resolved
+                    resolved.textHash = nil
+                    for index in resolved.runs.indices { resolved.runs[index].line = nil }
+                    return resolved
+                }
+                #expect(try read(suite) == read(wholeSuite), "\(name): the fitted suite reads as the whole one:\n\(suite)")
+            }
+        }
+        #expect(fitted >= 5, "explanations with lines to fit: \(fitted)")
+    }
+}
+
+/// What `strain` says about a mistake on its command line: once, and in one casing.
+@Suite(.timeLimit(.minutes(10))) struct CommandLineErrorTests {
+    @Test func anOptionTypoGetsItsHintOnce() async throws {
+        for (arguments, hint) in [(["run", "--formt", "json"], "'--format'"), (["gate", "--repetition", "3"], "'--repetitions'")] {
+            let result = try await StrainBinary.run(arguments)
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.components(separatedBy: "Did you mean").count - 1 == 1, "\(arguments): one hint:\n\(result.stderr)")
+            #expect(result.stderr.contains("Did you mean \(hint)?"), "\(arguments): \(result.stderr)")
+        }
+    }
+
+    @Test func argumentParsersErrorsSayErrorAsStrainsOwnDo() async throws {
+        let cases: [([String], String)] = [
+            (["run", "--jobs", "0"], "error: --jobs 0 is out of range"),
+            (["run", "--formt", "json"], "error: Unknown option '--formt'"),
+            (["gate", "--format", "githb"], "error: The value 'githb' is invalid"),
+            (["explain"], "error: Missing expected argument"),
+        ]
+        for (arguments, start) in cases {
+            let result = try await StrainBinary.run(arguments)
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.hasPrefix(start), "\(arguments): \(result.stderr)")
+            #expect(!result.stderr.contains("Error:"), "\(arguments): \(result.stderr)")
+        }
+    }
+}
+
+/// `strain --help`: the usage and the commands first, the exit codes after them.
+@Suite(.timeLimit(.minutes(10))) struct HelpOrderTests {
+    @Test func theRootHelpShowsUsageAndCommandsBeforeTheExitCodes() async throws {
+        for arguments in [["--help"], ["help"]] {
+            let help = try await StrainBinary.run(arguments, environment: ["COLUMNS": "80"])
+            #expect(help.status == 0, "\(help.stderr)")
+            let text = help.stdout
+            let usage = try #require(text.range(of: "USAGE: strain"), "\(text)")
+            let commands = try #require(text.range(of: "SUBCOMMANDS:"), "\(text)")
+            let codes = try #require(text.range(of: "Exit codes ("), "\(text)")
+            #expect(usage.lowerBound < commands.lowerBound && commands.lowerBound < codes.lowerBound, "\(arguments): usage, commands, then exit codes:\n\(text)")
+            let lines = text.components(separatedBy: "\n")
+            #expect(lines.prefix(12).contains { $0.hasPrefix("USAGE: ") }, "the usage near the top:\n\(text)")
+            // No wrap puts `1.` at a line's start, where it reads as a numbered list.
+            let listed = lines.filter { $0.wholeMatch(of: /\s*\d+\.(\s.*)?/) != nil }
+            #expect(listed.isEmpty, "lines that read as a numbered list: \(listed)")
+            #expect(wide(text).isEmpty, "\(wide(text))")
+        }
+    }
+
+    @Test func wrappingKeepsANumberThatEndsASentenceWithTheWordBeforeIt() {
+        let note = ExitCodeContract.otherCommands.joined(separator: " ")
+        for width in 30...78 {
+            let pieces = TextTable.wrap(note, width: width)
+            #expect(!pieces.contains { $0.wholeMatch(of: /\d+\.(\s.*)?/) != nil }, "width \(width): \(pieces)")
+            #expect(pieces.allSatisfy { $0.count <= width || !$0.contains(" ") }, "width \(width): \(pieces)")
+        }
+    }
+}
+
+/// Numbers and sizes in the terminal: one grouping rule, and the article a size is read with.
+@Suite struct NumberFormatTests {
+    @Test func allocationAndInstructionCountsGroupTheirThousands() {
+        #expect(MetricDescriptor.Unit.allocations(1_253) == "1,253 allocs")
+        #expect(MetricDescriptor.Unit.allocations(842) == "842 allocs")
+        #expect(MetricDescriptor.Unit.allocations(-1_020) == "-1,020 allocs")
+        #expect(MetricDescriptor.Unit.allocations(34_200) == "34.2 k allocs")
+        #expect(MetricDescriptor.Unit.instructions(9_500) == "9,500 instr")
+    }
+
+    @Test func aStackSizeInATraceIsReadWithItsArticle() throws {
+        let text = TerminalReport(color: false).render(RunReport(try ReportTests.fixture()))
+        #expect(text.contains("SIGABRT on an 8.0 MiB stack"), "\(text)")
+        #expect(text.contains("the low end of a 512 KiB stack"), "\(text)")
+        let wrong = text.matches(of: /\ba 8[0-9.]*\s?[KMG]iB/).map { String($0.0) }
+        #expect(wrong.isEmpty, "\(wrong)")
+    }
+}
