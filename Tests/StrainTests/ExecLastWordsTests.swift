@@ -65,8 +65,9 @@ import Testing
         #expect(fatal.hasSuffix(": Fatal error: BUG DETECTED: wait() must not be called when on an EventLoop."), "\(words)")
         #expect(words.hasSuffix("- event loop associated to future: SelectableEventLoop { descriptor = 3 }"), "the whole message is kept: \(words)")
         let report = try await ProgramRun.run(StrainBinary.path, ["report", (out as NSString).appendingPathComponent("run.json"), "--format", "md", "--out", "-"])
-        #expect(report.stdout.contains("Reason: `\(fatal)`"), "\(report.stdout.prefix(1500))")
-        #expect(!report.stdout.contains("Reason: `- event loop"), "not the message's closing line: \(report.stdout.prefix(1500))")
+        // summary.md's trace line: `KEY: HEADLINE — `REASON``.
+        #expect(report.stdout.contains(" — `\(fatal)`"), "\(report.stdout.prefix(1500))")
+        #expect(!report.stdout.contains(" — `- event loop"), "not the message's closing line: \(report.stdout.prefix(1500))")
     }
 
     @Test func aForkedChildsNullDereferenceIsSymbolizedUnderItsOwnProcessInTheRecordAndTheReports() async throws {
@@ -261,7 +262,7 @@ import Testing
         #expect(trial.lastWords == reason, "\(String(describing: trial.lastWords))")
         #expect(under.stderr.contains("\nreason: \(reason)\n"), "\(under.stderr.suffix(900))")
         let report = try await ProgramRun.run(StrainBinary.path, ["report", (out as NSString).appendingPathComponent("run.json"), "--format", "md", "--out", "-"])
-        #expect(report.stdout.contains("Reason: `\(reason)`"), "\(report.stdout.prefix(1500))")
+        #expect(report.stdout.contains(" — `\(reason)`"), "summary.md's trace line: \(report.stdout.prefix(1500))")
     }
 
     @Test(.enabled(if: cxx != nil, "no c++ on PATH: install g++ (.ci/setup does) to check libstdc++'s terminate message"))
@@ -280,7 +281,7 @@ import Testing
         #expect(trial.lastWords == words, "\(String(describing: trial.lastWords))")
         #expect(under.stderr.contains("reason: \(words)"), "\(under.stderr.suffix(900))")
         let report = try await ProgramRun.run(StrainBinary.path, ["report", (out as NSString).appendingPathComponent("run.json"), "--format", "md", "--out", "-"])
-        #expect(report.stdout.contains("Reason: `terminate called after throwing an instance of 'std::runtime_error' what():  the widget count went negative`"),
+        #expect(report.stdout.contains(" — `terminate called after throwing an instance of 'std::runtime_error' what():  the widget count went negative`"),
                 "the report's one-line reason has both: \(report.stdout.prefix(1500))")
     }
 
@@ -296,8 +297,8 @@ import Testing
         #expect(under.stderr.contains("\nreason: \(fatal)\n"), "\(under.stderr.suffix(1500))")
         #expect(CrashReason.message(for: trial) == fatal, "\(String(describing: CrashReason.message(for: trial)))")
         let report = try await ProgramRun.run(StrainBinary.path, ["report", (out as NSString).appendingPathComponent("run.json"), "--format", "md", "--out", "-"])
-        #expect(report.stdout.contains("Reason: `\(fatal)`"), "\(report.stdout.prefix(2000))")
-        #expect(!report.stdout.contains("Reason: `- event loop"), "not the message's closing line: \(report.stdout.prefix(2000))")
+        #expect(report.stdout.contains(" — `\(fatal)`"), "\(report.stdout.prefix(2000))")
+        #expect(!report.stdout.contains(" — `- event loop"), "not the message's closing line: \(report.stdout.prefix(2000))")
     }
 
     @Test func theReasonLineIsPickedOutOfATail() {

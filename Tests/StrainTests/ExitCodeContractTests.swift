@@ -92,7 +92,8 @@ import Testing
         #expect(!page.contains("Exit codes ("), "a help's exit-code table is still in the page")
         let tableLine = try Regex(#"\n  (0|1|2|3|4|130|131|143) +[a-z`]"#)
         #expect(page.firstMatch(of: tableLine) == nil, "a pre-wrapped table row: \(page.firstMatch(of: tableLine).map { String(page[$0.range]) } ?? "")")
-        #expect(page.components(separatedBy: "\n.Sx \"EXIT STATUS\" .\n").count - 1 >= 3, "the root, run and gate point to EXIT STATUS")
+        // `run` and `gate` point there; the root's help prints its table after USAGE, outside the page's text.
+        #expect(page.components(separatedBy: "\n.Sx \"EXIT STATUS\" .\n").count - 1 >= 2, "run and gate point to EXIT STATUS")
         let file = try temporaryFolder() + "/strain.1"
         defer { try? FileManager.default.removeItem(atPath: (file as NSString).deletingLastPathComponent) }
         try page.write(toFile: file, atomically: true, encoding: .utf8)

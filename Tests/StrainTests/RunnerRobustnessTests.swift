@@ -353,8 +353,8 @@ import Testing
             #expect(result.status == 0, "\(format): \(result.stderr)")
             switch format {
             case "md":
-                // Rendered as the number it is, in the metrics table and the guard table.
-                #expect(result.stdout.contains("| NSLock gcd-global | 4,000 | ") && result.stdout.contains(" | 1e+300 | "), "\(result.stdout)")
+                // Rendered as the number it is in the guard table (summary.md leaves the scenarios'
+                // metric tables to report.html, checked below).
                 #expect(result.stdout.contains(" | 1e+300/4 | "), "the guard table's together column")
             case "html": #expect(result.stdout.contains("1e+300"))
             default: #expect(result.stdout.hasPrefix("<?xml"))
