@@ -394,17 +394,9 @@ package struct ExecSupervisor: Sendable {
     /// kernel freeing its memory) a few milliseconds of system time.
     static let ranOnCPUSeconds = 0.1
 
-    /// Process `pid`'s CPU time so far, its reaped children's included (`/proc/PID/stat`
-    /// utime, stime, cutime and cstime), as `wait4`'s usage counts it at the end; nil when gone.
+    /// Process `pid`'s CPU time so far in seconds, its reaped children's included; nil when gone.
     static func cpuSeconds(pid: Int32) -> Double? {
-        let stat = ProcFile.contents(of: "/proc/\(pid)/stat")
-        guard let close = stat.lastIndex(of: ")") else { return nil }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        // After the name: state is field 3, utime 14 … cstime 17.
-        guard fields.count > 14 else { return nil }
-        let ticks = fields[11...14].compactMap { UInt64($0) }
-        guard ticks.count == 4 else { return nil }
-        return Double(ticks.reduce(0, &+)) / Double(max(sysconf(Int32(_SC_CLK_TCK)), 1))
+        StallWatch.cpuTicks(pid: pid, reapedChildren: true).map { Double($0) / Double(max(sysconf(Int32(_SC_CLK_TCK)), 1)) }
     }
 
     /// User and system time of a `wait4` usage, in seconds.

@@ -170,13 +170,16 @@ struct StallWatch {
         return nil
     }
 
-    /// utime + stime of the whole process, in clock ticks (`/proc/PID/stat`).
-    static func cpuTicks(pid: Int32) -> Int? {
+    /// utime + stime of the whole process, in clock ticks (`/proc/PID/stat`); with
+    /// `reapedChildren`, cutime + cstime too (what `wait4`'s usage counts at the end).
+    static func cpuTicks(pid: Int32, reapedChildren: Bool = false) -> Int? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
               let close = text.lastIndex(of: ")") else { return nil }
         let fields = text[text.index(after: close)...].split(separator: " ")
-        // After the name: state is field 3 of stat, utime 14 and stime 15.
-        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
-        return user + system
+        // After the name: state is field 3 of stat, utime 14, stime 15, cutime 16, cstime 17.
+        let last = reapedChildren ? 14 : 12
+        guard fields.count > last else { return nil }
+        let ticks = fields[11...last].compactMap { Int($0) }
+        return ticks.count == last - 10 ? ticks.reduce(0, +) : nil
     }
 }
