@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
@@ -84,33 +83,96 @@ int strain_child_bind_to_parent(int expected_parent) {
     action.sa_flags = SA_ONSTACK;
     sigemptyset(&action.sa_mask);
     if (sigaction(STRAIN_PARENT_DEATH_SIGNAL, &action, NULL) != 0) return errno;
-    if (prctl(PR_SET_PDEATHSIG, STRAIN_PARENT_DEATH_SIGNAL) != 0) return errno;
-    // The runner may have died between the spawn and the prctl: then the child
-    // was already re-parented and the death signal will never come.
+    int status = prctl(PR_SET_PDEATHSIG, STRAIN_PARENT_DEATH_SIGNAL) == 0 ? 0 : errno;
+    // The runner may have died between the spawn and here: then the child was
+    // already re-parented and the death signal will never come. Checked whether or
+    // not the request was granted: a counted child under Valgrind (which refuses it)
+    // takes seconds to get here, and its runner may be gone by then.
     if (expected_parent > 0 && getppid() != expected_parent) {
         kill(0, SIGKILL);
         _exit(137);
     }
-    return 0;
+    return status;
+}
+
+// MARK: - Watchers that stand in for the parent-death signal under Valgrind
+
+// The start time (clock ticks since boot: field 22 of /proc/PID/stat) of a live,
+// non-zombie process `pid`; 0 when it is gone, a zombie, or unreadable. System calls
+// only, no stdio or malloc: a watcher is a fork of a process that may hold locks.
+static unsigned long long strain_process_start_time(int pid) {
+    char path[32] = "/proc/";
+    int at = 6;
+    char digits[12];
+    int count = 0;
+    for (unsigned value = (unsigned)pid; count == 0 || value > 0; value /= 10) digits[count++] = (char)('0' + value % 10);
+    while (count > 0) path[at++] = digits[--count];
+    memcpy(path + at, "/stat", 6);
+    int descriptor = (int)syscall(SYS_open, path, O_RDONLY | O_CLOEXEC, 0);
+    if (descriptor < 0) return 0;
+    char buffer[1024];
+    long length = syscall(SYS_read, descriptor, buffer, sizeof(buffer) - 1);
+    syscall(SYS_close, descriptor);
+    if (length <= 0) return 0;
+    buffer[length] = 0;
+    // The command name is in parentheses and may hold anything: fields follow the last ')'.
+    char *field = NULL;
+    for (long index = length - 1; index >= 0; index--) {
+        if (buffer[index] == ')') { field = buffer + index + 1; break; }
+    }
+    if (field == NULL) return 0;
+    // Field 3 (state) is the first after ')'; field 22 (starttime) the twentieth.
+    int number = 2;
+    unsigned long long start = 0;
+    for (char *cursor = field; *cursor != 0; cursor++) {
+        if (*cursor == ' ') { number++; continue; }
+        if (number == 3 && (*cursor == 'Z' || *cursor == 'X')) return 0;
+        if (number == 22) {
+            if (*cursor < '0' || *cursor > '9') break;
+            start = start * 10 + (unsigned long long)(*cursor - '0');
+        }
+        if (number > 22) break;
+    }
+    return start;
+}
+
+// Waits until `parent` (started at `start`) is gone, a zombie, or its pid taken by
+// another process; returns early, with 0, when `stay_while` (if nonzero) has ended.
+// Polls once a second: Valgrind (the only place these watchers run) does not know
+// pidfd_open, and its warning about it goes to the program's standard error, a pipe
+// whose reader is the runner, so after the runner's death that warning's SIGPIPE
+// killed the watcher and the trial it stood for ran on alone.
+static int strain_wait_for_runner(int parent, unsigned long long start, int stay_while) {
+    for (;;) {
+        if (start == 0 || strain_process_start_time(parent) != start) return 1;
+        if (stay_while > 0 && (kill(stay_while, 0) != 0 || getppid() != stay_while)) return 0;
+        sleep(1);
+    }
+}
+
+// A watcher writes nothing, but must not die of a write that Valgrind makes for it.
+static void strain_watcher_ignore_pipe_signal(void) {
+    struct sigaction ignore;
+    memset(&ignore, 0, sizeof(ignore));
+    ignore.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &ignore, NULL);
 }
 
 int strain_child_watch_parent_by_process(int parent) {
+    // Read before the fork: a runner already gone kills the child here and now.
+    unsigned long long start = strain_process_start_time(parent);
+    if (start == 0) {
+        kill(0, SIGKILL);
+        _exit(137);
+    }
     pid_t watcher = fork();
     if (watcher < 0) return errno;
     if (watcher > 0) return 0;
     // The watcher: system calls only (the child may hold locks the fork copied).
     // Every descriptor closed, so the runner's pipes see their end when the child's do.
+    strain_watcher_ignore_pipe_signal();
     for (int fd = 0; fd < 4096; fd++) close(fd);
-    long descriptor = -1;
-#ifdef SYS_pidfd_open
-    descriptor = syscall(SYS_pidfd_open, parent, 0);
-#endif
-    if (descriptor >= 0) {
-        struct pollfd entry = {.fd = (int)descriptor, .events = POLLIN, .revents = 0};
-        while (poll(&entry, 1, -1) < 0 && errno == EINTR) {}
-    } else {
-        while (kill(parent, 0) == 0) sleep(1);
-    }
+    strain_wait_for_runner(parent, start, 0);
     kill(0, SIGKILL);
     _exit(137);
 }
@@ -135,30 +197,14 @@ int strain_server_watch_runner(int parent, const char *folder) {
     base = base != NULL ? base + 1 : folder;
     int removes = base != NULL && strncmp(base, "strain-callgrind-", 17) == 0;
     pid_t server = getpid();
+    unsigned long long start = strain_process_start_time(parent);
     pid_t watcher = fork();
     if (watcher < 0) return errno;
     if (watcher > 0) return 0;
     // The watcher: a copy of a single-threaded server, so libc is safe to use here.
+    strain_watcher_ignore_pipe_signal();
     for (int fd = 0; fd < 4096; fd++) close(fd);
-    long runner_fd = -1, server_fd = -1;
-#ifdef SYS_pidfd_open
-    runner_fd = syscall(SYS_pidfd_open, parent, 0);
-    server_fd = syscall(SYS_pidfd_open, server, 0);
-#endif
-    int runner_ended = 0;
-    if (runner_fd >= 0 && server_fd >= 0) {
-        struct pollfd entries[2] = {{.fd = (int)runner_fd, .events = POLLIN, .revents = 0},
-                                    {.fd = (int)server_fd, .events = POLLIN, .revents = 0}};
-        while (poll(entries, 2, -1) < 0 && errno == EINTR) {}
-        runner_ended = entries[0].revents != 0;
-    } else {
-        for (;;) {
-            if (kill(parent, 0) != 0) { runner_ended = 1; break; }
-            if (kill(server, 0) != 0 || getppid() != server) break;
-            sleep(1);
-        }
-    }
-    if (!runner_ended) _exit(0);
+    if (!strain_wait_for_runner(parent, start, server)) _exit(0);
     kill(server, SIGKILL);
     if (removes) {
         for (int attempt = 0; attempt < 50 && strain_remove_flat_folder(folder) != 0; attempt++) usleep(100000);

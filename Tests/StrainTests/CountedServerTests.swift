@@ -151,4 +151,42 @@ import Testing
         let gone = await eventually(within: 15) { Self.valgrindProcesses(of: pid).isEmpty && Self.folders(of: pid).isEmpty }
         #expect(gone, "left behind: processes \(Self.valgrindProcesses(of: pid)), folders \(Self.folders(of: pid))")
     }
+
+    /// A runner killed while its spawned counted trial is still starting under
+    /// Valgrind (a second or more before the trial can ask for its parent-death
+    /// stand-in): the trial finds its runner gone and ends, with the trial in it that
+    /// would otherwise sleep to its 120 s deadline. It ran on before: Valgrind refuses
+    /// the parent-death signal, the watcher process standing in for it asked for a
+    /// pidfd, which Valgrind 3.19 does not know, and Valgrind's warning about that went
+    /// to the trial's standard error, a pipe whose reader was the dead runner: the
+    /// SIGPIPE killed the watcher.
+    @Test func aSpawnedCountedTrialWhoseRunnerIsKilledWhileValgrindStartsEndsToo() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try """
+        name: counted-orphan
+        timeout: 120s
+        profiles: [linux]
+        measure: [instructions]
+        runs:
+          - scenario: crash
+            parameters: {kind: hang}
+            strategies: [main]
+        """.write(toFile: (folder as NSString).appendingPathComponent("suite.yaml"), atomically: true, encoding: .utf8)
+        let runner = try BackgroundStrain(["run", "suite.yaml", "--out", "out", "--isolation", "spawn"], in: folder,
+                                          shellPrefix: "export STRAIN_INSTRUCTIONS_SOURCE=callgrind")
+        let pid = runner.pid
+        defer { runner.signal(SIGKILL); Self.valgrindProcesses(of: pid).forEach { kill($0, SIGKILL) } }
+        // Valgrind itself (not objcopy making the stripped copy, whose arguments name the same folder).
+        let started = await eventually(within: 120, every: 5_000) {
+            Self.valgrindProcesses(of: pid).contains { candidate in
+                FileManager.default.contents(atPath: "/proc/\(candidate)/cmdline").map { String(decoding: $0, as: UTF8.self).contains("--tool=callgrind") } == true
+            }
+        }
+        try #require(started, "no trial under valgrind")
+        runner.signal(SIGKILL)
+        _ = await runner.finish(timeout: 60)
+        let gone = await eventually(within: 30) { Self.valgrindProcesses(of: pid).isEmpty }
+        #expect(gone, "a counted trial outlived its killed runner: \(Self.valgrindProcesses(of: pid))")
+    }
 }

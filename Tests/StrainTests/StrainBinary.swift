@@ -564,6 +564,16 @@ enum Processes {
         kill(pid, SIGKILL)
     }
 
+    /// Every live pid whose command line holds `text` (in any argument): found
+    /// wherever a process was re-parented, and however late it was started.
+    static func running(commandLineContaining text: String) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { Int32($0) }.filter { pid in
+            guard pid != getpid(), let bytes = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"), isAlive(pid) else { return false }
+            return bytes.split(separator: 0).contains { String(decoding: $0, as: UTF8.self).contains(text) }
+        }
+    }
+
     /// Every live pid in process group `group`.
     static func members(ofGroup group: Int32) -> [Int32] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []

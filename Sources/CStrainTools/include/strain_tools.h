@@ -50,11 +50,12 @@ int strain_child_bind_to_parent(int expected_parent);
 
 /// Where the parent-death signal cannot be asked for (Valgrind refuses
 /// `PR_SET_PDEATHSIG` with EINVAL): forks a watcher process, with no descriptor of the
-/// child's open, that blocks in poll on the runner's pidfd and kills the child's
-/// process group when the runner ends (on a kernel without pidfd_open it checks every
-/// second). A process, not a thread: it runs nothing inside the child, so a counted
-/// trial's instructions do not depend on when it was scheduled. Call it while the
-/// child is single-threaded. Returns 0 or an errno value.
+/// child's open and SIGPIPE ignored, that checks every second whether the runner is
+/// still there (its pid alive, not a zombie, with the start time it had: Valgrind does
+/// not know pidfd_open) and kills the child's process group when it is not. A runner
+/// already gone kills the child at once. A process, not a thread: it runs nothing
+/// inside the child, so a counted trial's instructions do not depend on when it was
+/// scheduled. Call it while the child is single-threaded. Returns 0 or an errno value.
 int strain_child_watch_parent_by_process(int parent);
 
 /// The counted trial server's watcher (a server under Valgrind, which refuses the
