@@ -15,6 +15,13 @@ import Testing
         var xunit: String
 
         /// The lines of one test's result, issues and warnings, from `✘`/`✔`/`⚠️ Test NAME` to the next test's.
+        /// Whether Swift Testing said it attached `file` to `test` (anywhere in the
+        /// output: the fixture's tests run in parallel, and a test's attachment line can
+        /// come before or after its issue, among other tests' lines).
+        func attached(_ file: String, to test: String) -> Bool {
+            output.contains("Attached '\(file)' to \(test)(")
+        }
+
         func lines(of test: String) -> String {
             let all = output.split(separator: "\n", omittingEmptySubsequences: false)
             var taken: [Substring] = []
@@ -68,7 +75,7 @@ import Testing
         // Both accesses, each by its thread, with the team's file:line.
         let accesses = text.split(separator: "\n").filter { $0.contains(" by thread T") && $0.contains("Tally.swift:") && $0.contains("RaceTests.swift:12") }
         #expect(accesses.count >= 2 && accesses.contains { $0.contains("Previous ") }, "\(text)")
-        #expect(text.contains("Attached 'run.json'"), "\(text)")
+        #expect(run.attached("run.json", to: "failsOnPurposeAnUnguardedTallyRaces"), "\(text)")
         #expect(run.lines(of: "aTallyUnderAnNSLockDoesNotRace").hasPrefix("✔ Test aTallyUnderAnNSLockDoesNotRace() passed"),
                 "\(run.lines(of: "aTallyUnderAnNSLockDoesNotRace"))")
     }
@@ -95,7 +102,7 @@ import Testing
         #expect(text.contains("entered the recursion: ") && text.contains("Nesting.swift:"), "the entry frame with its file:line: \(text)")
         #expect(text.contains("deep but finite: it completes on a 64 MiB stack"), "\(text)")
         // The fixture asks for the StrainTestingReports trait: report.html beside run.json.
-        #expect(text.contains("Attached 'run.json'") && text.contains("Attached 'report.html'"), "\(text)")
+        #expect(run.attached("run.json", to: "failsOnPurposeADeepDocumentOverflowsA512KiBThread") && run.attached("report.html", to: "failsOnPurposeADeepDocumentOverflowsA512KiBThread"), "\(text)")
     }
 
     @Test func anUnboundedRecursionOnAnIOSGCDWorkerIsCalledUnbounded() async throws {
@@ -138,7 +145,7 @@ import Testing
         let match = try #require(text.firstMatch(of: cycle), "both threads and both mutexes named: \(text)")
         #expect(match.1 == match.4 && match.2 == match.3 && match.1 != match.2, "each waits for the mutex the other holds: \(text)")
         #expect(text.contains("2 threads: futex wait ← Ledger.transfer(_:from:meet:)"), "where the two wait, in the team's code: \(text)")
-        #expect(text.contains("Attached 'run.json'"), "\(text)")
+        #expect(run.attached("run.json", to: "failsOnPurposeOppositeTransfersDeadlock"), "\(text)")
     }
 
     /// Blocks that each wait for a reply queued after them: GCD's pool grows while
@@ -185,7 +192,7 @@ import Testing
         #expect((25_000_000..<40_000_000).contains(instructions), "two passes of about 15 million each: \(text)")
         #expect(text.contains("most in the tested code:") && text.contains("in checksum(_:rounds:) (Checksum.swift:5) with what it calls"),
                 "the tested function, with its file:line: \(text)")
-        #expect(text.contains("Attached 'run.json'"), "\(text)")
+        #expect(run.attached("run.json", to: "failsOnPurposeASecondChecksumPassBreaksTheInstructionBudget"), "\(text)")
     }
 
     /// Where valgrind cannot be found the expectation does not run its closure: a
@@ -215,9 +222,9 @@ import Testing
         func copies() -> [String] {
             ((try? FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)) ?? []).filter { $0.hasPrefix(copyPrefix) }
         }
-        // The child under valgrind, its closure started (callgrind takes seconds to start it).
+        // The child under valgrind (not objcopy making its copy, whose arguments name the folder), its closure started (callgrind takes seconds to start it).
         let started = await eventually(within: 90) {
-            Processes.descendants(of: parent).contains { (try? String(contentsOfFile: "/proc/\($0)/cmdline", encoding: .utf8))?.contains("callgrind") == true }
+            Processes.descendants(of: parent).contains { (try? String(contentsOfFile: "/proc/\($0)/cmdline", encoding: .utf8))?.contains("--tool=callgrind") == true }
         }
         let children = Processes.descendants(of: parent)
         defer {
@@ -230,6 +237,10 @@ import Testing
         for child in children {
             #expect(await Processes.waitUntilGone(child, seconds: 20), "child \(child) outlived its interrupted test process")
         }
+        // A counted process started after the snapshot (every one runs the copy, whose path names the test process).
+        let late = await eventually(within: 20) { Processes.running(commandLineContaining: copyPrefix).isEmpty }
+        #expect(late, "a counted process outlived its interrupted test process: \(Processes.running(commandLineContaining: copyPrefix))")
+        for pid in Processes.running(commandLineContaining: copyPrefix) { kill(pid, SIGKILL) }
         _ = try? await running.wait(timeout: 30)
         CallgrindTrials.removeFoldersOfEndedProcesses()
         #expect(copies().isEmpty, "the copy of a test process that ended is removed: \(copies())")
