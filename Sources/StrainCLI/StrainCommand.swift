@@ -124,12 +124,21 @@ public enum StrainCommand {
 }
 
 extension StrainCommand {
-    /// `strain --help` (and `strain help`) with the exit-code table after the commands:
-    /// argument-parser prints a command's discussion before its USAGE, and a reader
-    /// looks for the usage and the commands first. Any other help is as argument-parser wrote it.
+    /// A help page with its exit-code table after USAGE, the arguments and the
+    /// options: argument-parser prints a command's discussion (where `run`'s and
+    /// `gate`'s tables are) before its USAGE, and a reader looks for the usage first.
+    /// `strain --help` (and `strain help`) gets the whole table there. Any other help
+    /// is as argument-parser wrote it.
     static func withExitCodesLast(_ help: String) -> String {
-        guard help.contains("USAGE: strain <subcommand>\n") else { return help }
-        return help.trimmingCharacters(in: .newlines) + "\n\n" + ExitCodeContract.help(for: .all)
+        if help.contains("USAGE: strain <subcommand>\n") {
+            return help.trimmingCharacters(in: .newlines) + "\n\n" + ExitCodeContract.help(for: .all)
+        }
+        guard let table = help.range(of: "\nExit codes ("), let usage = help.range(of: "\nUSAGE: "),
+              table.lowerBound < usage.lowerBound else { return help }
+        let before = help[..<table.lowerBound].trimmingCharacters(in: .newlines)
+        let section = help[table.lowerBound..<usage.lowerBound].trimmingCharacters(in: .newlines)
+        let rest = help[usage.lowerBound...].trimmingCharacters(in: .newlines)
+        return before + "\n\n" + rest + "\n\n" + section
     }
 
     /// argument-parser's `Error: …` as `error: …`, the way Strain's own messages (and

@@ -156,6 +156,21 @@ private func breakable(_ text: String, _ columns: Int = 80) -> [String] {
         }
     }
 
+    /// `run` and `gate` carry their own exit-code tables: after the usage, the
+    /// arguments and the options, never before them.
+    @Test(arguments: [["run", "--help"], ["gate", "--help"], ["help", "run"], ["help", "gate"]])
+    func aCommandsHelpShowsItsUsageAndOptionsBeforeItsExitCodes(_ arguments: [String]) async throws {
+        let help = try await StrainBinary.run(arguments, environment: ["COLUMNS": "80"])
+        #expect(help.status == 0, "\(help.stderr)")
+        let text = help.stdout
+        let usage = try #require(text.range(of: "USAGE: strain"), "\(text)")
+        let options = try #require(text.range(of: "OPTIONS:"), "\(text)")
+        let codes = try #require(text.range(of: "Exit codes ("), "\(text)")
+        #expect(usage.lowerBound < options.lowerBound && options.lowerBound < codes.lowerBound, "\(arguments): usage, options, then exit codes:\n\(text)")
+        #expect(text.contains("  143  ") || arguments.contains("gate"), "the whole table is there: \(text)")
+        #expect(wide(text).isEmpty, "\(wide(text))")
+    }
+
     @Test func wrappingKeepsANumberThatEndsASentenceWithTheWordBeforeIt() {
         let note = ExitCodeContract.otherCommands.joined(separator: " ")
         for width in 30...78 {
