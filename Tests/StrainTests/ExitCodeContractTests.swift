@@ -126,4 +126,21 @@ import Testing
         let groff = try await BoundedProcess.run("/usr/bin/env", ["groff", "-mdoc", "-ww", "-z", file], timeout: 60, mergingOutput: true)
         #expect(groff.status == 0 && groff.stdout.isEmpty, "groff -mdoc -ww:\n\(groff.stdout)")
     }
+
+    /// generate-manual drops every character outside ASCII: `1 ≤ K ≤ N ≤ 1000` came
+    /// out as `1  K  N  1000`. Every one the help holds reaches the rendered page.
+    @Test(.enabled(if: mandoc != nil, "mandoc is not installed, so the man page is not rendered: apt-get install mandoc (.ci/setup installs it)"))
+    func theManPageKeepsEveryCharacterOfTheHelpOutsideASCII() async throws {
+        let dump = try await StrainBinary.run(["--experimental-dump-help"])
+        let characters = Set(dump.stdout.filter { !$0.isASCII })
+        try #require(!characters.isEmpty, "the help has no character outside ASCII to check")
+        let page = try await Self.manualPage()
+        let file = try temporaryFolder() + "/strain.1"
+        defer { try? FileManager.default.removeItem(atPath: (file as NSString).deletingLastPathComponent) }
+        try page.write(toFile: file, atomically: true, encoding: .utf8)
+        let rendered = try await BoundedProcess.run(try #require(Self.mandoc), ["-T", "utf8", "-O", "width=80", file], timeout: 60)
+        let text = rendered.stdout.replacingOccurrences(of: #".\x{08}"#, with: "", options: .regularExpression)
+        for character in characters.sorted() { #expect(text.contains(character), "\(character) is missing from the rendered page") }
+        #expect(Self.flattened(text).contains("Run shard K of N (1 ≤ K ≤ N ≤ 1000)"), "\(text.prefix(3_000))")
+    }
 }
