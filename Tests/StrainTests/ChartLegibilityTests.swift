@@ -84,6 +84,29 @@ extension ChartReadingTests {
         }
     }
 
+    /// report.html's tables (a group's outcomes, the guards' ranking, a scenario's
+    /// metrics) were eight or more columns wide and scrolled sideways on a 400 px phone.
+    /// On a narrow screen each row is stacked instead, every cell under its column's
+    /// name (`data-label`, shown before it), as gate.html's rows are.
+    @Test func reportTablesStackTheirRowsOnAPhoneEachCellNamedByItsColumn() throws {
+        for html in [HTMLReport.render(try ChartReadingTests.fabricated()), HTMLReport.render(try BisectReportLayoutTests.bisectRun())] {
+            let css = try #require(html.components(separatedBy: "<style>").dropFirst().first?.components(separatedBy: "</style>").first)
+            let narrow = String(try #require(css.components(separatedBy: "@media (max-width:640px){").dropFirst().first, "\(css)"))
+            #expect(narrow.contains("div.table table,div.table tbody,div.table tr,div.table td{display:block;width:auto}")
+                    && narrow.contains("div.table thead{display:none}") && narrow.contains("div.table td[data-label]::before{content:attr(data-label)"), "\(narrow)")
+            let tables = html.components(separatedBy: "<div class=\"table\">").dropFirst().map { $0.components(separatedBy: "</table>")[0] }
+            #expect(!tables.isEmpty, "the report has tables")
+            for table in tables {
+                let header = table.matches(of: /<th[^>]*>([^<]*)<\/th>/).map { String($0.1) }
+                for row in table.components(separatedBy: "<tr").dropFirst(2) {
+                    let labels = row.matches(of: /<td[^>]*data-label="([^"]*)"/).map { String($0.1) }
+                    #expect(labels == Array(header.prefix(labels.count)) && labels.count == row.components(separatedBy: "<td").count - 1,
+                            "every cell named by its column, in order: \(labels) under \(header)")
+                }
+            }
+        }
+    }
+
     /// The stack chart's axis ran to 128 MiB for bars of 8 MiB at most, and peak RSS to
     /// 192 MiB for 24 MiB: every group of a scenario shared one scale, and another
     /// group's 64 MiB thread stretched it. Each chart's axis now ends where its own bars,

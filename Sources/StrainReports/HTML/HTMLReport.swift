@@ -129,7 +129,9 @@ package enum HTMLReport {
             if let anchor = trials.lazy.compactMap({ links.evidence(of: $0) }).first {
                 cells[1] += " <a href=\"#\(anchor)\">\(evidenceLabel(anchor))</a>"
             }
-            page.raw("<tr\(row.allExpected ? "" : " class=\"unexpected\"")>" + cells.enumerated().map { $0.offset < 2 ? "<td>\($0.element)</td>" : "<td class=\"num\">\($0.element)</td>" }.joined() + "</tr>\n")
+            page.raw("<tr\(row.allExpected ? "" : " class=\"unexpected\"")>" + cells.enumerated().map { column, cell in
+                "<td\(column < 2 ? "" : " class=\"num\"")\(dataLabel(header, column))>\(cell)</td>"
+            }.joined() + "</tr>\n")
         }
         page.raw("</tbody></table></div>\n")
         if let note = table.note { page.raw("<p class=\"note\">\(e(note))</p>\n") }
@@ -146,13 +148,19 @@ package enum HTMLReport {
         for (row, cells) in zip(table.rows, ranking.cells) {
             page.raw("<tr\(row.allExpected ? "" : " class=\"unexpected\"")>")
             for (column, cell) in cells.enumerated() {
-                page.raw("<td\(column >= 3 && column <= 8 ? " class=\"num\"" : "")>\(column == 0 ? page.trialAnchors.rowMarkers(row.trials) : "")\(e(cell))</td>")
+                page.raw("<td\(column >= 3 && column <= 8 ? " class=\"num\"" : "")\(dataLabel(ranking.header, column))>\(column == 0 ? page.trialAnchors.rowMarkers(row.trials) : "")\(e(cell))</td>")
             }
             page.raw("</tr>\n")
         }
         page.raw("</tbody></table></div>\n<div class=\"charts\">\n")
         for chart in ranking.charts { figure(chart, into: &page) }
         page.raw("</div>\n</article>\n")
+    }
+
+    /// A cell's column header, which a narrow screen shows before the cell when the
+    /// table's rows are stacked (the header row is hidden there).
+    static func dataLabel(_ header: [String], _ column: Int) -> String {
+        header.indices.contains(column) ? " data-label=\"\(e(header[column]))\"" : ""
     }
 
     /// A group's declared metrics: the medians per strategy, in their units.
@@ -162,7 +170,7 @@ package enum HTMLReport {
         page.raw("</tr></thead><tbody>\n")
         for row in table.rows {
             page.raw("<tr>")
-            for (index, cell) in row.enumerated() { page.raw("<td\(index > 0 ? " class=\"num\"" : "")>\(e(cell))</td>") }
+            for (index, cell) in row.enumerated() { page.raw("<td\(index > 0 ? " class=\"num\"" : "")\(dataLabel(table.header, index))>\(e(cell))</td>") }
             page.raw("</tr>\n")
         }
         page.raw("</tbody></table></div>\n</article>\n")
@@ -250,7 +258,10 @@ package enum HTMLReport {
     svg .point-label{font-size:11px;fill:#555}svg .tick{font-size:11px;fill:#555}svg .tick.end{text-anchor:end}
     div.chart-scroll{max-width:100%}svg.probes{max-width:100%;height:auto;display:block;margin:4px 0 8px}svg.probes .axis{stroke:#bbb}svg.probes .probe-answer{stroke:#2b9348;stroke-dasharray:3 2}
     svg.probes .probe-ok{fill:#2b9348;fill-opacity:.8}svg.probes .probe-failed{fill:#c1121f;fill-opacity:.8}details.probes>summary{font-weight:600;margin:12px 0}
-    @media (max-width:640px){body{padding:0 8px 24px}th,td{padding:2px 6px}ol.frames{padding-left:46px}#bisect ul{padding-left:16px}}
+    @media (max-width:640px){body{padding:0 8px 24px}th,td{padding:2px 6px}ol.frames{padding-left:46px}#bisect ul{padding-left:16px}
+    div.table table,div.table tbody,div.table tr,div.table td{display:block;width:auto}div.table thead{display:none}
+    div.table tr{border-bottom:1px solid #e4e4e8;padding:3px 0}div.table td{border:0;padding:1px 6px;text-align:left;white-space:normal}
+    div.table td[data-label]::before{content:attr(data-label) ": ";color:#555;font-weight:600}div.table td:empty{display:none}}
     .thread-group>summary{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}p.threads{color:#555;font-size:12px;margin:2px 0 2px 18px}
     figcaption{font-size:11px;color:#555;max-width:560px}pre.suite{background:#f5f5f7;padding:10px;overflow:auto;max-height:420px}ul.fits{margin:2px 0 8px}
     summary{overflow-wrap:anywhere}
