@@ -108,12 +108,7 @@ import Testing
     /// Processes whose command line names the counted trials' folder of runner `pid`
     /// (the counted server, its copies and their watchers, all under Valgrind).
     static func valgrindProcesses(of pid: Int32) -> [Int32] {
-        let marker = "strain-callgrind-\(pid)-"
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap(Int32.init).filter { candidate in
-            guard Processes.isAlive(candidate), let bytes = FileManager.default.contents(atPath: "/proc/\(candidate)/cmdline") else { return false }
-            return String(decoding: bytes, as: UTF8.self).contains(marker)
-        }
+        Processes.running(commandLineContaining: "strain-callgrind-\(pid)-")
     }
 
     /// The counted trials' folders runner `pid` left in the temporary folder.
