@@ -127,7 +127,7 @@ let package = Package(
         // runner's trial pipeline: the probe's folder, the stall watch, lock waits.
         .target(
             name: "StrainExec",
-            dependencies: ["StrainRecords", "StrainKit", "StrainWire", "StrainSymbols", "StrainRunner", "CStrainProbe", "CStrainTools"]
+            dependencies: ["StrainRecords", "StrainKit", "StrainWire", "StrainSymbols", "StrainRunner", "StrainText", "CStrainProbe", "CStrainTools"]
         ),
         // A test's closure as a trial: the re-run test process is the child (the host),
         // the test process the parent (the runner's pipeline). No CLI or gate; the report

@@ -31,6 +31,11 @@ package enum DumpRequest {
             answer.method += " (process \(pid) is strain exec; asked the program it runs, process \(program))"
             return answer
         }
+        if let program = programAbove(descendant: pid) {
+            // A descendant has the probe's fault handlers but not its dump handler: SIGQUIT
+            // would end it (it ended Strain's own test process, run under strain exec).
+            throw ExecError(.input, "process \(pid) runs under strain exec as a descendant of its program, process \(program); only the program answers a dump request (SIGQUIT would end process \(pid)): dump process \(program)")
+        }
         let maps = ProcFile.contents(of: "/proc/\(pid)/maps")
         guard maps.contains("/" + ProbeLibrary.fileName) else {
             throw ExecError(.input, maps.isEmpty
@@ -64,6 +69,30 @@ package enum DumpRequest {
             usleep(10_000)
         }
         throw ExecError(.noAnswer, "process \(pid) wrote no dump within \(String(format: "%g", timeoutSeconds))s of \(method) (every thread may block it, or a dump is already under way)")
+    }
+
+    /// When `pid` has the probe but is not the program of a `strain exec` (its parent is
+    /// not that `strain exec`), and an ancestor of it is: that program's pid. Nil for the
+    /// program itself, and for a process no `strain exec` is above (it may have ended:
+    /// the request then goes ahead as before).
+    static func programAbove(descendant pid: Int32) -> Int32? {
+        guard hasProbe(pid) else { return nil }
+        var child = pid
+        // At most 64 levels: a tree deeper than that is not walked.
+        for _ in 0..<64 {
+            guard let parent = parentPID(of: child), parent > 1 else { return nil }
+            if execProgram(of: parent) == child { return child == pid ? nil : child }
+            child = parent
+        }
+        return nil
+    }
+
+    /// The parent pid in `/proc/PID/stat` (field 4), nil when it cannot be read.
+    static func parentPID(of pid: Int32) -> Int32? {
+        let stat = ProcFile.contents(of: "/proc/\(pid)/stat")
+        guard let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 1 ? Int32(fields[1]) : nil
     }
 
     static func hasProbe(_ pid: Int32) -> Bool {

@@ -141,6 +141,12 @@ package struct ExecSupervisor: Sendable {
                                                environment: programEnvironment.map { "\($0.key)=\($0.value)" })
         _ = strain_exec_forward_signals(program.pid)
         onStart(program.pid)
+        // strain's own address space's high-water mark now (VmHWM): posix_spawn's child
+        // starts on strain's memory, and its exec keeps that mark in the child's ru_maxrss
+        // (see `peakRSS(sampled:usage:runnerPeakAtSpawn:)`). Not strain's own ru_maxrss:
+        // that holds the mark strain inherited the same way from whatever started it (a
+        // test process of hundreds of MiB), and hid the program's figure under it.
+        let ownPeakAtSpawn = ProcessStatus.read("/proc/self/status")?.peakRSSBytes ?? Int.max
 
         var watched = Watched()
         var dumps: [ExecDump] = []
@@ -231,6 +237,7 @@ package struct ExecSupervisor: Sendable {
         let (termination, usage) = ended!
         watched.termination = termination
         watched.usage = usage
+        watched.peakRSSBytes = Self.peakRSS(sampled: watched.peakRSSBytes, usage: usage, runnerPeakAtSpawn: ownPeakAtSpawn)
         watched.closeTimeline(end: end, start: started)
         let wall = Double(end - started) / 1e9
 
@@ -393,6 +400,19 @@ package struct ExecSupervisor: Sendable {
     /// every thread waits uses none, and its end (a signal's default action, the
     /// kernel freeing its memory) a few milliseconds of system time.
     static let ranOnCPUSeconds = 0.1
+
+    /// The program's peak RSS: what the samples of VmHWM saw (every 50 ms: a program
+    /// that ended before the first sample had none, and its report said "–"), or the
+    /// kernel's `ru_maxrss` from `wait4` when that is larger and above strain's own
+    /// high-water mark at the spawn. The kernel's figure starts at strain's (posix_spawn
+    /// shares strain's memory until the exec, which keeps its high-water mark), so only a
+    /// figure above that is the program's; it is the largest of the program and the
+    /// descendants it waited for. A program smaller than strain that ended before the
+    /// first sample keeps no figure (0: shown "–"), rather than strain's.
+    static func peakRSS(sampled: Int, usage: rusage, runnerPeakAtSpawn: Int) -> Int {
+        let kernel = Int(usage.ru_maxrss) * 1024
+        return kernel > runnerPeakAtSpawn ? max(sampled, kernel) : sampled
+    }
 
     /// Process `pid`'s CPU time so far in seconds, its reaped children's included; nil when gone.
     static func cpuSeconds(pid: Int32) -> Double? {

@@ -23,8 +23,13 @@ package struct ProbeFolder: Sendable {
 
     /// The program under test can write here too (the folder's path is in its
     /// sanitizers' options), so every file is read as input: at most this many bytes
-    /// of a fault record or the list of images (the probe writes a few KiB)...
+    /// of the list of images (the probe writes a few lines)...
     package static let recordByteLimit = 1 << 20
+    /// ...of a fault record: the probe keeps up to 2^18 frames of an overflow (half from
+    /// the fault, half from the thread's start), 21 bytes a line, then the memory map.
+    /// A C recursion of 104,804 frames on an 8 MiB stack wrote 1.79 MB, and at the old
+    /// 1 MiB limit its map was cut off: the trace had no names at all...
+    package static let faultRecordByteLimit = 8 << 20
     /// ...of a thread dump, or the allocation sites' file...
     package static let dumpByteLimit = 16 << 20
     /// ...and at most this many fault records and dumps a process.
@@ -92,8 +97,11 @@ package struct ProbeFolder: Sendable {
 
     /// The fault record of process `pid`, if its probe wrote one.
     package func faultRecord(pid: Int32) -> FaultRecord? {
-        guard let read = ProgramFile.head(file("fault-\(pid).txt"), limit: Self.recordByteLimit) else { return nil }
-        return FaultRecord(parsing: read.text[...])
+        guard let read = ProgramFile.head(file("fault-\(pid).txt"), limit: Self.faultRecordByteLimit) else { return nil }
+        // A record cut at the limit ends mid-line: that line is not read (it held half an address).
+        let text = read.text
+        let whole = read.cut ? text[..<(text.lastIndex(of: "\n").map { text.index(after: $0) } ?? text.startIndex)] : text[...]
+        return FaultRecord(parsing: whole)
     }
 
     /// The tail of what process `pid` wrote to its standard error (`stderr-PID.txt`,
@@ -166,6 +174,8 @@ package struct ProbeFolder: Sendable {
 
     /// The wait shown for the thread that took the dump request: it was interrupted, so /proc cannot say.
     package static let tookRequest = "took the dump request"
+    /// Its state in the dump's group line (`[main; answering]`).
+    package static let answeringState = "answering"
 
     func file(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
 
@@ -242,7 +252,9 @@ package struct ProbeFolder: Sendable {
             // files show it answering, not what it was doing.
             let tookRequest = thread.tid == requestedOn
             let state = tookRequest ? nil : thread.stat.flatMap { ThreadState(tid: thread.tid, stat: $0, syscall: thread.syscall) }
-            return RawThread(tid: thread.tid, name: thread.name, state: state?.state ?? "?", wait: tookRequest ? Self.tookRequest : state?.wait,
+            // Its state is named for what it did ("answering"), not an unknown "?".
+            return RawThread(tid: thread.tid, name: thread.name, state: tookRequest ? Self.answeringState : state?.state ?? "?",
+                             wait: tookRequest ? Self.tookRequest : state?.wait,
                              inWork: thread.inWork, frames: thread.answered ? thread.frames : [], viaPtrace: false)
         }
         return RawDump(method: "signal", threads: raw, maps: maps.joined(separator: "\n"),

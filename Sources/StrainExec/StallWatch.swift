@@ -1,4 +1,5 @@
 import Foundation
+import StrainText
 import StrainKit
 import StrainWire
 
@@ -77,6 +78,10 @@ struct StallWatch {
             treeReadAt = now
         }
         // The whole tree: a wrapper that waits for its child (no exec) is quiet while the child works.
+        // In clock ticks (10 ms), on purpose: a runtime's housekeeping threads (a JVM's
+        // periodic task, Go's sysmon) wake many times a second for microseconds, and
+        // read in nanoseconds they would keep a deadlocked program from ever looking
+        // quiet. The price: a wake-up that works less than a tick is not seen.
         let ticks = tree.reduce(0) { $0 + (Self.cpuTicks(pid: $1) ?? 0) }
         if ticks != lastCPUTicks || quietSince == 0 {
             lastCPUTicks = ticks
@@ -162,10 +167,14 @@ struct StallWatch {
         let quiet = String(format: "%.2fs", suspicion.silentSeconds)
         if stuckOthers == others {
             // An idle worker waits with a timeout for work it will never get here.
-            return ExecStallVerdict(kind: .deadlocked, message: "no CPU time for \(quiet); \(stuckPool) pool threads under dispatch or concurrency frames and every other thread (\(others)) wait with no timeout: none can wake another")
+            let pool = counted(stuckPool, "pool thread") + " under dispatch or concurrency frames"
+            let waiting = others == 0 ? pool + (stuckPool == 1 ? " waits" : " wait") : pool + " and every other thread (\(others)) wait"
+            return ExecStallVerdict(kind: .deadlocked, message: "no CPU time for \(quiet); \(waiting) with no timeout: none can wake another")
         }
         if idlePool == 0 {
-            return ExecStallVerdict(kind: .starved, message: "no CPU time for \(quiet); all \(stuckPool) pool threads wait with no timeout under dispatch or concurrency frames, so work queued to the pool cannot start (\(others - stuckOthers) other threads wait with a timeout or sleep)")
+            let pool = stuckPool == 1 ? "the only pool thread waits" : "all \(stuckPool) pool threads wait"
+            let rest = counted(others - stuckOthers, "other thread") + (others - stuckOthers == 1 ? " waits" : " wait")
+            return ExecStallVerdict(kind: .starved, message: "no CPU time for \(quiet); \(pool) with no timeout under dispatch or concurrency frames, so work queued to the pool cannot start (\(rest) with a timeout or sleep)")
         }
         return nil
     }

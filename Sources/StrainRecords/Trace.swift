@@ -38,6 +38,17 @@ public struct Frame: Codable, Hashable, Sendable {
         self.inlined = inlined
     }
 
+    /// Where this frame made its call: the innermost of its inlined functions, as a
+    /// frame of its own (its symbol and source location, the frame's address and
+    /// module), or the frame itself when nothing was inlined into it. A C++ thread's
+    /// lambda inlined into `std::thread`'s invoker called the recursion from the
+    /// lambda's line, not from the invoker's.
+    package var callSite: Frame {
+        guard let innermost = inlined?.first else { return self }
+        return Frame(address: address, module: module, moduleOffset: moduleOffset, symbol: innermost.symbol,
+                     file: innermost.file, line: innermost.line, column: innermost.column)
+    }
+
     /// The module's file name without its folder: `libFoundation.so`.
     public var moduleName: String? {
         module.map { $0.split(separator: "/").last.map(String.init) ?? $0 }

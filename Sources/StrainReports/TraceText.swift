@@ -127,7 +127,8 @@ package enum TraceText {
             switch part {
             case .frame(let index, let frame, let isEntry):
                 var frameLines = frameLines(frame, index: index)
-                if isEntry { frameLines[frameLines.count - 1] += "   ← entered the recursion" }
+                // On the line of the call: the innermost inlined function, when there is one.
+                if isEntry { frameLines[0] += "   ← entered the recursion" }
                 lines += frameLines
             case .skipped(_, let count):
                 lines.append(skippedMarker(count))
@@ -146,7 +147,7 @@ package enum TraceText {
     /// Where a trial failed in the program's own code, as every view names it: an
     /// overflow's recursion by the frame that entered it, another fault by ``pointOfFailure(_:)``.
     package static func failurePoint(_ trace: FaultTrace) -> (label: String, frame: Frame)? {
-        let frame = trace.cycle.map { _ in TraceLayout(trace).entry?.frame } ?? pointOfFailure(trace)
+        let frame = trace.cycle.map { _ in TraceLayout(trace).entry?.frame.callSite } ?? pointOfFailure(trace)
         return frame.map { (trace.cycle == nil ? "at" : "entered the recursion at", $0) }
     }
 

@@ -54,6 +54,15 @@ package struct ThreadDumpBuilder: Sendable {
             || module.hasPrefix("/usr/lib64/") || module.split(separator: "/").last?.hasPrefix("libStrainProbe") == true
     }
 
+    /// Functions of a language's standard library that its compiler puts into the
+    /// program's own image (Rust's `std`, `core` and `alloc`, statically linked;
+    /// libstdc++'s templates, instantiated in the program): not the program's code,
+    /// though its module is the program. `<std::… as core::…>::drop` counts too.
+    static func isLanguageRuntime(_ symbol: String) -> Bool {
+        let name = symbol.hasPrefix("<") ? symbol.dropFirst() : symbol[...]
+        return ["std::", "core::", "alloc::", "__gnu_cxx::", "__cxxabiv1::"].contains { name.hasPrefix($0) }
+    }
+
     /// Frames of the harness's wrappers around scenario work.
     static let harnessFrames = [
         "strain_", "ScenarioContext.blocking", "ScenarioContext.unit", "runInstrumented", "runSubmitted",
@@ -73,14 +82,14 @@ package struct ThreadDumpBuilder: Sendable {
         for frame in frames {
             let module = frame.module.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? ""
             if module.hasPrefix("libc.so") || module.hasPrefix("ld-linux") { continue }
-            let isProgram = !Self.isLibrary(frame.module)
+            let inProgram = !Self.isLibrary(frame.module)
             let symbols = (frame.inlined ?? []).compactMap(\.symbol) + (frame.symbol.map { [$0] } ?? [])
             for symbol in symbols {
                 let name = symbol.hasSuffix(" [partial apply]") ? String(symbol.dropLast(" [partial apply]".count)) : symbol
                 if name.hasPrefix("_") { continue }
                 // Compiler glue and the harness's own wrappers say nothing about where the work is.
                 if name.contains("thunk") || name.hasPrefix("@") || Self.harnessFrames.contains(where: { name.hasPrefix($0) }) { continue }
-                named.append((name, isProgram))
+                named.append((name, inProgram && !Self.isLanguageRuntime(name)))
             }
         }
         if let first = named.firstIndex(where: \.isProgram), first > 1 { named = [named[0]] + named[first...] }

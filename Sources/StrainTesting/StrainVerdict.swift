@@ -88,7 +88,7 @@ public struct StrainVerdict: Sendable, CustomStringConvertible {
             let shown = cycle.frames.prefix(4).map(\.displayName).joined(separator: " ← ")
             let period = shown + (cycle.frames.count > 4 ? " ← … (\(cycle.frames.count - 4) more in run.json)" : "")
             lines.append("recursion: a cycle of \(cycle.frames.count) frame\(cycle.frames.count == 1 ? "" : "s") × \(cycle.repetitions): \(period)")
-            if let entry = entryFrame(of: trace) {
+            if let entry = entryFrame(of: trace)?.callSite {
                 lines.append("entered the recursion: \(entry.displayName)")
             }
         } else {

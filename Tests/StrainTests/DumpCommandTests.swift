@@ -1,4 +1,5 @@
 import Foundation
+@testable import StrainExec
 import Testing
 
 /// `strain dump`'s exit 3 (no answer in time) and its `--timeout`, through the built binary.
@@ -40,6 +41,32 @@ import Testing
         kill(program, SIGKILL)
         let result = await strain.finish(timeout: 30)
         #expect(result.status == 128 + SIGKILL, "strain exec ends as its program did: \(result.status)")
+    }
+
+    /// A descendant of the program (here a `sleep` its shell started) has the probe's
+    /// fault handlers, not its dump handler: `strain dump` sent it SIGQUIT, which ended it
+    /// (it ended Strain's own test process, run under `strain exec`). It is refused with
+    /// exit 2, naming the program to dump instead, and the descendant runs on.
+    @Test func aDescendantOfTheProgramIsRefusedNamingTheProgramAndIsNotSignalled() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let strain = try BackgroundStrain(["exec", "--out", folder + "/out", "--", "/bin/sh", "-c", "sleep 60 & echo child $$ $!; wait"], in: folder)
+        defer { if strain.process.isRunning { kill(strain.pid, SIGKILL) } }
+        #expect(await strain.waitForOutput("child "))
+        let line = TestFiles.read(strain.stdoutPath).split(separator: "\n").first ?? ""
+        let pids = line.split(separator: " ").dropFirst().compactMap { Int32($0) }
+        try #require(pids.count == 2, "\(line)")
+        let (program, child) = (pids[0], pids[1])
+        defer { kill(child, SIGKILL); kill(program, SIGKILL) }
+        // The child has the probe (it follows the shell's children) before it is asked.
+        #expect(await eventually(within: 10) { DumpRequest.hasProbe(child) }, "the probe is in the shell's child")
+        let refused = try await StrainBinary.run(["dump", String(child), "--timeout", "2s"], timeout: 30)
+        #expect(refused.status == 2, "\(refused.stdout)\(refused.stderr)")
+        #expect(refused.stderr == "error: process \(child) runs under strain exec as a descendant of its program, process \(program); only the program answers a dump request (SIGQUIT would end process \(child)): dump process \(program)\n",
+                "\(refused.stderr)")
+        #expect(Processes.isAlive(child), "the descendant was not signalled")
+        let answered = try await StrainBinary.run(["dump", String(program), "--timeout", "20s"], timeout: 40)
+        #expect(answered.status == 0, "the program still answers: \(answered.stderr)")
     }
 
     @Test func aTimeoutOutsideItsRangeIsRefusedBeforeAnyProcessIsAsked() async throws {

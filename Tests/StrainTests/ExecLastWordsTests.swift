@@ -346,3 +346,58 @@ import Testing
         #expect(CrashReason.line(of: "\n \n") == nil)
     }
 }
+
+/// Where a recursion was entered, when the entering frame has functions inlined into it.
+@Suite(.serialized, .timeLimit(.minutes(10))) struct ExecEntryTests {
+    /// A C++ thread's lambda that recurses without end, built with -O1: the lambda is
+    /// inlined into `std::thread`'s invoker. The recursion was entered at the lambda's
+    /// line (threadcycle.cpp:12), where "entered the recursion" and its file:line now
+    /// point, in the terminal's trace and in summary.md; it pointed at the invoker's
+    /// physical frame (`_M_run at std_thread.h:210`).
+    @Test(.enabled(if: ExecStandardErrorWordsTests.cxx != nil, "no c++ on PATH: install g++ (.ci/setup does) to check a C++ thread's recursion"))
+    func aRecursionEnteredFromAnInlinedLambdaIsPlacedAtTheLambdasLine() async throws {
+        let folder = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let program = (folder as NSString).appendingPathComponent("threadcycle")
+        try await TestPrograms.compile([ExecStandardErrorWordsTests.cxx!, "-O1", "-g", "-pthread", "-o", program, TestPrograms.sources + "/threadcycle.cpp"])
+        let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let (under, run) = try await ExecTests.exec(program, [], out: out)
+        #expect(under.termination == .signaled(SIGSEGV), "\(under.stderr.suffix(900))")
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .stackOverflow, "\(trial.outcome.description)")
+        let entry = try #require(under.stderr.split(separator: "\n").first { $0.hasSuffix("← entered the recursion") }, "\(under.stderr.suffix(1500))")
+        #expect(entry.contains("threadcycle.cpp:12:"), "the lambda's line: \(entry)")
+        let report = try await ProgramRun.run(StrainBinary.path, ["report", (out as NSString).appendingPathComponent("run.json"), "--format", "md", "--out", "-"])
+        #expect(report.stdout.contains("threadcycle.cpp:12"), "summary.md names the lambda's line: \(report.stdout.prefix(2000))")
+        #expect(!report.stdout.contains("entered the recursion at std::thread"), "\(report.stdout.prefix(2000))")
+    }
+
+    /// An overflow of over 100,000 small frames: the probe's record is megabytes long.
+    /// At the old 1 MiB read limit it was cut before its memory map, so no frame had a
+    /// name ("the fault record was cut short", `0x55b354b3a1ae`), and the cut line gave
+    /// a last frame of half an address. Now the whole record is read and named.
+    @Test func anOverflowOfOverAHundredThousandSmallFramesIsNamedWhole() async throws {
+        let folder = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let program = (folder as NSString).appendingPathComponent("tinyframes")
+        try await TestPrograms.compile([TestPrograms.compiler, "-O1", "-g", "-o", program, TestPrograms.sources + "/tinyframes.c"])
+        let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let (under, run) = try await ExecTests.exec(program, [], out: out)
+        #expect(under.termination == .signaled(SIGSEGV), "\(under.stderr.suffix(900))")
+        let trial = try #require(run?.trials.first)
+        let trace = try #require(trial.trace)
+        #expect(trial.outcome.kind == .stackOverflow, "\(trial.outcome.description): \(trial.outcome.message ?? "")")
+        #expect(trace.totalFrames > 100_000, "\(trace.totalFrames) frames")
+        let probe = (out as NSString).appendingPathComponent("probe")
+        let record = ((try? FileManager.default.contentsOfDirectory(atPath: probe)) ?? []).first { $0.hasPrefix("fault-") && $0.hasSuffix(".txt") }
+        let size = record.flatMap { (try? FileManager.default.attributesOfItem(atPath: (probe as NSString).appendingPathComponent($0)))?[.size] as? Int } ?? 0
+        #expect(size > 1 << 20, "the record is over the old 1 MiB limit: \(size) B")
+        #expect(trace.cycle?.frames.contains { $0.symbol == "depth" } == true, "the cycle is named: \(trace.cycle.map(TraceText.cycle) ?? "none")")
+        #expect(trace.lastFrames.contains { $0.symbol == "main" }, "the thread's start is named: \(trace.lastFrames.map(\.displayName))")
+        #expect(!under.stderr.contains("cut short"), "\(under.stderr.prefix(900))")
+    }
+}

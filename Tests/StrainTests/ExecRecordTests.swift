@@ -50,6 +50,7 @@ struct ExecRecordTests {
         let raw = try #require(ProbeFolder.parseDump(Self.dumpText))
         #expect(raw.threads.map(\.tid) == [700, 701, 702])
         #expect(raw.threads[0].wait == ProbeFolder.tookRequest, "the thread that took the request was interrupted by it")
+        #expect(raw.threads[0].state == "answering", "its state says what it did, not \"?\": \(raw.threads[0].state)")
         #expect(raw.threads[0].frames == [0x1000, 0x1010])
         #expect(raw.threads[1].name == "oot.default-qos")
         #expect(raw.threads[1].state == "S")
@@ -99,6 +100,26 @@ struct ExecRecordTests {
         let verdict = try #require(StallWatch.judge(dump, suspicion: Self.suspicion([:])))
         #expect(verdict.kind == .starved)
         #expect(verdict.message.contains("all 2 pool threads"))
+    }
+
+    /// One pool thread and one other thread: each count in its own number ("1 pool
+    /// thread", "1 other thread waits"), where the verdicts said "1 pool threads".
+    @Test func aVerdictOnOnePoolThreadCountsItInTheSingular() throws {
+        let deadlocked = try #require(StallWatch.judge(Self.dump([
+            Self.group([2], wait: "futex wait", symbols: ["DispatchSemaphore.wait()", "_dispatch_worker_thread"]),
+        ]), suspicion: Self.suspicion([:])))
+        #expect(deadlocked.kind == .deadlocked)
+        #expect(deadlocked.message.contains("; 1 pool thread under dispatch or concurrency frames waits with no timeout"), "\(deadlocked.message)")
+        let starved = try #require(StallWatch.judge(Self.dump([
+            Self.group([2], wait: "futex wait", symbols: ["DispatchSemaphore.wait()", "swift_job_run", "_dispatch_worker_thread"]),
+            Self.group([1], wait: "sleep", symbols: ["usleep", "main"]),
+        ]), suspicion: Self.suspicion([:])))
+        #expect(starved.kind == .starved)
+        #expect(starved.message.contains("the only pool thread waits with no timeout") && starved.message.contains("(1 other thread waits with a timeout or sleep)"),
+                "\(starved.message)")
+        for message in [deadlocked.message, starved.message] {
+            #expect(message.firstMatch(of: /\b1 [a-z ]*threads\b/) == nil, "\(message)")
+        }
     }
 
     @Test func aPoolWithAnIdleWorkerAndASleepingMainIsNotCalled() {

@@ -243,3 +243,23 @@ import Testing
         #expect(!complete.stderr.contains("at least"), "\(complete.stderr)")
     }
 }
+
+/// A program's peak memory when it ends before `strain exec`'s first sample of /proc
+/// (every 50 ms): it was recorded as none ("–" in the reports). The kernel's
+/// `ru_maxrss` from `wait4` holds it; strain takes it only above its own high-water
+/// mark at the spawn, where the kernel's figure starts.
+@Suite(.serialized, .timeLimit(.minutes(10))) struct ExecPeakMemoryTests {
+    @Test func aProgramThatEndsBeforeTheFirstSampleStillHasItsPeakRSS() async throws {
+        let program = ExecTests.folder() + "-quickpeak"
+        let built = try await ProgramRun.run("/usr/bin/env", [TestPrograms.compiler, "-O1", "-o", program, TestPrograms.sources + "/quickpeak.c"], timeout: 180)
+        try #require(built.termination == .exited(0), "\(built.stderr)")
+        defer { try? FileManager.default.removeItem(atPath: program) }
+        let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let (result, record) = try await ExecTests.exec(program, [], out: out)
+        #expect(result.termination == .exited(0), "\(result.stderr)")
+        let trial = try #require(record?.trials.first)
+        let peak = try #require(trial.metrics.peakRSSBytes, "no peak RSS recorded")
+        #expect(peak >= 96 << 20 && peak < 160 << 20, "the 96 MiB it touched, not strain's own: \(peak) B")
+    }
+}

@@ -63,4 +63,23 @@ import Testing
         ]
         #expect(builder.summary(wait: "futex wait", frames: frames) == "futex wait ← DispatchSemaphore.wait() ← closure #1 in Pieces.run() ← Loop.tick()")
     }
+
+    /// Rust links its standard library into the program, and C++ instantiates
+    /// libstdc++'s templates there: their frames are in the program's image, yet not its
+    /// code. A Rust stall's summary stopped at `std::sync::…` frames and never reached
+    /// `main::…`; the program's own function is named after what it waits in.
+    @Test(arguments: [
+        (["std::sys::sync::mutex::futex::Mutex::lock_contended", "std::sync::mutex::Mutex<T>::lock", "<std::sync::poison::Flag as core::ops::drop::Drop>::drop",
+          "deadlock::transfer", "deadlock::main::{{closure}}", "std::sys::backtrace::__rust_begin_short_backtrace"],
+         "futex wait ← std::sys::sync::mutex::futex::Mutex::lock_contended ← deadlock::transfer ← deadlock::main::{{closure}} ← …"),
+        (["__gthread_mutex_lock", "std::mutex::lock()", "std::lock_guard<std::mutex>::lock_guard(std::mutex&)", "main::{lambda()#1}::operator()() const",
+          "std::thread::_Invoker<std::tuple<main::{lambda()#1}> >::_M_run()"],
+         "futex wait ← std::mutex::lock() ← main::{lambda()#1}::operator()() const ← std::thread::_Invoker<std::tuple<main::{lambda()#1}> >::_M_run()"),
+    ])
+    func aSummaryNamesTheProgramsCodeAboveTheStandardLibraryLinkedIntoIt(symbols: [String], expected: String) {
+        let builder = ThreadDumpBuilder(symbolizer: Symbolizer())
+        let frames = [Frame(address: 1, module: "/usr/lib/x86_64-linux-gnu/libc.so.6", symbol: "syscall")]
+            + symbols.enumerated().map { Frame(address: UInt64($0.offset + 2), module: "/app/deadlock", symbol: $0.element) }
+        #expect(builder.summary(wait: "futex wait", frames: frames) == expected)
+    }
 }

@@ -223,12 +223,16 @@ package enum HTMLReport {
     /// its source location and its module. `index` nil: a frame of the cycle's period.
     static func frameItem(_ frame: Frame, index: Int?, entry: Bool = false, into page: inout Page) {
         let value = index.map { " value=\"\($0)\"" } ?? ""
-        for inlined in frame.inlined ?? [] {
-            page.raw("<li\(value) class=\"inlined\"><span class=\"symbol\">\(e(inlined.symbol ?? "?"))</span>\(location(inlined.location, file: inlined.file)) <span class=\"module\">inlined</span></li>")
+        // The entry is marked where its call was made: its innermost inlined function, if any.
+        let mark = " <span class=\"entry-mark\">← entered the recursion</span>"
+        for (position, inlined) in (frame.inlined ?? []).enumerated() {
+            let marked = entry && position == 0
+            page.raw("<li\(value) class=\"inlined\(marked ? " entry" : "")\"><span class=\"symbol\">\(e(inlined.symbol ?? "?"))</span>\(location(inlined.location, file: inlined.file)) <span class=\"module\">inlined</span>\(marked ? mark : "")</li>")
         }
+        let marked = entry && (frame.inlined ?? []).isEmpty
         let name = frame.symbol ?? String(format: "0x%llx", frame.address)
         let offset = frame.moduleOffset.map { String(format: "+0x%llx", $0) } ?? ""
-        page.raw("<li\(value)\(entry ? " class=\"entry\"" : "")><span class=\"symbol\">\(e(name))</span>\(location(frame.location, file: frame.file)) <span class=\"module\">\(e(frame.moduleName ?? "?"))\(e(offset))</span>\(entry ? " <span class=\"entry-mark\">← entered the recursion</span>" : "")</li>")
+        page.raw("<li\(value)\(marked ? " class=\"entry\"" : "")><span class=\"symbol\">\(e(name))</span>\(location(frame.location, file: frame.file)) <span class=\"module\">\(e(frame.moduleName ?? "?"))\(e(offset))</span>\(marked ? mark : "")</li>")
     }
 
     /// ` <span class="location" title="/full/path">File.swift:12:5</span>`, or nothing.
