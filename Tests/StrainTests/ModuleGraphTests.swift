@@ -100,8 +100,9 @@ struct ModuleGraph {
         "StrainHost": ["StrainRecords", "StrainKit", "StrainWire", "CStrainProbe", "CStrainTools"],
         // The parent: the trial pipeline, run and bisect.
         "StrainRunner": ["StrainRecords", "StrainKit", "StrainWire", "StrainSuite", "StrainSymbols", "CStrainProbe", "CStrainTools"],
-        // The parent of a program Strain did not build: through the runner's trial pipeline.
-        "StrainExec": ["StrainRecords", "StrainKit", "StrainWire", "StrainSymbols", "StrainRunner", "CStrainProbe", "CStrainTools"],
+        // The parent of a program Strain did not build: through the runner's trial pipeline
+        // (its verdicts' counts worded by StrainText).
+        "StrainExec": ["StrainRecords", "StrainKit", "StrainWire", "StrainSymbols", "StrainRunner", "StrainText", "CStrainProbe", "CStrainTools"],
         // Expectations for Swift Testing: the host in the re-run child, the runner in the test process; no CLI or gate,
         // and the report renderers only under the StrainTestingReports trait (report.html attached).
         "StrainTesting": ["StrainRecords", "StrainKit", "StrainWire", "StrainHost", "StrainRunner", "StrainReports"],
