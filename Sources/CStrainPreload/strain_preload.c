@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -392,13 +393,94 @@ __attribute__((constructor)) static void strain_find_write_functions(void) {
     strain_real_write = (strain_write_function)dlsym(RTLD_NEXT, "write");
 }
 
+// MARK: - Copies of standard error
+
+// A shell prints `echo "error: …" >&2` by making fd 1 a copy of fd 2 for the command
+// (dup2(2, 1)), writing to fd 1, then putting fd 1 back: what goes to such a copy goes
+// to standard error, and is kept as fd 2's is. dup, dup2 and dup3 mark the copies here
+// (one bit a descriptor below 1024); a mark can go stale (glibc closes descriptors by an
+// internal call no interposer sees, and the number is reused), so a marked descriptor
+// counts only while it is still the file fd 2 is (fstat: device and inode), checked at
+// each write to it. fcntl's F_DUPFD is not followed (shells save a descriptor with it,
+// not make a copy of fd 2).
+#define STRAIN_STDERR_COPY_LIMIT 1024
+static _Atomic unsigned long strain_stderr_copies[STRAIN_STDERR_COPY_LIMIT / 64];
+
+typedef int (*strain_dup_function)(int);
+typedef int (*strain_dup2_function)(int, int);
+typedef int (*strain_dup3_function)(int, int, int);
+static strain_dup_function strain_real_dup;
+static strain_dup2_function strain_real_dup2;
+static strain_dup3_function strain_real_dup3;
+
+static int strain_marked_stderr_copy(int fd) {
+    if (fd < 0 || fd >= STRAIN_STDERR_COPY_LIMIT) return 0;
+    return (int)((atomic_load_explicit(&strain_stderr_copies[fd / 64], memory_order_relaxed) >> (fd % 64)) & 1UL);
+}
+
+/// Whether a write to `fd` goes to standard error: fd 2, or a copy of it that still is.
+static int strain_is_stderr(int fd) {
+    if (fd == 2) return 1;
+    if (!strain_marked_stderr_copy(fd)) return 0;
+    int saved = errno;
+    struct stat copy, original;
+    int same = fstat(fd, &copy) == 0 && fstat(2, &original) == 0 && copy.st_dev == original.st_dev && copy.st_ino == original.st_ino;
+    errno = saved;
+    return same;
+}
+
+/// After `to` became a copy of `from`: marked when `from` is standard error, else unmarked.
+static void strain_note_copy(int from, int to) {
+    if (to < 0 || to >= STRAIN_STDERR_COPY_LIMIT || to == 2) return;
+    unsigned long bit = 1UL << (to % 64);
+    if (from == 2 || strain_marked_stderr_copy(from)) {
+        atomic_fetch_or_explicit(&strain_stderr_copies[to / 64], bit, memory_order_relaxed);
+    } else {
+        atomic_fetch_and_explicit(&strain_stderr_copies[to / 64], ~bit, memory_order_relaxed);
+    }
+}
+
+__attribute__((constructor)) static void strain_find_dup_functions(void) {
+    if (strain_real_dup2 != NULL) return;
+    strain_real_dup = (strain_dup_function)dlsym(RTLD_NEXT, "dup");
+    strain_real_dup3 = (strain_dup3_function)dlsym(RTLD_NEXT, "dup3");
+    strain_real_dup2 = (strain_dup2_function)dlsym(RTLD_NEXT, "dup2");
+}
+
+int dup(int fd) {
+    int result = strain_real_dup != NULL ? strain_real_dup(fd) : (int)syscall(SYS_dup, fd);
+    if (result >= 0) strain_note_copy(fd, result);
+    return result;
+}
+
+int dup2(int from, int to) {
+    int result;
+    if (strain_real_dup2 != NULL) {
+        result = strain_real_dup2(from, to);
+    } else {
+#ifdef SYS_dup2
+        result = (int)syscall(SYS_dup2, from, to);
+#else
+        result = from == to ? (fcntl(from, F_GETFD) == -1 ? -1 : to) : (int)syscall(SYS_dup3, from, to, 0);
+#endif
+    }
+    if (result >= 0 && from != to) strain_note_copy(from, result);
+    return result;
+}
+
+int dup3(int from, int to, int flags) {
+    int result = strain_real_dup3 != NULL ? strain_real_dup3(from, to, flags) : (int)syscall(SYS_dup3, from, to, flags);
+    if (result >= 0) strain_note_copy(from, result);
+    return result;
+}
+
 // The program's own calls to write and writev bind here: each is passed on unchanged
 // (the terminal sees exactly what it saw), and what reached fd 2 is kept too. Rust's
 // and the JVM's messages come this way (they call write); glibc's stdio does not (its
 // streams write by an internal call no interposer sees): see the stdio entry points below.
 ssize_t write(int fd, const void *bytes, size_t length) {
     ssize_t written = strain_real_write != NULL ? strain_real_write(fd, bytes, length) : syscall(SYS_write, fd, bytes, length);
-    if (fd == 2 && written > 0 && strain_keeping_stderr) {
+    if (written > 0 && strain_keeping_stderr && strain_is_stderr(fd)) {
         int saved = errno;
         strain_stderr_keep(bytes, (size_t)written);
         errno = saved;
@@ -408,7 +490,7 @@ ssize_t write(int fd, const void *bytes, size_t length) {
 
 ssize_t writev(int fd, const struct iovec *vector, int count) {
     ssize_t written = strain_real_writev != NULL ? strain_real_writev(fd, vector, count) : syscall(SYS_writev, fd, vector, count);
-    if (fd == 2 && written > 0 && strain_keeping_stderr) {
+    if (written > 0 && strain_keeping_stderr && strain_is_stderr(fd)) {
         int saved = errno;
         size_t left = (size_t)written;
         for (int i = 0; i < count && left > 0; i++) {
@@ -450,6 +532,10 @@ typedef int (*strain_vfprintf_chk_function)(FILE *, int, const char *, va_list);
 typedef int (*strain_vdprintf_function)(int, const char *, va_list);
 typedef int (*strain_vdprintf_chk_function)(int, int, const char *, va_list);
 typedef void (*strain_perror_function)(const char *);
+typedef int (*strain_vprintf_function)(const char *, va_list);
+typedef int (*strain_vprintf_chk_function)(int, const char *, va_list);
+typedef int (*strain_putchar_function)(int);
+typedef int (*strain_puts_function)(const char *);
 
 /// The next definitions of the stdio entry points below (libc's).
 static struct {
@@ -461,6 +547,11 @@ static struct {
     strain_vdprintf_function vdprintf;
     strain_vdprintf_chk_function vdprintf_chk;
     strain_perror_function perror;
+    // stdout's: a shell's `echo … >&2` prints through them once fd 1 is a copy of fd 2.
+    strain_vprintf_function vprintf;
+    strain_vprintf_chk_function vprintf_chk;
+    strain_putchar_function putchar;
+    strain_puts_function puts;
 } strain_real_stdio;
 static _Atomic int strain_stdio_found;
 
@@ -482,6 +573,10 @@ __attribute__((constructor)) static void strain_find_stdio_functions(void) {
     strain_real_stdio.vdprintf = (strain_vdprintf_function)dlsym(RTLD_NEXT, "vdprintf");
     strain_real_stdio.vdprintf_chk = (strain_vdprintf_chk_function)dlsym(RTLD_NEXT, "__vdprintf_chk");
     strain_real_stdio.perror = (strain_perror_function)dlsym(RTLD_NEXT, "perror");
+    strain_real_stdio.vprintf = (strain_vprintf_function)dlsym(RTLD_NEXT, "vprintf");
+    strain_real_stdio.vprintf_chk = (strain_vprintf_chk_function)dlsym(RTLD_NEXT, "__vprintf_chk");
+    strain_real_stdio.putchar = (strain_putchar_function)dlsym(RTLD_NEXT, "putchar");
+    strain_real_stdio.puts = (strain_puts_function)dlsym(RTLD_NEXT, "puts");
     atomic_store_explicit(&strain_stdio_found, 1, memory_order_release);
 }
 
@@ -495,7 +590,7 @@ static int strain_stdio_keeps(FILE *stream) {
     int saved = errno;
     int fd = fileno_unlocked(stream);  // -1 and EBADF for a stream without a descriptor (fopencookie, fmemopen)
     errno = saved;
-    return fd == 2;
+    return strain_is_stderr(fd);
 }
 
 static void strain_stdio_keep(const void *bytes, size_t length) {
@@ -564,6 +659,63 @@ int (fputc_unlocked)(int byte, FILE *stream) { return strain_stdio_kept_byte(STR
 int (putc)(int byte, FILE *stream) { return strain_stdio_kept_byte(STRAIN_REAL_STDIO(putc)(byte, stream), stream); }
 int (putc_unlocked)(int byte, FILE *stream) { return strain_stdio_kept_byte(STRAIN_REAL_STDIO(putc_unlocked)(byte, stream), stream); }
 
+// stdout's entry points: kept only while stdout's descriptor is a copy of fd 2 (bash's
+// `echo … >&2` calls __printf_chk and putchar on stdout after dup2(2, 1)).
+int (putchar)(int byte) { return strain_stdio_kept_byte(STRAIN_REAL_STDIO(putchar)(byte), stdout); }
+
+int (puts)(const char *text) {
+    int result = STRAIN_REAL_STDIO(puts)(text);
+    if (result >= 0 && strain_stdio_keeps(stdout)) {
+        strain_stdio_keep(text, strlen(text));
+        strain_stdio_keep("\n", 1);
+    }
+    return result;
+}
+
+int (vprintf)(const char *format, va_list arguments) {
+    int errno_before = errno;
+    va_list copy;
+    va_copy(copy, arguments);
+    int result = STRAIN_REAL_STDIO(vprintf)(format, arguments);
+    if (strain_stdio_keeps(stdout)) strain_stdio_keep_formatted(result, errno_before, format, copy);
+    va_end(copy);
+    return result;
+}
+
+int (printf)(const char *format, ...) {
+    int errno_before = errno;
+    va_list arguments, copy;
+    va_start(arguments, format);
+    va_copy(copy, arguments);
+    int result = STRAIN_REAL_STDIO(vprintf)(format, arguments);
+    if (strain_stdio_keeps(stdout)) strain_stdio_keep_formatted(result, errno_before, format, copy);
+    va_end(copy);
+    va_end(arguments);
+    return result;
+}
+
+int (__vprintf_chk)(int flag, const char *format, va_list arguments) {
+    int errno_before = errno;
+    va_list copy;
+    va_copy(copy, arguments);
+    int result = STRAIN_REAL_STDIO(vprintf_chk)(flag, format, arguments);
+    if (strain_stdio_keeps(stdout)) strain_stdio_keep_formatted(result, errno_before, format, copy);
+    va_end(copy);
+    return result;
+}
+
+int (__printf_chk)(int flag, const char *format, ...) {
+    int errno_before = errno;
+    va_list arguments, copy;
+    va_start(arguments, format);
+    va_copy(copy, arguments);
+    int result = STRAIN_REAL_STDIO(vprintf_chk)(flag, format, arguments);
+    if (strain_stdio_keeps(stdout)) strain_stdio_keep_formatted(result, errno_before, format, copy);
+    va_end(copy);
+    va_end(arguments);
+    return result;
+}
+
 int (vfprintf)(FILE *stream, const char *format, va_list arguments) {
     int errno_before = errno;
     va_list copy;
@@ -616,7 +768,7 @@ int (vdprintf)(int fd, const char *format, va_list arguments) {
     va_list copy;
     va_copy(copy, arguments);
     int result = STRAIN_REAL_STDIO(vdprintf)(fd, format, arguments);
-    if (fd == 2 && strain_keeping_stderr) strain_stdio_keep_formatted(result, errno_before, format, copy);
+    if (strain_keeping_stderr && strain_is_stderr(fd)) strain_stdio_keep_formatted(result, errno_before, format, copy);
     va_end(copy);
     return result;
 }
@@ -627,7 +779,7 @@ int (dprintf)(int fd, const char *format, ...) {
     va_start(arguments, format);
     va_copy(copy, arguments);
     int result = STRAIN_REAL_STDIO(vdprintf)(fd, format, arguments);
-    if (fd == 2 && strain_keeping_stderr) strain_stdio_keep_formatted(result, errno_before, format, copy);
+    if (strain_keeping_stderr && strain_is_stderr(fd)) strain_stdio_keep_formatted(result, errno_before, format, copy);
     va_end(copy);
     va_end(arguments);
     return result;
@@ -638,7 +790,7 @@ int (__vdprintf_chk)(int fd, int flag, const char *format, va_list arguments) {
     va_list copy;
     va_copy(copy, arguments);
     int result = STRAIN_REAL_STDIO(vdprintf_chk)(fd, flag, format, arguments);
-    if (fd == 2 && strain_keeping_stderr) strain_stdio_keep_formatted(result, errno_before, format, copy);
+    if (strain_keeping_stderr && strain_is_stderr(fd)) strain_stdio_keep_formatted(result, errno_before, format, copy);
     va_end(copy);
     return result;
 }
@@ -649,7 +801,7 @@ int (__dprintf_chk)(int fd, int flag, const char *format, ...) {
     va_start(arguments, format);
     va_copy(copy, arguments);
     int result = STRAIN_REAL_STDIO(vdprintf_chk)(fd, flag, format, arguments);
-    if (fd == 2 && strain_keeping_stderr) strain_stdio_keep_formatted(result, errno_before, format, copy);
+    if (strain_keeping_stderr && strain_is_stderr(fd)) strain_stdio_keep_formatted(result, errno_before, format, copy);
     va_end(copy);
     va_end(arguments);
     return result;
@@ -672,6 +824,20 @@ void (perror)(const char *message) {
     strain_stderr_keep("\n", 1);
     errno = errno_after;
 }
+
+/// Set where the program's exit writes its tail (it and the processes it forks inherit it).
+static volatile int strain_tail_at_exit;
+
+// `_exit` and `_Exit` end the process without exit's handlers: dash's `exit 2` after
+// `echo "error: …" >&2` left no tail. A nonzero status writes it here, as exit does
+// (async-signal-safe: `_exit` may be called from a handler or a forked child), then the
+// process ends by the system call `_exit` makes.
+_Noreturn void _exit(int status) {
+    if (status != 0 && strain_tail_at_exit) strain_stderr_write_tail();
+    for (;;) syscall(SYS_exit_group, status);
+}
+
+_Noreturn void _Exit(int status) { _exit(status); }
 
 /// At the program's exit: its tail, when it ended by a nonzero status (a JVM's uncaught exception).
 static void strain_stderr_at_exit(int status, void *unused) {
@@ -750,7 +916,10 @@ __attribute__((constructor)) static void strain_preload_start(void) {
     // Its standard error's tail: kept from here on (a forked child keeps its own),
     // written out where the program dies of a signal or exits by a nonzero status.
     pthread_atfork(NULL, NULL, strain_stderr_forget);
-    if (is_program) on_exit(strain_stderr_at_exit, NULL);
+    if (is_program) {
+        on_exit(strain_stderr_at_exit, NULL);
+        strain_tail_at_exit = 1;
+    }
     strain_keeping_stderr = 1;
     if (pthread_key_create(&strain_thread_key, strain_thread_ended) != 0) return;
     if (is_program && strain_dump_install(STRAIN_PRELOAD_DUMP_THREADS, STRAIN_PRELOAD_DUMP_FRAMES) != 0) return;

@@ -436,19 +436,27 @@ package struct ExecSupervisor: Sendable {
             let seen = signalSeen == signal ? "; a \(SignalName.of(signal)) was sent to strain and reached it" : ""
             status += " (128 + \(signal): the status of a program that ends itself on \(SignalName.of(signal))\(seen))"
         }
-        guard let seconds = secondsBeforeEnd, seconds >= 1 else {
+        // A JVM's fault is HotSpot's own, however soon the program ended after it (a Hello
+        // world ends within a second of its start-up fault): never said as why it ended.
+        let inJVM = isHotSpots(fault, trace: trace)
+        guard inJVM || (secondsBeforeEnd ?? 0) >= 1 else {
             return "the program handled \(faultText) itself and \(status)"
         }
-        return "the program \(status); " + handledEarlier(fault, seconds: seconds, trace: trace)
+        return "the program \(status); " + handledEarlier(fault, seconds: secondsBeforeEnd, trace: trace)
     }
 
-    /// `12.3 s before, it had handled a SIGSEGV at 0x0 itself (HotSpot takes such faults on purpose) and ran on: not why it ended`.
-    static func handledEarlier(_ fault: FaultRecord, seconds: Double, trace: FaultTrace?) -> String {
-        // The fault is in HotSpot's generated code (no module), in a process that maps libjvm.so.
-        let inJVM = JVMThreads.isJVM(maps: fault.maps)
+    /// Whether `fault` is in a JVM: in HotSpot's generated code (no module), in a process that maps libjvm.so.
+    static func isHotSpots(_ fault: FaultRecord, trace: FaultTrace?) -> Bool {
+        JVMThreads.isJVM(maps: fault.maps)
             || ((trace?.firstFrames ?? []) + (trace?.lastFrames ?? [])).contains { $0.moduleName?.hasPrefix("libjvm") == true }
-        let why = inJVM ? " (HotSpot takes such faults on purpose)" : ""
-        return "\(String(format: "%.1f", seconds)) s before, it had handled a \(SignalName.of(fault.signal)) at 0x\(String(fault.address, radix: 16)) itself\(why) and ran on: not why it ended"
+    }
+
+    /// `12.3 s before, it had handled a SIGSEGV at 0x0 itself (HotSpot takes such faults on purpose) and ran on: not why it ended`
+    /// (without the time when the fault record's is unknown).
+    static func handledEarlier(_ fault: FaultRecord, seconds: Double?, trace: FaultTrace?) -> String {
+        let why = isHotSpots(fault, trace: trace) ? " (HotSpot takes such faults on purpose)" : ""
+        let when = seconds.map { "\(String(format: "%.1f", $0)) s before, it" } ?? "it"
+        return "\(when) had handled a \(SignalName.of(fault.signal)) at 0x\(String(fault.address, radix: 16)) itself\(why) and ran on: not why it ended"
     }
 
     /// The faults of the program's other processes (a forked child keeps the probe and

@@ -14,8 +14,9 @@ import Foundation
 ///   its `what():` line.
 /// - Anything else: the final message: its last line that is not indented (stack
 ///   lines are) and does not continue a line that ends with `:`, with the lines that
-///   continue it (up to 5), up to `limit` characters. Node's closing `Node.js v…` line
-///   and Lua's `stack traceback:` are not messages.
+///   continue it (up to 5), up to `limit` characters. Node's closing `Node.js v…` line,
+///   Lua's `stack traceback:`, and a usage line or help hint after the message
+///   (`usage: tool FILE`, `Try 'ls --help' …`) are not messages.
 ///
 /// Whichever message came last wins; its first line says what went wrong
 /// (`CrashReason` in StrainReports picks that line for a report).
@@ -80,6 +81,12 @@ package enum StandardErrorWords {
         // Node (12 and later) ends an uncaught exception's report with its version.
         if let last = lines.last, last.hasPrefix("Node.js v") { lines = lines.dropLast() }
         let isIndented = { (line: String) in line.first?.isWhitespace ?? true }
+        // A tool's error often ends with its usage or a hint (`usage: tool FILE`, `Try 'ls
+        // --help' for more information.`): the message is the line before them.
+        while let hint = lines.indices.last(where: { !isIndented(lines[$0]) }), isHint(lines[hint]),
+              lines[..<hint].contains(where: { !isIndented($0) && !isHint($0) }) {
+            lines = lines[..<hint]
+        }
         // Lua's `stack traceback:` opens its trace; it says nothing of the error.
         let isTraceHeading = { (line: String) in line == "stack traceback:" }
         let continues = { (index: Int) in index > lines.startIndex && lines[index - 1].hasSuffix(":") && !isIndented(lines[index - 1]) }
@@ -93,6 +100,13 @@ package enum StandardErrorWords {
             characters += line.count + 1
         }
         return headOf(kept.joined(separator: "\n"))
+    }
+
+    /// Whether `line` shows how to call the program rather than what went wrong: its
+    /// usage, or a pointer to its help.
+    static func isHint(_ line: String) -> Bool {
+        let lower = line.lowercased()
+        return ["usage:", "try '", "try `", "try \"", "see '", "for more information"].contains { lower.hasPrefix($0) }
     }
 
     /// `words` cut to `limit` characters from their start.

@@ -265,6 +265,46 @@ import Testing
         #expect(report.stdout.contains(" — `\(reason)`"), "summary.md's trace line: \(report.stdout.prefix(1500))")
     }
 
+    @Test func aToolsErrorBeforeItsUsageLineIsItsReasonNotTheUsage() async throws {
+        let programs = try await TestPrograms.c()
+        let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let alone = try await ProgramRun.run(programs.faults, ["usage-exit"])
+        #expect(alone.termination == .exited(3), "\(alone.stderr)")
+        let (under, run) = try await ExecTests.exec(programs.faults, ["usage-exit"], out: out)
+        #expect(under.termination == .exited(3))
+        #expect(under.stderr.hasPrefix(alone.stderr), "\(under.stderr.prefix(600))")
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .threw, "\(trial.outcome.description)")
+        // perror's line says what went wrong; the usage line after it does not (it was the reason).
+        #expect(trial.lastWords == "error: cannot open /nonexistent/input.csv: No such file or directory", "\(String(describing: trial.lastWords))")
+    }
+
+    /// A shell's `echo … >&2` makes fd 1 a copy of fd 2 and writes there (dash by write,
+    /// bash by stdio's printf and putchar on stdout): its words were never kept.
+    @Test(arguments: ["/bin/bash", "/bin/sh"])
+    func aShellScriptsErrorEchoedToStandardErrorIsItsLastWords(shell: String) async throws {
+        let folder = ExecTests.folder()
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let script = (folder as NSString).appendingPathComponent("deploy.sh")
+        try """
+            die() { echo "error: missing $1" >&2; exit 2; }
+            echo "deploying"
+            printf 'checking %s\\n' "$0" >&2
+            [ -f /nonexistent/deploy.conf ] || die /nonexistent/deploy.conf
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        let alone = try await ProgramRun.run(shell, [script])
+        #expect(alone.termination == .exited(2), "\(alone.stderr)")
+        let (under, run) = try await ExecTests.exec(shell, [script], out: (folder as NSString).appendingPathComponent("out"))
+        #expect(under.termination == .exited(2))
+        #expect(under.stdout == alone.stdout)
+        #expect(under.stderr.hasPrefix(alone.stderr), "\(under.stderr.prefix(600))")
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .threw, "\(trial.outcome.description)")
+        #expect(trial.lastWords == "error: missing /nonexistent/deploy.conf", "\(shell): \(String(describing: trial.lastWords))")
+    }
+
     @Test(.enabled(if: cxx != nil, "no c++ on PATH: install g++ (.ci/setup does) to check libstdc++'s terminate message"))
     func anUncaughtCxxExceptionIsRecordedWithLibstdcxxsTerminateAndWhatLines() async throws {
         let folder = ExecTests.folder()
@@ -333,6 +373,10 @@ import Testing
         #expect(StandardErrorWords.lastWords(in: "/a.js:1\nfunction f() { f() }\n             ^\n\nRangeError: Maximum call stack size exceeded\n    at f (/a.js:1:14)\n\nNode.js v18.19.0\n")
             == "RangeError: Maximum call stack size exceeded")
         #expect(StandardErrorWords.lastWords(in: "retrying\nconfig: cannot start:\nport 80 is taken\n") == "config: cannot start:\nport 80 is taken")
+        // A usage line or a pointer to the help after the error is not the reason; alone, it is all there is.
+        #expect(StandardErrorWords.lastWords(in: "ls: invalid option -- 'z'\nTry 'ls --help' for more information.\n") == "ls: invalid option -- 'z'")
+        #expect(StandardErrorWords.lastWords(in: "tool: no input\nUsage: tool [-v] FILE\n  -v  say more\n") == "tool: no input")
+        #expect(StandardErrorWords.lastWords(in: "usage: tool FILE\n") == "usage: tool FILE")
     }
 
     @Test func theReportsReasonIsTheLineThatSaysWhatWentWrongNotTheLastLine() {

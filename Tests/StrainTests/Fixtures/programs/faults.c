@@ -78,6 +78,7 @@ static void quit_handler(int signal_number) {
     write(1, text, sizeof(text) - 1);
 }
 
+#include <errno.h>
 #include <sys/uio.h>  // here, not above: the tests name lines of the functions above
 
 int main(int argc, char **argv) {
@@ -199,6 +200,12 @@ int main(int argc, char **argv) {
         fputs("widgets.conf: ", stderr);
         fprintf(stderr, "line %d: expected a count, found '%s'\n", 12, "many");
         abort();
+    } else if (strcmp(mode, "usage-exit") == 0) {
+        // A getopt-style tool's failure: the error (perror), then its usage, then a status.
+        errno = ENOENT;
+        perror("error: cannot open /nonexistent/input.csv");
+        fprintf(stderr, "usage: faults FILE\n");
+        exit(3);
     } else if (strcmp(mode, "swift-style-abort") == 0) {
         // A debug-build Swift precondition's message over many lines, as SwiftNIO's run
         // (its last line is not the one that says what went wrong), by stdio; then an abort.
