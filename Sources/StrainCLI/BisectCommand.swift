@@ -18,8 +18,10 @@ struct BisectCommand: ParsableCommand {
         larger the stack, is reported as unbounded. Each probe is a trial in run.json; the answers are its `bisect` section.
 
         Examples:
-          strain bisect cyclic-graph -p operation=unarchive -p shape=chain -p size=2000 --per size
-          strain bisect cyclic-graph -p operation=unarchive -p shape=chain --over size --strategy 'thread(512KiB)'
+          strain bisect cyclic-graph -p operation=unarchive -p shape=chain \\
+              -p size=2000 --per size
+          strain bisect cyclic-graph -p operation=unarchive -p shape=chain \\
+              --over size --strategy 'thread(512KiB)'
           strain bisect nested-json -p operation=serialize --over depth
 
         """ + "\n" + ExitCodeContract.otherCommands[0]
@@ -37,7 +39,7 @@ struct BisectCommand: ParsableCommand {
     @Option(help: "For --over: the strategy the probes run on (default thread(512KiB)).")
     var strategy: String?
 
-    @Option(help: "The profile the probes emulate: linux, ios or macos (default linux).")
+    @Option(help: "The profile the probes emulate: linux, ios or macos.")
     var profile: String = "linux"
 
     @Option(help: "For a stack search: an integer parameter to measure the stack per unit of; a second search runs at twice its value.")
@@ -55,10 +57,10 @@ struct BisectCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Repetitions of the probes either side of the boundary, 1 to 20.")
     var repetitions: Int = 3
 
-    @Option(parsing: .unconditional, help: "Each probe's deadline: 100ms to 10m (default 60s).")
+    @Option(parsing: .unconditional, help: "Each probe's deadline: 100ms to 10m.")
     var timeout: String = "60s"
 
-    @Option(parsing: .unconditional, help: "The watchdog's threshold in each probe: 100ms to 10m (default 2s).")
+    @Option(parsing: .unconditional, help: "The watchdog's threshold in each probe: 100ms to 10m.")
     var stall: String = "2s"
 
     @Option(help: "How each probe runs: spawn (the whole binary started anew, as a program of its own: the default, so the answer holds for a real program) or server (a copy of the trial server: faster, and may fit a level more).")
@@ -70,7 +72,7 @@ struct BisectCommand: ParsableCommand {
     @Option(help: "Where to write run.json, trials.jsonl and the reports (default: Reports/bisect-<scenario>-<timestamp>).")
     var out: String?
 
-    @Option(parsing: .upToNextOption, help: "Reports to write besides run.json: html, md, junit (default: all of them).")
+    @Option(parsing: .upToNextOption, help: "Reports to write besides run.json: html, md, junit.")
     var format: [ReportFormat] = [.html, .md, .junit]
 
     /// Bad input: printed as one line naming the option and the fix, exit code 2, no probe started.

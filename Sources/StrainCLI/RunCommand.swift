@@ -34,7 +34,7 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "For GitHub Actions: an error annotation per trial key that ended unexpectedly, at its suite line (relative to $GITHUB_WORKSPACE), and the Markdown summary appended to $GITHUB_STEP_SUMMARY.")
     var github = false
 
-    @Option(parsing: .upToNextOption, help: "Reports to write besides run.json: html (report.html), md (summary.md), junit (junit.xml); default: those three. Also csv (metrics.csv), benchmark-smaller and benchmark-bigger (github-action-benchmark's JSON). json names run.json itself, which is always written.")
+    @Option(parsing: .upToNextOption, help: "Reports to write besides run.json: html (report.html), md (summary.md), junit (junit.xml). Also csv (metrics.csv), benchmark-smaller and benchmark-bigger (github-action-benchmark's JSON). json names run.json itself, which is always written.")
     var format: [ReportFormat] = [.html, .md, .junit]
 
     @Option(name: .customLong("filter"), help: ArgumentHelp(

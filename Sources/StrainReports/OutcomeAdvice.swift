@@ -13,11 +13,11 @@ package enum OutcomeAdvice {
         switch outcome.kind {
         case .completed:
             let expected = trial.expectedOutcomes.joined(separator: " or ")
-            return "It completed where the suite expects \(expected): if the fault is fixed, change the run's expect: to completed; "
+            return "It completed where the suite expects \(expected): if the fault is fixed, change the run's expect to completed; "
                 + "if not, the run no longer reaches it (check its parameters and strategies)."
         case .threw:
             let error = outcome.message.map { " (\(Self.quote($0)))" } ?? ""
-            return "The scenario's work threw\(error): fix or handle the error where it is thrown, or add threw to the run's expect: if throwing is the point."
+            return "The scenario's work threw\(error): fix or handle the error where it is thrown, or add threw to the run's expect if throwing is the point."
         case .invariantViolated:
             let broken = outcome.message.map { " (\(Self.quote($0)))" } ?? ""
             return "The work ran to its end with a wrong result\(broken): updates were lost or reordered between threads. "
@@ -50,12 +50,12 @@ package enum OutcomeAdvice {
         case .timedOut:
             let deadline = trial.metrics.trialSeconds.map { " at the trial's deadline (\(Format.duration($0)))" } ?? " at the trial's deadline"
             guard let waiting = Self.topGroup(trial) else {
-                return "The parent killed it\(deadline), with no thread dump. If it hangs, a stall: shorter than the timeout: lets the watchdog "
-                    + "dump every thread and name the wait; if it is only slow, raise the run's timeout:."
+                return "The parent killed it\(deadline), with no thread dump. If it hangs, a stall shorter than the run's timeout lets the watchdog "
+                    + "dump every thread and name the wait; if it is only slow, raise the run's timeout."
             }
             // A thread that was running is in a loop or slow work, not a wait.
             let what = waiting.contains(" was running") || waiting.contains(" were running") ? "that work" : "that wait"
-            return "The parent killed it\(deadline) while \(waiting): if \(what) never ends, fix it there; if the work is only slow, raise the run's timeout:."
+            return "The parent killed it\(deadline) while \(waiting): if \(what) never ends, fix it there; if the work is only slow, raise the run's timeout."
         case .harnessError:
             let message = outcome.message.map { " (\(Self.quote($0)))" } ?? ""
             return "Strain itself failed\(message), not the code under test: run it again, and if it repeats, report it with run.json."
@@ -136,7 +136,8 @@ package enum OutcomeAdvice {
     /// running in static FaultScenario.fail…` for busy threads: the dump's group of threads
     /// that held the work, else its largest, as advice names it.
     static func topGroup(_ trial: TrialRecord) -> String? {
-        guard let groups = trial.dump?.groups, let group = groups.first(where: \.inWork) ?? groups.first else { return nil }
+        guard let groups = trial.dump?.groups,
+              let group = groups.first(where: \.inWork) ?? groups.first(where: waitsInCodeUnderTest) ?? groups.first else { return nil }
         let threads = "\(group.count) thread\(group.count == 1 ? "" : "s")"
         // A busy thread is not waiting: its summary starts with `running`, not a wait.
         if group.summary == "running" { return "\(threads) \(group.count == 1 ? "was" : "were") running" }
@@ -144,6 +145,17 @@ package enum OutcomeAdvice {
             return "\(threads) \(group.count == 1 ? "was" : "were") running in \(group.summary.dropFirst("running ← ".count))"
         }
         return "\(threads) waited in \(group.summary)"
+    }
+
+    /// Whether the first frame of `group` from a package's sources (a `Sources` folder),
+    /// inlined functions first, is not Strain's harness: a thread in the code under test,
+    /// not the host's wait for the work's result (`ResultHandoff.wait ← handOff ← …`), which
+    /// a trial killed at its deadline also has, often listed first. A group with no such
+    /// frame (a pool's idle thread, a stripped binary) says nothing either way.
+    static func waitsInCodeUnderTest(_ group: ThreadGroup) -> Bool {
+        let files = group.frames.lazy.flatMap { frame in (frame.inlined ?? []).map(\.file) + [frame.file] }
+        guard let file = files.first(where: { $0.map { $0.hasPrefix("Sources/") || $0.contains("/Sources/") } ?? false }) else { return false }
+        return !FunctionCost.isHarness(file)
     }
 
     /// A message from the record as it is quoted in advice: one line, at most 200 characters.

@@ -119,11 +119,17 @@ package enum Format {
         return String(format: "%.0f µs", seconds * 1e6)
     }
 
-    /// `0.201 s`, `12.3 s`, `340 s`: a time in seconds to 3 significant digits, for a
-    /// column whose unit is `s`.
+    /// `0.201 s`, `12.3 s`, `340 s`, `0.0000662 s`: a time in seconds to 3 significant
+    /// digits, for a column whose unit is `s`; never in exponent form (`6.62e-05 s`),
+    /// down to a nanosecond (below it, `0 s`).
     package static func seconds(_ seconds: Double?) -> String {
         guard let seconds else { return "–" }
-        return seconds.isFinite && abs(seconds) >= 100 ? String(format: "%.0f s", seconds) : String(format: "%.3g s", seconds)
+        guard seconds.isFinite else { return "\(seconds) s" }
+        if abs(seconds) >= 100 { return String(format: "%.0f s", seconds) }
+        if abs(seconds) >= 0.001 || seconds == 0 { return String(format: "%.3g s", seconds) }
+        if abs(seconds) < 5e-10 { return "0 s" }
+        let decimals = min(9, 2 - Int(log10(abs(seconds)).rounded(.down)))
+        return String(format: "%.\(decimals)f s", seconds)
     }
 
     /// `38.2 MiB`.

@@ -72,8 +72,8 @@ public func expectInstructions(atMost limit: Int, _ name: String? = nil, on stra
     return verdict
 }
 
-/// `1,234 instructions`: a count with its separators and its noun.
-private func counted(_ count: Int, _ noun: String) -> String {
+/// `1,234 instructions`: a count with its separators and its noun (the verdicts' counts too).
+func counted(_ count: Int, _ noun: String) -> String {
     "\(count.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_US")))) \(noun)\(count == 1 ? "" : "s")"
 }
 

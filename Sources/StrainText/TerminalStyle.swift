@@ -50,7 +50,12 @@ package struct TerminalStyle: Sendable {
         var index = body.startIndex
         while let wordStart = body[index...].firstIndex(where: { $0 != " " }) {
             let spaces = body.distance(from: index, to: wordStart)
-            let wordEnd = body[wordStart...].firstIndex(of: " ") ?? body.endIndex
+            var wordEnd = body[wordStart...].firstIndex(of: " ") ?? body.endIndex
+            // `× 631`, `≤ 620` and `closure #1` are one unit to a reader: the next word comes along.
+            while wordEnd < body.endIndex, Self.joinsNext(body[wordStart..<wordEnd].split(separator: " ").last ?? ""),
+                  body.index(after: wordEnd) < body.endIndex, body[body.index(after: wordEnd)] != " " {
+                wordEnd = body[body.index(after: wordEnd)...].firstIndex(of: " ") ?? body.endIndex
+            }
             let word = String(body[wordStart..<wordEnd])
             let wordCount = Self.visibleCount(word)
             if started, count + spaces + wordCount > width {
@@ -66,6 +71,12 @@ package struct TerminalStyle: Sendable {
         }
         pieces.append(current)
         return pieces
+    }
+
+    /// Whether a line may not break after `word`: an operator before its number, and
+    /// `closure` before its `#1`.
+    static func joinsNext(_ word: Substring) -> Bool {
+        ["×", "≤", "≥", "<", "=", "closure"].contains(word)
     }
 
     /// Characters a terminal shows of `text`: its SGR colour sequences take none.

@@ -110,14 +110,18 @@ package struct TextTable: Sendable {
     /// The pieces of a cell that should not break: its words, a number kept with
     /// its unit (`8.0 MiB`, `12.4 k allocs,`, `3 frames`), and a number that ends a
     /// sentence kept with the word before it (`into 1.`), so that no line starts with
-    /// what reads as a numbered list. Only the one word after a number goes with it
+    /// what reads as a numbered list, and a `/` kept with the word before it. Only the one word after a number goes with it
     /// (two after `k`, `M` or `G`): the rest of a sentence breaks as words do.
     static func words(_ cell: String) -> [String] {
         var words: [String] = []
         // Whether the piece so far is a bare number, or a number and its magnitude, that the next word's unit joins.
         var open = false
         for word in cell.split(separator: " ").map(String.init) {
-            if open, let last = words.last, word.first?.isNumber == false, word != "/" {
+            if word == "/", !words.isEmpty {
+                // `1.6 MiB /` then `8.0 MiB`: a lone `/` on a line of its own reads as nothing.
+                words[words.count - 1] += " /"
+                open = false
+            } else if open, let last = words.last, word.first?.isNumber == false {
                 words[words.count - 1] = last + " " + word
                 open = !last.contains(" ") && ["k", "M", "G"].contains(word)
             } else if !words.isEmpty, word.wholeMatch(of: /\d+\./) != nil {

@@ -127,6 +127,35 @@ import Testing
         #expect(groff.status == 0 && groff.stdout.isEmpty, "groff -mdoc -ww:\n\(groff.stdout)")
     }
 
+    /// groff, which `man` uses, rendered the page as "BSD General Commands Manual" with
+    /// "BSD" in its footer, hyphenated words and file names at line ends (`ju‐nit.xml`,
+    /// `base‐line/report.html`), and printed the help's backticks as they are.
+    static let groff = ["/usr/bin/groff", "/usr/local/bin/groff"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    @Test(.enabled(if: groff != nil, "groff is not installed, so the man page is not rendered as man renders it: apt-get install groff-base (man-db brings it)"))
+    func theManPageAsManRendersItAt80ColumnsNamesLinuxAndBreaksNoWord() async throws {
+        let dump = try await StrainBinary.run(["--experimental-dump-help"])
+        let page = try await Self.manualPage()
+        let file = try temporaryFolder() + "/strain.1"
+        defer { try? FileManager.default.removeItem(atPath: (file as NSString).deletingLastPathComponent) }
+        try page.write(toFile: file, atomically: true, encoding: .utf8)
+        let rendered = try await BoundedProcess.run(try #require(Self.groff), ["-T", "utf8", "-mdoc", "-rLL=78n", "-P", "-c", file],
+                                                    environment: ["LC_ALL": "C.UTF-8"], timeout: 60)
+        let lines = rendered.stdout.replacingOccurrences(of: #".\x{08}"#, with: "", options: .regularExpression)
+            .replacingOccurrences(of: "\u{2010}", with: "-").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        try #require(lines.count > 100, "\(rendered.stdout.prefix(2_000))")
+        #expect(lines.first?.contains("Linux General Commands Manual") == true, "\(lines.first ?? "")")
+        #expect(!lines.contains { $0.contains("BSD") }, "\(lines.filter { $0.contains("BSD") })")
+        #expect(!lines.contains { $0.contains("`") }, "\(lines.filter { $0.contains("`") }.prefix(5))")
+        // A line that ends in a hyphen ends where the help's own word has one (`benchmark-`
+        // then `bigger`), never inside a word the help writes whole.
+        let help = dump.stdout
+        for (line, next) in zip(lines, lines.dropFirst()) where line.hasSuffix("-") && !line.hasSuffix(" -") {
+            let word = (line.split(separator: " ").last ?? "") + (next.split(separator: " ").first ?? "")
+            #expect(help.contains(word), "\"\(word)\" is split at a hyphen the help does not have:\n\(line)\n\(next)")
+        }
+    }
+
     /// generate-manual drops every character outside ASCII: `1 ≤ K ≤ N ≤ 1000` came
     /// out as `1  K  N  1000`. Every one the help holds reaches the rendered page.
     @Test(.enabled(if: mandoc != nil, "mandoc is not installed, so the man page is not rendered: apt-get install mandoc (.ci/setup installs it)"))

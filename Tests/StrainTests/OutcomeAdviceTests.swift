@@ -122,6 +122,9 @@ import Testing
                 strategies: [main]
               - scenario: stack-depth
                 strategies: [thread(512KiB)]
+              - scenario: crash
+                parameters: {kind: [hang]}
+                strategies: [gcd-global]
             """, timeout: 120)
         defer { try? FileManager.default.removeItem(atPath: (out as NSString).deletingLastPathComponent) }
         #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
@@ -137,6 +140,14 @@ import Testing
         ]
         let summary = try String(contentsOfFile: out + "/summary.md", encoding: .utf8)
         let page = try String(contentsOfFile: out + "/report.html", encoding: .utf8)
+        // The hang's advice points at the hung work, never at Strain's own wait for its result.
+        let hangs = record.trials.filter { $0.outcome.kind == .timedOut }
+        #expect(hangs.count == 2, "\(record.trials.map(\.outcome))")
+        for hang in hangs {
+            let advice = OutcomeAdvice.text(for: hang)
+            #expect(!advice.contains("ResultHandoff") && advice.contains("waited in sleep (nanosleep) ← ") && advice.contains("CrashScenario.prepare(context:)"),
+                    "\(hang.key): \(advice)")
+        }
         for (name, text) in [("terminal", result.stdout), ("summary.md", summary), ("report.html", page)] {
             let why = try #require(text.range(of: "Why, and what to do"), "\(name) has an answer block:\n\(text)")
             let answer = String(text[why.upperBound...])
@@ -204,5 +215,50 @@ extension OutcomeAdviceTests {
             #expect(answer.contains("One thread re-entered the guard while holding it"), "\(name):\n\(answer.prefix(3000))")
             #expect(answer.contains("recursive lock (NSRecursiveLock)"), "\(name):\n\(answer.prefix(3000))")
         }
+    }
+}
+
+/// A trial killed at its deadline is pointed at the code under test, not at Strain's own
+/// wait for the work's result; counts of what is left out are in their number.
+extension OutcomeAdviceTests {
+    static func frame(_ symbol: String, _ file: String?) -> Frame {
+        Frame(address: 0x1000, symbol: symbol, file: file, line: file == nil ? nil : 10)
+    }
+
+    @Test func aTimeoutNamesTheHungWorkNotTheHostsWaitForItsResult() {
+        var trial = Self.trial(.timedOut, index: 0)
+        let thread = DumpedThread(tid: 9, name: "worker", state: "S", wait: nil, viaPtrace: false)
+        // As a real `crash kind=hang` trial's dump lists them: the host's wait first, then the hung work (neither in work).
+        let host = ThreadGroup(count: 1, summary: "futex wait ← ResultHandoff.wait() ← handOff(_:context:start:)", inWork: false, threads: [thread],
+                               frames: [Self.frame("__futex_abstimed_wait_common", nil),
+                                        Self.frame("ResultHandoff.wait()", "/src/strain/Sources/StrainKit/Strategy/StrategyExecutor.swift"),
+                                        Self.frame("main", "/src/strain/Sources/strain/main.swift")])
+        let idle = ThreadGroup(count: 2, summary: "futex wait ← _dispatch_worker_thread", inWork: false, threads: [thread, thread],
+                               frames: [Self.frame("_dispatch_worker_thread", nil)])
+        let work = ThreadGroup(count: 1, summary: "sleep (nanosleep) ← closure #1 in CrashScenario.prepare(context:)", inWork: false, threads: [thread],
+                               frames: [Self.frame("__GI___clock_nanosleep", "./time/../sysdeps/unix/sysv/linux/clock_nanosleep.c"),
+                                        Self.frame("closure #1 in CrashScenario.prepare(context:)", "/src/strain/Sources/StrainScenarios/CrashScenario.swift")])
+        trial.dump = ThreadDump(method: "signal", threadCount: 4, groups: [host, idle, work], waitCycle: nil, unreached: [], dumpNanoseconds: 1_000)
+        let advice = OutcomeAdvice.text(for: trial)
+        #expect(advice.contains("while 1 thread waited in sleep (nanosleep) ← closure #1 in CrashScenario.prepare(context:): if that wait never ends, fix it there"), "\(advice)")
+        #expect(!advice.contains("ResultHandoff"), "\(advice)")
+        // Spelled as words, not as suite keys with their colons (`timeout:.` read as a typo).
+        #expect(advice.hasSuffix("if the work is only slow, raise the run's timeout."), "\(advice)")
+        // With only the host's wait, it is still named: the dump has nothing else.
+        trial.dump?.groups = [host]
+        #expect(OutcomeAdvice.text(for: trial).contains("while 1 thread waited in futex wait ← ResultHandoff.wait()"))
+    }
+
+    @Test func theGroupsLeftOutOfAStallAreCountedInTheirNumber() {
+        var run = Self.run()
+        var trial = Self.trial(.deadlocked, index: 0)
+        let thread = DumpedThread(tid: 9, name: "worker", state: "S", wait: nil, viaPtrace: false)
+        trial.dump?.groups = (0..<5).map { ThreadGroup(count: 1, summary: "futex wait ← f\($0)()", inWork: true, threads: [thread], frames: []) }
+        run.trials = [trial]
+        let terminal = TerminalReport(color: false).render(run)
+        #expect(terminal.contains("… 1 more group in run.json"), "\(terminal)")
+        #expect(!terminal.contains("1 more groups"), "\(terminal)")
+        let summary = MarkdownReport.render(run)
+        #expect(summary.contains("… 1 more thread group\n"), "\(summary)")
     }
 }

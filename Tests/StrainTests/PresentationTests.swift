@@ -199,3 +199,23 @@ private func breakable(_ text: String, _ columns: Int = 80) -> [String] {
         #expect(wrong.isEmpty, "\(wrong)")
     }
 }
+
+/// Help a user copies from at 80 columns: each example a whole command (its lines
+/// continued with `\`, never wrapped to column 0), each default said once.
+@Suite(.timeLimit(.minutes(10))) struct HelpExampleTests {
+    @Test(arguments: ["bisect", "run", "gate", "merge", "exec"])
+    func aCommandsHelpAt80ColumnsHasWholeExamplesAndEachDefaultOnce(_ command: String) async throws {
+        let help = try await StrainBinary.run([command, "--help"], environment: ["COLUMNS": "80"])
+        #expect(help.status == 0, "\(help.stderr)")
+        let lines = help.stdout.components(separatedBy: "\n")
+        // An example's line that goes on: the next starts indented, never at column 0.
+        for (line, next) in zip(lines, lines.dropFirst()) where line.hasPrefix("  strain ") || line.hasSuffix(" \\") {
+            #expect(!next.hasPrefix("--"), "\(command): an example's options wrapped to column 0:\n\(line)\n\(next)")
+        }
+        // argument-parser prints `(default: X)` itself; the text saying it too doubled it.
+        let flat = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for twice in [#/\(default [^():]+\)\. \(default: /#, #/default: all of them\)\. \(default:/#, #/default: those three\./#] {
+            #expect(flat.firstMatch(of: twice) == nil, "\(command): a default said twice: \(flat.firstMatch(of: twice).map { String($0.0) } ?? "")")
+        }
+    }
+}

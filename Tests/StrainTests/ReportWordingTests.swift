@@ -81,6 +81,8 @@ import Testing
         #expect(MetricDescriptor.displayName(of: "HTTPBytesSent") == "HTTP bytes sent")
         #expect(MetricDescriptor.displayName(of: "flood seconds") == "flood seconds")
         #expect(Format.seconds(0.20199003) == "0.202 s" && Format.seconds(12.345) == "12.3 s" && Format.seconds(340.2) == "340 s")
+        // Never in exponent form beside Strain's own µs and ms (`6.62e-05 s` was).
+        #expect(Format.seconds(6.62e-05) == "0.0000662 s" && Format.seconds(0.000116) == "0.000116 s" && Format.seconds(1e-12) == "0 s")
     }
 
     /// The environment said `Swift 6.3` for a 6.3.1 toolchain: run.json records the

@@ -33,9 +33,10 @@ import Testing
         let laid = Self.table.terminalLines(width: 60)
         let lines = laid.header + laid.rows.flatMap { $0 }
         #expect(lines.allSatisfy { $0.count <= 60 }, "\(lines.joined(separator: "\n"))")
-        #expect(laid.header == ["  strategy                   outcome            stack used /", "                                                        size"], "\(laid.header)")
-        #expect(laid.rows[1] == ["  task-executor(64, 512KiB)  2 completed,          511 KiB /", "                             1 stackOverflow         512 KiB",
-                                 "      median wall: 12.3 ms"], "\(laid.rows[1])")
+        // (The stack column's `511 KiB /` is its narrowest: a lone `/` is never a line of its own.)
+        #expect(laid.header == ["  strategy                   outcome             median wall"], "\(laid.header)")
+        #expect(laid.rows[1] == ["  task-executor(64, 512KiB)  2 completed,            12.3 ms", "                             1 stackOverflow",
+                                 "      stack used / size: 511 KiB / 512 KiB"], "\(laid.rows[1])")
         #expect(!lines.contains { $0.hasSuffix(" ") }, "no trailing blanks")
     }
 
@@ -100,5 +101,29 @@ extension TextTableTests {
         #expect(laid.header == ["  strategy        outcome    median wall"], "\(laid.header)")
         #expect(laid.rows.map { $0.joined() } == ["  gcd-global      starved         1.14 s", "  thread(512KiB)  completed      18.0 ms"])
         #expect(table.terminalLines().header[0].contains("stack used / size"), "a table that fits keeps every column")
+    }
+}
+
+/// What a reader takes as one unit stays on one line at 80 columns: an operator and its
+/// number (`× 631`, `≤ 620`), `closure #1`, and a `/` with the size before it.
+@Suite struct UnitsOnOneLineTests {
+    @Test func aFittedLineNeverEndsOnAnOperatorOrOnClosure() {
+        // 52: the line ends just after `×` unless the count comes along.
+        let style = TerminalStyle(color: false, width: 52)
+        let trace = "        NSCoding.init(coder:) [witness] → NSKeyedUnarchiver._decodeObject(_:) × 631"
+        let lines = style.fit(trace)
+        #expect(lines.last?.hasSuffix("× 631") == true && !lines.contains { $0.hasSuffix("×") }, "\(lines)")
+        let bisect = "  cyclic-graph (games=4, operation=unarchive, shape=chain): size ≤ 620 completes"
+        #expect(!style.fit(bisect).contains { $0.hasSuffix("≤") }, "\(style.fit(bisect))")
+        let frames = "        CooperativeStarvationScenario.run(on:context:) ← closure #1 in closure #1 in f"
+        let fitted = style.fit(frames)
+        #expect(!fitted.contains { $0.hasSuffix("closure") || $0.hasSuffix("×") }, "\(fitted)")
+    }
+
+    @Test func aStackCellFoldsIntoTwoLinesNotThreeWithALoneSlash() {
+        let table = TextTable(header: ["strategy", "outcome", "stack used / size"], alignments: [.left, .left, .right],
+                              rows: [["gcd-global", "completed", "1.6 MiB / 8.0 MiB"]])
+        let laid = table.terminalLines(width: 32)
+        #expect(!(laid.header + laid.rows[0]).contains { $0.trimmingCharacters(in: .whitespaces) == "/" }, "\(laid.header + laid.rows[0])")
     }
 }

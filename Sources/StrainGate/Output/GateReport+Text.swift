@@ -88,8 +88,11 @@ extension GateReport {
             let count = metrics.filter { $0.verdict == verdict }.count
             return count == 0 ? nil : "\(count) \(verdict.label)"
         }
+        // Whose metrics: every trial's, not the unchanged ones' ("their" read as theirs).
+        let counted = "\(metrics.count) metric\(metrics.count == 1 ? "" : "s")"
+        let whose = rows.count == 1 ? "its \(counted)" : "the \(counted) of all \(rows.count)"
         return "\(rows.count) trial\(rows.count == 1 ? "" : "s") compared, \(unchanged) unchanged in every metric and outcome; "
-            + "their \(metrics.count) metric\(metrics.count == 1 ? "" : "s"): \(byVerdict.isEmpty ? "none" : byVerdict.joined(separator: ", "))."
+            + "\(whose): \(byVerdict.isEmpty ? "none" : byVerdict.joined(separator: ", "))."
     }
 
     /// Inconclusive rows the terminal names; the rest are counted.
