@@ -25,8 +25,9 @@ package enum DumpRequest {
         guard pid > 0, kill(pid, 0) == 0 || errno == EPERM else {
             throw ExecError(.input, "no process \(pid) is running; give the pid of a program started with `strain exec -- PROGRAM`")
         }
-        if !hasProbe(pid), let program = execProgram(of: pid) {
-            // `strain exec -- PROGRAM &` makes $! strain's own pid: dump the program it runs.
+        if let program = execProgram(of: pid) {
+            // `strain exec -- PROGRAM &` makes $! strain's own pid: dump the program it runs,
+            // also when that strain exec runs under another (its probe is then the outer's).
             var answer = try request(pid: program, timeoutSeconds: timeoutSeconds, symbolizer: symbolizer)
             answer.method += " (process \(pid) is strain exec; asked the program it runs, process \(program))"
             return answer

@@ -69,6 +69,25 @@ import Testing
         #expect(answered.status == 0, "the program still answers: \(answered.stderr)")
     }
 
+    /// Strain's own suite run under `strain exec --stall` (issue 36) runs `strain exec`
+    /// inside it: that strain exec's pid is probed by the outer one, and was dumped itself
+    /// (or refused as a descendant) instead of asking the program it runs.
+    @Test func aStrainExecRunUnderAnotherStillHandsItsDumpRequestToItsProgram() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let strain = try BackgroundStrain(["exec", "--out", folder + "/outer", "--", StrainBinary.path, "exec", "--out", folder + "/inner", "--",
+                                           "/bin/sh", "-c", "echo ready $$; sleep 60"], in: folder)
+        defer { if strain.process.isRunning { kill(strain.pid, SIGKILL) } }
+        #expect(await strain.waitForOutput("ready "))
+        let line = TestFiles.read(strain.stdoutPath).split(separator: "\n").first ?? ""
+        let program = try #require(line.split(separator: " ").last.flatMap { Int32($0) }, "\(line)")
+        defer { kill(program, SIGKILL) }
+        let inner = try #require(DumpRequest.parentPID(of: program), "the inner strain exec")
+        let answered = try await StrainBinary.run(["dump", String(inner), "--timeout", "20s"], timeout: 40)
+        #expect(answered.status == 0, "\(answered.stdout)\(answered.stderr)")
+        #expect(answered.stdout.contains("(process \(inner) is strain exec; asked the program it runs, process \(program))"), "\(answered.stdout.prefix(600))")
+    }
+
     @Test func aTimeoutOutsideItsRangeIsRefusedBeforeAnyProcessIsAsked() async throws {
         // Our own pid has no probe: a request that went ahead would say so instead.
         let cases = ["0s", "50ms", "11m", "soon", "-1s"]
