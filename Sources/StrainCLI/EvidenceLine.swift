@@ -1,5 +1,6 @@
 import StrainRecords
 import StrainReports
+import StrainText
 
 /// A trial's evidence in one line, for where a reader cannot follow a link to the
 /// page (a pull-request comment, a CI log): its outcome with its message (or how long

@@ -1,4 +1,5 @@
 import StrainRecords
+import StrainText
 
 /// The metrics a run's scenarios declared for themselves, per comparison group:
 /// the median of each per strategy, in its unit, its column marked with the

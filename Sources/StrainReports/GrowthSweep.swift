@@ -1,5 +1,6 @@
 import Foundation
 import StrainRecords
+import StrainText
 
 /// Time and memory against a numeric parameter swept over three or more values,
 /// with the power law fitted to each strategy's line: what the HTML charts, and

@@ -1,5 +1,6 @@
 import Foundation
 import StrainRecords
+import StrainText
 
 /// "Which guard should I use", and any other question of the same shape: a
 /// scenario's trials ranked by one metric across the values of one parameter

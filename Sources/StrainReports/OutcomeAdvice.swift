@@ -1,5 +1,6 @@
 import Foundation
 import StrainRecords
+import StrainText
 
 /// What to do about a trial that ended as the suite did not expect, built from the
 /// trial's own facts where it has them (the wait cycle, the stall's counts, the

@@ -1,5 +1,6 @@
 import Foundation
 import StrainRecords
+import StrainText
 
 /// The trials of a run grouped the way the reports show them: per scenario,
 /// per parameter combination and profile, one row per strategy.
@@ -105,63 +106,5 @@ package enum Statistics {
         let sorted = values.sorted()
         let middle = sorted.count / 2
         return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-    }
-}
-
-/// Number formats shared by the renderers.
-package enum Format {
-    /// `1.23 ms`, `45.6 ms`, `2.31 s`, `850 µs`.
-    package static func duration(_ seconds: Double?) -> String {
-        guard let seconds else { return "–" }
-        if seconds >= 1 { return String(format: "%.2f s", seconds) }
-        if seconds >= 0.01 { return String(format: "%.1f ms", seconds * 1000) }
-        if seconds >= 0.001 { return String(format: "%.2f ms", seconds * 1000) }
-        return String(format: "%.0f µs", seconds * 1e6)
-    }
-
-    /// `0.201 s`, `12.3 s`, `340 s`, `0.0000662 s`: a time in seconds to 3 significant
-    /// digits, for a column whose unit is `s`; never in exponent form (`6.62e-05 s`),
-    /// down to a nanosecond (below it, `0 s`).
-    package static func seconds(_ seconds: Double?) -> String {
-        guard let seconds else { return "–" }
-        guard seconds.isFinite else { return "\(seconds) s" }
-        if abs(seconds) >= 100 { return String(format: "%.0f s", seconds) }
-        if abs(seconds) >= 0.001 || seconds == 0 { return String(format: "%.3g s", seconds) }
-        if abs(seconds) < 5e-10 { return "0 s" }
-        let decimals = min(9, 2 - Int(log10(abs(seconds)).rounded(.down)))
-        return String(format: "%.\(decimals)f s", seconds)
-    }
-
-    /// `38.2 MiB`.
-    package static func bytes(_ bytes: Double?) -> String {
-        guard let bytes else { return "–" }
-        if bytes >= Double(1 << 30) { return String(format: "%.1f GiB", bytes / Double(1 << 30)) }
-        if bytes >= Double(1 << 20) { return String(format: "%.1f MiB", bytes / Double(1 << 20)) }
-        if bytes >= Double(1 << 10) { return String(format: "%.0f KiB", bytes / Double(1 << 10)) }
-        return String(format: "%.0f B", bytes)
-    }
-
-    /// The note under a table with a `– / SIZE` stack cell (it read `? / 8.0 MiB`, unexplained).
-    package static let stackNotMeasured = "– / SIZE under stack: the thread's stack size; how much of it was used is not known, "
-        + "because the trial died of a signal before it could measure it (an overflow's use is its whole stack)."
-
-    /// `1,532`.
-    package static func count(_ value: Double?) -> String {
-        guard let value else { return "–" }
-        let formatter = NumberFormatter()
-        formatter.numberStyle = .decimal
-        formatter.maximumFractionDigits = 0
-        return formatter.string(from: NSNumber(value: value)) ?? String(Int(value))
-    }
-
-    /// `312 KiB / 512 KiB`; `– / 8.0 MiB` where the use was not measured (a table that
-    /// shows one says why under it: ``stackNotMeasured``).
-    package static func stack(used: Int?, size: Int?) -> String {
-        switch (used, size) {
-        case (nil, nil): "–"
-        case (let used?, nil): bytes(Double(used))
-        case (nil, let size?): "– / \(bytes(Double(size)))"
-        case (let used?, let size?): "\(bytes(Double(used))) / \(bytes(Double(size)))"
-        }
     }
 }

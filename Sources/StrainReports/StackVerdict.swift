@@ -1,4 +1,5 @@
 import StrainRecords
+import StrainText
 
 /// Whether more stack would help: for each scenario and parameter combination
 /// that overflowed, what the stack sizes tried say about its recursion.

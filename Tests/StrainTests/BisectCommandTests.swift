@@ -1,6 +1,7 @@
 import Foundation
 import StrainRecords
 import StrainReports
+import StrainText
 import Testing
 
 /// `strain bisect`'s options and outcomes through the built binary, on `stack-depth`

@@ -2,6 +2,7 @@ import Foundation
 import StrainKit
 import StrainReports
 import StrainRunner
+import StrainText
 import StrainWire
 import Testing
 

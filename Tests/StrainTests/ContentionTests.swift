@@ -4,6 +4,7 @@ import StrainKit
 import StrainReports
 @testable import StrainScenarios
 import Testing
+import StrainText
 
 /// The measuring parts of the contention scenarios, in process.
 @Suite struct ContentionMeasurementTests {
