@@ -523,6 +523,9 @@ ssize_t writev(int fd, const struct iovec *vector, int count) {
 // __abort_msg instead), wide-character output, putc_unlocked's inline fast path, and
 // any runtime that makes its system calls itself (Go's runtime never calls libc's
 // write: a Go panic's words are not kept).
+//
+// Each variadic entry point (printf, fprintf, dprintf and their _FORTIFY_SOURCE forms)
+// calls its `v` form here, which passes the call on and keeps the copy.
 
 typedef int (*strain_fputs_function)(const char *, FILE *);
 typedef size_t (*strain_fwrite_function)(const void *, size_t, size_t, FILE *);
@@ -683,13 +686,9 @@ int (vprintf)(const char *format, va_list arguments) {
 }
 
 int (printf)(const char *format, ...) {
-    int errno_before = errno;
-    va_list arguments, copy;
+    va_list arguments;
     va_start(arguments, format);
-    va_copy(copy, arguments);
-    int result = STRAIN_REAL_STDIO(vprintf)(format, arguments);
-    if (strain_stdio_keeps(stdout)) strain_stdio_keep_formatted(result, errno_before, format, copy);
-    va_end(copy);
+    int result = (vprintf)(format, arguments);
     va_end(arguments);
     return result;
 }
@@ -705,13 +704,9 @@ int (__vprintf_chk)(int flag, const char *format, va_list arguments) {
 }
 
 int (__printf_chk)(int flag, const char *format, ...) {
-    int errno_before = errno;
-    va_list arguments, copy;
+    va_list arguments;
     va_start(arguments, format);
-    va_copy(copy, arguments);
-    int result = STRAIN_REAL_STDIO(vprintf_chk)(flag, format, arguments);
-    if (strain_stdio_keeps(stdout)) strain_stdio_keep_formatted(result, errno_before, format, copy);
-    va_end(copy);
+    int result = (__vprintf_chk)(flag, format, arguments);
     va_end(arguments);
     return result;
 }
@@ -727,13 +722,9 @@ int (vfprintf)(FILE *stream, const char *format, va_list arguments) {
 }
 
 int (fprintf)(FILE *stream, const char *format, ...) {
-    int errno_before = errno;
-    va_list arguments, copy;
+    va_list arguments;
     va_start(arguments, format);
-    va_copy(copy, arguments);
-    int result = STRAIN_REAL_STDIO(vfprintf)(stream, format, arguments);
-    if (strain_stdio_keeps(stream)) strain_stdio_keep_formatted(result, errno_before, format, copy);
-    va_end(copy);
+    int result = (vfprintf)(stream, format, arguments);
     va_end(arguments);
     return result;
 }
@@ -751,13 +742,9 @@ int (__vfprintf_chk)(FILE *stream, int flag, const char *format, va_list argumen
 }
 
 int (__fprintf_chk)(FILE *stream, int flag, const char *format, ...) {
-    int errno_before = errno;
-    va_list arguments, copy;
+    va_list arguments;
     va_start(arguments, format);
-    va_copy(copy, arguments);
-    int result = STRAIN_REAL_STDIO(vfprintf_chk)(stream, flag, format, arguments);
-    if (strain_stdio_keeps(stream)) strain_stdio_keep_formatted(result, errno_before, format, copy);
-    va_end(copy);
+    int result = (__vfprintf_chk)(stream, flag, format, arguments);
     va_end(arguments);
     return result;
 }
@@ -774,13 +761,9 @@ int (vdprintf)(int fd, const char *format, va_list arguments) {
 }
 
 int (dprintf)(int fd, const char *format, ...) {
-    int errno_before = errno;
-    va_list arguments, copy;
+    va_list arguments;
     va_start(arguments, format);
-    va_copy(copy, arguments);
-    int result = STRAIN_REAL_STDIO(vdprintf)(fd, format, arguments);
-    if (strain_keeping_stderr && strain_is_stderr(fd)) strain_stdio_keep_formatted(result, errno_before, format, copy);
-    va_end(copy);
+    int result = (vdprintf)(fd, format, arguments);
     va_end(arguments);
     return result;
 }
@@ -796,13 +779,9 @@ int (__vdprintf_chk)(int fd, int flag, const char *format, va_list arguments) {
 }
 
 int (__dprintf_chk)(int fd, int flag, const char *format, ...) {
-    int errno_before = errno;
-    va_list arguments, copy;
+    va_list arguments;
     va_start(arguments, format);
-    va_copy(copy, arguments);
-    int result = STRAIN_REAL_STDIO(vdprintf_chk)(fd, flag, format, arguments);
-    if (strain_keeping_stderr && strain_is_stderr(fd)) strain_stdio_keep_formatted(result, errno_before, format, copy);
-    va_end(copy);
+    int result = (__vdprintf_chk)(fd, flag, format, arguments);
     va_end(arguments);
     return result;
 }
