@@ -50,7 +50,7 @@ import Testing
     @Test func aDescendantOfTheProgramIsRefusedNamingTheProgramAndIsNotSignalled() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let strain = try BackgroundStrain(["exec", "--out", folder + "/out", "--", "/bin/sh", "-c", "sleep 60 & echo child $$ $!; wait"], in: folder)
+        let strain = try BackgroundStrain(["exec", "--out", folder + "/out", "--", "/bin/sh", "-c", "sleep 600 & echo child $$ $!; wait"], in: folder)
         defer { if strain.process.isRunning { kill(strain.pid, SIGKILL) } }
         #expect(await strain.waitForOutput("child "))
         let line = TestFiles.read(strain.stdoutPath).split(separator: "\n").first ?? ""
