@@ -56,7 +56,7 @@ struct BaselineCommand: ParsableCommand {
             let files = (try? FileManager.default.contentsOfDirectory(atPath: location.baselines)) ?? []
             for file in files.sorted() where file.hasSuffix(".json") && !file.hasPrefix(".") && !listed.contains(String(file.dropLast(5))) {
                 do { _ = try location.store.load(String(file.dropLast(5))) } catch {
-                    FileHandle.standardError.write(Data("warning: not listed: \(error.description)\n".utf8))
+                    writeStandardError("warning: not listed: \(error.description)")
                 }
             }
             guard !baselines.isEmpty else {

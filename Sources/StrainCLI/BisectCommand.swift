@@ -87,7 +87,7 @@ struct BisectCommand: ParsableCommand {
         do {
             (requests, slopeParameter) = try makeRequests(catalog: activeCatalog.withLock { $0 })
         } catch {
-            FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
+            writeStandardError("error: \(error.description)")
             throw ExitCode(StrainExitCode.inputError)
         }
         let directory = out ?? "Reports/bisect-\(scenario)-\(runTimestamp())"
@@ -102,7 +102,7 @@ struct BisectCommand: ParsableCommand {
                 print(TerminalReport.safe(terminal.fit(terminal.probeLine(trial, index: count))))
             }
         } catch {
-            FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
+            writeStandardError("error: \(error.description)")
             throw ExitCode(StrainExitCode.harnessError)
         }
         var written = [controller.runJSONPath, controller.journalPath]
@@ -112,7 +112,7 @@ struct BisectCommand: ParsableCommand {
                 try format.render(record).write(to: URL(fileURLWithPath: path), options: .atomic)
                 written.append(path)
             } catch {
-                FileHandle.standardError.write(Data("error: could not write \(path): \(error)\n".utf8))
+                writeStandardError("error: could not write \(path): \(error)")
                 throw ExitCode(StrainExitCode.harnessError)
             }
         }

@@ -10,6 +10,8 @@ struct ExecCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "exec",
         abstract: "Run any program under Strain's probe: a trace when a thread overflows its stack or crashes, thread dumps on demand.",
+        // argument-parser's own usage line is 105 columns: two lines that fit 80.
+        usage: "strain exec [--out <out>] [--stall <duration>] [--profile <profile>]\n                   [--no-follow] [--] <program> [<argument> ...]",
         discussion: """
         The program runs as it would without Strain: on the same terminal, with its own output and environment; \
         libStrainProbe.so is preloaded (LD_PRELOAD) and gives every thread an alternate signal stack. \

@@ -1,5 +1,6 @@
 import ArgumentParser
 import StrainKit
+import StrainRecords
 import StrainReports
 import StrainSuite
 import StrainText
@@ -47,6 +48,12 @@ struct ExplainCommand: ParsableCommand {
                 }
                 lines += style.fit("  \(metric.name)\(pad)  \(metric.unit.rawValue), \(direction), \(metric.noise.rawValue): \(metric.summary)",
                                    hanging: width + 4)
+            }
+            // The tables write a camelCase name in words; a threshold and run.json keep it as declared.
+            let spaced = scenario.metricDescriptors.filter { MetricDescriptor.displayName(of: $0.name) != $0.name }
+            if let first = spaced.first {
+                lines += [""] + style.fit("Reports write \(spaced.count == 1 ? "this name" : "these names") in words (\(first.name) as \"\(MetricDescriptor.displayName(of: first.name))\"); "
+                                          + "a suite's gate: thresholds, run.json and metrics.csv use \(spaced.count == 1 ? "it" : "them") as above.")
             }
         }
         if !scenario.typicalOutcomes.isEmpty {

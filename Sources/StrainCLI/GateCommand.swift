@@ -156,7 +156,7 @@ struct GateCommand: ParsableCommand {
                 print(report.renderGitHub(), terminator: "")
                 if let summary = ProcessInfo.processInfo.environment["GITHUB_STEP_SUMMARY"], !summary.isEmpty {
                     do { try report.appendStepSummary(to: summary) } catch {
-                        FileHandle.standardError.write(Data("warning: could not append to $GITHUB_STEP_SUMMARY (\(summary)): \(error)\n".utf8))
+                        writeStandardError("warning: could not append to $GITHUB_STEP_SUMMARY (\(summary)): \(error)")
                     }
                 }
             }

@@ -6,7 +6,7 @@ import StrainKit
 extension GateError {
     /// This error as the command's exit code, its message on standard error.
     func exit() -> ExitCode {
-        FileHandle.standardError.write(Data("error: \(description)\n".utf8))
+        writeStandardError("error: \(description)")
         switch kind {
         case .input: return ExitCode(StrainExitCode.inputError)
         case .incomplete: return ExitCode(StrainExitCode.harnessError)

@@ -19,7 +19,7 @@ struct ReportCommand: ParsableCommand {
     @Option(help: "The format: html (report.html, default), md (summary.md), junit (junit.xml) or json (run.json again, rewritten in this Strain's current schema version, e.g. to upgrade an older record), csv (metrics.csv: a row per trial, a column per metric with its unit), benchmark-smaller or benchmark-bigger (benchmark-smaller.json, benchmark-bigger.json: each trial key's medians in github-action-benchmark's customSmallerIsBetter and customBiggerIsBetter format).")
     var format: ReportFormat = .html
 
-    @Option(help: "Where to write it (default: beside run.json, as report.html, summary.md, junit.xml or run.normalized.json; - for standard output).")
+    @Option(help: "Where to write it: a file, or a folder to write it in under its usual name (default: beside run.json, as report.html, summary.md, junit.xml, run.normalized.json, metrics.csv or benchmark-*.json; - for standard output).")
     var out: String?
 
     func run() throws {
@@ -29,15 +29,24 @@ struct ReportCommand: ParsableCommand {
         } catch {
             throw CommandFailure.input(TerminalReport.safe(error.description))
         }
-        let destination = out ?? ((runJSON as NSString).deletingLastPathComponent as NSString)
-            .appendingPathComponent(format == .json ? "run.normalized.json" : format.fileName)
+        let fileName = format == .json ? "run.normalized.json" : format.fileName
+        var destination = out ?? ((runJSON as NSString).deletingLastPathComponent as NSString).appendingPathComponent(fileName)
+        // A folder, as `run`, `bisect` and `gate` take one: the report goes in it under its usual name.
+        var isFolder: ObjCBool = false
+        if destination != "-", destination.hasSuffix("/") || (FileManager.default.fileExists(atPath: destination, isDirectory: &isFolder) && isFolder.boolValue) {
+            do {
+                try FileManager.default.createDirectory(atPath: destination, withIntermediateDirectories: true)
+            } catch {
+                throw CommandFailure.input("could not make the folder \(destination) for the report: \(error.localizedDescription); give a --out you can write to")
+            }
+            destination = (destination as NSString).appendingPathComponent(fileName)
+        }
         if destination != "-" {
             if AtomicFile.sameFile(destination, runJSON) {
                 throw CommandFailure.input("\(destination) is the run.json being read; `strain report` never writes over its input: give another --out, or --out - for standard output")
             }
-            var isFolder: ObjCBool = false
             if FileManager.default.fileExists(atPath: destination, isDirectory: &isFolder), isFolder.boolValue {
-                throw CommandFailure.input("\(destination) is a folder; give a file name for the report, e.g. --out \((destination as NSString).appendingPathComponent(format.fileName))")
+                throw CommandFailure.input("\(destination) is a folder; give another --out for the report, e.g. --out \((destination as NSString).deletingLastPathComponent)")
             }
         }
         let data: Data

@@ -286,7 +286,28 @@ struct RunCommand: ParsableCommand {
 extension TrialIsolation: ExpressibleByArgument {}
 extension CountedMeasure: ExpressibleByArgument {}
 
-/// Writes a line to standard error, ignoring a reader that went away.
+/// Writes a line (or lines) to standard error, ignoring a reader that went away; at a
+/// terminal, or where COLUMNS gives a width, each line fitted to it between words, as
+/// the terminal report is (`StandardErrorWidth`).
 func writeStandardError(_ text: String) {
-    try? FileHandle.standardError.write(contentsOf: Data((text + "\n").utf8))
+    try? FileHandle.standardError.write(contentsOf: Data((StandardErrorWidth.fitted(text) + "\n").utf8))
+}
+
+/// The width messages on standard error are fitted to: the terminal's (TIOCGWINSZ on
+/// standard error), else `COLUMNS`, within 20 to 1,000; none for a pipe without COLUMNS
+/// (a CI log keeps each message on its line).
+enum StandardErrorWidth {
+    static func columns() -> Int? {
+        var size = winsize()
+        if ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return min(1000, max(20, Int(size.ws_col))) }
+        guard let value = ProcessInfo.processInfo.environment["COLUMNS"] else { return nil }
+        return min(1000, max(20, Int(value.trimmingCharacters(in: .whitespaces)) ?? 80))
+    }
+
+    /// `text`'s lines, each fitted to ``columns()`` (a line's continuation indented four past it).
+    static func fitted(_ text: String) -> String {
+        guard let width = columns() else { return text }
+        let style = TerminalStyle(color: false, width: width)
+        return text.split(separator: "\n", omittingEmptySubsequences: false).flatMap { style.fit(String($0)) }.joined(separator: "\n")
+    }
 }

@@ -95,7 +95,7 @@ public enum StrainCommand {
             exit(StrainExitCode.inputError)
         }
         if let mistake = CommandSuggestion.unknownCommand(in: arguments) {
-            FileHandle.standardError.write(Data((mistake + "\n").utf8))
+            writeStandardError(mistake)
             exit(StrainExitCode.inputError)
         }
         do {

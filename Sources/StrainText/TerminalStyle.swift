@@ -31,10 +31,12 @@ package struct TerminalStyle: Sendable {
     }
 
     /// `line` in lines of at most ``width`` visible characters, broken only between
-    /// words, the lines after the first indented four past the first's indent; a word
-    /// wider than the window stays whole on a line of its own. Colours (SGR) take no
-    /// room, and a line painted whole stays painted on each of its lines. `hanging`,
-    /// when given, is the indent of the lines after the first (a column's).
+    /// words, the lines after the first indented four past the first's indent. A word
+    /// wider than a line (a C++ or Swift symbol) is broken only after a `<`, `,`, `(` or
+    /// a `:` that ends a label or a `::` (``symbolBreaks(in:)``), never inside a name;
+    /// one with no such place (a path) stays whole on a line of its own. Colours (SGR)
+    /// take no room, and a line painted whole stays painted on each of its lines.
+    /// `hanging`, when given, is the indent of the lines after the first (a column's).
     package func fit(_ line: String, hanging indent: Int? = nil) -> [String] {
         guard let width, Self.visibleCount(line) > width else { return [line] }
         if let painted = line.wholeMatch(of: /(\u{1B}\[\d+m)([^\u{1B}]*)\u{1B}\[0m/) {
@@ -60,17 +62,59 @@ package struct TerminalStyle: Sendable {
             let wordCount = Self.visibleCount(word)
             if started, count + spaces + wordCount > width {
                 pieces.append(current)
-                current = hanging + word
-                count = hanging.count + wordCount
-            } else {
-                current += (started ? String(repeating: " ", count: spaces) : "") + word
-                count += (started ? spaces : 0) + wordCount
+                current = hanging
+                count = hanging.count
+            } else if started {
+                current += String(repeating: " ", count: spaces)
+                count += spaces
             }
+            // A word longer than the line's room: its parts, each up to a symbol's break.
+            var rest = Substring(word)
+            while count + Self.visibleCount(String(rest)) > width, !rest.contains("\u{1B}"),
+                  let cut = Self.symbolBreaks(in: rest).last(where: { rest.distance(from: rest.startIndex, to: $0) <= width - count }) {
+                pieces.append(current + rest[..<cut])
+                rest = rest[cut...]
+                current = hanging
+                count = hanging.count
+            }
+            current += rest
+            count += Self.visibleCount(String(rest))
             started = true
             index = wordEnd
         }
         pieces.append(current)
         return pieces
+    }
+
+    /// Where a symbol may go on to the next line: after a `<`, `,` or `(`, and after a
+    /// `:` that is not followed by another `:`, a digit or a `/` (after `::` and an
+    /// argument label, not inside `file.swift:12` or `https://`). Each index is the
+    /// start of the part after the break.
+    package static func symbolBreaks(in word: Substring) -> [Substring.Index] {
+        var breaks: [Substring.Index] = []
+        var index = word.startIndex
+        while index < word.endIndex {
+            let next = word.index(after: index)
+            guard next < word.endIndex else { break }
+            let character = word[index]
+            if "<,(".contains(character) || (character == ":" && !":/0123456789".contains(word[next])) { breaks.append(next) }
+            index = next
+        }
+        return breaks
+    }
+
+    /// `text` with a space after each place ``symbolBreaks(in:)`` allows: what a test
+    /// compares the words of a fitted text and its whole original by.
+    package static func spacedAtSymbolBreaks(_ text: String) -> String {
+        text.split(separator: " ", omittingEmptySubsequences: false).map { word in
+            var out = ""
+            var from = word.startIndex
+            for cut in symbolBreaks(in: word) {
+                out += word[from..<cut] + " "
+                from = cut
+            }
+            return out + word[from...]
+        }.joined(separator: " ")
     }
 
     /// Whether a line may not break after `word`: an operator before its number, and

@@ -10,7 +10,7 @@ import Testing
 
 /// How many times each word of `text` occurs (white space between words).
 private func wordCounts(_ text: String) -> [Substring: Int] {
-    text.split(whereSeparator: \.isWhitespace).reduce(into: [:]) { $0[$1, default: 0] += 1 }
+    TerminalStyle.spacedAtSymbolBreaks(text).split(whereSeparator: \.isWhitespace).reduce(into: [:]) { $0[$1, default: 0] += 1 }
 }
 
 /// Lines of `text` wider than `columns`.
@@ -76,6 +76,15 @@ private func breakable(_ text: String, _ columns: Int = 80) -> [String] {
 /// `strain explain NAME` at 80 columns: its prose broken between words, its starter
 /// suite's long flow lists broken where YAML reads them the same.
 @Suite(.timeLimit(.minutes(10))) struct ExplainWidthTests {
+    /// The tables write `archiveBytes` as "archive bytes": `explain`, where a user learns the
+    /// names to write in a suite, says which is which; a scenario without such a name says nothing.
+    @Test func explainSaysHowTheReportsWriteACamelCaseMetric() async throws {
+        let graph = try await StrainBinary.run(["explain", "cyclic-graph"], environment: ["COLUMNS": "1000"])
+        #expect(graph.stdout.contains("Reports write this name in words (archiveBytes as \"archive bytes\"); a suite's gate: thresholds, run.json and metrics.csv use it as above."), "\(graph.stdout)")
+        let json = try await StrainBinary.run(["explain", "nested-json"], environment: ["COLUMNS": "1000"])
+        #expect(json.status == 0 && !json.stdout.contains("Reports write"), "\(json.stdout)")
+    }
+
     @Test func everyExplanationFitsEightyColumnsSplitsNoWordAndItsSuiteReadsTheSame() async throws {
         let names = ScenarioCatalog.builtIn.names
         #expect(names.count == 17)
@@ -217,5 +226,28 @@ private func breakable(_ text: String, _ columns: Int = 80) -> [String] {
         for twice in [#/\(default [^():]+\)\. \(default: /#, #/default: all of them\)\. \(default:/#, #/default: those three\./#] {
             #expect(flat.firstMatch(of: twice) == nil, "\(command): a default said twice: \(flat.firstMatch(of: twice).map { String($0.0) } ?? "")")
         }
+    }
+}
+
+/// A mistake's message at 80 columns is fitted between words as the reports are (the
+/// scenario list after a misspelt name was one line of 334 columns); in a pipe without
+/// COLUMNS (a CI log) each message stays on its line. `exec`'s usage fits too.
+@Suite(.timeLimit(.minutes(10))) struct ErrorWidthTests {
+    @Test func errorsAndExecsUsageFitEightyColumnsWithTheSameWords() async throws {
+        let folder = FileManager.default.temporaryDirectory.path
+        let mistakes = [["explain", "cyclic-grpah"], ["rnu"], ["report", "/nonexistent/folder/of/a/run/that/was/never/written/run.json"]]
+        for arguments in mistakes {
+            let whole = try await CommandRun.run(arguments, in: folder, removing: ["COLUMNS"])
+            #expect(whole.status == 2, "\(arguments): \(whole.stderr)")
+            #expect(!wide(whole.stderr).isEmpty, "\(arguments): a message wider than 80 to fit: \(whole.stderr)")
+            let fitted = try await CommandRun.run(arguments, in: folder, environment: ["COLUMNS": "80"])
+            #expect(fitted.status == 2, "\(arguments): \(fitted.stderr)")
+            #expect(wide(fitted.stderr).isEmpty, "\(arguments): lines over 80:\n\(fitted.stderr)")
+            #expect(wordCounts(fitted.stderr) == wordCounts(whole.stderr), "\(arguments): the same words:\n\(fitted.stderr)")
+        }
+        let help = try await CommandRun.run(["exec", "--help"], in: folder, environment: ["COLUMNS": "80"])
+        #expect(help.status == 0, "\(help.stderr)")
+        #expect(wide(help.stdout).isEmpty, "exec's help at 80 columns:\n\(help.stdout)")
+        #expect(help.stdout.contains("USAGE: strain exec [--out <out>] [--stall <duration>]"), "\(help.stdout)")
     }
 }

@@ -301,15 +301,29 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: runJSON)) == before, "run.json untouched")
     }
 
-    @Test func reportLeavesNoTemporaryFilesAndRefusesAFolderAsDestination() async throws {
+    /// `--out` names a folder for `run`, `bisect` and `gate`: given one, `report` writes in
+    /// it under the format's usual name (a newcomer's `--out exec1r` folder got a file).
+    @Test func reportLeavesNoTemporaryFilesAndWritesIntoAFolderItIsGiven() async throws {
         let (folder, runJSON) = try await storedRun()
         let result = try await StrainBinary.run(["report", runJSON, "--format", "md", "--out", (folder as NSString).appendingPathComponent("again.md")])
         #expect(result.status == 0)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".tmp") }
         #expect(leftovers.isEmpty)
-        let toFolder = try await StrainBinary.run(["report", runJSON, "--out", folder])
-        #expect(toFolder.status == 2)
-        #expect(toFolder.stderr.hasPrefix("error: \(folder) is a folder; give a file name for the report"))
+        let into = (folder as NSString).appendingPathComponent("html")
+        try FileManager.default.createDirectory(atPath: into, withIntermediateDirectories: false)
+        let toFolder = try await StrainBinary.run(["report", runJSON, "--out", into])
+        #expect(toFolder.status == 0, "\(toFolder.stderr)")
+        #expect(toFolder.stdout == "Wrote \(into)/report.html\n")
+        #expect(FileManager.default.fileExists(atPath: into + "/report.html"))
+        // A path that ends in `/` is a folder too, made if need be: the CSV under its name.
+        let csv = try await StrainBinary.run(["report", runJSON, "--format", "csv", "--out", folder + "/csv/"])
+        #expect(csv.status == 0, "\(csv.stderr)")
+        #expect(FileManager.default.fileExists(atPath: folder + "/csv/metrics.csv"), "\(csv.stdout)")
+        // A folder where the file would go is still refused.
+        try FileManager.default.createDirectory(atPath: into + "/summary.md", withIntermediateDirectories: false)
+        let blocked = try await StrainBinary.run(["report", runJSON, "--format", "md", "--out", into])
+        #expect(blocked.status == 2)
+        #expect(blocked.stderr.hasPrefix("error: \(into)/summary.md is a folder; give another --out for the report"), "\(blocked.stderr)")
     }
 
     @Test func unreadableRunsAreInputErrorsThatSayWhy() async throws {

@@ -120,6 +120,27 @@ extension TextTableTests {
         #expect(!fitted.contains { $0.hasSuffix("closure") || $0.hasSuffix("×") }, "\(fitted)")
     }
 
+    /// A symbol longer than a line (a C++ template, a Swift method with many labels) goes
+    /// on after a `<`, `,`, `(` or a label's `:`, never inside a name; a path stays whole.
+    @Test func aSymbolLongerThanALineBreaksAfterPunctuationNeverInsideAName() {
+        let style = TerminalStyle(color: false, width: 80)
+        let cxx = "        __swift::__runtime::llvm::hashing::detail::hash_combine_range_impl<swift::TargetMetadata<swift::InProcess>>(char*,char*)"
+        let swift = "        FloodThenProbe.run(context:submit:waitForStartsSeconds:beforeProbe:submitProbe:block:)"
+        for line in [cxx, swift] {
+            let fitted = style.fit(line)
+            #expect(fitted.count > 1 && fitted.allSatisfy { $0.count <= 80 }, "\(fitted)")
+            #expect(fitted.dropFirst().allSatisfy { $0.hasPrefix("            ") }, "continued under the first line's indent: \(fitted)")
+            // Joined again without their indents, the parts are the symbol: no character lost or cut.
+            #expect(fitted[0] + fitted.dropFirst().map { String($0.drop { $0 == " " }) }.joined() == line, "\(fitted)")
+            for part in fitted.dropLast() {
+                #expect(part.last.map { "<,(:".contains($0) } == true, "a part ends at a symbol's break: \(fitted)")
+            }
+        }
+        #expect(style.fit(cxx)[0].hasSuffix("hash_combine_range_impl<"), "the last break that fits: \(style.fit(cxx))")
+        let path = "        /very/long/" + String(repeating: "folder/", count: 12) + "File.swift:123"
+        #expect(style.fit(path) == [path], "a path has no symbol break: it stays whole")
+    }
+
     @Test func aStackCellFoldsIntoTwoLinesNotThreeWithALoneSlash() {
         let table = TextTable(header: ["strategy", "outcome", "stack used / size"], alignments: [.left, .left, .right],
                               rows: [["gcd-global", "completed", "1.6 MiB / 8.0 MiB"]])
