@@ -2,6 +2,7 @@ internal import CStrainProbe
 import Foundation
 import Glibc
 import StrainKit
+import StrainSymbols
 import StrainWire
 
 /// The files the probe writes for a program run under `strain exec`: its fault
@@ -173,7 +174,7 @@ package struct ProbeFolder: Sendable {
     }
 
     /// The wait shown for the thread that took the dump request: it was interrupted, so /proc cannot say.
-    package static let tookRequest = "took the dump request"
+    package static let tookRequest = ThreadDumpBuilder.tookRequestWait
     /// Its state in the dump's group line (`[main; answering]`).
     package static let answeringState = "answering"
 

@@ -70,6 +70,9 @@ package struct ThreadDumpBuilder: Sendable {
         "closure #1 in static HarnessThread.start",
     ]
 
+    /// The wait of the thread that took a `strain exec` dump request (`ProbeFolder.tookRequest`).
+    package static let tookRequestWait = "took the dump request"
+
     /// `futex wait ← DispatchQueue.sync(execute:) ← ThreadSafeArray.subscript ← …`:
     /// the wait, then the first functions above the C library and libdispatch's internals,
     /// each frame's inlined functions (innermost first) before its own. A partial-apply
@@ -103,6 +106,14 @@ package struct ThreadDumpBuilder: Sendable {
             distinct.append(symbol)
         }
         var parts = [wait ?? "running"]
+        // The thread that took a `strain exec` dump request was interrupted by it, so /proc
+        // shows it answering; its innermost frame (libc's wait, left to the /proc wait in
+        // every other thread's summary) still says where it was.
+        if let wait, wait == Self.tookRequestWait,
+           let innermost = frames.first(where: { $0.symbol != "__restore_rt" && !($0.module ?? "").contains("libStrainProbe") }),
+           let symbol = (innermost.inlined ?? []).compactMap(\.symbol).first ?? innermost.symbol {
+            parts = ["\(wait) in \(symbol)"]
+        }
         parts += distinct.prefix(summaryFrames)
         if distinct.count > summaryFrames { parts.append("…") }
         return parts.joined(separator: " ← ")

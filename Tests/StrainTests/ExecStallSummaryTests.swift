@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import StrainExec
 import StrainKit
 import StrainRunner
 import Testing
@@ -62,6 +63,21 @@ import Testing
             Frame(address: 6, module: "/app/server", symbol: "Loop.tick()"),
         ]
         #expect(builder.summary(wait: "futex wait", frames: frames) == "futex wait ← DispatchSemaphore.wait() ← closure #1 in Pieces.run() ← Loop.tick()")
+    }
+
+    /// The thread that took a `strain exec` dump request was interrupted by it, so /proc
+    /// shows it answering; its summary said `took the dump request ← main` and dropped the
+    /// libc wait its frames show (a C program's `sem_wait`, its `pthread_join`).
+    @Test func theThreadThatTookTheDumpRequestIsSummarisedWithTheWaitItWasIn() {
+        let builder = ThreadDumpBuilder(symbolizer: Symbolizer())
+        let frames = [
+            Frame(address: 1, module: "/usr/lib/x86_64-linux-gnu/libc.so.6", symbol: "__new_sem_wait_slow64"),
+            Frame(address: 2, module: "/app/c_fork_sem", symbol: "main"),
+        ]
+        #expect(builder.summary(wait: ProbeFolder.tookRequest, frames: frames) == "took the dump request in __new_sem_wait_slow64 ← main")
+        #expect(builder.summary(wait: "futex wait", frames: frames) == "futex wait ← main", "another thread's wait is /proc's")
+        let handler = [Frame(address: 9, module: "/usr/lib/x86_64-linux-gnu/libc.so.6", symbol: "__restore_rt")] + frames
+        #expect(builder.summary(wait: ProbeFolder.tookRequest, frames: handler) == "took the dump request in __new_sem_wait_slow64 ← main", "past the signal's return frame")
     }
 
     /// Rust links its standard library into the program, and C++ instantiates
