@@ -272,12 +272,12 @@ struct RunCommand: ParsableCommand {
                               columns: fitted ? terminalColumns() : nil)
     }
 
-    /// The terminal's width in columns (TIOCGWINSZ, read at each redraw so a
-    /// resized window is followed), else `COLUMNS`, else 80; within 20 to 1,000
-    /// whatever they say (a hostile `COLUMNS` must not overflow the arithmetic).
-    static func terminalColumns() -> Int {
+    /// The width in columns of the terminal `descriptor` is on (TIOCGWINSZ, read at each
+    /// redraw so a resized window is followed), else `COLUMNS`, else 80; within 20 to
+    /// 1,000 whatever they say (a hostile `COLUMNS` must not overflow the arithmetic).
+    static func terminalColumns(of descriptor: Int32 = STDOUT_FILENO) -> Int {
         var size = winsize()
-        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return min(1000, max(20, Int(size.ws_col))) }
+        if ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return min(1000, max(20, Int(size.ws_col))) }
         let columns = Int(ProcessInfo.processInfo.environment["COLUMNS"]?.trimmingCharacters(in: .whitespaces) ?? "") ?? 80
         return min(1000, max(20, columns))
     }
@@ -298,10 +298,8 @@ func writeStandardError(_ text: String) {
 /// (a CI log keeps each message on its line).
 enum StandardErrorWidth {
     static func columns() -> Int? {
-        var size = winsize()
-        if ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return min(1000, max(20, Int(size.ws_col))) }
-        guard let value = ProcessInfo.processInfo.environment["COLUMNS"] else { return nil }
-        return min(1000, max(20, Int(value.trimmingCharacters(in: .whitespaces)) ?? 80))
+        guard isatty(STDERR_FILENO) == 1 || ProcessInfo.processInfo.environment["COLUMNS"] != nil else { return nil }
+        return RunCommand.terminalColumns(of: STDERR_FILENO)
     }
 
     /// `text`'s lines, each fitted to ``columns()`` (a line's continuation indented four past it).
