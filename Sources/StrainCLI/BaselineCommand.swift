@@ -19,7 +19,11 @@ struct BaselineCommand: ParsableCommand {
     }
 
     struct Save: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Save a run.json as a named baseline (atomically; never replaces one without --force).")
+        static let configuration = CommandConfiguration(
+            abstract: "Save a run.json as a named baseline (atomically; never replaces one without --force).",
+            // argument-parser's own usage line is 90 columns: two lines that fit 80.
+            usage: "strain baseline save <run-json> [--name <name>] [--force]\n                            [--baselines <baselines>]"
+        )
 
         @Argument(help: "The run.json to save, or its directory.")
         var runJSON: String

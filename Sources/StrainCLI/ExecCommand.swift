@@ -159,6 +159,10 @@ struct ExecCommand: ParsableCommand {
             lines.append(TraceText.headline(fault.trace))
             lines += TraceText.lines(fault.trace).map { "  " + $0 }
         }
+        // What to do, as the reports say it, where the user is.
+        if [.stackOverflow, .crashed, .deadlocked, .starved].contains(trial.outcome.kind) {
+            lines.append("strain: what to do: " + OutcomeAdvice.text(for: trial))
+        }
         lines.append("strain: record in \(runJSON) (strain report \(runJSON))")
         writeStandardError(TerminalReport.safe(lines.joined(separator: "\n")))
     }
@@ -193,7 +197,11 @@ struct DumpCommand: ParsableCommand {
         }
         do {
             let answer = try DumpRequest.request(pid: pid, timeoutSeconds: seconds)
-            print("asked with \(answer.method); written to \(answer.file)")
+            // The probe's record (hex addresses, the maps) is what `strain exec` turns into the
+            // readable dump-N.txt of its run folder: name the folder a reader opens.
+            let probeFolder = (answer.file as NSString).deletingLastPathComponent
+            let runFolder = (probeFolder as NSString).lastPathComponent == "probe" ? (probeFolder as NSString).deletingLastPathComponent : probeFolder
+            print("asked with \(answer.method); strain exec writes it as a dump-N.txt in \(runFolder) (the probe's record: \(answer.file))")
             print(TerminalReport.safe(DumpText.document(answer.dump, title: "thread dump of process \(answer.pid)")), terminator: "")
         } catch {
             throw CommandFailure(code: error.code.rawValue, message: error.message)

@@ -53,7 +53,7 @@ struct ExplainCommand: ParsableCommand {
             let spaced = scenario.metricDescriptors.filter { MetricDescriptor.displayName(of: $0.name) != $0.name }
             if let first = spaced.first {
                 lines += [""] + style.fit("Reports write \(spaced.count == 1 ? "this name" : "these names") in words (\(first.name) as \"\(MetricDescriptor.displayName(of: first.name))\"); "
-                                          + "a suite's gate: thresholds, run.json and metrics.csv use \(spaced.count == 1 ? "it" : "them") as above.")
+                                          + "run.json, metrics.csv and the thresholds under a suite's gate key use \(spaced.count == 1 ? "it" : "them") as above.", hanging: 2)
             }
         }
         if !scenario.typicalOutcomes.isEmpty {

@@ -27,7 +27,7 @@ package enum RunAnnotations {
             let trials = unexpected[key] ?? []
             let all = run.trials.filter { $0.id.key == key }.count
             let outcomes = Dictionary(grouping: trials, by: \.outcome.description).map { "\($0.key) ×\($0.value.count)" }.sorted()
-            var message = "\(trials.count) of \(all) repetitions ended unexpectedly: \(outcomes.joined(separator: ", ")); the suite expects \(trials[0].expectedOutcomes.joined(separator: " or "))"
+            var message = "\(trials.count) of \(counted(all, "repetition")) ended unexpectedly: \(outcomes.joined(separator: ", ")); the suite expects \(trials[0].expectedOutcomes.joined(separator: " or "))"
             if let reason = trials.compactMap(\.outcome.message).first { message += "\n" + reason }
             // At the failure's own file and line when a trial's trace has one (a crash's frame), the suite's entry named then.
             lines.append(WorkflowCommand.error(at: TraceText.failurePlace(trials), suiteFile: run.suite.path, line: run.suiteEntry(planning: key)?.line, workspace: workspace,

@@ -8,6 +8,9 @@ import StrainText
 /// A stack overflow's advice is its configuration's ``StackVerdict``, which weighs
 /// every stack size tried; the line here is for an overflow no verdict covers.
 package enum OutcomeAdvice {
+    /// The scenario name of a program's trial under `strain exec`.
+    package static let execScenario = "exec"
+
     /// The advice for `trial`, one sentence or two.
     package static func text(for trial: TrialRecord) -> String {
         let outcome = trial.outcome
@@ -27,6 +30,11 @@ package enum OutcomeAdvice {
             let stack = trial.metrics.stackSizeBytes.map { " of \(ByteSize.format($0))" } ?? ""
             let frames = trial.metrics.frames.map { " after \(Format.count(Double($0))) frames" } ?? ""
             let cycle = trial.trace?.cycle.map { " in the cycle \($0.frames.map { $0.symbol ?? "?" }.joined(separator: " → "))" } ?? ""
+            // A program under `strain exec` has no strategy to choose: its stacks are its own.
+            if trial.key.scenario == Self.execScenario {
+                return "The stack\(stack) ran out\(frames)\(cycle): make the recursion iterative (an explicit stack), or give that thread a larger stack "
+                    + "(ulimit -s for the main thread, the size the program asks for when it starts another); run it again on a larger one to tell deep recursion from unbounded."
+            }
             return "The stack\(stack) ran out\(frames)\(cycle): make the recursion iterative (an explicit stack), or run it on a thread with a larger stackSize; "
                 + "run it on a larger stack too (e.g. thread(8MiB)) to tell deep recursion from unbounded."
         case .confinementViolated:

@@ -72,7 +72,11 @@ package struct StackVerdict: Sendable {
                 explanation = "Unbounded recursion: overflows every stack tried (\(sizes)) in the same cycle, and the stack fills deeper the more there is (\(growth)). A larger stack will not fix this; the recursion has no end."
             } else {
                 kind = .undetermined
-                explanation = "Overflows \(sizes)\(completed.isEmpty ? "" : ", completes on \(completed.map { ByteSize.format($0) }.joined(separator: ", "))"). Run it on a larger stack too (e.g. thread(8MiB), thread(64MiB)) to tell deep recursion from unbounded."
+                // A program under `strain exec` has no strategies: its stacks are its own to raise.
+                let larger = configuration.scenario == OutcomeAdvice.execScenario
+                    ? "Run it again on a larger stack (ulimit -s for the main thread, the size the program asks for when it starts another)"
+                    : "Run it on a larger stack too (e.g. thread(8MiB), thread(64MiB))"
+                explanation = "Overflows \(sizes)\(completed.isEmpty ? "" : ", completes on \(completed.map { ByteSize.format($0) }.joined(separator: ", "))"). \(larger) to tell deep recursion from unbounded."
             }
             return StackVerdict(key: trials[0].key, kind: kind, overflowedStacks: overflowed,
                                 completedStacks: completed, framesByStack: framesByStack, explanation: explanation)

@@ -110,7 +110,11 @@ package struct ThreadDumpBuilder: Sendable {
         // shows it answering; its innermost frame (libc's wait, left to the /proc wait in
         // every other thread's summary) still says where it was.
         if let wait, wait == Self.tookRequestWait,
-           let innermost = frames.first(where: { $0.symbol != "__restore_rt" && !($0.module ?? "").contains("libStrainProbe") }),
+           // Past the signal's return, the probe, and glibc's futex helpers every wait shares, to the call that says which wait.
+           let innermost = frames.first(where: { frame in
+               let symbol = frame.symbol ?? ""
+               return symbol != "__restore_rt" && !symbol.contains("futex") && !(frame.module ?? "").contains("libStrainProbe")
+           }),
            let symbol = (innermost.inlined ?? []).compactMap(\.symbol).first ?? innermost.symbol {
             parts = ["\(wait) in \(symbol)"]
         }

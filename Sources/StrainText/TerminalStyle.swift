@@ -33,7 +33,7 @@ package struct TerminalStyle: Sendable {
     /// `line` in lines of at most ``width`` visible characters, broken only between
     /// words, the lines after the first indented four past the first's indent. A word
     /// wider than a line (a C++ or Swift symbol) is broken only after a `<`, `,`, `(` or
-    /// a `:` that ends a label or a `::` (``symbolBreaks(in:)``), never inside a name;
+    /// a `:` that ends an argument label (``symbolBreaks(in:)``), never inside a name;
     /// one with no such place (a path) stays whole on a line of its own. Colours (SGR)
     /// take no room, and a line painted whole stays painted on each of its lines.
     /// `hanging`, when given, is the indent of the lines after the first (a column's).
@@ -53,10 +53,12 @@ package struct TerminalStyle: Sendable {
         while let wordStart = body[index...].firstIndex(where: { $0 != " " }) {
             let spaces = body.distance(from: index, to: wordStart)
             var wordEnd = body[wordStart...].firstIndex(of: " ") ?? body.endIndex
-            // `× 631`, `≤ 620` and `closure #1` are one unit to a reader: the next word comes along.
-            while wordEnd < body.endIndex, Self.joinsNext(body[wordStart..<wordEnd].split(separator: " ").last ?? ""),
-                  body.index(after: wordEnd) < body.endIndex, body[body.index(after: wordEnd)] != " " {
-                wordEnd = body[body.index(after: wordEnd)...].firstIndex(of: " ") ?? body.endIndex
+            // `× 631`, `+ 7.26 ms`, `5.65 ms` and `closure #1` are one unit to a reader: the next word comes along.
+            while wordEnd < body.endIndex, body.index(after: wordEnd) < body.endIndex, body[body.index(after: wordEnd)] != " " {
+                let nextStart = body.index(after: wordEnd)
+                let nextEnd = body[nextStart...].firstIndex(of: " ") ?? body.endIndex
+                guard Self.joins(body[wordStart..<wordEnd].split(separator: " ").last ?? "", body[nextStart..<nextEnd]) else { break }
+                wordEnd = nextEnd
             }
             let word = String(body[wordStart..<wordEnd])
             let wordCount = Self.visibleCount(word)
@@ -87,9 +89,9 @@ package struct TerminalStyle: Sendable {
     }
 
     /// Where a symbol may go on to the next line: after a `<`, `,` or `(`, and after a
-    /// `:` that is not followed by another `:`, a digit or a `/` (after `::` and an
-    /// argument label, not inside `file.swift:12` or `https://`). Each index is the
-    /// start of the part after the break.
+    /// lone `:` that is not followed by a digit or a `/` (an argument label's; never in
+    /// a qualified name's `::`, `file.swift:12` or `https://`). Each index is the start
+    /// of the part after the break.
     package static func symbolBreaks(in word: Substring) -> [Substring.Index] {
         var breaks: [Substring.Index] = []
         var index = word.startIndex
@@ -97,7 +99,8 @@ package struct TerminalStyle: Sendable {
             let next = word.index(after: index)
             guard next < word.endIndex else { break }
             let character = word[index]
-            if "<,(".contains(character) || (character == ":" && !":/0123456789".contains(word[next])) { breaks.append(next) }
+            let afterColon = index > word.startIndex && word[word.index(before: index)] == ":"
+            if "<,(".contains(character) || (character == ":" && !afterColon && !":/0123456789".contains(word[next])) { breaks.append(next) }
             index = next
         }
         return breaks
@@ -117,11 +120,18 @@ package struct TerminalStyle: Sendable {
         }.joined(separator: " ")
     }
 
-    /// Whether a line may not break after `word`: an operator before its number, and
-    /// `closure` before its `#1`.
-    static func joinsNext(_ word: Substring) -> Bool {
-        ["×", "≤", "≥", "<", "=", "closure"].contains(word)
+    /// Whether a line may not break between `word` and `next`: after an operator (its
+    /// number follows), after `closure` (its `#1`), and between a number and its unit
+    /// (`5.65 ms`, `(8 MiB)`, `12 %`).
+    static func joins(_ word: Substring, _ next: Substring) -> Bool {
+        if ["×", "≤", "≥", "<", "=", "+", "±", "closure"].contains(word) { return true }
+        guard word.wholeMatch(of: /\(?[-+−]?[0-9][0-9,.]*/) != nil else { return false }
+        let unit = next.drop { $0 == "(" }.prefix { !")],;:.".contains($0) }
+        return units.contains(String(unit))
     }
+
+    /// The units a number keeps on its line.
+    static let units: Set<String> = ["ns", "µs", "us", "ms", "s", "min", "h", "B", "KiB", "MiB", "GiB", "TiB", "KB", "MB", "GB", "%"]
 
     /// Characters a terminal shows of `text`: its SGR colour sequences take none.
     package static func visibleCount(_ text: String) -> Int {

@@ -35,7 +35,9 @@ import Testing
         kill(program, SIGCONT)
         let answered = try await StrainBinary.run(["dump", String(program), "--timeout", "20s"], timeout: 40)
         #expect(answered.status == 0, "\(answered.stderr)")
-        #expect(answered.stdout.hasPrefix("asked with SIGQUIT; written to \(folder)/out/"), "\(answered.stdout)")
+        // The folder a reader opens, where strain exec writes the readable dump-N.txt; the probe's raw record after it.
+        #expect(answered.stdout.hasPrefix("asked with SIGQUIT; strain exec writes it as a dump-N.txt in \(folder)/out (the probe's record: \(folder)/out/probe/"),
+                "\(answered.stdout)")
         #expect(answered.stdout.contains("thread dump of process \(program)"), "\(answered.stdout)")
 
         kill(program, SIGKILL)

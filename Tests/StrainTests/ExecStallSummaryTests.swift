@@ -76,6 +76,10 @@ import Testing
         ]
         #expect(builder.summary(wait: ProbeFolder.tookRequest, frames: frames) == "took the dump request in __new_sem_wait_slow64 ← main")
         #expect(builder.summary(wait: "futex wait", frames: frames) == "futex wait ← main", "another thread's wait is /proc's")
+        // glibc's futex helper, under every wait, is not the wait: the call above it is (a re-trial saw
+        // `took the dump request in __futex_abstimed_wait_common64` for a sem_wait and a pthread_join).
+        let futex = [Frame(address: 8, module: "/usr/lib/x86_64-linux-gnu/libc.so.6", symbol: "__futex_abstimed_wait_common64")] + frames
+        #expect(builder.summary(wait: ProbeFolder.tookRequest, frames: futex) == "took the dump request in __new_sem_wait_slow64 ← main", "\(builder.summary(wait: ProbeFolder.tookRequest, frames: futex))")
         let handler = [Frame(address: 9, module: "/usr/lib/x86_64-linux-gnu/libc.so.6", symbol: "__restore_rt")] + frames
         #expect(builder.summary(wait: ProbeFolder.tookRequest, frames: handler) == "took the dump request in __new_sem_wait_slow64 ← main", "past the signal's return frame")
     }

@@ -40,13 +40,21 @@ import Testing
 
     @Test func aCThreadOverflowUnderTheIOSProfileHasA512KiBStack() async throws {
         let programs = try await TestPrograms.c()
-        let (result, run) = try await Self.exec(programs.faults, ["thread-overflow"], out: Self.folder(), options: ["--profile", "ios"])
+        let out = Self.folder()
+        let (result, run) = try await Self.exec(programs.faults, ["thread-overflow"], out: out, options: ["--profile", "ios"])
         #expect(result.termination == .signaled(SIGSEGV))
         let trial = try #require(run?.trials.first)
         #expect(trial.profile == .ios)
         #expect(trial.outcome.kind == .stackOverflow)
         #expect(trial.trace?.stackSizeBytes == 512 * 1024, "pthread_create with default attributes got the profile's stack")
         #expect(trial.trace?.cycle?.frames.contains { $0.symbol == "recurse" } == true)
+        // What to do, on the terminal as in the reports, for a program (no strategy to pick).
+        #expect(result.stderr.contains("strain: what to do: The stack of 512"), "\(result.stderr.suffix(1500))")
+        #expect(result.stderr.contains("ulimit -s for the main thread"), "\(result.stderr.suffix(1500))")
+        #expect(!result.stderr.contains("thread(8MiB)"), "a program is given no strategy: \(result.stderr.suffix(1500))")
+        let summary = try await ProgramRun.run(StrainBinary.path, ["report", (out as NSString).appendingPathComponent("run.json"), "--format", "md", "--out", "-"])
+        #expect(summary.stdout.contains("Run it again on a larger stack (ulimit -s for the main thread"), "\(summary.stdout)")
+        #expect(!summary.stdout.contains("thread(8MiB)"), "\(summary.stdout)")
     }
 
     @Test(arguments: [("handler-after", 42, "own handler ran"), ("handler-signal", 42, "own handler ran")])

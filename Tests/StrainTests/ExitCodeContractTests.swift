@@ -33,6 +33,20 @@ import Testing
         #expect(ExitCodeContract.rows.map(\.code) == [0, 1, 2, 3, 4, 130, 131, 143])
     }
 
+    /// `report` renders a run; its outcomes were the run's to say. A report of a run with
+    /// unexpected trials exits 0, and the contract says so (a re-trial found the table
+    /// putting `report` beside `run`, whose 1 it never used).
+    @Test func aReportOfARunWithUnexpectedOutcomesExitsZeroAsTheContractSays() async throws {
+        let record = try ReportTests.fixture()
+        #expect(record.trials.contains { !$0.expected }, "the fixture has unexpected trials")
+        let report = try await StrainBinary.run(["report", ReportTests.fixturePath, "--format", "md", "--out", "-"], timeout: 60)
+        #expect(report.status == 0, "\(report.stderr)")
+        #expect(!report.stdout.isEmpty)
+        let help = try await StrainBinary.run(["--help"], timeout: 60)
+        #expect(Self.flattened(help.stdout).contains("`report` uses 0 once the report is written"), "\(help.stdout)")
+        #expect(!help.stdout.contains("run, report, merge, baseline"), "\(help.stdout)")
+    }
+
     @Test func theREADMEAndTheExitCodesArticleHoldTheContractsTableVerbatim() throws {
         let table = ExitCodeContract.markdown()
         for file in ["README.md", "Sources/StrainCLI/StrainCLI.docc/ExitCodes.md"] {

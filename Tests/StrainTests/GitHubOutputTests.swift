@@ -30,8 +30,8 @@ import Testing
         #expect(result.status == 1, "two unexpected trials: \(result.stdout)\n\(result.stderr)")
         let commands = result.stdout.split(separator: "\n").filter { $0.hasPrefix("::") }
         #expect(commands == [
-            "::error file=ci/suites/annotated.yaml,line=5,title=Strain%3A completed noop main ios::1 of 1 repetitions ended unexpectedly: completed ×1; the suite expects crashed",
-            "::error file=ci/suites/annotated.yaml,line=5,title=Strain%3A completed noop thread(512KiB) ios::1 of 1 repetitions ended unexpectedly: completed ×1; the suite expects crashed",
+            "::error file=ci/suites/annotated.yaml,line=5,title=Strain%3A completed noop main ios::1 of 1 repetition ended unexpectedly: completed ×1; the suite expects crashed",
+            "::error file=ci/suites/annotated.yaml,line=5,title=Strain%3A completed noop thread(512KiB) ios::1 of 1 repetition ended unexpectedly: completed ×1; the suite expects crashed",
             "::notice title=Strain run annotated::3 trials: 2 unexpected",
         ], "\(result.stdout)")
         // The terminal's summary ends with the failing keys, each once, counted.

@@ -80,7 +80,7 @@ private func breakable(_ text: String, _ columns: Int = 80) -> [String] {
     /// names to write in a suite, says which is which; a scenario without such a name says nothing.
     @Test func explainSaysHowTheReportsWriteACamelCaseMetric() async throws {
         let graph = try await StrainBinary.run(["explain", "cyclic-graph"], environment: ["COLUMNS": "1000"])
-        #expect(graph.stdout.contains("Reports write this name in words (archiveBytes as \"archive bytes\"); a suite's gate: thresholds, run.json and metrics.csv use it as above."), "\(graph.stdout)")
+        #expect(graph.stdout.contains("Reports write this name in words (archiveBytes as \"archive bytes\"); run.json, metrics.csv and the thresholds under a suite's gate key use it as above."), "\(graph.stdout)")
         let json = try await StrainBinary.run(["explain", "nested-json"], environment: ["COLUMNS": "1000"])
         #expect(json.status == 0 && !json.stdout.contains("Reports write"), "\(json.stdout)")
     }
@@ -249,5 +249,7 @@ private func breakable(_ text: String, _ columns: Int = 80) -> [String] {
         #expect(help.status == 0, "\(help.stderr)")
         #expect(wide(help.stdout).isEmpty, "exec's help at 80 columns:\n\(help.stdout)")
         #expect(help.stdout.contains("USAGE: strain exec [--out <out>] [--stall <duration>]"), "\(help.stdout)")
+        let save = try await CommandRun.run(["baseline", "save", "--help"], in: folder, environment: ["COLUMNS": "80"])
+        #expect(save.status == 0 && wide(save.stdout).isEmpty, "baseline save's help at 80 columns:\n\(save.stdout)")
     }
 }

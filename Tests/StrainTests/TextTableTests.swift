@@ -137,8 +137,29 @@ extension TextTableTests {
             }
         }
         #expect(style.fit(cxx)[0].hasSuffix("hash_combine_range_impl<"), "the last break that fits: \(style.fit(cxx))")
+        // A qualified name is one name: never broken after its `::` (a re-trial saw `llvm::` / `hash_code`).
+        let qualified = "        fault: #0  __swift::__runtime::llvm::hash_combine<__swift::__runtime::llvm::hash_code,__swift::__runtime::llvm::StringRef>"
+        let parts = style.fit(qualified)
+        #expect(parts.count > 1 && !parts.contains { $0.hasSuffix("::") }, "\(parts)")
         let path = "        /very/long/" + String(repeating: "folder/", count: 12) + "File.swift:123"
         #expect(style.fit(path) == [path], "a path has no symbol break: it stays whole")
+    }
+
+    /// A number stays with its unit, and `+` with its number (a re-trial saw `(threshold +` /
+    /// `7.26 ms)` and `dumped in 5.65` / `ms (ptrace)`).
+    @Test func aNumberKeepsItsUnitAndAnOperatorItsNumber() {
+        let stalls = "  4 stalls: last heartbeat to outcome recorded, median 407.3 ms (threshold + 7.26 ms); dumps, median 489 µs for 4 threads"
+        let dumped = "  crash[kind=lock-order] gcd-global linux: deadlocked; 6 threads dumped in 5.65 ms (ptrace)"
+        for width in 60...90 {
+            let style = TerminalStyle(color: false, width: width)
+            for line in [stalls, dumped] {
+                let fitted = style.fit(line)
+                #expect(!fitted.contains { $0.hasSuffix("+") || $0.hasSuffix("5.65") || $0.hasSuffix("7.26") || $0.hasSuffix("407.3") || $0.hasSuffix(" 489") },
+                        "width \(width): \(fitted)")
+                #expect(!fitted.dropFirst().contains { ["ms", "ms)", "µs", "7.26"].contains($0.trimmingCharacters(in: .whitespaces).split(separator: " ").first.map(String.init) ?? "") },
+                        "width \(width): no line starts with a lone unit: \(fitted)")
+            }
+        }
     }
 
     @Test func aStackCellFoldsIntoTwoLinesNotThreeWithALoneSlash() {

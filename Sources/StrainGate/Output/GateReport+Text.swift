@@ -69,7 +69,7 @@ extension GateReport {
         if !counted.isEmpty {
             let verdicts = Dictionary(grouping: judged, by: \.verdict.label).sorted { $0.key < $1.key }.map { "\($0.value.count) \($0.key)" }.joined(separator: ", ")
             let names = Set(counted.map(\.metric)).sorted().joined(separator: ", ")
-            lines.append("  counted metrics (\(names)): \(judged.count) judged\(verdicts.isEmpty ? "" : " (\(verdicts))"), \(counted.count - judged.count) not")
+            lines.append("  counted metrics (\(names)): \(judged.count) judged\(verdicts.isEmpty ? "" : " (\(verdicts))"), \(counted.count - judged.count) not judged")
         }
         lines.append("  " + tally)
         if let runReports, !runReports.isEmpty { lines.append("  each side's report: \(runReports.map(place).joined(separator: ", "))") }
