@@ -199,7 +199,8 @@ extension TerminalReport {
     /// `  probe 7  cyclic-graph[operation=unarchive, shape=chain, size=2000] thread(1300KiB) linux #1  completed  31.2 ms`.
     package func probeLine(_ trial: TrialRecord, index: Int) -> String {
         let outcome = trial.outcome.kind == .completed ? paint(trial.outcome.description, 32) : paint(trial.outcome.description, 33)
-        let time = Format.duration(trial.metrics.trialSeconds)
+        // The work's wall time, as `run`'s trial lines and the tables show it (the whole trial's where the work has none).
+        let time = Format.duration(trial.metrics.wallSeconds ?? trial.metrics.trialSeconds)
         return "  probe \(index)  \(trial.key.configuration) \(trial.strategy) \(trial.profile.rawValue) #\(trial.repetition)  \(outcome)  \(time)"
     }
 

@@ -136,6 +136,9 @@ struct GateReportReadingTests {
         let report = try Self.report()
         #expect(report.renderHTML().contains("<a href=\"baseline-run.json\">baseline-run.json</a>, <a href=\"candidate-run.json\">candidate-run.json</a>"))
         #expect(report.renderMarkdown().contains("`baseline-run.json`, `candidate-run.json`; `strain report <file>` renders either"))
+        // gate.html draws the values of the metrics that did not stay unchanged, and says no more (a re-trial
+        // read "every repetition's value" and found none on an all-unchanged A/A).
+        #expect(report.renderMarkdown().contains("gate.html shows every repetition's value of each metric that did not stay unchanged."))
         #expect(report.renderText().contains("each side's run: baseline-run.json, candidate-run.json"))
     }
 

@@ -108,6 +108,20 @@ final class FakeProbeRunner: BisectProbeRunner {
 }
 
 /// The built binary's `bisect` against real children: real overflows, real NSKeyedUnarchiver.
+/// A probe's time is the work's wall time, as `run`'s trial lines and the tables show it
+/// (a re-trial saw 19.9 ms on a probe line whose table said 1.08 ms: the whole trial's).
+@Suite struct ProbeLineTests {
+    @Test func aProbeLineShowsTheWorksWallTimeAsRunsTrialLinesDo() throws {
+        let record = try ReportTests.fixture()
+        let trial = try #require(record.trials.first { trial in
+            trial.metrics.wallSeconds != nil && Format.duration(trial.metrics.wallSeconds) != Format.duration(trial.metrics.trialSeconds)
+        }, "the fixture has a trial whose work took less than the whole trial")
+        let probe = TerminalReport(color: false).probeLine(trial, index: 1)
+        #expect(probe.hasSuffix("  " + Format.duration(trial.metrics.wallSeconds)), "\(probe)")
+        #expect(!probe.hasSuffix(Format.duration(trial.metrics.trialSeconds)), "\(probe)")
+    }
+}
+
 @Suite(.serialized, .timeLimit(.minutes(10))) struct BisectEndToEndTests {
     static func bisect(_ arguments: [String]) async throws -> (StrainBinary.Result, RunRecord?, String) {
         let out = TestFolders.root.appendingPathComponent("strain-bisect-\(UUID().uuidString)").path

@@ -43,7 +43,7 @@ extension GateReport {
             tail += "Each side's run as a report, beside this file: \(runReports.map { "`\($0)`" }.joined(separator: ", ")).\n"
         }
         if let runFiles, !runFiles.isEmpty {
-            tail += "Each side's run (traces, dumps): \(runFiles.map { "`\(path($0))`" }.joined(separator: ", ")); `strain report <file>` renders either; gate.html shows every repetition's value.\n"
+            tail += "Each side's run (traces, dumps): \(runFiles.map { "`\(path($0))`" }.joined(separator: ", ")); `strain report <file>` renders either; gate.html shows every repetition's value of each metric that did not stay unchanged.\n"
         }
         var text = head + body + rest + tail
         if text.utf8.count > limit {
