@@ -263,7 +263,7 @@ package struct ExecSupervisor: Sendable {
                                   stall: stall, ranOn: ranOn, outsideWait: outsideWait, dumps: dumps, probe: probe, pid: program.pid, request: request)
         classified.metrics.wallSeconds = wall
         if let cut = Self.readAllocations(in: probe.path, pid: program.pid, into: &classified.metrics) { note(cut) }
-        let key = TrialKey(scenario: "exec", parameters: [
+        let key = TrialKey(scenario: TrialKey.execScenario, parameters: [
             TrialKey.Parameter(name: "program", value: request.program),
             TrialKey.Parameter(name: "arguments", value: Self.shellQuoted(request.arguments)),
         ], strategy: .main, profile: request.profile)
@@ -290,7 +290,7 @@ package struct ExecSupervisor: Sendable {
         }
         let leftOut = sanitizerRead.leftOut + notes + cuts.all
         trial.leftOut = leftOut.isEmpty ? nil : leftOut
-        let run = ResolvedRun(scenario: "exec", parameters: key.parameters.map { ParameterSweep(name: $0.name, values: [$0.value]) },
+        let run = ResolvedRun(scenario: TrialKey.execScenario, parameters: key.parameters.map { ParameterSweep(name: $0.name, values: [$0.value]) },
                               strategies: [StrategySpec.main.description], profiles: [request.profile.rawValue], repetitions: 1,
                               timeoutSeconds: 0, stallSeconds: request.stallSeconds, expect: ["default": expected.map(\.description)])
         let suite = ResolvedSuite(name: "exec", description: "strain exec -- \(Self.shellQuoted([request.program] + request.arguments))",

@@ -160,3 +160,9 @@ extension TrialKey {
     /// The key without its strategy.
     public var comparison: ComparisonKey { ComparisonKey(self) }
 }
+
+extension TrialKey {
+    /// The scenario name of a program's trial under `strain exec` (its record's key, and
+    /// what the reports look for to advise a program rather than a suite).
+    package static let execScenario = "exec"
+}

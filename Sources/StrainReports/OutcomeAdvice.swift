@@ -8,8 +8,8 @@ import StrainText
 /// A stack overflow's advice is its configuration's ``StackVerdict``, which weighs
 /// every stack size tried; the line here is for an overflow no verdict covers.
 package enum OutcomeAdvice {
-    /// The scenario name of a program's trial under `strain exec`.
-    package static let execScenario = "exec"
+    /// How a program under `strain exec` gets a larger stack: it has no strategy to choose.
+    static let programStack = "ulimit -s for the main thread, the size the program asks for when it starts another"
 
     /// The advice for `trial`, one sentence or two.
     package static func text(for trial: TrialRecord) -> String {
@@ -31,9 +31,9 @@ package enum OutcomeAdvice {
             let frames = trial.metrics.frames.map { " after \(Format.count(Double($0))) frames" } ?? ""
             let cycle = trial.trace?.cycle.map { " in the cycle \($0.frames.map { $0.symbol ?? "?" }.joined(separator: " → "))" } ?? ""
             // A program under `strain exec` has no strategy to choose: its stacks are its own.
-            if trial.key.scenario == Self.execScenario {
+            if trial.key.scenario == TrialKey.execScenario {
                 return "The stack\(stack) ran out\(frames)\(cycle): make the recursion iterative (an explicit stack), or give that thread a larger stack "
-                    + "(ulimit -s for the main thread, the size the program asks for when it starts another); run it again on a larger one to tell deep recursion from unbounded."
+                    + "(\(programStack)); run it again on a larger one to tell deep recursion from unbounded."
             }
             return "The stack\(stack) ran out\(frames)\(cycle): make the recursion iterative (an explicit stack), or run it on a thread with a larger stackSize; "
                 + "run it on a larger stack too (e.g. thread(8MiB)) to tell deep recursion from unbounded."

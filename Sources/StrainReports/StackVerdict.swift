@@ -73,8 +73,8 @@ package struct StackVerdict: Sendable {
             } else {
                 kind = .undetermined
                 // A program under `strain exec` has no strategies: its stacks are its own to raise.
-                let larger = configuration.scenario == OutcomeAdvice.execScenario
-                    ? "Run it again on a larger stack (ulimit -s for the main thread, the size the program asks for when it starts another)"
+                let larger = configuration.scenario == TrialKey.execScenario
+                    ? "Run it again on a larger stack (\(OutcomeAdvice.programStack))"
                     : "Run it on a larger stack too (e.g. thread(8MiB), thread(64MiB))"
                 explanation = "Overflows \(sizes)\(completed.isEmpty ? "" : ", completes on \(completed.map { ByteSize.format($0) }.joined(separator: ", "))"). \(larger) to tell deep recursion from unbounded."
             }
