@@ -22,15 +22,20 @@ package enum CrashReason {
     /// messages, a Rust panic, a JVM's causes) that says what went wrong: Swift's
     /// `Fatal error: …` (`Precondition failed`, `Assertion failed`) line, else the
     /// first, which continues onto the next when it ends with `:` (Rust's `panicked at
-    /// src/main.rs:4:5:`) or when the next is libstdc++'s `what():` line.
+    /// src/main.rs:4:5:`, and a message of its own that ends with one, `invalid
+    /// configuration:`, up to three lines in all) or when the next is libstdc++'s
+    /// `what():` line.
     package static func line(of words: String) -> String? {
         let lines = words.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         if let fatal = lines.last(where: { $0.contains("Fatal error:") || $0.contains("Precondition failed") || $0.contains("Assertion failed") }) {
             return fatal
         }
-        guard let first = lines.first else { return nil }
-        if lines.count > 1, first.hasSuffix(":") || lines[1].hasPrefix("what():") { return first + " " + lines[1] }
-        return first
+        guard var said = lines.first else { return nil }
+        for next in lines.dropFirst().prefix(2) {
+            guard said.hasSuffix(":") || next.hasPrefix("what():") else { break }
+            said += " " + next
+        }
+        return said
     }
 
     /// The message, or nil when the child said nothing recognisable.

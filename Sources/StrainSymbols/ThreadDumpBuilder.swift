@@ -14,12 +14,14 @@ package struct ThreadDumpBuilder: Sendable {
 
     package func dump(from raw: RawDump) -> ThreadDump {
         // Threads stopped in the same place have the same addresses: name each stack once.
-        let byStack = Dictionary(grouping: raw.threads.filter { !$0.frames.isEmpty }, by: \.frames)
+        // The thread that took a `strain exec` dump request is a group of its own: a Go
+        // thread parked where another is had been summed up as "2 threads — took the dump request".
+        let byStack = Dictionary(grouping: raw.threads.filter { !$0.frames.isEmpty }) { StackKey(frames: $0.frames, tookRequest: $0.wait == Self.tookRequestWait) }
         var groups: [String: ThreadGroup] = [:]
-        for (addresses, threads) in byStack {
-            let frames = symbolizer.frames(for: addresses, maps: raw.maps, firstIsExact: true)
+        for (stack, threads) in byStack {
+            let frames = symbolizer.frames(for: stack.frames, maps: raw.maps, firstIsExact: true)
             // Stacks that differ only in offsets within the same functions are the same story.
-            let key = frames.map { $0.symbol ?? $0.displayName }.joined(separator: "\n")
+            let key = (stack.tookRequest ? "\(Self.tookRequestWait)\n" : "") + frames.map { $0.symbol ?? $0.displayName }.joined(separator: "\n")
             let dumped = threads.map { DumpedThread(tid: $0.tid, name: $0.name, state: $0.state, wait: $0.wait, viaPtrace: $0.viaPtrace) }
             if var group = groups[key] {
                 group.count += threads.count
@@ -44,6 +46,19 @@ package struct ThreadDumpBuilder: Sendable {
                               unreached: unreached, dumpNanoseconds: raw.dumpNanoseconds)
         dump.sourceLocations = symbolizer.sourceLocations(of: ordered.flatMap(\.frames))
         return dump
+    }
+
+    /// `_multiprocessing_SemLock_acquire_impl` in `_multiprocessing.cpython-311-x86_64-linux-gnu.so`:
+    /// a symbol that begins with its module's own underscored name and an underscore.
+    static func isNamedForItsModule(_ symbol: String, module: String) -> Bool {
+        let base = module.prefix { $0 != "." }
+        return base.count > 1 && base.hasPrefix("_") && symbol.hasPrefix(base + "_")
+    }
+
+    /// A stack's addresses, and whether its thread took the dump request.
+    private struct StackKey: Hashable {
+        var frames: [UInt64]
+        var tookRequest: Bool
     }
 
     /// Whether `module` is one of the toolchain's or the system's libraries (the Swift
@@ -89,7 +104,10 @@ package struct ThreadDumpBuilder: Sendable {
             let symbols = (frame.inlined ?? []).compactMap(\.symbol) + (frame.symbol.map { [$0] } ?? [])
             for symbol in symbols {
                 let name = symbol.hasSuffix(" [partial apply]") ? String(symbol.dropLast(" [partial apply]".count)) : symbol
-                if name.hasPrefix("_") { continue }
+                // A leading underscore marks a runtime's internals (`_dispatch_…`, `_PyEval_…`),
+                // except in a module named with one, whose own functions carry its name
+                // (`_multiprocessing_SemLock_acquire_impl` in `_multiprocessing.cpython-….so`).
+                if name.hasPrefix("_"), !Self.isNamedForItsModule(name, module: module) { continue }
                 // Compiler glue and the harness's own wrappers say nothing about where the work is.
                 if name.contains("thunk") || name.hasPrefix("@") || Self.harnessFrames.contains(where: { name.hasPrefix($0) }) { continue }
                 named.append((name, inProgram && !Self.isLanguageRuntime(name)))
@@ -117,6 +135,9 @@ package struct ThreadDumpBuilder: Sendable {
            }),
            let symbol = (innermost.inlined ?? []).compactMap(\.symbol).first ?? innermost.symbol {
             parts = ["\(wait) in \(symbol)"]
+            // The frames from there outward follow it: a Go thread read `in runtime.futex.abi0 ←
+            // runtime.futex.abi0 ← runtime.notesleep ← …`, the named frame again after itself.
+            if let named = distinct.firstIndex(of: symbol) { distinct.removeFirst(named + 1) }
         }
         parts += distinct.prefix(summaryFrames)
         if distinct.count > summaryFrames { parts.append("…") }

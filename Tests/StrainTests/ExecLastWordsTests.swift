@@ -383,6 +383,9 @@ import Testing
         let nio = "NIOCore/EventLoopFuture.swift:1234: Fatal error: BUG DETECTED: wait() must not be called\nFurther information:\n- event loop associated to future: SelectableEventLoop"
         #expect(CrashReason.line(of: nio) == "NIOCore/EventLoopFuture.swift:1234: Fatal error: BUG DETECTED: wait() must not be called")
         #expect(CrashReason.line(of: "thread 'main' panicked at src/main.rs:4:5:\nboom") == "thread 'main' panicked at src/main.rs:4:5: boom")
+        // A message whose own first line ends with `:` goes on to its detail (it stopped at `invalid configuration:`).
+        #expect(CrashReason.line(of: "thread 'config-loader' (25313) panicked at src/main.rs:6:19:\ninvalid configuration:\nkey 'port' = \"80a80\": invalid digit found in string\nnote: run with `RUST_BACKTRACE=1`")
+            == "thread 'config-loader' (25313) panicked at src/main.rs:6:19: invalid configuration: key 'port' = \"80a80\": invalid digit found in string")
         #expect(CrashReason.line(of: "terminate called after throwing an instance of 'E'\n  what():  boom") == "terminate called after throwing an instance of 'E' what():  boom")
         #expect(CrashReason.line(of: "Exception in thread \"main\" java.lang.IllegalStateException: outer\nCaused by: java.io.IOException: inner")
             == "Exception in thread \"main\" java.lang.IllegalStateException: outer")

@@ -3,6 +3,7 @@ import Glibc
 import StrainExec
 import StrainKit
 import StrainRunner
+import StrainWire
 import Testing
 @testable import StrainSymbols
 
@@ -82,6 +83,44 @@ import Testing
         #expect(builder.summary(wait: ProbeFolder.tookRequest, frames: futex) == "took the dump request in __new_sem_wait_slow64 ← main", "\(builder.summary(wait: ProbeFolder.tookRequest, frames: futex))")
         let handler = [Frame(address: 9, module: "/usr/lib/x86_64-linux-gnu/libc.so.6", symbol: "__restore_rt")] + frames
         #expect(builder.summary(wait: ProbeFolder.tookRequest, frames: handler) == "took the dump request in __new_sem_wait_slow64 ← main", "past the signal's return frame")
+    }
+
+    /// Two threads parked in the same place, one of which took the dump request (a Go
+    /// program's): each is its own group, the taker's line names its wait once
+    /// (`in runtime.notesleep ← runtime.mPark ← …`, not `in runtime.futex.abi0 ←
+    /// runtime.futex.abi0 ← …`), and the other's is /proc's wait.
+    @Test func theThreadThatTookTheRequestIsGroupedAloneAndItsWaitIsNamedOnce() {
+        let builder = ThreadDumpBuilder(symbolizer: Symbolizer())
+        let go = ["runtime.futex.abi0", "runtime.notesleep", "runtime.mPark", "runtime.stopm", "runtime.findRunnable"].enumerated().map {
+            Frame(address: UInt64($0.offset + 1), module: "/app/n4_go_chan", symbol: $0.element)
+        }
+        let summary = builder.summary(wait: ProbeFolder.tookRequest, frames: go)
+        #expect(summary == "took the dump request in runtime.notesleep ← runtime.mPark ← runtime.stopm ← runtime.findRunnable", "\(summary)")
+        let raw = RawDump(method: "signal", threads: [
+            RawThread(tid: 10, name: "n4_go_chan", state: ProbeFolder.answeringState, wait: ProbeFolder.tookRequest, inWork: false, frames: [1, 2, 3], viaPtrace: false),
+            RawThread(tid: 11, name: "n4_go_chan", state: "S", wait: "futex wait", inWork: false, frames: [1, 2, 3], viaPtrace: false),
+        ], maps: "", unanswered: [], dumpNanoseconds: 0, waitCycle: nil)
+        let dump = builder.dump(from: raw)
+        #expect(dump.groups.count == 2 && dump.groups.allSatisfy { $0.count == 1 }, "\(dump.groups.map(\.summary))")
+        #expect(dump.groups.contains { $0.summary.hasPrefix("took the dump request") && $0.threads.map(\.tid) == [10] })
+    }
+
+    /// A Python C extension's own functions begin with its module's underscored name:
+    /// they are the wait, not a runtime's internals (`_multiprocessing_SemLock_acquire_impl`
+    /// was dropped and generic interpreter frames named instead); `_PyEval_…` still is.
+    @Test func anExtensionModulesOwnUnderscoredFunctionsAreNamed() {
+        let builder = ThreadDumpBuilder(symbolizer: Symbolizer())
+        let module = "/usr/lib/python3.11/lib-dynload/_multiprocessing.cpython-311-x86_64-linux-gnu.so"
+        let frames = [
+            Frame(address: 1, module: "/usr/lib/x86_64-linux-gnu/libc.so.6", symbol: "__new_sem_wait_slow64"),
+            Frame(address: 2, module: module, symbol: "_multiprocessing_SemLock_acquire_impl"),
+            Frame(address: 3, module: module, symbol: "_multiprocessing_SemLock_acquire"),
+            Frame(address: 4, module: "/usr/bin/python3.11", symbol: "_PyEval_EvalFrameDefault"),
+            Frame(address: 5, module: "/usr/bin/python3.11", symbol: "PyEval_EvalCode"),
+        ]
+        #expect(builder.summary(wait: "futex wait", frames: frames) == "futex wait ← _multiprocessing_SemLock_acquire_impl ← PyEval_EvalCode")
+        #expect(ThreadDumpBuilder.isNamedForItsModule("_multiprocessing_x", module: "_multiprocessing.cpython-311-x86_64-linux-gnu.so"))
+        #expect(!ThreadDumpBuilder.isNamedForItsModule("_PyEval_EvalFrameDefault", module: "python3.11"))
     }
 
     /// Rust links its standard library into the program, and C++ instantiates
