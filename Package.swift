@@ -138,7 +138,7 @@ let package = Package(
                            .byName(name: "StrainReports", condition: .when(traits: ["StrainTestingReports"]))]
         ),
         // Text laid out for a terminal or markup: tables fitted to a width, lines broken between words, escaping.
-        .target(name: "StrainText"),
+        .target(name: "StrainText", dependencies: ["StrainRecords"]),
         .target(name: "StrainReports", dependencies: ["StrainRecords", "StrainText"]),
         // Public API of StrainKit only, like any user's scenarios.
         .target(name: "StrainHelpers", dependencies: ["StrainKit"]),
@@ -163,7 +163,7 @@ let package = Package(
             path: "Sources/StrainPlugin"
         ),
         // The gate's statistics: Foundation only, so any module can build on it.
-        .target(name: "StrainGate", dependencies: ["StrainRecords"]),
+        .target(name: "StrainGate", dependencies: ["StrainRecords", "StrainText"]),
         .testTarget(
             name: "StrainTests",
             dependencies: [

@@ -72,7 +72,7 @@ struct BisectCommand: ParsableCommand {
     @Option(help: "Where to write run.json, trials.jsonl and the reports (default: Reports/bisect-<scenario>-<timestamp>).")
     var out: String?
 
-    @Option(parsing: .upToNextOption, help: "Reports to write besides run.json: html, md, junit.")
+    @Option(parsing: .upToNextOption, help: "Reports to write besides run.json: html (report.html), md (summary.md), junit (junit.xml).")
     var format: [ReportFormat] = [.html, .md, .junit]
 
     /// Bad input: printed as one line naming the option and the fix, exit code 2, no probe started.

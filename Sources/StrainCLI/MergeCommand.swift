@@ -17,7 +17,7 @@ struct MergeCommand: ParsableCommand {
     @Option(help: "Where to write the merged run.json and its reports.")
     var out: String = "Reports/merged-\(runTimestamp())"
 
-    @Option(parsing: .upToNextOption, help: "Reports to write besides run.json: html, md, junit.")
+    @Option(parsing: .upToNextOption, help: "Reports to write besides run.json: html (report.html), md (summary.md), junit (junit.xml).")
     var format: [ReportFormat] = [.html, .md, .junit]
 
     func run() throws {

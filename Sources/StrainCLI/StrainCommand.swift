@@ -141,10 +141,16 @@ extension StrainCommand {
         return before + "\n\n" + rest + "\n\n" + section
     }
 
-    /// argument-parser's `Error: …` as `error: …`, the way Strain's own messages (and
-    /// swift, cargo and git) begin, so every error a user meets reads alike.
+    /// argument-parser's `Error: Unknown option …` as `error: unknown option …`, the way
+    /// Strain's own messages (and swift, cargo and git) begin, so every error a user meets
+    /// reads alike. The first word is lowered only when it is a plain capitalised word
+    /// (`Unknown`, `Missing`), never a name or an acronym (`URL`, `JSON`).
     static func lowercasedErrorPrefix(_ message: String) -> String {
-        message.hasPrefix("Error: ") ? "error: " + message.dropFirst("Error: ".count) : message
+        guard message.hasPrefix("Error: ") || message.hasPrefix("error: ") else { return message }
+        let rest = message.dropFirst("error: ".count)
+        let word = rest.prefix { $0.isLetter }
+        let plain = word.count > 1 && word.first!.isUppercase && word.dropFirst().allSatisfy(\.isLowercase)
+        return "error: " + (plain ? word.lowercased() + rest.dropFirst(word.count) : rest)
     }
 }
 

@@ -103,7 +103,7 @@ enum JVMThreads {
             unlink(file)
             return nil
         }
-        let quiet = String(format: "%.2fs", silentSeconds)
+        let quiet = DurationText.format(silentSeconds)
         return ExecStallVerdict(kind: .deadlocked, message: "no CPU time for \(quiet); the JVM's own thread dump (jcmd \(pid) Thread.print, kept in \(file))"
             + " found a Java-level deadlock: " + cycle.joined(separator: "; "))
     }

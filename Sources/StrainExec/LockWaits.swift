@@ -11,7 +11,7 @@ extension LockWaits {
     static func judge(threads: [ThreadState], silentSeconds: Double, readWord: (UInt64) -> UInt32?,
                       place: (Int) -> String?, object: (UInt64) -> String? = { _ in nil }) -> (verdict: ExecStallVerdict, cycle: WaitCycle?)? {
         let locks = LockWaits(threads: threads, readWord: readWord)
-        let quiet = String(format: "%.2fs", silentSeconds)
+        let quiet = DurationText.format(silentSeconds)
         func thread(_ tid: Int) -> String { Self.name(tid, threads: threads, place: place) }
         if let cycle = locks.waitCycle(threads: threads, place: place, object: object) {
             let message = "no CPU time for \(quiet); \(cycle.links.count) threads wait on each other's mutexes with no timeout: " + cycle.description

@@ -164,7 +164,7 @@ struct StallWatch {
             }
         }
         guard stuckPool > 0 else { return nil }
-        let quiet = String(format: "%.2fs", suspicion.silentSeconds)
+        let quiet = DurationText.format(suspicion.silentSeconds)
         if stuckOthers == others {
             // An idle worker waits with a timeout for work it will never get here.
             let pool = counted(stuckPool, "pool thread") + " under dispatch or concurrency frames"

@@ -227,13 +227,13 @@ final class Watchdog: Sendable {
                            dumpNanoseconds: Int(lastAnswer - dumpStart), waitCycle: cycle)
 
         let silent = Double(decidedAt - beat.last_event_ns) / 1e9
-        let seconds = String(format: "%.2fs", silent)
+        let seconds = DurationText.format(silent)
         let outcome: TrialOutcome
         if deadlocked {
             let named = cycle.map { ": \($0.description)" } ?? ""
             outcome = TrialOutcome(kind: .deadlocked, message: "no progress for \(seconds); every thread holding work (\(holding.count)) waits with no timeout\(named)")
         } else if let growth = poolGrowth {
-            let window = String(format: "%.1fs", growth.seconds)
+            let window = DurationText.format(growth.seconds)
             outcome = TrialOutcome(kind: .starved, message: "no progress for \(seconds); every thread holding work (\(holding.count)) waits with no timeout"
                 + " while \(growth.newThreads) new thread\(growth.newThreads == 1 ? "" : "s") started in \(window), \(growth.untimed) of them waiting with no timeout at once:"
                 + " work is queued to a pool whose threads are all blocked (libdispatch adds one a second, up to 255)")

@@ -43,6 +43,16 @@ public enum ByteSize {
         return leading.first == "8" || leading == "11" || leading == "18" ? "an" : "a"
     }
 
+    /// `512 KiB`, `8 MiB`, `17.5 KiB`: ``format(_:)`` with a space before its unit, as
+    /// a size reads in a sentence and in the tables (`thread(512KiB)` is a strategy's
+    /// spelling, for a size the reader would write into a suite).
+    /// With `exact`, ``exact(_:)``'s form spaced (`1028 KiB`, never rounded).
+    package static func prose(_ bytes: Int, exact: Bool = false) -> String {
+        let text = exact ? Self.exact(bytes) : format(bytes)
+        let number = text.prefix { $0.isNumber || $0 == "." }
+        return "\(number) \(text.dropFirst(number.count))"
+    }
+
     /// `512KiB`, `8MiB`, `1.5MiB`, `100B`: the shortest exact form, else one decimal (for reading, not parsing).
     public static func format(_ bytes: Int) -> String {
         let units: [(String, Int)] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)]

@@ -5,10 +5,14 @@ import StrainText
 /// `strain bisect`'s answers as text: one headline per search, its sentence, the
 /// slope, the probes' count and wall time. Shared by the terminal, Markdown and HTML.
 package enum BisectText {
-    /// `cyclic-graph (operation=unarchive, shape=chain, size=2000): smallest stack 1.3MiB`.
-    package static func headline(_ search: BisectSearch) -> String {
-        let parameters = search.parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
-        let subject = parameters.isEmpty ? search.scenario : "\(search.scenario) (\(parameters))"
+    /// `cyclic-graph[operation=unarchive, shape=chain, size=2000]: needs …`: the subject
+    /// written as a trial key writes it, its parameters in `order` (the scenario's, from
+    /// a probe's key; any other after them by name).
+    package static func headline(_ search: BisectSearch, order: [String] = []) -> String {
+        let rank = Dictionary(order.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        let parameters = search.parameters.sorted { (rank[$0.key] ?? .max, $0.key) < (rank[$1.key] ?? .max, $1.key) }
+            .map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
+        let subject = parameters.isEmpty ? search.scenario : "\(search.scenario)[\(parameters)]"
         let answer: String
         switch (search.verdict, search.question) {
         case (.boundary, .stack), (.alwaysCompletes, .stack):
@@ -33,8 +37,8 @@ package enum BisectText {
         let fits = slope.capacities.map { capacity in
             "\(capacity.name): \(capacity.largestValue.map { "up to ~\(count($0))" } ?? "not even 1")"
         }.joined(separator: "; ")
-        let points = slope.points.map { "\(slope.parameter)=\(count($0.value)) on \(ByteSize.exact($0.stackBytes))" }.joined(separator: " and ")
-        return "About \(count(Int(slope.bytesPerUnit.rounded()))) bytes of stack per unit of \(slope.parameter) (from \(points); fixed cost \(ByteSize.format(max(0, Int(slope.interceptBytes))))). Predicted largest \(slope.parameter) that completes — \(fits)."
+        let points = slope.points.map { "\(slope.parameter)=\(count($0.value)) on \(ByteSize.prose($0.stackBytes, exact: true))" }.joined(separator: " and ")
+        return "About \(count(Int(slope.bytesPerUnit.rounded()))) bytes of stack per unit of \(slope.parameter) (from \(points); fixed cost \(ByteSize.prose(max(0, Int(slope.interceptBytes))))). Predicted largest \(slope.parameter) that completes — \(fits)."
     }
 
     /// `14 probes in 0.61 s`.
@@ -56,10 +60,10 @@ package enum BisectText {
     }
 
     /// The `## Bisect` section of summary.md.
-    static func markdown(_ section: BisectSection) -> String {
+    static func markdown(_ section: BisectSection, orders: [[String]] = []) -> String {
         var out = "## Bisect\n\n"
-        for search in section.searches {
-            out += "- **\(MarkdownReport.escape(headline(search)))** (\(cost(search))): \(MarkdownReport.escape(search.explanation))\n"
+        for (index, search) in section.searches.enumerated() {
+            out += "- **\(MarkdownReport.escape(headline(search, order: index < orders.count ? orders[index] : [])))** (\(cost(search))): \(MarkdownReport.escape(search.explanation))\n"
         }
         if let slope = section.slope {
             let rows = slope.capacities.map { [MarkdownReport.escape($0.name), $0.largestValue.map { Format.count(Double($0)) } ?? "none"] }
@@ -86,6 +90,8 @@ package struct BisectReportSection: TextSection, PageSection {
     package var section: BisectSection?
     /// Each search's probes, in the order of ``BisectSection/searches``.
     package var probes: [[Probe]] = []
+    /// Each search's parameter names in the order its probes' keys give them.
+    package var orders: [[String]] = []
 
     /// The answers alone, without the probes' values (the terminal's closing lines).
     package init(section: BisectSection?) { self.section = section }
@@ -94,6 +100,9 @@ package struct BisectReportSection: TextSection, PageSection {
     package init(_ run: RunRecord) {
         section = run.bisect
         let byIndex = Dictionary(run.trials.map { ($0.index, $0) }, uniquingKeysWith: { first, _ in first })
+        orders = (run.bisect?.searches ?? []).map { search in
+            search.probes.lazy.compactMap { byIndex[$0] }.first.map { $0.key.parameters.map(\.name) } ?? []
+        }
         probes = (run.bisect?.searches ?? []).map { search in
             search.probes.compactMap { byIndex[$0] }.compactMap { trial -> Probe? in
                 let value: Int? = switch search.question {
@@ -108,8 +117,8 @@ package struct BisectReportSection: TextSection, PageSection {
     package func terminalLines(_ style: TerminalStyle) -> [String] {
         guard let section else { return [] }
         var lines = style.heading("Bisect")
-        for search in section.searches {
-            lines.append("  " + style.paint(BisectText.headline(search), search.verdict == .boundary || search.verdict == .alwaysCompletes ? 32 : 33) + "  (\(BisectText.cost(search)))")
+        for (index, search) in section.searches.enumerated() {
+            lines.append("  " + style.paint(BisectText.headline(search, order: order(index)), search.verdict == .boundary || search.verdict == .alwaysCompletes ? 32 : 33) + "  (\(BisectText.cost(search)))")
             lines.append("    \(search.explanation)")
         }
         if let slope = section.slope {
@@ -119,14 +128,16 @@ package struct BisectReportSection: TextSection, PageSection {
         return lines
     }
 
-    package func markdown() -> String { section.map(BisectText.markdown) ?? "" }
+    package func markdown() -> String { section.map { BisectText.markdown($0, orders: orders) } ?? "" }
+
+    private func order(_ index: Int) -> [String] { index < orders.count ? orders[index] : [] }
 
     package func html(into page: inout HTMLReport.Page) {
         guard let section else { return }
         let e = HTMLText.escape
         page.raw("<section id=\"bisect\">\n<h2>Bisect</h2>\n<ul>")
         for (index, search) in section.searches.enumerated() {
-            page.raw("<li><b>\(e(BisectText.headline(search)))</b> (\(e(BisectText.cost(search)))): \(e(search.explanation))")
+            page.raw("<li><b>\(e(BisectText.headline(search, order: order(index))))</b> (\(e(BisectText.cost(search)))): \(e(search.explanation))")
             if index < probes.count { page.raw("<div class=\"chart-scroll\">\(Self.picture(probes[index], search: search))</div>") }
             page.raw("</li>")
         }

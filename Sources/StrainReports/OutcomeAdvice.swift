@@ -27,7 +27,7 @@ package enum OutcomeAdvice {
             return "The work ran to its end with a wrong result\(broken): updates were lost or reordered between threads. "
                 + "Guard the shared state with one lock, serial queue or actor for every access, or use an atomic for a counter."
         case .stackOverflow:
-            let stack = trial.metrics.stackSizeBytes.map { " of \(ByteSize.format($0))" } ?? ""
+            let stack = trial.metrics.stackSizeBytes.map { " of \(ByteSize.prose($0))" } ?? ""
             let frames = trial.metrics.frames.map { " after \(Format.count(Double($0))) frames" } ?? ""
             let cycle = trial.trace?.cycle.map { " in the cycle \($0.frames.map { $0.symbol ?? "?" }.joined(separator: " → "))" } ?? ""
             // A program under `strain exec` has no strategy to choose: its stacks are its own.

@@ -58,17 +58,17 @@ package struct StackVerdict: Sendable {
             }
             let framesByStack = frames.sorted { $0.key < $1.key }.map { (stack: $0.key, frames: $0.value) }
             let cycles = Set(overflows.compactMap { $0.trace?.cycle.map { cycle in Set(cycle.frames.map { $0.symbol ?? "?" }) } })
-            let sizes = overflowed.map { ByteSize.format($0) }.joined(separator: ", ")
+            let sizes = overflowed.map { ByteSize.prose($0) }.joined(separator: ", ")
 
             let kind: Kind
             let explanation: String
             if let largestOverflow = overflowed.last, let enough = completed.first(where: { $0 > largestOverflow }) {
                 kind = .deepButFinite
-                explanation = "Deep but finite: overflows \(sizes) and completes on \(ByteSize.format(enough)). A thread with a larger stackSize (or a thread-queue) is a fix."
+                explanation = "Deep but finite: overflows \(sizes) and completes on \(ByteSize.prose(enough)). A thread with a larger stackSize (or a thread-queue) is a fix."
             } else if overflowed.count >= 2, completed.allSatisfy({ $0 < overflowed[0] }),
                       cycles.count == 1, zip(framesByStack, framesByStack.dropFirst()).allSatisfy({ $0.frames < $1.frames }) {
                 kind = .unbounded
-                let growth = framesByStack.map { "\(Format.count(Double($0.frames))) frames on \(ByteSize.format($0.stack))" }.joined(separator: ", ")
+                let growth = framesByStack.map { "\(Format.count(Double($0.frames))) frames on \(ByteSize.prose($0.stack))" }.joined(separator: ", ")
                 explanation = "Unbounded recursion: overflows every stack tried (\(sizes)) in the same cycle, and the stack fills deeper the more there is (\(growth)). A larger stack will not fix this; the recursion has no end."
             } else {
                 kind = .undetermined
@@ -76,15 +76,14 @@ package struct StackVerdict: Sendable {
                 let larger = configuration.scenario == TrialKey.execScenario
                     ? "Run it again on a larger stack (\(OutcomeAdvice.programStack))"
                     : "Run it on a larger stack too (e.g. thread(8MiB), thread(64MiB))"
-                explanation = "Overflows \(sizes)\(completed.isEmpty ? "" : ", completes on \(completed.map { ByteSize.format($0) }.joined(separator: ", "))"). \(larger) to tell deep recursion from unbounded."
+                explanation = "Overflows \(sizes)\(completed.isEmpty ? "" : ", completes on \(completed.map { ByteSize.prose($0) }.joined(separator: ", "))"). \(larger) to tell deep recursion from unbounded."
             }
             return StackVerdict(key: trials[0].key, kind: kind, overflowedStacks: overflowed,
                                 completedStacks: completed, framesByStack: framesByStack, explanation: explanation)
         }
     }
 
-    /// `cyclic-graph (operation=unarchive, shape=league, size=20)`.
-    package var title: String {
-        key.parameters.isEmpty ? key.scenario : "\(key.scenario) (\(key.parameterSummary))"
-    }
+    /// `cyclic-graph[operation=unarchive, shape=league, size=20]`: the configuration as
+    /// a trial key writes it, without a strategy or profile (the verdict spans them).
+    package var title: String { key.configuration }
 }

@@ -114,7 +114,7 @@ package enum TraceText {
 
     /// The inlined functions of a frame, innermost first, then the frame itself.
     package static func frameLines(_ frame: Frame, index: Int, indent: String = "") -> [String] {
-        let number = "#\(index)"
+        let number = index < 1000 ? "#\(index)" : "#\(Format.count(Double(index)))"
         var lines = (frame.inlined ?? []).map { "\(indent)\(number)  \($0.displayName)" }
         lines.append("\(indent)\(number)  \(frame.displayName)")
         return lines

@@ -61,7 +61,7 @@ public struct StrainVerdict: Sendable, CustomStringConvertible {
             lines.append(largeStackVerdict)
         }
         if record.outcome.kind == .completed, let high = record.metrics.stackHighWaterBytes {
-            lines.append("stack high-water \(ByteSize.format(high))\(record.metrics.stackSizeBytes.map { " of \(ByteSize.format($0))" } ?? "")")
+            lines.append("stack high-water \(ByteSize.prose(high))\(record.metrics.stackSizeBytes.map { " of \(ByteSize.prose($0))" } ?? "")")
         }
         return lines.joined(separator: "\n")
     }
@@ -71,7 +71,7 @@ public struct StrainVerdict: Sendable, CustomStringConvertible {
         guard let large = onLargeStack else { return "not run on a larger stack: deep recursion and unbounded recursion are not told apart" }
         let size = large.metrics.stackSizeBytes ?? large.strategy.chosenStackBytes ?? 0
         if large.outcome.kind == .completed {
-            let needed = large.metrics.stackHighWaterBytes.map { ", using \(ByteSize.format($0))" } ?? ""
+            let needed = large.metrics.stackHighWaterBytes.map { ", using \(ByteSize.prose($0))" } ?? ""
             return "deep but finite: it completes on \(ByteSize.spoken(size)) stack\(needed)"
         }
         if large.outcome.kind == .stackOverflow {

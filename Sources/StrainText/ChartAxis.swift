@@ -115,9 +115,11 @@ package enum ChartAxis {
         return kept.sorted { $0.x < $1.x }
     }
 
-    /// A tick's value without decimals that are all zero (`32 MiB`, not `32.0 MiB`):
-    /// shorter labels crowd an axis less.
+    /// A tick's value without decimals that are all zero (`32 MiB`, not `32.0 MiB`;
+    /// `10 µs`, not `10.0 µs`), and zero as `0` whatever the unit (`0 µs` beside
+    /// `20 ms` reads as two units): shorter labels crowd an axis less.
     package static func tickText(_ label: String) -> String {
-        label.replacingOccurrences(of: #"(\d)\.0+(?!\d)"#, with: "$1", options: .regularExpression)
+        if label.wholeMatch(of: /0(\.0+)?( \S+)?/) != nil { return "0" }
+        return label.replacingOccurrences(of: #"(\d)\.0+(?!\d)"#, with: "$1", options: .regularExpression)
     }
 }

@@ -1,14 +1,12 @@
 import Foundation
+import StrainRecords
 
 /// Number formats shared by the renderers (terminal, Markdown, HTML) and the command line.
 package enum Format {
     /// `1.23 ms`, `45.6 ms`, `2.31 s`, `850 µs`.
     package static func duration(_ seconds: Double?) -> String {
         guard let seconds else { return "–" }
-        if seconds >= 1 { return String(format: "%.2f s", seconds) }
-        if seconds >= 0.01 { return String(format: "%.1f ms", seconds * 1000) }
-        if seconds >= 0.001 { return String(format: "%.2f ms", seconds * 1000) }
-        return String(format: "%.0f µs", seconds * 1e6)
+        return DurationText.format(seconds)
     }
 
     /// `0.201 s`, `12.3 s`, `340 s`, `0.0000662 s`: a time in seconds to 3 significant

@@ -44,3 +44,104 @@ package enum MarkupText {
         return out
     }
 }
+
+extension MarkupText {
+    /// An HTML page whose hyphenated words a browser will not break at their hyphens:
+    /// `gcd-global`, `thread-pool(64,`, `2026-11-30T02:15:14Z`, `--out` and
+    /// `baseline-run.json` each go in a `<span class="nb">` (which the page's style
+    /// sets `white-space:nowrap`), so a narrow screen never shows `gcd-` / `global`,
+    /// a name a reader would copy into a suite. A path is kept whole a segment at a
+    /// time, with a `<wbr>` after each `/`, so a long one still wraps at its slashes.
+    /// Only text between tags changes: tags and their attributes, and the contents of
+    /// `title`, `style`, `script`, `svg`, `pre` and `textarea`, are copied as they are;
+    /// so is a word longer than `longest` bytes, which must stay free to wrap.
+    package static func keepingHyphenatedWordsWhole(_ html: String, longest: Int = 48) -> String {
+        let bytes = Array(html.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + bytes.count / 8)
+        let verbatim: [[UInt8]] = ["title", "style", "script", "svg", "pre", "textarea"].map { Array($0.utf8) }
+        var index = 0
+        var textStart = 0
+        func lower(_ byte: UInt8) -> UInt8 { byte >= 65 && byte <= 90 ? byte + 32 : byte }
+        func matches(_ name: [UInt8], at position: Int) -> Bool {
+            guard position + name.count <= bytes.count else { return false }
+            for offset in 0..<name.count where lower(bytes[position + offset]) != name[offset] { return false }
+            let after = position + name.count
+            return after == bytes.count || !(bytes[after].isASCIILetterOrDigit)
+        }
+        func flushText(upTo end: Int) {
+            if textStart < end { out += wordsKeptWhole(bytes[textStart..<end], longest: longest) }
+        }
+        while index < bytes.count {
+            guard bytes[index] == UInt8(ascii: "<") else { index += 1; continue }
+            flushText(upTo: index)
+            // The tag itself, to its `>`, as it is (an attribute's `>` is written `&gt;`).
+            var end = index + 1
+            while end < bytes.count, bytes[end] != UInt8(ascii: ">") { end += 1 }
+            end = min(end + 1, bytes.count)
+            if let name = verbatim.first(where: { matches($0, at: index + 1) }) {
+                // Everything to the matching close tag, as it is.
+                var close = end
+                while close < bytes.count, !(bytes[close] == UInt8(ascii: "<") && close + 1 < bytes.count
+                                              && bytes[close + 1] == UInt8(ascii: "/") && matches(name, at: close + 2)) { close += 1 }
+                while close < bytes.count, bytes[close] != UInt8(ascii: ">") { close += 1 }
+                end = min(close + 1, bytes.count)
+            }
+            out += bytes[index..<end]
+            index = end
+            textStart = end
+        }
+        flushText(upTo: bytes.count)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Text between tags, each hyphenated word in a no-wrap span.
+    private static func wordsKeptWhole(_ text: ArraySlice<UInt8>, longest: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        var word: [UInt8] = []
+        func flushWord() {
+            defer { word.removeAll(keepingCapacity: true) }
+            guard word.contains(UInt8(ascii: "-")) else { out += word; return }
+            if word.contains(UInt8(ascii: "/")) {
+                // A path: each segment whole, a break allowed after each slash.
+                var segment: [UInt8] = []
+                for byte in word {
+                    segment.append(byte)
+                    if byte == UInt8(ascii: "/") { out += wrapped(segment, longest: longest) + Array("<wbr>".utf8); segment.removeAll() }
+                }
+                out += wrapped(segment, longest: longest)
+            } else {
+                out += wrapped(word, longest: longest)
+            }
+        }
+        for byte in text {
+            if byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D {
+                flushWord()
+                out.append(byte)
+            } else {
+                word.append(byte)
+            }
+        }
+        flushWord()
+        return out
+    }
+
+    /// `word` in a no-wrap span when a hyphen inside it joins two characters (or
+    /// starts an option, `--out`), and it is short enough to keep on one line.
+    private static func wrapped(_ word: [UInt8], longest: Int) -> [UInt8] {
+        guard word.count <= longest, word.count >= 3 else { return word }
+        var joins = false
+        for position in 1..<word.count where word[position - 1] == UInt8(ascii: "-") {
+            let next = word[position]
+            if next.isASCIILetterOrDigit || next == UInt8(ascii: "-") { joins = true; break }
+        }
+        guard joins else { return word }
+        return Array("<span class=\"nb\">".utf8) + word + Array("</span>".utf8)
+    }
+}
+
+private extension UInt8 {
+    var isASCIILetterOrDigit: Bool {
+        (self >= 48 && self <= 57) || (self >= 65 && self <= 90) || (self >= 97 && self <= 122)
+    }
+}

@@ -7,6 +7,11 @@ import Testing
 /// named for what it is, the rows a summary counts really there, inconclusive rows
 /// named in the terminal, and each side's run pointed to.
 struct GateReportReadingTests {
+    /// A page's text without the spans that keep hyphenated words whole.
+    static func readable(_ html: String) -> String {
+        html.replacing(/<span class="nb">([^<]*)<\/span>/) { String($0.1) }.replacingOccurrences(of: "<wbr>", with: "")
+    }
+
     /// A 30 % slower row and 11 rows slower by too little to prove at 3 repetitions.
     static func report() throws -> GateReport {
         let slow = Fake.key()
@@ -31,6 +36,14 @@ struct GateReportReadingTests {
         #expect(wall.baselineSamples?.count == 10 && wall.candidateSamples?.count == 10)
         // The slowest candidate sits at the right edge of the shared scale.
         #expect(failing.contains("cx=\"146.0\""), "\(failing)")
+    }
+
+    /// A file name or an option a reader copies is never broken at its hyphen on a
+    /// phone (`baseline-` / `run.json`, `--` / `out` at 400 px).
+    @Test func theHTMLKeepsHyphenatedNamesWhole() throws {
+        let html = try Self.report().renderHTML()
+        #expect(html.contains(">baseline-run.json</a>") == false && html.contains("><span class=\"nb\">baseline-run.json</span></a>"), "\(html)")
+        #expect(html.contains("<span class=\"nb\">--out</span>") && html.contains(".nb{white-space:nowrap}"))
     }
 
     @Test func eachEffectSizeSaysWhatItIs() throws {
@@ -84,7 +97,7 @@ struct GateReportReadingTests {
         #expect(report.renderHTML().contains("Interleaved A/B: both builds ran in one job, repetitions alternating."), "a gate.json without a schedule: rounds")
         report.schedule = GateSchedule(counted: true, together: true, repetitions: 3, timedScenarios: ["queue-flood"])
         let sentence = "Counted A/B: both builds ran in one job, each its 3 repetitions in one run, the two at once"
-        for (name, text) in [("html", report.renderHTML()), ("md", report.renderMarkdown())] {
+        for (name, text) in [("html", Self.readable(report.renderHTML())), ("md", report.renderMarkdown())] {
             #expect(text.contains(sentence), "\(name): \(text.prefix(900))")
             #expect(!text.contains("repetitions alternating"), "\(name)")
             #expect(text.contains("Not countable, so timed in alternating rounds: queue-flood."), "\(name): \(text.prefix(900))")
@@ -134,7 +147,7 @@ struct GateReportReadingTests {
 
     @Test func everyOutputPointsToEachSidesRun() throws {
         let report = try Self.report()
-        #expect(report.renderHTML().contains("<a href=\"baseline-run.json\">baseline-run.json</a>, <a href=\"candidate-run.json\">candidate-run.json</a>"))
+        #expect(Self.readable(report.renderHTML()).contains("<a href=\"baseline-run.json\">baseline-run.json</a>, <a href=\"candidate-run.json\">candidate-run.json</a>"))
         #expect(report.renderMarkdown().contains("`baseline-run.json`, `candidate-run.json`; `strain report <file>` renders either"))
         // gate.html draws the values of the metrics that did not stay unchanged, and says no more (a re-trial
         // read "every repetition's value" and found none on an all-unchanged A/A).

@@ -32,8 +32,8 @@ import Testing
         #expect(abs(slope.bytesPerUnit - Double(stacks[1] - stacks[0]) / 100) < 1)
         #expect(run?.trials.count == section.searches.map(\.probes.count).reduce(0, +), "every probe is a trial")
 
-        let sentence = "About \(Format.count(slope.bytesPerUnit.rounded())) bytes of stack per unit of limit (from limit=100 on \(ByteSize.exact(stacks[0])) and limit=200 on \(ByteSize.exact(stacks[1]))"
-        let headline = "stack-depth (frame=1KiB, limit=100): needs \(ByteSize.exact(stacks[0])) of stack"
+        let sentence = "About \(Format.count(slope.bytesPerUnit.rounded())) bytes of stack per unit of limit (from limit=100 on \(ByteSize.prose(stacks[0], exact: true)) and limit=200 on \(ByteSize.prose(stacks[1], exact: true))"
+        let headline = "stack-depth[frame=1KiB, limit=100]: needs \(ByteSize.exact(stacks[0])) of stack"
         #expect(result.stdout.contains("\nBisect\n"), "\(result.stdout)")
         #expect(result.stdout.contains(sentence), "\(result.stdout)")
         #expect(result.stdout.contains(headline), "\(result.stdout)")
@@ -42,7 +42,7 @@ import Testing
         #expect(bisectPart.contains("- **\(headline)"), "\(bisectPart)")
         #expect(bisectPart.contains("| stack | largest limit predicted |"), "\(bisectPart)")
         #expect(bisectPart.contains(sentence), "\(bisectPart)")
-        let html = TestFiles.read(out + "/report.html")
+        let html = TestFiles.readable(TestFiles.read(out + "/report.html"))
         let htmlPart = try #require(html.firstRange(of: "<section id=\"bisect\">\n<h2>Bisect</h2>").map { String(html[$0.lowerBound...]) }, "report.html has a Bisect section")
         let htmlSection = String(htmlPart[..<(htmlPart.firstRange(of: "</section>")?.lowerBound ?? htmlPart.endIndex)])
         #expect(htmlSection.contains("<li><b>\(headline)"), "\(htmlSection)")
@@ -59,7 +59,7 @@ import Testing
         let first = try #require(stoppedRun?.bisect?.searches.first)
         #expect(first.verdict == .unbounded)
         #expect(first.overflows.map(\.stackBytes) == [512 << 10, 8 << 20, 64 << 20], "stops on the evidence at 64MiB")
-        #expect(first.explanation.contains("Stopped at 64MiB rather than searching to 72MiB; --exhaustive probes on."), "\(first.explanation)")
+        #expect(first.explanation.contains("Stopped at 64 MiB rather than searching to 72 MiB; --exhaustive probes on."), "\(first.explanation)")
 
         let (exhaustive, exhaustiveRun, _) = try await Self.bisect(arguments + ["--exhaustive"])
         #expect(exhaustive.status == 0, "\(exhaustive.stdout)\(exhaustive.stderr)")
@@ -88,7 +88,7 @@ import Testing
         #expect(!trials.isEmpty && trials.allSatisfy { $0.profile == .ios }, "\(Set(trials.map(\.profile.rawValue)))")
         #expect(run?.suite.profiles == ["ios"])
         #expect(result.stdout.hasPrefix("Bisecting stack-depth: the largest limit from 1 to 20000 on gcd-global (ios)\n"), "\(result.stdout)")
-        #expect(result.stdout.contains("stack-depth (frame=1KiB): limit ≤ \(Format.count(Double(largest))) completes on gcd-global, ios"), "\(result.stdout)")
+        #expect(result.stdout.contains("stack-depth[frame=1KiB]: limit ≤ \(Format.count(Double(largest))) completes on gcd-global, ios"), "\(result.stdout)")
 
         let (bad, badRun, out) = try await Self.bisect(["stack-depth", "--profile", "android"])
         #expect(bad.status == 2)

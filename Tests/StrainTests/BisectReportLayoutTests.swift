@@ -1,6 +1,7 @@
 import Foundation
 import StrainRecords
 import StrainReports
+import StrainText
 import Testing
 
 /// A bisect's report answers first: the answer before any table, in report.html and
@@ -51,6 +52,19 @@ struct BisectReportLayoutTests {
         // Inside the fold the tables are `###`, so the length cap keeps or drops the fold whole.
         let fold = markdown[probes.upperBound...].components(separatedBy: "</details>")[0]
         #expect(!fold.contains("\n## ") && fold.contains("\n### "), "\(fold.prefix(400))")
+    }
+
+    /// The answer names its configuration as a trial key does, parameters in the
+    /// scenario's order (it read `cyclic-graph (games=4, operation=unarchive, …)`,
+    /// sorted by name), in every view.
+    @Test func theAnswerNamesItsConfigurationAsTheProbesKeysDo() throws {
+        let run = try Self.bisectRun()
+        let subject = "cyclic-graph[operation=unarchive, shape=chain, size=1000, players=3, games=4]: "
+        #expect(run.trials.first?.key.configuration == String(subject.dropLast(2)))
+        #expect(MarkdownReport.render(run).contains("- **\(subject)"))
+        #expect(TestFiles.readable(HTMLReport.render(run)).contains("<li><b>cyclic-graph[operation=unarchive, shape=chain, size=1000, players=3, games=4]: "))
+        let terminal = BisectReportSection(run).terminalLines(TerminalStyle(color: false, width: 200)).joined(separator: "\n")
+        #expect(terminal.contains("  \(subject)"), "\(terminal)")
     }
 
     @Test func aRunThatIsNotOnlyABisectKeepsItsUsualOrder() throws {

@@ -1,6 +1,6 @@
 import Foundation
 import StrainRecords
-import StrainReports
+@testable import StrainReports
 import StrainText
 import Testing
 
@@ -53,6 +53,20 @@ extension ChartReadingTests {
         #expect(kept.count >= 3 && kept.count < labels.count, "\(kept.map(\.text))")
         #expect(!Self.overlap(kept.map(\.extent)), "\(kept.map(\.text))")
         #expect(ChartAxis.tickText("32.0 MiB") == "32 MiB" && ChartAxis.tickText("1.05 ms") == "1.05 ms" && ChartAxis.tickText("20.0 ms") == "20 ms")
+    }
+
+    /// A line chart's axes write their ticks as the bars' do: zero as `0` (it read
+    /// `0 µs` beside `20 ms`), and no decimal that is zero (`1.0 µs`, `10.0 µs`).
+    @Test func lineChartTicksWriteZeroAsZeroAndDropDecimalsThatAreZero() {
+        let wall = LineChart(title: "wall", series: [ChartSeries(name: "a", points: [(x: 0, y: 0), (x: 1, y: 0.06)])],
+                             xLabel: "x", yLabel: "wall", formatX: .count, formatY: .duration, yTicks: [0, 0.02, 0.04, 0.06])
+        let wallTicks = Self.tickExtents(SVGChart.svg(.lines(wall))).map(\.text)
+        #expect(wallTicks.contains("0") && wallTicks.contains("20 ms") && !wallTicks.contains { $0.hasPrefix("0 ") }, "\(wallTicks)")
+        let latency = LineChart(title: "latency", series: [ChartSeries(name: "a", points: [(x: 1, y: 100), (x: 2, y: 100_000)])],
+                                xLabel: "x", yLabel: "latency", logY: true, formatX: .count, formatY: .nanoseconds, yTicks: [100, 1_000, 10_000, 100_000])
+        let latencyTicks = Self.tickExtents(SVGChart.svg(.lines(latency))).map(\.text)
+        #expect(latencyTicks.contains("1 µs") && latencyTicks.contains("100 µs") && !latencyTicks.contains { $0.contains(".0 ") }, "\(latencyTicks)")
+        #expect(ChartAxis.tickText("0 µs") == "0" && ChartAxis.tickText("0.0 ms") == "0" && ChartAxis.tickText("0.25 s") == "0.25 s" && ChartAxis.tickText("p0") == "p0")
     }
 
     /// The width a chart has on a 400 px phone: the page's 8 px padding, and the

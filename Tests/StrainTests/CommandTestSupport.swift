@@ -139,6 +139,12 @@ enum CommandRun {
 
 /// Files a test writes and reads.
 enum TestFiles {
+    /// A page's text as a reader sees it: without the spans that keep hyphenated words
+    /// whole and the `<wbr>` after a path's slashes, so a test can look for a key.
+    static func readable(_ html: String) -> String {
+        html.replacing(/<span class="nb">([^<]*)<\/span>/) { String($0.1) }.replacingOccurrences(of: "<wbr>", with: "")
+    }
+
     static func write(_ text: String, to path: String) throws {
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try text.write(toFile: path, atomically: true, encoding: .utf8)

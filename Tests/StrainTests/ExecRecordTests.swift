@@ -119,6 +119,8 @@ struct ExecRecordTests {
                 "\(starved.message)")
         for message in [deadlocked.message, starved.message] {
             #expect(message.firstMatch(of: /\b1 [a-z ]*threads\b/) == nil, "\(message)")
+            // The quiet time as every page writes a time: `2.00 s`, not `2.00s`.
+            #expect(message.contains(/no CPU time for \d+\.\d\d s;/), "\(message)")
         }
     }
 

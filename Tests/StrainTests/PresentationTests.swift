@@ -132,9 +132,9 @@ private func breakable(_ text: String, _ columns: Int = 80) -> [String] {
     @Test func argumentParsersErrorsSayErrorAsStrainsOwnDo() async throws {
         let cases: [([String], String)] = [
             (["run", "--jobs", "0"], "error: --jobs 0 is out of range"),
-            (["run", "--formt", "json"], "error: Unknown option '--formt'"),
-            (["gate", "--format", "githb"], "error: The value 'githb' is invalid"),
-            (["explain"], "error: Missing expected argument"),
+            (["run", "--formt", "json"], "error: unknown option '--formt'"),
+            (["gate", "--format", "githb"], "error: the value 'githb' is invalid"),
+            (["explain"], "error: missing expected argument"),
         ]
         for (arguments, start) in cases {
             let result = try await StrainBinary.run(arguments)

@@ -107,6 +107,18 @@ import Testing
 
     /// metrics.csv wrote `0.0038680000000000003` for 3.868 ms, the float's sum error in
     /// full: numbers are written to 9 significant digits.
+    /// Sizes and frame numbers as the tables write them: a size in a sentence has a
+    /// space before its unit (`fixed cost 17.5 KiB`, it read `17.5KiB` beside the
+    /// table's `512 KiB`), and a frame's number its separators (`#29,096` under
+    /// `frames #1–#29,095`).
+    @Test func aSizeInASentenceAndAFramesNumberAreWrittenAsTheTablesWriteThem() {
+        #expect(ByteSize.prose(17_920) == "17.5 KiB" && ByteSize.prose(512 * 1024) == "512 KiB" && ByteSize.prose(8 << 20) == "8 MiB" && ByteSize.prose(100) == "100 B")
+        #expect(ByteSize.prose(1028 * 1024, exact: true) == "1028 KiB")
+        let frame = Frame(address: 0x1000, symbol: "main")
+        #expect(TraceText.frameLines(frame, index: 29_096).first?.hasPrefix("#29,096  main") == true)
+        #expect(TraceText.frameLines(frame, index: 999).first?.hasPrefix("#999  main") == true)
+    }
+
     @Test func metricsCSVWritesNumbersToNineSignificantDigits() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

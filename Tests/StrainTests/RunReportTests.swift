@@ -48,7 +48,7 @@ import Testing
         for key in keys {
             #expect(closing.contains { $0.hasPrefix("  \(key): ") }, "the terminal ends with \(key)")
             #expect(markdown.contains("- **\(key)**: "), "summary.md's What failed names \(key)")
-            #expect(html.contains("<li>\(HTMLText.escape(key)): "), "the page's answer names \(key)")
+            #expect(TestFiles.readable(html).contains("<li>\(HTMLText.escape(key)): "), "the page's answer names \(key)")
         }
         let failures = junit.matches(of: /<(failure|error) message=/).count
         #expect(failures == run.trials.filter { !$0.expected }.count, "junit.xml has a failure or error per unexpected trial")
@@ -65,11 +65,27 @@ import Testing
         let firstTable = try #require(markdown.range(of: "\n| "))
         #expect(failed.lowerBound < why.lowerBound && why.lowerBound < firstTable.lowerBound)
         let block = String(markdown[why.upperBound...].components(separatedBy: "\n## ")[0])
-        #expect(block.contains("Deep but finite: overflows 512KiB and completes on 8MiB"), "the stack verdict: \(block)")
+        #expect(block.contains("Deep but finite: overflows 512 KiB and completes on 8 MiB"), "the stack verdict: \(block)")
         #expect(block.contains("sync-cycle") && block.contains("deadlocked") && block.contains("holds strain.sync-cycle.0"), "the stall and its wait cycle: \(block)")
         // Said once: the verdicts are not repeated under a heading of their own further down.
-        #expect(markdown.components(separatedBy: "Deep but finite: overflows 512KiB and completes on 8MiB").count - 1 == 2, "one line per verdict, two verdicts")
+        #expect(markdown.components(separatedBy: "Deep but finite: overflows 512 KiB and completes on 8 MiB").count - 1 == 2, "one line per verdict, two verdicts")
         #expect(!markdown.contains("## Stack verdicts"))
+    }
+
+    /// Every item of "Why, and what to do" is headed `KEY: OUTCOME`, a stall's, a
+    /// failing key's and a stack verdict's alike: the verdict's key in brackets as
+    /// every key is written (it read `cyclic-graph (operation=…)`), and no `×1`
+    /// (a failing key had it, a stall did not).
+    @Test func everyAnswerIsHeadedByItsKeyAndOutcomeInOneForm() throws {
+        let run = try ReportTests.fixture()
+        let answer = RunReport(run).answer
+        let headings = answer.advice.map(\.bold) + answer.stalls.map { "\($0.key): \($0.text.components(separatedBy: " — ")[0])" }
+        #expect(headings.count >= 3, "\(headings)")
+        for heading in headings {
+            #expect(heading.wholeMatch(of: /[a-z-]+(\[[^\]]*\])?( .+ (linux|ios|macos))?: [a-zA-Z]+(\([A-Z0-9]+\))?( ×[0-9]+)?(, .+)?/) != nil, "\(heading)")
+            #expect(!heading.hasSuffix(" ×1") && !heading.contains(" ("), "\(heading)")
+        }
+        #expect(headings.contains { $0.hasPrefix("cyclic-graph[") && $0.hasSuffix("]: stackOverflow") }, "\(headings)")
     }
 }
 

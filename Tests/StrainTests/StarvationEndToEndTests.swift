@@ -28,6 +28,8 @@ import Testing
 
         let trial = try #require(record.trials("gcd-serial").first)
         #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome)")
+        // Times as the tables write them (`400.0 ms`, `2.00 s`), never `0.40s`.
+        #expect(trial.outcome.message?.contains(/no progress for \d+(\.\d+)? ms;/) == true, "\(trial.outcome.message ?? "")")
         let dump = try #require(trial.dump)
         #expect(dump.method == "signal")
         #expect(dump.unreached.isEmpty)
@@ -198,6 +200,8 @@ import Testing
         #expect(dump.groups.contains { $0.count == 2 && $0.frames.contains { $0.symbol?.contains("lockOrderDeadlock") == true } })
         let hang = try #require(record.trials.first { $0.parameters["kind"] == "hang" })
         #expect(hang.outcome.kind == .timedOut, "a sleeping child will wake: not a deadlock")
+        #expect(hang.outcome.message?.hasPrefix("no result within 1.50 s;") == true, "\(hang.outcome.message ?? "")")
+        #expect(lockOrder.outcome.message?.hasPrefix("no result within 1.50 s") == true, "\(lockOrder.outcome.message ?? "")")
         #expect(hang.dump?.groups.contains { $0.summary.hasPrefix("sleep") } == true)
     }
 

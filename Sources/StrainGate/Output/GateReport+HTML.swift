@@ -1,5 +1,6 @@
 import Foundation
 import StrainRecords
+import StrainText
 
 extension GateReport {
     /// The comparison view: one self-contained page (inline CSS, no scripts) that
@@ -40,7 +41,7 @@ extension GateReport {
         page += "<section id=\"unchanged\"><p>\(e(tally))</p>\n<details><summary>\(unchanged.count) trial\(unchanged.count == 1 ? "" : "s") unchanged in every metric and outcome</summary>\n<ul>"
         for row in unchanged { page += "<li>\(e(row.key.description))</li>" }
         page += "</ul></details></section>\n</main>\n</body>\n</html>\n"
-        return page
+        return MarkupText.keepingHyphenatedWordsWhole(page)
     }
 
     /// The columns of a comparison table, in order: each cell carries its column's name
@@ -136,5 +137,6 @@ extension GateReport {
         table.rows thead{display:none}table.rows tr{border-bottom:1px solid #ddd;padding:.2em 0}table.rows td{border:0;padding:.1em .3em;text-align:left;white-space:normal;min-width:0}
         table.rows td[data-label]::before{content:attr(data-label) ": ";color:#57606a;font-size:.9em}table.rows td:empty{display:none}
         svg.dots{max-width:100%;height:auto}}
+        .nb{white-space:nowrap}
         """
 }

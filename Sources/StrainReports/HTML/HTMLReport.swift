@@ -50,7 +50,7 @@ package enum HTMLReport {
 
         for section in report.pageSections { section.html(into: &page) }
         page.raw("</body>\n</html>\n")
-        return page.html
+        return MarkupText.keepingHyphenatedWordsWhole(page.html)
     }
 
     // MARK: - Sections
@@ -268,6 +268,6 @@ package enum HTMLReport {
     div.table td[data-label]::before{content:attr(data-label) ": ";color:#555;font-weight:600}div.table td:empty{display:none}}
     .thread-group>summary{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}p.threads{color:#555;font-size:12px;margin:2px 0 2px 18px}
     figcaption{font-size:11px;color:#555;max-width:560px}pre.suite{background:#f5f5f7;padding:10px;overflow:auto;max-height:420px}ul.fits{margin:2px 0 8px}
-    summary{overflow-wrap:anywhere}
+    summary{overflow-wrap:anywhere}.nb{white-space:nowrap}
     """
 }

@@ -22,7 +22,9 @@ package enum SVGChart {
     static let width = 440.0
     /// The room left of a bar for its category's label.
     static let labelWidth = 150.0
-    static let palette = ["#3366cc", "#dc7f00", "#00838f", "#8d6e63", "#5c677d", "#b08900", "#1b4965", "#c05299"]
+    /// The first six are far apart in hue and lightness (a six-strategy guard chart
+    /// had orange beside gold, #b08900, now last): blue, orange, teal, brown, slate, pink.
+    static let palette = ["#3366cc", "#dc7f00", "#00838f", "#8d6e63", "#5c677d", "#c05299", "#1b4965", "#b08900"]
     static let barColor = "#3366cc"
     static let failureColor = "#c1121f"
     static let outcomeColors: [String: String] = [
@@ -111,7 +113,9 @@ package enum SVGChart {
                 svg += "<line class=\"limit\" x1=\"\(f(limitX))\" x2=\"\(f(limitX))\" y1=\"\(f(y + 1))\" y2=\"\(f(y + rowHeight - 3))\" stroke=\"#222\" stroke-width=\"2\" stroke-dasharray=\"3 2\"><title>\(HTMLText.escape(limitLabel ?? "limit")): \(HTMLText.escape(format(limit)))</title></line>"
             }
             if bar.marked {
-                svg += text(x: 4, y: y + 14, "✕", cssClass: "overflow-mark")
+                // Just left of its row's label (it sat at the chart's left edge, far from a short label).
+                let shown = Double(min(bar.label.count, max(2, Int((labelWidth - 6 - 14) / characterWidth)))) * characterWidth
+                svg += text(x: max(4, labelWidth - 6 - shown - 12), y: y + 14, "✕", cssClass: "overflow-mark")
             }
         }
         return svg + "</svg>"
@@ -176,7 +180,7 @@ package enum SVGChart {
         svg += "<rect class=\"plot\" x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(plotWidth))\" height=\"\(f(plotHeight))\" fill=\"none\" stroke=\"#bbb\"/>"
         var seenY = Set<String>()
         for tick in chosenY where transform(tick, logY) >= minY - 1e-9 && transform(tick, logY) <= maxY + 1e-9 {
-            let label = formatY(tick)
+            let label = ChartAxis.tickText(formatY(tick))
             guard seenY.insert(label).inserted else { continue }
             let y = py(tick)
             svg += "<line class=\"grid\" x1=\"\(f(left))\" x2=\"\(f(left + plotWidth))\" y1=\"\(f(y))\" y2=\"\(f(y))\" stroke=\"#eee\"/>"
@@ -185,7 +189,7 @@ package enum SVGChart {
         var seenX = Set<String>()
         var xLabels: [ChartAxis.TickLabel] = []
         for tick in chosenX where transform(tick, logX) >= minX - 1e-9 && transform(tick, logX) <= maxX + 1e-9 {
-            let label = formatX(tick)
+            let label = ChartAxis.tickText(formatX(tick))
             guard seenX.insert(label).inserted else { continue }
             let x = px(tick)
             svg += "<line class=\"grid\" x1=\"\(f(x))\" x2=\"\(f(x))\" y1=\"\(f(top))\" y2=\"\(f(top + plotHeight))\" stroke=\"#eee\"/>"

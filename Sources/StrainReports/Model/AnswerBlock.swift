@@ -49,9 +49,13 @@ package struct AnswerBlock: TextSection {
             guard !stalled.contains("\(entry.key.key) \(entry.key.first.outcome.kind)") else { return false }
             return entry.key.first.outcome.kind != .stackOverflow || !(isBisect || covered.contains(StackVerdict.Configuration(entry.key.key)))
         }
-        advice = verdicts.map { Advice(bold: $0.0.title, text: $0.0.explanation, evidence: $0.1) }
+        // Every heading reads `KEY: OUTCOME`, as a stall's does: a verdict's key has no
+        // strategy or profile (it spans them), and a count is said only when it is not 1.
+        advice = verdicts.map { Advice(bold: $0.0.title + ": " + TrialOutcome.Kind.stackOverflow.rawValue, text: $0.0.explanation, evidence: $0.1) }
             + failing.map { entry in
-                Advice(bold: entry.key.key.description + ": " + entry.key.outcomes, text: OutcomeAdvice.text(for: entry.key.first), evidence: entry.key.first)
+                let outcomes = entry.key.outcomes.hasSuffix(" ×1") && !entry.key.outcomes.contains(", ")
+                    ? String(entry.key.outcomes.dropLast(" ×1".count)) : entry.key.outcomes
+                return Advice(bold: entry.key.key.description + ": " + outcomes, text: OutcomeAdvice.text(for: entry.key.first), evidence: entry.key.first)
             }
             + caps.caps.map { cap in
                 Advice(bold: cap.trial.description, text: cap.verdict.message, dumpAnchor: stalls.entries.first { $0.trial.key == cap.trial }?.anchor)

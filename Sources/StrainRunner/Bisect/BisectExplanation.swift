@@ -26,18 +26,18 @@ enum BisectExplanation {
             let never = search.failing.map { "fails in every repetition at \(value($0))" } ?? "no value tried failed in every repetition"
             return "Not deterministic: between \(mixed.first ?? "?") and \(mixed.last ?? "?") some repetitions complete and some fail; \(always), and \(never) (\(search.repetitions) repetitions each)\(failure)."
         case (.unbounded, _):
-            let sizes = search.overflows.map { ByteSize.format($0.stackBytes) }.joined(separator: ", ")
-            let growth = search.overflows.map { "\(grouped($0.frames ?? 0)) frames on \(ByteSize.format($0.stackBytes))" }.joined(separator: ", ")
+            let sizes = search.overflows.map { ByteSize.prose($0.stackBytes) }.joined(separator: ", ")
+            let growth = search.overflows.map { "\(grouped($0.frames ?? 0)) frames on \(ByteSize.prose($0.stackBytes))" }.joined(separator: ", ")
             let cycle = search.overflows.first?.cycle.map { " (\($0.joined(separator: " → ")))" } ?? ""
-            let stopped = search.overflows.last.map { $0.stackBytes < search.high ? " Stopped at \(ByteSize.format($0.stackBytes)) rather than searching to \(ByteSize.format(search.high)); --exhaustive probes on." : "" } ?? ""
+            let stopped = search.overflows.last.map { $0.stackBytes < search.high ? " Stopped at \(ByteSize.prose($0.stackBytes)) rather than searching to \(ByteSize.prose(search.high)); --exhaustive probes on." : "" } ?? ""
             return "Unbounded: overflows every stack tried (\(sizes)) in the same cycle\(cycle), and fills each stack in proportion to its size (\(growth)). No stack is enough: the recursion grows with the stack and never ends.\(stopped)"
         case (.alwaysCompletes, .stack):
-            return "Completes even on the smallest stack tried, \(ByteSize.format(search.passing!)): it needs no more than that."
+            return "Completes even on the smallest stack tried, \(ByteSize.prose(search.passing!)): it needs no more than that."
         case (.alwaysCompletes, .parameter):
             return "On \(search.strategy) (\(search.profile)), \(search.parameter!) completes at every value tried up to \(grouped(search.passing!)), the top of the range."
         case (.neverCompletes, .stack):
             let overflowed = results.values.joined().contains { $0.record.outcome.kind == .stackOverflow }
-            return "Fails on every stack tried up to \(ByteSize.format(search.failing!))\(failure)."
+            return "Fails on every stack tried up to \(ByteSize.prose(search.failing!))\(failure)."
                 + (overflowed ? "" : " None of the probes overflowed: this is not a matter of stack.")
         case (.neverCompletes, .parameter):
             return "On \(search.strategy) (\(search.profile)), it fails even at \(search.parameter!)=\(grouped(search.failing!)), the bottom of the range\(failure)."

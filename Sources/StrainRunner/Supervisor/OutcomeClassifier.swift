@@ -132,7 +132,7 @@ package struct OutcomeClassifier: Sendable {
     /// A child that said nothing by its deadline: timed out, or starved or
     /// deadlocked when the shared heartbeat and its threads (walked with ptrace) say so.
     private func classifyDeadline(_ watched: Watched, timeoutSeconds: Double, stallSeconds: Double) -> Classified {
-        let prefix = "no result within \(timeoutSeconds)s"
+        let prefix = "no result within \(DurationText.format(timeoutSeconds))"
         var classified = Classified(outcome: TrialOutcome(kind: .timedOut, message: "\(prefix); the child was stopped"))
         guard let raw = watched.deadlineDump, raw.threads.contains(where: { !$0.frames.isEmpty }) else { return classified }
         classified.dump = dumpBuilder.dump(from: raw)
@@ -145,7 +145,7 @@ package struct OutcomeClassifier: Sendable {
                 pending: beat.queued - beat.finished, waitingForThread: beat.queued - beat.started,
                 silentSeconds: silent, thresholdSeconds: stallSeconds, anyHolderRunning: false,
                 holdersInUntimedWait: allWaiting, othersQuiet: true, queued: beat.queued)
-            let silentText = String(format: "%.2fs", silent)
+            let silentText = DurationText.format(silent)
             switch verdict {
             case .starved(let waiting, let queued)?:
                 classified.outcome = TrialOutcome(kind: .starved, message: "\(prefix) and no progress for \(silentText): \(waiting) of \(queued) units wait for a thread (read from the shared heartbeat; \(walked))")

@@ -1,0 +1,43 @@
+import Foundation
+import StrainReports
+import StrainText
+import Testing
+
+/// report.html as a phone shows it: a browser breaks a line at a hyphen, so `gcd-global`
+/// read `gcd-` / `global` at 400 px, `2026-` / `11-30T02:15:14Z`, `--` / `out` and a
+/// build path `x86_64-unknown-linux-` / `gnu`. Every hyphenated word of the page's
+/// text is kept whole, a path wraps only at its slashes, and markup is left alone.
+@Suite struct UnbrokenWordsTests {
+    /// The words a reader sees that a browser could still break at a hyphen: the text
+    /// outside tags, without the blocks that are not wrapped text and the kept spans.
+    static func breakableHyphenatedWords(_ html: String) -> [String] {
+        var text = html.replacing(/<(title|style|svg|pre|script|textarea)\b[\s\S]*?<\/\1>/, with: " ")
+        text = text.replacing(/<span class="nb">[^<]*<\/span>/, with: " ")
+        text = text.replacing(/<[^>]*>/, with: " ")
+        return text.split(whereSeparator: \.isWhitespace).map(String.init)
+            .filter { $0.count <= 48 && $0.contains(/[A-Za-z0-9-]-[A-Za-z0-9]/) }
+    }
+
+    @Test func reportHTMLKeepsEveryHyphenatedWordOnOneLine() throws {
+        let html = HTMLReport.render(try ReportTests.fixture())
+        #expect(html.contains("<span class=\"nb\">gcd-global</span>"), "a strategy kept whole")
+        #expect(html.contains(".nb{white-space:nowrap}"), "the page's style keeps the spans whole")
+        let loose = Self.breakableHyphenatedWords(html)
+        #expect(loose.isEmpty, "\(loose.prefix(20))")
+        // Markup is untouched: the title, the style, every chart and every attribute.
+        let title = try #require(html.firstMatch(of: /<title>([^<]*)<\/title>/))
+        #expect(!title.1.contains("span"))
+        for svg in html.matches(of: /<svg[\s\S]*?<\/svg>/) { #expect(!svg.0.contains("class=\"nb\""), "\(svg.0.prefix(200))") }
+        #expect(!html.contains(/="[^"]*<span/), "no span inside an attribute")
+    }
+
+    @Test func aPathWrapsOnlyAtItsSlashesAndEachSegmentStaysWhole() {
+        let html = MarkupText.keepingHyphenatedWordsWhole(
+            "<p title=\"gcd-global\">built /work/main/.build/x86_64-unknown-linux-gnu/debug/strain with --out, on 2026-11-30T02:15:14Z</p><pre>a-b</pre>")
+        #expect(html == "<p title=\"gcd-global\">built /<wbr>work/<wbr>main/<wbr>.build/<wbr><span class=\"nb\">x86_64-unknown-linux-gnu/</span><wbr>debug/<wbr>strain with "
+            + "<span class=\"nb\">--out,</span> on <span class=\"nb\">2026-11-30T02:15:14Z</span></p><pre>a-b</pre>", "\(html)")
+        // A word too long for one line stays free to wrap; a lone dash is no word.
+        let long = String(repeating: "a-", count: 40)
+        #expect(MarkupText.keepingHyphenatedWordsWhole("<td>\(long) - x</td>") == "<td>\(long) - x</td>")
+    }
+}
