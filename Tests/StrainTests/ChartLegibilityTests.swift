@@ -69,6 +69,42 @@ extension ChartReadingTests {
         #expect(ChartAxis.tickText("0 µs") == "0" && ChartAxis.tickText("0.0 ms") == "0" && ChartAxis.tickText("0.25 s") == "0.25 s" && ChartAxis.tickText("p0") == "p0")
     }
 
+    /// An overflowed row's ✕ stands just left of its own label (it sat at the chart's
+    /// left edge, far from a short label such as `gcd-global`).
+    @Test func anOverflowsMarkStandsBesideItsRowsLabel() throws {
+        let chart = BarChart(title: "stack used", bars: [
+            ChartBar(label: "gcd-global", value: 524_288, low: nil, high: nil, limit: 524_288, marked: true, note: nil),
+            ChartBar(label: "thread(8MiB)", value: 1_300_000, low: nil, high: nil, limit: 8_388_608, note: nil),
+        ], format: .bytes, limitLabel: nil, scaleMaximum: nil, scaleMinimum: nil, logTitle: nil)
+        let svg = SVGChart.svg(.bars(chart))
+        let mark = try #require(svg.firstMatch(of: /<text class="overflow-mark" x="([0-9.]+)"/).flatMap { Double($0.1) })
+        let labelEnd = SVGChart.labelWidth - 6
+        let labelStart = labelEnd - Double("gcd-global".count) * SVGChart.characterWidth
+        #expect(mark < labelStart && labelStart - mark < 20, "✕ at \(mark), the label from \(labelStart)")
+    }
+
+    /// The six first colours a chart gives its series are far apart (CIE76 ΔE over 35):
+    /// a guard chart of six had orange (#dc7f00) beside gold (#b08900), 25 apart.
+    @Test func theFirstSixSeriesColoursAreFarApart() {
+        func lab(_ hex: String) -> [Double] {
+            let value = Int(hex.dropFirst(), radix: 16)!
+            let linear = [value >> 16 & 0xff, value >> 8 & 0xff, value & 0xff].map { channel -> Double in
+                let c = Double(channel) / 255
+                return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
+            }
+            let x = (0.4124 * linear[0] + 0.3576 * linear[1] + 0.1805 * linear[2]) / 0.95047
+            let y = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+            let z = (0.0193 * linear[0] + 0.1192 * linear[1] + 0.9505 * linear[2]) / 1.08883
+            func f(_ t: Double) -> Double { t > 0.008856 ? cbrt(t) : 7.787 * t + 16.0 / 116 }
+            return [116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))]
+        }
+        let six = SVGChart.palette.prefix(6).map(lab)
+        for i in six.indices { for j in six.indices where j > i {
+            let distance = zip(six[i], six[j]).map { ($0 - $1) * ($0 - $1) }.reduce(0, +).squareRoot()
+            #expect(distance > 35, "\(SVGChart.palette[i]) and \(SVGChart.palette[j]): ΔE \(distance)")
+        } }
+    }
+
     /// The width a chart has on a 400 px phone: the page's 8 px padding, and the
     /// figure's border and padding (or a bisect list's indent), taken off each side.
     static let phoneBox = 400.0 - 2 * 8 - 2 * 7

@@ -22,9 +22,10 @@ package enum SVGChart {
     static let width = 440.0
     /// The room left of a bar for its category's label.
     static let labelWidth = 150.0
-    /// The first six are far apart in hue and lightness (a six-strategy guard chart
-    /// had orange beside gold, #b08900, now last): blue, orange, teal, brown, slate, pink.
-    static let palette = ["#3366cc", "#dc7f00", "#00838f", "#8d6e63", "#5c677d", "#c05299", "#1b4965", "#b08900"]
+    /// The first six are far apart in hue and lightness, at least 35 apart in CIELAB
+    /// (a six-strategy guard chart had orange beside gold, #b08900, 25 apart; the slate
+    /// #5c677d was 27 from the brown): blue, orange, teal, brown, ink, pink.
+    static let palette = ["#3366cc", "#dc7f00", "#00838f", "#8d6e63", "#2d3142", "#c05299", "#b08900", "#5c677d"]
     static let barColor = "#3366cc"
     static let failureColor = "#c1121f"
     static let outcomeColors: [String: String] = [
