@@ -137,7 +137,7 @@ struct ExecCommand: ParsableCommand {
 
     /// A fault or a stall on standard error: the headline, the trace (or the dump's groups) and where the record is.
     static func describe(_ trial: TrialRecord, runJSON: String) {
-        var lines = ["strain: the program ended \(trial.outcome.description)\(trial.outcome.message.map { ": \($0)" } ?? "")"]
+        var lines = ["strain: the program's outcome is \(trial.outcome.description)\(trial.outcome.message.map { ": \($0)" } ?? "")"]
         if let words = trial.lastWords { lines.append("reason: \(words)") }
         // The sanitizer wrote its reports to Strain's file, not the terminal: each one's place, here.
         let reports = trial.sanitizerReports ?? []

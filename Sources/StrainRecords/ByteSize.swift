@@ -43,10 +43,8 @@ public enum ByteSize {
         return leading.first == "8" || leading == "11" || leading == "18" ? "an" : "a"
     }
 
-    /// `512 KiB`, `8 MiB`, `17.5 KiB`: ``format(_:)`` with a space before its unit, as
-    /// a size reads in a sentence and in the tables (`thread(512KiB)` is a strategy's
-    /// spelling, for a size the reader would write into a suite).
-    /// With `exact`, ``exact(_:)``'s form spaced (`1028 KiB`, never rounded).
+    /// `512 KiB`, `17.5 KiB`: ``format(_:)`` (with `exact`, ``exact(_:)``) spaced as in a
+    /// sentence or a table; `thread(512KiB)` is a strategy's spelling, for a suite.
     package static func prose(_ bytes: Int, exact: Bool = false) -> String {
         let text = exact ? Self.exact(bytes) : format(bytes)
         let number = text.prefix { $0.isNumber || $0 == "." }

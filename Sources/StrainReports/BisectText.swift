@@ -46,19 +46,6 @@ package enum BisectText {
         "\(search.probes.count) probes in \(Format.duration(search.wallSeconds))"
     }
 
-    /// Every line of the section, plain.
-    package static func lines(_ section: BisectSection) -> [String] {
-        var lines: [String] = []
-        for search in section.searches {
-            lines.append("\(headline(search))  (\(cost(search)))")
-            lines.append("  \(search.explanation)")
-        }
-        if let slope = section.slope { lines.append(slopeSentence(slope)) }
-        if let reason = section.noSlopeReason { lines.append(reason) }
-        lines.append("Whole bisect: \(section.searches.map(\.probes.count).reduce(0, +)) probes in \(Format.duration(section.wallSeconds)).")
-        return lines
-    }
-
     /// The `## Bisect` section of summary.md.
     static func markdown(_ section: BisectSection, orders: [[String]] = []) -> String {
         var out = "## Bisect\n\n"
@@ -92,9 +79,6 @@ package struct BisectReportSection: TextSection, PageSection {
     package var probes: [[Probe]] = []
     /// Each search's parameter names in the order its probes' keys give them.
     package var orders: [[String]] = []
-
-    /// The answers alone, without the probes' values (the terminal's closing lines).
-    package init(section: BisectSection?) { self.section = section }
 
     /// The run's answers, each search with its probes read from the run's trials.
     package init(_ run: RunRecord) {
@@ -217,6 +201,6 @@ extension TerminalReport {
 
     /// The bisect's answers, for the end of `strain bisect`.
     package func renderBisect(_ run: RunRecord) -> String {
-        BisectReportSection(section: run.bisect).terminalLines(style).dropFirst().joined(separator: "\n")
+        BisectReportSection(run).terminalLines(style).dropFirst().joined(separator: "\n")
     }
 }

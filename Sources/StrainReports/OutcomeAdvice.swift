@@ -57,7 +57,7 @@ package enum OutcomeAdvice {
         case .deadlocked:
             return deadlockAdvice(trial)
         case .timedOut:
-            let deadline = trial.metrics.trialSeconds.map { " at the trial's deadline (\(Format.duration($0)))" } ?? " at the trial's deadline"
+            let deadline = trial.metrics.trialSeconds.map { " at the trial's deadline, after \(Format.duration($0)) of running" } ?? " at the trial's deadline"
             guard let waiting = Self.topGroup(trial) else {
                 return "The parent killed it\(deadline), with no thread dump. If it hangs, a stall shorter than the run's timeout lets the watchdog "
                     + "dump every thread and name the wait; if it is only slow, raise the run's timeout."

@@ -120,6 +120,8 @@ package enum ChartAxis {
     /// `20 ms` reads as two units): shorter labels crowd an axis less.
     package static func tickText(_ label: String) -> String {
         if label.wholeMatch(of: /0(\.0+)?( \S+)?/) != nil { return "0" }
-        return label.replacingOccurrences(of: #"(\d)\.0+(?!\d)"#, with: "$1", options: .regularExpression)
+        // `2.50 ms` as `2.5 ms` beside `5 ms`: no zero ends a decimal part.
+        return label.replacingOccurrences(of: #"(\d\.\d*?[1-9])0+(?!\d)"#, with: "$1", options: .regularExpression)
+            .replacingOccurrences(of: #"(\d)\.0+(?!\d)"#, with: "$1", options: .regularExpression)
     }
 }

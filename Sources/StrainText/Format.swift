@@ -22,9 +22,13 @@ package enum Format {
         return String(format: "%.\(decimals)f s", seconds)
     }
 
-    /// `38.2 MiB`.
+    /// `38.2 MiB`; `8 MiB` for exactly 8 MiB, as a sentence writes it (`8.0 MiB` is a
+    /// size near 8 MiB, such as 8 MiB less a guard page).
     package static func bytes(_ bytes: Double?) -> String {
         guard let bytes else { return "–" }
+        for (factor, unit) in [(Double(1 << 30), "GiB"), (Double(1 << 20), "MiB")] where bytes >= factor && bytes.truncatingRemainder(dividingBy: factor) == 0 {
+            return String(format: "%.0f %@", bytes / factor, unit)
+        }
         if bytes >= Double(1 << 30) { return String(format: "%.1f GiB", bytes / Double(1 << 30)) }
         if bytes >= Double(1 << 20) { return String(format: "%.1f MiB", bytes / Double(1 << 20)) }
         if bytes >= Double(1 << 10) { return String(format: "%.0f KiB", bytes / Double(1 << 10)) }

@@ -95,35 +95,87 @@ extension MarkupText {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Text between tags, each hyphenated word in a no-wrap span.
+    /// Text between tags: each hyphenated word in a no-wrap span, a number with its
+    /// unit (`403.2 ms;`, `(8 MiB)`) in one, and a long symbol given a `<wbr>` after
+    /// each `(`, `,`, `<` and label `:` (`run(context:` / `submit:…`), where a browser
+    /// may break it rather than anywhere (`waitForStartsSecond` / `s:`).
     private static func wordsKeptWhole(_ text: ArraySlice<UInt8>, longest: Int) -> [UInt8] {
-        var out: [UInt8] = []
+        // Words and the whitespace between them, in turn.
+        var tokens: [(word: [UInt8], space: [UInt8])] = []
         var word: [UInt8] = []
-        func flushWord() {
-            defer { word.removeAll(keepingCapacity: true) }
-            guard word.contains(UInt8(ascii: "-")) else { out += word; return }
-            if word.contains(UInt8(ascii: "/")) {
-                // A path: each segment whole, a break allowed after each slash.
-                var segment: [UInt8] = []
-                for byte in word {
-                    segment.append(byte)
-                    if byte == UInt8(ascii: "/") { out += wrapped(segment, longest: longest) + Array("<wbr>".utf8); segment.removeAll() }
-                }
-                out += wrapped(segment, longest: longest)
-            } else {
-                out += wrapped(word, longest: longest)
-            }
-        }
+        var space: [UInt8] = []
         for byte in text {
             if byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D {
-                flushWord()
-                out.append(byte)
+                space.append(byte)
             } else {
+                if !space.isEmpty { tokens.append((word, space)); word = []; space = [] }
                 word.append(byte)
             }
         }
-        flushWord()
+        tokens.append((word, space))
+        var out: [UInt8] = []
+        var index = 0
+        while index < tokens.count {
+            let (word, space) = tokens[index]
+            // A number and its unit, separated by one space, as one unbreakable piece.
+            if space == [0x20], index + 1 < tokens.count, isNumber(word), isUnit(tokens[index + 1].word) {
+                let unit = tokens[index + 1]
+                out += Array("<span class=\"nb\">".utf8) + word + [0x20] + unit.word + Array("</span>".utf8) + unit.space
+                index += 2
+                continue
+            }
+            out += kept(word, longest: longest) + space
+            index += 1
+        }
         return out
+    }
+
+    /// One word: a path a segment at a time, a hyphenated word whole, a long symbol
+    /// with its breaks, else as it is.
+    private static func kept(_ word: [UInt8], longest: Int) -> [UInt8] {
+        let slash = UInt8(ascii: "/")
+        if word.contains(UInt8(ascii: "-")) {
+            guard word.contains(slash) else { return wrapped(word, longest: longest) }
+            // A path: each segment whole, a break allowed after each slash.
+            var out: [UInt8] = []
+            var segment: [UInt8] = []
+            for byte in word {
+                segment.append(byte)
+                if byte == slash { out += wrapped(segment, longest: longest) + Array("<wbr>".utf8); segment.removeAll() }
+            }
+            return out + wrapped(segment, longest: longest)
+        }
+        guard word.count >= symbolLength, !word.contains(slash) else { return word }
+        var out: [UInt8] = []
+        for (position, byte) in word.enumerated() {
+            out.append(byte)
+            guard position + 1 < word.count else { break }
+            let next = word[position + 1]
+            let before = position > 0 ? word[position - 1] : 0
+            let label = byte == UInt8(ascii: ":") && before != UInt8(ascii: ":") && next != UInt8(ascii: ":") && (next.isASCIILetterOrDigit && !(next >= 48 && next <= 57) || next == UInt8(ascii: "_"))
+            let entityLess = byte == UInt8(ascii: ";") && position >= 3 && Array(word[(position - 3)...position]) == Array("&lt;".utf8)
+            if byte == UInt8(ascii: "(") || byte == UInt8(ascii: ",") || label || entityLess { out += Array("<wbr>".utf8) }
+        }
+        return out
+    }
+
+    /// A word this long or longer is a symbol a phone may need to break.
+    static let symbolLength = 28
+
+    /// `403.2`, `(8`, `1,532`, `−5`: a number, perhaps after an opening bracket.
+    private static func isNumber(_ word: [UInt8]) -> Bool {
+        var rest = word[...]
+        if rest.first == UInt8(ascii: "(") { rest = rest.dropFirst() }
+        if rest.first == UInt8(ascii: "-") || rest.first == UInt8(ascii: "+") { rest = rest.dropFirst() }
+        guard let first = rest.first, first >= 48, first <= 57 else { return false }
+        return rest.allSatisfy { ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: ".") }
+    }
+
+    /// `ms;`, `MiB)`, `%`: one of the units a number keeps, with its punctuation.
+    private static func isUnit(_ word: [UInt8]) -> Bool {
+        let text = String(decoding: word, as: UTF8.self)
+        let unit = text.prefix { !")],;:.".contains($0) }
+        return TerminalStyle.units.contains(String(unit))
     }
 
     /// `word` in a no-wrap span when a hyphen inside it joins two characters (or

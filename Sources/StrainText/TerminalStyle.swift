@@ -121,14 +121,20 @@ package struct TerminalStyle: Sendable {
     }
 
     /// Whether a line may not break between `word` and `next`: after an operator (its
-    /// number follows), after `closure` (its `#1`), and between a number and its unit
-    /// (`5.65 ms`, `(8 MiB)`, `12 %`).
+    /// number follows), after `closure` (its `#1`) or `not` (`not judged`), between a
+    /// number and its unit or what it counts (`5.65 ms`, `(8 MiB)`, `12 %`, `4 threads`,
+    /// `29,114 frames`), and around a command's short option (`build -c release`).
     static func joins(_ word: Substring, _ next: Substring) -> Bool {
-        if ["×", "≤", "≥", "<", "=", "+", "±", "closure"].contains(word) { return true }
+        if ["×", "≤", "≥", "<", "=", "+", "±", "closure", "not"].contains(word) { return true }
+        if next.wholeMatch(of: /-[a-zA-Z]/) != nil, word.wholeMatch(of: /\(?[a-z]+/) != nil { return true }
+        if word.wholeMatch(of: /-[a-zA-Z]/) != nil, !next.hasPrefix("-") { return true }
         guard word.wholeMatch(of: /\(?[-+−]?[0-9][0-9,.]*/) != nil else { return false }
         let unit = next.drop { $0 == "(" }.prefix { !")],;:.".contains($0) }
-        return units.contains(String(unit))
+        return units.contains(String(unit)) || counted.contains(String(unit))
     }
+
+    /// What a count names, kept beside its number on the terminal.
+    static let counted: Set<String> = ["frame", "frames", "thread", "threads", "trial", "trials", "probe", "probes", "repetition", "repetitions"]
 
     /// The units a number keeps on its line.
     static let units: Set<String> = ["ns", "µs", "us", "ms", "s", "min", "h", "B", "KiB", "MiB", "GiB", "TiB", "KB", "MB", "GB", "%"]

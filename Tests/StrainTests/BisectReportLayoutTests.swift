@@ -63,7 +63,8 @@ struct BisectReportLayoutTests {
         #expect(run.trials.first?.key.configuration == String(subject.dropLast(2)))
         #expect(MarkdownReport.render(run).contains("- **\(subject)"))
         #expect(TestFiles.readable(HTMLReport.render(run)).contains("<li><b>cyclic-graph[operation=unarchive, shape=chain, size=1000, players=3, games=4]: "))
-        let terminal = BisectReportSection(run).terminalLines(TerminalStyle(color: false, width: 200)).joined(separator: "\n")
+        // What `strain bisect` prints at its end (it took the parameters from the record's dictionary, sorted).
+        let terminal = TerminalReport(color: false).renderBisect(run)
         #expect(terminal.contains("  \(subject)"), "\(terminal)")
     }
 

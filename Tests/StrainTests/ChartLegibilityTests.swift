@@ -67,6 +67,8 @@ extension ChartReadingTests {
         let latencyTicks = Self.tickExtents(SVGChart.svg(.lines(latency))).map(\.text)
         #expect(latencyTicks.contains("1 µs") && latencyTicks.contains("100 µs") && !latencyTicks.contains { $0.contains(".0 ") }, "\(latencyTicks)")
         #expect(ChartAxis.tickText("0 µs") == "0" && ChartAxis.tickText("0.0 ms") == "0" && ChartAxis.tickText("0.25 s") == "0.25 s" && ChartAxis.tickText("p0") == "p0")
+        // `2.5 ms, 5 ms, 7.5 ms`: no decimal part ends in a zero (it read `2.50 ms, 5 ms, 7.50 ms`).
+        #expect(ChartAxis.tickText("2.50 ms") == "2.5 ms" && ChartAxis.tickText("7.50 ms") == "7.5 ms" && ChartAxis.tickText("1.05 ms") == "1.05 ms" && ChartAxis.tickText("100 µs") == "100 µs")
     }
 
     /// An overflowed row's ✕ stands just left of its own label (it sat at the chart's

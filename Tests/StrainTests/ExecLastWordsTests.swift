@@ -246,7 +246,7 @@ import Testing
         #expect(under.termination == .signaled(SIGABRT), "\(under.stderr.prefix(600))")
         #expect(under.stdout == alone.stdout)
         // The program's standard error, byte for byte and once, then strain's own lines.
-        #expect(under.stderr.hasPrefix(alone.stderr + "strain: the program ended"), "\(under.stderr.prefix(900))")
+        #expect(under.stderr.hasPrefix(alone.stderr + "strain: the program's outcome is "), "\(under.stderr.prefix(900))")
         return (under, run)
     }
 

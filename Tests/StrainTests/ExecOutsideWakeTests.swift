@@ -122,7 +122,7 @@ import Testing
         #expect(trial.stall == nil)
         let message = trial.outcome.message ?? ""
         #expect(message.hasPrefix("--stall called it deadlocked (") && message.contains("but the program then ran on by itself: the verdict is withdrawn"), "\(message)")
-        #expect(result.stderr.contains("strain: the program ended completed: --stall called it deadlocked ("), "the terminal, shown the verdict, hears it withdrawn: \(result.stderr.suffix(1500))")
+        #expect(result.stderr.contains("strain: the program's outcome is completed: --stall called it deadlocked ("), "the terminal, shown the verdict, hears it withdrawn: \(result.stderr.suffix(1500))")
     }
 
     /// No way out: a thread that takes a non-reentrant `threading.Lock` it holds stays `deadlocked`.

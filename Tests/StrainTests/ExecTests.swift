@@ -98,8 +98,9 @@ import Testing
         // Every report format and the gate's comparison read an exec run like any other.
         let runJSON = (out as NSString).appendingPathComponent("run.json")
         for format in ["html", "md", "junit"] {
-            let report = try await ProgramRun.run(StrainBinary.path, ["report", runJSON, "--format", format, "--out", "-"])
+            var report = try await ProgramRun.run(StrainBinary.path, ["report", runJSON, "--format", format, "--out", "-"])
             #expect(report.termination == .exited(0), "\(format): \(report.stderr)")
+            report.stdout = TestFiles.readable(report.stdout)
             #expect(report.stdout.contains("exec[program=\(programs.faults), arguments=fork-child-fault]") || report.stdout.contains("program=\(programs.faults)"),
                     "\(format) names the program run: \(report.stdout.prefix(400))")
         }

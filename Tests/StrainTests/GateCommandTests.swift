@@ -185,7 +185,7 @@ enum ChangedRuns {
         #expect(gate.status == 3, "\(gate.stdout)\(gate.stderr)")
         let conclusion = try #require(ChangedRuns.json(out + "/gate.json")["conclusion"] as? String)
         #expect(gate.stdout.contains(conclusion), "the text summary: \(gate.stdout)")
-        let html = TestFiles.read(out + "/gate.html")
+        let html = TestFiles.readable(TestFiles.read(out + "/gate.html"))
         #expect(html.hasPrefix("<!DOCTYPE html>\n") && html.hasSuffix("</html>\n"))
         #expect(html.contains("<title>Strain gate: gate-cli</title>"))
         #expect(html.contains("<p class=\"fail\"><b>\(conclusion)</b></p>"), "the verdict at the top")

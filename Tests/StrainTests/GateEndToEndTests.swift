@@ -119,7 +119,7 @@ import Testing
         #expect(rows["queue-flood gcd-global"] != nil, "\(rows.keys.sorted())")
         // Every output's header says what ran: each build once, counted, the uncountable scenario in rounds.
         for file in ["gate.html", "gate.md"] {
-            let text = try String(contentsOfFile: folder + "/gate/" + file, encoding: .utf8)
+            let text = try TestFiles.readable(String(contentsOfFile: folder + "/gate/" + file, encoding: .utf8))
             #expect(text.contains("Counted A/B: both builds ran in one job, each its 3 repetitions in one run, "), "\(file): \(text.prefix(900))")
             #expect(!text.contains("repetitions alternating") && text.contains("Not countable, so timed in alternating rounds: queue-flood."), "\(file): \(text.prefix(900))")
         }

@@ -62,8 +62,8 @@ import Testing
         let verdicts = try #require(ChangedRuns.json(out + "/gate.json")["rows"] as? [[String: Any]]).map { $0["verdict"] as? String }
         #expect(verdicts.filter { $0 == "outcomeChanged" }.count == 2, "\(verdicts)")
 
-        let html = TestFiles.read(out + "/gate.html")
-        let report = TestFiles.read(out + "/candidate/report.html")
+        let html = TestFiles.readable(TestFiles.read(out + "/gate.html"))
+        let report = TestFiles.readable(TestFiles.read(out + "/candidate/report.html"))
         #expect(report.hasPrefix("<!doctype html>"), "the gate renders the candidate's run beside its outputs")
         #expect(TestFiles.read(out + "/baseline/report.html").hasPrefix("<!doctype html>"), "and the baseline's")
         let stalls = try #require(Self.slice(report, from: "<section id=\"stalls\">", to: "</section>"), "the candidate report has a stall")

@@ -106,11 +106,12 @@ struct ModuleGraph {
         // Expectations for Swift Testing: the host in the re-run child, the runner in the test process; no CLI or gate,
         // and the report renderers only under the StrainTestingReports trait (report.html attached).
         "StrainTesting": ["StrainRecords", "StrainKit", "StrainWire", "StrainHost", "StrainRunner", "StrainReports"],
-        // Text laid out for a terminal or markup: Foundation only.
-        "StrainText": [],
+        // Text laid out for a terminal or markup: Foundation, and the records' one way to write a time.
+        "StrainText": ["StrainRecords"],
         // Views of records: never the runner, never C.
         "StrainReports": ["StrainRecords", "StrainText"],
-        "StrainGate": ["StrainRecords"],
+        // The gate's views keep hyphenated words whole with StrainText's markup, as the run's do.
+        "StrainGate": ["StrainRecords", "StrainText"],
         // The command line: every Swift layer, no C at all.
         "StrainCLI": [
             "StrainRecords", "StrainKit", "StrainSuite", "StrainHost", "StrainRunner", "StrainExec", "StrainReports", "StrainText", "StrainGate", "ArgumentParser",

@@ -74,7 +74,7 @@ import Testing
 
     @Test func everyOutcomeKindHasWhatToDoInTheTerminalSummaryAndPage() throws {
         let run = Self.run()
-        let views = [("terminal", TerminalReport(color: false).render(run)), ("summary.md", MarkdownReport.render(run)), ("report.html", HTMLReport.render(run))]
+        let views = [("terminal", TerminalReport(color: false).render(run)), ("summary.md", MarkdownReport.render(run)), ("report.html", TestFiles.readable(HTMLReport.render(run)))]
         for (name, text) in views {
             let why = try #require(text.range(of: "Why, and what to do"), "\(name) has an answer block:\n\(text)")
             let answer = String(text[why.upperBound...])

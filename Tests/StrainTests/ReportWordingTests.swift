@@ -47,12 +47,13 @@ import Testing
         #expect(summary.contains("\n## Traces\n") && summary.contains("\n## Stalls\n"), "the traces and the stalls, a line each")
     }
 
-    /// A crashed trial's stack column read `? / 8.0 MiB`, unexplained: it is `– / 8.0 MiB`,
-    /// and the table says what that means, in each view.
+    /// A crashed trial's stack column read `? / 8.0 MiB`, unexplained: it is `– / 8.0 MiB`
+    /// (a main thread's 8 MiB less its guard page), and the table says what that means,
+    /// in each view.
     @Test func aStackWhoseUseWasNotMeasuredIsADashThatTheTableExplains() throws {
         let run = try ReportTests.fixture()
         let crashed = try #require(run.trials.first { $0.outcome.kind == .crashed && $0.metrics.stackHighWaterBytes == nil && $0.metrics.stackSizeBytes != nil })
-        let views = [("terminal", TerminalReport(color: false).render(run)), ("summary.md", MarkdownReport.render(run)), ("report.html", HTMLReport.render(run))]
+        let views = [("terminal", TerminalReport(color: false).render(run)), ("summary.md", MarkdownReport.render(run)), ("report.html", TestFiles.readable(HTMLReport.render(run)))]
         for (name, text) in views {
             #expect(!text.contains("? / "), "\(name)")
             #expect(text.contains("– / 8.0 MiB"), "\(name): \(crashed.key)")
@@ -114,6 +115,8 @@ import Testing
     @Test func aSizeInASentenceAndAFramesNumberAreWrittenAsTheTablesWriteThem() {
         #expect(ByteSize.prose(17_920) == "17.5 KiB" && ByteSize.prose(512 * 1024) == "512 KiB" && ByteSize.prose(8 << 20) == "8 MiB" && ByteSize.prose(100) == "100 B")
         #expect(ByteSize.prose(1028 * 1024, exact: true) == "1028 KiB")
+        // A table's size is exact where it is (`8 MiB` beside a sentence's `8 MiB`), and `8.0 MiB` only near it.
+        #expect(Format.bytes(8_388_608) == "8 MiB" && Format.bytes(8_384_512) == "8.0 MiB" && Format.bytes(67_108_864) == "64 MiB" && Format.bytes(1_363_148) == "1.3 MiB")
         let frame = Frame(address: 0x1000, symbol: "main")
         #expect(TraceText.frameLines(frame, index: 29_096).first?.hasPrefix("#29,096  main") == true)
         #expect(TraceText.frameLines(frame, index: 999).first?.hasPrefix("#999  main") == true)

@@ -1,6 +1,6 @@
 import Foundation
 import StrainKit
-import StrainReports
+@testable import StrainReports
 import StrainText
 import Testing
 
@@ -79,13 +79,20 @@ import Testing
     @Test func everyAnswerIsHeadedByItsKeyAndOutcomeInOneForm() throws {
         let run = try ReportTests.fixture()
         let answer = RunReport(run).answer
-        let headings = answer.advice.map(\.bold) + answer.stalls.map { "\($0.key): \($0.text.components(separatedBy: " — ")[0])" }
+        let headings = answer.advice.map(\.bold) + answer.stalls.map(\.heading)
         #expect(headings.count >= 3, "\(headings)")
         for heading in headings {
             #expect(heading.wholeMatch(of: /[a-z-]+(\[[^\]]*\])?( .+ (linux|ios|macos))?: [a-zA-Z]+(\([A-Z0-9]+\))?( ×[0-9]+)?(, .+)?/) != nil, "\(heading)")
             #expect(!heading.hasSuffix(" ×1") && !heading.contains(" ("), "\(heading)")
         }
         #expect(headings.contains { $0.hasPrefix("cyclic-graph[") && $0.hasSuffix("]: stackOverflow") }, "\(headings)")
+        // Each view bolds exactly those headings, the stalls' included (they read `**KEY**: deadlocked — …`).
+        let markdown = MarkdownReport.render(run)
+        let html = TestFiles.readable(HTMLReport.render(run))
+        for heading in headings {
+            #expect(markdown.contains("- **\(MarkdownReport.escape(heading))**: "), "summary.md: \(heading)")
+            #expect(html.contains("<b>\(HTMLText.escape(heading))</b>"), "report.html: \(heading)")
+        }
     }
 }
 

@@ -2,6 +2,7 @@ import CStrainProbe
 import Foundation
 import StrainKit
 import StrainReports
+import StrainText
 @testable import StrainRunner
 @testable import StrainSymbols
 @testable import StrainWire
@@ -140,7 +141,7 @@ import Testing
         #expect(period > 1)
         #expect(lines.contains { $0.contains("⟳ a cycle of \(period) frames × ") }, "\(lines)")
         #expect(lines.contains { $0.contains("← entered the recursion") })
-        #expect(lines.last { $0.hasPrefix("#") }?.hasPrefix("#\(overflow.totalFrames - 1) ") == true, "the outermost frame")
+        #expect(lines.last { $0.hasPrefix("#") }?.hasPrefix("#\(Format.count(Double(overflow.totalFrames - 1))) ") == true, "the outermost frame")
         #expect(!lines.contains { $0.contains("cycle of 1 frames") })
     }
 }

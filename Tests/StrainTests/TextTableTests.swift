@@ -120,6 +120,22 @@ extension TextTableTests {
         #expect(!fitted.contains { $0.hasSuffix("closure") || $0.hasSuffix("×") }, "\(fitted)")
     }
 
+    /// A count keeps what it counts (`4 threads`, `29,114 frames`), `not` its word (`not
+    /// judged`), and a command its short option (`build -c release`): a re-trial saw
+    /// `; 4` / `threads dumped`, `0 not` / `judged` and `(swift build` / `-c release)`.
+    @Test func aCountKeepsItsNounAndACommandItsOption() {
+        let style = TerminalStyle(color: false, width: 30)
+        let cases = [("  a dump of the stalled trial; 4 threads dumped", "4 threads"), ("  the trace of 29,114 frames in all", "29,114 frames"),
+                     ("  counted metrics: 6 judged, 0 not judged", "not judged"), ("  build it first (swift build -c release)", "build -c release)")]
+        for (line, together) in cases {
+            let fitted = style.fit(line)
+            #expect(fitted.count > 1 && fitted.contains { $0.contains(together) }, "\(fitted)")
+        }
+        // Only a short option joins: a long command still breaks between its words.
+        let command = style.fit("  strain gate --baseline-binary A --candidate-binary B suite.yaml")
+        #expect(command.allSatisfy { $0.count <= 30 }, "\(command)")
+    }
+
     /// A symbol longer than a line (a C++ template, a Swift method with many labels) goes
     /// on after a `<`, `,`, `(` or a label's `:`, never inside a name; a path stays whole.
     @Test func aSymbolLongerThanALineBreaksAfterPunctuationNeverInsideAName() {

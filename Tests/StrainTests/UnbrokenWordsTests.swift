@@ -36,6 +36,13 @@ import Testing
             "<p title=\"gcd-global\">built /work/main/.build/x86_64-unknown-linux-gnu/debug/strain with --out, on 2026-11-30T02:15:14Z</p><pre>a-b</pre>")
         #expect(html == "<p title=\"gcd-global\">built /<wbr>work/<wbr>main/<wbr>.build/<wbr><span class=\"nb\">x86_64-unknown-linux-gnu/</span><wbr>debug/<wbr>strain with "
             + "<span class=\"nb\">--out,</span> on <span class=\"nb\">2026-11-30T02:15:14Z</span></p><pre>a-b</pre>", "\(html)")
+        // A number keeps its unit, and a long symbol may break after `(`, `,`, `<` and a label's `:`.
+        #expect(MarkupText.keepingHyphenatedWordsWhole("<p>no progress for 403.2 ms; RLIMIT_STACK (8 MiB) 12 items</p>")
+            == "<p>no progress for <span class=\"nb\">403.2 ms;</span> RLIMIT_STACK <span class=\"nb\">(8 MiB)</span> 12 items</p>")
+        #expect(MarkupText.keepingHyphenatedWordsWhole("<li>FloodThenProbe.run(context:submit:waitForStartsSeconds:) at A.swift:12:5</li>")
+            == "<li>FloodThenProbe.run(<wbr>context:<wbr>submit:<wbr>waitForStartsSeconds:) at A.swift:12:5</li>")
+        #expect(MarkupText.keepingHyphenatedWordsWhole("<li>hash_combine_range_impl&lt;swift::TargetMetadata&gt;(char*,char*)</li>")
+            == "<li>hash_combine_range_impl&lt;<wbr>swift::TargetMetadata&gt;(<wbr>char*,<wbr>char*)</li>")
         // A word too long for one line stays free to wrap; a lone dash is no word.
         let long = String(repeating: "a-", count: 40)
         #expect(MarkupText.keepingHyphenatedWordsWhole("<td>\(long) - x</td>") == "<td>\(long) - x</td>")

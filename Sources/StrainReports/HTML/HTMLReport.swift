@@ -102,7 +102,7 @@ package enum HTMLReport {
         if !answer.stalls.isEmpty {
             page.raw("<h2>Stalls</h2>\n<ul class=\"stall-list\">")
             for stall in answer.stalls {
-                page.raw("<li><a href=\"#\(stall.anchor)\">\(e(stall.key))</a>: \(e(stall.text)). \(e(stall.advice))</li>")
+                page.raw("<li><a href=\"#\(stall.anchor)\"><b>\(e(stall.heading))</b></a>: \(e(stall.body))</li>")
             }
             page.raw("</ul>\n")
         }

@@ -29,6 +29,15 @@ package struct AnswerBlock: TextSection {
         package var advice: String
         /// Where the page shows its dump.
         package var anchor: String
+
+        /// `KEY: OUTCOME`, the heading every item of the block has.
+        package var heading: String { "\(key): \(text.components(separatedBy: " — ")[0])" }
+        /// What it waits on (the wait cycle), when the dump named it.
+        package var detail: String? {
+            text.range(of: " — ").map { String(text[$0.upperBound...]) }
+        }
+        /// The line after the heading: what it waits on, then what to do.
+        package var body: String { (detail.map { $0 + ". " } ?? "") + advice }
     }
 
     /// The stack verdicts, then each failing key's advice (a stall's is on its stall), then the thread caps.
@@ -71,7 +80,7 @@ package struct AnswerBlock: TextSection {
     package func terminalLines(_ style: TerminalStyle) -> [String] {
         guard !isEmpty else { return [] }
         return style.heading("Why, and what to do") + advice.flatMap { style.fit("  \($0.bold): \($0.text)") }
-            + stalls.flatMap { style.fit("  \($0.key): \($0.text.components(separatedBy: " — ")[0]): \($0.advice)") }
+            + stalls.flatMap { style.fit("  \($0.heading): \($0.advice)") }
     }
 
     package func markdown() -> String {
@@ -80,7 +89,7 @@ package struct AnswerBlock: TextSection {
         out += advice.map { "- **\(Markdown.escape($0.bold))**: \(Markdown.escape($0.text))\n" }.joined()
         if !stalls.isEmpty {
             out += (advice.isEmpty ? "" : "\n") + "**Stalls** (each dump is under Stalls below):\n\n"
-            out += stalls.map { "- **\(Markdown.escape($0.key))**: \(Markdown.escape($0.text)). \(Markdown.escape($0.advice))\n" }.joined()
+            out += stalls.map { "- **\(Markdown.escape($0.heading))**: \(Markdown.escape($0.body))\n" }.joined()
         }
         return out + "\n"
     }

@@ -277,7 +277,9 @@ extension RankingSection {
         let curves = measured.compactMap { row in row.trials.compactMap(\.metrics.latency).first.map { (name: label(row), latency: $0) } }
         if !curves.isEmpty {
             let drawn = curves.prefix(SVGChart.palette.count)
-            let series = drawn.map { ChartSeries(name: $0.name, points: LatencyCurve.points($0.latency)) }
+            // Coloured by name, not rank: a guard keeps its colour from run to run (NSLock was
+            // orange in one run and teal in the next, as their ranks swapped).
+            let series = drawn.sorted { $0.name < $1.name }.map { ChartSeries(name: $0.name, points: LatencyCurve.points($0.latency)) }
             var notes: [String] = []
             if drawn.contains(where: { LatencyCurve.points($0.latency).count < LatencyCurve.points($0.latency, all: true).count }) {
                 notes.append(LatencyCurve.cutNote)
@@ -363,13 +365,12 @@ package struct TimelineSection: Sendable {
         let charts = chosen.prefix(limit).map { trial -> LineChart in
             let points = trial.threadTimeline!.map { (x: $0.seconds, y: Double($0.threads)) }
             let label = "\(trial.strategy) \(trial.profile.rawValue): \(trial.outcome.description)"
-            // Whole threads on the count axis; seconds with as many decimals as the step needs.
+            // Whole threads on the count axis; times as every other axis writes them (`5 ms`, `1.5 s`; it read `0.005 s`).
             let yTicks = ChartAxis.niceTicks(upTo: max(1, points.map(\.y).max() ?? 1)).filter { $0 == $0.rounded() }
             let xTicks = ChartAxis.niceTicks(upTo: points.map(\.x).max() ?? 1)
-            let step = xTicks.count > 1 ? xTicks[1] - xTicks[0] : 1
             return LineChart(title: label, series: [ChartSeries(name: trial.strategy.description, points: points)],
-                             xLabel: "seconds since the child started", yLabel: "threads",
-                             formatX: .seconds(decimals: ChartAxis.decimals(for: step)), formatY: .whole, step: true,
+                             xLabel: "time since the child started", yLabel: "threads",
+                             formatX: .duration, formatY: .whole, step: true,
                              xTicks: xTicks, yTicks: yTicks.count >= 2 ? yTicks : [0, 1], caption: trial.key.parameterSummary)
         }
         let note = chosen.count > limit ? "\(chosen.count - limit) more timelines are in run.json (`threadTimeline`); the first \(limit) are drawn." : nil
