@@ -125,8 +125,9 @@ extension TextTableTests {
     /// `; 4` / `threads dumped`, `0 not` / `judged` and `(swift build` / `-c release)`.
     @Test func aCountKeepsItsNounAndACommandItsOption() {
         let style = TerminalStyle(color: false, width: 30)
-        let cases = [("  a dump of the stalled trial; 4 threads dumped", "4 threads"), ("  the trace of 29,114 frames in all", "29,114 frames"),
-                     ("  counted metrics: 6 judged, 0 not judged", "not judged"), ("  build it first (swift build -c release)", "build -c release)")]
+        // Each line's natural break at 30 falls inside the pair.
+        let cases = [("  a dump of a stalled run; 4 threads dumped", "4 threads"), ("  the whole trace held 29,114 frames", "29,114 frames"),
+                     ("  counted: 6 judged, 0 not judged", "not judged"), ("  build it first (swift build -c release)", "build -c release)")]
         for (line, together) in cases {
             let fitted = style.fit(line)
             #expect(fitted.count > 1 && fitted.contains { $0.contains(together) }, "\(fitted)")
