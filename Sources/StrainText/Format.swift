@@ -22,11 +22,12 @@ package enum Format {
         return String(format: "%.\(decimals)f s", seconds)
     }
 
-    /// `38.2 MiB`; `8 MiB` for exactly 8 MiB, as a sentence writes it (`8.0 MiB` is a
-    /// size near 8 MiB, such as 8 MiB less a guard page).
-    package static func bytes(_ bytes: Double?) -> String {
+    /// `38.2 MiB`. With `exact` (a stack's size and use, which a sentence writes as
+    /// `8 MiB`), `8 MiB` for exactly 8 MiB, and `8.0 MiB` only for a size near it, such
+    /// as 8 MiB less a guard page; a measurement (a peak RSS) keeps its decimal.
+    package static func bytes(_ bytes: Double?, exact: Bool = false) -> String {
         guard let bytes else { return "–" }
-        for (factor, unit) in [(Double(1 << 30), "GiB"), (Double(1 << 20), "MiB")] where bytes >= factor && bytes.truncatingRemainder(dividingBy: factor) == 0 {
+        for (factor, unit) in [(Double(1 << 30), "GiB"), (Double(1 << 20), "MiB")] where exact && bytes >= factor && bytes.truncatingRemainder(dividingBy: factor) == 0 {
             return String(format: "%.0f %@", bytes / factor, unit)
         }
         if bytes >= Double(1 << 30) { return String(format: "%.1f GiB", bytes / Double(1 << 30)) }
@@ -53,9 +54,9 @@ package enum Format {
     package static func stack(used: Int?, size: Int?) -> String {
         switch (used, size) {
         case (nil, nil): "–"
-        case (let used?, nil): bytes(Double(used))
-        case (nil, let size?): "– / \(bytes(Double(size)))"
-        case (let used?, let size?): "\(bytes(Double(used))) / \(bytes(Double(size)))"
+        case (let used?, nil): bytes(Double(used), exact: true)
+        case (nil, let size?): "– / \(bytes(Double(size), exact: true))"
+        case (let used?, let size?): "\(bytes(Double(used), exact: true)) / \(bytes(Double(size), exact: true))"
         }
     }
 }

@@ -117,11 +117,14 @@ extension MarkupText {
         var index = 0
         while index < tokens.count {
             let (word, space) = tokens[index]
-            // A number and its unit, separated by one space, as one unbreakable piece.
-            if space == [0x20], index + 1 < tokens.count, isNumber(word), isUnit(tokens[index + 1].word) {
-                let unit = tokens[index + 1]
-                out += Array("<span class=\"nb\">".utf8) + word + [0x20] + unit.word + Array("</span>".utf8) + unit.space
-                index += 2
+            // Words the terminal keeps on one line (a number and its unit or what it counts,
+            // an operator and its number, a command and its short option), separated by
+            // one space, as one unbreakable piece of at most five words.
+            var last = index
+            while last + 1 < tokens.count, last - index < 4, tokens[last].space == [0x20], joins(tokens[last].word, tokens[last + 1].word) { last += 1 }
+            if last > index {
+                out += Array("<span class=\"nb\">".utf8) + tokens[index...last].map(\.word).joined(separator: [0x20]) + Array("</span>".utf8) + tokens[last].space
+                index = last + 1
                 continue
             }
             out += kept(word, longest: longest) + space
@@ -162,20 +165,10 @@ extension MarkupText {
     /// A word this long or longer is a symbol a phone may need to break.
     static let symbolLength = 28
 
-    /// `403.2`, `(8`, `1,532`, `−5`: a number, perhaps after an opening bracket.
-    private static func isNumber(_ word: [UInt8]) -> Bool {
-        var rest = word[...]
-        if rest.first == UInt8(ascii: "(") { rest = rest.dropFirst() }
-        if rest.first == UInt8(ascii: "-") || rest.first == UInt8(ascii: "+") { rest = rest.dropFirst() }
-        guard let first = rest.first, first >= 48, first <= 57 else { return false }
-        return rest.allSatisfy { ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: ".") }
-    }
-
-    /// `ms;`, `MiB)`, `%`: one of the units a number keeps, with its punctuation.
-    private static func isUnit(_ word: [UInt8]) -> Bool {
-        let text = String(decoding: word, as: UTF8.self)
-        let unit = text.prefix { !")],;:.".contains($0) }
-        return TerminalStyle.units.contains(String(unit))
+    /// ``TerminalStyle/joins(_:_:)`` on two escaped words (`&lt;` is `<`).
+    private static func joins(_ word: [UInt8], _ next: [UInt8]) -> Bool {
+        let text = { (bytes: [UInt8]) in Substring(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "&lt;", with: "<")) }
+        return TerminalStyle.joins(text(word), text(next))
     }
 
     /// `word` in a no-wrap span when a hyphen inside it joins two characters (or

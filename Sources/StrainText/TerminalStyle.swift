@@ -125,7 +125,7 @@ package struct TerminalStyle: Sendable {
     /// number and its unit or what it counts (`5.65 ms`, `(8 MiB)`, `12 %`, `4 threads`,
     /// `29,114 frames`), and around a command's short option (`build -c release`).
     static func joins(_ word: Substring, _ next: Substring) -> Bool {
-        if ["×", "≤", "≥", "<", "=", "+", "±", "closure", "not"].contains(word) { return true }
+        if ["×", "≤", "≥", "<", "=", "+", "±", "closure", "not", "depth", "swift", "(swift"].contains(word) { return true }
         if next.wholeMatch(of: /-[a-zA-Z]/) != nil, word.wholeMatch(of: /\(?[a-z]+/) != nil { return true }
         if word.wholeMatch(of: /-[a-zA-Z]/) != nil, !next.hasPrefix("-") { return true }
         guard word.wholeMatch(of: /\(?[-+−]?[0-9][0-9,.]*/) != nil else { return false }
@@ -134,7 +134,8 @@ package struct TerminalStyle: Sendable {
     }
 
     /// What a count names, kept beside its number on the terminal.
-    static let counted: Set<String> = ["frame", "frames", "thread", "threads", "trial", "trials", "probe", "probes", "repetition", "repetitions"]
+    static let counted: Set<String> = ["frame", "frames", "thread", "threads", "trial", "trials", "probe", "probes", "repetition", "repetitions",
+                                       "item", "items", "not"]
 
     /// The units a number keeps on its line.
     static let units: Set<String> = ["ns", "µs", "us", "ms", "s", "min", "h", "B", "KiB", "MiB", "GiB", "TiB", "KB", "MB", "GB", "%"]

@@ -173,7 +173,7 @@ extension ChartReadingTests {
         let chain = try #require(report.outcomes.tables.first { $0.title.contains("shape=chain") })
         var checked = 0
         for chart in Self.barCharts(chain.charts) {
-            guard chart.format == .bytes else { continue }
+            guard chart.format == .bytes || chart.format == .stackBytes else { continue }
             let drawn = chart.bars.flatMap { [$0.value, $0.high, $0.limit].compactMap { $0 } }
             let largest = try #require(drawn.max())
             let ticks = Self.tickExtents(SVGChart.svg(.bars(chart)))

@@ -115,8 +115,11 @@ import Testing
     @Test func aSizeInASentenceAndAFramesNumberAreWrittenAsTheTablesWriteThem() {
         #expect(ByteSize.prose(17_920) == "17.5 KiB" && ByteSize.prose(512 * 1024) == "512 KiB" && ByteSize.prose(8 << 20) == "8 MiB" && ByteSize.prose(100) == "100 B")
         #expect(ByteSize.prose(1028 * 1024, exact: true) == "1028 KiB")
-        // A table's size is exact where it is (`8 MiB` beside a sentence's `8 MiB`), and `8.0 MiB` only near it.
-        #expect(Format.bytes(8_388_608) == "8 MiB" && Format.bytes(8_384_512) == "8.0 MiB" && Format.bytes(67_108_864) == "64 MiB" && Format.bytes(1_363_148) == "1.3 MiB")
+        // A stack's size is exact where it is (`8 MiB`, as a sentence writes it), and `8.0 MiB` only near it.
+        #expect(Format.bytes(8_388_608, exact: true) == "8 MiB" && Format.bytes(8_384_512, exact: true) == "8.0 MiB" && Format.bytes(67_108_864, exact: true) == "64 MiB")
+        #expect(Format.stack(used: 8_388_608, size: 8_388_608) == "8 MiB / 8 MiB" && Format.stack(used: 1_363_148, size: 8_388_608) == "1.3 MiB / 8 MiB")
+        // A measurement keeps its decimal, so a column of peak RSS reads alike (`26.0 MiB` beside `20.8 MiB`).
+        #expect(Format.bytes(27_262_976) == "26.0 MiB")
         let frame = Frame(address: 0x1000, symbol: "main")
         #expect(TraceText.frameLines(frame, index: 29_096).first?.hasPrefix("#29,096  main") == true)
         #expect(TraceText.frameLines(frame, index: 999).first?.hasPrefix("#999  main") == true)

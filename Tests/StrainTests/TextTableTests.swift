@@ -127,7 +127,7 @@ extension TextTableTests {
         let style = TerminalStyle(color: false, width: 30)
         // Each line's natural break at 30 falls inside the pair.
         let cases = [("  a dump of a stalled run; 4 threads dumped", "4 threads"), ("  the whole trace held 29,114 frames", "29,114 frames"),
-                     ("  counted: 6 judged, 0 not judged", "not judged"), ("  build it first (swift build -c release)", "build -c release)")]
+                     ("  counted: 6 judged, 0 not judged", "0 not judged"), ("  build it first (swift build -c release)", "(swift build -c release)")]
         for (line, together) in cases {
             let fitted = style.fit(line)
             #expect(fitted.count > 1 && fitted.contains { $0.contains(together) }, "\(fitted)")

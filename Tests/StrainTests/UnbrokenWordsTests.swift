@@ -38,7 +38,10 @@ import Testing
             + "<span class=\"nb\">--out,</span> on <span class=\"nb\">2026-11-30T02:15:14Z</span></p><pre>a-b</pre>", "\(html)")
         // A number keeps its unit, and a long symbol may break after `(`, `,`, `<` and a label's `:`.
         #expect(MarkupText.keepingHyphenatedWordsWhole("<p>no progress for 403.2 ms; RLIMIT_STACK (8 MiB) 12 items</p>")
-            == "<p>no progress for <span class=\"nb\">403.2 ms;</span> RLIMIT_STACK <span class=\"nb\">(8 MiB)</span> 12 items</p>")
+            == "<p>no progress for <span class=\"nb\">403.2 ms;</span> RLIMIT_STACK <span class=\"nb\">(8 MiB)</span> <span class=\"nb\">12 items</span></p>")
+        // What the terminal keeps together, a phone keeps together: an operator, its number and what it counts, a depth, a command.
+        #expect(MarkupText.keepingHyphenatedWordsWhole("<p>≥ 5 repetitions per side, depth 631 (swift build -c release)</p>")
+            == "<p><span class=\"nb\">≥ 5 repetitions</span> per side, <span class=\"nb\">depth 631</span> <span class=\"nb\">(swift build -c release)</span></p>")
         #expect(MarkupText.keepingHyphenatedWordsWhole("<li>FloodThenProbe.run(context:submit:waitForStartsSeconds:) at A.swift:12:5</li>")
             == "<li>FloodThenProbe.run(<wbr>context:<wbr>submit:<wbr>waitForStartsSeconds:) at A.swift:12:5</li>")
         #expect(MarkupText.keepingHyphenatedWordsWhole("<li>hash_combine_range_impl&lt;swift::TargetMetadata&gt;(char*,char*)</li>")

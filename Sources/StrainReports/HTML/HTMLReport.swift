@@ -262,7 +262,7 @@ package enum HTMLReport {
     svg .point-label{font-size:11px;fill:#555}svg .tick{font-size:11px;fill:#555}svg .tick.end{text-anchor:end}
     div.chart-scroll{max-width:100%}svg.probes{max-width:100%;height:auto;display:block;margin:4px 0 8px}svg.probes .axis{stroke:#bbb}svg.probes .probe-answer{stroke:#2b9348;stroke-dasharray:3 2}
     svg.probes .probe-ok{fill:#2b9348;fill-opacity:.8}svg.probes .probe-failed{fill:#c1121f;fill-opacity:.8}details.probes>summary{font-weight:600;margin:12px 0}
-    @media (max-width:640px){body{padding:0 8px 24px}th,td{padding:2px 6px}ol.frames{padding-left:46px}#bisect ul{padding-left:16px}
+    @media (max-width:640px){body{padding:0 8px 24px}th,td{padding:2px 6px}#bisect ul{padding-left:16px}
     div.table table,div.table tbody,div.table tr,div.table td{display:block;width:auto}div.table thead{display:none}
     div.table tr{border-bottom:1px solid #e4e4e8;padding:3px 0}div.table td{border:0;padding:1px 6px;text-align:left;white-space:normal}
     div.table td[data-label]::before{content:attr(data-label) ": ";color:#555;font-weight:600}div.table td:empty{display:none}}

@@ -28,6 +28,8 @@ package enum ChartFormat: Sendable, Equatable {
     case duration
     /// `38.2 MiB`.
     case bytes
+    /// `8 MiB` for a stack of exactly 8 MiB, as the tables write it.
+    case stackBytes
     /// `26.4 M/s`.
     case rate
     /// `1.4 µs`.
@@ -48,6 +50,7 @@ package enum ChartFormat: Sendable, Equatable {
         switch self {
         case .duration: Format.duration(value)
         case .bytes: Format.bytes(value)
+        case .stackBytes: Format.bytes(value, exact: true)
         case .rate: Format.rate(value)
         case .nanoseconds: Format.nanoseconds(value)
         case .count: Format.count(value)
@@ -197,7 +200,7 @@ extension OutcomeSection {
                 return ChartBar(label: row.strategy.description, value: row.stackHighWaterBytes.map(Double.init), limit: row.stackSizeBytes.map(Double.init),
                                 marked: overflowed, note: overflowed ? "overflowed" : nil)
             }
-            charts.append(.bars(BarChart(title: "stack used against the stack the thread had (dashed); red ✕: overflowed", bars: bars, format: .bytes,
+            charts.append(.bars(BarChart(title: "stack used against the stack the thread had (dashed); red ✕: overflowed", bars: bars, format: .stackBytes,
                                          limitLabel: "stack size", binary: true,
                                          logTitle: "stack used against the thread's stack (dashed), log scale; red ✕: overflowed").choosingAxis()))
         }
