@@ -29,9 +29,8 @@ public enum ByteSize {
     /// (`on an 8 MiB stack`), ``format(_:)``'s number with the unit set apart and the
     /// article the number is spoken with.
     public static func spoken(_ bytes: Int) -> String {
-        let text = format(bytes)
-        let number = String(text.prefix { $0.isNumber || $0 == "." })
-        return "\(article(for: number)) \(number) \(text.dropFirst(number.count))"
+        let text = prose(bytes)
+        return "\(article(for: String(text.prefix { $0 != " " }))) \(text)"
     }
 
     /// `an` for a number spoken with a vowel sound first (eight, eleven, eighteen,

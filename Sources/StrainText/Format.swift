@@ -27,11 +27,10 @@ package enum Format {
     /// as 8 MiB less a guard page; a measurement (a peak RSS) keeps its decimal.
     package static func bytes(_ bytes: Double?, exact: Bool = false) -> String {
         guard let bytes else { return "–" }
-        for (factor, unit) in [(Double(1 << 30), "GiB"), (Double(1 << 20), "MiB")] where exact && bytes >= factor && bytes.truncatingRemainder(dividingBy: factor) == 0 {
-            return String(format: "%.0f %@", bytes / factor, unit)
+        for (factor, unit) in [(Double(1 << 30), "GiB"), (Double(1 << 20), "MiB")] where bytes >= factor {
+            let whole = exact && bytes.truncatingRemainder(dividingBy: factor) == 0
+            return String(format: whole ? "%.0f %@" : "%.1f %@", bytes / factor, unit)
         }
-        if bytes >= Double(1 << 30) { return String(format: "%.1f GiB", bytes / Double(1 << 30)) }
-        if bytes >= Double(1 << 20) { return String(format: "%.1f MiB", bytes / Double(1 << 20)) }
         if bytes >= Double(1 << 10) { return String(format: "%.0f KiB", bytes / Double(1 << 10)) }
         return String(format: "%.0f B", bytes)
     }

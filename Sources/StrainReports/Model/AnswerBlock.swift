@@ -23,19 +23,17 @@ package struct AnswerBlock: TextSection {
     package struct Stall: Sendable {
         /// Its trial key.
         package var key: String
-        /// `deadlocked — thread 1 holds a and waits for b; …`: the outcome and its wait cycle.
-        package var text: String
+        /// `deadlocked`.
+        package var outcome: String
+        /// What it waits on (`thread 1 holds a and waits for b; …`), when the dump named its wait cycle.
+        package var detail: String?
         /// What to do about it (``OutcomeAdvice``), expected or not.
         package var advice: String
         /// Where the page shows its dump.
         package var anchor: String
 
         /// `KEY: OUTCOME`, the heading every item of the block has.
-        package var heading: String { "\(key): \(text.components(separatedBy: " — ")[0])" }
-        /// What it waits on (the wait cycle), when the dump named it.
-        package var detail: String? {
-            text.range(of: " — ").map { String(text[$0.upperBound...]) }
-        }
+        package var heading: String { "\(key): \(outcome)" }
         /// The line after the heading: what it waits on, then what to do.
         package var body: String { (detail.map { $0 + ". " } ?? "") + advice }
     }
@@ -62,15 +60,14 @@ package struct AnswerBlock: TextSection {
         // strategy or profile (it spans them), and a count is said only when it is not 1.
         advice = verdicts.map { Advice(bold: $0.0.title + ": " + TrialOutcome.Kind.stackOverflow.rawValue, text: $0.0.explanation, evidence: $0.1) }
             + failing.map { entry in
-                let outcomes = entry.key.outcomes.hasSuffix(" ×1") && !entry.key.outcomes.contains(", ")
-                    ? String(entry.key.outcomes.dropLast(" ×1".count)) : entry.key.outcomes
+                let outcomes = entry.key.trials.count == 1 ? entry.key.first.outcome.description : entry.key.outcomes
                 return Advice(bold: entry.key.key.description + ": " + outcomes, text: OutcomeAdvice.text(for: entry.key.first), evidence: entry.key.first)
             }
             + caps.caps.map { cap in
                 Advice(bold: cap.trial.description, text: cap.verdict.message, dumpAnchor: stalls.entries.first { $0.trial.key == cap.trial }?.anchor)
             }
         self.stalls = stalls.entries.map { entry in
-            Stall(key: entry.trial.key.description, text: entry.trial.outcome.description + (entry.dump.waitCycle.map { " — \($0.description)" } ?? ""),
+            Stall(key: entry.trial.key.description, outcome: entry.trial.outcome.description, detail: entry.dump.waitCycle?.description,
                   advice: OutcomeAdvice.text(for: entry.trial), anchor: entry.anchor)
         }
     }
