@@ -24,8 +24,8 @@ package struct DeclaredMetrics: Sendable {
         func medians(_ trials: [TrialRecord], _ metrics: [MetricDescriptor]) -> [String] {
             metrics.map { metric in
                 let median = Statistics.median(trials.compactMap { $0.metrics.custom[metric.name] })
-                // Seconds in seconds, as the column's `(s)` says: `flood seconds (s)` read `201.0 ms`.
-                return metric.unit == .seconds ? Format.seconds(median) : Format.value(median, unit: metric.unit)
+                // A time as every other time is written (`201.9 ms`, `92 µs`; it read `0.0000917 s`).
+                return Format.value(median, unit: metric.unit)
             }
         }
         // Groups a ranking table shows instead of their own: one table beside it, a row per ranked value and strategy.
@@ -49,14 +49,12 @@ package struct DeclaredMetrics: Sendable {
     }
 
     /// `hit ratio (ratio, ↑ better)`, `lines (count)`, `archive bytes (bytes, ↓ better)`
-    /// for `archiveBytes` (``MetricDescriptor/displayName(of:)``).
+    /// for `archiveBytes` (``MetricDescriptor/displayName(of:)``); a time's column has
+    /// no unit, each of its cells has its own (`flood seconds`, `probe latency (↓ better)`).
     static func label(_ metric: MetricDescriptor) -> String {
-        let unit = metric.unit.symbol
+        let said = [metric.unit == .seconds ? nil : metric.unit.symbol,
+                    metric.polarity.map { $0 == .lowerIsBetter ? "↓ better" : "↑ better" }].compactMap { $0 }
         let name = MetricDescriptor.displayName(of: metric.name)
-        return switch metric.polarity {
-        case .lowerIsBetter: "\(name) (\(unit), ↓ better)"
-        case .higherIsBetter: "\(name) (\(unit), ↑ better)"
-        case nil: "\(name) (\(unit))"
-        }
+        return said.isEmpty ? name : "\(name) (\(said.joined(separator: ", ")))"
     }
 }

@@ -157,33 +157,3 @@ package enum ReferenceComparison {
         }
     }
 }
-
-extension Format {
-    /// A value in its unit, as the reports show declared metrics: `1.2 MiB`, `3.4 ms`, `0.95`.
-    package static func value(_ value: Double?, unit: MetricDescriptor.Unit) -> String {
-        guard let value else { return "–" }
-        switch unit {
-        case .seconds: return duration(value)
-        case .nanoseconds: return nanoseconds(value)
-        case .bytes: return bytes(value)
-        case .count: return value.isFinite && abs(value) < 1e15 && value == value.rounded() ? count(value) : String(format: "%g", value)
-        case .perSecond: return rate(value)
-        case .ratio: return String(format: "%.3g", value)
-        case .allocations: return MetricDescriptor.Unit.allocations(value)
-        case .instructions: return MetricDescriptor.Unit.instructions(value)
-        }
-    }
-
-    /// `26.4 M/s`, `358 k/s`.
-    package static func rate(_ perSecond: Double?) -> String {
-        perSecond.map(MetricDescriptor.Unit.rate) ?? "–"
-    }
-
-    /// `120 ns`, `1.4 µs`, `2.1 ms`.
-    package static func nanoseconds(_ value: Double?) -> String {
-        guard let value else { return "–" }
-        if value >= 1e6 { return String(format: "%.1f ms", value / 1e6) }
-        if value >= 1e3 { return String(format: "%.1f µs", value / 1e3) }
-        return String(format: "%.0f ns", value)
-    }
-}

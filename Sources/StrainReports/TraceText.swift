@@ -112,9 +112,12 @@ package enum TraceText {
         "… \(Format.count(Double(count))) \(count == 1 ? "frame" : "frames") not kept …"
     }
 
+    /// `#7`, `#29,096`: a frame's number, as every view writes it.
+    package static func frameNumber(_ index: Int) -> String { index < 1000 ? "#\(index)" : "#" + Format.count(Double(index)) }
+
     /// The inlined functions of a frame, innermost first, then the frame itself.
     package static func frameLines(_ frame: Frame, index: Int, indent: String = "") -> [String] {
-        let number = index < 1000 ? "#\(index)" : "#\(Format.count(Double(index)))"
+        let number = frameNumber(index)
         var lines = (frame.inlined ?? []).map { "\(indent)\(number)  \($0.displayName)" }
         lines.append("\(indent)\(number)  \(frame.displayName)")
         return lines

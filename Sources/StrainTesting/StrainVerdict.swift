@@ -107,7 +107,7 @@ public struct StrainVerdict: Sendable, CustomStringConvertible {
             let count = group.count == 1 ? "1 thread" : "\(group.count) threads"
             lines.append("  \(count)\(group.inWork ? " running the closure's work" : ""): \(group.summary)")
         }
-        if groups.count > 8 { lines.append("  … \(counted(groups.count - 8, "more group")) in the attached run.json") }
+        if groups.count > 8 { lines.append("  … \(counted(groups.count - 8, "more thread group")) in the attached run.json") }
         return lines
     }
 

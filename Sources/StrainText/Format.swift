@@ -9,19 +9,6 @@ package enum Format {
         return DurationText.format(seconds)
     }
 
-    /// `0.201 s`, `12.3 s`, `340 s`, `0.0000662 s`: a time in seconds to 3 significant
-    /// digits, for a column whose unit is `s`; never in exponent form (`6.62e-05 s`),
-    /// down to a nanosecond (below it, `0 s`).
-    package static func seconds(_ seconds: Double?) -> String {
-        guard let seconds else { return "–" }
-        guard seconds.isFinite else { return "\(seconds) s" }
-        if abs(seconds) >= 100 { return String(format: "%.0f s", seconds) }
-        if abs(seconds) >= 0.001 || seconds == 0 { return String(format: "%.3g s", seconds) }
-        if abs(seconds) < 5e-10 { return "0 s" }
-        let decimals = min(9, 2 - Int(log10(abs(seconds)).rounded(.down)))
-        return String(format: "%.\(decimals)f s", seconds)
-    }
-
     /// `38.2 MiB`. With `exact` (a stack's size and use, which a sentence writes as
     /// `8 MiB`), `8 MiB` for exactly 8 MiB, and `8.0 MiB` only for a size near it, such
     /// as 8 MiB less a guard page; a measurement (a peak RSS) keeps its decimal.
@@ -57,5 +44,35 @@ package enum Format {
         case (nil, let size?): "– / \(bytes(Double(size), exact: true))"
         case (let used?, let size?): "\(bytes(Double(used), exact: true)) / \(bytes(Double(size), exact: true))"
         }
+    }
+}
+
+extension Format {
+    /// A value in its unit, as the reports show declared metrics: `1.2 MiB`, `3.4 ms`, `0.95`.
+    package static func value(_ value: Double?, unit: MetricDescriptor.Unit) -> String {
+        guard let value else { return "–" }
+        switch unit {
+        case .seconds: return duration(value)
+        case .nanoseconds: return nanoseconds(value)
+        case .bytes: return bytes(value)
+        case .count: return value.isFinite && abs(value) < 1e15 && value == value.rounded() ? count(value) : String(format: "%g", value)
+        case .perSecond: return rate(value)
+        case .ratio: return String(format: "%.3g", value)
+        case .allocations: return MetricDescriptor.Unit.allocations(value)
+        case .instructions: return MetricDescriptor.Unit.instructions(value)
+        }
+    }
+
+    /// `26.4 M/s`, `358 k/s`.
+    package static func rate(_ perSecond: Double?) -> String {
+        perSecond.map(MetricDescriptor.Unit.rate) ?? "–"
+    }
+
+    /// `120 ns`, `1.4 µs`, `2.1 ms`.
+    package static func nanoseconds(_ value: Double?) -> String {
+        guard let value else { return "–" }
+        if value >= 1e6 { return String(format: "%.1f ms", value / 1e6) }
+        if value >= 1e3 { return String(format: "%.1f µs", value / 1e3) }
+        return String(format: "%.0f ns", value)
     }
 }

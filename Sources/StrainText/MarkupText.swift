@@ -97,8 +97,8 @@ extension MarkupText {
 
     /// Text between tags: each hyphenated word in a no-wrap span, a number with its
     /// unit (`403.2 ms;`, `(8 MiB)`) in one, and a long symbol given a `<wbr>` after
-    /// each `(`, `,`, `<` and label `:` (`run(context:` / `submit:…`), where a browser
-    /// may break it rather than anywhere (`waitForStartsSecond` / `s:`).
+    /// each `(`, `,`, `<`, label `:` (`run(context:` / `submit:…`) and member `.`,
+    /// where a browser may break it rather than anywhere (`waitForStartsSecond` / `s:`).
     private static func wordsKeptWhole(_ text: ArraySlice<UInt8>, longest: Int) -> [UInt8] {
         // Words and the whitespace between them, in turn.
         var tokens: [(word: [UInt8], space: [UInt8])] = []
@@ -157,9 +157,25 @@ extension MarkupText {
             let before = position > 0 ? word[position - 1] : 0
             let label = byte == UInt8(ascii: ":") && before != UInt8(ascii: ":") && next != UInt8(ascii: ":") && (next.isASCIILetterOrDigit && !(next >= 48 && next <= 57) || next == UInt8(ascii: "_"))
             let entityLess = byte == UInt8(ascii: ";") && position >= 3 && Array(word[(position - 3)...position]) == Array("&lt;".utf8)
-            if byte == UInt8(ascii: "(") || byte == UInt8(ascii: ",") || label || entityLess { out += Array("<wbr>".utf8) }
+            if byte == UInt8(ascii: "(") || byte == UInt8(ascii: ",") || label || entityLess || isMember(word, dot: position) { out += Array("<wbr>".utf8) }
         }
         return out
+    }
+
+    /// Whether the byte at `dot` is a `.` between a type and its member
+    /// (`NSKeyedUnarchiver.` / `_decodeArrayOfObjectsForKey(`, a piece wider than a
+    /// phone's card otherwise), not a file's extension (`main.swift:12`, `libc.so)`):
+    /// an identifier on each side, and after it not five lowercase letters or fewer
+    /// that end the word or come before a `:` or `)`.
+    private static func isMember(_ word: [UInt8], dot: Int) -> Bool {
+        guard word[dot] == UInt8(ascii: "."), dot > 0, dot + 1 < word.count else { return false }
+        func identifier(_ byte: UInt8) -> Bool { byte.isASCIILetterOrDigit || byte == UInt8(ascii: "_") }
+        guard identifier(word[dot - 1]), identifier(word[dot + 1]), !(word[dot + 1] >= 48 && word[dot + 1] <= 57) else { return false }
+        var end = dot + 1
+        while end < word.count, identifier(word[end]) { end += 1 }
+        let lowercase = word[(dot + 1)..<end].allSatisfy { $0 >= 97 && $0 <= 122 }
+        let extensionLike = lowercase && end - dot - 1 <= 5 && (end == word.count || word[end] == UInt8(ascii: ":") || word[end] == UInt8(ascii: ")"))
+        return !extensionLike
     }
 
     /// A word this long or longer is a symbol a phone may need to break.

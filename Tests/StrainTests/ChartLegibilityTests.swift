@@ -81,8 +81,55 @@ extension ChartReadingTests {
         let svg = SVGChart.svg(.bars(chart))
         let mark = try #require(svg.firstMatch(of: /<text class="overflow-mark" x="([0-9.]+)"/).flatMap { Double($0.1) })
         let labelEnd = SVGChart.labelWidth - 6
-        let labelStart = labelEnd - Double("gcd-global".count) * SVGChart.characterWidth
+        let labelStart = labelEnd - ChartAxis.textWidth("gcd-global")
         #expect(mark < labelStart && labelStart - mark < 20, "✕ at \(mark), the label from \(labelStart)")
+    }
+
+    /// Every gridline of a bar axis has its label: the last one ended at its gridline,
+    /// ran into the one before and dropped it (`600 k/s` and `96 MiB` were unlabelled).
+    @Test func everyGridlineOfABarAxisHasItsLabel() {
+        let axes: [(ChartFormat, Double, Bool, [String])] = [
+            (.rate, 790_000, false, ["0", "200 k/s", "400 k/s", "600 k/s", "800 k/s"]),
+            (.bytes, 120 * 1_048_576, true, ["0", "32 MiB", "64 MiB", "96 MiB", "128 MiB"]),
+        ]
+        for (format, largest, binary, expected) in axes {
+            var chart = BarChart(title: "t", bars: [ChartBar(label: "Mutex", value: largest, low: nil, high: nil, limit: nil, note: nil)],
+                                 format: format, limitLabel: nil, scaleMaximum: nil, scaleMinimum: nil, logTitle: nil)
+            chart.binary = binary
+            let svg = SVGChart.svg(.bars(chart))
+            let ticks = Self.tickExtents(svg)
+            #expect(ticks.map(\.text) == expected, "\(ticks.map(\.text))")
+            #expect(svg.matches(of: /class="grid"/).count == expected.count)
+            #expect(!Self.overlap(ticks.map(\.range)), "\(ticks)")
+            #expect(ticks.allSatisfy { $0.range.upperBound <= SVGChart.width }, "\(ticks)")
+        }
+    }
+
+    /// A row's label is cut only where it would not fit its column: `thread-pool(64, 512KiB)`,
+    /// about 117 px in the charts' font, was cut to `thread-pool(64, 512K…` in 144 px at
+    /// 6.6 px a character; a label too long for the column is still cut, whole in its tooltip.
+    @Test func aBarsLabelIsCutOnlyWhereItWouldNotFit() {
+        let bars = ["thread-pool(64, 512KiB)", "thread-pool(64, 512KiB) guard=rw-queue-sync-barrier"].map {
+            ChartBar(label: $0, value: 1, low: nil, high: nil, limit: nil, marked: true, note: nil)
+        }
+        let svg = SVGChart.svg(.bars(BarChart(title: "t", bars: bars, format: .count, limitLabel: nil, scaleMaximum: nil, scaleMinimum: nil, logTitle: nil)))
+        #expect(svg.contains(">thread-pool(64, 512KiB)</text>"), "\(svg)")
+        let cut = svg.firstMatch(of: /<text class="label"[^>]*>([^<]*)<title>thread-pool\(64, 512KiB\) guard=rw-queue-sync-barrier<\/title>/)
+        #expect(cut.map { $0.1.hasSuffix("…") && ChartAxis.textWidth(String($0.1)) <= SVGChart.labelWidth - 6 - 14 } == true, "\(svg)")
+        #expect(ChartAxis.textWidth("thread-pool(64, 512KiB)") < 130 && ChartAxis.textWidth("MMMM") > ChartAxis.textWidth("iiii") * 2)
+    }
+
+    /// The chart's estimate of a text's width is at least what a browser draws: widths
+    /// of 11 px text measured in headless Chromium (`getComputedTextLength()`) with
+    /// Liberation Sans, which has Arial's metrics, on 30 November 2026.
+    @Test func aChartsWidthOfATextIsNeverLessThanABrowserDrawsIt() {
+        let measured: [(String, Double)] = [
+            ("thread-pool(64, 512KiB)", 116.8), ("a-guard-with-a-name-far-…", 133.3), ("rw-queue-sync-barrier", 107.6), ("gcd-global", 50.8),
+            ("MMMMMMMMMM", 91.6), ("iiiiiiiiii", 24.5), ("thread(512KiB) guard=NSLock", 150.1), ("800 k/s", 35.5), ("128 MiB", 40.4), ("cyclic-graph", 58.7),
+        ]
+        for (text, width) in measured {
+            #expect(ChartAxis.textWidth(text) >= width && ChartAxis.textWidth(text) <= width * 1.6, "\(text): \(ChartAxis.textWidth(text)) against \(width)")
+        }
     }
 
     /// The six first colours a chart gives its series are far apart (CIE76 ΔE over 35):

@@ -249,6 +249,8 @@ extension OutcomeAdviceTests {
         #expect(OutcomeAdvice.text(for: trial).contains("while 1 thread waited in futex wait ← ResultHandoff.wait()"))
     }
 
+    /// Counted in their number, and in the same words in every view (the terminal said
+    /// `1 more group in run.json`, summary.md `1 more thread group`).
     @Test func theGroupsLeftOutOfAStallAreCountedInTheirNumber() {
         var run = Self.run()
         var trial = Self.trial(.deadlocked, index: 0)
@@ -256,9 +258,26 @@ extension OutcomeAdviceTests {
         trial.dump?.groups = (0..<5).map { ThreadGroup(count: 1, summary: "futex wait ← f\($0)()", inWork: true, threads: [thread], frames: []) }
         run.trials = [trial]
         let terminal = TerminalReport(color: false).render(run)
-        #expect(terminal.contains("… 1 more group in run.json"), "\(terminal)")
-        #expect(!terminal.contains("1 more groups"), "\(terminal)")
+        #expect(terminal.contains("… 1 more thread group in run.json"), "\(terminal)")
+        #expect(!terminal.contains("1 more thread groups"), "\(terminal)")
         let summary = MarkdownReport.render(run)
-        #expect(summary.contains("… 1 more thread group\n"), "\(summary)")
+        #expect(summary.contains("… 1 more thread group in run.json\n"), "\(summary)")
+    }
+
+    /// A deadlock's wait cycle is said in its "Why" item in every view (the terminal's
+    /// gave only the advice, summary.md's and report.html's the cycle first).
+    @Test func aStallsWaitCycleOpensItsWhyItemInEveryView() throws {
+        var run = Self.run()
+        var trial = Self.trial(.deadlocked, index: 0)
+        let cycle = "thread 11 holds strain.a and waits for strain.b, held by thread 12, which waits for strain.a"
+        trial.dump?.waitCycle = WaitCycle(description: cycle, links: [WaitLink(tid: 11, holding: "strain.a", waitsFor: "strain.b"),
+                                                                     WaitLink(tid: 12, holding: "strain.b", waitsFor: "strain.a")])
+        run.trials = [trial]
+        let terminal = TerminalReport(color: false, columns: 400).render(run)
+        let why = try #require(terminal.range(of: "Why, and what to do"), "\(terminal)")
+        let item = "\(trial.key): deadlocked: \(cycle). "
+        #expect(terminal[why.upperBound...].contains(item), "\(terminal)")
+        #expect(MarkdownReport.render(run).contains("**: \(cycle). "))
+        #expect(TestFiles.readable(HTMLReport.render(run)).contains("\(cycle). "))
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import StrainRecords
-import StrainReports
+@testable import StrainReports
 import StrainText
 import Testing
 
@@ -64,26 +64,28 @@ import Testing
         #expect(noop.note == nil)
     }
 
-    /// `flood seconds (s)` read `201.0 ms`; `archiveBytes` sat beside names in words.
-    /// A seconds column is in seconds, and a camelCase name is shown in words while the
+    /// `flood seconds (s)` read `201.0 ms`, then `0.0000917 s` beside `91.7 µs` elsewhere;
+    /// `archiveBytes` sat beside names in words. A time is written as every other time
+    /// is, its column without a unit, and a camelCase name is shown in words while the
     /// record keeps its key.
     @Test func aDeclaredMetricIsShownInItsColumnsUnitAndInWords() throws {
         let run = try ReportTests.fixture()
         let tables = DeclaredMetrics(run).tables
-        let flood = try #require(tables.first { $0.header.contains("flood seconds (s)") }, "\(tables.map(\.header))")
-        let column = try #require(flood.header.firstIndex(of: "flood seconds (s)"))
+        let flood = try #require(tables.first { $0.header.contains("flood seconds") }, "\(tables.map(\.header))")
+        let column = try #require(flood.header.firstIndex(of: "flood seconds"))
+        #expect(flood.rows.contains { $0[column] != "–" })
         for row in flood.rows where row[column] != "–" {
-            #expect(row[column].hasSuffix(" s") && !row[column].contains("ms"), "\(row)")
+            #expect(row[column].wholeMatch(of: /\d+\.\d ms/) != nil, "\(row)")
         }
+        #expect(!tables.contains { $0.header.contains { $0.hasSuffix("(s)") } }, "\(tables.map(\.header))")
         #expect(tables.contains { $0.header.contains("archive bytes (bytes, ↓ better)") }, "\(tables.map(\.header))")
         #expect(!tables.contains { $0.header.contains { $0.hasPrefix("archiveBytes") } })
         #expect(run.trials.contains { $0.metrics.custom["archiveBytes"] != nil }, "the record keeps the declared key")
         #expect(MetricDescriptor.displayName(of: "archiveBytes") == "archive bytes")
         #expect(MetricDescriptor.displayName(of: "HTTPBytesSent") == "HTTP bytes sent")
         #expect(MetricDescriptor.displayName(of: "flood seconds") == "flood seconds")
-        #expect(Format.seconds(0.20199003) == "0.202 s" && Format.seconds(12.345) == "12.3 s" && Format.seconds(340.2) == "340 s")
-        // Never in exponent form beside Strain's own µs and ms (`6.62e-05 s` was).
-        #expect(Format.seconds(6.62e-05) == "0.0000662 s" && Format.seconds(0.000116) == "0.000116 s" && Format.seconds(1e-12) == "0 s")
+        // Never in exponent form or in seconds beside Strain's own µs and ms (`6.62e-05 s`, then `0.0000662 s`, were).
+        #expect(Format.duration(6.62e-05) == "66 µs" && Format.duration(0.20199003) == "202.0 ms")
     }
 
     /// The environment said `Swift 6.3` for a 6.3.1 toolchain: run.json records the
@@ -123,6 +125,23 @@ import Testing
         let frame = Frame(address: 0x1000, symbol: "main")
         #expect(TraceText.frameLines(frame, index: 29_096).first?.hasPrefix("#29,096  main") == true)
         #expect(TraceText.frameLines(frame, index: 999).first?.hasPrefix("#999  main") == true)
+    }
+
+    /// report.html writes a frame's number as the terminal does (`#29,096`; a list's own
+    /// marker read `29096.`, and `53160.` for frame 353,160 at 400 px), and the
+    /// Environment's limits in sizes and counts (`stack=8 MiB`; it read `stack=8388608`).
+    @Test func reportHTMLWritesFrameNumbersAndLimitsAsTheOtherViewsDo() throws {
+        var page = HTMLReport.Page()
+        HTMLReport.frameItem(Frame(address: 0x1000, symbol: "main"), index: 353_160, into: &page)
+        #expect(page.html.hasPrefix("<li><span class=\"n\">#353,160</span><span class=\"symbol\">main</span>"), "\(page.html)")
+        let run = try ReportTests.fixture()
+        let html = HTMLReport.render(run)
+        #expect(!html.contains("<li value="))
+        let numbers = html.matches(of: /<span class="n">#([0-9,]+)<\/span>/).map { String($0.1) }
+        #expect(numbers.contains { $0.count > 3 } && numbers.allSatisfy { $0.count <= 3 || $0.contains(",") }, "\(numbers.prefix(20))")
+        #expect(run.environment.rlimits["stack"] == 8 << 20)
+        #expect(TestFiles.readable(html).contains("stack=8\u{00A0}MiB"), "\(html.firstMatch(of: /rlimits[^\n]*/)?.0 ?? "")")
+        #expect(EnvironmentSection.limit(-1, of: "as") == "unlimited" && EnvironmentSection.limit(20_000, of: "nofile") == "20,000")
     }
 
     @Test func metricsCSVWritesNumbersToNineSignificantDigits() async throws {

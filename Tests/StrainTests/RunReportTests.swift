@@ -72,6 +72,16 @@ import Testing
         #expect(!markdown.contains("## Stack verdicts"))
     }
 
+    /// report.html says each stack verdict once, in its answer box, as summary.md does
+    /// (it said each again under Verdicts, without its outcome).
+    @Test func reportHTMLSaysEachStackVerdictOnce() throws {
+        let html = TestFiles.readable(HTMLReport.render(try ReportTests.fixture()))
+        #expect(html.components(separatedBy: "Deep but finite: overflows 512 KiB and completes on 8 MiB").count - 1 == 2, "one line per verdict, two verdicts")
+        let verdicts = html.range(of: "<section id=\"verdicts\">").map { String(html[$0.lowerBound...].prefix { $0 != "§" }.components(separatedBy: "</section>")[0]) } ?? ""
+        #expect(!verdicts.contains("Deep but finite"), "\(verdicts)")
+        #expect(html.contains("href=\"#verdicts\"") == !verdicts.isEmpty)
+    }
+
     /// Every item of "Why, and what to do" is headed `KEY: OUTCOME`, a stall's, a
     /// failing key's and a stack verdict's alike: the verdict's key in brackets as
     /// every key is written (it read `cyclic-graph (operation=…)`), and no `×1`

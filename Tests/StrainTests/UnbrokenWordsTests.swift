@@ -43,7 +43,11 @@ import Testing
         #expect(MarkupText.keepingHyphenatedWordsWhole("<p>≥ 5 repetitions per side, depth 631 (swift build -c release)</p>")
             == "<p><span class=\"nb\">≥ 5 repetitions</span> per side, <span class=\"nb\">depth 631</span> <span class=\"nb\">(swift build -c release)</span></p>")
         #expect(MarkupText.keepingHyphenatedWordsWhole("<li>FloodThenProbe.run(context:submit:waitForStartsSeconds:) at A.swift:12:5</li>")
-            == "<li>FloodThenProbe.run(<wbr>context:<wbr>submit:<wbr>waitForStartsSeconds:) at A.swift:12:5</li>")
+            == "<li>FloodThenProbe.<wbr>run(<wbr>context:<wbr>submit:<wbr>waitForStartsSeconds:) at A.swift:12:5</li>")
+        // And after a member's `.` (`NSKeyedUnarchiver._decodeArrayOfObjectsForKey(` ran 18 px past
+        // its card at 400 px), never inside a file's name or a library's.
+        #expect(MarkupText.keepingHyphenatedWordsWhole("<p>NSKeyedUnarchiver._decodeArrayOfObjectsForKey(_:) ExecutorJobsAndQueues.swift:112:5,Main.swift:9</p>")
+            == "<p>NSKeyedUnarchiver.<wbr>_decodeArrayOfObjectsForKey(<wbr>_:) ExecutorJobsAndQueues.swift:112:5,<wbr>Main.swift:9</p>")
         #expect(MarkupText.keepingHyphenatedWordsWhole("<li>hash_combine_range_impl&lt;swift::TargetMetadata&gt;(char*,char*)</li>")
             == "<li>hash_combine_range_impl&lt;<wbr>swift::TargetMetadata&gt;(<wbr>char*,<wbr>char*)</li>")
         // A word too long for one line stays free to wrap; a lone dash is no word.

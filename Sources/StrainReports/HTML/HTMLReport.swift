@@ -21,7 +21,7 @@ package enum HTMLReport {
         header(report, links: links, into: &page)
 
         let anchors = Dictionary(uniqueKeysWithValues: report.scenarios.enumerated().map { ($0.element, "scenario-\($0.offset + 1)") })
-        let hasVerdicts = !report.stackVerdicts.verdicts.isEmpty || !report.caps.caps.isEmpty || !report.reference.lines.isEmpty
+        let hasVerdicts = !report.verdicts.isEmpty
         page.raw("<nav><ul>")
         let isBisect = report.isBisect
         if isBisect { page.raw("<li><a href=\"#bisect\">bisect</a></li>") }
@@ -222,17 +222,18 @@ package enum HTMLReport {
     /// One frame: its inlined functions first (same number), then the function,
     /// its source location and its module. `index` nil: a frame of the cycle's period.
     static func frameItem(_ frame: Frame, index: Int?, entry: Bool = false, into page: inout Page) {
-        let value = index.map { " value=\"\($0)\"" } ?? ""
+        // The number as the terminal writes it (`#29,096`, which `<li value>` would show as `29096.`).
+        let number = index.map { "<span class=\"n\">\(e(TraceText.frameNumber($0)))</span>" } ?? ""
         // The entry is marked where its call was made: its innermost inlined function, if any.
         let mark = " <span class=\"entry-mark\">← entered the recursion</span>"
         for (position, inlined) in (frame.inlined ?? []).enumerated() {
             let marked = entry && position == 0
-            page.raw("<li\(value) class=\"inlined\(marked ? " entry" : "")\"><span class=\"symbol\">\(e(inlined.symbol ?? "?"))</span>\(location(inlined.location, file: inlined.file)) <span class=\"module\">inlined</span>\(marked ? mark : "")</li>")
+            page.raw("<li class=\"inlined\(marked ? " entry" : "")\">\(number)<span class=\"symbol\">\(e(inlined.symbol ?? "?"))</span>\(location(inlined.location, file: inlined.file)) <span class=\"module\">inlined</span>\(marked ? mark : "")</li>")
         }
         let marked = entry && (frame.inlined ?? []).isEmpty
         let name = frame.symbol ?? String(format: "0x%llx", frame.address)
         let offset = frame.moduleOffset.map { String(format: "+0x%llx", $0) } ?? ""
-        page.raw("<li\(value)\(marked ? " class=\"entry\"" : "")><span class=\"symbol\">\(e(name))</span>\(location(frame.location, file: frame.file)) <span class=\"module\">\(e(frame.moduleName ?? "?"))\(e(offset))</span>\(marked ? mark : "")</li>")
+        page.raw("<li\(marked ? " class=\"entry\"" : "")>\(number)<span class=\"symbol\">\(e(name))</span>\(location(frame.location, file: frame.file)) <span class=\"module\">\(e(frame.moduleName ?? "?"))\(e(offset))</span>\(marked ? mark : "")</li>")
     }
 
     /// ` <span class="location" title="/full/path">File.swift:12:5</span>`, or nothing.
@@ -252,7 +253,8 @@ package enum HTMLReport {
     tr.unexpected td{background:#fdecec}.charts{display:flex;flex-wrap:wrap;gap:10px}figure{margin:0;border:1px solid #e4e4e8;border-radius:6px;padding:6px;background:#fcfcfd}
     svg text{font-family:-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;font-size:11px;fill:#333}svg .chart-title{font-weight:600;font-size:12px}
     svg .muted{fill:#999}svg .overflow-mark{fill:#c1121f;font-weight:700}svg .in-bar{fill:#fff;font-size:11px}svg text.value.in-bar{fill:#fff}
-    details{margin:4px 0}summary{cursor:pointer}ol.frames{margin:4px 0 8px;padding-left:58px;overflow-x:auto}ol.frames li{white-space:nowrap}
+    details{margin:4px 0}summary{cursor:pointer}ol.frames{margin:4px 0 8px;padding-left:58px;overflow-x:auto;list-style:none}ol.frames li{white-space:nowrap}
+    ol.frames .n{display:inline-block;min-width:52px;margin-left:-58px;padding-right:6px;text-align:right;color:#777;font-variant-numeric:tabular-nums}
     ol.period{list-style:none;padding-left:18px}li.inlined{color:#555}li.entry{background:#fff6d6}.entry-mark{color:#8a5a00;font-weight:600}
     .location{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px;color:#1b4965;font-weight:600}
     .module{color:#777}.cycle>details>summary{color:#1b4965;font-weight:600}li.gap{list-style:none;color:#777}

@@ -80,7 +80,11 @@ package enum SVGChart {
             svg += "<line class=\"grid\" x1=\"\(f(x))\" x2=\"\(f(x))\" y1=\"\(f(top))\" y2=\"\(f(axisY))\" stroke=\"#eee\"/>"
         }
         let placed = axisTicks.enumerated().map { index, tick in
-            ChartAxis.TickLabel(x: labelWidth + at(tick), text: ChartAxis.tickText(format(tick)), anchor: index == 0 ? "start" : (index == axisTicks.count - 1 ? "end" : "middle"))
+            let x = labelWidth + at(tick), text = ChartAxis.tickText(format(tick))
+            // The last under its gridline where the chart has room right of it: ending there, it
+            // ran into the one before and dropped it (`600 k/s` and `96 MiB` had gridlines only).
+            let last = x + Double(text.count) * ChartAxis.tickCharacterWidth / 2 <= width ? "middle" : "end"
+            return ChartAxis.TickLabel(x: x, text: text, anchor: index == 0 ? "start" : (index == axisTicks.count - 1 ? last : "middle"))
         }
         for label in ChartAxis.fitted(placed) { svg += text(x: label.x, y: axisY + 14, label.text, anchor: label.anchor, cssClass: "tick") }
         svg += "<line class=\"axis\" x1=\"\(f(labelWidth))\" x2=\"\(f(labelWidth + plotWidth))\" y1=\"\(f(axisY))\" y2=\"\(f(axisY))\" stroke=\"#999\"/>"
@@ -115,7 +119,7 @@ package enum SVGChart {
             }
             if bar.marked {
                 // Just left of its row's label (it sat at the chart's left edge, far from a short label).
-                let shown = Double(min(bar.label.count, max(2, Int((labelWidth - 6 - 14) / characterWidth)))) * characterWidth
+                let shown = ChartAxis.textWidth(shownLabel(bar.label, room: labelWidth - 6 - 14))
                 svg += text(x: max(4, labelWidth - 6 - shown - 12), y: y + 14, "✕", cssClass: "overflow-mark")
             }
         }
@@ -234,13 +238,20 @@ package enum SVGChart {
     static let characterWidth = 6.6
 
     /// A category's label, right-aligned at `x` and cut with an ellipsis to the `room`
-    /// left of it (``characterWidth`` a character), the whole label then in its tooltip: a
+    /// left of it (``ChartAxis/textWidth(_:)``), the whole label then in its tooltip: a
     /// long one ran past the chart's left edge.
     static func label(x: Double, y: Double, _ label: String, room: Double) -> String {
-        let fits = max(2, Int(room / characterWidth))
-        guard label.count > fits else { return text(x: x, y: y, label, anchor: "end", cssClass: "label") }
-        let cut = String(label.prefix(fits - 1)) + "…"
-        return "<text class=\"label\" x=\"\(f(x))\" y=\"\(f(y))\" text-anchor=\"end\">\(HTMLText.escape(cut))<title>\(HTMLText.escape(label))</title></text>"
+        let shown = shownLabel(label, room: room)
+        guard shown != label else { return text(x: x, y: y, label, anchor: "end", cssClass: "label") }
+        return "<text class=\"label\" x=\"\(f(x))\" y=\"\(f(y))\" text-anchor=\"end\">\(HTMLText.escape(shown))<title>\(HTMLText.escape(label))</title></text>"
+    }
+
+    /// `label` whole where it fits in `room`, else its longest start that fits with a `…`.
+    static func shownLabel(_ label: String, room: Double) -> String {
+        guard ChartAxis.textWidth(label) > room else { return label }
+        var cut = label
+        while cut.count > 1, ChartAxis.textWidth(cut + "…") > room { cut.removeLast() }
+        return cut + "…"
     }
 
     private static func header(height: Double, title: String) -> String {

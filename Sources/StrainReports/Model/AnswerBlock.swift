@@ -77,7 +77,7 @@ package struct AnswerBlock: TextSection {
     package func terminalLines(_ style: TerminalStyle) -> [String] {
         guard !isEmpty else { return [] }
         return style.heading("Why, and what to do") + advice.flatMap { style.fit("  \($0.bold): \($0.text)") }
-            + stalls.flatMap { style.fit("  \($0.heading): \($0.advice)") }
+            + stalls.flatMap { style.fit("  \($0.heading): \($0.body)") }
     }
 
     package func markdown() -> String {

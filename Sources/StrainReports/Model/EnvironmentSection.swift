@@ -45,13 +45,20 @@ package struct EnvironmentSection: TextSection, PageSection {
             ("host", environment.host), ("cores", "\(environment.cores)"), ("memory", Format.bytes(Double(environment.memoryBytes))),
             ("kernel", environment.kernel), ("architecture", environment.architecture), ("Swift", environment.swiftVersion),
             ("commit", environment.gitCommit ?? "–")] + build + [("Strain", strainVersion),
-            ("rlimits", environment.rlimits.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value < 0 ? "unlimited" : String($0.value))" }.joined(separator: ", ")),
+            ("rlimits", environment.rlimits.sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.limit($0.value, of: $0.key))" }.joined(separator: ", ")),
             ("runner peak RSS", runnerPeakRSS),
         ]
         for (name, value) in rows { page.raw("<tr><th>\(e(name))</th><td>\(e(value))</td></tr>") }
         page.raw("</tbody></table>\n<h3>The suite as run</h3>\n<pre class=\"suite\">")
         if let suiteJSON { page.raw(e(suiteJSON)) }
         page.raw("</pre>\n</section>\n")
+    }
+
+    /// `unlimited`; `8 MiB` for the byte limits (`stack`, `as`; it read `stack=8388608`), a
+    /// no-break space before the unit; `20,000` for the counts.
+    static func limit(_ value: Int, of name: String) -> String {
+        guard value >= 0 else { return "unlimited" }
+        return ["stack", "as"].contains(name) ? Format.bytes(Double(value), exact: true).replacingOccurrences(of: " ", with: "\u{00A0}") : Format.count(Double(value))
     }
 
     /// junit.xml's properties: the version, the suite, the machine and the build.

@@ -143,7 +143,16 @@ package struct RunReport: Sendable {
     /// The sections report.html shows after its answer box and its scenarios, in order
     /// (a bisect's answer is shown before the scenarios instead).
     package var pageSections: [any PageSection] {
-        (isBisect ? [] : [bisect]) + [VerdictsBlock(stack: stackVerdicts, caps: caps, reference: reference), traces, processFaults, confinement, sanitizer, stalls, environment]
+        (isBisect ? [] : [bisect]) + [verdicts, traces, processFaults, confinement, sanitizer, stalls, environment]
+    }
+
+    /// report.html's Verdicts: what its answer box does not already say, as summary.md
+    /// leaves out (each stack verdict was on the page twice, under Why and Verdicts).
+    var verdicts: VerdictsBlock {
+        var stack = stackVerdicts, caps = caps
+        if !answer.isEmpty && !isBisect { (stack.verdicts, stack.overflows) = ([], []) }
+        if !answer.isEmpty { caps.caps = [] }
+        return VerdictsBlock(stack: stack, caps: caps, reference: reference)
     }
 }
 

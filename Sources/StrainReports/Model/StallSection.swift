@@ -40,7 +40,7 @@ package struct StallSection: TextSection, PageSection {
             lines.append("  \(entry.trial.key): \(entry.headline)")
             if let cycle = dump.waitCycle { lines.append("    cycle: \(cycle.description)") }
             for group in dump.groups.prefix(Self.terminalGroups) { lines.append("    \(DumpText.group(group))") }
-            if dump.groups.count > Self.terminalGroups { lines.append("    … \(counted(dump.groups.count - Self.terminalGroups, "more group")) in run.json") }
+            if dump.groups.count > Self.terminalGroups { lines.append("    … \(counted(dump.groups.count - Self.terminalGroups, "more thread group")) in run.json") }
         }
         return lines
     }
@@ -57,7 +57,7 @@ package struct StallSection: TextSection, PageSection {
             out += "- **\(Markdown.escape(entry.trial.key.description))**: \(Markdown.escape(entry.headline))\n"
             if let cycle = dump.waitCycle { out += "  - wait cycle: \(Markdown.escape(cycle.description))\n" }
             for group in dump.groups.prefix(Self.terminalGroups) { out += "  - \(Markdown.escape(DumpText.group(group)))\n" }
-            if dump.groups.count > Self.terminalGroups { out += "  - … \(counted(dump.groups.count - Self.terminalGroups, "more thread group"))\n" }
+            if dump.groups.count > Self.terminalGroups { out += "  - … \(counted(dump.groups.count - Self.terminalGroups, "more thread group")) in run.json\n" }
         }
         out += "\nEvery thread's frames are in report.html (Stalls) and run.json (each trial's `dump`).\n\n"
         return out

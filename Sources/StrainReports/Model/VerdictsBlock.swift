@@ -6,8 +6,10 @@ struct VerdictsBlock: PageSection {
     var caps: CapSection
     var reference: ReferenceSection
 
+    var isEmpty: Bool { stack.verdicts.isEmpty && caps.caps.isEmpty && reference.lines.isEmpty }
+
     func html(into page: inout HTMLReport.Page) {
-        guard !stack.verdicts.isEmpty || !caps.caps.isEmpty || !reference.lines.isEmpty else { return }
+        guard !isEmpty else { return }
         let e = HTMLText.escape
         page.raw("<section id=\"verdicts\">\n<h2>Verdicts</h2>\n<ul>")
         for verdict in stack.verdicts { page.raw("<li><b>\(e(verdict.title))</b>: \(e(verdict.explanation))</li>") }
