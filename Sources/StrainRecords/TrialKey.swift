@@ -136,10 +136,10 @@ public struct ComparisonKey: Hashable, Sendable {
         profile = key.profile
     }
 
-    /// `cyclic-graph (operation=archive, size=200) on ios`.
+    /// `cyclic-graph[operation=archive, size=200] on ios`.
     public var title: String {
         let text = parameters.map { "\($0.name)=\($0.value)" }.joined(separator: ", ")
-        return "\(scenario)\(text.isEmpty ? "" : " (\(text))") on \(profile.rawValue)"
+        return "\(scenario)\(text.isEmpty ? "" : "[\(text)]") on \(profile.rawValue)"
     }
 
     /// Equal when scenario, profile and every parameter value agree, whatever their order.

@@ -7,7 +7,7 @@ import StrainText
 package struct DeclaredMetrics: Sendable {
     /// One group's metrics.
     package struct Table: Sendable {
-        /// `decode-orders (depth=600, width=0, coding=keyed-archive) on linux`.
+        /// `decode-orders[depth=600, width=0, coding=keyed-archive] on linux`.
         package var title: String
         package var scenario: String
         /// `strategy`, then `name (unit, ↑ better)` per metric.

@@ -54,7 +54,7 @@ package struct GuardComparison: Sendable {
         package var rows: [Row]
 
         package var scenario: String { key.scenario }
-        /// `contended-collection (workers=8) on linux: guards by throughput`.
+        /// `contended-collection[workers=8] on linux: guards by throughput`.
         package var title: String { "\(key.title): \(ranking.parameter)s by \(ranking.metric)" }
         /// The column names, as every report shows them.
         package var header: [String] { GuardComparison.header(for: ranking) }

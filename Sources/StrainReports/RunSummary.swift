@@ -58,7 +58,7 @@ package struct RunSummary: Sendable {
         /// Whether any trial counted its instructions (`measure: [instructions]`).
         package var countsInstructions: Bool { rows.contains { $0.medianInstructions != nil } }
         package var profile: Profile { key.profile }
-        /// `cyclic-graph (operation=archive, size=200) on ios`.
+        /// `cyclic-graph[operation=archive, size=200] on ios`.
         package var title: String { key.title }
     }
 

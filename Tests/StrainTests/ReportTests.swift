@@ -115,8 +115,8 @@ import Testing
         // Markdown: "a b" and "a-b" stay two sections, the odd sweep values stay in
         // their headings, and no table cell holds a NaN or an infinity.
         let markdown = MarkdownReport.render(run)
-        #expect(markdown.contains("\n## a b (") && markdown.contains("\n## a-b ("), "\(markdown.prefix(600))")
-        #expect(markdown.contains("\n## stack-depth (frame=256B, limit=nan) on linux") && markdown.contains("\n## stack-depth (frame=256B, limit=inf) on linux"))
+        #expect(markdown.contains("\n## a b[") && markdown.contains("\n## a-b["), "\(markdown.prefix(600))")
+        #expect(markdown.contains("\n## stack-depth[frame=256B, limit=nan] on linux") && markdown.contains("\n## stack-depth[frame=256B, limit=inf] on linux"))
         let cells = markdown.split(separator: "\n").filter { $0.hasPrefix("|") }
         #expect(cells.count > 10)
         #expect(!cells.contains { $0.lowercased().contains("nan") || $0.lowercased().contains("inf") }, "\(cells.filter { $0.lowercased().contains("nan") || $0.lowercased().contains("inf") })")

@@ -22,7 +22,7 @@ package struct OutcomeSection: TextSection {
 
     /// One comparison group.
     package struct Table: Sendable {
-        /// `cyclic-graph (operation=archive, size=200) on ios`.
+        /// `cyclic-graph[operation=archive, size=200] on ios`.
         package var title: String
         /// The scenario the page files it under.
         package var scenario: String

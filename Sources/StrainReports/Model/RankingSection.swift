@@ -6,7 +6,7 @@ import StrainText
 package struct RankingSection: TextSection {
     /// One ranking over one group of the other parameters.
     package struct Table: Sendable {
-        /// `contended-collection (workers=8) on linux: guards by throughput`.
+        /// `contended-collection[workers=8] on linux: guards by throughput`.
         package var title: String
         /// The scenario the page files it under.
         package var scenario: String
