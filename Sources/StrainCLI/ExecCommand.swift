@@ -131,7 +131,7 @@ struct ExecCommand: ParsableCommand {
         try? OneLine.withoutWorkflowCommands(DumpText.document(dump.dump, title: title)).write(toFile: path, atomically: true, encoding: .utf8)
         var lines = ["strain: \(title): \(counted(dump.dump.threadCount, "thread")) in \(counted(dump.dump.groups.count, "group")), written to \(path)"]
         lines += dump.dump.groups.prefix(8).map { "  " + DumpText.group($0) }
-        if dump.dump.groups.count > 8 { lines.append("  … \(counted(dump.dump.groups.count - 8, "more thread group")) in run.json") }
+        if dump.dump.groups.count > 8 { lines.append("  … \(counted(dump.dump.groups.count - 8, "more thread group")) in \(path)") }
         writeStandardError(TerminalReport.safe(lines.joined(separator: "\n")))
     }
 

@@ -31,14 +31,14 @@ package enum BisectText {
         return "\(subject): \(answer)"
     }
 
-    /// `About 668 bytes of stack per unit of size (…). Predicted size that completes — …`.
+    /// `About 668 B of stack per unit of size (…). Predicted size that completes — …`.
     package static func slopeSentence(_ slope: StackSlope) -> String {
         let count = { (value: Int) in Format.count(Double(value)) }
         let fits = slope.capacities.map { capacity in
             "\(capacity.name): \(capacity.largestValue.map { "up to ~\(count($0))" } ?? "not even 1")"
         }.joined(separator: "; ")
         let points = slope.points.map { "\(slope.parameter)=\(count($0.value)) on \(ByteSize.prose($0.stackBytes, exact: true))" }.joined(separator: " and ")
-        return "About \(count(Int(slope.bytesPerUnit.rounded()))) bytes of stack per unit of \(slope.parameter) (from \(points); fixed cost \(ByteSize.prose(max(0, Int(slope.interceptBytes))))). Predicted largest \(slope.parameter) that completes — \(fits)."
+        return "About \(ByteSize.prose(Int(slope.bytesPerUnit.rounded()))) of stack per unit of \(slope.parameter) (from \(points); fixed cost \(ByteSize.prose(max(0, Int(slope.interceptBytes))))). Predicted largest \(slope.parameter) that completes — \(fits)."
     }
 
     /// `14 probes in 0.61 s`.

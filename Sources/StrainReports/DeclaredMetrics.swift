@@ -48,11 +48,11 @@ package struct DeclaredMetrics: Sendable {
         self.tables = tables
     }
 
-    /// `hit ratio (ratio, ↑ better)`, `lines (count)`, `archive bytes (bytes, ↓ better)`
-    /// for `archiveBytes` (``MetricDescriptor/displayName(of:)``); a time's column has
-    /// no unit, each of its cells has its own (`flood seconds`, `probe latency (↓ better)`).
+    /// `hit ratio (ratio, ↑ better)`, `lines (count)`; a column whose cells write their
+    /// unit does not say it again (`archive bytes (↓ better)` for `archiveBytes`, whose
+    /// cells read `137 KiB`; `probe latency`, `92 µs`) (``MetricDescriptor/displayName(of:)``).
     static func label(_ metric: MetricDescriptor) -> String {
-        let said = [metric.unit == .seconds ? nil : metric.unit.symbol,
+        let said = [[.count, .ratio].contains(metric.unit) ? metric.unit.symbol : nil,
                     metric.polarity.map { $0 == .lowerIsBetter ? "↓ better" : "↑ better" }].compactMap { $0 }
         let name = MetricDescriptor.displayName(of: metric.name)
         return said.isEmpty ? name : "\(name) (\(said.joined(separator: ", ")))"

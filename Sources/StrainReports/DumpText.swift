@@ -63,7 +63,8 @@ package enum DumpText {
         group.frames.enumerated().flatMap { TraceText.frameLines($0.element, index: $0.offset) }
     }
 
-    /// `12 stalls: last heartbeat to record, median 412 ms (threshold + 12.0 ms); dumps, median 1.2 ms for 5 threads`.
+    /// `2 caught by the heartbeat watchdog: …; their dumps took a median 1.50 ms, of 4–65 threads`:
+    /// it read `2 stalls:` over a list of 4 (two found by ptrace), and a median of 34 threads, no dump's.
     package static func watchdogSummary(_ run: RunRecord) -> String? {
         let stalled = run.trials.filter { $0.stall != nil }
         guard !stalled.isEmpty else { return nil }
@@ -71,10 +72,10 @@ package enum DumpText {
         let recorded = Statistics.median(stalled.compactMap { $0.stall?.recordedAfterSeconds })
         let dumps = stalled.compactMap(\.dump)
         let dumpTime = Statistics.median(dumps.map { Double($0.dumpNanoseconds) / 1e9 })
-        let threads = Statistics.median(dumps.map { Double($0.threadCount) })
-        var text = "\(stalled.count) stall\(stalled.count == 1 ? "" : "s"): last heartbeat to outcome recorded, median \(Format.duration(recorded))"
+        let fewest = dumps.map(\.threadCount).min() ?? 0, most = dumps.map(\.threadCount).max() ?? 0
+        var text = "\(stalled.count) caught by the heartbeat watchdog: last heartbeat to outcome recorded, median \(Format.duration(recorded))"
         if let overshoot { text += " (threshold + \(Format.duration(overshoot)))" }
-        if !dumps.isEmpty { text += "; dumps, median \(Format.duration(dumpTime)) for \(Format.count(threads)) threads" }
+        if !dumps.isEmpty { text += "; their dumps took a median \(Format.duration(dumpTime)), of \(fewest == most ? "\(most)" : "\(fewest)–\(most)") threads" }
         return text
     }
 

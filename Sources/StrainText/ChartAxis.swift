@@ -91,9 +91,9 @@ package enum ChartAxis {
             self.anchor = anchor
         }
 
-        /// Where the label's ink lies, at ``tickCharacterWidth`` a character.
+        /// Where the label's ink lies, ``textWidth(_:)`` wide.
         package var extent: ClosedRange<Double> {
-            let width = Double(text.count) * ChartAxis.tickCharacterWidth
+            let width = ChartAxis.textWidth(text)
             let start = anchor == "start" ? x : anchor == "end" ? x - width : x - width / 2
             return start...(start + width)
         }

@@ -164,13 +164,17 @@ extension MarkupText {
 
     /// Whether the byte at `dot` is a `.` between a type and its member
     /// (`NSKeyedUnarchiver.` / `_decodeArrayOfObjectsForKey(`, a piece wider than a
-    /// phone's card otherwise), not a file's extension (`main.swift:12`, `libc.so)`):
-    /// an identifier on each side, and after it not five lowercase letters or fewer
-    /// that end the word or come before a `:` or `)`.
+    /// phone's card otherwise): a capitalised identifier before it, an identifier after
+    /// it, and not a file's extension (`Main.swift:12`). Never in a library's name
+    /// (`libswift_Concurrency.so+0x71e5f`), a compiler's clone (`_dispatch_worker_thread.cold.5`)
+    /// or a package path (`java.lang.StackOverflowError`, which a reader searches for).
     private static func isMember(_ word: [UInt8], dot: Int) -> Bool {
         guard word[dot] == UInt8(ascii: "."), dot > 0, dot + 1 < word.count else { return false }
         func identifier(_ byte: UInt8) -> Bool { byte.isASCIILetterOrDigit || byte == UInt8(ascii: "_") }
         guard identifier(word[dot - 1]), identifier(word[dot + 1]), !(word[dot + 1] >= 48 && word[dot + 1] <= 57) else { return false }
+        var start = dot - 1
+        while start > 0, identifier(word[start - 1]) { start -= 1 }
+        guard word[start] >= 65 && word[start] <= 90 else { return false }
         var end = dot + 1
         while end < word.count, identifier(word[end]) { end += 1 }
         let lowercase = word[(dot + 1)..<end].allSatisfy { $0 >= 97 && $0 <= 122 }

@@ -128,14 +128,16 @@ package struct TerminalStyle: Sendable {
         if ["×", "≤", "≥", "<", "=", "+", "±", "closure", "not", "depth", "swift", "(swift"].contains(word) { return true }
         if next.wholeMatch(of: /-[a-zA-Z]/) != nil, word.wholeMatch(of: /\(?[a-z]+/) != nil { return true }
         if word.wholeMatch(of: /-[a-zA-Z]/) != nil, !next.hasPrefix("-") { return true }
-        guard word.wholeMatch(of: /\(?[-+−]?[0-9][0-9,.]*/) != nil else { return false }
+        // `3 of 3 repetitions`, `×1 of 1`, `37 of 101 units`: a count and what it is out of.
+        if word == "of", next.first?.isNumber == true { return true }
+        guard word.wholeMatch(of: /\(?[-+−×]?[0-9][0-9,.]*/) != nil else { return false }
         let unit = next.drop { $0 == "(" }.prefix { !")],;:.".contains($0) }
         return units.contains(String(unit)) || counted.contains(String(unit))
     }
 
     /// What a count names, kept beside its number on the terminal.
     static let counted: Set<String> = ["frame", "frames", "thread", "threads", "trial", "trials", "probe", "probes", "repetition", "repetitions",
-                                       "item", "items", "not"]
+                                       "item", "items", "unit", "units", "not", "of"]
 
     /// The units a number keeps on its line.
     static let units: Set<String> = ["ns", "µs", "us", "ms", "s", "min", "h", "B", "KiB", "MiB", "GiB", "TiB", "KB", "MB", "GB", "%"]

@@ -32,7 +32,7 @@ import Testing
         #expect(abs(slope.bytesPerUnit - Double(stacks[1] - stacks[0]) / 100) < 1)
         #expect(run?.trials.count == section.searches.map(\.probes.count).reduce(0, +), "every probe is a trial")
 
-        let sentence = "About \(Format.count(slope.bytesPerUnit.rounded())) bytes of stack per unit of limit (from limit=100 on \(ByteSize.prose(stacks[0], exact: true)) and limit=200 on \(ByteSize.prose(stacks[1], exact: true))"
+        let sentence = "About \(ByteSize.prose(Int(slope.bytesPerUnit.rounded()))) of stack per unit of limit (from limit=100 on \(ByteSize.prose(stacks[0], exact: true)) and limit=200 on \(ByteSize.prose(stacks[1], exact: true))"
         let headline = "stack-depth[frame=1KiB, limit=100]: needs \(ByteSize.exact(stacks[0])) of stack"
         #expect(result.stdout.contains("\nBisect\n"), "\(result.stdout)")
         #expect(result.stdout.contains(sentence), "\(result.stdout)")

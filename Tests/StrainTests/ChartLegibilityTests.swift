@@ -8,10 +8,11 @@ import Testing
 /// other, a bisect's every probe labelled with its value, and charts that shrink to a
 /// phone's width with text still readable, each on an axis that fits its own bars.
 extension ChartReadingTests {
-    /// Each `<text class="tick">` of `svg`: where its ink lies, at ``ChartAxis/tickCharacterWidth`` a character.
+    /// Each `<text class="tick">` of `svg`: where its ink lies, ``ChartAxis/textWidth(_:)``
+    /// wide (never less than a browser draws it: `aChartsWidthOfATextIsNeverLessThanABrowserDrawsIt`).
     static func tickExtents(_ svg: String) -> [(text: String, range: ClosedRange<Double>)] {
         svg.matches(of: /<text class="tick" x="([0-9.]+)" y="[0-9.]+" text-anchor="(start|middle|end)">([^<]*)<\/text>/).map { match in
-            let x = Double(match.1) ?? 0, width = Double(match.3.count) * ChartAxis.tickCharacterWidth
+            let x = Double(match.1) ?? 0, width = ChartAxis.textWidth(String(match.3))
             let start = match.2 == "start" ? x : match.2 == "end" ? x - width : x - width / 2
             return (String(match.3), start...(start + width))
         }
@@ -103,6 +104,17 @@ extension ChartReadingTests {
             #expect(!Self.overlap(ticks.map(\.range)), "\(ticks)")
             #expect(ticks.allSatisfy { $0.range.upperBound <= SVGChart.width }, "\(ticks)")
         }
+        // A log axis of powers of two, 53 px apart: its first label started at its gridline
+        // and ran into the second, which was dropped (`256 KiB, ___, 1 MiB`).
+        var stack = BarChart(title: "stack", bars: [ChartBar(label: "thread(512KiB)", value: 300 * 1024, low: nil, high: nil, limit: 512 * 1024, note: nil),
+                                                    ChartBar(label: "thread(8MiB)", value: 1_400 * 1024, low: nil, high: nil, limit: 8 * 1_048_576, note: nil)],
+                             format: .stackBytes, limitLabel: nil, scaleMaximum: nil, scaleMinimum: nil, logTitle: nil)
+        stack.binary = true
+        stack.logScale = true
+        let svg = SVGChart.svg(.bars(stack))
+        let ticks = Self.tickExtents(svg)
+        #expect(ticks.count >= 5 && ticks.count == svg.matches(of: /class="grid"/).count, "every gridline labelled: \(ticks.map(\.text))")
+        #expect(!Self.overlap(ticks.map(\.range)) && ticks.allSatisfy { $0.range.lowerBound >= 0 && $0.range.upperBound <= SVGChart.width }, "\(ticks)")
     }
 
     /// A row's label is cut only where it would not fit its column: `thread-pool(64, 512KiB)`,

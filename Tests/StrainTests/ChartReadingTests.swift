@@ -57,7 +57,7 @@ import Testing
         #expect(latency.series.count == 8, "eight colours, eight curves")
         let caption = try #require(latency.caption, "the chart says that 5 guards are not drawn")
         #expect(caption.contains("5 more guards") && caption.contains("g2"), "\(caption)")
-        #expect(HTMLReport.render(report).contains("<figcaption>\(HTMLText.escape(caption))</figcaption>"))
+        #expect(TestFiles.readable(HTMLReport.render(report)).contains("<figcaption>\(HTMLText.escape(caption))</figcaption>"))
     }
 
     @Test func theLatencyCurveStopsWhereTooFewSamplesLieBeyondAPercentile() throws {

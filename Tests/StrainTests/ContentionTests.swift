@@ -106,7 +106,9 @@ import StrainText
         #expect(rows[2].medianThroughput == 80e6, "only completed trials are measured")
         #expect(GuardComparison.cells(rows[2], rank: 3)[0] == "–", "a guard that failed a repetition is not ranked, however fast")
         #expect(Format.rate(26.4e6) == "26.4 M/s" && Format.rate(358e3) == "358 k/s")
-        #expect(Format.nanoseconds(120) == "120 ns" && Format.nanoseconds(1_400) == "1.4 µs")
+        #expect(Format.nanoseconds(120) == "120 ns" && Format.nanoseconds(1_400) == "1.40 µs")
+        // Three digits, as every other time has (`126.0 µs` and `1.1 ms` sat beside `1.10 ms`).
+        #expect(Format.nanoseconds(126_000) == "126 µs" && Format.nanoseconds(12_640) == "12.6 µs" && Format.nanoseconds(1_100_000) == "1.10 ms")
     }
 }
 

@@ -78,7 +78,9 @@ import Testing
             #expect(row[column].wholeMatch(of: /\d+\.\d ms/) != nil, "\(row)")
         }
         #expect(!tables.contains { $0.header.contains { $0.hasSuffix("(s)") } }, "\(tables.map(\.header))")
-        #expect(tables.contains { $0.header.contains("archive bytes (bytes, ↓ better)") }, "\(tables.map(\.header))")
+        // A column whose cells write their unit does not say it again (`archive bytes (bytes, ↓ better)` over `137 KiB`).
+        #expect(tables.contains { $0.header.contains("archive bytes (↓ better)") }, "\(tables.map(\.header))")
+        #expect(tables.contains { $0.header.contains("items started before the probe (count)") }, "\(tables.map(\.header))")
         #expect(!tables.contains { $0.header.contains { $0.hasPrefix("archiveBytes") } })
         #expect(run.trials.contains { $0.metrics.custom["archiveBytes"] != nil }, "the record keeps the declared key")
         #expect(MetricDescriptor.displayName(of: "archiveBytes") == "archive bytes")
@@ -142,6 +144,19 @@ import Testing
         #expect(run.environment.rlimits["stack"] == 8 << 20)
         #expect(TestFiles.readable(html).contains("stack=8\u{00A0}MiB"), "\(html.firstMatch(of: /rlimits[^\n]*/)?.0 ?? "")")
         #expect(EnvironmentSection.limit(-1, of: "as") == "unlimited" && EnvironmentSection.limit(20_000, of: "nofile") == "20,000")
+    }
+
+    /// The Stalls intro counts only the stalls the heartbeat watchdog caught (`2 stalls:`
+    /// headed a list of 4, two found by ptrace), and gives the dumps' threads as a range
+    /// (their median, `34 threads`, was no dump's).
+    @Test func theStallsIntroSaysWhatItCountsAndNoThreadCountNoDumpHad() throws {
+        let run = try ReportTests.fixture()
+        let summary = try #require(DumpText.watchdogSummary(run))
+        let caught = run.trials.filter { $0.stall != nil }
+        #expect(summary.hasPrefix("\(caught.count) caught by the heartbeat watchdog: "), "\(summary)")
+        let threads = caught.compactMap(\.dump?.threadCount)
+        let range = threads.min() == threads.max() ? "\(threads.max() ?? 0)" : "\(threads.min() ?? 0)–\(threads.max() ?? 0)"
+        #expect(threads.isEmpty || summary.hasSuffix(", of \(range) threads"), "\(summary)")
     }
 
     @Test func metricsCSVWritesNumbersToNineSignificantDigits() async throws {

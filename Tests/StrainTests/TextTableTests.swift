@@ -165,7 +165,7 @@ extension TextTableTests {
     /// A number stays with its unit, and `+` with its number (a re-trial saw `(threshold +` /
     /// `7.26 ms)` and `dumped in 5.65` / `ms (ptrace)`).
     @Test func aNumberKeepsItsUnitAndAnOperatorItsNumber() {
-        let stalls = "  4 stalls: last heartbeat to outcome recorded, median 407.3 ms (threshold + 7.26 ms); dumps, median 489 µs for 4 threads"
+        let stalls = "  4 caught by the heartbeat watchdog: last heartbeat to outcome recorded, median 407.3 ms (threshold + 7.26 ms); their dumps took a median 489 µs, of 4 threads"
         let dumped = "  crash[kind=lock-order] gcd-global linux: deadlocked; 6 threads dumped in 5.65 ms (ptrace)"
         for width in 60...90 {
             let style = TerminalStyle(color: false, width: width)
@@ -177,6 +177,19 @@ extension TextTableTests {
                         "width \(width): no line starts with a lone unit: \(fitted)")
             }
         }
+    }
+
+    /// A count stays with what it is out of (a phone showed `(3 of` / `3 repetitions)`,
+    /// `timedOut ×1 of` / `1` and `37` / `of 101 units`), on the terminal and in HTML.
+    @Test func aCountKeepsWhatItIsOutOf() {
+        for line in ["  completes up to 620 (3 of 3 repetitions) on thread(512KiB)", "  noop main linux: timedOut ×1 of 1; expects completed", "  then 37 of 101 units ran before the probe"] {
+            for width in 30...60 {
+                let fitted = TerminalStyle(color: false, width: width).fit(line)
+                #expect(!fitted.contains { $0.hasSuffix(" of") || $0.hasSuffix("(3") || $0.hasSuffix("×1") || $0.hasSuffix(" 37") }, "width \(width): \(fitted)")
+            }
+        }
+        #expect(MarkupText.keepingHyphenatedWordsWhole("<p>up to 620 (3 of 3 repetitions), timedOut ×1 of 1, 37 of 101 units</p>")
+            == "<p>up to 620 <span class=\"nb\">(3 of 3 repetitions),</span> timedOut <span class=\"nb\">×1 of 1,</span> <span class=\"nb\">37 of 101 units</span></p>")
     }
 
     @Test func aStackCellFoldsIntoTwoLinesNotThreeWithALoneSlash() {

@@ -48,6 +48,10 @@ import Testing
         // its card at 400 px), never inside a file's name or a library's.
         #expect(MarkupText.keepingHyphenatedWordsWhole("<p>NSKeyedUnarchiver._decodeArrayOfObjectsForKey(_:) ExecutorJobsAndQueues.swift:112:5,Main.swift:9</p>")
             == "<p>NSKeyedUnarchiver.<wbr>_decodeArrayOfObjectsForKey(<wbr>_:) ExecutorJobsAndQueues.swift:112:5,<wbr>Main.swift:9</p>")
+        // Not a library's dot, a compiler clone's or a package path's (a reader searches for `java.lang.StackOverflowError`).
+        for word in ["libswift_Concurrency.so+0x71e5f", "_dispatch_worker_thread.cold.5:", "java.lang.StackOverflowError"] {
+            #expect(MarkupText.keepingHyphenatedWordsWhole("<p>\(word)</p>") == "<p>\(word)</p>")
+        }
         #expect(MarkupText.keepingHyphenatedWordsWhole("<li>hash_combine_range_impl&lt;swift::TargetMetadata&gt;(char*,char*)</li>")
             == "<li>hash_combine_range_impl&lt;<wbr>swift::TargetMetadata&gt;(<wbr>char*,<wbr>char*)</li>")
         // A word too long for one line stays free to wrap; a lone dash is no word.

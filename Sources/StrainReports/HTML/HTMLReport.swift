@@ -80,7 +80,7 @@ package enum HTMLReport {
             for failed in report.failed.entries {
                 var outcome = "<b>\(e(failed.key.outcomes))</b> of \(failed.key.total)"
                 if let anchor = links.evidence(of: failed.key.first) { outcome = "<a href=\"#\(anchor)\">\(outcome)</a>" }
-                page.raw("<li>\(e(failed.key.key.description)): \(outcome), expected \(e(failed.expected))")
+                page.raw("<li>\(e(failed.key.key.description)): \(outcome); expects \(e(failed.expected))")
                 if let reason = failed.reason { page.raw(" — <span class=\"reason\">\(e(reason))</span>") }
                 if let message = failed.message { page.raw(" — \(e(message))") }
                 if let point = failed.point {
@@ -253,8 +253,8 @@ package enum HTMLReport {
     tr.unexpected td{background:#fdecec}.charts{display:flex;flex-wrap:wrap;gap:10px}figure{margin:0;border:1px solid #e4e4e8;border-radius:6px;padding:6px;background:#fcfcfd}
     svg text{font-family:-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;font-size:11px;fill:#333}svg .chart-title{font-weight:600;font-size:12px}
     svg .muted{fill:#999}svg .overflow-mark{fill:#c1121f;font-weight:700}svg .in-bar{fill:#fff;font-size:11px}svg text.value.in-bar{fill:#fff}
-    details{margin:4px 0}summary{cursor:pointer}ol.frames{margin:4px 0 8px;padding-left:58px;overflow-x:auto;list-style:none}ol.frames li{white-space:nowrap}
-    ol.frames .n{display:inline-block;min-width:52px;margin-left:-58px;padding-right:6px;text-align:right;color:#777;font-variant-numeric:tabular-nums}
+    details{margin:4px 0}summary{cursor:pointer}ol.frames{margin:4px 0 8px;padding-left:66px;overflow-x:auto;list-style:none}ol.frames li{white-space:nowrap}
+    ol.frames .n{display:inline-block;min-width:60px;margin-left:-66px;padding-right:6px;text-align:right;color:#777;font-variant-numeric:tabular-nums}
     ol.period{list-style:none;padding-left:18px}li.inlined{color:#555}li.entry{background:#fff6d6}.entry-mark{color:#8a5a00;font-weight:600}
     .location{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px;color:#1b4965;font-weight:600}
     .module{color:#777}.cycle>details>summary{color:#1b4965;font-weight:600}li.gap{list-style:none;color:#777}

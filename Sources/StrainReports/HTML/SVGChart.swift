@@ -79,12 +79,11 @@ package enum SVGChart {
             let x = labelWidth + at(tick)
             svg += "<line class=\"grid\" x1=\"\(f(x))\" x2=\"\(f(x))\" y1=\"\(f(top))\" y2=\"\(f(axisY))\" stroke=\"#eee\"/>"
         }
-        let placed = axisTicks.enumerated().map { index, tick in
-            let x = labelWidth + at(tick), text = ChartAxis.tickText(format(tick))
-            // The last under its gridline where the chart has room right of it: ending there, it
-            // ran into the one before and dropped it (`600 k/s` and `96 MiB` had gridlines only).
-            let last = x + Double(text.count) * ChartAxis.tickCharacterWidth / 2 <= width ? "middle" : "end"
-            return ChartAxis.TickLabel(x: x, text: text, anchor: index == 0 ? "start" : (index == axisTicks.count - 1 ? last : "middle"))
+        let placed = axisTicks.map { tick in
+            let x = labelWidth + at(tick), text = ChartAxis.tickText(format(tick)), half = ChartAxis.textWidth(text) / 2
+            // Each under its gridline where the chart has room, the ends too: starting or ending
+            // there, an end ran into its neighbour and dropped it (`600 k/s`, `96 MiB`, `512 KiB`).
+            return ChartAxis.TickLabel(x: x, text: text, anchor: x - half < 0 ? "start" : x + half > width ? "end" : "middle")
         }
         for label in ChartAxis.fitted(placed) { svg += text(x: label.x, y: axisY + 14, label.text, anchor: label.anchor, cssClass: "tick") }
         svg += "<line class=\"axis\" x1=\"\(f(labelWidth))\" x2=\"\(f(labelWidth + plotWidth))\" y1=\"\(f(axisY))\" y2=\"\(f(axisY))\" stroke=\"#999\"/>"

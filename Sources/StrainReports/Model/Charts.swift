@@ -200,7 +200,7 @@ extension OutcomeSection {
                 return ChartBar(label: row.strategy.description, value: row.stackHighWaterBytes.map(Double.init), limit: row.stackSizeBytes.map(Double.init),
                                 marked: overflowed, note: overflowed ? "overflowed" : nil)
             }
-            charts.append(.bars(BarChart(title: "stack used against the stack the thread had (dashed); red ✕: overflowed", bars: bars, format: .stackBytes,
+            charts.append(.bars(BarChart(title: "stack used against the thread's stack (dashed); red ✕: overflowed", bars: bars, format: .stackBytes,
                                          limitLabel: "stack size", binary: true,
                                          logTitle: "stack used against the thread's stack (dashed), log scale; red ✕: overflowed").choosingAxis()))
         }

@@ -16,7 +16,7 @@ package struct StallSection: TextSection, PageSection {
         package var headline: String
     }
 
-    /// `12 stalls: last heartbeat to outcome recorded, median 412 ms …`.
+    /// `12 caught by the heartbeat watchdog: last heartbeat to outcome recorded, median 412 ms …`.
     package var summary: String?
     /// The stalls, in run order.
     package var entries: [Entry]
@@ -38,7 +38,7 @@ package struct StallSection: TextSection, PageSection {
         for entry in entries {
             let dump = entry.dump
             lines.append("  \(entry.trial.key): \(entry.headline)")
-            if let cycle = dump.waitCycle { lines.append("    cycle: \(cycle.description)") }
+            if let cycle = dump.waitCycle { lines.append("    wait cycle: \(cycle.description)") }
             for group in dump.groups.prefix(Self.terminalGroups) { lines.append("    \(DumpText.group(group))") }
             if dump.groups.count > Self.terminalGroups { lines.append("    … \(counted(dump.groups.count - Self.terminalGroups, "more thread group")) in run.json") }
         }
