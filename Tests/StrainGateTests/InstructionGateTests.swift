@@ -53,7 +53,7 @@ struct InstructionGateTests {
         #expect(instructions.grewAt?.first == "\(spin) +20.8 M instr a trial, +2.0 %", "\(instructions.grewAt ?? [])")
         // The numbers stay numbers: the unit is how they are written, not what is stored.
         #expect(instructions.baselineMedian == 1_040_028_648 && instructions.candidateMedian == 1_060_828_648)
-        for (name, output) in [("text", report.renderText()), ("Markdown", report.renderMarkdown()), ("HTML", report.renderHTML())] {
+        for (name, output) in [("text", report.renderText()), ("Markdown", report.renderMarkdown()), ("HTML", GateReportReadingTests.readable(report.renderHTML()))] {
             #expect(output.contains("+20.8 M instr a trial"), "\(name): \(output)")
             #expect(output.contains("20.0 k instr"), "\(name) writes the floor with its unit: \(output)")
         }
