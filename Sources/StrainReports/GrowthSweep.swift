@@ -41,8 +41,8 @@ package struct GrowthSweep: Sendable {
     /// The baseline subtracted from peak RSS before fitting, when the run had one.
     package var memoryBaselineBytes: Double?
 
-    /// `cyclic-graph: growth with size (operation=archive, shape=league)`.
-    package var title: String { "\(scenario): growth with \(parameter)\(fixed.isEmpty ? "" : " (\(fixed))")" }
+    /// `cyclic-graph[operation=archive, shape=league]: growth with size`, the fixed parameters as a key writes them.
+    package var title: String { "\(scenario)\(fixed.isEmpty ? "" : "[\(fixed)]"): growth with \(parameter)" }
 
     /// One sentence per line fitted: `thread(64MiB) linux: time ∝ size^1.7, R² 0.99`.
     package var fitLines: [String] {

@@ -102,28 +102,28 @@ package enum ChartAxis {
     /// A generous width of one character of the 11-unit tick font (digits are about 6.1).
     package static let tickCharacterWidth = 6.6
 
-    /// About how wide `text` is in the charts' 11 px sans-serif: Arial's widths, 5 % more
-    /// (`thread-pool(64, 512KiB)` is about 117 px, where 6.6 px a character made it 152
-    /// and cut it to `thread-pool(64, 512K…` in a 144 px column). Narrow letters and
+    /// About how wide `text` is in the charts' 11 px sans-serif, from Arial's widths, a
+    /// little wider (`thread-pool(64, 512KiB)` is about 117 px, where 6.6 px a character
+    /// made it 152 and cut it to `thread-pool(64, 512K…` in a 144 px column). Narrow letters and
     /// punctuation 3.7 px, digits and most lowercase 6.1, capitals 7.9, `m`, `w`, `M`,
     /// `W`, `%` and `@` 9.9, any other character (`…` is a whole em) 11.
     package static func textWidth(_ text: String) -> Double {
         let narrow = Set(" ilj.,:;'!|()[]-/tfrI"), wide = Set("mwMW%@")
-        return 1.05 * text.reduce(0) { sum, character in
+        return text.reduce(0) { sum, character in
             sum + (narrow.contains(character) ? 3.7 : wide.contains(character) ? 9.9
                    : character.isASCII && character.isUppercase ? 7.9 : character.isASCII ? 6.1 : 11)
         }
     }
 
     /// The labels that can be read: the two ends first, then each other from the left
-    /// unless it would come within 4 px of one kept (on a log axis whose last two ticks
+    /// unless it would come within 2 px of one kept (on a log axis whose last two ticks
     /// are 32 MiB and 128 MiB apart by 64 px, their labels printed over each other).
     package static func fitted(_ labels: [TickLabel]) -> [TickLabel] {
         guard labels.count > 2 else { return labels }
         var kept = [labels[0], labels[labels.count - 1]]
         for label in labels.dropFirst().dropLast() {
             let range = label.extent
-            if kept.allSatisfy({ $0.extent.upperBound + 4 <= range.lowerBound || range.upperBound + 4 <= $0.extent.lowerBound }) { kept.append(label) }
+            if kept.allSatisfy({ $0.extent.upperBound + 2 <= range.lowerBound || range.upperBound + 2 <= $0.extent.lowerBound }) { kept.append(label) }
         }
         return kept.sorted { $0.x < $1.x }
     }

@@ -333,7 +333,7 @@ struct GateReviewFindingTests {
         let report = try Self.gate(old, [])
         let markdown = report.renderMarkdown(limit: GateReport.commentLimit)
         #expect(markdown.utf8.count <= GateReport.commentLimit)
-        #expect(markdown.hasSuffix("BH q = 0.05.\n"), "the tail survives the cut")
+        #expect(markdown.hasSuffix("Benjamini-Hochberg q = 0.05.\n"), "the tail survives the cut (named as gate.html names it)")
     }
 }
 

@@ -106,15 +106,18 @@ extension ChartReadingTests {
         }
         // A log axis of powers of two, 53 px apart: its first label started at its gridline
         // and ran into the second, which was dropped (`256 KiB, ___, 1 MiB`).
-        var stack = BarChart(title: "stack", bars: [ChartBar(label: "thread(512KiB)", value: 300 * 1024, low: nil, high: nil, limit: 512 * 1024, note: nil),
-                                                    ChartBar(label: "thread(8MiB)", value: 1_400 * 1024, low: nil, high: nil, limit: 8 * 1_048_576, note: nil)],
-                             format: .stackBytes, limitLabel: nil, scaleMaximum: nil, scaleMinimum: nil, logTitle: nil)
-        stack.binary = true
-        stack.logScale = true
-        let svg = SVGChart.svg(.bars(stack))
-        let ticks = Self.tickExtents(svg)
-        #expect(ticks.count >= 5 && ticks.count == svg.matches(of: /class="grid"/).count, "every gridline labelled: \(ticks.map(\.text))")
-        #expect(!Self.overlap(ticks.map(\.range)) && ticks.allSatisfy { $0.range.lowerBound >= 0 && $0.range.upperBound <= SVGChart.width }, "\(ticks)")
+        // And a bisect's, seven powers 44 px apart (`16 KiB, 32 KiB, 64 KiB, ___, 256 KiB, ___, 1 MiB`).
+        for (low, high) in [(300.0 * 1024, 1_400.0 * 1024), (20.0 * 1024, 900.0 * 1024)] {
+            var stack = BarChart(title: "stack", bars: [ChartBar(label: "thread(512KiB)", value: low, low: nil, high: nil, limit: 512 * 1024, note: nil),
+                                                        ChartBar(label: "thread(8MiB)", value: high, low: nil, high: nil, limit: high > 1_048_576 ? 8 * 1_048_576 : nil, note: nil)],
+                                 format: .stackBytes, limitLabel: nil, scaleMaximum: nil, scaleMinimum: nil, logTitle: nil)
+            stack.binary = true
+            stack.logScale = true
+            let svg = SVGChart.svg(.bars(stack))
+            let ticks = Self.tickExtents(svg)
+            #expect(ticks.count >= 5 && ticks.count == svg.matches(of: /class="grid"/).count, "every gridline labelled: \(ticks.map(\.text))")
+            #expect(!Self.overlap(ticks.map(\.range)) && ticks.allSatisfy { $0.range.lowerBound >= 0 && $0.range.upperBound <= SVGChart.width }, "\(ticks)")
+        }
     }
 
     /// A row's label is cut only where it would not fit its column: `thread-pool(64, 512KiB)`,

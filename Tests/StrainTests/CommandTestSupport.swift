@@ -140,9 +140,10 @@ enum CommandRun {
 /// Files a test writes and reads.
 enum TestFiles {
     /// A page's text as a reader sees it: without the spans that keep hyphenated words
-    /// whole and the `<wbr>` after a path's slashes, so a test can look for a key.
+    /// whole and the `<wbr>` after a path's slashes, and a no-break space as a space, so a
+    /// test can look for a key.
     static func readable(_ html: String) -> String {
-        html.replacing(/<span class="nb">([^<]*)<\/span>/) { String($0.1) }.replacingOccurrences(of: "<wbr>", with: "")
+        html.replacing(/<span class="nb">([^<]*)<\/span>/) { String($0.1) }.replacingOccurrences(of: "<wbr>", with: "").replacingOccurrences(of: "&nbsp;", with: " ")
     }
 
     static func write(_ text: String, to path: String) throws {

@@ -38,7 +38,7 @@ extension GateReport {
             rest += lines.joined()
             rest += "\n</details>\n"
         }
-        var tail = "\n\(Self.escape(tally)) A timing row can fail only with ≥ \(requiredRepetitions) repetitions per side; BH q = \(q).\n"
+        var tail = "\n\(Self.escape(tally)) A timing row can fail only with ≥ \(requiredRepetitions) repetitions per side; Benjamini-Hochberg q = \(q).\n"
         if let runReports, !runReports.isEmpty {
             tail += "Each side's run as a report, beside this file: \(runReports.map { "`\($0)`" }.joined(separator: ", ")).\n"
         }

@@ -78,7 +78,7 @@ package enum HTMLReport {
         if unexpected > 0 {
             page.raw("<h2>What failed</h2>\n<ul class=\"unexpected\">")
             for failed in report.failed.entries {
-                var outcome = "<b>\(e(failed.key.outcomes))</b> of \(failed.key.total)"
+                var outcome = "<b>\(e(failed.key.outcomes))</b>&nbsp;of&nbsp;\(failed.key.total)"
                 if let anchor = links.evidence(of: failed.key.first) { outcome = "<a href=\"#\(anchor)\">\(outcome)</a>" }
                 page.raw("<li>\(e(failed.key.key.description)): \(outcome); expects \(e(failed.expected))")
                 if let reason = failed.reason { page.raw(" — <span class=\"reason\">\(e(reason))</span>") }
