@@ -70,15 +70,13 @@ package struct StackVerdict: Sendable {
                 kind = .unbounded
                 let growth = framesByStack.map { "\(Format.count(Double($0.frames))) frames on \(ByteSize.prose($0.stack))" }.joined(separator: ", ")
                 explanation = "Unbounded recursion: overflows every stack tried (\(sizes)) in the same cycle, and the stack fills deeper the more there is (\(growth)). A larger stack will not fix this; the recursion has no end."
-            } else if configuration.scenario == TrialKey.execScenario {
-                // A program under `strain exec` has no strategies: its stacks are its own to raise, and
-                // every view says what `strain exec` said (the reports left out the iterative fix).
-                kind = .undetermined
-                explanation = OutcomeAdvice.text(for: overflows[0])
             } else {
                 kind = .undetermined
-                explanation = "Overflows \(sizes)\(completed.isEmpty ? "" : ", completes on \(completed.map { ByteSize.prose($0) }.joined(separator: ", "))"). "
-                    + "Run it on a larger stack too (e.g. thread(8MiB), thread(64MiB)) to tell deep recursion from unbounded."
+                // A program under `strain exec` has no strategies: its stacks are its own to raise, and
+                // every view says what `strain exec` said (the reports left out the iterative fix).
+                let completes = completed.isEmpty ? "" : ", completes on \(completed.map { ByteSize.prose($0) }.joined(separator: ", "))"
+                explanation = configuration.scenario == TrialKey.execScenario ? OutcomeAdvice.text(for: overflows[0])
+                    : "Overflows \(sizes)\(completes). Run it on a larger stack too (e.g. thread(8MiB), thread(64MiB)) to tell deep recursion from unbounded."
             }
             return StackVerdict(key: trials[0].key, kind: kind, overflowedStacks: overflowed,
                                 completedStacks: completed, framesByStack: framesByStack, explanation: explanation)

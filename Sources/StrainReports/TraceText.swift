@@ -103,7 +103,7 @@ package enum TraceText {
     /// `⟳ a cycle of 5 frames × 786 (frames #14–#3,945)`.
     package static func cycleMarker(_ cycle: RecursionCycle, from: Int, count: Int) -> String {
         let noun = cycle.frames.count == 1 ? "1 frame" : "\(cycle.frames.count) frames"
-        let span = count > 0 ? " (frames #\(Format.count(Double(from)))–#\(Format.count(Double(from + count - 1))))" : ""
+        let span = count > 0 ? " (frames \(frameNumber(from))–\(frameNumber(from + count - 1)))" : ""
         return "⟳ a cycle of \(noun) × \(Format.count(Double(cycle.repetitions)))\(span)"
     }
 

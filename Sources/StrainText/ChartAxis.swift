@@ -104,9 +104,9 @@ package enum ChartAxis {
 
     /// About how wide `text` is in the charts' 11 px sans-serif, from Arial's widths, a
     /// little wider (`thread-pool(64, 512KiB)` is about 117 px, where 6.6 px a character
-    /// made it 152 and cut it to `thread-pool(64, 512K…` in a 144 px column). Narrow letters and
-    /// punctuation 3.7 px, digits and most lowercase 6.1, capitals 7.9, `m`, `w`, `M`,
-    /// `W`, `%` and `@` 9.9, any other character (`…` is a whole em) 11.
+    /// made it 152 and cut it to `thread-pool(64, 512K…` in a 144 px column): narrow
+    /// letters and punctuation 3.7 px, digits and most lowercase 6.1, capitals 7.9, `m`,
+    /// `w`, `M`, `W`, `%` and `@` 9.9, any other character (`…` is a whole em) 11.
     package static func textWidth(_ text: String) -> Double {
         let narrow = Set(" ilj.,:;'!|()[]-/tfrI"), wide = Set("mwMW%@")
         return text.reduce(0) { sum, character in

@@ -49,7 +49,7 @@ package struct TraceSection: TextSection, PageSection {
                     lines.append("    entered the recursion at: \(TraceText.frameNumber(entry.index))  \(entry.frame.displayName)")
                     // When the entry is still the runtime's, the first frame with a source location after it is the caller's code.
                     if entry.frame.location == nil, let user = layout.firstLocated(after: entry.index) {
-                        lines.append("    called from: #\(Format.count(Double(user.index)))  \(user.frame.displayName)")
+                        lines.append("    called from: \(TraceText.frameNumber(user.index))  \(user.frame.displayName)")
                     }
                 }
             } else if let first = trace.firstFrames.first {
