@@ -49,11 +49,14 @@ struct ExplainCommand: ParsableCommand {
                 lines += style.fit("  \(metric.name)\(pad)  \(metric.unit.rawValue), \(direction), \(metric.noise.rawValue): \(metric.summary)",
                                    hanging: width + 4)
             }
-            // The tables write a camelCase name in words; a threshold and run.json keep it as declared.
-            let spaced = scenario.metricDescriptors.filter { MetricDescriptor.displayName(of: $0.name) != $0.name }
-            if let first = spaced.first {
-                lines += [""] + style.fit("Reports write \(spaced.count == 1 ? "this name" : "these names") in words (\(first.name) as \"\(MetricDescriptor.displayName(of: first.name))\"); "
-                                          + "run.json, metrics.csv and the thresholds under a suite's gate key use \(spaced.count == 1 ? "it" : "them") as above.", hanging: 2)
+            // The tables write a camelCase name in words and a time's name without its unit;
+            // a threshold and run.json keep it as declared.
+            let shown = scenario.metricDescriptors.filter { MetricDescriptor.displayName(of: $0.name) != $0.name }
+            if let first = shown.first {
+                let shownAs = MetricDescriptor.displayName(of: first.name)
+                let how = shownAs.hasSuffix("time") && !first.name.hasSuffix("time") ? "as a time, its cells giving the unit" : "in words"
+                lines += [""] + style.fit("Reports write \(shown.count == 1 ? "this name" : "these names") \(how) (\(first.name) as \"\(shownAs)\"); "
+                                          + "run.json, metrics.csv and the thresholds under a suite's gate key use \(shown.count == 1 ? "it" : "them") as above.", hanging: 2)
             }
         }
         if !scenario.typicalOutcomes.isEmpty {

@@ -78,9 +78,12 @@ private func breakable(_ text: String, _ columns: Int = 80) -> [String] {
 @Suite(.timeLimit(.minutes(10))) struct ExplainWidthTests {
     /// The tables write `archiveBytes` as "archive bytes": `explain`, where a user learns the
     /// names to write in a suite, says which is which; a scenario without such a name says nothing.
-    @Test func explainSaysHowTheReportsWriteACamelCaseMetric() async throws {
+    @Test func explainSaysHowTheReportsWriteACamelCaseMetricAndATimesName() async throws {
         let graph = try await StrainBinary.run(["explain", "cyclic-graph"], environment: ["COLUMNS": "1000"])
         #expect(graph.stdout.contains("Reports write this name in words (archiveBytes as \"archive bytes\"); run.json, metrics.csv and the thresholds under a suite's gate key use it as above."), "\(graph.stdout)")
+        // `flood seconds` over `202.0 ms` said a unit its cells did not use.
+        let flood = try await StrainBinary.run(["explain", "thread-explosion"], environment: ["COLUMNS": "1000"])
+        #expect(flood.stdout.contains("Reports write this name as a time, its cells giving the unit (flood seconds as \"flood time\"); run.json, metrics.csv and the thresholds under a suite's gate key use it as above."), "\(flood.stdout)")
         let json = try await StrainBinary.run(["explain", "nested-json"], environment: ["COLUMNS": "1000"])
         #expect(json.status == 0 && !json.stdout.contains("Reports write"), "\(json.stdout)")
     }
