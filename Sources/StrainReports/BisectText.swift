@@ -149,12 +149,11 @@ package struct BisectReportSection: TextSection, PageSection {
         guard let low = values.first, let high = values.last else { return "" }
         let label: (Int) -> String = { search.question == .stack ? ByteSize.exact($0) : Format.count(Double($0)) }
         let f = { (value: Double) in String(format: "%.1f", value) }
-        // About 6.6 units a character of the 11-unit labels. A slot a label wide, or a
-        // fraction of one when the labels take turns on two to four rows, as few rows as
-        // keep the strip within the charts' 440 units: wider, it shrank on a phone until
-        // its text could not be read.
-        let character = ChartAxis.tickCharacterWidth
-        let widest: Double = Double(values.map { label($0).count }.max() ?? 1) * character
+        // A slot as wide as the widest label (``ChartAxis/textWidth(_:)``), or a fraction
+        // of one when the labels take turns on two to four rows, as few rows as keep the
+        // strip within the charts' 440 units: wider, it shrank on a phone until its text
+        // could not be read.
+        let widest: Double = values.map { ChartAxis.textWidth(label($0)) }.max() ?? 6
         let margin: Double = widest / 2 + 6
         let room: Double = SVGChart.width - 2 * margin
         let gaps = Double(values.count - 1)

@@ -99,9 +99,6 @@ package enum ChartAxis {
         }
     }
 
-    /// A generous width of one character of the 11-unit tick font (digits are about 6.1).
-    package static let tickCharacterWidth = 6.6
-
     /// About how wide `text` is in the charts' 11 px sans-serif, from Arial's widths, a
     /// little wider (`thread-pool(64, 512KiB)` is about 117 px, where 6.6 px a character
     /// made it 152 and cut it to `thread-pool(64, 512K…` in a 144 px column): narrow

@@ -271,8 +271,9 @@ extension BisectReportLayoutTests {
             .map { (x: Double($0.1) ?? 0, y: String($0.2), text: String($0.3)) }
         #expect(labels.map(\.text) == values.map { ByteSize.exact($0) }, "each value once, in order: \(labels.map(\.text))")
         for row in Set(labels.map(\.y)) {
-            let half = ChartAxis.tickCharacterWidth / 2
-            let extents = labels.filter { $0.y == row }.map { label in (label.x - Double(label.text.count) * half)...(label.x + Double(label.text.count) * half) }
+            let extents = labels.filter { $0.y == row }.map { label in
+                (label.x - ChartAxis.textWidth(label.text) / 2)...(label.x + ChartAxis.textWidth(label.text) / 2)
+            }
             #expect(!ChartReadingTests.overlap(extents), "labels on the row at y=\(row): \(labels.filter { $0.y == row })")
         }
         let dots = svg.matches(of: /<circle class="probe-(?:ok|failed)" cx="([0-9.]+)" cy="12"/).compactMap { Double($0.1) }

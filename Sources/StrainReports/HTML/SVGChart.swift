@@ -100,7 +100,7 @@ package enum SVGChart {
                     svg += "<line class=\"whisker\" x1=\"\(f(labelWidth + at(low)))\" x2=\"\(f(labelWidth + at(high)))\" y1=\"\(f(mid))\" y2=\"\(f(mid))\" stroke=\"#222\"/>"
                 }
                 let label = format(value) + (bar.note.map { " " + $0 } ?? "")
-                let labelWidthEstimate = Double(label.count) * characterWidth
+                let labelWidthEstimate = ChartAxis.textWidth(label)
                 var end = max(length, at(bar.high ?? 0))
                 // Past the limit line rather than across it.
                 if let limitX, labelWidth + end + 6 + labelWidthEstimate > limitX - 2, labelWidth + end < limitX + 4 { end = limitX - labelWidth + 2 }
@@ -141,7 +141,7 @@ package enum SVGChart {
                 let kind = part.name.split(separator: "(").first.map(String.init) ?? part.name
                 svg += "<rect class=\"outcome\" x=\"\(f(x))\" y=\"\(f(y + 3))\" width=\"\(f(length))\" height=\"\(f(rowHeight - 8))\" fill=\"\(outcomeColors[kind] ?? "#888")\"><title>\(part.count) \(HTMLText.escape(part.name))</title></rect>"
                 let label = "\(part.count) \(part.name)"
-                if length > Double(label.count) * characterWidth + 8 { svg += text(x: x + 4, y: y + 14, label, cssClass: "in-bar") }
+                if length > ChartAxis.textWidth(label) + 8 { svg += text(x: x + 4, y: y + 14, label, cssClass: "in-bar") }
                 x += length
             }
         }
@@ -232,9 +232,6 @@ package enum SVGChart {
     package static func legend(_ name: String) -> String {
         name.count <= 24 ? name : String(name.prefix(23)) + "…"
     }
-
-    /// A generous width of one character of the charts' 11-unit text.
-    static let characterWidth = 6.6
 
     /// A category's label, right-aligned at `x` and cut with an ellipsis to the `room`
     /// left of it (``ChartAxis/textWidth(_:)``), the whole label then in its tooltip: a
