@@ -68,13 +68,9 @@ extension Format {
         perSecond.map(MetricDescriptor.Unit.rate) ?? "–"
     }
 
-    /// `120 ns`, `1.40 µs`, `12.6 µs`, `126 µs`, then as every other time (`1.10 ms`):
-    /// three digits, as milliseconds have (they read `126.0 µs` and `1.1 ms`).
+    /// `120 ns`, `1.40 µs`, `12.6 µs`, `126 µs`, `1.10 ms`: a latency as every other time
+    /// (``DurationText``), three digits (they read `126.0 µs` and `1.1 ms`).
     package static func nanoseconds(_ value: Double?) -> String {
-        guard let value else { return "–" }
-        if value >= 999_500 { return DurationText.format(value / 1e9) }
-        if value >= 99_950 { return String(format: "%.0f µs", value / 1e3) }
-        if value >= 9_995 { return String(format: "%.1f µs", value / 1e3) }
-        return value >= 999.5 ? String(format: "%.2f µs", value / 1e3) : String(format: "%.0f ns", value)
+        value.map { DurationText.format($0 / 1e9) } ?? "–"
     }
 }

@@ -93,7 +93,12 @@ import Testing
         #expect(MetricDescriptor.displayName(of: "seconds") == "time")
         #expect(MetricDescriptor.displayName(of: "secondsSpent") == "seconds spent")
         // Never in exponent form or in seconds beside Strain's own µs and ms (`6.62e-05 s`, then `0.0000662 s`, were).
-        #expect(Format.duration(6.62e-05) == "66 µs" && Format.duration(0.20199003) == "202.0 ms")
+        #expect(Format.duration(6.62e-05) == "66.2 µs" && Format.duration(0.20199003) == "202.0 ms")
+        // A time and a latency of the same length read the same (`66 µs` beside `66.2 µs`).
+        for seconds in [0, 4.2e-7, 6.62e-06, 6.62e-05, 0.000126, 0.0009996, 0.0011, 0.0123, 0.405, 2.5] {
+            #expect(Format.duration(seconds) == Format.nanoseconds(seconds * 1e9), "\(seconds)")
+        }
+        #expect(Format.duration(0) == "0 ns" && Format.duration(4.2e-7) == "420 ns" && Format.duration(0.0009996) == "1.00 ms" && Format.duration(0.000999) == "999 µs")
     }
 
     /// The environment said `Swift 6.3` for a 6.3.1 toolchain: run.json records the
