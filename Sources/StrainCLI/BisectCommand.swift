@@ -3,6 +3,7 @@ import Foundation
 import StrainKit
 import StrainReports
 import StrainRunner
+import StrainText
 
 /// `strain bisect`: how much stack a scenario needs, or how large a parameter
 /// can be on a given stack, found by experiment, each probe a trial of its own.
@@ -127,7 +128,7 @@ struct BisectCommand: ParsableCommand {
         case .stack:
             return "the smallest thread(stack) from \(ByteSize.format(request.low)) to \(ByteSize.format(request.high)) for \(fixed.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")) on \(request.profile.rawValue)"
         case .parameter(let name):
-            return "the largest \(name) from \(request.low) to \(request.high) on \(request.strategy) (\(request.profile.rawValue))"
+            return "the largest \(name) from \(Format.count(Double(request.low))) to \(Format.count(Double(request.high))) on \(request.strategy) (\(request.profile.rawValue))"
         }
     }
 

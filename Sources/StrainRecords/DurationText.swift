@@ -1,14 +1,19 @@
 import Foundation
 
 /// A time as every Strain message writes it (`620 ns`, `66.2 µs`, `850 µs`, `1.23 ms`,
-/// `45.6 ms`, `2.31 s`): the one form for the outcome messages the child, the parent and
-/// `strain exec` write, for the tables (`Format.duration`) and for latencies
-/// (`Format.nanoseconds`), so a page never says `0.40s` beside `400.0 ms`, nor `66 µs`
-/// for a time that a latency beside it writes `66.2 µs`. Below 100 ms, three digits.
+/// `45.6 ms`, `405 ms`, `2.31 s`, `12.4 s`): the one form for the outcome messages the
+/// child, the parent and `strain exec` write, for the tables (`Format.duration`) and for
+/// latencies (`Format.nanoseconds`), so a page never says `0.40s` beside `400 ms`, nor
+/// `66 µs` or `405.4 ms` beside a latency of `66.2 µs`: three digits, whatever the unit.
+/// A stall's distance to its threshold is written as a time of its own
+/// (`median 409 ms (threshold + 9.54 ms)`), not read off two four-digit figures.
 package enum DurationText {
     package static func format(_ seconds: Double) -> String {
-        if seconds >= 1 { return String(format: "%.2f s", seconds) }
-        if seconds >= 0.01 { return String(format: "%.1f ms", seconds * 1000) }
+        if seconds >= 99.95 { return String(format: "%.0f s", seconds) }
+        if seconds >= 9.995 { return String(format: "%.1f s", seconds) }
+        if seconds >= 0.999_5 { return String(format: "%.2f s", seconds) }
+        if seconds >= 0.099_95 { return String(format: "%.0f ms", seconds * 1000) }
+        if seconds >= 0.009_995 { return String(format: "%.1f ms", seconds * 1000) }
         if seconds >= 0.000_999_5 { return String(format: "%.2f ms", seconds * 1000) }
         let nanoseconds = max(0, seconds) * 1e9
         if nanoseconds >= 99_950 { return String(format: "%.0f µs", nanoseconds / 1e3) }

@@ -17,32 +17,17 @@ package enum DumpText {
         return text
     }
 
-    /// `231 threads — futex wait ← DispatchQueue.sync ← … [strain.pool.0 … S]`.
+    /// `231 threads — futex wait ← DispatchQueue.sync ← … [strain.pool.0 …; sleeping]`.
     package static func group(_ group: ThreadGroup, names: Int = 3) -> String {
         let noun = group.count == 1 ? "thread" : "threads"
-        let distinctNames = Array(Set(group.threads.map { threadName($0.name) })).sorted()
+        let distinctNames = Array(Set(group.threads.map { ThreadNames.name($0.name) })).sorted()
         var who = distinctNames.prefix(names).joined(separator: ", ")
         if distinctNames.count > names { who += ", …" }
-        let states = Set(group.threads.map(\.state)).sorted().joined(separator: "/")
+        let states = Set(group.threads.map(\.state)).sorted().map(ThreadNames.state).joined(separator: "/")
         let work = group.inWork ? ", holding work" : ""
         let traced = group.threads.contains(where: \.viaPtrace) ? ", via ptrace" : ""
         return "\(group.count) \(noun) — \(group.summary)  [\(who); \(states)\(work)\(traced)]"
     }
-
-    /// The root queues' labels by the 15 characters the kernel keeps of them: libdispatch
-    /// on Linux names each worker thread after the end of its root queue's label, and
-    /// `/proc` gives 15 characters (`oot.default-qos`). Every QoS's overcommit pool ends
-    /// in `-qos.overcommit`, so that one is named as the family it is (a worker that ran
-    /// Strain's work from a serial queue is recorded by its whole label instead).
-    static let rootQueueLabels: [String: String] = [
-        "maintenance-qos": "com.apple.root.maintenance-qos", ".background-qos": "com.apple.root.background-qos",
-        "oot.utility-qos": "com.apple.root.utility-qos", "oot.default-qos": "com.apple.root.default-qos",
-        "r-initiated-qos": "com.apple.root.user-initiated-qos", "interactive-qos": "com.apple.root.user-interactive-qos",
-        "-qos.overcommit": "com.apple.root.…-qos.overcommit",
-    ]
-
-    /// A thread's name as the reports write it: a GCD worker's cut name as its root queue's label.
-    package static func threadName(_ name: String) -> String { rootQueueLabels[name] ?? name }
 
     /// A whole dump as text: `title`, then each group's line and its stack,
     /// indented; what `strain dump` prints and `strain exec` writes per dump.

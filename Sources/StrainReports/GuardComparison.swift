@@ -55,7 +55,7 @@ package struct GuardComparison: Sendable {
 
         package var scenario: String { key.scenario }
         /// `contended-collection[workers=8] on linux: guards by throughput`.
-        package var title: String { "\(key.title): \(ranking.parameter)s by \(ranking.metric)" }
+        package var title: String { "\(key.title): \(ranking.parameter)s by \(MetricDescriptor.displayName(of: ranking.metric))" }
         /// The column names, as every report shows them.
         package var header: [String] { GuardComparison.header(for: ranking) }
     }
@@ -136,7 +136,7 @@ package struct GuardComparison: Sendable {
 
     /// The column names for `ranking`: its parameter and its metric where the guards' table has `guard` and `throughput`.
     package static func header(for ranking: MetricRanking) -> [String] {
-        ["#", ranking.parameter, "strategy", ranking.metric, "p50", "p99", "p99.9", "fairness", "together", "outcomes"]
+        ["#", ranking.parameter, "strategy", MetricDescriptor.displayName(of: ranking.metric), "p50", "p99", "p99.9", "fairness", "together", "outcomes"]
     }
 }
 

@@ -110,20 +110,26 @@ package struct TextTable: Sendable {
     /// The pieces of a cell that should not break: its words, a number kept with
     /// its unit (`8.0 MiB`, `12.4 k allocs,`, `3 frames`), and a number that ends a
     /// sentence kept with the word before it (`into 1.`), so that no line starts with
-    /// what reads as a numbered list, and a `/` kept with the word before it. Only the one word after a number goes with it
+    /// what reads as a numbered list, and a `/` kept with the piece after it. Only the one word after a number goes with it
     /// (two after `k`, `M` or `G`): the rest of a sentence breaks as words do.
-    static func words(_ cell: String) -> [String] {
+    package static func words(_ cell: String) -> [String] {
         var words: [String] = []
         // Whether the piece so far is a bare number, or a number and its magnitude, that the next word's unit joins.
         var open = false
+        // A `/` waiting for the piece after it: `68 KiB` then `/ 8 MiB`. Kept with the size
+        // before it (`68 KiB /`), the line went on with the next column's value and read
+        // `68 KiB /     41`, the 41 a depth; a lone `/` on a line of its own reads as nothing.
+        var slash = false
         for word in cell.split(separator: " ").map(String.init) {
-            if word == "/", !words.isEmpty {
-                // `1.6 MiB /` then `8.0 MiB`: a lone `/` on a line of its own reads as nothing.
-                words[words.count - 1] += " /"
-                open = false
+            if word == "/", !words.isEmpty, !slash {
+                slash = true
+            } else if slash {
+                words.append("/ " + word)
+                slash = false
+                open = word.wholeMatch(of: /[+-]?\d[\d.,]*/) != nil && word.last?.isNumber == true
             } else if open, let last = words.last, word.first?.isNumber == false {
                 words[words.count - 1] = last + " " + word
-                open = !last.contains(" ") && ["k", "M", "G"].contains(word)
+                open = !last.dropFirst(last.hasPrefix("/ ") ? 2 : 0).contains(" ") && ["k", "M", "G"].contains(word)
             } else if !words.isEmpty, word.wholeMatch(of: /\d+\./) != nil {
                 words[words.count - 1] += " " + word
                 open = false
@@ -132,6 +138,7 @@ package struct TextTable: Sendable {
                 open = word.wholeMatch(of: /[+-]?\d[\d.,]*/) != nil && word.last?.isNumber == true
             }
         }
+        if slash { words[words.count - 1] += " /" }
         return words
     }
 

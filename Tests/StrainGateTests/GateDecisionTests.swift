@@ -122,8 +122,17 @@ struct GateDecisionTests {
         // The summary counts such rows under one reason, and does not give them the
         // advice for rows below the repetitions floor (they are above it).
         let text = report.renderText()
-        #expect(text.contains("1 row inconclusive (1 estimated slower beyond δ but not beyond the noise: more repetitions would decide)"), "\(text)")
+        // Worded as gate.md and gate.html word its reason ("estimated worse by …"; the terminal said "slower").
+        #expect(text.contains("1 row inconclusive (1 estimated worse beyond δ but not beyond the noise: more repetitions would decide)"), "\(text)")
         #expect(!text.contains("can fail only with"), "\(text)")
+        #expect(wall.reason.hasPrefix("estimated worse by "), "\(wall.reason)")
+        // One name for the δ column and the other rows' group in gate.md and gate.html, and `(q 0.2)` kept whole on a phone.
+        let markdown = report.renderMarkdown()
+        let html = report.renderHTML()
+        #expect(markdown.contains("| δ, floor (from) |") && !markdown.contains("| δ (from) |"), "\(markdown)")
+        #expect(GateReport.columns.contains("δ, floor (from)"))
+        #expect(markdown.contains("(improved, inconclusive, new, fixed)") && html.contains("<h2>Improved, inconclusive, new, fixed</h2>"), "\(html)")
+        #expect(html.contains("(q&nbsp;") && !html.contains("(q "), "\(html)")
     }
 
     @Test func aStackHighWaterThatGrewBeyondAPageFailsWithOneRepetition() throws {

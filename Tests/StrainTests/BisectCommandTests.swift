@@ -87,7 +87,7 @@ import Testing
         let trials = try #require(run?.trials)
         #expect(!trials.isEmpty && trials.allSatisfy { $0.profile == .ios }, "\(Set(trials.map(\.profile.rawValue)))")
         #expect(run?.suite.profiles == ["ios"])
-        #expect(result.stdout.hasPrefix("Bisecting stack-depth: the largest limit from 1 to 20000 on gcd-global (ios)\n"), "\(result.stdout)")
+        #expect(result.stdout.hasPrefix("Bisecting stack-depth: the largest limit from 1 to 20,000 on gcd-global (ios)\n"), "\(result.stdout)")
         #expect(result.stdout.contains("stack-depth[frame=1KiB]: limit ≤ \(Format.count(Double(largest))) completes on gcd-global, ios"), "\(result.stdout)")
 
         let (bad, badRun, out) = try await Self.bisect(["stack-depth", "--profile", "android"])

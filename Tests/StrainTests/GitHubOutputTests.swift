@@ -119,6 +119,8 @@ import Testing
         #expect(TestFiles.readable(list).contains("noop main linux: <b>completed ×3</b> of 3; expects crashed"), "the same words as the terminal's: \(list)")
         // `×3 of 3` on one line: a phone broke `timedOut ×1` / `of 1` after the bold.
         #expect(list.contains("</b>&nbsp;of&nbsp;3;"), "\(list)")
+        // Nor before `×3`: a phone then broke `timedOut` / `×1 of 1`.
+        #expect(list.contains("<b>completed&nbsp;×3</b>"), "\(list)")
     }
 }
 

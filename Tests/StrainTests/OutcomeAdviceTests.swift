@@ -59,7 +59,7 @@ import Testing
         case .crashed: ["It died of SIGSEGV", "a bad memory access"]
         case .starved: ["4 blocked items filled a pool of 4 while 6 more waited to start", "size the pool for it"]
         case .deadlocked: ["lock A then lock B, lock B then lock A", "take them in one order everywhere"]
-        case .timedOut: ["The parent killed it at the trial", "10.00 s", "lets the watchdog dump every thread"]
+        case .timedOut: ["The parent killed it at the trial", "10.0 s", "lets the watchdog dump every thread"]
         case .harnessError: ["Strain itself failed (the result pipe broke)"]
         }
     }

@@ -75,7 +75,7 @@ import Testing
         let column = try #require(flood.header.firstIndex(of: "flood time"))
         #expect(flood.rows.contains { $0[column] != "–" })
         for row in flood.rows where row[column] != "–" {
-            #expect(row[column].wholeMatch(of: /\d+\.\d ms/) != nil, "\(row)")
+            #expect(row[column].wholeMatch(of: /\d{3} ms/) != nil, "\(row)")
         }
         #expect(!tables.contains { $0.header.contains { $0.hasSuffix("(s)") } }, "\(tables.map(\.header))")
         // A column whose cells write their unit does not say it again (`archive bytes (bytes, ↓ better)` over `137 KiB`).
@@ -93,12 +93,49 @@ import Testing
         #expect(MetricDescriptor.displayName(of: "seconds") == "time")
         #expect(MetricDescriptor.displayName(of: "secondsSpent") == "seconds spent")
         // Never in exponent form or in seconds beside Strain's own µs and ms (`6.62e-05 s`, then `0.0000662 s`, were).
-        #expect(Format.duration(6.62e-05) == "66.2 µs" && Format.duration(0.20199003) == "202.0 ms")
+        #expect(Format.duration(6.62e-05) == "66.2 µs" && Format.duration(0.20199003) == "202 ms")
         // A time and a latency of the same length read the same (`66 µs` beside `66.2 µs`).
         for seconds in [0, 4.2e-7, 6.62e-06, 6.62e-05, 0.000126, 0.0009996, 0.0011, 0.0123, 0.405, 2.5] {
             #expect(Format.duration(seconds) == Format.nanoseconds(seconds * 1e9), "\(seconds)")
         }
         #expect(Format.duration(0) == "0 ns" && Format.duration(4.2e-7) == "420 ns" && Format.duration(0.0009996) == "1.00 ms" && Format.duration(0.000999) == "999 µs")
+        // Three digits above 100 ms too (`405.4 ms` beside `126 µs`; `10.00 s`).
+        #expect(Format.duration(0.4054) == "405 ms" && Format.duration(0.09996) == "100 ms" && Format.duration(0.9996) == "1.00 s"
+                && Format.duration(10) == "10.0 s" && Format.duration(123.4) == "123 s")
+    }
+
+    /// A dump's thread group ended `[strain; S]`: the kernel's state letter, explained
+    /// nowhere. Every view writes it in words.
+    @Test func aDumpsThreadStateIsWrittenInWords() throws {
+        let run = try ReportTests.fixture()
+        let terminal = TerminalReport(color: false).render(run)
+        let groups = terminal.split(separator: "\n").filter { $0.contains(" — ") && $0.hasSuffix("]") }
+        #expect(!groups.isEmpty, "\(terminal)")
+        for line in groups {
+            #expect(line.contains("; sleeping") && line.wholeMatch(of: /.*; [A-Za-z](, .*)?\]/) == nil, "\(line)")
+        }
+        #expect(ThreadNames.state("R") == "running" && ThreadNames.state("D") == "in a disk wait" && ThreadNames.state("answering") == "answering")
+    }
+
+    /// report.html had two `<h2>Stalls</h2>`: the answer's list and the dumps. The answer's
+    /// is "What stalled", beside "What failed", in report.html and summary.md alike.
+    @Test func theAnswersStallListIsHeadedApartFromTheDumps() throws {
+        let run = try ReportTests.fixture()
+        let html = HTMLReport.render(run)
+        #expect(html.components(separatedBy: "<h2>Stalls</h2>").count == 2, "one Stalls section, the dumps")
+        #expect(html.contains("<h2>What stalled</h2>"))
+        let markdown = MarkdownReport.render(run)
+        #expect(markdown.contains("**What stalled** (each dump is under Stalls below):") && markdown.components(separatedBy: "## Stalls\n").count == 2, "\(markdown)")
+    }
+
+    /// A ranking's `fairness` and `together` were explained nowhere, and summary.md's
+    /// column of `p99.9` dashes only under report.html's chart: each view says under the table.
+    @Test func aRankingSaysWhatItsColumnsMean() throws {
+        let run = try ReportTests.fixture()
+        let note = "fairness: Jain's index of the operations each worker did"
+        #expect(TerminalReport(color: false).render(run).contains(note))
+        #expect(MarkdownReport.render(run).contains(note) && MarkdownReport.render(run).contains("p99.9: – where a trial had fewer than 2,000 samples"))
+        #expect(HTMLReport.render(run).contains("<p class=\"note\">\(note)"))
     }
 
     /// The environment said `Swift 6.3` for a 6.3.1 toolchain: run.json records the

@@ -28,7 +28,7 @@ import Testing
 
         let trial = try #require(record.trials("gcd-serial").first)
         #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome)")
-        // Times as the tables write them (`400.0 ms`, `2.00 s`), never `0.40s`.
+        // Times as the tables write them (`400 ms`, `2.00 s`), never `0.40s`.
         #expect(trial.outcome.message?.contains(/no progress for \d+(\.\d+)? ms;/) == true, "\(trial.outcome.message ?? "")")
         let dump = try #require(trial.dump)
         #expect(dump.method == "signal")
@@ -202,6 +202,9 @@ import Testing
         #expect(hang.outcome.kind == .timedOut, "a sleeping child will wake: not a deadlock")
         #expect(hang.outcome.message?.hasPrefix("no result within 1.50 s;") == true, "\(hang.outcome.message ?? "")")
         #expect(lockOrder.outcome.message?.hasPrefix("no result within 1.50 s") == true, "\(lockOrder.outcome.message ?? "")")
+        // Its count of threads is the dump's (it said `every thread (5)` beside `6 threads dumped`).
+        #expect(lockOrder.outcome.message?.contains("every thread but Strain's watchdog (\(dump.threadCount - 1) of the \(dump.threadCount) dumped) waits with no timeout") == true,
+                "\(lockOrder.outcome.message ?? "") / \(dump.threadCount)")
         #expect(hang.dump?.groups.contains { $0.summary.hasPrefix("sleep") } == true)
     }
 

@@ -33,11 +33,24 @@ import Testing
         let laid = Self.table.terminalLines(width: 60)
         let lines = laid.header + laid.rows.flatMap { $0 }
         #expect(lines.allSatisfy { $0.count <= 60 }, "\(lines.joined(separator: "\n"))")
-        // (The stack column's `511 KiB /` is its narrowest: a lone `/` is never a line of its own.)
+        // (The stack column's `/ 512 KiB` is its narrowest: a lone `/` is never a line of its own.)
         #expect(laid.header == ["  strategy                   outcome             median wall"], "\(laid.header)")
         #expect(laid.rows[1] == ["  task-executor(64, 512KiB)  2 completed,            12.3 ms", "                             1 stackOverflow",
                                  "      stack used / size: 511 KiB / 512 KiB"], "\(laid.rows[1])")
         #expect(!lines.contains { $0.hasSuffix(" ") }, "no trailing blanks")
+    }
+
+    /// A stack cell wrapped after its `/` (`68 KiB /`), and the row's next column went on
+    /// beside it: `68 KiB /     41`, the 41 a depth. The `/` starts the size's line instead.
+    @Test func aSlashStartsTheLineOfWhatComesAfterIt() {
+        #expect(TextTable.words("68 KiB / 8 MiB") == ["68 KiB", "/ 8 MiB"])
+        #expect(TextTable.words("16 KiB / 12.4 k allocs") == ["16 KiB", "/ 12.4 k allocs"])
+        #expect(TextTable.wrap("68 KiB / 8 MiB", width: 8) == ["68 KiB", "/ 8 MiB"])
+        #expect(TextTable.words("a /") == ["a /"] && TextTable.words("/ b") == ["/", "b"])
+        let table = TextTable(header: ["strategy", "stack", "depth"], alignments: [.left, .right, .right],
+                              rows: [["gcd-global", "68 KiB / 8 MiB", "41"]])
+        let laid = table.terminalLines(width: 30)
+        #expect(laid.rows[0].allSatisfy { !$0.contains("/ ") || $0.contains("/ 8 MiB") } && !laid.rows[0].contains { $0.contains("KiB /") }, "\(laid.rows[0])")
     }
 
     @Test func aWordLongerThanItsWidthStaysWhole() {

@@ -1,5 +1,6 @@
 import Foundation
 import StrainRecords
+import StrainText
 
 extension GateReport {
     /// GitHub shows at most this many error annotations per step.

@@ -35,7 +35,7 @@ extension GateReport {
         }
         let others = shownRows.filter { !$0.verdict.fails }
         if !others.isEmpty {
-            page += "<section id=\"other\"><h2>Improved, inconclusive, new</h2>\n" + Self.table(others, failingOnly: false) + "</section>\n"
+            page += "<section id=\"other\"><h2>Improved, inconclusive, new, fixed</h2>\n" + Self.table(others, failingOnly: false) + "</section>\n"
         }
         let unchanged = rows.filter { $0.verdict == .unchanged }
         page += "<section id=\"unchanged\"><p>\(e(tally))</p>\n<details><summary>\(unchanged.count) trial\(unchanged.count == 1 ? "" : "s") unchanged in every metric and outcome</summary>\n<ul>"
@@ -77,11 +77,13 @@ extension GateReport {
             for metric in row.metrics where failingOnly ? metric.verdict.fails : (metric.verdict != .unchanged && metric.verdict != .notGated) {
                 let values = "\(metric.baselineMedian.map { Gate.format($0, metric.unit) } ?? "–") → \(metric.candidateMedian.map { Gate.format($0, metric.unit) } ?? "–")"
                     + (metric.changePercent.map { String(format: " (%+.1f%%)", $0) } ?? "")
-                // An inconclusive row's estimate is shown with why it decides nothing.
+                // An inconclusive row's estimate is shown with why it decides nothing; `(q 1)`
+                // is one figure (a phone broke it after `(q`).
+                let reason = e(metric.reason).replacingOccurrences(of: "(q ", with: "(q&nbsp;")
                 let effect = metric.ratio.map { ratio in
                     String(format: "×%.3f", ratio) + (metric.ratioLow.map { String(format: " (%.3f–%.3f)", $0, metric.ratioHigh ?? $0) } ?? "")
-                        + (metric.verdict == .inconclusive ? "; " + e(metric.reason) : "")
-                } ?? e(metric.reason)
+                        + (metric.verdict == .inconclusive ? "; " + reason : "")
+                } ?? reason
                 out += "<tr class=\"\(metric.verdict.fails ? "bad" : "")\"><td\(label(0))>\(e(metric.verdict.label))</td><td\(label(1))>\(e(MetricDescriptor.displayName(of: metric.metric)))</td><td class=\"num\"\(label(2))>\(e(values))</td><td\(label(3))>\(samples(metric))</td><td class=\"effect\"\(label(4))>\(effect)</td>"
                 out += "<td class=\"num\"\(label(5))>\(metric.qValue.map { String(format: "%.3g", $0) } ?? "–")</td><td class=\"num\"\(label(6))>\(metric.baselineCount)/\(metric.candidateCount)</td>"
                 out += "<td\(label(7))>\(e(Gate.percent(metric.delta))), \(e(Gate.format(metric.floor, metric.unit))) (\(e(metric.thresholdSource)))</td></tr>\n"

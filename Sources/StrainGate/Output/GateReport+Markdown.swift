@@ -1,5 +1,6 @@
 import Foundation
 import StrainRecords
+import StrainText
 
 extension GateReport {
     /// The marker a bot finds its own pull-request comment by.
@@ -24,7 +25,7 @@ extension GateReport {
         var body = ""
         let failing = self.failing
         if !failing.isEmpty {
-            body += "\n| verdict | trial | what | median change | ratio, Hodges–Lehmann (95% interval), or why none | q | n | δ (from) | outcomes baseline → candidate |\n|---|---|---|---:|---|---:|---|---|---|\n"
+            body += "\n| verdict | trial | what | median change | ratio, Hodges–Lehmann (95% interval), or why none | q | n | δ, floor (from) | outcomes baseline → candidate |\n|---|---|---|---:|---|---:|---|---|---|\n"
             for row in failing { body += Self.rows(row, failingOnly: true).joined() }
             body += Self.evidenceList(failing)
         }
@@ -34,7 +35,7 @@ extension GateReport {
             let lines = others.flatMap { Self.rows($0, failingOnly: false) }
             let trials = others.count == 1 ? "1 trial" : "\(others.count) trials"
             rest += "\n<details><summary>\(lines.count) other line\(lines.count == 1 ? "" : "s") of \(trials) (improved, inconclusive, new, fixed)</summary>\n\n"
-            rest += "| verdict | trial | what | median change | ratio, Hodges–Lehmann (95% interval), or why none | q | n | δ (from) | outcomes baseline → candidate |\n|---|---|---|---:|---|---:|---|---|---|\n"
+            rest += "| verdict | trial | what | median change | ratio, Hodges–Lehmann (95% interval), or why none | q | n | δ, floor (from) | outcomes baseline → candidate |\n|---|---|---|---:|---|---:|---|---|---|\n"
             rest += lines.joined()
             rest += "\n</details>\n"
         }

@@ -1,5 +1,6 @@
 import Foundation
 import StrainRecords
+import StrainText
 
 extension GateReport {
     /// Every metric that decides or explains the verdict, worst rows first.
@@ -106,7 +107,7 @@ extension GateReport {
         if reason.hasPrefix("counted, but not judged: the work ran on") { return "counted, not judged: the work ran on several workers at once" }
         if reason.hasPrefix("not counted on the candidate") { return "not counted on the candidate" }
         if reason.hasPrefix("not counted on the baseline") { return "not counted on the baseline" }
-        if reason.hasPrefix("estimated worse") { return "estimated slower beyond δ but not beyond the noise: more repetitions would decide" }
+        if reason.hasPrefix("estimated worse") { return "estimated worse beyond δ but not beyond the noise: more repetitions would decide" }
         return reason
     }
 

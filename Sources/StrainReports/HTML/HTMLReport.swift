@@ -78,7 +78,8 @@ package enum HTMLReport {
         if unexpected > 0 {
             page.raw("<h2>What failed</h2>\n<ul class=\"unexpected\">")
             for failed in report.failed.entries {
-                var outcome = "<b>\(e(failed.key.outcomes))</b>&nbsp;of&nbsp;\(failed.key.total)"
+                // `timedOut ×1 of 1` is one phrase: a phone broke it before `×1` (and before `of`).
+                var outcome = "<b>\(e(failed.key.outcomes).replacingOccurrences(of: " ×", with: "&nbsp;×"))</b>&nbsp;of&nbsp;\(failed.key.total)"
                 if let anchor = links.evidence(of: failed.key.first) { outcome = "<a href=\"#\(anchor)\">\(outcome)</a>" }
                 page.raw("<li>\(e(failed.key.key.description)): \(outcome); expects \(e(failed.expected))")
                 if let reason = failed.reason { page.raw(" — <span class=\"reason\">\(e(reason))</span>") }
@@ -100,7 +101,7 @@ package enum HTMLReport {
             page.raw("</ul>\n")
         }
         if !answer.stalls.isEmpty {
-            page.raw("<h2>Stalls</h2>\n<ul class=\"stall-list\">")
+            page.raw("<h2>What stalled</h2>\n<ul class=\"stall-list\">")
             for stall in answer.stalls {
                 page.raw("<li><a href=\"#\(stall.anchor)\"><b>\(e(stall.heading))</b></a>: \(e(stall.body))</li>")
             }
@@ -152,7 +153,7 @@ package enum HTMLReport {
             }
             page.raw("</tr>\n")
         }
-        page.raw("</tbody></table></div>\n<div class=\"charts\">\n")
+        page.raw("</tbody></table></div>\n<p class=\"note\">\(e(ranking.note))</p>\n<div class=\"charts\">\n")
         for chart in ranking.charts { figure(chart, into: &page) }
         page.raw("</div>\n</article>\n")
     }

@@ -85,7 +85,7 @@ package struct AnswerBlock: TextSection {
         var out = "## Why, and what to do\n\n"
         out += advice.map { "- **\(Markdown.escape($0.bold))**: \(Markdown.escape($0.text))\n" }.joined()
         if !stalls.isEmpty {
-            out += (advice.isEmpty ? "" : "\n") + "**Stalls** (each dump is under Stalls below):\n\n"
+            out += (advice.isEmpty ? "" : "\n") + "**What stalled** (each dump is under Stalls below):\n\n"
             out += stalls.map { "- **\(Markdown.escape($0.heading))**: \(Markdown.escape($0.body))\n" }.joined()
         }
         return out + "\n"

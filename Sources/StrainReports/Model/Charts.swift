@@ -271,7 +271,7 @@ extension RankingSection {
         if measured.count > 1 {
             let bars = table.rows.map { ChartBar(label: label($0), value: $0.medianMetric, note: $0.medianMetric == nil ? $0.outcomes : nil) }
             let metric = table.ranking.metric
-            let title = metric == "throughput" ? "throughput (median, operations per second)" : "\(metric) (median)"
+            let title = metric == "throughput" ? "throughput (median, operations per second)" : "\(MetricDescriptor.displayName(of: metric)) (median)"
             let unit = measured.first?.metric.unit ?? .ratio
             let logTitle = metric == "throughput" ? "throughput (median, operations per second, log scale)" : nil
             charts.append(.bars(BarChart(title: title, bars: bars, format: metric == "throughput" ? .rate : .value(unit), logTitle: logTitle).choosingAxis()))

@@ -20,6 +20,14 @@ package struct RankingSection: TextSection {
         package var charts: [Chart]
 
         static let alignments: [TextTable.Alignment] = [.right, .left, .left] + Array(repeating: .right, count: 6) + [.left]
+
+        /// What the columns a reader cannot guess mean (`fairness` and `together` were
+        /// explained nowhere, and a column of `p99.9` dashes only under report.html's chart).
+        package var note: String {
+            "fairness: Jain's index of the operations each worker did (1.00 when all did as many, 1/workers when one did all); "
+                + "together: the workers there when the work began, of those asked for; "
+                + "p99.9: – where a trial had fewer than 2,000 samples."
+        }
     }
 
     /// The tables, in the order the rankings are named.
@@ -42,7 +50,7 @@ package struct RankingSection: TextSection {
                 let expected = row.trials[0].expectedOutcomes.joined(separator: ", ")
                 lines += style.unexpected(rowLines, note: "(expected \(expected))")
             }
-            return lines
+            return lines + style.fit("  " + table.note, hanging: 2)
         }
     }
 
@@ -55,6 +63,7 @@ package struct RankingSection: TextSection {
             }
             return "## \(Markdown.escape(table.title))\n\n"
                 + TextTable(header: table.header.map(Markdown.escape), alignments: Table.alignments, rows: rows).markdown() + "\n"
+                + Markdown.escape(table.note) + "\n\n"
         }.joined()
     }
 }

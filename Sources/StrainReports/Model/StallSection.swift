@@ -75,7 +75,7 @@ package struct StallSection: TextSection, PageSection {
             if let note = dump.sourceLocations?.note { page.raw("<p class=\"note\">\(e(note))</p>\n") }
             for group in dump.groups {
                 page.raw("<details class=\"thread-group\"><summary>\(e(DumpText.group(group)))</summary>\n")
-                let threads = group.threads.map { "\($0.tid) \(DumpText.threadName($0.name)) (\($0.state)\($0.wait.map { ", " + $0 } ?? "")\($0.viaPtrace ? ", ptrace" : ""))" }
+                let threads = group.threads.map { "\($0.tid) \(ThreadNames.name($0.name)) (\(ThreadNames.state($0.state))\($0.wait.map { ", " + $0 } ?? "")\($0.viaPtrace ? ", ptrace" : ""))" }
                 page.raw("<p class=\"threads\">\(e(threads.joined(separator: "; ")))</p><ol class=\"frames\">")
                 for (index, frame) in group.frames.enumerated() { HTMLReport.frameItem(frame, index: index, into: &page) }
                 page.raw("</ol></details>\n")

@@ -163,7 +163,11 @@ package struct OutcomeClassifier: Sendable {
         }
         if allWaiting {
             // Every thread waiting with no timeout (the watchdog's sleep aside) can never go on.
-            classified.outcome = TrialOutcome(kind: .deadlocked, message: "\(prefix) and every thread (\(stuck.count)) waits with no timeout; the child reported no pending work, so its threads were unwound through ptrace")
+            // The count is the dump's, less the watchdog's thread: it read `every thread (5)`
+            // beside `6 threads dumped`.
+            let every = stuck.count == raw.threads.count ? "every thread (\(stuck.count))"
+                : "every thread but Strain's watchdog (\(stuck.count) of the \(raw.threads.count) dumped)"
+            classified.outcome = TrialOutcome(kind: .deadlocked, message: "\(prefix) and \(every) waits with no timeout; the child reported no pending work, so its threads were unwound through ptrace")
         } else {
             classified.outcome.message! += "; its threads, unwound through ptrace, are in the record"
         }
