@@ -226,8 +226,12 @@ int strain_pipe_cloexec(int ends[2]) {
 
 // MARK: - `strain exec`: the wrapper between a caller and its program
 
+#include <stdint.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 
 static pid_t strain_forward_pid;
 // Signals that came before the program's pid was known (one bit per signal number):
@@ -249,15 +253,116 @@ static void strain_forward_flush(void) {
     }
 }
 
+// A signal sent to strain's whole process group (`kill -INT -PGID`, `timeout -s INT`,
+// which signals its child and then its group, a supervisor that signals every process
+// of a group or a cgroup, the program's own `kill(0, …)`) reaches the program by
+// itself, as a terminal's does, and passing it on too delivered it twice. Its siginfo
+// is that of one sent to strain alone (SI_USER, the sender's pid), so a witness tells
+// them apart: a child of strain's, in strain's process group, that does nothing but
+// write the time each of these signals reaches it into memory it shares with strain.
+// A signal that reached the witness within 50 ms of strain was sent to both, so to the
+// group (or to every process): the program has it already.
+#define STRAIN_WITNESS_SIGNALS 65
+static uint64_t *strain_witness_stamps;
+static pid_t strain_witness_pid;
+static const int strain_forwarded_signals[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2};
+
+static uint64_t strain_monotonic_now(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
+}
+
+static void strain_witness_handler(int signal_number) {
+    if (signal_number > 0 && signal_number < STRAIN_WITNESS_SIGNALS) {
+        __atomic_store_n(&strain_witness_stamps[signal_number], strain_monotonic_now(), __ATOMIC_SEQ_CST);
+    }
+}
+
+int strain_exec_start_witness(void) {
+    if (strain_witness_pid > 0) return 0;
+    if (strain_witness_stamps == NULL) {
+        void *shared = mmap(NULL, STRAIN_WITNESS_SIGNALS * sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (shared == MAP_FAILED) return errno;
+        strain_witness_stamps = shared;
+    }
+    pid_t parent = getpid();
+    // Every signal blocked across the fork: the witness sets its handlers before any
+    // group signal can find it at the default action (and end it).
+    sigset_t all, previous;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &previous);
+    pid_t pid = fork();
+    if (pid == 0) {
+        // Only async-signal-safe calls: strain has other threads.
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(0);
+        struct sigaction action;
+        memset(&action, 0, sizeof(action));
+        action.sa_handler = strain_witness_handler;
+        action.sa_flags = SA_RESTART;
+        sigemptyset(&action.sa_mask);
+        for (size_t i = 0; i < sizeof(strain_forwarded_signals) / sizeof(strain_forwarded_signals[0]); i++) {
+            sigaction(strain_forwarded_signals[i], &action, NULL);
+        }
+        // None of strain's descriptors: a pipe's reader waits for its last writer.
+        int null = open("/dev/null", O_RDWR);
+        if (null >= 0) { dup2(null, 0); dup2(null, 1); dup2(null, 2); }
+        if (syscall(SYS_close_range, 3U, ~0U, 0U) != 0) {
+            for (int fd = 3; fd < 4096; fd++) close(fd);
+        }
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        for (;;) pause();
+    }
+    int status = pid < 0 ? errno : 0;
+    pthread_sigmask(SIG_SETMASK, &previous, NULL);
+    if (pid > 0) strain_witness_pid = pid;
+    return status;
+}
+
+void strain_exec_stop_witness(void) {
+    pid_t pid = strain_witness_pid;
+    if (pid <= 0) return;
+    strain_witness_pid = 0;
+    kill(pid, SIGKILL);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
+}
+
+int strain_exec_witness_pid(void) {
+    return strain_witness_pid;
+}
+
+// Whether `signal_number`, which reached strain just now, reached the witness too.
+// A group's signal reaches its processes one after another in one kill(2): the
+// witness is given 2 ms. Async-signal-safe.
+static int strain_sent_to_group(int signal_number) {
+    if (strain_witness_pid <= 0 || strain_witness_stamps == NULL || signal_number >= STRAIN_WITNESS_SIGNALS) return 0;
+    uint64_t arrived = strain_monotonic_now();
+    for (int attempt = 0; attempt < 5; attempt++) {
+        uint64_t stamp = __atomic_load_n(&strain_witness_stamps[signal_number], __ATOMIC_SEQ_CST);
+        if (stamp != 0 && stamp + 50000000ULL >= arrived) return 1;
+        struct timespec pause_time = {0, 500000};
+        nanosleep(&pause_time, NULL);
+    }
+    return 0;
+}
+
 // Passes a signal sent to `strain exec` on to its program. A terminal's Ctrl-C or
 // Ctrl-\ (si_code SI_KERNEL) reaches the program by itself, since it is in the
-// same foreground process group: forwarding it too would deliver it twice.
+// same foreground process group, and so does a signal sent to that whole group
+// (see the witness above): forwarding either too would deliver it twice.
 static void strain_forward_handler(int signal_number, siginfo_t *info, void *context) {
     (void)context;
     __atomic_fetch_add(&strain_forward_seen, 1UL, __ATOMIC_SEQ_CST);
     __atomic_store_n(&strain_forward_last, signal_number, __ATOMIC_SEQ_CST);
     if (info->si_code == SI_KERNEL) return;
     int saved = errno;
+    if (strain_sent_to_group(signal_number)) {
+        errno = saved;
+        return;
+    }
     pid_t pid = __atomic_load_n(&strain_forward_pid, __ATOMIC_SEQ_CST);
     if (pid > 0) {
         kill(pid, signal_number);
@@ -272,7 +377,7 @@ static void strain_forward_handler(int signal_number, siginfo_t *info, void *con
 
 int strain_exec_forward_signals(int pid) {
     __atomic_store_n(&strain_forward_pid, pid, __ATOMIC_SEQ_CST);
-    static const int forwarded[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2};
+    const int *forwarded = strain_forwarded_signals;
     struct sigaction action;
     memset(&action, 0, sizeof(action));
     action.sa_sigaction = strain_forward_handler;
@@ -280,7 +385,7 @@ int strain_exec_forward_signals(int pid) {
     sigemptyset(&action.sa_mask);
     sigset_t blocked;
     sigemptyset(&blocked);
-    for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++) {
+    for (size_t i = 0; i < sizeof(strain_forwarded_signals) / sizeof(strain_forwarded_signals[0]); i++) {
         if (sigaction(forwarded[i], &action, NULL) != 0) return errno;
         sigaddset(&blocked, forwarded[i]);
     }

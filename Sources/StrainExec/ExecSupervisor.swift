@@ -121,6 +121,10 @@ package struct ExecSupervisor: Sendable {
         let startedAt = Date().formatted(.iso8601)
         let environment = EnvironmentProbe.current()
         let started = strain_monotonic_ns()
+        // Before any signal can be passed on: the witness that tells a signal sent to
+        // strain's whole process group (the program has it already) from one sent to strain.
+        _ = strain_exec_start_witness()
+        defer { strain_exec_stop_witness() }
         _ = strain_exec_forward_signals(0)
         // Started with SIGCHLD ignored, strain would see the kernel reap the program
         // and never learn its status: the default for strain, the ignore given back

@@ -57,6 +57,69 @@ import Testing
         #expect(TestFiles.exists(marker))
     }
 
+    /// A signal sent to strain's whole process group reached the program twice, from the
+    /// kernel (the program is in that group) and passed on by strain (`kill -INT -PGID` did
+    /// in 2 of 2 runs of a re-trial, `timeout -s INT`, which signals its child and then its
+    /// group, in 2 of 4). A C program counts its handler's calls; strain runs in a group of
+    /// its own, so the test signals nothing else.
+    @Test func aSignalSentToTheWholeProcessGroupReachesTheProgramOnce() async throws {
+        let folder = try temporaryFolder()
+        let source = folder + "/count.c", program = folder + "/count"
+        try TestFiles.write("""
+            #include <signal.h>
+            #include <stdio.h>
+            #include <string.h>
+            #include <unistd.h>
+            static volatile sig_atomic_t count;
+            static void counted(int number) { (void)number; count++; }
+            int main(void) {
+                struct sigaction action;
+                memset(&action, 0, sizeof(action));
+                action.sa_handler = counted;
+                action.sa_flags = SA_RESTART;
+                sigaction(SIGUSR1, &action, NULL);
+                sigaction(SIGINT, &action, NULL);
+                printf("ready %d\\n", (int)getpid());
+                fflush(stdout);
+                int shown = 0;
+                for (int i = 0; i < 6000; i++) {
+                    if (count != shown) { shown = count; printf("count %d\\n", shown); fflush(stdout); }
+                    usleep(10000);
+                }
+                return 0;
+            }
+            """, to: source)
+        try await TestPrograms.compile([TestPrograms.compiler, "-O0", "-o", program, source])
+        let ownGroup = "exec python3 -c 'import os, sys; os.setpgid(0, 0); os.execv(sys.argv[1], sys.argv[1:])' \"$0\" \"$@\""
+        let strain = try BackgroundStrain(["exec", "--out", folder + "/out", "--", program], in: folder, shellPrefix: ownGroup)
+        defer { if strain.process.isRunning { kill(strain.pid, SIGKILL) } }
+        #expect(await strain.waitForOutput("ready "), "the program started: \(TestFiles.read(strain.stderrPath))")
+        let group = getpgid(strain.pid)
+        try #require(group == strain.pid && group != getpgrp(), "strain leads a group of its own: \(group)")
+        func counts() -> [String] { TestFiles.read(strain.stdoutPath).split(separator: "\n").filter { $0.hasPrefix("count ") }.map(String.init) }
+        func settle() async { try? await Task.sleep(for: .milliseconds(1500)) }
+
+        kill(-group, SIGUSR1)
+        #expect(await strain.waitForOutput("count 1\n", seconds: 20))
+        await settle()
+        #expect(counts() == ["count 1"], "once from the group's signal: \(counts())")
+        strain.signal(SIGUSR1)
+        #expect(await strain.waitForOutput("count 2\n", seconds: 20), "a signal sent to strain alone is passed on: \(counts())")
+        await settle()
+        // As `timeout -s INT` sends it: to strain, then at once to its group.
+        kill(strain.pid, SIGINT)
+        kill(-group, SIGINT)
+        #expect(await strain.waitForOutput("count 3\n", seconds: 20))
+        await settle()
+        #expect(counts() == ["count 1", "count 2", "count 3"], "\(counts())")
+
+        strain.signal(SIGTERM)
+        _ = await strain.finish(timeout: 30)
+        // Nothing of the group is left: not the program, not strain's witness.
+        let left = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(Int32.init).filter { getpgid($0) == group }
+        #expect(left.isEmpty, "processes left in strain's group: \(left)")
+    }
+
     @Test func signalsSentToStrainExecReachTheProgramsOwnHandlers() async throws {
         let folder = try temporaryFolder()
         let out = folder + "/out"

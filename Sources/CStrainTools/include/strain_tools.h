@@ -91,6 +91,18 @@ int strain_pipe_cloexec(int ends[2]);
 /// Returns 0 or an errno value.
 int strain_exec_forward_signals(int pid);
 
+/// Starts the witness: a child in strain's process group that notes when each of
+/// those signals reaches it, so that one sent to the whole group (which reaches the
+/// program by itself) is not passed on a second time. Returns 0 or an errno value;
+/// without it every signal is passed on, as before.
+int strain_exec_start_witness(void);
+
+/// Kills and reaps the witness.
+void strain_exec_stop_witness(void);
+
+/// The witness's pid, or 0 when none runs.
+int strain_exec_witness_pid(void);
+
 /// How many of those signals `strain exec` has seen so far (passed on, or a
 /// terminal's that reached the program by itself).
 unsigned long strain_exec_signals_seen(void);
