@@ -263,6 +263,7 @@ static void strain_forward_flush(void) {
 // A signal that reached the witness within 50 ms of strain was sent to both, so to the
 // group (or to every process): the program has it already.
 #define STRAIN_WITNESS_SIGNALS 65
+#define STRAIN_WITNESS_NAME "strain-witness"
 static uint64_t *strain_witness_stamps;
 static pid_t strain_witness_pid;
 static const int strain_forwarded_signals[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2};
@@ -297,6 +298,8 @@ int strain_exec_start_witness(void) {
         // Only async-signal-safe calls: strain has other threads.
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent) _exit(0);
+        // Named, so `ps` and `strain dump` tell it from the program strain runs.
+        prctl(PR_SET_NAME, STRAIN_WITNESS_NAME);
         struct sigaction action;
         memset(&action, 0, sizeof(action));
         action.sa_handler = strain_witness_handler;

@@ -101,13 +101,14 @@ package enum DumpRequest {
     }
 
     /// When `pid` is a `strain exec` supervisor, the pid of the one program it runs
-    /// (its child with the probe and Strain's probe folder in its environment).
+    /// (its child with the probe and Strain's probe folder in its environment; not its
+    /// witness, `strain-witness`, which a `strain exec` run under another inherits both from).
     static func execProgram(of pid: Int32) -> Int32? {
         let arguments = ProcFile.contents(of: "/proc/\(pid)/cmdline").split(separator: "\0")
         guard arguments.count >= 2, arguments[1] == "exec" else { return nil }
         let children = ProcFile.contents(of: "/proc/\(pid)/task/\(pid)/children").split(separator: " ").compactMap { Int32($0) }
         let programs = children.filter { child in
-            hasProbe(child) && ProcFile.contents(of: "/proc/\(child)/environ").split(separator: "\0").contains { $0.hasPrefix(ProbeEnvironment.folder + "=") }
+            ProcFile.contents(of: "/proc/\(child)/comm") != "strain-witness\n" && hasProbe(child) && ProcFile.contents(of: "/proc/\(child)/environ").split(separator: "\0").contains { $0.hasPrefix(ProbeEnvironment.folder + "=") }
         }
         return programs.count == 1 ? programs[0] : nil
     }

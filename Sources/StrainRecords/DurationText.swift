@@ -6,7 +6,7 @@ import Foundation
 /// latencies (`Format.nanoseconds`), so a page never says `0.40s` beside `400 ms`, nor
 /// `66 µs` or `405.4 ms` beside a latency of `66.2 µs`: three digits, whatever the unit.
 /// A stall's distance to its threshold is written as a time of its own
-/// (`median 409 ms (threshold + 9.54 ms)`), not read off two four-digit figures.
+/// (`median 409 ms (threshold 400 ms + 9.54 ms)`), not read off two four-digit figures.
 package enum DurationText {
     package static func format(_ seconds: Double) -> String {
         if seconds >= 99.95 { return String(format: "%.0f s", seconds) }

@@ -59,7 +59,11 @@ package enum DumpText {
         let dumpTime = Statistics.median(dumps.map { Double($0.dumpNanoseconds) / 1e9 })
         let fewest = dumps.map(\.threadCount).min() ?? 0, most = dumps.map(\.threadCount).max() ?? 0
         var text = "\(stalled.count) caught by the heartbeat watchdog: last heartbeat to outcome recorded, median \(Format.duration(recorded))"
-        if let overshoot { text += " (threshold + \(Format.duration(overshoot)))" }
+        // The threshold named where the stalls share one: `411 ms (threshold + 10.7 ms)`
+        // read as a sum that did not add up, each figure rounded to its three digits.
+        let thresholds = Set(stalled.compactMap { $0.stall?.thresholdSeconds })
+        let threshold = thresholds.count == 1 ? "threshold \(Format.duration(thresholds.first!))" : "threshold"
+        if let overshoot { text += " (\(threshold) + \(Format.duration(overshoot)))" }
         if !dumps.isEmpty { text += "; their dumps took a median \(Format.duration(dumpTime)), of \(fewest == most ? "\(most)" : "\(fewest)–\(most)") threads" }
         return text
     }

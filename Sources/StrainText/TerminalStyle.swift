@@ -137,7 +137,7 @@ package struct TerminalStyle: Sendable {
 
     /// What a count names, kept beside its number on the terminal.
     static let counted: Set<String> = ["frame", "frames", "thread", "threads", "trial", "trials", "probe", "probes", "repetition", "repetitions",
-                                       "item", "items", "unit", "units", "not", "of"]
+                                       "item", "items", "unit", "units", "sample", "samples", "not", "of"]
 
     /// The units a number keeps on its line.
     static let units: Set<String> = ["ns", "µs", "us", "ms", "s", "min", "h", "B", "KiB", "MiB", "GiB", "TiB", "KB", "MB", "GB", "%"]

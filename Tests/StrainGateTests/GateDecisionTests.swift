@@ -386,4 +386,7 @@ struct ShardMergeTests {
     #expect(Gate.format(12_800_000, .perSecond) == "12.8 M/s")
     #expect(Gate.format(358_400, .perSecond) == "358 k/s")
     #expect(Gate.format(42, .perSecond) == "42 /s")
+    // Times and sizes as the run's reports write them (`23.84 ms`, a floor of `256.0 KiB`).
+    #expect(Gate.format(0.02384, .seconds) == "23.8 ms" && Gate.format(0.0012, .seconds) == "1.20 ms" && Gate.format(262_144, .bytes) == "256 KiB")
+    #expect(Gate.format(66_200, .nanoseconds) == "66.2 µs")
 }

@@ -106,6 +106,8 @@ import StrainText
         #expect(rows[2].medianThroughput == 80e6, "only completed trials are measured")
         #expect(GuardComparison.cells(rows[2], rank: 3)[0] == "–", "a guard that failed a repetition is not ranked, however fast")
         #expect(Format.rate(26.4e6) == "26.4 M/s" && Format.rate(358e3) == "358 k/s")
+        // Three digits, as times have (`82 k/s` sat beside `423 k/s`).
+        #expect(Format.rate(82_440) == "82.4 k/s" && Format.rate(1_500) == "1.50 k/s" && Format.rate(2_345_000) == "2.35 M/s" && Format.rate(999_700) == "1.00 M/s" && Format.rate(420) == "420 /s")
         #expect(Format.nanoseconds(120) == "120 ns" && Format.nanoseconds(1_400) == "1.40 µs")
         // Three digits, as every other time has (`126.0 µs` and `1.1 ms` sat beside `1.10 ms`).
         #expect(Format.nanoseconds(126_000) == "126 µs" && Format.nanoseconds(12_640) == "12.6 µs" && Format.nanoseconds(1_100_000) == "1.10 ms")

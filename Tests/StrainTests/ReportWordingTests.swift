@@ -135,7 +135,29 @@ import Testing
         let note = "fairness: Jain's index of the operations each worker did"
         #expect(TerminalReport(color: false).render(run).contains(note))
         #expect(MarkdownReport.render(run).contains(note) && MarkdownReport.render(run).contains("p99.9: – where a trial had fewer than 2,000 samples"))
-        #expect(HTMLReport.render(run).contains("<p class=\"note\">\(note)"))
+        #expect(HTMLReport.render(run).contains("<p class=\"note\">\(note.replacingOccurrences(of: "'", with: "&#39;"))"))
+        // `2,000` / `samples.` broke apart at the end of a line; a terminal without the
+        // p99.9 column (left out for width) is not told what it means.
+        for width in 60...80 {
+            #expect(!TerminalStyle(color: false, width: width).fit("  " + RankingSection.Table.note(shown: ["fairness", "together", "p99.9"]), hanging: 2).contains { $0.hasSuffix("2,000") })
+        }
+        #expect(RankingSection.Table.note(shown: ["fairness", "together"]) == "fairness: Jain's index of the operations each worker did (1.00 when all did as many, 1/workers when one did all). together: the workers there when the work began, of those asked for.")
+    }
+
+    /// The terminal's trace said `at:` for the faulting frame (`__pthread_kill_implementation`)
+    /// and `in:` for the scenario's, where summary.md's `at:` and What failed's `at` name the
+    /// scenario's: `at:` is that frame in every view, the faulting one `fault:`, as over a cycle.
+    @Test func aTracesAtNamesTheSameFrameOnTheTerminalAndInSummaryMarkdown() throws {
+        let run = try ReportTests.fixture()
+        let terminal = TerminalReport(color: false).render(run).split(separator: "\n").map(String.init)
+        let markdown = MarkdownReport.render(run).split(separator: "\n").map(String.init)
+        let ats = terminal.filter { $0.hasPrefix("    at: #") }
+        #expect(!ats.isEmpty && !terminal.contains { $0.hasPrefix("    in: ") }, "\(terminal)")
+        for at in ats {
+            let frame = at.replacing(/^    at: #[0-9,]+ {2}/, with: "")
+            #expect(markdown.contains("  - at: `\(frame)`"), "\(frame) in summary.md too")
+        }
+        #expect(terminal.contains { $0.hasPrefix("    fault: #0  __pthread_kill_implementation") }, "\(terminal)")
     }
 
     /// The environment said `Swift 6.3` for a 6.3.1 toolchain: run.json records the
@@ -205,6 +227,9 @@ import Testing
         let threads = caught.compactMap(\.dump?.threadCount)
         let range = threads.min() == threads.max() ? "\(threads.max() ?? 0)" : "\(threads.min() ?? 0)–\(threads.max() ?? 0)"
         #expect(threads.isEmpty || summary.hasSuffix(", of \(range) threads"), "\(summary)")
+        // The threshold the overshoot is added to is named: `median 411 ms (threshold + 10.7 ms)`
+        // read as a sum that did not add up.
+        #expect(summary.contains(/median \d+ ms \(threshold 400 ms \+ [0-9.]+ ms\)/), "\(summary)")
     }
 
     @Test func metricsCSVWritesNumbersToNineSignificantDigits() async throws {

@@ -2,6 +2,7 @@ import Foundation
 import StrainKit
 import StrainRecords
 import StrainReports
+import StrainText
 import Testing
 
 /// Strain built with ThreadSanitizer running the built-in contention scenarios: the

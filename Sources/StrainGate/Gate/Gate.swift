@@ -516,17 +516,13 @@ package enum Gate {
     /// A value with its unit, compactly.
     package static func format(_ value: Double, _ unit: MetricDescriptor.Unit) -> String {
         switch unit {
-        case .seconds:
-            if value >= 1 { return String(format: "%.2f s", value) }
-            if value >= 0.001 { return String(format: "%.2f ms", value * 1000) }
-            return String(format: "%.0f µs", value * 1e6)
-        case .nanoseconds:
-            if value >= 1e6 { return String(format: "%.1f ms", value / 1e6) }
-            if value >= 1e3 { return String(format: "%.1f µs", value / 1e3) }
-            return String(format: "%.0f ns", value)
+        // Times and sizes as the run's reports write them (gate.html read `23.84 ms` and a
+        // floor of `256.0 KiB` beside reports that say `23.8 ms` and `256 KiB`).
+        case .seconds: return DurationText.format(value)
+        case .nanoseconds: return DurationText.format(value / 1e9)
         case .bytes:
             if abs(value) >= Double(1 << 20) { return String(format: "%.1f MiB", value / Double(1 << 20)) }
-            if abs(value) >= 1024 { return String(format: "%.1f KiB", value / 1024) }
+            if abs(value) >= 1024 { return String(format: "%.0f KiB", value / 1024) }
             return String(format: "%.0f B", value)
         case .count: return String(format: "%.0f", value)
         case .perSecond: return MetricDescriptor.Unit.rate(value)

@@ -23,10 +23,14 @@ package struct RankingSection: TextSection {
 
         /// What the columns a reader cannot guess mean (`fairness` and `together` were
         /// explained nowhere, and a column of `p99.9` dashes only under report.html's chart).
-        package var note: String {
-            "fairness: Jain's index of the operations each worker did (1.00 when all did as many, 1/workers when one did all); "
-                + "together: the workers there when the work began, of those asked for; "
-                + "p99.9: – where a trial had fewer than 2,000 samples."
+        package var note: String { Self.note(shown: header) }
+
+        /// The note for the columns a view shows (the terminal drops `p99.9` where it has no room).
+        package static func note(shown columns: [String]) -> String {
+            [("fairness", "Jain's index of the operations each worker did (1.00 when all did as many, 1/workers when one did all)"),
+             ("together", "the workers there when the work began, of those asked for"),
+             ("p99.9", "– where a trial had fewer than 2,000 samples")]
+                .filter { columns.contains($0.0) }.map { "\($0.0): \($0.1)." }.joined(separator: " ")
         }
     }
 
@@ -50,7 +54,10 @@ package struct RankingSection: TextSection {
                 let expected = row.trials[0].expectedOutcomes.joined(separator: ", ")
                 lines += style.unexpected(rowLines, note: "(expected \(expected))")
             }
-            return lines + style.fit("  " + table.note, hanging: 2)
+            // A column of dashes left out for width is not explained; one moved under its rows is.
+            let words = Set(laid.header.flatMap { $0.split(separator: " ").map(String.init) })
+            let moved = laid.rows.joined().joined(separator: "\n")
+            return lines + style.fit("  " + Table.note(shown: table.header.filter { words.contains($0) || moved.contains("\($0): ") }), hanging: 2)
         }
     }
 

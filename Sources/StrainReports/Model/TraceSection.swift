@@ -53,9 +53,15 @@ package struct TraceSection: TextSection, PageSection {
                     }
                 }
             } else if let first = trace.firstFrames.first {
-                lines.append("    at: \(first.displayName)")
+                // `at:` names the frame summary.md's and What failed's `at` name (it named
+                // the faulting frame here, `__pthread_kill_implementation`, and `in:` the
+                // scenario's); the faulting frame, where it is another, is the `fault:`, as
+                // over a cycle.
                 if let point = TraceText.pointOfFailure(trace), point != first, let index = trace.firstFrames.firstIndex(of: point) {
-                    lines.append("    in: #\(index)  \(point.displayName)")
+                    lines.append("    fault: #0  \(first.displayName)")
+                    lines.append("    at: \(TraceText.frameNumber(index))  \(point.displayName)")
+                } else {
+                    lines.append("    at: #0  \(first.displayName)")
                 }
             }
             if let note = trace.sourceLocations?.note { lines.append("    (\(note))") }
