@@ -32,6 +32,13 @@ package enum DumpRequest {
             answer.method += " (process \(pid) is strain exec; asked the program it runs, process \(program))"
             return answer
         }
+        if ProcFile.contents(of: "/proc/\(pid)/comm") == witnessName + "\n", let parent = parentPID(of: pid), let program = execProgram(of: parent) {
+            // `pgrep -P STRAIN` lists strain exec's witness beside its program (a script
+            // that dumped the first child asked the witness, which has no probe).
+            var answer = try request(pid: program, timeoutSeconds: timeoutSeconds, symbolizer: symbolizer)
+            answer.method += " (process \(pid) is strain exec's witness; asked the program it runs, process \(program))"
+            return answer
+        }
         if let program = programAbove(descendant: pid) {
             // A descendant has the probe's fault handlers but not its dump handler: SIGQUIT
             // would end it (it ended Strain's own test process, run under strain exec).
@@ -96,6 +103,9 @@ package enum DumpRequest {
         return fields.count > 1 ? Int32(fields[1]) : nil
     }
 
+    /// The name `strain exec`'s witness gives itself (strain_lifecycle.c).
+    static let witnessName = "strain-witness"
+
     static func hasProbe(_ pid: Int32) -> Bool {
         ProcFile.contents(of: "/proc/\(pid)/maps").contains("/" + ProbeLibrary.fileName)
     }
@@ -108,7 +118,7 @@ package enum DumpRequest {
         guard arguments.count >= 2, arguments[1] == "exec" else { return nil }
         let children = ProcFile.contents(of: "/proc/\(pid)/task/\(pid)/children").split(separator: " ").compactMap { Int32($0) }
         let programs = children.filter { child in
-            ProcFile.contents(of: "/proc/\(child)/comm") != "strain-witness\n" && hasProbe(child) && ProcFile.contents(of: "/proc/\(child)/environ").split(separator: "\0").contains { $0.hasPrefix(ProbeEnvironment.folder + "=") }
+            ProcFile.contents(of: "/proc/\(child)/comm") != witnessName + "\n" && hasProbe(child) && ProcFile.contents(of: "/proc/\(child)/environ").split(separator: "\0").contains { $0.hasPrefix(ProbeEnvironment.folder + "=") }
         }
         return programs.count == 1 ? programs[0] : nil
     }

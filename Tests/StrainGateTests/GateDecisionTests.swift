@@ -235,6 +235,11 @@ struct GateDecisionTests {
         let wall = try #require(report.rows[0].metrics.first { $0.metric == "wall" })
         #expect(wall.thresholdSource == "calibration")
         #expect(wall.verdict == .unchanged, "\(wall.reason)")
+        // The header says what was done with the timings: it said "timings use a δ calibrated
+        // from A/A runs" over rows that each said theirs was not.
+        #expect(uncalibrated.crossRunSentence.hasSuffix("; its timings are not judged: the baseline has no δ calibrated from an A/A run (strain gate --calibrate)."), "\(uncalibrated.crossRunSentence)")
+        #expect(uncalibrated.renderMarkdown().contains(uncalibrated.crossRunSentence) && GateReportReadingTests.readable(uncalibrated.renderHTML()).contains("its timings are not judged"))
+        #expect(report.crossRunSentence.hasSuffix("; timings judged with a δ calibrated from A/A runs."), "\(report.crossRunSentence)")
     }
 
     @Test func githubAnnotationsEscapeTheirDataAndProperties() {

@@ -67,6 +67,11 @@ struct GateReportReadingTests {
         let ends = strip.matches(of: /<text x="[0-9.]+" y="37"(?: text-anchor="end")?>([^<]+)<\/text>/).map { String($0.1) }
         #expect(ends == [Gate.format(all.min()!, wall.unit), Gate.format(all.max()!, wall.unit)], "\(strip)")
         #expect(strip.contains("<path class=\"scale\""), "the scale's line under the dots: \(strip)")
+        // Ends that read the same are written once: `14.8 MiB … 14.8 MiB`.
+        var close = wall
+        (close.baselineSamples, close.candidateSamples) = ([0.05000, 0.05001], [0.05002])
+        let once = GateReport.samples(close)
+        #expect(once.contains(">all 50.0 ms</text>") && !once.contains("text-anchor=\"end\""), "\(once)")
         for section in ["failing", "other"] {
             let body = try #require(html.components(separatedBy: "<section id=\"\(section)\">").dropFirst().first?.components(separatedBy: "<table").first, "\(section)")
             let legend = body.replacingOccurrences(of: #"<[^>]+>"#, with: "", options: .regularExpression)
@@ -153,6 +158,12 @@ struct GateReportReadingTests {
         // read "every repetition's value" and found none on an all-unchanged A/A).
         #expect(report.renderMarkdown().contains("gate.html shows every repetition's value of each metric that did not stay unchanged."))
         #expect(report.renderText().contains("each side's run: baseline-run.json, candidate-run.json"))
+        // A cross-run gate keeps the candidate's run only: "each side's run" named one file.
+        var one = report
+        one.runFiles = ["candidate-run.json"]
+        #expect(one.renderText().contains("  the candidate's run: candidate-run.json (strain report renders it)"), "\(one.renderText())")
+        #expect(one.renderMarkdown().contains("The candidate's run (traces, dumps): `candidate-run.json`; `strain report <file>` renders it;"))
+        #expect(Self.readable(one.renderHTML()).contains("<p>The candidate's run, with its traces and dumps: "))
     }
 
     @Test func theCommentNamesEachSidesBinaryAndRunWithoutTheRunnersFolders() throws {

@@ -1,5 +1,6 @@
 import Foundation
 @testable import StrainExec
+import StrainWire
 import Testing
 
 /// `strain dump`'s exit 3 (no answer in time) and its `--timeout`, through the built binary.
@@ -88,6 +89,26 @@ import Testing
         let answered = try await StrainBinary.run(["dump", String(inner), "--timeout", "20s"], timeout: 40)
         #expect(answered.status == 0, "\(answered.stdout)\(answered.stderr)")
         #expect(answered.stdout.contains("(process \(inner) is strain exec; asked the program it runs, process \(program))"), "\(answered.stdout.prefix(600))")
+    }
+
+    /// `pgrep -P STRAIN` lists strain exec's witness beside its program, and a script that
+    /// dumped the first child asked the witness, which has no probe (Strain's own fuzzer did,
+    /// and got no dump): the witness is named, and a dump of it asks the program.
+    @Test func aDumpOfStrainExecsWitnessAsksTheProgramItRuns() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let strain = try BackgroundStrain(["exec", "--out", folder + "/out", "--", "/bin/sh", "-c", "echo ready $$; sleep 60"], in: folder)
+        defer { if strain.process.isRunning { kill(strain.pid, SIGKILL) } }
+        #expect(await strain.waitForOutput("ready "))
+        let line = TestFiles.read(strain.stdoutPath).split(separator: "\n").first ?? ""
+        let program = try #require(line.split(separator: " ").last.flatMap { Int32($0) }, "\(line)")
+        defer { kill(program, SIGKILL) }
+        let children = ProcFile.contents(of: "/proc/\(strain.pid)/task/\(strain.pid)/children").split(separator: " ").compactMap { Int32($0) }
+        let witness = try #require(children.first { ProcFile.contents(of: "/proc/\($0)/comm") == "strain-witness\n" }, "\(children)")
+        #expect(children.contains(program) && children.count == 2, "\(children)")
+        let answered = try await StrainBinary.run(["dump", String(witness), "--timeout", "20s"], timeout: 40)
+        #expect(answered.status == 0, "\(answered.stdout)\(answered.stderr)")
+        #expect(answered.stdout.contains("(process \(witness) is strain exec's witness; asked the program it runs, process \(program))"), "\(answered.stdout.prefix(600))")
     }
 
     @Test func aTimeoutOutsideItsRangeIsRefusedBeforeAnyProcessIsAsked() async throws {

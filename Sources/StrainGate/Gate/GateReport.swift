@@ -165,6 +165,19 @@ package struct GateSchedule: Codable, Hashable, Sendable {
 }
 
 extension GateReport {
+    /// What a cross-run gate did with its timings, for gate.md's and gate.html's header: it
+    /// said "timings use a δ calibrated from A/A runs" over rows that each said theirs was not.
+    package var crossRunSentence: String {
+        let timings = rows.flatMap(\.metrics).filter { $0.noise == .timing }
+        let uncalibrated = timings.filter { $0.reason.hasPrefix("a cross-run timing") }.count
+        let against = "Cross-run against \(baselineName ?? "a stored baseline")"
+        if timings.isEmpty || uncalibrated == 0 { return against + "; timings judged with a δ calibrated from A/A runs." }
+        if uncalibrated == timings.count {
+            return against + "; its timings are not judged: the baseline has no δ calibrated from an A/A run (strain gate --calibrate)."
+        }
+        return against + "; timings judged with a δ calibrated from A/A runs, but for \(uncalibrated) of \(timings.count) the baseline has none (strain gate --calibrate)."
+    }
+
     /// What an interleaved gate ran, in a sentence, for every output's header: a counted
     /// gate's builds each ran once, so it does not say "alternating" of them.
     package var interleavedSentence: String {

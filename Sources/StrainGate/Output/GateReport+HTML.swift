@@ -13,7 +13,7 @@ extension GateReport {
         page += "<title>Strain gate: \(e(suite))</title>\n<style>\(Self.css)</style>\n</head>\n<body>\n"
         let status = exitCode == 0 ? "pass" : "fail"
         page += "<header><h1>Strain gate: \(e(suite))</h1>\n<p class=\"\(status)\"><b>\(e(conclusion))</b></p>\n"
-        page += "<p>\(mode == .interleaved ? e(interleavedSentence) : "Cross-run against \(e(baselineName ?? "a stored baseline")); timings judged with a δ calibrated from A/A runs.")"
+        page += "<p>\(e(mode == .interleaved ? interleavedSentence : crossRunSentence))"
         if let sides = sidesSentence(code: { "<code>\(e($0))</code>" }) { page += " " + sides }
         page += " A timing row can fail only with ≥ \(requiredRepetitions) repetitions per side; Benjamini-Hochberg q = \(q).</p>\n"
         if let runReports, !runReports.isEmpty {
@@ -21,8 +21,9 @@ extension GateReport {
                 + "; each outcome that changed links to its trial there.</p>\n"
         }
         if let runFiles, !runFiles.isEmpty {
-            page += "<p>Each side's run, with its traces and dumps: " + runFiles.map { "<a href=\"\(e($0))\">\(e($0))</a>" }.joined(separator: ", ")
-                + "; <code>strain report &lt;file&gt; --out &lt;page.html&gt;</code> renders either as a report.</p>\n"
+            let one = runFiles.count == 1
+            page += "<p>\(one ? "The candidate's run" : "Each side's run"), with its traces and dumps: " + runFiles.map { "<a href=\"\(e($0))\">\(e($0))</a>" }.joined(separator: ", ")
+                + "; <code>strain report &lt;file&gt; --out &lt;page.html&gt;</code> renders \(one ? "it" : "either") as a report.</p>\n"
         }
         for warning in warnings ?? [] { page += "<p class=\"note warning\"><b>Warning:</b> \(e(warning))</p>\n" }
         if !fingerprint.isEmpty {
@@ -112,7 +113,8 @@ extension GateReport {
         // The scale: a line with a tick at each end, and the ends' values under it.
         let right = width - margin
         svg += "<path class=\"scale\" d=\"M\(Int(margin)) 21V25H\(Int(right))V21\"/>"
-        if high > low {
+        // Ends that read the same at three digits are written once (`14.8 MiB … 14.8 MiB`).
+        if high > low, lowText != highText {
             svg += "<text x=\"0\" y=\"37\">\(lowText)</text><text x=\"\(Int(width))\" y=\"37\" text-anchor=\"end\">\(highText)</text>"
         } else {
             svg += "<text x=\"\(Int(width / 2))\" y=\"37\" text-anchor=\"middle\">all \(lowText)</text>"

@@ -16,7 +16,7 @@ extension GateReport {
         var head = "\(Self.commentMarker)\n### Strain gate: \(Self.escape(suite)) — \(Self.escape(conclusion))\n\n"
         head += mode == .interleaved
             ? Self.escape(interleavedSentence) + "\n"
-            : "Cross-run against \(Self.escape(baselineName ?? "a stored baseline")); timings use a δ calibrated from A/A runs.\n"
+            : Self.escape(crossRunSentence) + "\n"
         if let sides = sidesSentence(code: { "`\($0.replacingOccurrences(of: "`", with: "'"))`" }, path: path) { head += sides + "\n" }
         for warning in warnings ?? [] { head += "\n> [!WARNING]\n> \(Self.escape(warning))\n" }
         if !fingerprint.isEmpty {
@@ -44,7 +44,8 @@ extension GateReport {
             tail += "Each side's run as a report, beside this file: \(runReports.map { "`\($0)`" }.joined(separator: ", ")).\n"
         }
         if let runFiles, !runFiles.isEmpty {
-            tail += "Each side's run (traces, dumps): \(runFiles.map { "`\(path($0))`" }.joined(separator: ", ")); `strain report <file>` renders either; gate.html shows every repetition's value of each metric that did not stay unchanged.\n"
+            let one = runFiles.count == 1
+            tail += "\(one ? "The candidate's run" : "Each side's run") (traces, dumps): \(runFiles.map { "`\(path($0))`" }.joined(separator: ", ")); `strain report <file>` renders \(one ? "it" : "either"); gate.html shows every repetition's value of each metric that did not stay unchanged.\n"
         }
         var text = head + body + rest + tail
         if text.utf8.count > limit {

@@ -74,7 +74,11 @@ extension GateReport {
         }
         lines.append("  " + tally)
         if let runReports, !runReports.isEmpty { lines.append("  each side's report: \(runReports.map(place).joined(separator: ", "))") }
-        if let runFiles, !runFiles.isEmpty { lines.append("  each side's run: \(runFiles.joined(separator: ", ")) (strain report renders either)") }
+        // A cross-run gate keeps only the candidate's run: "each side's" named one file.
+        if let runFiles, !runFiles.isEmpty {
+            lines.append(runFiles.count == 1 ? "  the candidate's run: \(runFiles[0]) (strain report renders it)"
+                : "  each side's run: \(runFiles.joined(separator: ", ")) (strain report renders either)")
+        }
         return lines.joined(separator: "\n")
     }
 
