@@ -130,14 +130,19 @@ package struct TerminalStyle: Sendable {
         if word.wholeMatch(of: /-[a-zA-Z]/) != nil, !next.hasPrefix("-") { return true }
         // `3 of 3 repetitions`, `×1 of 1`, `37 of 101 units`: a count and what it is out of.
         if word == "of", next.first?.isNumber == true { return true }
-        guard word.wholeMatch(of: /\(?[-+−×]?[0-9][0-9,.]*/) != nil else { return false }
+        // `q = 0.05`: a name and its `=`.
+        if word.count == 1, next == "=" { return true }
+        // A number or a range of them (`of 4–65 threads`, which broke before `threads`).
+        guard word.wholeMatch(of: /\(?[-+−×]?[0-9][0-9,.]*(–[0-9][0-9,.]*)?/) != nil else { return false }
         let unit = next.drop { $0 == "(" }.prefix { !")],;:.".contains($0) }
         return units.contains(String(unit)) || counted.contains(String(unit))
     }
 
     /// What a count names, kept beside its number on the terminal.
     static let counted: Set<String> = ["frame", "frames", "thread", "threads", "trial", "trials", "probe", "probes", "repetition", "repetitions",
-                                       "item", "items", "unit", "units", "sample", "samples", "not", "of"]
+                                       "item", "items", "unit", "units", "sample", "samples", "not", "of",
+                                       // A gate's counts: `passed: 3` / `inconclusive` broke apart.
+                                       "unchanged", "inconclusive", "improved", "regressed"]
 
     /// The units a number keeps on its line.
     static let units: Set<String> = ["ns", "µs", "us", "ms", "s", "min", "h", "B", "KiB", "MiB", "GiB", "TiB", "KB", "MB", "GB", "%"]

@@ -72,6 +72,7 @@ struct GateReportReadingTests {
         (close.baselineSamples, close.candidateSamples) = ([0.05000, 0.05001], [0.05002])
         let once = GateReport.samples(close)
         #expect(once.contains(">all 50.0 ms</text>") && !once.contains("text-anchor=\"end\""), "\(once)")
+        #expect(once.contains("repetitions, all 50.0 ms\"") && once.matches(of: /cx="75\.0"/).count == 3, "one value, its dots at the middle: \(once)")
         for section in ["failing", "other"] {
             let body = try #require(html.components(separatedBy: "<section id=\"\(section)\">").dropFirst().first?.components(separatedBy: "<table").first, "\(section)")
             let legend = body.replacingOccurrences(of: #"<[^>]+>"#, with: "", options: .regularExpression)

@@ -42,6 +42,14 @@ import Testing
         // What the terminal keeps together, a phone keeps together: an operator, its number and what it counts, a depth, a command.
         #expect(MarkupText.keepingHyphenatedWordsWhole("<p>≥ 5 repetitions per side, depth 631 (swift build -c release)</p>")
             == "<p><span class=\"nb\">≥ 5 repetitions</span> per side, <span class=\"nb\">depth 631</span> <span class=\"nb\">(swift build -c release)</span></p>")
+        // A range keeps what it counts (`of 4–65` / `threads.` at 400 px), a name its `=` (`q` / `= 0.05.`).
+        #expect(MarkupText.keepingHyphenatedWordsWhole("<p>a median 1.41 ms, of 4–65 threads. Benjamini-Hochberg q = 0.05.</p>").contains("<span class=\"nb\">of 4–65 threads.</span>"))
+        #expect(MarkupText.keepingHyphenatedWordsWhole("<p>a median 1.41 ms, of 4–65 threads. Benjamini-Hochberg q = 0.05.</p>").contains(/<span class="nb">[^<]*q = 0\.05\.[^<]*<\/span>/))
+        // The gate's verdict kept its count (`passed: 3` / `inconclusive`).
+        for width in 40...70 {
+            let lines = TerminalStyle(color: false, width: width).fit("Gate (cross-run against baseline-run.json) on gate-small: passed: 3 inconclusive")
+            #expect(!lines.contains { $0.hasSuffix(" 3") }, "\(width): \(lines)")
+        }
         #expect(MarkupText.keepingHyphenatedWordsWhole("<li>FloodThenProbe.run(context:submit:waitForStartsSeconds:) at A.swift:12:5</li>")
             == "<li>FloodThenProbe.<wbr>run(<wbr>context:<wbr>submit:<wbr>waitForStartsSeconds:) at A.swift:12:5</li>")
         // And after a member's `.` (`NSKeyedUnarchiver._decodeArrayOfObjectsForKey(` ran 18 px past

@@ -102,9 +102,13 @@ extension GateReport {
         let all = before + after
         let low = all.min()!, high = all.max()!
         let width = 150.0, margin = 4.0
-        func x(_ value: Double) -> Double { high > low ? margin + (value - low) / (high - low) * (width - 2 * margin) : width / 2 }
         let (lowText, highText) = (html(Gate.format(low, metric.unit)), html(Gate.format(high, metric.unit)))
-        var svg = "<svg class=\"dots\" width=\"\(Int(width))\" height=\"40\" viewBox=\"0 0 \(Int(width)) 40\" role=\"img\" aria-label=\"\(before.count) baseline and \(after.count) candidate repetitions, from \(lowText) to \(highText)\">"
+        // Ends that read the same at three digits are one value: the dots at the middle,
+        // under one label (they sat at both ends of the strip under `all 14.8 MiB`).
+        let spread = high > low && lowText != highText
+        func x(_ value: Double) -> Double { spread ? margin + (value - low) / (high - low) * (width - 2 * margin) : width / 2 }
+        let range = spread ? "from \(lowText) to \(highText)" : "all \(lowText)"
+        var svg = "<svg class=\"dots\" width=\"\(Int(width))\" height=\"40\" viewBox=\"0 0 \(Int(width)) 40\" role=\"img\" aria-label=\"\(before.count) baseline and \(after.count) candidate repetitions, \(range)\">"
         for (values, y, side) in [(before, 6, "baseline"), (after, 16, "candidate")] {
             for value in values {
                 svg += "<circle class=\"\(side)\" cx=\"\(String(format: "%.1f", x(value)))\" cy=\"\(y)\" r=\"3\"><title>\(side) \(html(Gate.format(value, metric.unit)))</title></circle>"
@@ -114,7 +118,7 @@ extension GateReport {
         let right = width - margin
         svg += "<path class=\"scale\" d=\"M\(Int(margin)) 21V25H\(Int(right))V21\"/>"
         // Ends that read the same at three digits are written once (`14.8 MiB … 14.8 MiB`).
-        if high > low, lowText != highText {
+        if spread {
             svg += "<text x=\"0\" y=\"37\">\(lowText)</text><text x=\"\(Int(width))\" y=\"37\" text-anchor=\"end\">\(highText)</text>"
         } else {
             svg += "<text x=\"\(Int(width / 2))\" y=\"37\" text-anchor=\"middle\">all \(lowText)</text>"
