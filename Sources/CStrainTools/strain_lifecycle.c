@@ -263,7 +263,6 @@ static void strain_forward_flush(void) {
 // A signal that reached the witness within 50 ms of strain was sent to both, so to the
 // group (or to every process): the program has it already.
 #define STRAIN_WITNESS_SIGNALS 65
-#define STRAIN_WITNESS_NAME "strain-witness"
 static uint64_t *strain_witness_stamps;
 static pid_t strain_witness_pid;
 static const int strain_forwarded_signals[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2};
@@ -380,7 +379,6 @@ static void strain_forward_handler(int signal_number, siginfo_t *info, void *con
 
 int strain_exec_forward_signals(int pid) {
     __atomic_store_n(&strain_forward_pid, pid, __ATOMIC_SEQ_CST);
-    const int *forwarded = strain_forwarded_signals;
     struct sigaction action;
     memset(&action, 0, sizeof(action));
     action.sa_sigaction = strain_forward_handler;
@@ -389,8 +387,8 @@ int strain_exec_forward_signals(int pid) {
     sigset_t blocked;
     sigemptyset(&blocked);
     for (size_t i = 0; i < sizeof(strain_forwarded_signals) / sizeof(strain_forwarded_signals[0]); i++) {
-        if (sigaction(forwarded[i], &action, NULL) != 0) return errno;
-        sigaddset(&blocked, forwarded[i]);
+        if (sigaction(strain_forwarded_signals[i], &action, NULL) != 0) return errno;
+        sigaddset(&blocked, strain_forwarded_signals[i]);
     }
     // A launcher may have started strain with them blocked (some process APIs do,
     // and the mask survives exec): they would stay pending here, never passed on.

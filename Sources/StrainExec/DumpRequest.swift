@@ -103,8 +103,8 @@ package enum DumpRequest {
         return fields.count > 1 ? Int32(fields[1]) : nil
     }
 
-    /// The name `strain exec`'s witness gives itself (strain_lifecycle.c).
-    static let witnessName = "strain-witness"
+    /// The name `strain exec`'s witness gives itself.
+    static let witnessName = STRAIN_WITNESS_NAME
 
     static func hasProbe(_ pid: Int32) -> Bool {
         ProcFile.contents(of: "/proc/\(pid)/maps").contains("/" + ProbeLibrary.fileName)

@@ -97,6 +97,9 @@ int strain_exec_forward_signals(int pid);
 /// without it every signal is passed on, as before.
 int strain_exec_start_witness(void);
 
+/// The name the witness gives itself, so `ps` and `strain dump` tell it from the program.
+#define STRAIN_WITNESS_NAME "strain-witness"
+
 /// Kills and reaps the witness.
 void strain_exec_stop_witness(void);
 
