@@ -971,8 +971,52 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attributes, void *(*
 
 // MARK: - sigaction and signal
 
+// The process that wrote this image's handlers file, and its lines so far: 0 in a
+// fresh image (after an exec), another pid in a forked child, either of which starts
+// its file anew.
+static pid_t strain_handlers_pid;
+static int strain_handlers_lines;
+
+// Notes a handler the program installs for `signal_number` (not a default or an
+// ignore) as one line of `handlers-PID.txt`. Async-signal-safe (a handler may
+// install another): one write(2) of a short line to a file opened O_APPEND. The
+// program's pid only, as its images: a shell script's every bash installs its own
+// (a pyenv shim left 30 such files), and only the program's are judged by them.
+static void strain_note_handler(int signal_number, const struct sigaction *action) {
+    if (action == NULL || signal_number <= 0 || signal_number > 64) return;
+    if (strain_root_pid == 0 || getpid() != strain_root_pid) return;
+    if (!(action->sa_flags & SA_SIGINFO) && (action->sa_handler == SIG_DFL || action->sa_handler == SIG_IGN)) return;
+    pid_t pid = getpid();
+    int flags = O_WRONLY | O_APPEND | O_CREAT;
+    if (strain_handlers_pid != pid) {
+        strain_handlers_pid = pid;
+        strain_handlers_lines = 0;
+        flags |= O_TRUNC;
+    }
+    if (strain_handlers_lines >= STRAIN_PRELOAD_HANDLER_LINES) return;
+    strain_handlers_lines++;
+    char name[48] = STRAIN_PRELOAD_HANDLERS_PREFIX;
+    size_t used = strlen(name);
+    char digits[12];
+    int count = 0;
+    for (unsigned value = (unsigned)pid; count == 0 || value > 0; value /= 10) digits[count++] = (char)('0' + value % 10);
+    while (count > 0) name[used++] = digits[--count];
+    memcpy(name + used, ".txt", 5);
+    char line[4];
+    size_t length = 0;
+    if (signal_number >= 10) line[length++] = (char)('0' + signal_number / 10);
+    line[length++] = (char)('0' + signal_number % 10);
+    line[length++] = '\n';
+    int fd = strain_probe_record_open(name, flags);
+    if (fd < 0) return;
+    ssize_t written = write(fd, line, length);
+    (void)written;
+    close(fd);
+}
+
 int sigaction(int signal_number, const struct sigaction *action, struct sigaction *old) {
     strain_find_real_functions();
+    strain_note_handler(signal_number, action);
     if (!strain_preload_active || !strain_probe_owns_signal(signal_number)) {
         return strain_real_sigaction(signal_number, action, old);
     }
@@ -997,6 +1041,10 @@ int sigaction(int signal_number, const struct sigaction *action, struct sigactio
 __sighandler_t signal(int signal_number, __sighandler_t handler) {
     strain_find_real_functions();
     if (!strain_preload_active || !strain_probe_owns_signal(signal_number)) {
+        struct sigaction noted;
+        memset(&noted, 0, sizeof(noted));
+        noted.sa_handler = handler;
+        strain_note_handler(signal_number, &noted);
         return strain_real_signal(signal_number, handler);
     }
     struct sigaction action, old;

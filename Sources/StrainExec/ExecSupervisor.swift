@@ -526,7 +526,8 @@ package struct ExecSupervisor: Sendable {
             // A pool's stuck threads may wait on mutexes too: the cycle, when the holders close one.
             let cycle = LockWaits(threads: suspicion.threads, readWord: LockWaits.reader(pid: pid)).waitCycle(threads: suspicion.threads, place: place, object: object)
             if verdict.kind == .deadlocked, cycle == nil,
-               let reason = OutsideWake.reason(pid: pid, caught: OutsideWake.caughtSignals(pid: pid), maps: maps, processes: processes) {
+               let reason = OutsideWake.reason(pid: pid, caught: OutsideWake.caughtSignals(pid: pid), maps: maps,
+                                                  installs: OutsideWake.installs(pid: pid, folder: probe.path), processes: processes) {
                 verdict = Self.outsideEvent(verdict, reason: reason)
             }
             _ = collect(verdict, taken)
@@ -542,7 +543,8 @@ package struct ExecSupervisor: Sendable {
                                                object: { classifier.symbolizer.dataObject(at: $0, maps: processMaps) }) else { continue }
             var verdict = judged.verdict
             let cycle = judged.cycle
-            if cycle == nil, let reason = OutsideWake.reason(pid: process.pid, caught: OutsideWake.caughtSignals(pid: process.pid), maps: processMaps, processes: processes) {
+            if cycle == nil, let reason = OutsideWake.reason(pid: process.pid, caught: OutsideWake.caughtSignals(pid: process.pid), maps: processMaps,
+                                                                   installs: OutsideWake.installs(pid: process.pid, folder: probe.path), processes: processes) {
                 verdict = Self.outsideEvent(verdict, reason: reason)
             }
             if !isProgram {

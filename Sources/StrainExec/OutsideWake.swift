@@ -23,9 +23,12 @@ struct OutsideWake {
     /// program's. Measured under `strain exec` with Python 3.11 (`python3 -c 'input()'`
     /// catches SIGINT, for KeyboardInterrupt, and nothing else outside `notRequests`) and
     /// Swift 6.3.1 (an empty program catches nothing outside them: its backtracer's
-    /// handlers are for faults). The runtime is known by an image it maps.
-    static let runtimeDefaults: [(runtime: String, images: [String], signals: Set<Int32>)] = [
-        ("Python", ["python", "libpython"], [SIGINT]),
+    /// handlers are for faults). The runtime is known by an image it maps. Each signal
+    /// comes with the times the runtime installs its handler at start-up (CPython: once,
+    /// `strace -e rt_sigaction` shows): the probe counts installs, so one more is the
+    /// program's (`signal.signal(SIGINT, …)` installs the same C handler again).
+    static let runtimeDefaults: [(runtime: String, images: [String], signals: [Int32: Int])] = [
+        ("Python", ["python", "libpython"], [SIGINT: 1]),
     ]
 
     /// The signal numbers a `SigCgt:`/`SigBlk:`-style mask (hexadecimal, bit n-1 for signal n) holds.
@@ -46,7 +49,7 @@ struct OutsideWake {
     }
 
     /// The runtime whose images `maps` (`/proc/PID/maps`) holds, with its own handlers; nil for none known.
-    static func runtime(maps: String) -> (runtime: String, signals: Set<Int32>)? {
+    static func runtime(maps: String) -> (runtime: String, signals: [Int32: Int])? {
         let images = Set(maps.split(separator: "\n").compactMap { line -> Substring? in
             guard let slash = line.lastIndex(of: "/") else { return nil }
             return line[line.index(after: slash)...]
@@ -58,10 +61,27 @@ struct OutsideWake {
     }
 
     /// The handlers the program installed itself: caught signals that ask something of
-    /// it, beyond its runtime's own.
-    static func ownHandlers(caught: Set<Int32>, maps: String) -> [Int32] {
-        let runtime = runtime(maps: maps)?.signals ?? []
-        return caught.subtracting(notRequests).subtracting(runtime).sorted()
+    /// it, beyond its runtime's own. `installs` counts the handlers its image installed
+    /// per signal (the probe's `handlers-PID.txt`; nil without one): a runtime's signal
+    /// installed more often than the runtime does is the program's too.
+    static func ownHandlers(caught: Set<Int32>, maps: String, installs: [Int32: Int]? = nil) -> [Int32] {
+        let runtime = runtime(maps: maps)?.signals ?? [:]
+        let runtimes = Set(runtime.compactMap { signal, times in (installs?[signal] ?? 0) > times ? nil : signal })
+        return caught.subtracting(notRequests).subtracting(runtimes).sorted()
+    }
+
+    /// The handlers process `pid`'s image installed, per signal, as its probe noted them
+    /// in `handlers-PID.txt` of `folder` (read as input: at most 4 KiB, numbers 1–64); nil
+    /// when there is no such file (no probe, or no handler installed).
+    static func installs(pid: Int32, folder: String) -> [Int32: Int]? {
+        let path = (folder as NSString).appendingPathComponent("handlers-\(pid).txt")
+        guard let text = ProgramFile.head(path, limit: 4096)?.text else { return nil }
+        var counts: [Int32: Int] = [:]
+        for line in text.split(separator: "\n") {
+            guard let signal = Int32(line), (1...64).contains(signal) else { continue }
+            counts[signal, default: 0] += 1
+        }
+        return counts
     }
 
     /// Whether a process is alive and not stuck: a thread of it runs, sleeps or waits
@@ -74,11 +94,11 @@ struct OutsideWake {
     /// Why process `pid`, whose every thread waits with no timeout, may still be woken from
     /// outside: the handlers it installed itself, the live processes of its tree; nil when
     /// nothing outside can end the wait (then it is deadlocked).
-    static func reason(pid: Int32, caught: Set<Int32>?, maps: String, processes: [(pid: Int32, threads: [ThreadState])],
+    static func reason(pid: Int32, caught: Set<Int32>?, maps: String, installs: [Int32: Int]? = nil, processes: [(pid: Int32, threads: [ThreadState])],
                        commandLine: (Int32) -> [String]? = ExecSupervisor.commandLine(pid:),
                        readsFromOutside: ([(pid: Int32, threads: [ThreadState])]) -> String? = OutsideWake.readsFromOutside) -> String? {
         var reasons: [String] = []
-        let own = ownHandlers(caught: caught ?? [], maps: maps)
+        let own = ownHandlers(caught: caught ?? [], maps: maps, installs: installs)
         if !own.isEmpty {
             let names = own.map(SignalName.of).joined(separator: ", ")
             reasons.append("it installed its own handler\(own.count == 1 ? "" : "s") for \(names), which a signal sent to it runs")

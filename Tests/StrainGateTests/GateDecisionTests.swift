@@ -240,6 +240,34 @@ struct GateDecisionTests {
         #expect(uncalibrated.crossRunSentence.hasSuffix("; its timings are not judged: the baseline has no δ calibrated from an A/A run (strain gate --calibrate)."), "\(uncalibrated.crossRunSentence)")
         #expect(uncalibrated.renderMarkdown().contains(uncalibrated.crossRunSentence) && GateReportReadingTests.readable(uncalibrated.renderHTML()).contains("its timings are not judged"))
         #expect(report.crossRunSentence.hasSuffix("; timings judged with a δ calibrated from A/A runs."), "\(report.crossRunSentence)")
+        // Not judged, the timings get no rule for failing beside that sentence (35i read "its
+        // timings are not judged" then "A timing row can fail only with ≥ 3 repetitions per side").
+        #expect(uncalibrated.repetitionsSentence == nil)
+        #expect(!uncalibrated.renderMarkdown().contains("can fail only with") && !GateReportReadingTests.readable(uncalibrated.renderHTML()).contains("can fail only with"))
+        #expect(report.renderMarkdown().contains("A timing row can fail only with ≥ \(report.requiredRepetitions) repetitions per side."))
+    }
+
+    @Test func anUncalibratedCrossRunGateNamesEachMetricByWhatItMeasuresAndCountsMetricsAsTheTablesDo() throws {
+        let keys = [Fake.key("a", []), Fake.key("b", [])]
+        func side(_ center: Double, salt: Int) -> RunRecord {
+            Fake.run(keys.flatMap { key in
+                Fake.walls(5, center: center, salt: salt).enumerated().map { index, wall in
+                    var trial = Fake.trial(key, repetition: index + 1, wall: wall)
+                    trial.metrics.peakRSSBytes = 15 << 20 + index * 4096
+                    return trial
+                }
+            })
+        }
+        let report = try Gate.compare(baseline: side(0.05, salt: 0), candidate: side(0.05, salt: 3), options: GateOptions(mode: .crossRun))
+        let metrics = report.rows.flatMap(\.metrics)
+        // rss is not a timing: 35i read "rss: a cross-run timing needs a δ calibrated …".
+        #expect(metrics.first { $0.metric == "rss" }?.reason.hasPrefix("a cross-run memory figure needs a δ calibrated") == true, "\(metrics.map(\.reason))")
+        #expect(metrics.first { $0.metric == "wall" }?.reason.hasPrefix("a cross-run timing needs a δ calibrated") == true)
+        // The terminal counted rows ("2 rows inconclusive (2 cross-run timings …)") beside
+        // gate.md's four inconclusive metrics: it counts the metrics, and says so.
+        let inconclusive = metrics.filter { $0.verdict == .inconclusive }.count
+        #expect(inconclusive == 4)
+        #expect(report.renderText().contains("  2 rows inconclusive in 4 metrics (4 cross-run measurements not calibrated)"), "\(report.renderText())")
     }
 
     @Test func githubAnnotationsEscapeTheirDataAndProperties() {
@@ -347,7 +375,7 @@ struct GateReviewFindingTests {
         let report = try Self.gate(old, [])
         let markdown = report.renderMarkdown(limit: GateReport.commentLimit)
         #expect(markdown.utf8.count <= GateReport.commentLimit)
-        #expect(markdown.hasSuffix("Benjamini-Hochberg q = 0.05.\n"), "the tail survives the cut (named as gate.html names it)")
+        #expect(markdown.hasSuffix("Benjamini-Hochberg q = 0.05. A median change is worked from the unrounded medians (gate.json has them).\n"), "the tail survives the cut (named as gate.html names it)")
     }
 }
 

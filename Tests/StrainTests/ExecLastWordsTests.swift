@@ -53,6 +53,24 @@ import Testing
         #expect(report.stdout.contains("Fatal error: Index out of range"), "\(report.stdout.prefix(1500))")
     }
 
+    /// An optimised build's failed precondition prints nothing: the trap's place, through
+    /// the inlined frame the compiler's debug information gives it, says which check it was.
+    @Test func anOptimizedSwiftPreconditionIsNamedByTheTrapsInlinedFrame() async throws {
+        let program = try await TestPrograms.swiftOptimized()
+        let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let (under, run) = try await ExecTests.exec(program, ["precondition"], out: out)
+        #expect(under.termination == .signaled(SIGILL) || under.termination == .signaled(SIGTRAP), "\(under.stderr.prefix(400))")
+        #expect(!under.stderr.contains("the message an -O build drops"), "the build dropped the message: \(under.stderr.prefix(400))")
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .crashed)
+        #expect(CrashReason.message(for: trial) == "Swift runtime failure: precondition failure", "\(String(describing: trial.trace?.firstFrames.first))")
+        #expect(under.stderr.contains("overflow.swift:") && under.stderr.contains(": Swift runtime failure: precondition failure. That is a trap"),
+                "what to do names the check and its line: \(under.stderr.suffix(1200))")
+        let report = try await ProgramRun.run(StrainBinary.path, ["report", (out as NSString).appendingPathComponent("run.json"), "--format", "md", "--out", "-"])
+        #expect(report.stdout.contains("— `Swift runtime failure: precondition failure`"), "\(report.stdout.prefix(1500))")
+    }
+
     @Test func aMultiLineSwiftPreconditionsReasonIsItsFatalErrorLineNotItsClosingLine() async throws {
         let program = try await TestPrograms.swiftOverflow()
         let out = ExecTests.folder()

@@ -72,6 +72,34 @@ import Testing
         #expect(message.contains("waiting on an outside event") && message.contains("its own handler for SIGUSR1,"), "\(message)")
     }
 
+    /// "Run until Ctrl-C": the program's own SIGINT handler sets the `Event` its main thread
+    /// waits on. To the kernel it is CPython's handler (the one behind KeyboardInterrupt),
+    /// so it was called `deadlocked`; the probe counts the program's second install of it.
+    @Test func aPythonProgramWhoseOwnSIGINTHandlerSetsItsEventIsWaitingOnAnOutsideEvent() async throws {
+        guard Self.hasPython else {
+            Issue.record("no python3 on PATH: install it (Debian: python3; .ci/setup does) to check --stall on a Python SIGINT handler")
+            return
+        }
+        let program = try ExecTreeTests.script("interrupt.py", """
+            import os, signal, threading
+            event = threading.Event()
+            signal.signal(signal.SIGINT, lambda *_: event.set())
+            print("ready", os.getpid(), flush=True)
+            event.wait()
+            print("stopped", flush=True)
+            """)
+        defer { try? FileManager.default.removeItem(atPath: (program as NSString).deletingLastPathComponent) }
+        let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let (result, trial, dump) = try await Self.stalledThenWoken(["python3", program], out: out, readyTimeout: 30) { pid in kill(pid, SIGINT) }
+        #expect(result.termination == .exited(0), "\(result.stderr)")
+        #expect(result.stdout.hasSuffix("stopped\n"), "\(result.stdout)")
+        #expect(trial.outcome.kind == .completed && trial.stall == nil, "\(trial.outcome): \(trial.outcome.message ?? "")")
+        let message = trial.outcome.message ?? ""
+        #expect(message.contains("waiting on an outside event") && message.contains("its own handler for SIGINT,"), "\(message)")
+        #expect(!message.contains("withdrawn") && !dump.contains(", deadlocked:"), "\(message)\n\(dump.prefix(400))")
+    }
+
     @Test func aPythonProgramWaitingOnAMultiprocessingEventItsSleepingWorkerSetsIsWaitingOnAnOutsideEvent() async throws {
         guard Self.hasPython else {
             Issue.record("no python3 on PATH: install it (Debian: python3; .ci/setup does) to check --stall on a multiprocessing wait")
@@ -238,6 +266,9 @@ import Testing
         #expect(OutsideWake.ownHandlers(caught: caught, maps: python).isEmpty)
         #expect(OutsideWake.ownHandlers(caught: caught, maps: "55d0 r-xp 00000000 08:01 1 /usr/bin/daemon\n") == [SIGINT])
         #expect(OutsideWake.ownHandlers(caught: caught.union([SIGUSR1]), maps: python) == [SIGUSR1])
+        // CPython installs SIGINT's handler once; a second install is the program's `signal.signal(SIGINT, …)`.
+        #expect(OutsideWake.ownHandlers(caught: caught, maps: python, installs: [SIGINT: 1]).isEmpty)
+        #expect(OutsideWake.ownHandlers(caught: caught, maps: python, installs: [SIGINT: 2, SIGSEGV: 1]) == [SIGINT])
     }
 
     @Test func aWrapperWaitingForItsChildIsNoWayOutButASleepingWorkerIs() {

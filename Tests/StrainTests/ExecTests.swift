@@ -518,8 +518,16 @@ enum TestPrograms {
         return overflow
     }
 
+    /// The same program built optimised (`-O -g`), as a release build is.
+    private static let builtSwiftOptimized = AsyncOnce<String> {
+        let optimized = folder + "/overflow-optimized"
+        try await compile(["swiftc", "-O", "-g", "-o", optimized, sources + "/overflow.swift"])
+        return optimized
+    }
+
     static func c() async throws -> CPrograms { try await builtC.value() }
     static func swiftOverflow() async throws -> String { try await builtSwift.value() }
+    static func swiftOptimized() async throws -> String { try await builtSwiftOptimized.value() }
 
     static func compile(_ command: [String]) async throws(BuildError) {
         let result: ProgramRun.Result

@@ -174,7 +174,7 @@ package enum Gate {
                                 }
                             } else {
                                 comparison.verdict = .inconclusive
-                                comparison.reason = "a cross-run timing needs a δ calibrated from an A/A run of the baseline (strain gate --calibrate), or an interleaved gate"
+                                comparison.reason = "a cross-run \(GateReport.measuredNoun(descriptor.unit)) \(GateReport.uncalibratedWords)"
                             }
                         }
                         if comparison.verdict != .inconclusive {

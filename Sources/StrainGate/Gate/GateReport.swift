@@ -169,13 +169,42 @@ extension GateReport {
     /// said "timings use a δ calibrated from A/A runs" over rows that each said theirs was not.
     package var crossRunSentence: String {
         let timings = rows.flatMap(\.metrics).filter { $0.noise == .timing }
-        let uncalibrated = timings.filter { $0.reason.hasPrefix("a cross-run timing") }.count
+        let uncalibrated = timings.filter { Self.isUncalibrated($0.reason) }.count
         let against = "Cross-run against \(baselineName ?? "a stored baseline")"
         if timings.isEmpty || uncalibrated == 0 { return against + "; timings judged with a δ calibrated from A/A runs." }
         if uncalibrated == timings.count {
             return against + "; its timings are not judged: the baseline has no δ calibrated from an A/A run (strain gate --calibrate)."
         }
         return against + "; timings judged with a δ calibrated from A/A runs, but for \(uncalibrated) of \(timings.count) the baseline has none (strain gate --calibrate)."
+    }
+
+    /// What a cross-run timing without a calibrated δ is told, after `a cross-run timing`.
+    package static let uncalibratedWords = "needs a δ calibrated from an A/A run of the baseline (strain gate --calibrate), or an interleaved gate"
+
+    /// Whether `reason` is that of a cross-run metric left inconclusive for want of a calibrated δ.
+    package static func isUncalibrated(_ reason: String) -> Bool {
+        reason.hasPrefix("a cross-run ") && reason.hasSuffix(uncalibratedWords)
+    }
+
+    /// What a measured (not counted) metric is, by its unit, for a reason: rss is not a
+    /// "timing" (35i read `rss: a cross-run timing needs …`).
+    package static func measuredNoun(_ unit: MetricDescriptor.Unit) -> String {
+        switch unit {
+        case .seconds, .nanoseconds: "timing"
+        case .perSecond: "rate"
+        case .bytes: "memory figure"
+        default: "measurement"
+        }
+    }
+
+    /// The floor a timing must clear to fail, for gate.md's and gate.html's header; nil
+    /// where no timing was judged (every one a cross-run timing without a calibrated δ,
+    /// or a gate of counts), where it read as a rule for rows the header had just said
+    /// were not judged.
+    package var repetitionsSentence: String? {
+        let timings = rows.flatMap(\.metrics).filter { $0.noise == .timing }
+        guard timings.contains(where: { !Self.isUncalibrated($0.reason) }) else { return nil }
+        return "A timing row can fail only with ≥ \(requiredRepetitions) repetitions per side."
     }
 
     /// What an interleaved gate ran, in a sentence, for every output's header: a counted

@@ -15,7 +15,8 @@ extension GateReport {
         page += "<header><h1>Strain gate: \(e(suite))</h1>\n<p class=\"\(status)\"><b>\(e(conclusion))</b></p>\n"
         page += "<p>\(e(mode == .interleaved ? interleavedSentence : crossRunSentence))"
         if let sides = sidesSentence(code: { "<code>\(e($0))</code>" }) { page += " " + sides }
-        page += " A timing row can fail only with ≥ \(requiredRepetitions) repetitions per side; Benjamini-Hochberg q = \(q).</p>\n"
+        if let repetitionsSentence { page += " " + e(repetitionsSentence) }
+        page += " Benjamini-Hochberg q = \(q). A change is worked from the unrounded medians (gate.json has them).</p>\n"
         if let runReports, !runReports.isEmpty {
             page += "<p>Each side's run as a report: " + runReports.map { "<a href=\"\(e($0))\">\(e($0))</a>" }.joined(separator: ", ")
                 + "; each outcome that changed links to its trial there.</p>\n"

@@ -39,7 +39,8 @@ extension GateReport {
             rest += lines.joined()
             rest += "\n</details>\n"
         }
-        var tail = "\n\(Self.escape(tally)) A timing row can fail only with ≥ \(requiredRepetitions) repetitions per side; Benjamini-Hochberg q = \(q).\n"
+        var tail = "\n\(Self.escape(tally))" + (repetitionsSentence.map { " " + $0 } ?? "")
+            + " Benjamini-Hochberg q = \(q). A median change is worked from the unrounded medians (gate.json has them).\n"
         if let runReports, !runReports.isEmpty {
             tail += "Each side's run as a report, beside this file: \(runReports.map { "`\($0)`" }.joined(separator: ", ")).\n"
         }

@@ -38,9 +38,15 @@ extension GateReport {
                 for site in metric.grewAt ?? [] { lines.append("        grew at \(site)") }
             }
         }
+        // Metrics counted by why, as gate.md and gate.html list them: "3 rows inconclusive
+        // (3 cross-run timings …)" sat beside gate.md's nine inconclusive metrics.
         var reasons: [String: Int] = [:]
+        var inconclusiveMetrics = 0
         for row in rows where row.verdict == .inconclusive {
-            for reason in Set(row.metrics.filter { $0.verdict == .inconclusive }.map { Self.reasonKind($0.reason) }) { reasons[reason, default: 0] += 1 }
+            for metric in row.metrics where metric.verdict == .inconclusive {
+                reasons[Self.reasonKind(metric.reason), default: 0] += 1
+                inconclusiveMetrics += 1
+            }
         }
         let inconclusive = rows.filter { $0.verdict == .inconclusive }.count
         if inconclusive > 0 {
@@ -48,7 +54,8 @@ extension GateReport {
             let why = reasons.sorted { $0.value == $1.value ? $0.key < $1.key : $0.value > $1.value }.map { "\($0.value) \($0.key)" }.joined(separator: "; ")
             // The floor says something only to rows that are below it.
             let advice = reasons["too few repetitions"] != nil ? "; a timing row can fail only with ≥ \(requiredRepetitions) repetitions per side here" : ""
-            lines.append("  \(inconclusive) row\(inconclusive == 1 ? "" : "s") inconclusive (\(why))\(advice)")
+            let metrics = inconclusiveMetrics == inconclusive ? "" : " in \(inconclusiveMetrics) metrics"
+            lines.append("  \(inconclusive) row\(inconclusive == 1 ? "" : "s") inconclusive\(metrics) (\(why))\(advice)")
             // Named, the first few: which rows to give more repetitions.
             let named = rows.filter { $0.verdict == .inconclusive }
             for row in named.prefix(Self.inconclusiveShown) {
@@ -107,7 +114,7 @@ extension GateReport {
     static func reasonKind(_ reason: String) -> String {
         if reason.hasPrefix("too few repetitions") { return "too few repetitions" }
         if reason.hasPrefix("the machines differ") { return "machines differ" }
-        if reason.hasPrefix("a cross-run timing") { return "cross-run timings not calibrated" }
+        if isUncalibrated(reason) { return "cross-run measurements not calibrated" }
         if reason.hasPrefix("counted, but not judged: the work ran on") { return "counted, not judged: the work ran on several workers at once" }
         if reason.hasPrefix("not counted on the candidate") { return "not counted on the candidate" }
         if reason.hasPrefix("not counted on the baseline") { return "not counted on the baseline" }

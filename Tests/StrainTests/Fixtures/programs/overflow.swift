@@ -87,7 +87,11 @@ case "multi-line-fatal":
         Further information:
         - event loop associated to future: SelectableEventLoop { descriptor = \(CommandLine.arguments.count + 1) }
         """)
+case "precondition":
+    // In an optimised (-O) build the check traps without its message.
+    precondition(CommandLine.arguments.count > 5, "the message an -O build drops")
+    print("passed")
 default:
-    FileHandle.standardError.write(Data("usage: overflow main|thread|gcd|task|gcd-deadlock|task-starve|gcd-wide|index-out-of-range|multi-line-fatal\n".utf8))
+    FileHandle.standardError.write(Data("usage: overflow main|thread|gcd|task|gcd-deadlock|task-starve|gcd-wide|index-out-of-range|multi-line-fatal|precondition\n".utf8))
     exit(64)
 }
