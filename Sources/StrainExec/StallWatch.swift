@@ -48,6 +48,11 @@ struct StallWatch {
     private var treeReadAt: UInt64 = 0
     /// Doubles after each dump that found nothing stuck, so a quiet program is not dumped over and over.
     private var patienceSeconds: Double
+    /// How often each thread of the tree had been run by the scheduler (`schedstat`),
+    /// read once a quiet spell is half the patience old: a thread waiting with no
+    /// timeout that ran since then woke and waited again in less than a clock tick,
+    /// which the ticks cannot show, so the spell was not quiet.
+    private var runsAtHalf: [Int: UInt64]?
 
     init(pid: Int32, thresholdSeconds: Double) {
         self.pid = pid
@@ -81,14 +86,17 @@ struct StallWatch {
         // In clock ticks (10 ms), on purpose: a runtime's housekeeping threads (a JVM's
         // periodic task, Go's sysmon) wake many times a second for microseconds, and
         // read in nanoseconds they would keep a deadlocked program from ever looking
-        // quiet. The price: a wake-up that works less than a tick is not seen.
+        // quiet. A wake-up that works less than a tick is seen otherwise: by the times the
+        // scheduler ran each thread that waits with no timeout (`runs(of:)`, below).
         let ticks = tree.reduce(0) { $0 + (Self.cpuTicks(pid: $1) ?? 0) }
         if ticks != lastCPUTicks || quietSince == 0 {
             lastCPUTicks = ticks
             quietSince = now
+            runsAtHalf = nil
             return nil
         }
         let silent = Double(now &- quietSince) / 1e9
+        if runsAtHalf == nil, silent >= patienceSeconds / 2 { runsAtHalf = Self.runs(of: tree) }
         guard silent >= patienceSeconds else { return nil }
         // Read afresh: a worker started since the last read may be what the program waits for.
         tree = Self.tree(of: pid)
@@ -99,7 +107,44 @@ struct StallWatch {
         let threads = processes.flatMap(\.threads)
         guard ticks != clearedAtTicks || Self.signature(threads) != clearedThreads else { return nil }
         guard !threads.contains(where: { $0.state == "R" }), threads.contains(where: \.isInUntimedWait) else { return nil }
+        // A thread that waits with no timeout now and was run since the spell's half woke and
+        // waited again (a program serving events it is sent, each in microseconds): not
+        // quiet, and not judged; a housekeeping thread's timed waits do not count.
+        if let before = runsAtHalf {
+            let after = Self.runs(of: tree)
+            if threads.contains(where: { thread in
+                thread.isInUntimedWait && (after[thread.tid] ?? 0) > (before[thread.tid] ?? UInt64.max)
+            }) {
+                quietSince = now
+                runsAtHalf = nil
+                return nil
+            }
+        }
         return Suspicion(silentSeconds: silent, threads: threads, processes: processes)
+    }
+
+    /// How often the scheduler has run each thread of `processes` (the third field of
+    /// `/proc/PID/task/TID/schedstat`; `voluntary_ctxt_switches` plus
+    /// `nonvoluntary_ctxt_switches` of its `status` where the kernel keeps no schedstat),
+    /// by thread id, at most 4,096 threads.
+    static func runs(of processes: [Int32]) -> [Int: UInt64] {
+        var runs: [Int: UInt64] = [:]
+        for process in processes {
+            for tid in ThreadState.tids(pid: String(process)) {
+                guard runs.count < 4096 else { return runs }
+                let base = "/proc/\(process)/task/\(tid)/"
+                let schedstat = ProcFile.contents(of: base + "schedstat").split(separator: " ")
+                if schedstat.count >= 3, let count = UInt64(schedstat[2].trimmingCharacters(in: .whitespacesAndNewlines)) {
+                    runs[tid] = count
+                    continue
+                }
+                let switches = ProcFile.contents(of: base + "status").split(separator: "\n")
+                    .filter { $0.hasPrefix("voluntary_ctxt_switches:") || $0.hasPrefix("nonvoluntary_ctxt_switches:") }
+                    .compactMap { UInt64($0.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") }
+                if switches.count == 2 { runs[tid] = switches.reduce(0, +) }
+            }
+        }
+        return runs
     }
 
     /// `pid` and its descendants (from each thread's `/proc/PID/task/TID/children`),
@@ -124,6 +169,7 @@ struct StallWatch {
     /// or its threads have changed, and it has been quiet again for twice as long.
     mutating func restart(now: UInt64, threads: [ThreadState]) {
         quietSince = now
+        runsAtHalf = nil
         clearedAtTicks = lastCPUTicks
         clearedThreads = Self.signature(threads)
         patienceSeconds = min(patienceSeconds * 2, 3600)

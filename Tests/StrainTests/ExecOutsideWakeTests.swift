@@ -233,6 +233,34 @@ import Testing
         #expect(result.stderr.contains("outsidewake.c:"), "the fault's trace, with the program's own line: \(result.stderr.suffix(1500))")
     }
 
+    /// A program that serves events it is sent from outside its tree (through a futex in a
+    /// shared mapping, a way out --stall cannot see), each in microseconds: no clock tick
+    /// of CPU time in seconds, so it looked quiet and was called `deadlocked` while it
+    /// worked, withdrawn only when it exited. The scheduler's count of each waiting
+    /// thread's runs shows the wake-ups: it is not judged at all.
+    @Test func aProgramWokenEveryQuarterSecondForLessThanATickIsNotCalledDeadlocked() async throws {
+        let program = try await Self.outsideWake.value()
+        let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let word = out + "-word"
+        defer { try? FileManager.default.removeItem(atPath: word) }
+        let running = try ProgramRun.start(StrainBinary.path, ["exec", "--out", out, "--stall", "1s", "--", program, "wait", word, "pulses", "16"],
+                                           environment: ["SWIFT_BACKTRACE": "enable=no"])
+        defer { running.stop() }
+        let ready = await running.readLine(timeout: 30)
+        #expect(ready?.hasPrefix("ready ") == true, "\(ready ?? "nothing")")
+        let pulsed = try await BoundedProcess.run(program, ["pulse", word, "16", "250"], timeout: 60)
+        #expect(pulsed.status == 0, "\(pulsed.stderr)")
+        let result = try await running.wait(timeout: 30)
+        #expect(result.termination == .exited(0), "\(result.stderr.suffix(1500))")
+        #expect(result.stdout.hasSuffix("served 16\n"), "\(result.stdout)")
+        let trial = try #require(try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json")).trials.first)
+        #expect(trial.outcome.kind == .completed && trial.stall == nil, "\(trial.outcome): \(trial.outcome.message ?? "")")
+        #expect(!(trial.outcome.message ?? "").contains("deadlocked") && !result.stderr.contains("deadlocked"),
+                "\(trial.outcome.message ?? "")\n\(result.stderr.suffix(1500))")
+        #expect(!FileManager.default.fileExists(atPath: (out as NSString).appendingPathComponent("dump-1.txt")), "no dump was asked of a program at work")
+    }
+
     /// `producer | program`: a process of the tree blocked reading a pipe whose writer is
     /// outside the tree (the shell's) waits on an outside event. Before, `deadlocked` at
     /// the threshold on the terminal, withdrawn only when the program exited 0.

@@ -4,6 +4,10 @@
 //                     about 0.3 s of CPU, prints "woke" and waits for a signal
 //   wait FILE crash   the same wait, then writes through NULL at once
 //   wake FILE         sets the word in FILE and wakes its waiter
+//   wait FILE pulses N  the same wait, N times: woken each time the word reaches the next
+//                     number, it works a few microseconds (less than a clock tick) and
+//                     waits again; then prints "served N" and exits 0
+//   pulse FILE N MS   sets the word to 1, 2, … N, one every MS milliseconds, waking the waiter
 //   stdin-child       prints "ready PID"; a child reads a line from standard input (a pipe whose
 //                     writer is outside the tree), prints it and posts the process-shared
 //                     semaphore the parent waits on (a wait no holder of which can be read)
@@ -13,6 +17,7 @@
 #include <semaphore.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -62,8 +67,30 @@ int main(int argc, char **argv) {
         syscall(SYS_futex, word, FUTEX_WAKE, 1, NULL, NULL, 0);
         return 0;
     }
+    if (strcmp(argv[1], "pulse") == 0 && argc >= 5) {
+        int count = atoi(argv[3]), milliseconds = atoi(argv[4]);
+        for (int i = 1; i <= count; i++) {
+            usleep((useconds_t)milliseconds * 1000);
+            __atomic_store_n(word, (uint32_t)i, __ATOMIC_SEQ_CST);
+            syscall(SYS_futex, word, FUTEX_WAKE, 1, NULL, NULL, 0);
+        }
+        return 0;
+    }
     if (strcmp(argv[1], "wait") != 0 || argc < 4) return 2;
     printf("ready %d\n", getpid());
+    if (strcmp(argv[3], "pulses") == 0 && argc >= 5) {
+        uint32_t count = (uint32_t)atoi(argv[4]);
+        for (uint32_t served = 0; served < count;) {
+            uint32_t seen = __atomic_load_n(word, __ATOMIC_SEQ_CST);
+            if (seen == served) {
+                syscall(SYS_futex, word, FUTEX_WAIT, served, NULL, NULL, 0);
+                continue;
+            }
+            served = seen;
+        }
+        printf("served %u\n", count);
+        return 0;
+    }
     while (__atomic_load_n(word, __ATOMIC_SEQ_CST) == 0) syscall(SYS_futex, word, FUTEX_WAIT, 0, NULL, NULL, 0);
     if (strcmp(argv[3], "crash") == 0) {
         volatile int *nowhere = NULL;
