@@ -107,13 +107,16 @@ struct StallWatch {
         let threads = processes.flatMap(\.threads)
         guard ticks != clearedAtTicks || Self.signature(threads) != clearedThreads else { return nil }
         guard !threads.contains(where: { $0.state == "R" }), threads.contains(where: \.isInUntimedWait) else { return nil }
-        // A thread that waits with no timeout now and was run since the spell's half woke and
-        // waited again (a program serving events it is sent, each in microseconds): not
-        // quiet, and not judged; a housekeeping thread's timed waits do not count.
+        // A thread that waits on a lock or condition with no timeout now (a futex wait) and
+        // was run since the spell's half woke and waited again (a program serving events
+        // it is sent, each in microseconds): not quiet, and not judged. A housekeeping
+        // thread's timed waits do not count, nor an event loop's `epoll_wait`: libdispatch's
+        // manager thread wakes for its timers beside a starved pool that stays starved.
         if let before = runsAtHalf {
             let after = Self.runs(of: tree)
             if threads.contains(where: { thread in
-                thread.isInUntimedWait && (after[thread.tid] ?? 0) > (before[thread.tid] ?? UInt64.max)
+                thread.isInUntimedWait && thread.syscall == ThreadState.futexCall
+                    && (after[thread.tid] ?? 0) > (before[thread.tid] ?? UInt64.max)
             }) {
                 quietSince = now
                 runsAtHalf = nil

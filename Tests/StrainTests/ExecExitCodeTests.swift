@@ -1,5 +1,6 @@
 import Foundation
 import StrainRecords
+import StrainWire
 import Testing
 
 /// `strain exec`'s own exit codes (126: the program cannot be run; 125: strain's
@@ -112,6 +113,23 @@ import Testing
         #expect(await strain.waitForOutput("count 3\n", seconds: 20))
         await settle()
         #expect(counts() == ["count 1", "count 2", "count 3"], "\(counts())")
+        // A witness not yet scheduled to run its handler when strain asks (a loaded machine:
+        // a full local run passed the group's signal on twice) has the signal pending: here
+        // it is stopped, so it cannot stamp it at all.
+        let children = ThreadState.tids(pid: String(strain.pid)).flatMap { tid in
+            TestFiles.read("/proc/\(strain.pid)/task/\(tid)/children").split(separator: " ").compactMap { Int32($0) }
+        }
+        let witness = try #require(children.first { TestFiles.read("/proc/\($0)/comm").hasPrefix("strain-witness") }, "strain's children: \(children)")
+        kill(witness, SIGSTOP)
+        // Stopped before the group's signal comes (had it come first, the witness would have
+        // taken it and then stopped before its handler ran: a window of microseconds otherwise).
+        for _ in 0..<200 where !TestFiles.read("/proc/\(witness)/status").contains("State:\tT") { try? await Task.sleep(for: .milliseconds(10)) }
+        kill(-group, SIGUSR1)
+        #expect(await strain.waitForOutput("count 4\n", seconds: 20))
+        await settle()
+        kill(witness, SIGCONT)
+        await settle()
+        #expect(counts() == ["count 1", "count 2", "count 3", "count 4"], "once, with the witness not run: \(counts())")
 
         strain.signal(SIGTERM)
         _ = await strain.finish(timeout: 30)
