@@ -187,7 +187,7 @@ extension MarkupText {
 
     /// ``TerminalStyle/joins(_:_:)`` on two escaped words (`&lt;` is `<`).
     private static func joins(_ word: [UInt8], _ next: [UInt8]) -> Bool {
-        let text = { (bytes: [UInt8]) in Substring(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "&lt;", with: "<")) }
+        let text = { (bytes: [UInt8]) in Substring(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")) }
         return TerminalStyle.joins(text(word), text(next))
     }
 

@@ -126,6 +126,16 @@ package struct TerminalStyle: Sendable {
     /// `29,114 frames`), and around a command's short option (`build -c release`).
     static func joins(_ word: Substring, _ next: Substring) -> Bool {
         if ["×", "≤", "≥", "<", "=", "+", "±", "closure", "not", "depth", "swift", "(swift"].contains(word) { return true }
+        // A gate's verdict keeps its first count (`on gate-small: passed:` / `3 inconclusive`).
+        if ["passed:", "failed:", "incomplete:"].contains(word) { return true }
+        // Strain's commands that a sentence names stay whole: `(strain` / `gate --calibrate)`
+        // and `strain report` / `<file> --out <page.html>` broke in gate.html's cells. A
+        // command with values (`strain gate --baseline-binary A …`) still breaks between them.
+        let subcommand = /\(?`?(report|gate|run|bisect|exec|dump|explain|baseline|compare|merge|list)/
+        if ["strain", "(strain", "`strain"].contains(word), next.prefixMatch(of: subcommand) != nil { return true }
+        if word.wholeMatch(of: subcommand) != nil, next.hasPrefix("<") || next.hasPrefix("--calibrate") { return true }
+        if word.wholeMatch(of: /<[^ ]+>/) != nil, next.hasPrefix("--") { return true }
+        if word.hasPrefix("--"), word.count > 2, next.hasPrefix("<") { return true }
         if next.wholeMatch(of: /-[a-zA-Z]/) != nil, word.wholeMatch(of: /\(?[a-z]+/) != nil { return true }
         if word.wholeMatch(of: /-[a-zA-Z]/) != nil, !next.hasPrefix("-") { return true }
         // `3 of 3 repetitions`, `×1 of 1`, `37 of 101 units`: a count and what it is out of.

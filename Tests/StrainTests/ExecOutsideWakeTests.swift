@@ -239,21 +239,26 @@ import Testing
     /// worked, withdrawn only when it exited. The scheduler's count of each waiting
     /// thread's runs shows the wake-ups: it is not judged at all.
     @Test func aProgramWokenEveryQuarterSecondForLessThanATickIsNotCalledDeadlocked() async throws {
+        // 40 pulses, 250 ms apart, under --stall 2s: a spell's second half (1 s) holds four.
         let program = try await Self.outsideWake.value()
         let out = ExecTests.folder()
         defer { try? FileManager.default.removeItem(atPath: out) }
         let word = out + "-word"
         defer { try? FileManager.default.removeItem(atPath: word) }
-        let running = try ProgramRun.start(StrainBinary.path, ["exec", "--out", out, "--stall", "1s", "--", program, "wait", word, "pulses", "16"],
+        // The pulses start first: on a loaded machine (a CI run) a pulser started after the
+        // program's "ready" began 1 s late, and the program was rightly quiet until then.
+        let pulser = try ProgramRun.start(program, ["pulse", word, "40", "250"])
+        defer { pulser.stop() }
+        let running = try ProgramRun.start(StrainBinary.path, ["exec", "--out", out, "--stall", "2s", "--", program, "wait", word, "pulses", "40"],
                                            environment: ["SWIFT_BACKTRACE": "enable=no"])
         defer { running.stop() }
         let ready = await running.readLine(timeout: 30)
         #expect(ready?.hasPrefix("ready ") == true, "\(ready ?? "nothing")")
-        let pulsed = try await BoundedProcess.run(program, ["pulse", word, "16", "250"], timeout: 60)
-        #expect(pulsed.status == 0, "\(pulsed.stderr)")
+        let pulsed = try await pulser.wait(timeout: 60)
+        #expect(pulsed.termination == .exited(0), "\(pulsed.stderr)")
         let result = try await running.wait(timeout: 30)
         #expect(result.termination == .exited(0), "\(result.stderr.suffix(1500))")
-        #expect(result.stdout.hasSuffix("served 16\n"), "\(result.stdout)")
+        #expect(result.stdout.hasSuffix("served 40\n"), "\(result.stdout)")
         let trial = try #require(try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json")).trials.first)
         #expect(trial.outcome.kind == .completed && trial.stall == nil, "\(trial.outcome): \(trial.outcome.message ?? "")")
         #expect(!(trial.outcome.message ?? "").contains("deadlocked") && !result.stderr.contains("deadlocked"),

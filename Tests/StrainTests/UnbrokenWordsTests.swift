@@ -49,7 +49,12 @@ import Testing
         for width in 40...70 {
             let lines = TerminalStyle(color: false, width: width).fit("Gate (cross-run against baseline-run.json) on gate-small: passed: 3 inconclusive")
             #expect(!lines.contains { $0.hasSuffix(" 3") }, "\(width): \(lines)")
+            // Nor its verdict from the count (`on gate-small: passed:` / `3 inconclusive`, re-trial 35j).
+            #expect(!lines.contains { $0.hasSuffix("passed:") }, "\(width): \(lines)")
         }
+        // A command stays whole (`(strain` / `gate --calibrate)` in gate.html's cells).
+        #expect(MarkupText.keepingHyphenatedWordsWhole("<p>of the baseline (strain gate --calibrate), or an interleaved gate</p>").contains("<span class=\"nb\">(strain gate --calibrate),</span>"))
+        #expect(MarkupText.keepingHyphenatedWordsWhole("<p>renders it: strain report &lt;file&gt; --out &lt;page.html&gt; as a report</p>").contains("<span class=\"nb\">strain report &lt;file&gt; --out &lt;page.html&gt;</span>"))
         #expect(MarkupText.keepingHyphenatedWordsWhole("<li>FloodThenProbe.run(context:submit:waitForStartsSeconds:) at A.swift:12:5</li>")
             == "<li>FloodThenProbe.<wbr>run(<wbr>context:<wbr>submit:<wbr>waitForStartsSeconds:) at A.swift:12:5</li>")
         // And after a member's `.` (`NSKeyedUnarchiver._decodeArrayOfObjectsForKey(` ran 18 px past

@@ -171,11 +171,13 @@ extension GateReport {
         let timings = rows.flatMap(\.metrics).filter { $0.noise == .timing }
         let uncalibrated = timings.filter { Self.isUncalibrated($0.reason) }.count
         let against = "Cross-run against \(baselineName ?? "a stored baseline")"
-        if timings.isEmpty || uncalibrated == 0 { return against + "; timings judged with a δ calibrated from A/A runs." }
+        // "Measurements", as the terminal and each row's reason say: rss is one, and "its
+        // timings are not judged" read as if rss was (re-trial 35j).
+        if timings.isEmpty || uncalibrated == 0 { return against + "; its measurements (times, rates, memory) are judged with a δ calibrated from A/A runs." }
         if uncalibrated == timings.count {
-            return against + "; its timings are not judged: the baseline has no δ calibrated from an A/A run (strain gate --calibrate)."
+            return against + "; its measurements (times, rates, memory) are not judged: the baseline has no δ calibrated from an A/A run (strain gate --calibrate)."
         }
-        return against + "; timings judged with a δ calibrated from A/A runs, but for \(uncalibrated) of \(timings.count) the baseline has none (strain gate --calibrate)."
+        return against + "; its measurements (times, rates, memory) are judged with a δ calibrated from A/A runs, but for \(uncalibrated) of \(timings.count) the baseline has none (strain gate --calibrate)."
     }
 
     /// What a cross-run timing without a calibrated δ is told, after `a cross-run timing`.

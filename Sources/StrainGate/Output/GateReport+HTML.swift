@@ -16,7 +16,8 @@ extension GateReport {
         page += "<p>\(e(mode == .interleaved ? interleavedSentence : crossRunSentence))"
         if let sides = sidesSentence(code: { "<code>\(e($0))</code>" }) { page += " " + sides }
         if let repetitionsSentence { page += " " + e(repetitionsSentence) }
-        page += " Benjamini-Hochberg q = \(q). A change is worked from the unrounded medians (gate.json has them).</p>\n"
+        page += " Benjamini-Hochberg q = \(q). A change is worked from the unrounded medians (gate.json has them); "
+            + "a ratio is the Hodges–Lehmann estimate, the median of every candidate-to-baseline pair's ratio, so it can differ from the change of the medians.</p>\n"
         if let runReports, !runReports.isEmpty {
             page += "<p>Each side's run as a report: " + runReports.map { "<a href=\"\(e($0))\">\(e($0))</a>" }.joined(separator: ", ")
                 + "; each outcome that changed links to its trial there.</p>\n"
@@ -59,7 +60,8 @@ extension GateReport {
         + "<svg class=\"key\" width=\"10\" height=\"10\" aria-hidden=\"true\"><circle class=\"baseline legend-dot\" cx=\"5\" cy=\"5\" r=\"4\"/></svg> baseline on the upper row, "
         + "<svg class=\"key\" width=\"10\" height=\"10\" aria-hidden=\"true\"><circle class=\"candidate legend-dot\" cx=\"5\" cy=\"5\" r=\"4\"/></svg> candidate on the lower "
         + "(<svg class=\"key\" width=\"10\" height=\"10\" aria-hidden=\"true\"><circle class=\"candidate failed legend-dot\" cx=\"5\" cy=\"5\" r=\"4\"/></svg> in a failing row), "
-        + "on one linear scale from the smallest repetition of either side to the largest, written at its ends.</p>\n"
+        + "on one linear scale from the smallest repetition of either side to the largest, written at its ends "
+        + "(where every repetition reads the same, its dots sit in the middle, written once: <code>all 14.8 MiB</code>).</p>\n"
 
     /// One body per trial: its key and outcomes once, over its outcome's verdict and
     /// each metric's.

@@ -40,7 +40,8 @@ extension GateReport {
             rest += "\n</details>\n"
         }
         var tail = "\n\(Self.escape(tally))" + (repetitionsSentence.map { " " + $0 } ?? "")
-            + " Benjamini-Hochberg q = \(q). A median change is worked from the unrounded medians (gate.json has them).\n"
+            + " Benjamini-Hochberg q = \(q). A median change is worked from the unrounded medians (gate.json has them); "
+            + "a ratio is the Hodges–Lehmann estimate, the median of every candidate-to-baseline pair's ratio, so it can differ from the median change.\n"
         if let runReports, !runReports.isEmpty {
             tail += "Each side's run as a report, beside this file: \(runReports.map { "`\($0)`" }.joined(separator: ", ")).\n"
         }
