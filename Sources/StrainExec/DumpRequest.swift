@@ -112,7 +112,7 @@ package enum DumpRequest {
 
     /// When `pid` is a `strain exec` supervisor, the pid of the one program it runs
     /// (its child with the probe and Strain's probe folder in its environment; not its
-    /// witness, `strain-witness`, which a `strain exec` run under another inherits both from).
+    /// witness, `exec-witness`, which a `strain exec` run under another inherits both from).
     static func execProgram(of pid: Int32) -> Int32? {
         let arguments = ProcFile.contents(of: "/proc/\(pid)/cmdline").split(separator: "\0")
         guard arguments.count >= 2, arguments[1] == "exec" else { return nil }

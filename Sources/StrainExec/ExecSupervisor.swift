@@ -252,6 +252,15 @@ package struct ExecSupervisor: Sendable {
         // So did one that used CPU time after it (a wait woken from outside, then stopped
         // by a signal), or faulted in its own code after it (a deadlocked process runs none).
         var ranOn: String?
+        // A descendant's stall too: the program (a launcher waiting for it) exited by its own
+        // status with no signal passed on, so the stalled process ended or ran on by itself
+        // (a launcher's Python child woken by its own handler stayed `deadlocked … then the
+        // program exited with status 0`: re-trial 33c).
+        // Not a named cycle: a test's SIGKILL of the deadlocked child, which strain cannot see,
+        // let its launcher exit 0 too.
+        if let stall, stall.pid != program.pid, !stall.named, case .exited = termination, strain_exec_signals_seen() == signalsAtStall {
+            ranOn = "by itself"
+        }
         if let stall, stall.pid == program.pid {
             let cpuAfter = cpuAtStall.map { Self.seconds(usage) - $0 } ?? 0
             let faultedAfter = probe.secondsSinceWritten("fault-\(program.pid).txt").map { $0 < Double(end &- stallCalledAt) / 1e9 } ?? false
@@ -310,7 +319,10 @@ package struct ExecSupervisor: Sendable {
 
     /// A stall the watchdog called: its verdict, what it saw, the wait cycle when the
     /// holders close one, and the process judged (the program, or one of its tree).
-    typealias ExecStall = (verdict: ExecStallVerdict, report: StallReport, cycle: WaitCycle?, pid: Int32)
+    /// A stall the watch judged: its verdict, report, the program's wait cycle, the process
+    /// it is in, and whether it named a cycle (a descendant's is not kept as the program's
+    /// dump's cycle, but no signal or process breaks it either).
+    typealias ExecStall = (verdict: ExecStallVerdict, report: StallReport, cycle: WaitCycle?, pid: Int32, named: Bool)
 
     /// The program's outcome and evidence, the classifier's stage of the pipeline for a
     /// program: its fault record classified as a trial's is (then placed: a fault the
@@ -531,7 +543,7 @@ package struct ExecSupervisor: Sendable {
                 verdict = Self.outsideEvent(verdict, reason: reason)
             }
             _ = collect(verdict, taken)
-            return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds), cycle, pid)
+            return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds), cycle, pid, cycle != nil)
         }
         // No pool: threads of any program blocked on locks, judged from /proc and the locks themselves,
         // process by process (the program's first: only it answers dumps, which say where a thread waits).
@@ -552,7 +564,7 @@ package struct ExecSupervisor: Sendable {
                 verdict.message = "in process \(process.pid) (a descendant of the program\(command)): " + verdict.message
             }
             _ = collect(verdict, taken)
-            return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds), isProgram ? cycle : nil, process.pid)
+            return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds), isProgram ? cycle : nil, process.pid, cycle != nil)
         }
         // A JVM's monitor waits are timed waits: only the JVM itself can name a Java-level deadlock.
         for process in processes {
@@ -570,7 +582,7 @@ package struct ExecSupervisor: Sendable {
                 verdict.message = "in process \(process.pid) (a descendant of the program\(command)): " + verdict.message
             }
             _ = collect(verdict, taken)
-            return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds), nil, process.pid)
+            return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds), nil, process.pid, true)
         }
         // Not stuck: this dump was the watchdog's question only; no one asked to see it.
         for file in fresh { unlink(file) }

@@ -49,9 +49,10 @@ struct StallWatch {
     /// Doubles after each dump that found nothing stuck, so a quiet program is not dumped over and over.
     private var patienceSeconds: Double
     /// How often each thread of the tree had been run by the scheduler (`schedstat`),
-    /// read once a quiet spell is half the patience old: a thread waiting with no
-    /// timeout that ran since then woke and waited again in less than a clock tick,
-    /// which the ticks cannot show, so the spell was not quiet.
+    /// read at a quiet spell's first sample: a thread waiting with no timeout that ran
+    /// since then woke and waited again in less than a clock tick, which the ticks
+    /// cannot show, so the spell was not quiet. (Read at half the spell, it missed a
+    /// program woken every 700 ms under a 1 s threshold: re-trial 33c.)
     private var runsAtHalf: [Int: UInt64]?
 
     init(pid: Int32, thresholdSeconds: Double) {
@@ -96,7 +97,7 @@ struct StallWatch {
             return nil
         }
         let silent = Double(now &- quietSince) / 1e9
-        if runsAtHalf == nil, silent >= patienceSeconds / 2 { runsAtHalf = Self.runs(of: tree) }
+        if runsAtHalf == nil { runsAtHalf = Self.runs(of: tree) }
         guard silent >= patienceSeconds else { return nil }
         // Read afresh: a worker started since the last read may be what the program waits for.
         tree = Self.tree(of: pid)
@@ -108,7 +109,7 @@ struct StallWatch {
         guard ticks != clearedAtTicks || Self.signature(threads) != clearedThreads else { return nil }
         guard !threads.contains(where: { $0.state == "R" }), threads.contains(where: \.isInUntimedWait) else { return nil }
         // A thread that waits on a lock or condition with no timeout now (a futex wait) and
-        // was run since the spell's half woke and waited again (a program serving events
+        // was run since the spell's first sample woke and waited again (a program serving events
         // it is sent, each in microseconds): not quiet, and not judged. A housekeeping
         // thread's timed waits do not count, nor an event loop's `epoll_wait`: libdispatch's
         // manager thread wakes for its timers beside a starved pool that stays starved.

@@ -30,11 +30,34 @@ package enum ChartAxis {
         return (0...Int(max(1, steps))).map { Double($0) * step }
     }
 
+    /// The round values a log axis over `decades` ticks at: every decade over a wide range.
+    static func logMultipliers(decades: Double) -> [Double] {
+        decades > 3 ? [1] : decades > 1.2 ? [1, 2, 5] : [1, 1.5, 2, 3, 5, 7]
+    }
+
+    /// The ends of a log axis that shows [low, high]: each widened to the nearest round
+    /// value outside it, so the axis begins and ends on a labelled gridline (a latency
+    /// chart's curves ran on to 922 µs above its top label, 100 µs: re-trial 35j).
+    package static func logBounds(from low: Double, to high: Double) -> (low: Double, high: Double) {
+        guard low > 0, high >= low, low.isFinite, high.isFinite else { return (low, high) }
+        var bounds = (low: low, high: high)
+        // Widening can cross into a coarser set of round values: then widen again, by it.
+        for _ in 0..<3 {
+            let multipliers = logMultipliers(decades: log10(bounds.high) - log10(bounds.low))
+            let exponents = Int(floor(log10(low))) - 1...Int(ceil(log10(high))) + 1
+            let round = exponents.flatMap { exponent in multipliers.map { $0 * pow(10, Double(exponent)) } }.sorted()
+            let widened = (low: round.last { $0 <= low * 1.001 } ?? low, high: round.first { $0 >= high * 0.999 } ?? high)
+            if widened == bounds { break }
+            bounds = widened
+        }
+        return bounds
+    }
+
     /// Round values (1, 2, 5 × 10ⁿ, or every decade over a wide range) within [low, high], at least two.
     package static func logTicks(from low: Double, to high: Double) -> [Double] {
         guard low > 0, high >= low else { return [] }
         let decades = log10(high) - log10(low)
-        let multipliers: [Double] = decades > 3 ? [1] : decades > 1.2 ? [1, 2, 5] : [1, 1.5, 2, 3, 5, 7]
+        let multipliers = logMultipliers(decades: decades)
         var ticks: [Double] = []
         var exponent = floor(log10(low))
         while exponent <= ceil(log10(high)) {

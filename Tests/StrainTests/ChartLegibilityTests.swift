@@ -67,6 +67,14 @@ extension ChartReadingTests {
                                 xLabel: "x", yLabel: "latency", logY: true, formatX: .count, formatY: .nanoseconds, yTicks: [100, 1_000, 10_000, 100_000])
         let latencyTicks = Self.tickExtents(SVGChart.svg(.lines(latency))).map(\.text)
         #expect(latencyTicks.contains("1 µs") && latencyTicks.contains("100 µs") && !latencyTicks.contains { $0.contains(".0 ") }, "\(latencyTicks)")
+        // A log axis begins and ends on a labelled round value: curves ran on to 922 µs above
+        // the top label, 100 µs, and below none (re-trial 35j).
+        let curves = LineChart(title: "latency", series: [ChartSeries(name: "a", points: [(x: 1, y: 120), (x: 2, y: 922_000)])],
+                               xLabel: "x", yLabel: "latency", logY: true, formatX: .count, formatY: .nanoseconds)
+        let curveTicks = Self.tickExtents(SVGChart.svg(.lines(curves))).map(\.text)
+        #expect(curveTicks.first == "100 ns" && curveTicks.contains("1 ms"), "\(curveTicks)")
+        #expect(ChartAxis.logBounds(from: 120, to: 922_000) == (low: 100, high: 1_000_000))
+        #expect(ChartAxis.logBounds(from: 150, to: 380) == (low: 150, high: 500) && ChartAxis.logBounds(from: 200, to: 200) == (low: 200, high: 200))
         #expect(ChartAxis.tickText("0 µs") == "0" && ChartAxis.tickText("0.0 ms") == "0" && ChartAxis.tickText("0.25 s") == "0.25 s" && ChartAxis.tickText("p0") == "p0")
         // `2.5 ms, 5 ms, 7.5 ms`: no decimal part ends in a zero (it read `2.50 ms, 5 ms, 7.50 ms`).
         #expect(ChartAxis.tickText("2.50 ms") == "2.5 ms" && ChartAxis.tickText("7.50 ms") == "7.5 ms" && ChartAxis.tickText("1.05 ms") == "1.05 ms" && ChartAxis.tickText("100 µs") == "100 µs")

@@ -104,7 +104,7 @@ import Testing
         let program = try #require(line.split(separator: " ").last.flatMap { Int32($0) }, "\(line)")
         defer { kill(program, SIGKILL) }
         let children = ProcFile.contents(of: "/proc/\(strain.pid)/task/\(strain.pid)/children").split(separator: " ").compactMap { Int32($0) }
-        let witness = try #require(children.first { ProcFile.contents(of: "/proc/\($0)/comm") == "strain-witness\n" }, "\(children)")
+        let witness = try #require(children.first { ProcFile.contents(of: "/proc/\($0)/comm") == "exec-witness\n" }, "\(children)")
         #expect(children.contains(program) && children.count == 2, "\(children)")
         let answered = try await StrainBinary.run(["dump", String(witness), "--timeout", "20s"], timeout: 40)
         #expect(answered.status == 0, "\(answered.stdout)\(answered.stderr)")

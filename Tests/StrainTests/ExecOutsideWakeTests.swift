@@ -100,6 +100,35 @@ import Testing
         #expect(!message.contains("withdrawn") && !dump.contains(", deadlocked:"), "\(message)\n\(dump.prefix(400))")
     }
 
+    /// The same service started by a launcher that waits for it (no `exec`): the child's own
+    /// handler is not counted (only the program's process notes its installs), so it is
+    /// called `deadlocked`; woken by SIGINT sent to it, it ends, the launcher exits 0, and
+    /// the verdict is withdrawn. It stayed `deadlocked … then the program exited with status 0`.
+    @Test func aLaunchersChildCalledDeadlockedThatEndsAndLetsTheLauncherExitByItselfIsWithdrawn() async throws {
+        guard Self.hasPython else {
+            Issue.record("no python3 on PATH: install it (Debian: python3; .ci/setup does) to check --stall on a launched Python service")
+            return
+        }
+        let program = try ExecTreeTests.script("service.py", """
+            import os, signal, threading
+            event = threading.Event()
+            signal.signal(signal.SIGINT, lambda *_: event.set())
+            print("ready", os.getpid(), flush=True)
+            event.wait()
+            print("stopped", flush=True)
+            """)
+        defer { try? FileManager.default.removeItem(atPath: (program as NSString).deletingLastPathComponent) }
+        let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let (result, trial, _) = try await Self.stalledThenWoken(["/bin/sh", "-c", "python3 \"$0\"; echo launched", program], out: out, readyTimeout: 30) { pid in
+            kill(pid, SIGINT)
+        }
+        #expect(result.termination == .exited(0), "\(result.stderr)")
+        #expect(result.stdout.hasSuffix("stopped\nlaunched\n"), "\(result.stdout)")
+        #expect(trial.outcome.kind == .completed && trial.stall == nil, "\(trial.outcome): \(trial.outcome.message ?? "")")
+        #expect(trial.outcome.message?.contains("but the program then ran on by itself: the verdict is withdrawn") == true, "\(trial.outcome.message ?? "")")
+    }
+
     @Test func aPythonProgramWaitingOnAMultiprocessingEventItsSleepingWorkerSetsIsWaitingOnAnOutsideEvent() async throws {
         guard Self.hasPython else {
             Issue.record("no python3 on PATH: install it (Debian: python3; .ci/setup does) to check --stall on a multiprocessing wait")

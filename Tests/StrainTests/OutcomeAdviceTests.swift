@@ -190,6 +190,11 @@ extension OutcomeAdviceTests {
         // A waiting thread still waited.
         trial.dump?.groups = [ThreadGroup(count: 2, summary: "futex wait ← f()", inWork: true, threads: [thread, thread], frames: [])]
         #expect(OutcomeAdvice.text(for: trial).contains("while 2 threads waited in futex wait ← f():"))
+        // The thread that answered the dump waited where its summary says, not "in took the dump
+        // request in …" (re-trial 33c).
+        trial.dump?.groups = [ThreadGroup(count: 1, summary: "took the dump request in __new_sem_wait_slow64 ← main", inWork: true, threads: [thread], frames: [])]
+        let answered = OutcomeAdvice.text(for: trial)
+        #expect(answered.contains("while 1 thread waited in __new_sem_wait_slow64 ← main:") && !answered.contains("waited in took"), "\(answered)")
     }
 }
 

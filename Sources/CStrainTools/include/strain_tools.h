@@ -98,7 +98,9 @@ int strain_exec_forward_signals(int pid);
 int strain_exec_start_witness(void);
 
 /// The name the witness gives itself, so `ps` and `strain dump` tell it from the program.
-#define STRAIN_WITNESS_NAME "strain-witness"
+/// Not "strain-…": `pkill strain` matched it beside strain, so the witness saw the signal
+/// strain got and strain passed nothing on (re-trial 33c).
+#define STRAIN_WITNESS_NAME "exec-witness"
 
 /// Kills and reaps the witness.
 void strain_exec_stop_witness(void);
