@@ -53,8 +53,7 @@ package enum DumpText {
     package static func watchdogSummary(_ run: RunRecord) -> String? {
         let stalled = run.trials.filter { $0.stall != nil }
         guard !stalled.isEmpty else { return nil }
-        // The time without progress each stall below gives, then when its outcome was recorded: the
-        // intro gave only the latter (`median 415 ms` over stalls of 405 ms and 402 ms, re-trial 35j).
+        // Without progress, as each stall below (`median 415 ms` to the record sat over 405 ms and 402 ms).
         let overshoot = Statistics.median(stalled.compactMap { trial in trial.stall.map { $0.silentSeconds - $0.thresholdSeconds } })
         let silent = Statistics.median(stalled.compactMap { $0.stall?.silentSeconds })
         let recorded = Statistics.median(stalled.compactMap { $0.stall?.recordedAfterSeconds })

@@ -153,11 +153,8 @@ package enum OutcomeAdvice {
         if group.summary.hasPrefix("running ← ") {
             return "\(threads) \(group.count == 1 ? "was" : "were") running in \(group.summary.dropFirst("running ← ".count))"
         }
-        // The thread that answered the dump waited where its summary names, after the
-        // request's words: "1 thread waited in took the dump request in …" (re-trial 33c).
-        let answered = "took the dump request in "
-        if group.summary.hasPrefix(answered) { return "\(threads) waited in \(group.summary.dropFirst(answered.count))" }
-        return "\(threads) waited in \(group.summary)"
+        // Not "1 thread waited in took the dump request in …" (re-trial 33c).
+        return "\(threads) waited in \(group.summary.hasPrefix("took the dump request in ") ? group.summary.dropFirst(25) : group.summary[...])"
     }
 
     /// Whether the first frame of `group` from a package's sources (a `Sources` folder),

@@ -168,7 +168,6 @@ package enum SVGChart {
         func transform(_ value: Double, _ log: Bool) -> Double { log ? log10(value) : value }
         // Linear axes start at 0 and end on a round tick; log axes span the data, padded a little.
         let xValues = all.map(\.x), yValues = all.map(\.y)
-        // A log axis ends on round values outside the data, each labelled (`ChartAxis.logBounds`).
         let boundsX = ChartAxis.logBounds(from: xValues.min()!, to: xValues.max()!), boundsY = ChartAxis.logBounds(from: yValues.min()!, to: yValues.max()!)
         let chosenX = xTicks ?? (logX ? ChartAxis.logTicks(from: boundsX.low, to: boundsX.high) : ChartAxis.niceTicks(upTo: xValues.max()!))
         let chosenY = yTicks ?? (logY ? ChartAxis.logTicks(from: boundsY.low, to: boundsY.high) : ChartAxis.niceTicks(upTo: yValues.max()!))
