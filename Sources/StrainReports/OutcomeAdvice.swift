@@ -154,7 +154,7 @@ package enum OutcomeAdvice {
             return "\(threads) \(group.count == 1 ? "was" : "were") running in \(group.summary.dropFirst("running ← ".count))"
         }
         // Not "1 thread waited in took the dump request in …" (re-trial 33c).
-        return "\(threads) waited in \(group.summary.hasPrefix("took the dump request in ") ? group.summary.dropFirst(25) : group.summary[...])"
+        return "\(threads) waited in \(group.summary.trimmingPrefix("took the dump request in "))"
     }
 
     /// Whether the first frame of `group` from a package's sources (a `Sources` folder),
