@@ -976,42 +976,62 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attributes, void *(*
 // its file anew.
 static pid_t strain_handlers_pid;
 static int strain_handlers_lines;
+// The catching handlers this image installed per signal (at most 255 counted), kept
+// across a fork with the handlers themselves: a forked child's file begins with them.
+static unsigned char strain_handler_installs[65];
 
-// Notes a handler the program installs for `signal_number` (not a default or an
-// ignore) as one line of `handlers-PID.txt`. Async-signal-safe (a handler may
-// install another): one write(2) of a short line to a file opened O_APPEND. The
-// program's pid only, as its images: a shell script's every bash installs its own
-// (a pyenv shim left 30 such files), and only the program's are judged by them.
-static void strain_note_handler(int signal_number, const struct sigaction *action) {
-    if (action == NULL || signal_number <= 0 || signal_number > 64) return;
-    if (strain_root_pid == 0 || getpid() != strain_root_pid) return;
-    if (!(action->sa_flags & SA_SIGINFO) && (action->sa_handler == SIG_DFL || action->sa_handler == SIG_IGN)) return;
-    pid_t pid = getpid();
-    int flags = O_WRONLY | O_APPEND | O_CREAT;
-    if (strain_handlers_pid != pid) {
-        strain_handlers_pid = pid;
-        strain_handlers_lines = 0;
-        flags |= O_TRUNC;
-    }
-    if (strain_handlers_lines >= STRAIN_PRELOAD_HANDLER_LINES) return;
-    strain_handlers_lines++;
+// Appends one line per signal number in `signals` (each 1-64) to handlers-PID.txt,
+// as far as the file's limit allows; `fresh` truncates the file first.
+static void strain_write_handler_lines(pid_t pid, const int *signals, int count, int fresh) {
     char name[48] = STRAIN_PRELOAD_HANDLERS_PREFIX;
     size_t used = strlen(name);
     char digits[12];
-    int count = 0;
-    for (unsigned value = (unsigned)pid; count == 0 || value > 0; value /= 10) digits[count++] = (char)('0' + value % 10);
-    while (count > 0) name[used++] = digits[--count];
+    int places = 0;
+    for (unsigned value = (unsigned)pid; places == 0 || value > 0; value /= 10) digits[places++] = (char)('0' + value % 10);
+    while (places > 0) name[used++] = digits[--places];
     memcpy(name + used, ".txt", 5);
-    char line[4];
+    char lines[3 * 64];
     size_t length = 0;
-    if (signal_number >= 10) line[length++] = (char)('0' + signal_number / 10);
-    line[length++] = (char)('0' + signal_number % 10);
-    line[length++] = '\n';
-    int fd = strain_probe_record_open(name, flags);
+    for (int index = 0; index < count && length + 3 <= sizeof(lines) && strain_handlers_lines < STRAIN_PRELOAD_HANDLER_LINES; index++) {
+        int signal_number = signals[index];
+        if (signal_number >= 10) lines[length++] = (char)('0' + signal_number / 10);
+        lines[length++] = (char)('0' + signal_number % 10);
+        lines[length++] = '\n';
+        strain_handlers_lines++;
+    }
+    if (length == 0 && !fresh) return;
+    int fd = strain_probe_record_open(name, O_WRONLY | O_APPEND | O_CREAT | (fresh ? O_TRUNC : 0));
     if (fd < 0) return;
-    ssize_t written = write(fd, line, length);
+    ssize_t written = write(fd, lines, length);
     (void)written;
     close(fd);
+}
+
+// Notes a handler the program installs for `signal_number` (not a default or an
+// ignore) as one line of `handlers-PID.txt`. Async-signal-safe (a handler may
+// install another): write(2)s of short lines to a file opened O_APPEND. Every
+// process of the tree notes its own, since a descendant's stall is judged by them
+// too (a launcher's Python service installs its own SIGINT handler); a forked
+// child's file begins with the installs it inherited, at most 3 a signal (a
+// runtime installs its own once), so a `multiprocessing` worker's own install is
+// told from CPython's.
+static void strain_note_handler(int signal_number, const struct sigaction *action) {
+    if (action == NULL || signal_number <= 0 || signal_number > 64) return;
+    if (strain_root_pid == 0) return;
+    if (!(action->sa_flags & SA_SIGINFO) && (action->sa_handler == SIG_DFL || action->sa_handler == SIG_IGN)) return;
+    pid_t pid = getpid();
+    if (strain_handlers_pid != pid) {
+        strain_handlers_pid = pid;
+        strain_handlers_lines = 0;
+        int inherited[64];
+        int count = 0;
+        for (int number = 1; number <= 64; number++) {
+            for (int times = 0; times < strain_handler_installs[number] && times < 3 && count < 64; times++) inherited[count++] = number;
+        }
+        strain_write_handler_lines(pid, inherited, count, 1);
+    }
+    if (strain_handler_installs[signal_number] < 255) strain_handler_installs[signal_number]++;
+    strain_write_handler_lines(pid, &signal_number, 1, 0);
 }
 
 int sigaction(int signal_number, const struct sigaction *action, struct sigaction *old) {

@@ -17,15 +17,13 @@ package enum OutcomeAdvice {
         switch outcome.kind {
         case .completed:
             let expected = trial.expectedOutcomes.joined(separator: " or ")
-            return "It completed where the suite expects \(expected): if the fault is fixed, change the run's expect to completed; "
-                + "if not, the run no longer reaches it (check its parameters and strategies)."
+            return "It completed where the suite expects \(expected): if the fault is fixed, change the run's expect to completed; if not, the run no longer reaches it (check its parameters and strategies)."
         case .threw:
             let error = outcome.message.map { " (\(Self.quote($0)))" } ?? ""
             return "The scenario's work threw\(error): fix or handle the error where it is thrown, or add threw to the run's expect if throwing is the point."
         case .invariantViolated:
             let broken = outcome.message.map { " (\(Self.quote($0)))" } ?? ""
-            return "The work ran to its end with a wrong result\(broken): updates were lost or reordered between threads. "
-                + "Guard the shared state with one lock, serial queue or actor for every access, or use an atomic for a counter."
+            return "The work ran to its end with a wrong result\(broken): updates were lost or reordered between threads. Guard the shared state with one lock, serial queue or actor for every access, or use an atomic for a counter."
         case .stackOverflow:
             let stack = trial.metrics.stackSizeBytes.map { " of \(ByteSize.prose($0))" } ?? ""
             let frames = trial.metrics.frames.map { " after \(Format.count(Double($0))) frames" } ?? ""
@@ -40,8 +38,7 @@ package enum OutcomeAdvice {
         case .confinementViolated:
             let first = trial.confinementViolations?.first
             let what = first.map { " (\($0.object).\($0.access) on thread \($0.threadID), owned by \($0.owner))" } ?? ""
-            return "An object was touched off the queue or thread that owns it\(what): hop to its owner first "
-                + "(its queue's perform/sync, or make it an actor's state), or hand it over as a value instead of sharing it."
+            return "An object was touched off the queue or thread that owns it\(what): hop to its owner first (its queue's perform/sync, or make it an actor's state), or hand it over as a value instead of sharing it."
         case .dataRace:
             let race = trial.sanitizerReports?.first { $0.isRace }
             let places = race.map { report in
@@ -113,9 +110,11 @@ package enum OutcomeAdvice {
                 return "Every worker is blocked in DispatchQueue.sync with nothing left to run the blocks: a sync onto a queue (or a pool) "
                     + "that is waiting for the caller. Make that call async, or never sync onto a queue from work that runs on it."
             }
-            let top = Self.topGroup(trial).map { " (\($0))" } ?? ""
-            return "Every worker blocked with nothing to wake them\(top): find what they wait for that no running thread will signal, "
-                + "and take locks in one order, or wait with a timeout to see it."
+            let fix = "find what they wait for that no running thread will signal, and take locks in one order, or wait with a timeout to see it"
+            if let process = trial.outcome.message?.firstMatch(of: /in process (\d+) \(a descendant of the program/)?.1 {
+                return "Every thread of process \(process) blocked with nothing to wake them: \(fix) (only the program's own threads are dumped: `gdb -p \(process) -batch -ex 'thread apply all bt'` shows that process's while it waits)."
+            }
+            return "Every worker blocked with nothing to wake them\(Self.topGroup(trial).map { " (\($0))" } ?? ""): \(fix)."
         }
         let held = cycle.links.map { $0.holding ?? "?" }
         let waited = cycle.links.map(\.waitsFor)

@@ -196,6 +196,21 @@ extension OutcomeAdviceTests {
         let answered = OutcomeAdvice.text(for: trial)
         #expect(answered.contains("while 1 thread waited in __new_sem_wait_slow64 ← main:") && !answered.contains("waited in took"), "\(answered)")
     }
+
+    /// A deadlock in a descendant of `strain exec`'s program: the dump holds the program's
+    /// threads (a launcher in `wait4`), not the deadlocked process's, so the advice names the
+    /// process and how to see its stacks. It said "1 thread waited in __wait4 ← main" (re-trial 33c, F4).
+    @Test func aDeadlockInADescendantProcessNamesThatProcessNotTheProgramsWait() {
+        var trial = Self.trial(.deadlocked, index: 0)
+        trial.outcome.message = "in process 4242 (a descendant of the program, ./service): no CPU time for 2.01 s; every thread (2) waits on a lock or condition with no timeout"
+        let thread = DumpedThread(tid: 4241, name: "sh", state: "S", wait: nil, viaPtrace: false)
+        trial.dump = ThreadDump(method: "signal", threadCount: 1,
+                                groups: [ThreadGroup(count: 1, summary: "took the dump request in __wait4 ← main", inWork: false, threads: [thread], frames: [])],
+                                waitCycle: nil, unreached: [], dumpNanoseconds: 1_000)
+        let advice = OutcomeAdvice.text(for: trial)
+        #expect(advice.hasPrefix("Every thread of process 4242 blocked with nothing to wake them: find what they wait for"), "\(advice)")
+        #expect(advice.contains("gdb -p 4242") && !advice.contains("__wait4"), "\(advice)")
+    }
 }
 
 /// The built-in reentrant-guard scenario for real: its advice, in every view, is about re-entry.

@@ -39,9 +39,10 @@
 /// `start` when a probed image begins, `exec PATH` before an exec, `exec-failed` after
 /// one that returned. The last line says whether the image that ended had a probe.
 #define STRAIN_PRELOAD_IMAGES_FILE "program-images.txt"
-/// The file (in the probe's folder, `handlers-PID.txt`) where the program's process
-/// (not its children) notes each signal handler its image installs through `sigaction` or `signal`: the signal's
-/// number, one a line, from the image's first install on (an exec starts it again).
+/// The file (in the probe's folder, `handlers-PID.txt`) where each process of the tree
+/// notes each signal handler its image installs through `sigaction` or `signal`: the signal's
+/// number, one a line, from the image's first install on (an exec starts it again; a
+/// forked child's begins with the installs it inherited, at most 3 a signal).
 /// A runtime installs its own once at start-up (CPython's SIGINT), so a second install
 /// of the same signal is the program's.
 #define STRAIN_PRELOAD_HANDLERS_PREFIX "handlers-"
