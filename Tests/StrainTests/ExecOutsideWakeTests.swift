@@ -32,6 +32,22 @@ import Testing
         return (result, trial, dump)
     }
 
+    /// The Python program `source` (written as `name`) under `stalledThenWoken`, started by
+    /// `command` (given its path; `python3 PATH` by default): the result, the trial, the first
+    /// dump's text. Nil, with an issue that says what to install, where there is no python3.
+    static func pythonStalledThenWoken(_ name: String, _ source: String, checking what: String, command: (String) -> [String] = { ["python3", $0] },
+                                       wake: (Int32) async throws -> Void) async throws -> (ProgramRun.Result, TrialRecord, String)? {
+        guard hasPython else {
+            Issue.record("no python3 on PATH: install it (Debian: python3; .ci/setup does) to check --stall on \(what)")
+            return nil
+        }
+        let program = try ExecTreeTests.script(name, source)
+        defer { try? FileManager.default.removeItem(atPath: (program as NSString).deletingLastPathComponent) }
+        let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        return try await stalledThenWoken(command(program), out: out, readyTimeout: 30, wake: wake)
+    }
+
     @Test func aDaemonWaitingOnASemaphoreItsSIGHUPHandlerPostsIsWaitingOnAnOutsideEvent() async throws {
         let program = try await ExecLockStallTests.built.value()
         let out = ExecTests.folder()
@@ -48,22 +64,14 @@ import Testing
     }
 
     @Test func aPythonProgramWaitingOnAnEventItsSignalHandlerSetsIsWaitingOnAnOutsideEvent() async throws {
-        guard Self.hasPython else {
-            Issue.record("no python3 on PATH: install it (Debian: python3; .ci/setup does) to check --stall on a Python signal handler")
-            return
-        }
-        let program = try ExecTreeTests.script("event.py", """
+        guard let (result, trial, _) = try await Self.pythonStalledThenWoken("event.py", """
             import os, signal, threading
             event = threading.Event()
             signal.signal(signal.SIGUSR1, lambda *_: event.set())
             print("ready", os.getpid(), flush=True)
             event.wait()
             print("woke", flush=True)
-            """)
-        defer { try? FileManager.default.removeItem(atPath: (program as NSString).deletingLastPathComponent) }
-        let out = ExecTests.folder()
-        defer { try? FileManager.default.removeItem(atPath: out) }
-        let (result, trial, _) = try await Self.stalledThenWoken(["python3", program], out: out, readyTimeout: 30) { pid in kill(pid, SIGUSR1) }
+            """, checking: "a Python signal handler", wake: { pid in kill(pid, SIGUSR1) }) else { return }
         #expect(result.termination == .exited(0), "\(result.stderr)")
         #expect(result.stdout.hasSuffix("woke\n"), "\(result.stdout)")
         #expect(trial.outcome.kind == .completed, "\(trial.outcome): \(trial.outcome.message ?? "")")
@@ -76,22 +84,14 @@ import Testing
     /// waits on. To the kernel it is CPython's handler (the one behind KeyboardInterrupt),
     /// so it was called `deadlocked`; the probe counts the program's second install of it.
     @Test func aPythonProgramWhoseOwnSIGINTHandlerSetsItsEventIsWaitingOnAnOutsideEvent() async throws {
-        guard Self.hasPython else {
-            Issue.record("no python3 on PATH: install it (Debian: python3; .ci/setup does) to check --stall on a Python SIGINT handler")
-            return
-        }
-        let program = try ExecTreeTests.script("interrupt.py", """
+        guard let (result, trial, dump) = try await Self.pythonStalledThenWoken("interrupt.py", """
             import os, signal, threading
             event = threading.Event()
             signal.signal(signal.SIGINT, lambda *_: event.set())
             print("ready", os.getpid(), flush=True)
             event.wait()
             print("stopped", flush=True)
-            """)
-        defer { try? FileManager.default.removeItem(atPath: (program as NSString).deletingLastPathComponent) }
-        let out = ExecTests.folder()
-        defer { try? FileManager.default.removeItem(atPath: out) }
-        let (result, trial, dump) = try await Self.stalledThenWoken(["python3", program], out: out, readyTimeout: 30) { pid in kill(pid, SIGINT) }
+            """, checking: "a Python SIGINT handler", wake: { pid in kill(pid, SIGINT) }) else { return }
         #expect(result.termination == .exited(0), "\(result.stderr)")
         #expect(result.stdout.hasSuffix("stopped\n"), "\(result.stdout)")
         #expect(trial.outcome.kind == .completed && trial.stall == nil, "\(trial.outcome): \(trial.outcome.message ?? "")")
@@ -105,24 +105,14 @@ import Testing
     /// on an outside event. Before, only the program's process noted them: the child's
     /// handler was taken for CPython's and the service called `deadlocked` (re-trial 33c, F1).
     @Test func aLaunchersPythonChildWhoseOwnSIGINTHandlerSetsItsEventIsWaitingOnAnOutsideEvent() async throws {
-        guard Self.hasPython else {
-            Issue.record("no python3 on PATH: install it (Debian: python3; .ci/setup does) to check --stall on a launched Python service")
-            return
-        }
-        let program = try ExecTreeTests.script("service.py", """
+        guard let (result, trial, _) = try await Self.pythonStalledThenWoken("service.py", """
             import os, signal, threading
             event = threading.Event()
             signal.signal(signal.SIGINT, lambda *_: event.set())
             print("ready", os.getpid(), flush=True)
             event.wait()
             print("stopped", flush=True)
-            """)
-        defer { try? FileManager.default.removeItem(atPath: (program as NSString).deletingLastPathComponent) }
-        let out = ExecTests.folder()
-        defer { try? FileManager.default.removeItem(atPath: out) }
-        let (result, trial, _) = try await Self.stalledThenWoken(["/bin/sh", "-c", "python3 \"$0\"; echo launched", program], out: out, readyTimeout: 30) { pid in
-            kill(pid, SIGINT)
-        }
+            """, checking: "a launched Python service", command: { program in ["/bin/sh", "-c", "python3 \"$0\"; echo launched", program] }, wake: { pid in kill(pid, SIGINT) }) else { return }
         #expect(result.termination == .exited(0), "\(result.stderr)")
         #expect(result.stdout.hasSuffix("stopped\nlaunched\n"), "\(result.stdout)")
         #expect(trial.outcome.kind == .completed && trial.stall == nil, "\(trial.outcome): \(trial.outcome.message ?? "")")
@@ -135,11 +125,7 @@ import Testing
     /// with the install it inherited (CPython's, in the parent), so its own is the second,
     /// and it is waiting on an outside event. Counted from zero, its own looked like CPython's.
     @Test func aForkedPythonWorkerWhoseOwnSIGINTHandlerSetsItsEventIsWaitingOnAnOutsideEvent() async throws {
-        guard Self.hasPython else {
-            Issue.record("no python3 on PATH: install it (Debian: python3; .ci/setup does) to check --stall on a forked Python worker")
-            return
-        }
-        let program = try ExecTreeTests.script("forked.py", """
+        guard let (result, trial, _) = try await Self.pythonStalledThenWoken("forked.py", """
             import multiprocessing, os, signal, threading
             def work():
                 event = threading.Event()
@@ -153,11 +139,7 @@ import Testing
                 worker.start()
                 worker.join()
                 print("joined", worker.exitcode, flush=True)
-            """)
-        defer { try? FileManager.default.removeItem(atPath: (program as NSString).deletingLastPathComponent) }
-        let out = ExecTests.folder()
-        defer { try? FileManager.default.removeItem(atPath: out) }
-        let (result, trial, _) = try await Self.stalledThenWoken(["python3", program], out: out, readyTimeout: 30) { pid in kill(pid, SIGINT) }
+            """, checking: "a forked Python worker", wake: { pid in kill(pid, SIGINT) }) else { return }
         #expect(result.termination == .exited(0), "\(result.stderr)")
         #expect(result.stdout.hasSuffix("stopped\njoined 0\n"), "\(result.stdout)")
         #expect(trial.outcome.kind == .completed && trial.stall == nil, "\(trial.outcome): \(trial.outcome.message ?? "")")
@@ -189,11 +171,7 @@ import Testing
     }
 
     @Test func aPythonProgramWaitingOnAMultiprocessingEventItsSleepingWorkerSetsIsWaitingOnAnOutsideEvent() async throws {
-        guard Self.hasPython else {
-            Issue.record("no python3 on PATH: install it (Debian: python3; .ci/setup does) to check --stall on a multiprocessing wait")
-            return
-        }
-        let program = try ExecTreeTests.script("worker.py", """
+        guard let (result, trial, _) = try await Self.pythonStalledThenWoken("worker.py", """
             import multiprocessing, os, time
             def work(event):
                 time.sleep(6)
@@ -206,17 +184,13 @@ import Testing
                 event.wait()
                 worker.join()
                 print("done", flush=True)
-            """)
-        defer { try? FileManager.default.removeItem(atPath: (program as NSString).deletingLastPathComponent) }
-        let out = ExecTests.folder()
-        defer { try? FileManager.default.removeItem(atPath: out) }
-        let (result, trial, _) = try await Self.stalledThenWoken(["python3", program], out: out, readyTimeout: 30) { _ in }
+            """, checking: "a multiprocessing wait", wake: { _ in }) else { return }
         #expect(result.termination == .exited(0), "\(result.stderr)")
         #expect(result.stdout.hasSuffix("done\n"), "\(result.stdout)")
         #expect(trial.outcome.kind == .completed, "\(trial.outcome): \(trial.outcome.message ?? "")")
         let message = trial.outcome.message ?? ""
         #expect(message.contains("waiting on an outside event") && message.contains("of its tree is alive and not stuck"), "\(message)")
-        #expect(message.contains("python3 \(program)"), "the worker is named by its command line: \(message)")
+        #expect(message.contains("python3 /") && message.contains("/worker.py)"), "the worker is named by its command line: \(message)")
     }
 
     /// Woken through shared memory by a process outside its tree, which no rule can see:
@@ -243,21 +217,13 @@ import Testing
 
     /// No way out: a thread that takes a non-reentrant `threading.Lock` it holds stays `deadlocked`.
     @Test func aPythonProgramTakingANonReentrantLockTwiceStaysDeadlocked() async throws {
-        guard Self.hasPython else {
-            Issue.record("no python3 on PATH: install it (Debian: python3; .ci/setup does) to check --stall on a Python self-deadlock")
-            return
-        }
-        let program = try ExecTreeTests.script("twice.py", """
+        guard let (result, trial, _) = try await Self.pythonStalledThenWoken("twice.py", """
             import os, threading
             lock = threading.Lock()
             print("ready", os.getpid(), flush=True)
             lock.acquire()
             lock.acquire()
-            """)
-        defer { try? FileManager.default.removeItem(atPath: (program as NSString).deletingLastPathComponent) }
-        let out = ExecTests.folder()
-        defer { try? FileManager.default.removeItem(atPath: out) }
-        let (result, trial, _) = try await Self.stalledThenWoken(["python3", program], out: out, readyTimeout: 30) { pid in kill(pid, SIGKILL) }
+            """, checking: "a Python self-deadlock", wake: { pid in kill(pid, SIGKILL) }) else { return }
         #expect(result.termination == .signaled(SIGKILL))
         #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome): \(trial.outcome.message ?? "")")
         #expect(trial.outcome.message?.contains("every thread (1) waits on a lock or condition with no timeout") == true, "\(trial.outcome.message ?? "")")
