@@ -982,14 +982,9 @@ static unsigned char strain_handler_installs[65];
 
 // Appends one line per signal number in `signals` (each 1-64) to handlers-PID.txt,
 // as far as the file's limit allows; `fresh` truncates the file first.
-static void strain_write_handler_lines(pid_t pid, const int *signals, int count, int fresh) {
-    char name[48] = STRAIN_PRELOAD_HANDLERS_PREFIX;
-    size_t used = strlen(name);
-    char digits[12];
-    int places = 0;
-    for (unsigned value = (unsigned)pid; places == 0 || value > 0; value /= 10) digits[places++] = (char)('0' + value % 10);
-    while (places > 0) name[used++] = digits[--places];
-    memcpy(name + used, ".txt", 5);
+static void strain_write_handler_lines(const int *signals, int count, int fresh) {
+    char name[48];
+    if (!strain_probe_record_name(name, sizeof(name), STRAIN_PRELOAD_HANDLERS_PREFIX, ".txt")) return;
     char lines[3 * 64];
     size_t length = 0;
     for (int index = 0; index < count && length + 3 <= sizeof(lines) && strain_handlers_lines < STRAIN_PRELOAD_HANDLER_LINES; index++) {
@@ -1028,10 +1023,10 @@ static void strain_note_handler(int signal_number, const struct sigaction *actio
         for (int number = 1; number <= 64; number++) {
             for (int times = 0; times < strain_handler_installs[number] && times < 3 && count < 64; times++) inherited[count++] = number;
         }
-        strain_write_handler_lines(pid, inherited, count, 1);
+        strain_write_handler_lines(inherited, count, 1);
     }
     if (strain_handler_installs[signal_number] < 255) strain_handler_installs[signal_number]++;
-    strain_write_handler_lines(pid, &signal_number, 1, 0);
+    strain_write_handler_lines(&signal_number, 1, 0);
 }
 
 int sigaction(int signal_number, const struct sigaction *action, struct sigaction *old) {

@@ -228,6 +228,10 @@ static int strain_record_folder(void) {
     return folder;
 }
 
+int strain_probe_record_name(char *out, size_t capacity, const char *stem, const char *extension) {
+    return strain_record_name(out, capacity, stem, -1, extension);
+}
+
 int strain_probe_record_open(const char *name, int flags) {
     int folder = strain_record_folder();
     if (folder < 0) return -1;

@@ -339,6 +339,10 @@ int strain_probe_record_to_directory(const char *directory);
 /// openat(2) fails. Async-signal-safe and vfork-safe.
 int strain_probe_record_open(const char *name, int flags);
 
+/// The name of this process's record `stem` PID `extension` (`handlers-4242.txt`) in
+/// `out`; 0 when it does not fit or there is no record folder. Async-signal-safe.
+int strain_probe_record_name(char *out, size_t capacity, const char *stem, const char *extension);
+
 /// The sigaction(2) the probe installs and restores handlers with. The preload
 /// interposes `sigaction` itself, so it hands the probe libc's.
 typedef int (*strain_sigaction_function)(int, const struct sigaction *, struct sigaction *);
