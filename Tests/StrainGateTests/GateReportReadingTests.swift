@@ -213,6 +213,9 @@ extension GateReportReadingTests {
         #expect(markdownRows.count == 11, "\(markdownRows)")
         for row in markdownRows {
             #expect(row.contains("| ×1.") && row.contains("; too few repetitions to judge: needs ≥ "), "\(row)")
+            // Not judged, no q: `–` as gate.html writes it, not an empty cell (re-trial 35j).
+            let cells = row.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            #expect(cells.count > 6 && cells[6] == "–", "\(row)")
         }
         let htmlRows = Self.readable(report.renderHTML()).components(separatedBy: "<td data-label=\"verdict\">inconclusive</td>").dropFirst()
             .map { $0.components(separatedBy: "</tr>")[0] }
@@ -220,6 +223,7 @@ extension GateReportReadingTests {
         for row in htmlRows {
             let effect = try #require(row.firstMatch(of: /<td class="effect"[^>]*>([^<]*)<\/td>/).map { String($0.1) }, "\(row)")
             #expect(effect.hasPrefix("×1.") && effect.contains("; too few repetitions to judge: needs ≥ "), "\(effect)")
+            #expect(row.contains(">–</td>"), "\(row)")
         }
     }
 

@@ -40,7 +40,7 @@ extension GateReport {
             rest += "\n</details>\n"
         }
         var tail = "\n\(Self.escape(tally))" + (repetitionsSentence.map { " " + $0 } ?? "")
-            + " Benjamini-Hochberg q = \(q). A median change is worked from the unrounded medians (gate.json has them); "
+            + " Benjamini-Hochberg q = \(q). A change is worked from the unrounded medians (gate.json has them); "
             + "a ratio is the Hodges–Lehmann estimate, the median of every candidate-to-baseline pair's ratio, so it can differ from the median change.\n"
         if let runReports, !runReports.isEmpty {
             tail += "Each side's run as a report, beside this file: \(runReports.map { "`\($0)`" }.joined(separator: ", ")).\n"
@@ -111,7 +111,8 @@ extension GateReport {
                 effect = escape(metric.reason)
             }
             let change = metric.changePercent.map { String(format: "%+.1f%%", $0) } ?? ""
-            let q = metric.qValue.map { String(format: "%.3g", $0) } ?? ""
+            // An unjudged q is `–`, as gate.html writes it, not an empty cell.
+            let q = metric.qValue.map { String(format: "%.3g", $0) } ?? "–"
             lines.append("| \(metric.verdict.fails ? "**\(metric.verdict.label)**" : metric.verdict.label) | \(escape(row.key.description)) | \(escape(MetricDescriptor.displayName(of: metric.metric))) | \(change) | \(effect) | \(q) | \(metric.baselineCount)/\(metric.candidateCount) | \(Gate.percent(metric.delta)), \(escape(Gate.format(metric.floor, metric.unit))) (\(escape(metric.thresholdSource))) | \(outcomes) |\n")
         }
         return lines
