@@ -12,6 +12,8 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <link.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -127,6 +129,7 @@ static void strain_scrub_environment(const char *library) {
     strain_environment_remove(STRAIN_PRELOAD_CHILD_SIGNAL);
     strain_environment_remove(STRAIN_PRELOAD_FOLLOW);
     strain_environment_remove(STRAIN_PRELOAD_ROOT);
+    strain_environment_remove(STRAIN_PRELOAD_HANDLER_IMAGES);
 }
 
 // Whether strain (pid `ancestor`) is an ancestor of this process, read from
@@ -230,6 +233,40 @@ static int strain_following;
 /// keeps the images file (STRAIN_PRELOAD_IMAGES_FILE in the record directory).
 static pid_t strain_root_pid;
 static int strain_noting_images;
+// Whether this image notes its installs: it maps a runtime with handlers of its own.
+static int strain_noting_handlers;
+
+// Whether the file name at the end of `path` begins with one of `prefixes` (`:`-separated).
+static int strain_image_named(const char *path, const char *prefixes) {
+    const char *slash = strrchr(path, '/');
+    const char *name = slash != NULL ? slash + 1 : path;
+    for (const char *prefix = prefixes; *prefix != 0;) {
+        size_t length = strcspn(prefix, ":");
+        if (length > 0 && strncmp(name, prefix, length) == 0) return 1;
+        prefix += length + (prefix[length] == ':');
+    }
+    return 0;
+}
+
+static int strain_object_named(struct dl_phdr_info *info, size_t size, void *prefixes) {
+    (void)size;
+    return info->dlpi_name != NULL && info->dlpi_name[0] != 0 && strain_image_named(info->dlpi_name, prefixes);
+}
+
+// Whether this image (its executable, or a library loaded with it) is one of the
+// runtimes strain names (STRAIN_PRELOAD_HANDLER_IMAGES): only their installs are
+// counted, since only a runtime's own handler makes SigCgt ambiguous. Every process
+// noting its own left a file per bash subshell (a loop of 200 `$(ls | wc -l)` left 205).
+static int strain_is_counted_runtime(const char *prefixes) {
+    if (prefixes == NULL || prefixes[0] == 0) return 0;
+    char executable[PATH_MAX];
+    ssize_t length = readlink("/proc/self/exe", executable, sizeof(executable) - 1);
+    if (length > 0) {
+        executable[length] = 0;
+        if (strain_image_named(executable, prefixes)) return 1;
+    }
+    return dl_iterate_phdr(strain_object_named, (void *)prefixes) != 0;
+}
 
 static void strain_follow_keep(const char *name, const char *value) {
     if (value == NULL || strain_follow_count >= STRAIN_FOLLOW_ENTRIES) return;
@@ -851,11 +888,13 @@ __attribute__((constructor)) static void strain_preload_start(void) {
         strain_follow_keep(STRAIN_PRELOAD_PARENT, strain_environment_value(STRAIN_PRELOAD_PARENT));
         strain_follow_keep(STRAIN_PRELOAD_FOLLOW, "1");
         strain_follow_keep(STRAIN_PRELOAD_ROOT, root_text);
+        strain_follow_keep(STRAIN_PRELOAD_HANDLER_IMAGES, strain_environment_value(STRAIN_PRELOAD_HANDLER_IMAGES));
         strain_following = strain_follow_library != NULL;
     }
     // Records go only into the folder strain made: taken here, before the first one
     // (a link or a file in its place, or a name too long: this process records nothing).
     int recording = strain_probe_record_to_directory(directory) == 0;
+    strain_noting_handlers = recording && strain_is_counted_runtime(strain_environment_value(STRAIN_PRELOAD_HANDLER_IMAGES));
     if (role == strain_role_program && recording) {
         strain_noting_images = 1;
         strain_note_image("start", NULL);
@@ -1005,14 +1044,14 @@ static void strain_write_handler_lines(const int *signals, int count, int fresh)
 // Notes a handler the program installs for `signal_number` (not a default or an
 // ignore) as one line of `handlers-PID.txt`. Async-signal-safe (a handler may
 // install another): write(2)s of short lines to a file opened O_APPEND. Every
-// process of the tree notes its own, since a descendant's stall is judged by them
-// too (a launcher's Python service installs its own SIGINT handler); a forked
-// child's file begins with the installs it inherited, at most 3 a signal (a
-// runtime installs its own once), so a `multiprocessing` worker's own install is
-// told from CPython's.
+// process of the tree that runs a counted runtime notes its own, since a
+// descendant's stall is judged by them too (a launcher's Python service installs
+// its own SIGINT handler); a forked child's file begins with the installs it
+// inherited, at most 3 a signal (a runtime installs its own once), so a
+// `multiprocessing` worker's own install is told from CPython's.
 static void strain_note_handler(int signal_number, const struct sigaction *action) {
     if (action == NULL || signal_number <= 0 || signal_number > 64) return;
-    if (strain_root_pid == 0) return;
+    if (strain_root_pid == 0 || !strain_noting_handlers) return;
     if (!(action->sa_flags & SA_SIGINFO) && (action->sa_handler == SIG_DFL || action->sa_handler == SIG_IGN)) return;
     pid_t pid = getpid();
     if (strain_handlers_pid != pid) {

@@ -101,6 +101,7 @@ package struct ExecSupervisor: Sendable {
         environment[ProbeEnvironment.folder] = request.probeFolder
         environment[ProbeEnvironment.parent] = String(getpid())
         if request.follow { environment[ProbeEnvironment.follow] = "1" }
+        environment[ProbeEnvironment.handlerImages] = OutsideWake.runtimeDefaults.flatMap(\.images).joined(separator: ":")
         if let bytes = request.profile.threadStackBytes { environment[ProbeEnvironment.threadStack] = String(bytes) }
         if let bytes = request.profile.mainStackBytes { environment[ProbeEnvironment.mainStack] = String(bytes) }
         // A program built with ThreadSanitizer or AddressSanitizer writes its reports where

@@ -18,4 +18,7 @@ package enum ProbeEnvironment {
     package static let follow = "STRAIN_PROBE_FOLLOW"
     /// The program's pid, which a following probe passes on (set by the probe, never by strain).
     package static let root = "STRAIN_PROBE_ROOT"
+    /// The image-name prefixes (`:`-separated) of the runtimes that install handlers of their
+    /// own: only a process running one notes its handler installs (`handlers-PID.txt`).
+    package static let handlerImages = "STRAIN_PROBE_HANDLER_IMAGES"
 }

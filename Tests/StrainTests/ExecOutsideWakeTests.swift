@@ -148,6 +148,20 @@ import Testing
         #expect(message.contains("waiting on an outside event") && !message.contains("withdrawn"), "\(message)")
     }
 
+    /// Only a runtime whose own handler makes `SigCgt` ambiguous (CPython) notes its installs:
+    /// when every process of the tree did, a shell loop left a file per subshell in the run
+    /// folder (200 `$(ls | wc -l)` left 205), without end for a loop that runs for hours.
+    @Test func aShellLoopOfSubshellsLeavesNoHandlerNotes() async throws {
+        let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let result = try await ProgramRun.run(StrainBinary.path, ["exec", "--out", out, "--", "/bin/bash", "-c", "for i in $(seq 40); do x=$(ls / | wc -l); done; echo looped"],
+                                              timeout: 120)
+        #expect(result.termination == .exited(0) && result.stdout == "looped\n", "\(result.stderr)")
+        let probe = (out as NSString).appendingPathComponent("probe")
+        let notes = ((try? FileManager.default.contentsOfDirectory(atPath: probe)) ?? []).filter { $0.hasPrefix("handlers-") }
+        #expect(notes.isEmpty, "\(notes.count) handler notes: \(notes.prefix(5))")
+    }
+
     /// A launcher's child that nothing in the tree can wake (a C program on a process-shared
     /// semaphore) is called `deadlocked`; posted from outside the tree, it ends, the launcher
     /// exits 0, and the verdict is withdrawn. It stayed `deadlocked … then the program exited

@@ -39,8 +39,11 @@
 /// `start` when a probed image begins, `exec PATH` before an exec, `exec-failed` after
 /// one that returned. The last line says whether the image that ended had a probe.
 #define STRAIN_PRELOAD_IMAGES_FILE "program-images.txt"
+/// The image-name prefixes (`:`-separated: `python:libpython`) of the runtimes whose
+/// processes note their handler installs, as strain's `OutsideWake.runtimeDefaults` lists them.
+#define STRAIN_PRELOAD_HANDLER_IMAGES "STRAIN_PROBE_HANDLER_IMAGES"
 /// The file (in the probe's folder, `handlers-PID.txt`) where each process of the tree
-/// notes each signal handler its image installs through `sigaction` or `signal`: the signal's
+/// running one of those runtimes notes each signal handler its image installs through `sigaction` or `signal`: the signal's
 /// number, one a line, from the image's first install on (an exec starts it again; a
 /// forked child's begins with the installs it inherited, at most 3 a signal).
 /// A runtime installs its own once at start-up (CPython's SIGINT), so a second install
