@@ -50,6 +50,7 @@ package enum DumpText {
 
     /// `2 caught by the heartbeat watchdog: …; their dumps took a median 1.50 ms, of 4–65 threads`:
     /// it read `2 stalls:` over a list of 4 (two found by ptrace), and a median of 34 threads, no dump's.
+    /// `strain exec` has no heartbeat: `1 caught by --stall's watch: 2.04 s without progress …; its dump took …`.
     package static func watchdogSummary(_ run: RunRecord) -> String? {
         let stalled = run.trials.filter { $0.stall != nil }
         guard !stalled.isEmpty else { return nil }
@@ -60,14 +61,15 @@ package enum DumpText {
         let dumps = stalled.compactMap(\.dump)
         let dumpTime = Statistics.median(dumps.map { Double($0.dumpNanoseconds) / 1e9 })
         let fewest = dumps.map(\.threadCount).min() ?? 0, most = dumps.map(\.threadCount).max() ?? 0
-        var text = "\(stalled.count) caught by the heartbeat watchdog: a median \(Format.duration(silent)) without progress"
+        let one = stalled.count == 1, median = one ? "" : "a median ", watch = stalled.allSatisfy { $0.key.scenario == TrialKey.execScenario } ? "--stall's watch" : "the heartbeat watchdog"
+        var text = "\(stalled.count) caught by \(watch): \(median)\(Format.duration(silent)) without progress"
         // The threshold named where the stalls share one: `411 ms (threshold + 10.7 ms)`
         // read as a sum that did not add up, each figure rounded to its three digits.
         let thresholds = Set(stalled.compactMap { $0.stall?.thresholdSeconds })
         let threshold = thresholds.count == 1 ? "threshold \(Format.duration(thresholds.first!))" : "threshold"
         if let overshoot { text += " (\(threshold) + \(Format.duration(overshoot)))" }
-        if let recorded { text += ", each outcome recorded a median \(Format.duration(recorded)) after the last heartbeat" }
-        if !dumps.isEmpty { text += "; their dumps took a median \(Format.duration(dumpTime)), of \(fewest == most ? "\(most)" : "\(fewest)–\(most)") threads" }
+        if let recorded { text += one ? ", its outcome recorded \(Format.duration(recorded)) after the last heartbeat" : ", each outcome recorded a median \(Format.duration(recorded)) after the last heartbeat" }
+        if !dumps.isEmpty { text += (dumps.count == 1 ? "; its dump took " : "; their dumps took a median ") + "\(Format.duration(dumpTime)), of \(fewest == most ? "\(most)" : "\(fewest)–\(most)") threads" }
         return text
     }
 

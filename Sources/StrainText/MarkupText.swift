@@ -97,7 +97,7 @@ extension MarkupText {
 
     /// Text between tags: each hyphenated word in a no-wrap span, a number with its
     /// unit (`403.2 ms;`, `(8 MiB)`) in one, and a long symbol given a `<wbr>` after
-    /// each `(`, `,`, `<`, label `:` (`run(context:` / `submit:…`) and member `.`,
+    /// each `(`, `,`, `<` (not its first), `::`, label `:` (`run(context:` / `submit:…`) and member `.`,
     /// where a browser may break it rather than anywhere (`waitForStartsSecond` / `s:`).
     private static func wordsKeptWhole(_ text: ArraySlice<UInt8>, longest: Int) -> [UInt8] {
         // Words and the whitespace between them, in turn.
@@ -156,8 +156,11 @@ extension MarkupText {
             let next = word[position + 1]
             let before = position > 0 ? word[position - 1] : 0
             let label = byte == UInt8(ascii: ":") && before != UInt8(ascii: ":") && next != UInt8(ascii: ":") && (next.isASCIILetterOrDigit && !(next >= 48 && next <= 57) || next == UInt8(ascii: "_"))
-            let entityLess = byte == UInt8(ascii: ";") && position >= 3 && Array(word[(position - 3)...position]) == Array("&lt;".utf8)
-            if byte == UInt8(ascii: "(") || byte == UInt8(ascii: ",") || label || entityLess || isMember(word, dot: position) { out += Array("<wbr>".utf8) }
+            // Not after a `<` that begins the word: a line would end on a lone `<` (`in <` / `std::…`).
+            let entityLess = byte == UInt8(ascii: ";") && position > 3 && Array(word[(position - 3)...position]) == Array("&lt;".utf8)
+            // After a path's `::` (`std::sys::sync::mutex::futex::Mutex>::lock_contended` ran past a phone's card).
+            let path = byte == UInt8(ascii: ":") && before == UInt8(ascii: ":") && (next.isASCIILetterOrDigit || next == UInt8(ascii: "_"))
+            if byte == UInt8(ascii: "(") || byte == UInt8(ascii: ",") || label || entityLess || path || isMember(word, dot: position) { out += Array("<wbr>".utf8) }
         }
         return out
     }

@@ -237,9 +237,9 @@ struct GateDecisionTests {
         #expect(wall.verdict == .unchanged, "\(wall.reason)")
         // The header says what was done with the timings: it said "timings use a δ calibrated
         // from A/A runs" over rows that each said theirs was not.
-        #expect(uncalibrated.crossRunSentence.hasSuffix("; its measurements (times, rates, memory) are not judged: the baseline has no δ calibrated from an A/A run (strain gate --calibrate)."), "\(uncalibrated.crossRunSentence)")
-        #expect(uncalibrated.renderMarkdown().contains(uncalibrated.crossRunSentence) && GateReportReadingTests.readable(uncalibrated.renderHTML()).contains("its measurements (times, rates, memory) are not judged"))
-        #expect(report.crossRunSentence.hasSuffix("; its measurements (times, rates, memory) are judged with a δ calibrated from A/A runs."), "\(report.crossRunSentence)")
+        #expect(uncalibrated.crossRunSentence.hasSuffix("; its measurements (times, rates, peak RSS) are not judged: the baseline has no δ calibrated from an A/A run (strain gate --calibrate)."), "\(uncalibrated.crossRunSentence)")
+        #expect(uncalibrated.renderMarkdown().contains(uncalibrated.crossRunSentence) && GateReportReadingTests.readable(uncalibrated.renderHTML()).contains("its measurements (times, rates, peak RSS) are not judged"))
+        #expect(report.crossRunSentence.hasSuffix("; its measurements (times, rates, peak RSS) are judged with a δ calibrated from A/A runs."), "\(report.crossRunSentence)")
         // Not judged, the timings get no rule for failing beside that sentence (35i read "its
         // timings are not judged" then "A timing row can fail only with ≥ 3 repetitions per side").
         #expect(uncalibrated.repetitionsSentence == nil)

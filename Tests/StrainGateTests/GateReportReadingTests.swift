@@ -74,10 +74,18 @@ struct GateReportReadingTests {
         let once = GateReport.samples(close)
         #expect(once.contains(">all 50.0 ms</text>") && !once.contains("text-anchor=\"end\""), "\(once)")
         #expect(once.contains("repetitions, all 50.0 ms\"") && once.matches(of: /cx="75\.0"/).count == 3, "one value, its dots at the middle: \(once)")
+        // A table with such a strip gives it as the legend's example.
+        var row = try #require(report.rows.first { $0.verdict == .regressed })
+        row.metrics = [close]
+        let table = GateReport.table([row], failingOnly: false)
+        #expect(table.contains("written once: <code>all 50.0 ms</code>)."), "\(table.prefix(900))")
         for section in ["failing", "other"] {
             let body = try #require(html.components(separatedBy: "<section id=\"\(section)\">").dropFirst().first?.components(separatedBy: "<table").first, "\(section)")
             let legend = body.replacingOccurrences(of: #"<[^>]+>"#, with: "", options: .regularExpression)
             #expect(legend.contains(" baseline on the upper row, ") && legend.contains(" candidate on the lower ") && legend.contains("written at its ends"), "\(section): \(legend)")
+            // No strip here reads the same throughout: the legend gives no example of one (it
+            // said `all 14.8 MiB` on every page, re-trial 35k).
+            #expect(!legend.contains("written once"), "\(section): \(legend)")
             #expect(body.contains("<circle class=\"baseline legend-dot\"") && body.contains("<circle class=\"candidate legend-dot\""), "the key's dots in the strips' colours: \(body)")
         }
     }

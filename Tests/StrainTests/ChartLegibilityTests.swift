@@ -58,7 +58,7 @@ extension ChartReadingTests {
 
     /// A line chart's axes write their ticks as the bars' do: zero as `0` (it read
     /// `0 µs` beside `20 ms`), and no decimal that is zero (`1.0 µs`, `10.0 µs`).
-    @Test func lineChartTicksWriteZeroAsZeroAndDropDecimalsThatAreZero() {
+    @Test func lineChartTicksWriteZeroAsZeroAndDropDecimalsThatAreZero() throws {
         let wall = LineChart(title: "wall", series: [ChartSeries(name: "a", points: [(x: 0, y: 0), (x: 1, y: 0.06)])],
                              xLabel: "x", yLabel: "wall", formatX: .count, formatY: .duration, yTicks: [0, 0.02, 0.04, 0.06])
         let wallTicks = Self.tickExtents(SVGChart.svg(.lines(wall))).map(\.text)
@@ -75,6 +75,22 @@ extension ChartReadingTests {
         #expect(curveTicks.first == "100 ns" && curveTicks.contains("1 ms"), "\(curveTicks)")
         #expect(ChartAxis.logBounds(from: 120, to: 922_000) == (low: 100, high: 1_000_000))
         #expect(ChartAxis.logBounds(from: 150, to: 380) == (low: 150, high: 500) && ChartAxis.logBounds(from: 200, to: 200) == (low: 200, high: 200))
+        // A bisect's peak RSS, 28.2–31.6 MiB, no two powers of 2 inside: its axis was labelled
+        // only at those two values, two thirds of the plot's height without a label (re-trial
+        // 35k). Round steps around the data now, the lowest and highest at the plot's edges.
+        let mib = 1_048_576.0
+        #expect(ChartAxis.byteTicks(from: 28.2 * mib, to: 31.6 * mib) == [28, 29, 30, 31, 32].map { $0 * mib })
+        let rss = LineChart(title: "peak RSS", series: [ChartSeries(name: "a", points: [(x: 100, y: 28.2 * mib), (x: 1_000, y: 31.6 * mib)])],
+                            xLabel: "size", yLabel: "peak RSS", logX: true, logY: true, formatX: .count, formatY: .bytes,
+                            yTicks: ChartAxis.byteTicks(from: 28.2 * mib, to: 31.6 * mib))
+        let rssSVG = SVGChart.svg(.lines(rss))
+        let plot = try #require(rssSVG.firstMatch(of: /<rect class="plot" x="[0-9.]+" y="([0-9.]+)" width="[0-9.]+" height="([0-9.]+)"/))
+        let (plotTop, plotHeight) = (Double(plot.1)!, Double(plot.2)!)
+        let labelled = rssSVG.matches(of: /<text class="tick" x="[0-9.]+" y="([0-9.]+)" text-anchor="end">([^<]*)<\/text>/).map { (y: Double($0.1)! - 4, text: String($0.2)) }
+        #expect(labelled.map(\.text) == ["28 MiB", "29 MiB", "30 MiB", "31 MiB", "32 MiB"], "\(labelled)")
+        // The ends within 5 % of the plot's height from its edges.
+        let ys = labelled.map(\.y)
+        #expect(ys.max()! > plotTop + plotHeight * 0.95 && ys.min()! < plotTop + plotHeight * 0.05, "\(ys) in \(plotTop)…\(plotTop + plotHeight)")
         #expect(ChartAxis.tickText("0 µs") == "0" && ChartAxis.tickText("0.0 ms") == "0" && ChartAxis.tickText("0.25 s") == "0.25 s" && ChartAxis.tickText("p0") == "p0")
         // `2.5 ms, 5 ms, 7.5 ms`: no decimal part ends in a zero (it read `2.50 ms, 5 ms, 7.50 ms`).
         #expect(ChartAxis.tickText("2.50 ms") == "2.5 ms" && ChartAxis.tickText("7.50 ms") == "7.5 ms" && ChartAxis.tickText("1.05 ms") == "1.05 ms" && ChartAxis.tickText("100 µs") == "100 µs")

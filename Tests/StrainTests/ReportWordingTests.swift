@@ -238,6 +238,20 @@ import Testing
         #expect(summary.contains(", each outcome recorded a median "), "\(summary)")
     }
 
+    /// `strain exec --stall` has no heartbeat, and one stall has no median: exec's report said
+    /// `1 caught by the heartbeat watchdog: a median 2.04 s …; their dumps took a median 509 µs` (re-trial 35k, N2).
+    @Test func anExecStallIsCaughtByTheStallWatchAndOneStallHasNoMedian() throws {
+        var run = try ReportTests.fixture()
+        var trial = try #require(run.trials.first { $0.stall != nil && $0.dump != nil })
+        trial.scenario = TrialKey.execScenario
+        trial.stall?.recordedAfterSeconds = nil
+        run.trials = [trial]
+        let summary = try #require(DumpText.watchdogSummary(run))
+        let silent = try #require(trial.stall?.silentSeconds)
+        #expect(summary.hasPrefix("1 caught by --stall's watch: \(Format.duration(silent)) without progress ("), "\(summary)")
+        #expect(summary.contains("; its dump took ") && !summary.contains("median") && !summary.contains("heartbeat"), "\(summary)")
+    }
+
     @Test func metricsCSVWritesNumbersToNineSignificantDigits() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

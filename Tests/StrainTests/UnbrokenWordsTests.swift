@@ -66,7 +66,11 @@ import Testing
             #expect(MarkupText.keepingHyphenatedWordsWhole("<p>\(word)</p>") == "<p>\(word)</p>")
         }
         #expect(MarkupText.keepingHyphenatedWordsWhole("<li>hash_combine_range_impl&lt;swift::TargetMetadata&gt;(char*,char*)</li>")
-            == "<li>hash_combine_range_impl&lt;<wbr>swift::TargetMetadata&gt;(<wbr>char*,<wbr>char*)</li>")
+            == "<li>hash_combine_range_impl&lt;<wbr>swift::<wbr>TargetMetadata&gt;(<wbr>char*,<wbr>char*)</li>")
+        // A Rust path breaks after each `::`, never after the `<` it begins with (a line ended
+        // `in <`, and `…futex::Mutex>::lock_contended` ran 14 px past its card at 400 px).
+        #expect(MarkupText.keepingHyphenatedWordsWhole("<li>in &lt;std::sys::sync::mutex::futex::Mutex&gt;::lock_contended at futex.rs:61:13</li>")
+            == "<li>in &lt;std::<wbr>sys::<wbr>sync::<wbr>mutex::<wbr>futex::<wbr>Mutex&gt;::<wbr>lock_contended at futex.rs:61:13</li>")
         // A word too long for one line stays free to wrap; a lone dash is no word.
         let long = String(repeating: "a-", count: 40)
         #expect(MarkupText.keepingHyphenatedWordsWhole("<td>\(long) - x</td>") == "<td>\(long) - x</td>")

@@ -172,12 +172,13 @@ extension GateReport {
         let uncalibrated = timings.filter { Self.isUncalibrated($0.reason) }.count
         let against = "Cross-run against \(baselineName ?? "a stored baseline")"
         // "Measurements", as the terminal and each row's reason say: rss is one, and "its
-        // timings are not judged" read as if rss was (re-trial 35j).
-        if timings.isEmpty || uncalibrated == 0 { return against + "; its measurements (times, rates, memory) are judged with a δ calibrated from A/A runs." }
+        // timings are not judged" read as if rss was (re-trial 35j); "peak RSS", not "memory",
+        // which read as if the counted allocated-bytes were not judged either (35k).
+        if timings.isEmpty || uncalibrated == 0 { return against + "; its measurements (times, rates, peak RSS) are judged with a δ calibrated from A/A runs." }
         if uncalibrated == timings.count {
-            return against + "; its measurements (times, rates, memory) are not judged: the baseline has no δ calibrated from an A/A run (strain gate --calibrate)."
+            return against + "; its measurements (times, rates, peak RSS) are not judged: the baseline has no δ calibrated from an A/A run (strain gate --calibrate)."
         }
-        return against + "; its measurements (times, rates, memory) are judged with a δ calibrated from A/A runs, but for \(uncalibrated) of \(timings.count) the baseline has none (strain gate --calibrate)."
+        return against + "; its measurements (times, rates, peak RSS) are judged with a δ calibrated from A/A runs, but for \(uncalibrated) of \(timings.count) the baseline has none (strain gate --calibrate)."
     }
 
     /// What a cross-run timing without a calibrated δ is told, after `a cross-run timing`.

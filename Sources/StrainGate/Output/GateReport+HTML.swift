@@ -55,20 +55,25 @@ extension GateReport {
     ]
 
     /// What the samples strips show, visible above each table (a tooltip shows in no
-    /// screenshot, print or pull request).
-    package static let samplesLegend = "<p class=\"legend\">Samples: a dot per repetition, "
+    /// screenshot, print or pull request); `example`, a strip of the table whose
+    /// repetitions read the same (`all 14.8 MiB`), shows how such a strip is written.
+    package static func samplesLegend(example: String?) -> String {
+        "<p class=\"legend\">Samples: a dot per repetition, "
         + "<svg class=\"key\" width=\"10\" height=\"10\" aria-hidden=\"true\"><circle class=\"baseline legend-dot\" cx=\"5\" cy=\"5\" r=\"4\"/></svg> baseline on the upper row, "
         + "<svg class=\"key\" width=\"10\" height=\"10\" aria-hidden=\"true\"><circle class=\"candidate legend-dot\" cx=\"5\" cy=\"5\" r=\"4\"/></svg> candidate on the lower "
         + "(<svg class=\"key\" width=\"10\" height=\"10\" aria-hidden=\"true\"><circle class=\"candidate failed legend-dot\" cx=\"5\" cy=\"5\" r=\"4\"/></svg> in a failing row), "
-        + "on one linear scale from the smallest repetition of either side to the largest, written at its ends "
-        + "(where every repetition reads the same, its dots sit in the middle, written once: <code>all 14.8 MiB</code>).</p>\n"
+        + "on one linear scale from the smallest repetition of either side to the largest, written at its ends"
+        // Not a fixed `all 14.8 MiB`, which pointed at no strip of a gate where none read the same (re-trial 35k).
+        + (example.map { " (where every repetition reads the same, its dots sit in the middle, written once: <code>\(html($0))</code>)" } ?? "") + ".</p>\n"
+    }
 
     /// One body per trial: its key and outcomes once, over its outcome's verdict and
     /// each metric's.
-    static func table(_ rows: [RowComparison], failingOnly: Bool) -> String {
+    package static func table(_ rows: [RowComparison], failingOnly: Bool) -> String {
         let e = html
         let label = { (column: Int) in " data-label=\"\(e(columns[column]))\"" }
-        var out = samplesLegend + "<div class=\"scroll\"><table class=\"rows\">\n<thead><tr>" + columns.map { "<th>\(e($0))</th>" }.joined() + "</tr></thead>\n"
+        var out = "<div class=\"scroll\"><table class=\"rows\">\n<thead><tr>" + columns.map { "<th>\(e($0))</th>" }.joined() + "</tr></thead>\n"
+        var example: String?
         for row in rows {
             out += "<tbody>\n<tr class=\"key\"><th colspan=\"8\">\(e(row.key.description)) <span class=\"outcomes\">outcomes \(e(histogramText(row.baselineOutcomes))) → \(e(histogramText(row.candidateOutcomes)))</span></th></tr>\n"
             if let reason = row.outcomeReason, [.outcomeChanged, .missing, .harnessError, .new, .fixed].contains(row.verdict) {
@@ -79,6 +84,7 @@ extension GateReport {
                 }
             }
             for metric in row.metrics where failingOnly ? metric.verdict.fails : (metric.verdict != .unchanged && metric.verdict != .notGated) {
+                example = example ?? allSame(metric)
                 let values = "\(metric.baselineMedian.map { Gate.format($0, metric.unit) } ?? "–") → \(metric.candidateMedian.map { Gate.format($0, metric.unit) } ?? "–")"
                     + (metric.changePercent.map { String(format: " (%+.1f%%)", $0) } ?? "")
                 // An inconclusive row's estimate is shown with why it decides nothing; `(q 1)`
@@ -94,7 +100,15 @@ extension GateReport {
             }
             out += "</tbody>\n"
         }
-        return out + "</table></div>\n"
+        return samplesLegend(example: example) + out + "</table></div>\n"
+    }
+
+    /// `all 14.8 MiB` where every repetition of `metric` reads the same at three digits;
+    /// nil where they differ, or there are none.
+    static func allSame(_ metric: MetricComparison) -> String? {
+        guard let before = metric.baselineSamples, let after = metric.candidateSamples, let low = (before + after).min(), let high = (before + after).max() else { return nil }
+        let text = Gate.format(low, metric.unit)
+        return high == low || text == Gate.format(high, metric.unit) ? "all \(text)" : nil
     }
 
     /// Each side's repetitions as dots on one linear scale shared by both, baseline
@@ -108,7 +122,7 @@ extension GateReport {
         let (lowText, highText) = (html(Gate.format(low, metric.unit)), html(Gate.format(high, metric.unit)))
         // Ends that read the same at three digits are one value: the dots at the middle,
         // under one label (they sat at both ends of the strip under `all 14.8 MiB`).
-        let spread = high > low && lowText != highText
+        let spread = allSame(metric) == nil
         func x(_ value: Double) -> Double { spread ? margin + (value - low) / (high - low) * (width - 2 * margin) : width / 2 }
         let range = spread ? "from \(lowText) to \(highText)" : "all \(lowText)"
         var svg = "<svg class=\"dots\" width=\"\(Int(width))\" height=\"40\" viewBox=\"0 0 \(Int(width)) 40\" role=\"img\" aria-label=\"\(before.count) baseline and \(after.count) candidate repetitions, \(range)\">"

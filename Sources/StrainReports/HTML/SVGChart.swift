@@ -175,8 +175,8 @@ package enum SVGChart {
         var maxX = logX ? log10(max(xValues.max()!, chosenX.last ?? 0)) : max(xValues.max()!, chosenX.last ?? 0)
         var minY = logY ? log10(min(yValues.min()!, chosenY.first ?? .infinity)) : 0
         var maxY = logY ? log10(max(yValues.max()!, chosenY.last ?? 0)) : max(yValues.max()!, chosenY.last ?? 0)
-        if logX { minX -= 0.05; maxX += 0.05 }
-        if logY { minY -= 0.05; maxY += 0.05 }
+        if logX { let pad = min(0.05, (maxX - minX) * 0.05); minX -= pad; maxX += pad }
+        if logY { let pad = min(0.05, (maxY - minY) * 0.05); minY -= pad; maxY += pad }
         if maxX <= minX { maxX = minX + 1 }
         if maxY <= minY { maxY = minY + 1 }
         let px = { (x: Double) in left + (transform(x, logX) - minX) / (maxX - minX) * plotWidth }
