@@ -140,6 +140,8 @@ package struct TerminalStyle: Sendable {
         if word.wholeMatch(of: /-[a-zA-Z]/) != nil, !next.hasPrefix("-") { return true }
         // `3 of 3 repetitions`, `×1 of 1`, `37 of 101 units`: a count and what it is out of.
         if word == "of", next.first?.isNumber == true { return true }
+        // `a median 1.37 ms`: the figure a median names (`took a median` / `1.37 ms` at 1400 px).
+        if word == "median", next.first?.isNumber == true { return true }
         // `q = 0.05`: a name and its `=`.
         if word.count == 1, next == "=" { return true }
         // A number or a range of them (`of 4–65 threads`, which broke before `threads`).

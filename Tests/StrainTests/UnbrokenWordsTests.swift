@@ -45,6 +45,8 @@ import Testing
         // A range keeps what it counts (`of 4–65` / `threads.` at 400 px), a name its `=` (`q` / `= 0.05.`).
         #expect(MarkupText.keepingHyphenatedWordsWhole("<p>a median 1.41 ms, of 4–65 threads. Benjamini-Hochberg q = 0.05.</p>").contains("<span class=\"nb\">of 4–65 threads.</span>"))
         #expect(MarkupText.keepingHyphenatedWordsWhole("<p>a median 1.41 ms, of 4–65 threads. Benjamini-Hochberg q = 0.05.</p>").contains(/<span class="nb">[^<]*q = 0\.05\.[^<]*<\/span>/))
+        // A median keeps its figure (`took a median` / `1.37 ms,` at 1400 px, re-trial 35k).
+        #expect(MarkupText.keepingHyphenatedWordsWhole("<p>a median 1.41 ms, of 4–65 threads.</p>").contains("<span class=\"nb\">median 1.41 ms,</span>"))
         // The gate's verdict kept its count (`passed: 3` / `inconclusive`).
         for width in 40...70 {
             let lines = TerminalStyle(color: false, width: width).fit("Gate (cross-run against baseline-run.json) on gate-small: passed: 3 inconclusive")
