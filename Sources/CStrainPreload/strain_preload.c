@@ -235,6 +235,7 @@ static pid_t strain_root_pid;
 static int strain_noting_images;
 // Whether this image notes its installs: it maps a runtime with handlers of its own.
 static int strain_noting_handlers;
+static void strain_handler_notes_after_fork(void);
 
 // Whether the file name at the end of `path` begins with one of `prefixes` (`:`-separated).
 static int strain_image_named(const char *path, const char *prefixes) {
@@ -895,6 +896,7 @@ __attribute__((constructor)) static void strain_preload_start(void) {
     // (a link or a file in its place, or a name too long: this process records nothing).
     int recording = strain_probe_record_to_directory(directory) == 0;
     strain_noting_handlers = recording && strain_is_counted_runtime(strain_environment_value(STRAIN_PRELOAD_HANDLER_IMAGES));
+    if (strain_noting_handlers) pthread_atfork(NULL, NULL, strain_handler_notes_after_fork);
     if (role == strain_role_program && recording) {
         strain_noting_images = 1;
         strain_note_image("start", NULL);
@@ -1041,6 +1043,33 @@ static void strain_write_handler_lines(const int *signals, int count, int fresh)
     close(fd);
 }
 
+// This process's handlers file, begun anew with the installs its image inherited
+// (at most 3 a signal). Async-signal-safe.
+static void strain_begin_handler_notes(void) {
+    strain_handlers_pid = getpid();
+    strain_handlers_lines = 0;
+    int inherited[64];
+    int count = 0;
+    for (int number = 1; number <= 64; number++) {
+        for (int times = 0; times < strain_handler_installs[number] && times < 3 && count < 64; times++) inherited[count++] = number;
+    }
+    strain_write_handler_lines(inherited, count, 1);
+}
+
+// In a forked child (pthread_atfork): its file at once, when the parent had installed
+// a handler of its own (a signal installed twice; a runtime installs its own once), so
+// a worker forked after `signal.signal(SIGINT, …)` keeps its parent's count though it
+// installs nothing itself (it was called `deadlocked`: re-trial 33d). Not otherwise: a
+// program that forks often would leave a file per child.
+static void strain_handler_notes_after_fork(void) {
+    for (int number = 1; number <= 64; number++) {
+        if (strain_handler_installs[number] >= 2) {
+            strain_begin_handler_notes();
+            return;
+        }
+    }
+}
+
 // Notes a handler the program installs for `signal_number` (not a default or an
 // ignore) as one line of `handlers-PID.txt`. Async-signal-safe (a handler may
 // install another): write(2)s of short lines to a file opened O_APPEND. Every
@@ -1053,17 +1082,7 @@ static void strain_note_handler(int signal_number, const struct sigaction *actio
     if (action == NULL || signal_number <= 0 || signal_number > 64) return;
     if (strain_root_pid == 0 || !strain_noting_handlers) return;
     if (!(action->sa_flags & SA_SIGINFO) && (action->sa_handler == SIG_DFL || action->sa_handler == SIG_IGN)) return;
-    pid_t pid = getpid();
-    if (strain_handlers_pid != pid) {
-        strain_handlers_pid = pid;
-        strain_handlers_lines = 0;
-        int inherited[64];
-        int count = 0;
-        for (int number = 1; number <= 64; number++) {
-            for (int times = 0; times < strain_handler_installs[number] && times < 3 && count < 64; times++) inherited[count++] = number;
-        }
-        strain_write_handler_lines(inherited, count, 1);
-    }
+    if (strain_handlers_pid != getpid()) strain_begin_handler_notes();
     if (strain_handler_installs[signal_number] < 255) strain_handler_installs[signal_number]++;
     strain_write_handler_lines(&signal_number, 1, 0);
 }

@@ -413,6 +413,27 @@ static void strain_forward_handler(int signal_number, siginfo_t *info, void *con
     errno = saved;
 }
 
+// The signals strain was started with ignored, read before its main ignores SIGPIPE:
+// `nohup`'s SIGHUP, a script's background job's SIGINT and SIGQUIT, `trap '' PIPE
+// TERM`. strain exec leaves them ignored for its program, which inherits them so, as
+// it would without strain (it had them at their default, and `nohup strain exec --
+// daemon` died of the SIGHUP nohup was there to ignore: re-trial 33d).
+static sigset_t strain_started_ignoring;
+
+__attribute__((constructor)) static void strain_note_started_ignoring(void) {
+    sigemptyset(&strain_started_ignoring);
+    for (int signal_number = 1; signal_number < NSIG; signal_number++) {
+        struct sigaction current;
+        if (sigaction(signal_number, NULL, &current) == 0 && !(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_IGN) {
+            sigaddset(&strain_started_ignoring, signal_number);
+        }
+    }
+}
+
+int strain_started_ignoring_signal(int signal_number) {
+    return sigismember(&strain_started_ignoring, signal_number) == 1;
+}
+
 int strain_exec_forward_signals(int pid) {
     __atomic_store_n(&strain_forward_pid, pid, __ATOMIC_SEQ_CST);
     struct sigaction action;
@@ -423,6 +444,8 @@ int strain_exec_forward_signals(int pid) {
     sigset_t blocked;
     sigemptyset(&blocked);
     for (size_t i = 0; i < sizeof(strain_forwarded_signals) / sizeof(strain_forwarded_signals[0]); i++) {
+        // Ignored when strain started: ignored still, by strain and by the program.
+        if (strain_started_ignoring_signal(strain_forwarded_signals[i])) continue;
         if (sigaction(strain_forwarded_signals[i], &action, NULL) != 0) return errno;
         sigaddset(&blocked, strain_forwarded_signals[i]);
     }

@@ -12,9 +12,10 @@ struct ProgramProcess {
     let endDescriptor: Int32
 
     static func spawn(program: String, arguments: [String], environment: [String]) throws(ExecError) -> ProgramProcess {
-        // strain ignores SIGPIPE for itself; its program gets the default back.
+        // strain ignores SIGPIPE for itself; its program gets the default back, unless strain
+        // was started with it ignored (`trap '' PIPE`), as the program would have been.
         let (status, pid) = ProcessSpawn.start(program, arguments: arguments, environment: environment, actions: nil,
-                                               ownGroup: false, searchPath: true, defaultSignals: [SIGPIPE])
+                                               ownGroup: false, searchPath: true, defaultSignals: strain_started_ignoring_signal(SIGPIPE) == 1 ? [] : [SIGPIPE])
         guard status == 0 else {
             let reason = String(cString: strerror(status))
             switch status {

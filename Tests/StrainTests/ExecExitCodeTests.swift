@@ -2,6 +2,7 @@ import Foundation
 import StrainRecords
 import StrainWire
 import Testing
+@testable import StrainExec
 
 /// `strain exec`'s own exit codes (126: the program cannot be run; 125: strain's
 /// own failure) and the signals it passes on to the program, through the built binary.
@@ -168,5 +169,23 @@ import Testing
         let trial = try #require(RunRecordFile.read(from: out + "/run.json").trials.first)
         #expect(trial.outcome.kind == .threw)
         #expect(trial.outcome.message == "the program exited with status 7")
+    }
+
+    /// A signal strain exec was started with ignored stays ignored for its program, as it
+    /// would be without strain: `nohup`'s SIGHUP, `trap '' PIPE`. They came back at their
+    /// default, and `nohup strain exec -- daemon` died of the SIGHUP nohup was there to ignore.
+    @Test func signalsStrainWasStartedWithIgnoredStayIgnoredForTheProgram() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let quoted = { (text: String) in "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let shown = "grep SigIgn /proc/self/status"
+        let alone = try await BoundedProcess.run("/bin/bash", ["-c", "trap '' HUP PIPE; exec /bin/sh -c \(quoted(shown))"], timeout: 30)
+        let under = try await BoundedProcess.run("/bin/bash", ["-c", "trap '' HUP PIPE; exec \(quoted(StrainBinary.path)) exec --out \(quoted(folder + "/out")) -- /bin/sh -c \(quoted(shown))"],
+                                                 timeout: 60)
+        #expect(alone.status == 0 && under.status == 0, "\(under.stderr)")
+        let mask = { (text: String) in text.split(separator: "\n").first { $0.hasPrefix("SigIgn:") }.map { OutsideWake.signals(inMask: $0.dropFirst("SigIgn:".count).drop { $0 == "\t" || $0 == " " }) } }
+        let ignored = try #require(mask(under.stdout), "\(under.stdout)")
+        #expect(ignored.contains(SIGHUP) && ignored.contains(SIGPIPE), "\(under.stdout)")
+        #expect(ignored == mask(alone.stdout), "alone: \(alone.stdout) under strain: \(under.stdout)")
     }
 }

@@ -148,6 +148,33 @@ import Testing
         #expect(message.contains("waiting on an outside event") && !message.contains("withdrawn"), "\(message)")
     }
 
+    /// "Install the handler, then start the workers": a worker forked after its parent's own
+    /// `signal.signal(SIGINT, …)` inherits that handler and installs nothing itself. Its file,
+    /// begun at the fork, keeps the parent's count; it was called `deadlocked` (re-trial 33d).
+    @Test func aWorkerForkedAfterItsParentsOwnSIGINTHandlerIsWaitingOnAnOutsideEvent() async throws {
+        guard let (result, trial, _) = try await Self.pythonStalledThenWoken("inherited.py", """
+            import multiprocessing, os, signal, threading
+            event = threading.Event()
+            def work():
+                print("ready", os.getpid(), flush=True)
+                event.wait()
+                print("stopped", flush=True)
+            if __name__ == "__main__":
+                signal.signal(signal.SIGINT, lambda *_: event.set())
+                multiprocessing.set_start_method("fork")
+                worker = multiprocessing.Process(target=work)
+                worker.start()
+                worker.join()
+                print("joined", worker.exitcode, flush=True)
+            """, checking: "a worker that keeps its parent's handler", wake: { pid in kill(pid, SIGINT) }) else { return }
+        #expect(result.termination == .exited(0), "\(result.stderr)")
+        #expect(result.stdout.hasSuffix("stopped\njoined 0\n"), "\(result.stdout)")
+        #expect(trial.outcome.kind == .completed && trial.stall == nil, "\(trial.outcome): \(trial.outcome.message ?? "")")
+        let message = trial.outcome.message ?? ""
+        #expect(message.contains("(a descendant of the program, ") && message.contains("its own handler for SIGINT,"), "\(message)")
+        #expect(message.contains("waiting on an outside event") && !message.contains("withdrawn"), "\(message)")
+    }
+
     /// Only a runtime whose own handler makes `SigCgt` ambiguous (CPython) notes its installs:
     /// when every process of the tree did, a shell loop left a file per subshell in the run
     /// folder (200 `$(ls | wc -l)` left 205), without end for a loop that runs for hours.

@@ -115,6 +115,10 @@ unsigned long strain_exec_signals_seen(void);
 /// The last of those signals `strain exec` has seen, or 0 for none.
 int strain_exec_last_signal(void);
 
+/// Whether strain was started with `signal_number` ignored (read before its main, which
+/// ignores SIGPIPE): such a signal is not passed on, and the program keeps it ignored.
+int strain_started_ignoring_signal(int signal_number);
+
 /// Puts SIGCHLD back to its default action if it is ignored (inherited through
 /// exec: the kernel would reap children before their status is read). Returns 1
 /// when it was ignored, 0 when not, -1 when it could not be read or set.
