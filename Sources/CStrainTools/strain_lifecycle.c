@@ -420,14 +420,19 @@ static void strain_forward_handler(int signal_number, siginfo_t *info, void *con
 // daemon` died of the SIGHUP nohup was there to ignore: re-trial 33d).
 static sigset_t strain_started_ignoring;
 
+// Only the signals asked about: those passed on, and SIGPIPE (every strain process runs
+// this constructor, each spawned trial included).
+static void strain_note_if_ignored(int signal_number) {
+    struct sigaction current;
+    if (sigaction(signal_number, NULL, &current) == 0 && !(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_IGN) {
+        sigaddset(&strain_started_ignoring, signal_number);
+    }
+}
+
 __attribute__((constructor)) static void strain_note_started_ignoring(void) {
     sigemptyset(&strain_started_ignoring);
-    for (int signal_number = 1; signal_number < NSIG; signal_number++) {
-        struct sigaction current;
-        if (sigaction(signal_number, NULL, &current) == 0 && !(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_IGN) {
-            sigaddset(&strain_started_ignoring, signal_number);
-        }
-    }
+    for (size_t i = 0; i < sizeof(strain_forwarded_signals) / sizeof(strain_forwarded_signals[0]); i++) strain_note_if_ignored(strain_forwarded_signals[i]);
+    strain_note_if_ignored(SIGPIPE);
 }
 
 int strain_started_ignoring_signal(int signal_number) {

@@ -318,8 +318,6 @@ package struct ExecSupervisor: Sendable {
         return ExecResult(pid: program.pid, termination: termination, record: record, dumps: dumps, notes: notes)
     }
 
-    /// A stall the watchdog called: its verdict, what it saw, the wait cycle when the
-    /// holders close one, and the process judged (the program, or one of its tree).
     /// A stall the watch judged: its verdict, report, the program's wait cycle, the process
     /// it is in, and whether it named a cycle (a descendant's is not kept as the program's
     /// dump's cycle, but no signal or process breaks it either).

@@ -53,7 +53,7 @@ struct StallWatch {
     /// since then woke and waited again in less than a clock tick, which the ticks
     /// cannot show, so the spell was not quiet. (Read at half the spell, it missed a
     /// program woken every 700 ms under a 1 s threshold: re-trial 33c.)
-    private var runsAtHalf: [Int: UInt64]?
+    private var runsAtStart: [Int: UInt64]?
 
     init(pid: Int32, thresholdSeconds: Double) {
         self.pid = pid
@@ -93,11 +93,11 @@ struct StallWatch {
         if ticks != lastCPUTicks || quietSince == 0 {
             lastCPUTicks = ticks
             quietSince = now
-            runsAtHalf = nil
+            runsAtStart = nil
             return nil
         }
         let silent = Double(now &- quietSince) / 1e9
-        if runsAtHalf == nil { runsAtHalf = Self.runs(of: tree) }
+        if runsAtStart == nil { runsAtStart = Self.runs(of: tree) }
         guard silent >= patienceSeconds else { return nil }
         // Read afresh: a worker started since the last read may be what the program waits for.
         tree = Self.tree(of: pid)
@@ -113,14 +113,14 @@ struct StallWatch {
         // it is sent, each in microseconds): not quiet, and not judged. A housekeeping
         // thread's timed waits do not count, nor an event loop's `epoll_wait`: libdispatch's
         // manager thread wakes for its timers beside a starved pool that stays starved.
-        if let before = runsAtHalf {
+        if let before = runsAtStart {
             let after = Self.runs(of: tree)
             if threads.contains(where: { thread in
                 thread.isInUntimedWait && thread.syscall == ThreadState.futexCall
                     && (after[thread.tid] ?? 0) > (before[thread.tid] ?? UInt64.max)
             }) {
                 quietSince = now
-                runsAtHalf = nil
+                runsAtStart = nil
                 return nil
             }
         }
@@ -173,7 +173,7 @@ struct StallWatch {
     /// or its threads have changed, and it has been quiet again for twice as long.
     mutating func restart(now: UInt64, threads: [ThreadState]) {
         quietSince = now
-        runsAtHalf = nil
+        runsAtStart = nil
         clearedAtTicks = lastCPUTicks
         clearedThreads = Self.signature(threads)
         patienceSeconds = min(patienceSeconds * 2, 3600)

@@ -53,6 +53,12 @@ package enum ChartAxis {
         return bounds
     }
 
+    /// The round values of a log axis that shows [low, high], from ``logBounds(from:to:)`` to its ends.
+    package static func logTicks(spanning low: Double, _ high: Double) -> [Double] {
+        let bounds = logBounds(from: low, to: high)
+        return logTicks(from: bounds.low, to: bounds.high)
+    }
+
     /// Round values (1, 2, 5 × 10ⁿ, or every decade over a wide range) within [low, high], at least two.
     package static func logTicks(from low: Double, to high: Double) -> [Double] {
         guard low > 0, high >= low else { return [] }

@@ -48,6 +48,17 @@ import Testing
         return try await stalledThenWoken(command(program), out: out, readyTimeout: 30, wake: wake)
     }
 
+    /// "Run until Ctrl-C": a Python service whose own SIGINT handler sets the `Event` its
+    /// main thread waits on, then prints `stopped`.
+    static let untilInterrupted = """
+        import os, signal, threading
+        event = threading.Event()
+        signal.signal(signal.SIGINT, lambda *_: event.set())
+        print("ready", os.getpid(), flush=True)
+        event.wait()
+        print("stopped", flush=True)
+        """
+
     @Test func aDaemonWaitingOnASemaphoreItsSIGHUPHandlerPostsIsWaitingOnAnOutsideEvent() async throws {
         let program = try await ExecLockStallTests.built.value()
         let out = ExecTests.folder()
@@ -84,14 +95,7 @@ import Testing
     /// waits on. To the kernel it is CPython's handler (the one behind KeyboardInterrupt),
     /// so it was called `deadlocked`; the probe counts the program's second install of it.
     @Test func aPythonProgramWhoseOwnSIGINTHandlerSetsItsEventIsWaitingOnAnOutsideEvent() async throws {
-        guard let (result, trial, dump) = try await Self.pythonStalledThenWoken("interrupt.py", """
-            import os, signal, threading
-            event = threading.Event()
-            signal.signal(signal.SIGINT, lambda *_: event.set())
-            print("ready", os.getpid(), flush=True)
-            event.wait()
-            print("stopped", flush=True)
-            """, checking: "a Python SIGINT handler", wake: { pid in kill(pid, SIGINT) }) else { return }
+        guard let (result, trial, dump) = try await Self.pythonStalledThenWoken("interrupt.py", Self.untilInterrupted, checking: "a Python SIGINT handler", wake: { pid in kill(pid, SIGINT) }) else { return }
         #expect(result.termination == .exited(0), "\(result.stderr)")
         #expect(result.stdout.hasSuffix("stopped\n"), "\(result.stdout)")
         #expect(trial.outcome.kind == .completed && trial.stall == nil, "\(trial.outcome): \(trial.outcome.message ?? "")")
@@ -105,14 +109,7 @@ import Testing
     /// on an outside event. Before, only the program's process noted them: the child's
     /// handler was taken for CPython's and the service called `deadlocked` (re-trial 33c, F1).
     @Test func aLaunchersPythonChildWhoseOwnSIGINTHandlerSetsItsEventIsWaitingOnAnOutsideEvent() async throws {
-        guard let (result, trial, _) = try await Self.pythonStalledThenWoken("service.py", """
-            import os, signal, threading
-            event = threading.Event()
-            signal.signal(signal.SIGINT, lambda *_: event.set())
-            print("ready", os.getpid(), flush=True)
-            event.wait()
-            print("stopped", flush=True)
-            """, checking: "a launched Python service", command: { program in ["/bin/sh", "-c", "python3 \"$0\"; echo launched", program] }, wake: { pid in kill(pid, SIGINT) }) else { return }
+        guard let (result, trial, _) = try await Self.pythonStalledThenWoken("service.py", Self.untilInterrupted, checking: "a launched Python service", command: { program in ["/bin/sh", "-c", "python3 \"$0\"; echo launched", program] }, wake: { pid in kill(pid, SIGINT) }) else { return }
         #expect(result.termination == .exited(0), "\(result.stderr)")
         #expect(result.stdout.hasSuffix("stopped\nlaunched\n"), "\(result.stdout)")
         #expect(trial.outcome.kind == .completed && trial.stall == nil, "\(trial.outcome): \(trial.outcome.message ?? "")")

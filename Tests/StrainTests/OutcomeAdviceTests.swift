@@ -178,12 +178,15 @@ extension OutcomeAdviceTests {
         #expect(!queue.contains("→"), "no ring of one queue: \(queue)")
     }
 
+    /// A one-thread dump by signal of `groups`, with no wait cycle.
+    static func dump(_ groups: [ThreadGroup]) -> ThreadDump {
+        ThreadDump(method: "signal", threadCount: 1, groups: groups, waitCycle: nil, unreached: [], dumpNanoseconds: 1_000)
+    }
+
     @Test func aTimeoutWhileAThreadRanSaysItWasRunningNotWaiting() {
         var trial = Self.trial(.timedOut, index: 0)
         let thread = DumpedThread(tid: 9, name: "worker", state: "R", wait: nil, viaPtrace: false)
-        trial.dump = ThreadDump(method: "signal", threadCount: 1,
-                                groups: [ThreadGroup(count: 1, summary: "running ← static FaultScenario.fail(_:) ← …", inWork: true, threads: [thread], frames: [])],
-                                waitCycle: nil, unreached: [], dumpNanoseconds: 1_000)
+        trial.dump = Self.dump([ThreadGroup(count: 1, summary: "running ← static FaultScenario.fail(_:) ← …", inWork: true, threads: [thread], frames: [])])
         let advice = OutcomeAdvice.text(for: trial)
         #expect(advice.contains("while 1 thread was running in static FaultScenario.fail(_:) ← …:"), "\(advice)")
         #expect(!advice.contains("waited in running"), "\(advice)")
@@ -204,9 +207,7 @@ extension OutcomeAdviceTests {
         var trial = Self.trial(.deadlocked, index: 0)
         trial.outcome.message = "in process 4242 (a descendant of the program, ./service): no CPU time for 2.01 s; every thread (2) waits on a lock or condition with no timeout"
         let thread = DumpedThread(tid: 4241, name: "sh", state: "S", wait: nil, viaPtrace: false)
-        trial.dump = ThreadDump(method: "signal", threadCount: 1,
-                                groups: [ThreadGroup(count: 1, summary: "took the dump request in __wait4 ← main", inWork: false, threads: [thread], frames: [])],
-                                waitCycle: nil, unreached: [], dumpNanoseconds: 1_000)
+        trial.dump = Self.dump([ThreadGroup(count: 1, summary: "took the dump request in __wait4 ← main", inWork: false, threads: [thread], frames: [])])
         let advice = OutcomeAdvice.text(for: trial)
         #expect(advice.hasPrefix("Every thread of process 4242 blocked with nothing to wake them: find what they wait for"), "\(advice)")
         #expect(advice.contains("gdb -p 4242") && !advice.contains("__wait4"), "\(advice)")

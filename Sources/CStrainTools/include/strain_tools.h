@@ -116,7 +116,8 @@ unsigned long strain_exec_signals_seen(void);
 int strain_exec_last_signal(void);
 
 /// Whether strain was started with `signal_number` ignored (read before its main, which
-/// ignores SIGPIPE): such a signal is not passed on, and the program keeps it ignored.
+/// ignores SIGPIPE; only SIGPIPE and the signals strain exec passes on are read, others
+/// answer 0): such a signal is not passed on, and the program keeps it ignored.
 int strain_started_ignoring_signal(int signal_number);
 
 /// Puts SIGCHLD back to its default action if it is ignored (inherited through

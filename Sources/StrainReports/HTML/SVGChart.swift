@@ -168,9 +168,8 @@ package enum SVGChart {
         func transform(_ value: Double, _ log: Bool) -> Double { log ? log10(value) : value }
         // Linear axes start at 0 and end on a round tick; log axes span the data, padded a little.
         let xValues = all.map(\.x), yValues = all.map(\.y)
-        let boundsX = ChartAxis.logBounds(from: xValues.min()!, to: xValues.max()!), boundsY = ChartAxis.logBounds(from: yValues.min()!, to: yValues.max()!)
-        let chosenX = xTicks ?? (logX ? ChartAxis.logTicks(from: boundsX.low, to: boundsX.high) : ChartAxis.niceTicks(upTo: xValues.max()!))
-        let chosenY = yTicks ?? (logY ? ChartAxis.logTicks(from: boundsY.low, to: boundsY.high) : ChartAxis.niceTicks(upTo: yValues.max()!))
+        let chosenX = xTicks ?? (logX ? ChartAxis.logTicks(spanning: xValues.min()!, xValues.max()!) : ChartAxis.niceTicks(upTo: xValues.max()!))
+        let chosenY = yTicks ?? (logY ? ChartAxis.logTicks(spanning: yValues.min()!, yValues.max()!) : ChartAxis.niceTicks(upTo: yValues.max()!))
         var minX = logX ? log10(min(xValues.min()!, chosenX.first ?? .infinity)) : min(0, xValues.min()!)
         var maxX = logX ? log10(max(xValues.max()!, chosenX.last ?? 0)) : max(xValues.max()!, chosenX.last ?? 0)
         var minY = logY ? log10(min(yValues.min()!, chosenY.first ?? .infinity)) : 0
