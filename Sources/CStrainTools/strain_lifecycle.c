@@ -435,6 +435,36 @@ __attribute__((constructor)) static void strain_note_started_ignoring(void) {
     strain_note_if_ignored(SIGPIPE);
 }
 
+// glibc keeps signals 32 and 33 for itself (thread cancellation, setxid across threads),
+// and its posix_spawn sets them to SIG_IGN in every child unless they are in the child's
+// default set, an ignore that survives the exec: a program strain started from a shell
+// had them ignored where it would not have. sigaction refuses them, so the system call
+// reads them, and strain_default_internal_signals writes their bits into the set.
+struct strain_kernel_sigaction {
+    void *handler;
+    unsigned long words[4];
+};
+static int strain_started_ignoring_internal[2];
+
+__attribute__((constructor)) static void strain_note_internal_ignored(void) {
+    for (int i = 0; i < 2; i++) {
+        struct strain_kernel_sigaction current;
+        memset(&current, 0, sizeof(current));
+        if (syscall(SYS_rt_sigaction, __SIGRTMIN + i, NULL, &current, sizeof(unsigned long)) == 0) {
+            strain_started_ignoring_internal[i] = current.handler == (void *)SIG_IGN;
+        }
+    }
+}
+
+void strain_default_internal_signals(sigset_t *set) {
+    const size_t width = 8 * sizeof(unsigned long);
+    for (int i = 0; i < 2; i++) {
+        if (strain_started_ignoring_internal[i]) continue;
+        int bit = __SIGRTMIN + i - 1;
+        ((unsigned long *)set)[bit / width] |= 1UL << (bit % width);
+    }
+}
+
 int strain_started_ignoring_signal(int signal_number) {
     return sigismember(&strain_started_ignoring, signal_number) == 1;
 }

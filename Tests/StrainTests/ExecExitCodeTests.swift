@@ -188,4 +188,23 @@ import Testing
         #expect(ignored.contains(SIGHUP) && ignored.contains(SIGPIPE), "\(under.stdout)")
         #expect(ignored == mask(alone.stdout), "alone: \(alone.stdout) under strain: \(under.stdout)")
     }
+
+    /// glibc's own signals 32 and 33 reach the program as strain was started with them.
+    /// glibc's posix_spawn ignores them in every child it starts unless told otherwise, and
+    /// a program strain exec started from a shell had them ignored where it had not alone.
+    @Test(arguments: ["default", "ignore"])
+    func glibcsOwnSignalsReachTheProgramAsStrainWasStartedWithThem(_ disposition: String) async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let launcher = folder + "/internal_signals"
+        try await TestPrograms.compile([TestPrograms.compiler, "-O0", "-o", launcher, TestPrograms.sources + "/internal_signals.c"])
+        let shown = ["/bin/grep", "SigIgn", "/proc/self/status"]
+        let alone = try await BoundedProcess.run(launcher, [disposition] + shown, timeout: 30)
+        let under = try await BoundedProcess.run(launcher, [disposition, StrainBinary.path, "exec", "--out", folder + "/out", "--"] + shown, timeout: 60)
+        #expect(alone.status == 0 && under.status == 0, "\(under.stderr)")
+        let mask = { (text: String) in text.split(separator: "\n").first { $0.hasPrefix("SigIgn:") }.map { OutsideWake.signals(inMask: $0.dropFirst("SigIgn:".count).drop { $0 == "\t" || $0 == " " }) } }
+        let own = { (text: String) in mask(text)?.intersection([32, 33]) }
+        #expect(own(alone.stdout) == (disposition == "ignore" ? [32, 33] : []), "the launcher set them: \(alone.stdout)")
+        #expect(own(under.stdout) == own(alone.stdout), "alone: \(alone.stdout) under strain: \(under.stdout)")
+    }
 }

@@ -120,6 +120,10 @@ int strain_exec_last_signal(void);
 /// answer 0): such a signal is not passed on, and the program keeps it ignored.
 int strain_started_ignoring_signal(int signal_number);
 
+/// Adds glibc's own signals (32 and 33) to `set`, a posix_spawn default set, unless strain
+/// was started with them ignored: glibc's posix_spawn ignores them in the child otherwise.
+void strain_default_internal_signals(sigset_t *set);
+
 /// Puts SIGCHLD back to its default action if it is ignored (inherited through
 /// exec: the kernel would reap children before their status is read). Returns 1
 /// when it was ignored, 0 when not, -1 when it could not be read or set.

@@ -26,6 +26,7 @@ package enum ProcessSpawn {
         var defaults = sigset_t()
         sigemptyset(&defaults)
         for signal in defaultSignals { sigaddset(&defaults, signal) }
+        defaultGlibcsOwnSignals(in: &defaults)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setflags(&attributes, Int16(flags))
 
