@@ -141,11 +141,11 @@ package enum OutcomeAdvice {
     }
 
     /// `2 threads waited in futex wait ← closure #1 in lockOrderDeadlock() ← …`, or `1 thread was
-    /// running in static FaultScenario.fail…` for busy threads: the dump's group of threads
-    /// that held the work, else its largest, as advice names it.
+    /// running in static FaultScenario.fail…` for busy threads: the dump's group that held the work, else one in the code
+    /// under test, else one that did not take the dump request (a program's main thread in `join`, re-trial 35l), as advice names it.
     static func topGroup(_ trial: TrialRecord) -> String? {
-        guard let groups = trial.dump?.groups,
-              let group = groups.first(where: \.inWork) ?? groups.first(where: waitsInCodeUnderTest) ?? groups.first else { return nil }
+        guard let groups = trial.dump?.groups, let group = groups.first(where: \.inWork) ?? groups.first(where: waitsInCodeUnderTest)
+            ?? groups.first(where: { !$0.summary.hasPrefix("took the dump request") }) ?? groups.first else { return nil }
         let threads = "\(group.count) thread\(group.count == 1 ? "" : "s")"
         // A busy thread is not waiting: its summary starts with `running`, not a wait.
         if group.summary == "running" { return "\(threads) \(group.count == 1 ? "was" : "were") running" }

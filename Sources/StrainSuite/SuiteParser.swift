@@ -640,11 +640,15 @@ private final class SuiteReader {
         if !strategiesGiven {
             problems.append(error(node, "the run of '\(Self.shortened(scenarioName))' has no `strategies:`; add a list such as [gcd-global, thread(512KiB)]"))
         }
+        // Read whatever the scenario and strategies are: an outcome's name depends on
+        // neither, and a typo in it is one more mistake to list at once. With no strategy
+        // read, a strategy `expect:` names is checked by its name only.
+        if let expectNode {
+            let listed = run.strategies.isEmpty ? nil : run.strategies
+            run.expectations = collect { () throws(SuiteError) in try expectations(expectNode, strategies: listed, profiles: run.profiles) } ?? [:]
+        }
         guard let scenario else { return nil }
         run.parameters = scenario.parameterSpecs.map { spec in (spec.name, given[spec.name] ?? [spec.defaultValue]) }
-        if let expectNode, !run.strategies.isEmpty {
-            run.expectations = collect { () throws(SuiteError) in try expectations(expectNode, strategies: run.strategies, profiles: run.profiles) } ?? [:]
-        }
         return ReadRun(run: run, node: node, scenarioNode: scenarioEntry.value, scenario: scenario)
     }
 
@@ -788,7 +792,9 @@ private final class SuiteReader {
 
     /// `expect:` as accepted outcomes by key: `default`, a strategy (`thread(512KiB)`),
     /// a profile's default (`ios/default`) or a profile's strategy (`ios/thread(512KiB)`).
-    func expectations(_ node: Node, strategies: [StrategySpec], profiles: [Profile]) throws(SuiteError) -> [String: [ExpectedOutcome]] {
+    /// `strategies` is nil when the run's could not be read: a strategy named here is then
+    /// checked by its name only, not against a list a mistake left empty.
+    func expectations(_ node: Node, strategies: [StrategySpec]?, profiles: [Profile]) throws(SuiteError) -> [String: [ExpectedOutcome]] {
         let outcomeNames = TrialOutcome.Kind.allCases.filter { $0 != .harnessError }.map(\.rawValue)
         func outcomes(_ value: Node) throws(SuiteError) -> [ExpectedOutcome] {
             var result: [ExpectedOutcome] = []
@@ -822,7 +828,7 @@ private final class SuiteReader {
                 return
             }
             guard let strategy = collect({ () throws(SuiteError) in try self.strategy(key, keyNode) }) else { return }
-            guard strategies.contains(strategy) else {
+            if let strategies, !strategies.contains(strategy) {
                 problems.append(error(keyNode, "expect names '\(Self.shortened(key))', which this run does not list in `strategies:` (\(strategies.map(\.description).joined(separator: ", "))); name one of those or `default`"))
                 return
             }

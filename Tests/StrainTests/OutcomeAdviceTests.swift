@@ -212,6 +212,25 @@ extension OutcomeAdviceTests {
         #expect(advice.hasPrefix("Every thread of process 4242 blocked with nothing to wake them: find what they wait for"), "\(advice)")
         #expect(advice.contains("gdb -p 4242") && !advice.contains("__wait4"), "\(advice)")
     }
+
+    /// A program's deadlock with no cycle read: the advice names the threads that wait on the
+    /// locks, not the main thread that took the dump request while it joined them. A Rust
+    /// program's said "1 thread waited in __pthread_clockjoin_ex ← …::join" (re-trial 35l).
+    @Test func aProgramsDeadlockIsAdvisedByTheLockWaitersNotTheJoiningMainThread() {
+        var trial = Self.trial(.deadlocked, index: 0)
+        let thread = DumpedThread(tid: 4241, name: "main", state: "S", wait: nil, viaPtrace: false)
+        let main = ThreadGroup(count: 1, summary: "took the dump request in __pthread_clockjoin_ex ← <std::sys::thread::unix::Thread>::join ← rust_deadlock::main",
+                               inWork: false, threads: [thread], frames: [])
+        let waiters = ThreadGroup(count: 2, summary: "<std::sys::sync::mutex::futex::Mutex>::lock_contended ← rust_deadlock::restock", inWork: false,
+                                  threads: [thread, thread], frames: [Self.frame("rust_deadlock::restock", "/home/team/shop/src/main.rs")])
+        trial.dump = Self.dump([main, waiters])
+        let advice = OutcomeAdvice.text(for: trial)
+        #expect(advice.contains("(2 threads waited in <std::sys::sync::mutex::futex::Mutex>::lock_contended ← rust_deadlock::restock)"), "\(advice)")
+        #expect(!advice.contains("join"), "\(advice)")
+        // The thread that took the request is still named when it is the only one.
+        trial.dump = Self.dump([main])
+        #expect(OutcomeAdvice.text(for: trial).contains("(1 thread waited in __pthread_clockjoin_ex"))
+    }
 }
 
 /// The built-in reentrant-guard scenario for real: its advice, in every view, is about re-entry.
