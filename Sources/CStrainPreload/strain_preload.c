@@ -236,6 +236,7 @@ static int strain_noting_images;
 // Whether this image notes its installs: it maps a runtime with handlers of its own.
 static int strain_noting_handlers;
 static void strain_handler_notes_after_fork(void);
+static void strain_note_ignored_at_start(void);
 
 // Whether the file name at the end of `path` begins with one of `prefixes` (`:`-separated).
 static int strain_image_named(const char *path, const char *prefixes) {
@@ -896,7 +897,10 @@ __attribute__((constructor)) static void strain_preload_start(void) {
     // (a link or a file in its place, or a name too long: this process records nothing).
     int recording = strain_probe_record_to_directory(directory) == 0;
     strain_noting_handlers = recording && strain_is_counted_runtime(strain_environment_value(STRAIN_PRELOAD_HANDLER_IMAGES));
-    if (strain_noting_handlers) pthread_atfork(NULL, NULL, strain_handler_notes_after_fork);
+    if (strain_noting_handlers) {
+        strain_note_ignored_at_start();
+        pthread_atfork(NULL, NULL, strain_handler_notes_after_fork);
+    }
     if (role == strain_role_program && recording) {
         strain_noting_images = 1;
         strain_note_image("start", NULL);
@@ -1021,15 +1025,35 @@ static int strain_handlers_lines;
 // across a fork with the handlers themselves: a forked child's file begins with them.
 static unsigned char strain_handler_installs[65];
 
-// Appends one line per signal number in `signals` (each 1-64) to handlers-PID.txt,
-// as far as the file's limit allows; `fresh` truncates the file first.
+// The signals (1-31) this image started with ignored, read by the constructor before
+// the runtime's start-up: a runtime installs no handler of its own for one (CPython
+// leaves SIGINT ignored in a script's background job), so the program's first install
+// is its own (it was taken for CPython's: re-trial 33e). Kept across a fork.
+static unsigned char strain_ignored_at_start[32];
+
+static void strain_note_ignored_at_start(void) {
+    for (int number = 1; number < 32; number++) {
+        struct sigaction current;
+        if (strain_real_sigaction(number, NULL, &current) == 0 && !(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_IGN) {
+            strain_ignored_at_start[number] = 1;
+        }
+    }
+}
+
+// Appends one line per signal number in `signals` (each 1-64, or minus one ignored at
+// start, written `-N`) to handlers-PID.txt, as far as the file's limit allows; `fresh`
+// truncates the file first.
 static void strain_write_handler_lines(const int *signals, int count, int fresh) {
     char name[48];
     if (!strain_probe_record_name(name, sizeof(name), STRAIN_PRELOAD_HANDLERS_PREFIX, ".txt")) return;
-    char lines[3 * 64];
+    char lines[4 * 96];
     size_t length = 0;
-    for (int index = 0; index < count && length + 3 <= sizeof(lines) && strain_handlers_lines < STRAIN_PRELOAD_HANDLER_LINES; index++) {
+    for (int index = 0; index < count && length + 4 <= sizeof(lines) && strain_handlers_lines < STRAIN_PRELOAD_HANDLER_LINES; index++) {
         int signal_number = signals[index];
+        if (signal_number < 0) {
+            lines[length++] = '-';
+            signal_number = -signal_number;
+        }
         if (signal_number >= 10) lines[length++] = (char)('0' + signal_number / 10);
         lines[length++] = (char)('0' + signal_number % 10);
         lines[length++] = '\n';
@@ -1043,15 +1067,18 @@ static void strain_write_handler_lines(const int *signals, int count, int fresh)
     close(fd);
 }
 
-// This process's handlers file, begun anew with the installs its image inherited
-// (at most 3 a signal). Async-signal-safe.
+// This process's handlers file, begun anew with the signals its image started with
+// ignored and the installs it inherited (at most 3 a signal). Async-signal-safe.
 static void strain_begin_handler_notes(void) {
     strain_handlers_pid = getpid();
     strain_handlers_lines = 0;
-    int inherited[64];
+    int inherited[96];
     int count = 0;
+    for (int number = 1; number < 32; number++) {
+        if (strain_ignored_at_start[number]) inherited[count++] = -number;
+    }
     for (int number = 1; number <= 64; number++) {
-        for (int times = 0; times < strain_handler_installs[number] && times < 3 && count < 64; times++) inherited[count++] = number;
+        for (int times = 0; times < strain_handler_installs[number] && times < 3 && count < 96; times++) inherited[count++] = number;
     }
     strain_write_handler_lines(inherited, count, 1);
 }

@@ -538,7 +538,7 @@ package struct ExecSupervisor: Sendable {
             let cycle = LockWaits(threads: suspicion.threads, readWord: LockWaits.reader(pid: pid)).waitCycle(threads: suspicion.threads, place: place, object: object)
             if verdict.kind == .deadlocked, cycle == nil,
                let reason = OutsideWake.reason(pid: pid, caught: OutsideWake.caughtSignals(pid: pid), maps: maps,
-                                                  installs: OutsideWake.installs(pid: pid, folder: probe.path), processes: processes) {
+                                                  notes: OutsideWake.handlerNotes(pid: pid, folder: probe.path), processes: processes) {
                 verdict = Self.outsideEvent(verdict, reason: reason)
             }
             _ = collect(verdict, taken)
@@ -555,7 +555,7 @@ package struct ExecSupervisor: Sendable {
             var verdict = judged.verdict
             let cycle = judged.cycle
             if cycle == nil, let reason = OutsideWake.reason(pid: process.pid, caught: OutsideWake.caughtSignals(pid: process.pid), maps: processMaps,
-                                                                   installs: OutsideWake.installs(pid: process.pid, folder: probe.path), processes: processes) {
+                                                                   notes: OutsideWake.handlerNotes(pid: process.pid, folder: probe.path), processes: processes) {
                 verdict = Self.outsideEvent(verdict, reason: reason)
             }
             if !isProgram {

@@ -63,25 +63,36 @@ struct OutsideWake {
     /// The handlers the program installed itself: caught signals that ask something of
     /// it, beyond its runtime's own. `installs` counts the handlers its image installed
     /// per signal (the probe's `handlers-PID.txt`; nil without one): a runtime's signal
-    /// installed more often than the runtime does is the program's too.
-    static func ownHandlers(caught: Set<Int32>, maps: String, installs: [Int32: Int]? = nil) -> [Int32] {
+    /// installed more often than the runtime does is the program's too. A runtime installs
+    /// none for a signal its image started with ignored (`ignoredAtStart`; CPython in a
+    /// script's background job), so there the first install is the program's.
+    static func ownHandlers(caught: Set<Int32>, maps: String, installs: [Int32: Int]? = nil, ignoredAtStart: Set<Int32> = []) -> [Int32] {
         let runtime = runtime(maps: maps)?.signals ?? [:]
-        let runtimes = Set(runtime.compactMap { signal, times in (installs?[signal] ?? 0) > times ? nil : signal })
+        let runtimes = Set(runtime.compactMap { signal, times in
+            (installs?[signal] ?? 0) > (ignoredAtStart.contains(signal) ? 0 : times) ? nil : signal
+        })
         return caught.subtracting(notRequests).subtracting(runtimes).sorted()
     }
 
-    /// The handlers process `pid`'s image installed, per signal, as its probe noted them
-    /// in `handlers-PID.txt` of `folder` (read as input: at most 4 KiB, numbers 1–64); nil
-    /// when there is no such file (no probe, or no handler installed).
-    static func installs(pid: Int32, folder: String) -> [Int32: Int]? {
+    /// What a process's probe noted in `handlers-PID.txt`: the handlers its image
+    /// installed, per signal (a line `N`), and the signals the image started with
+    /// ignored (a line `-N`).
+    struct HandlerNotes: Equatable {
+        var installs: [Int32: Int] = [:]
+        var ignoredAtStart: Set<Int32> = []
+    }
+
+    /// Process `pid`'s notes in `handlers-PID.txt` of `folder` (read as input: at most
+    /// 4 KiB, numbers 1–64); nil when there is no such file (no probe, or no handler installed).
+    static func handlerNotes(pid: Int32, folder: String) -> HandlerNotes? {
         let path = (folder as NSString).appendingPathComponent("handlers-\(pid).txt")
         guard let text = ProgramFile.head(path, limit: 4096)?.text else { return nil }
-        var counts: [Int32: Int] = [:]
+        var notes = HandlerNotes()
         for line in text.split(separator: "\n") {
-            guard let signal = Int32(line), (1...64).contains(signal) else { continue }
-            counts[signal, default: 0] += 1
+            guard let number = Int32(line), (1...64).contains(number.magnitude) else { continue }
+            if number < 0 { notes.ignoredAtStart.insert(-number) } else { notes.installs[number, default: 0] += 1 }
         }
-        return counts
+        return notes
     }
 
     /// Whether a process is alive and not stuck: a thread of it runs, sleeps or waits
@@ -94,11 +105,11 @@ struct OutsideWake {
     /// Why process `pid`, whose every thread waits with no timeout, may still be woken from
     /// outside: the handlers it installed itself, the live processes of its tree; nil when
     /// nothing outside can end the wait (then it is deadlocked).
-    static func reason(pid: Int32, caught: Set<Int32>?, maps: String, installs: [Int32: Int]? = nil, processes: [(pid: Int32, threads: [ThreadState])],
+    static func reason(pid: Int32, caught: Set<Int32>?, maps: String, notes: HandlerNotes? = nil, processes: [(pid: Int32, threads: [ThreadState])],
                        commandLine: (Int32) -> [String]? = ExecSupervisor.commandLine(pid:),
                        readsFromOutside: ([(pid: Int32, threads: [ThreadState])]) -> String? = OutsideWake.readsFromOutside) -> String? {
         var reasons: [String] = []
-        let own = ownHandlers(caught: caught ?? [], maps: maps, installs: installs)
+        let own = ownHandlers(caught: caught ?? [], maps: maps, installs: notes?.installs, ignoredAtStart: notes?.ignoredAtStart ?? [])
         if !own.isEmpty {
             let names = own.map(SignalName.of).joined(separator: ", ")
             reasons.append("it installed its own handler\(own.count == 1 ? "" : "s") for \(names), which a signal sent to it runs")

@@ -61,8 +61,16 @@ final class LLVMSymbolizer: Sendable {
         let arguments = [path, "--output-style=JSON", "--no-demangle", "--inlines", "--functions=linkage"]
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        // A process group of its own: in strain's, a terminal's Ctrl-C or a signal to the
+        // group (`strain exec`'s program shares it) killed it, and every later trace of the
+        // run lost its files and lines (re-trial 33e). It ends at EOF when strain does.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
         var pid: pid_t = 0
-        let status = posix_spawn(&pid, path, &actions, nil, argv, environ)
+        let status = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
         close(sockets[1])
         close(outputPipe[1])
         guard status == 0 else {

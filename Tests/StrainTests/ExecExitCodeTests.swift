@@ -171,6 +171,54 @@ import Testing
         #expect(trial.outcome.message == "the program exited with status 7")
     }
 
+    /// A terminal's Ctrl-C (here a SIGINT to strain's whole process group) reaches the
+    /// program and not strain's llvm-symbolizer: in strain's group, it died of it, and every
+    /// later trace of the run lost its files and lines (re-trial 33e). The program handles
+    /// SIGINT, waits until it comes (a dump under --stall starts the symbolizer), then faults.
+    @Test func aCtrlCToStrainsGroupLeavesItsSymbolizerToNameTheLaterFaultsLines() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let source = folder + "/interrupted.c", program = folder + "/interrupted"
+        try TestFiles.write("""
+            #include <semaphore.h>
+            #include <signal.h>
+            #include <stdio.h>
+            #include <string.h>
+            static sem_t woken;
+            static void interrupted(int number) { (void)number; sem_post(&woken); }
+            static int read_through(volatile int *address) { return *address; }
+            int main(void) {
+                sem_init(&woken, 0, 0);
+                struct sigaction action;
+                memset(&action, 0, sizeof(action));
+                action.sa_handler = interrupted;
+                sigaction(SIGINT, &action, NULL);
+                printf("ready\\n");
+                fflush(stdout);
+                while (sem_wait(&woken) != 0) {}
+                return read_through(NULL);
+            }
+            """, to: source)
+        try await TestPrograms.compile([TestPrograms.compiler, "-O0", "-g", "-o", program, source, "-lpthread"])
+        let ownGroup = "exec python3 -c 'import os, sys; os.setpgid(0, 0); os.execv(sys.argv[1], sys.argv[1:])' \"$0\" \"$@\""
+        let out = folder + "/out"
+        let strain = try BackgroundStrain(["exec", "--out", out, "--stall", "500ms", "--", program], in: folder, shellPrefix: ownGroup)
+        defer { if strain.process.isRunning { kill(strain.pid, SIGKILL) } }
+        #expect(await strain.waitForOutput("ready"), "the program started: \(TestFiles.read(strain.stderrPath))")
+        let group = getpgid(strain.pid)
+        try #require(group == strain.pid && group != getpgrp(), "strain leads a group of its own: \(group)")
+        let symbolizer = await eventually(within: 30) {
+            TestFiles.read("/proc/\(strain.pid)/task/\(strain.pid)/children").split(separator: " ").compactMap { Int32($0) }.contains(where: Processes.isSymbolizer)
+        }
+        try #require(symbolizer, "the dump started strain's llvm-symbolizer: \(TestFiles.read(strain.stderrPath))")
+        kill(-group, SIGINT)
+        let result = await strain.finish(timeout: 60)
+        #expect(result.status == 128 + SIGSEGV, "\(result.stderr)")
+        #expect(result.stderr.contains("interrupted.c:"), "the fault's trace names the program's lines: \(result.stderr.suffix(2000))")
+        let trial = try #require(RunRecordFile.read(from: out + "/run.json").trials.first)
+        #expect(trial.outcome.kind == .crashed && trial.outcome.signal == SIGSEGV, "\(trial.outcome)")
+    }
+
     /// A signal strain exec was started with ignored stays ignored for its program, as it
     /// would be without strain: `nohup`'s SIGHUP, `trap '' PIPE`. They came back at their
     /// default, and `nohup strain exec -- daemon` died of the SIGHUP nohup was there to ignore.

@@ -104,6 +104,22 @@ import Testing
         #expect(!message.contains("withdrawn") && !dump.contains(", deadlocked:"), "\(message)\n\(dump.prefix(400))")
     }
 
+    /// The same service started with SIGINT ignored, as a script's background job is:
+    /// CPython installs no KeyboardInterrupt handler then, so the program's own install is
+    /// the first, and was taken for CPython's: `deadlocked` (re-trial 33e). The probe notes
+    /// the signals an image starts with ignored, for which the runtime installs none.
+    @Test func aPythonServiceStartedWithSIGINTIgnoredWhoseOwnHandlerSetsItsEventIsWaitingOnAnOutsideEvent() async throws {
+        guard let (result, trial, dump) = try await Self.pythonStalledThenWoken("background.py", Self.untilInterrupted, checking: "a Python service started with SIGINT ignored",
+                                                                                  command: { program in ["/bin/sh", "-c", "trap '' INT; exec python3 \"$0\"", program] },
+                                                                                  wake: { pid in kill(pid, SIGINT) }) else { return }
+        #expect(result.termination == .exited(0), "\(result.stderr)")
+        #expect(result.stdout.hasSuffix("stopped\n"), "\(result.stdout)")
+        #expect(trial.outcome.kind == .completed && trial.stall == nil, "\(trial.outcome): \(trial.outcome.message ?? "")")
+        let message = trial.outcome.message ?? ""
+        #expect(message.contains("waiting on an outside event") && message.contains("its own handler for SIGINT,"), "\(message)")
+        #expect(!message.contains("withdrawn") && !dump.contains(", deadlocked:"), "\(message)\n\(dump.prefix(400))")
+    }
+
     /// The same service started by a launcher that waits for it (no `exec`): the child's own
     /// install is counted too (every process of the tree notes its handlers), so it is waiting
     /// on an outside event. Before, only the program's process noted them: the child's
@@ -397,6 +413,20 @@ import Testing
         // CPython installs SIGINT's handler once; a second install is the program's `signal.signal(SIGINT, …)`.
         #expect(OutsideWake.ownHandlers(caught: caught, maps: python, installs: [SIGINT: 1]).isEmpty)
         #expect(OutsideWake.ownHandlers(caught: caught, maps: python, installs: [SIGINT: 2, SIGSEGV: 1]) == [SIGINT])
+        // Started with SIGINT ignored, CPython installs none: the first install is the program's.
+        #expect(OutsideWake.ownHandlers(caught: caught, maps: python, installs: [SIGINT: 1], ignoredAtStart: [SIGINT, SIGQUIT]) == [SIGINT])
+    }
+
+    /// `handlers-PID.txt` as the probe writes it: `-N` for a signal the image started with
+    /// ignored, `N` for an install; anything else, or out of 1–64, is skipped.
+    @Test func theProbesHandlerNotesReadAsInstallsAndSignalsIgnoredAtStart() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try TestFiles.write("-2\n-3\n2\n2\n10\n-2147483648\n65\n-0\nx\n", to: folder + "/handlers-42.txt")
+        let notes = try #require(OutsideWake.handlerNotes(pid: 42, folder: folder))
+        #expect(notes.installs == [SIGINT: 2, SIGUSR1: 1])
+        #expect(notes.ignoredAtStart == [SIGINT, SIGQUIT])
+        #expect(OutsideWake.handlerNotes(pid: 43, folder: folder) == nil)
     }
 
     @Test func aWrapperWaitingForItsChildIsNoWayOutButASleepingWorkerIs() {
