@@ -23,6 +23,14 @@ int strain_is_process_dump_request(int signal_number, const siginfo_t *info);
 /// `context`, the others answer SIGSYS requests. One dump at a time.
 void strain_dump_process(int signal_number, const siginfo_t *info, void *context);
 
+/// The signals the probe's handler holds back while it runs: the program's
+/// asynchronous ones (not the faults, SIGSYS or SIGQUIT, which it answers itself).
+void strain_handler_mask(sigset_t *mask);
+
+/// At the end of a dump's handler: a blocking call the dump interrupted fails with
+/// EINTR when a signal of the program's came meanwhile, as it would have without the dump.
+void strain_dump_keep_interruption(void *context);
+
 /// Buffered write(2) into a caller's buffer: the only output the handlers use.
 typedef struct {
     int fd;

@@ -611,14 +611,21 @@ void strain_probe_program_action(int signal_number, const struct sigaction *acti
     if (action != NULL) strain_program_actions[signal_number] = *action;
 }
 
+void strain_handler_mask(sigset_t *mask) {
+    sigfillset(mask);
+    static const int answered[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT, SIGSYS, SIGQUIT};
+    for (size_t i = 0; i < sizeof(answered) / sizeof(answered[0]); i++) sigdelset(mask, answered[i]);
+}
+
 static int strain_take_signal(int signal_number) {
     struct sigaction action;
     memset(&action, 0, sizeof(action));
     action.sa_sigaction = strain_fault_handler;
     // SA_RESTART: a dump request that lands in a blocking read or lock wait of the
-    // program resumes it, instead of making it fail with EINTR.
+    // program resumes it, instead of making it fail with EINTR. The program's own
+    // signals wait until the handler is done (strain_dump_keep_interruption).
     action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
-    sigemptyset(&action.sa_mask);
+    strain_handler_mask(&action.sa_mask);
     struct sigaction previous;
     if (strain_sigaction(signal_number, &action, &previous) != 0) return errno;
     // Installed twice (a trial server's child after a fork): keep what was there first.

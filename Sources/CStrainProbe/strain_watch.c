@@ -27,6 +27,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 // MARK: - Heartbeat
@@ -313,6 +314,72 @@ static long strain_walk_signal_context(void *context, uintptr_t *frames, size_t 
     return total;
 }
 
+// MARK: - A program's signal during a dump
+
+#if defined(__x86_64__)
+// Whether the interrupted call (x86-64 numbers, arguments as the kernel got them) is a
+// wait the kernel restarts after a handler with SA_RESTART and fails with EINTR after
+// one without: a blocking read, accept, wait for a child, file lock or futex wait (a
+// timed wait fails with EINTR after any handler). Never a wake or a write: failing one
+// that had not yet run would lose it.
+static int strain_restarted_wait(const greg_t *registers) {
+    switch (registers[REG_RAX]) {
+    case 0: case 19: case 43: case 45: case 47: case 61: case 73: case 247: case 288:
+        return 1;
+    case 72:  // fcntl: F_SETLKW, F_OFD_SETLKW
+        return registers[REG_RSI] == 7 || registers[REG_RSI] == 38;
+    case 202: {  // futex: FUTEX_WAIT, FUTEX_WAIT_BITSET
+        long operation = registers[REG_RSI] & 127;
+        return operation == 0 || operation == 9;
+    }
+    default:
+        return 0;
+    }
+}
+
+// Whether a signal the interrupted thread would take is pending, held back by the
+// handler's mask, and caught by the program with no SA_RESTART.
+static int strain_program_signal_held(const ucontext_t *interrupted) {
+    sigset_t pending, held;
+    if (sigpending(&pending) != 0) return 0;
+    strain_handler_mask(&held);
+    for (int number = 1; number <= 64; number++) {
+        if (sigismember(&held, number) != 1 || sigismember(&pending, number) != 1) continue;
+        if (sigismember(&interrupted->uc_sigmask, number) == 1) continue;
+        struct {
+            void *handler;
+            unsigned long flags;
+            unsigned long rest[3];
+        } current;
+        if (syscall(SYS_rt_sigaction, number, NULL, &current, sizeof(unsigned long)) != 0) continue;
+        if (current.handler == (void *)SIG_DFL || current.handler == (void *)SIG_IGN) continue;
+        if (!(current.flags & SA_RESTART)) return 1;
+    }
+    return 0;
+}
+#endif
+
+// A program's signal that came during the dump waited for the handler's end; without
+// the dump it would have broken the thread's blocking call with EINTR (its handler has
+// no SA_RESTART: CPython's, whose KeyboardInterrupt runs when the wait fails so, or a C
+// loop that checks a flag its handler sets). The kernel had already set the call to
+// restart for the dump's SA_RESTART, and the program slept on with its signal handled
+// (a Ctrl-C during a dump was lost: re-trial 33e). So the call fails with EINTR, as it
+// would have. x86-64: a restart is the `syscall` instruction again, its number in rax.
+void strain_dump_keep_interruption(void *context) {
+#if defined(__x86_64__)
+    ucontext_t *interrupted = (ucontext_t *)context;
+    if (interrupted == NULL || !strain_program_signal_held(interrupted)) return;
+    greg_t *registers = interrupted->uc_mcontext.gregs;
+    const unsigned char *ip = (const unsigned char *)registers[REG_RIP];
+    if (ip == NULL || ip[0] != 0x0f || ip[1] != 0x05 || !strain_restarted_wait(registers)) return;
+    registers[REG_RAX] = -EINTR;
+    registers[REG_RIP] += 2;
+#else
+    (void)context;
+#endif
+}
+
 void strain_dump_answer(const siginfo_t *info, void *context) {
     int saved_errno = errno;
     long index = strain_dump_slot_for(info);
@@ -334,6 +401,7 @@ void strain_dump_answer(const siginfo_t *info, void *context) {
     slot->frames_total = total;
     slot->answered_ns = strain_monotonic_ns();
     atomic_store_explicit(&slot->state, STRAIN_SLOT_ANSWERED, memory_order_release);
+    strain_dump_keep_interruption(context);
     errno = saved_errno;
 }
 
@@ -530,6 +598,7 @@ void strain_dump_process(int signal_number, const siginfo_t *info, void *context
         strain_record_rename(temporary, path);
     }
     atomic_store(&strain_process_dumping, 0);
+    strain_dump_keep_interruption(context);
     errno = saved_errno;
 }
 

@@ -120,6 +120,56 @@ import Testing
         #expect(!message.contains("withdrawn") && !dump.contains(", deadlocked:"), "\(message)\n\(dump.prefix(400))")
     }
 
+    /// A Ctrl-C that comes while --stall's dump has the program's thread still interrupts
+    /// its wait. CPython's KeyboardInterrupt runs when the wait fails with EINTR, and the
+    /// dump's SA_RESTART had the kernel restart it: the program waited on, its signal
+    /// handled and lost (re-trial 33e). A helper thread that blocks every signal holds the
+    /// dump open for its 300 ms answer timeout; SIGINT is sent once the helper's SIGSYS
+    /// (the dump's question to it) is pending.
+    @Test func aSIGINTThatComesDuringADumpStillInterruptsThePythonProgramsWait() async throws {
+        guard Self.hasPython else {
+            Issue.record("no python3 on PATH: install it (Debian: python3; .ci/setup does) to check a signal that comes during a dump")
+            return
+        }
+        let program = try ExecTreeTests.script("helper.py", """
+            import os, signal, threading
+            started = threading.Event()
+            def helper():
+                signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+                started.set()
+                threading.Event().wait()
+            thread = threading.Thread(target=helper, daemon=True)
+            thread.start()
+            started.wait()
+            print("ready", thread.native_id, os.getpid(), flush=True)
+            try:
+                threading.Event().wait()
+            except KeyboardInterrupt:
+                print("interrupted", flush=True)
+                os._exit(3)
+            """)
+        defer { try? FileManager.default.removeItem(atPath: (program as NSString).deletingLastPathComponent) }
+        let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let running = try ProgramRun.start(StrainBinary.path, ["exec", "--out", out, "--stall", "500ms", "--", "python3", program])
+        defer { running.stop() }
+        let ready = try #require(await running.readLine(timeout: 30), "the program said it was ready")
+        let words = ready.split(separator: " ").compactMap { Int32($0) }
+        try #require(words.count == 2, "ready HELPER PID: \(ready)")
+        let (helper, pid) = (words[0], words[1])
+        defer { kill(pid, SIGKILL) }
+        let status = "/proc/\(pid)/task/\(helper)/status"
+        let asked = await eventually(within: 30, every: 1_000) {
+            let line = TestFiles.read(status).split(separator: "\n").first { $0.hasPrefix("SigPnd:") }
+            return line.map { OutsideWake.signals(inMask: $0.dropFirst("SigPnd:".count).drop { $0 == "\t" || $0 == " " }).contains(SIGSYS) } ?? false
+        }
+        try #require(asked, "the dump asked the helper thread")
+        kill(pid, SIGINT)
+        let result = try await running.wait(timeout: 20)
+        #expect(result.termination == .exited(3), "\(result.stderr.suffix(1500))")
+        #expect(result.stdout.hasSuffix("interrupted\n"), "\(result.stdout)")
+    }
+
     /// The same service started by a launcher that waits for it (no `exec`): the child's own
     /// install is counted too (every process of the tree notes its handlers), so it is waiting
     /// on an outside event. Before, only the program's process noted them: the child's
