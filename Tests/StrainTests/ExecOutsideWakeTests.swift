@@ -94,23 +94,14 @@ import Testing
     /// "Run until Ctrl-C": the program's own SIGINT handler sets the `Event` its main thread
     /// waits on. To the kernel it is CPython's handler (the one behind KeyboardInterrupt),
     /// so it was called `deadlocked`; the probe counts the program's second install of it.
-    @Test func aPythonProgramWhoseOwnSIGINTHandlerSetsItsEventIsWaitingOnAnOutsideEvent() async throws {
-        guard let (result, trial, dump) = try await Self.pythonStalledThenWoken("interrupt.py", Self.untilInterrupted, checking: "a Python SIGINT handler", wake: { pid in kill(pid, SIGINT) }) else { return }
-        #expect(result.termination == .exited(0), "\(result.stderr)")
-        #expect(result.stdout.hasSuffix("stopped\n"), "\(result.stdout)")
-        #expect(trial.outcome.kind == .completed && trial.stall == nil, "\(trial.outcome): \(trial.outcome.message ?? "")")
-        let message = trial.outcome.message ?? ""
-        #expect(message.contains("waiting on an outside event") && message.contains("its own handler for SIGINT,"), "\(message)")
-        #expect(!message.contains("withdrawn") && !dump.contains(", deadlocked:"), "\(message)\n\(dump.prefix(400))")
-    }
-
-    /// The same service started with SIGINT ignored, as a script's background job is:
-    /// CPython installs no KeyboardInterrupt handler then, so the program's own install is
-    /// the first, and was taken for CPython's: `deadlocked` (re-trial 33e). The probe notes
-    /// the signals an image starts with ignored, for which the runtime installs none.
-    @Test func aPythonServiceStartedWithSIGINTIgnoredWhoseOwnHandlerSetsItsEventIsWaitingOnAnOutsideEvent() async throws {
-        guard let (result, trial, dump) = try await Self.pythonStalledThenWoken("background.py", Self.untilInterrupted, checking: "a Python service started with SIGINT ignored",
-                                                                                  command: { program in ["/bin/sh", "-c", "trap '' INT; exec python3 \"$0\"", program] },
+    /// Started with SIGINT ignored, as a script's background job is, CPython installs no
+    /// KeyboardInterrupt handler, so the program's own install is the first, and was taken
+    /// for CPython's: `deadlocked` (re-trial 33e). The probe notes the signals an image
+    /// starts with ignored, for which the runtime installs none.
+    @Test(arguments: [false, true])
+    func aPythonProgramWhoseOwnSIGINTHandlerSetsItsEventIsWaitingOnAnOutsideEvent(startedIgnoringSIGINT: Bool) async throws {
+        let command = { (program: String) in startedIgnoringSIGINT ? ["/bin/sh", "-c", "trap '' INT; exec python3 \"$0\"", program] : ["python3", program] }
+        guard let (result, trial, dump) = try await Self.pythonStalledThenWoken("interrupt.py", Self.untilInterrupted, checking: "a Python SIGINT handler", command: command,
                                                                                   wake: { pid in kill(pid, SIGINT) }) else { return }
         #expect(result.termination == .exited(0), "\(result.stderr)")
         #expect(result.stdout.hasSuffix("stopped\n"), "\(result.stdout)")
