@@ -224,7 +224,8 @@ size_t strain_threads_in_work(int *tids, size_t capacity) {
 #define STRAIN_DUMP_GENERATION_SHIFT 20
 #define STRAIN_DUMP_GENERATION_MASK ((uintptr_t)0xFFFFULL)
 
-enum { STRAIN_SLOT_PENDING = 0, STRAIN_SLOT_ANSWERED = 1, STRAIN_SLOT_GONE = 2 };
+// DECLINED: asked, but the thread blocks SIGSYS and cannot answer; listed unanswered.
+enum { STRAIN_SLOT_PENDING = 0, STRAIN_SLOT_ANSWERED = 1, STRAIN_SLOT_GONE = 2, STRAIN_SLOT_DECLINED = 3 };
 
 typedef struct {
     _Atomic int state;
@@ -405,6 +406,37 @@ void strain_dump_answer(const siginfo_t *info, void *context) {
     errno = saved_errno;
 }
 
+// Whether thread `tid` of this process blocks `signal_number` (1-64), from `SigBlk:` in
+// /proc/self/task/TID/status; 0 when it cannot be read. Async-signal-safe.
+static int strain_thread_blocks(int tid, int signal_number) {
+    char path[64] = "/proc/self/task/";
+    char digits[16];
+    size_t at = sizeof(digits);
+    digits[--at] = 0;
+    do { digits[--at] = (char)('0' + tid % 10); tid /= 10; } while (tid != 0);
+    strcat(path, digits + at);
+    strcat(path, "/status");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    char text[4096];
+    ssize_t length = read(fd, text, sizeof(text) - 1);
+    close(fd);
+    if (length <= 0) return 0;
+    text[length] = 0;
+    const char *line = strstr(text, "\nSigBlk:");
+    if (line == NULL) return 0;
+    line += strlen("\nSigBlk:");
+    while (*line == ' ' || *line == '\t') line++;
+    unsigned long long mask = 0;
+    for (int digit = 0; digit < 16; digit++, line++) {
+        char c = *line;
+        int value = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (value < 0) return 0;
+        mask = mask << 4 | (unsigned long long)value;
+    }
+    return (int)((mask >> (signal_number - 1)) & 1);
+}
+
 int strain_dump_threads(const int *tids, size_t count, uint64_t timeout_ns) {
     if (strain_slots == NULL) return -EINVAL;
     if (count > strain_slot_capacity) count = strain_slot_capacity;
@@ -433,8 +465,10 @@ int strain_dump_threads(const int *tids, size_t count, uint64_t timeout_ns) {
             atomic_store_explicit(&strain_slots[i].state, STRAIN_SLOT_GONE, memory_order_release);
         }
     }
-    uint64_t deadline = strain_monotonic_ns() + timeout_ns;
+    uint64_t asked = strain_monotonic_ns();
+    uint64_t deadline = asked + timeout_ns;
     int answered = 0;
+    int declined = 0;
     for (;;) {
         answered = 0;
         size_t settled = 0;
@@ -444,6 +478,19 @@ int strain_dump_threads(const int *tids, size_t count, uint64_t timeout_ns) {
             settled += state != STRAIN_SLOT_PENDING;
         }
         if (settled == count || strain_monotonic_ns() >= deadline) break;
+        // A thread still silent after 1 ms that blocks SIGSYS (a helper that blocks every
+        // signal) cannot answer: not waited for (the whole timeout, while the program's
+        // own signals wait for the dump's end: a Ctrl-C then was lost, re-trials 33e, 33f).
+        if (!declined && strain_monotonic_ns() >= asked + 1000 * 1000) {
+            declined = 1;
+            for (size_t i = 0; i < count; i++) {
+                int pending = STRAIN_SLOT_PENDING;
+                if (atomic_load_explicit(&strain_slots[i].state, memory_order_acquire) == STRAIN_SLOT_PENDING && strain_thread_blocks(tids[i], SIGSYS)) {
+                    atomic_compare_exchange_strong(&strain_slots[i].state, &pending, STRAIN_SLOT_DECLINED);
+                }
+            }
+            continue;
+        }
         struct timespec pause = {0, 50 * 1000};
         nanosleep(&pause, NULL);
     }

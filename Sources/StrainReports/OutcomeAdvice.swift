@@ -114,7 +114,7 @@ package enum OutcomeAdvice {
             if let process = trial.outcome.message?.firstMatch(of: /in process (\d+) \(a descendant of the program/)?.1 {
                 return "Every thread of process \(process) blocked with nothing to wake them: \(fix) (only the program's own threads are dumped: `gdb -p \(process) -batch -ex 'thread apply all bt'` shows that process's while it waits)."
             }
-            return "Every worker blocked with nothing to wake them\(Self.topGroup(trial).map { " (\($0))" } ?? ""): \(fix)."
+            return "Every worker blocked with nothing to wake them\(Self.topGroup(trial).map { " (among them, \($0))" } ?? ""): \(fix)."
         }
         let held = cycle.links.map { $0.holding ?? "?" }
         let waited = cycle.links.map(\.waitsFor)

@@ -225,11 +225,11 @@ extension OutcomeAdviceTests {
                                   threads: [thread, thread], frames: [Self.frame("rust_deadlock::restock", "/home/team/shop/src/main.rs")])
         trial.dump = Self.dump([main, waiters])
         let advice = OutcomeAdvice.text(for: trial)
-        #expect(advice.contains("(2 threads waited in <std::sys::sync::mutex::futex::Mutex>::lock_contended ← rust_deadlock::restock)"), "\(advice)")
+        #expect(advice.contains("(among them, 2 threads waited in <std::sys::sync::mutex::futex::Mutex>::lock_contended ← rust_deadlock::restock)"), "\(advice)")
         #expect(!advice.contains("join"), "\(advice)")
         // The thread that took the request is still named when it is the only one.
         trial.dump = Self.dump([main])
-        #expect(OutcomeAdvice.text(for: trial).contains("(1 thread waited in __pthread_clockjoin_ex"))
+        #expect(OutcomeAdvice.text(for: trial).contains("(among them, 1 thread waited in __pthread_clockjoin_ex"))
     }
 }
 
