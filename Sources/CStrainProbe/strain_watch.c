@@ -406,16 +406,23 @@ void strain_dump_answer(const siginfo_t *info, void *context) {
     errno = saved_errno;
 }
 
-// Whether thread `tid` of this process blocks `signal_number` (1-64), from `SigBlk:` in
-// /proc/self/task/TID/status; 0 when it cannot be read. Async-signal-safe.
-static int strain_thread_blocks(int tid, int signal_number) {
-    char path[64] = "/proc/self/task/";
+// `/proc/self/task/TID/FILE` into `path` (64 bytes). Async-signal-safe.
+static void strain_thread_path(char *path, int tid, const char *file) {
+    strcpy(path, "/proc/self/task/");
     char digits[16];
     size_t at = sizeof(digits);
     digits[--at] = 0;
     do { digits[--at] = (char)('0' + tid % 10); tid /= 10; } while (tid != 0);
     strcat(path, digits + at);
-    strcat(path, "/status");
+    strcat(path, "/");
+    strcat(path, file);
+}
+
+// Whether thread `tid` of this process blocks `signal_number` (1-64), from `SigBlk:` in
+// /proc/self/task/TID/status; 0 when it cannot be read. Async-signal-safe.
+static int strain_thread_blocks(int tid, int signal_number) {
+    char path[64];
+    strain_thread_path(path, tid, "status");
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return 0;
     char text[4096];
@@ -555,14 +562,8 @@ static size_t strain_list_threads(int self, int *tids, size_t capacity) {
 }
 
 static void strain_put_thread_file(strain_writer *writer, const char *label, int tid, const char *file) {
-    char path[64] = "/proc/self/task/";
-    char digits[16];
-    size_t at = sizeof(digits);
-    digits[--at] = 0;
-    do { digits[--at] = (char)('0' + tid % 10); tid /= 10; } while (tid != 0);
-    strcat(path, digits + at);
-    strcat(path, "/");
-    strcat(path, file);
+    char path[64];
+    strain_thread_path(path, tid, file);
     strain_writer_string(writer, label);
     strain_writer_put(writer, " ", 1);
     strain_writer_file(writer, path, 1);
