@@ -224,7 +224,7 @@ size_t strain_threads_in_work(int *tids, size_t capacity) {
 #define STRAIN_DUMP_GENERATION_SHIFT 20
 #define STRAIN_DUMP_GENERATION_MASK ((uintptr_t)0xFFFFULL)
 
-// DECLINED: asked, but the thread blocks SIGSYS and cannot answer; listed unanswered.
+// DECLINED: asked, but the thread holds SIGSYS back and cannot answer; listed unanswered.
 enum { STRAIN_SLOT_PENDING = 0, STRAIN_SLOT_ANSWERED = 1, STRAIN_SLOT_GONE = 2, STRAIN_SLOT_DECLINED = 3 };
 
 typedef struct {
@@ -418,9 +418,28 @@ static void strain_thread_path(char *path, int tid, const char *file) {
     strcat(path, file);
 }
 
-// Whether thread `tid` of this process blocks `signal_number` (1-64), from `SigBlk:` in
-// /proc/self/task/TID/status; 0 when it cannot be read. Async-signal-safe.
-static int strain_thread_blocks(int tid, int signal_number) {
+// The mask on line `name` (`SigBlk:`, `SigPnd:`) of /proc/self/task/TID/status text, bit
+// N-1 for signal N; 0 when it cannot be read. Async-signal-safe.
+static unsigned long long strain_status_mask(const char *text, const char *name) {
+    const char *line = strstr(text, name);
+    if (line == NULL) return 0;
+    line += strlen(name);
+    while (*line == ' ' || *line == '\t') line++;
+    unsigned long long mask = 0;
+    for (int digit = 0; digit < 16; digit++, line++) {
+        char c = *line;
+        int value = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (value < 0) return 0;
+        mask = mask << 4 | (unsigned long long)value;
+    }
+    return mask;
+}
+
+// Whether thread `tid` of this process holds `signal_number` (1-64) back: blocks it with
+// it still pending for the thread (SigBlk and SigPnd in /proc/self/task/TID/status). A
+// thread that took the signal and is still walking its stack blocks it too, in the
+// handler, but it is no longer pending. 0 when it cannot be read. Async-signal-safe.
+static int strain_thread_holds_back(int tid, int signal_number) {
     char path[64];
     strain_thread_path(path, tid, "status");
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -430,18 +449,8 @@ static int strain_thread_blocks(int tid, int signal_number) {
     close(fd);
     if (length <= 0) return 0;
     text[length] = 0;
-    const char *line = strstr(text, "\nSigBlk:");
-    if (line == NULL) return 0;
-    line += strlen("\nSigBlk:");
-    while (*line == ' ' || *line == '\t') line++;
-    unsigned long long mask = 0;
-    for (int digit = 0; digit < 16; digit++, line++) {
-        char c = *line;
-        int value = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-        if (value < 0) return 0;
-        mask = mask << 4 | (unsigned long long)value;
-    }
-    return (int)((mask >> (signal_number - 1)) & 1);
+    unsigned long long bit = 1ULL << (signal_number - 1);
+    return (strain_status_mask(text, "\nSigBlk:") & bit) && (strain_status_mask(text, "\nSigPnd:") & bit);
 }
 
 int strain_dump_threads(const int *tids, size_t count, uint64_t timeout_ns) {
@@ -485,14 +494,15 @@ int strain_dump_threads(const int *tids, size_t count, uint64_t timeout_ns) {
             settled += state != STRAIN_SLOT_PENDING;
         }
         if (settled == count || strain_monotonic_ns() >= deadline) break;
-        // A thread still silent after 1 ms that blocks SIGSYS (a helper that blocks every
-        // signal) cannot answer: not waited for (the whole timeout, while the program's
-        // own signals wait for the dump's end: a Ctrl-C then was lost, re-trials 33e, 33f).
+        // A thread still silent after 1 ms that holds SIGSYS back (a helper that blocks
+        // every signal) cannot answer: not waited for (the whole timeout, while the
+        // program's own signals wait for the dump's end: a Ctrl-C then was lost, re-trials
+        // 33e, 33f). One still walking a deep stack in the handler is waited for (33g).
         if (!declined && strain_monotonic_ns() >= asked + 1000 * 1000) {
             declined = 1;
             for (size_t i = 0; i < count; i++) {
                 int pending = STRAIN_SLOT_PENDING;
-                if (atomic_load_explicit(&strain_slots[i].state, memory_order_acquire) == STRAIN_SLOT_PENDING && strain_thread_blocks(tids[i], SIGSYS)) {
+                if (atomic_load_explicit(&strain_slots[i].state, memory_order_acquire) == STRAIN_SLOT_PENDING && strain_thread_holds_back(tids[i], SIGSYS)) {
                     atomic_compare_exchange_strong(&strain_slots[i].state, &pending, STRAIN_SLOT_DECLINED);
                 }
             }

@@ -11,13 +11,16 @@
 #pragma clang attribute push(__attribute__((disable_sanitizer_instrumentation)), apply_to = function)
 
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
+#include <link.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -36,9 +39,53 @@ int strain_server_prepare(void) {
     return 0;
 }
 
+// Whether the 8-byte word holding `slot` (4 bytes inside a TLS block of `size` bytes
+// at `block`, aligned to `alignment`) may be a pointer into a mapping: then `slot` is
+// half of it, not a thread id of its own.
+static int strain_tls_slot_in_pointer(const char *block, size_t size, size_t alignment, const int32_t *slot) {
+    if (alignment < 8) return 0;  // no pointer in the block is 8-byte aligned
+    size_t offset = (size_t)((const char *)slot - block) & ~(size_t)7;
+    if (offset + 8 > size) return 0;
+    uint64_t word;
+    memcpy(&word, block + offset, sizeof(word));
+    long page = sysconf(_SC_PAGESIZE);
+    unsigned char resident;
+    // mincore fails with ENOMEM where nothing is mapped.
+    return word >= (uint64_t)page && mincore((void *)(uintptr_t)(word & ~(uint64_t)(page - 1)), 1, &resident) == 0;
+}
+
+typedef struct {
+    int32_t stale;
+    int32_t current;
+} strain_tid_renewal;
+
+static int strain_renew_module_tid_caches(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    const strain_tid_renewal *renewal = data;
+    char *block = info->dlpi_tls_data;
+    if (block == NULL) return 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *header = &info->dlpi_phdr[i];
+        if (header->p_type != PT_TLS) continue;
+        for (size_t offset = 0; offset + sizeof(int32_t) <= header->p_memsz; offset += sizeof(int32_t)) {
+            int32_t *slot = (int32_t *)(void *)(block + offset);
+            if (*slot != renewal->stale || strain_tls_slot_in_pointer(block, header->p_memsz, header->p_align, slot)) continue;
+            *slot = renewal->current;
+        }
+    }
+    return 0;
+}
+
+void strain_server_renew_tid_caches(pid_t stale) {
+    strain_tid_renewal renewal = {stale, (int32_t)syscall(SYS_gettid)};
+    if (renewal.stale <= 0 || renewal.stale == renewal.current) return;
+    dl_iterate_phdr(strain_renew_module_tid_caches, &renewal);
+}
+
 pid_t strain_server_fork_trial(void) {
     if (strain_tid_offset < 0) return -ENOSYS;
     pid_t *tid = (pid_t *)((char *)pthread_self() + strain_tid_offset);
+    const pid_t server = *tid;
     // The exit signal is the server's own (SIGCHLD): CLONE_PARENT takes it from
     // the caller, whatever the flags say. The raw call's argument order differs
     // by architecture; the new stack is 0 (the copy's own, as fork) and tls unused.
@@ -54,6 +101,7 @@ pid_t strain_server_fork_trial(void) {
 #error "strain_server_fork_trial: name this architecture's raw clone argument order"
 #endif
     if (pid < 0) return -errno;
+    if (pid == 0) strain_server_renew_tid_caches(server);
     return (pid_t)pid;
 }
 

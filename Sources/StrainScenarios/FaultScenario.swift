@@ -18,11 +18,11 @@ struct FaultScenario: Scenario {
         case floodOutput = "flood-output", garbageResult = "garbage-result", exitZeroWithoutResult = "exit-zero-without-result"
         case exitMidTrial = "exit-mid-trial", grandchild, grandchildThenHang = "grandchild-then-hang"
         case sessionGrandchild = "session-grandchild", memoryExhaustion = "memory-exhaustion", threadBomb = "thread-bomb"
-        case brokenInvariant = "broken-invariant"
+        case brokenInvariant = "broken-invariant", firstUseContention = "first-use-contention"
     }
 
     static let kind = Parameter<Kind>("kind", default: .busError,
-                      help: "how the trial breaks: a signal (bus-error, divide-by-zero), a Swift runtime trap with its message (fatal-error, index-out-of-range, integer-overflow), std::terminate, a loop that ignores SIGTERM, megabytes on stdout and stderr, garbage or nothing on the result pipe, exit(3) mid-trial, a grandchild left behind (or one beside a hang, or one in a session of its own), memory or threads until a limit stops it, an invariant checked with `context.check` that does not hold (broken-invariant)")
+                      help: "how the trial breaks: a signal (bus-error, divide-by-zero), a Swift runtime trap with its message (fatal-error, index-out-of-range, integer-overflow), std::terminate, a loop that ignores SIGTERM, megabytes on stdout and stderr, garbage or nothing on the result pipe, exit(3) mid-trial, a grandchild left behind (or one beside a hang, or one in a session of its own), memory or threads until a limit stops it, an invariant checked with `context.check` that does not hold (broken-invariant); and one that must not break: a lazy global's 300 ms first use on the trial's thread while another thread waits for it (first-use-contention, completed)")
     static let megabytes = Parameter<Int>("megabytes", in: 1...1024, default: 8, help: "how much flood-output writes to each of stdout and stderr")
     static let parameters: [any ParameterDeclaration] = [kind, megabytes]
     static let typicalOutcomes = [
@@ -101,7 +101,34 @@ struct FaultScenario: Scenario {
             // count checked as a scenario checks its own state, and wrong every time.
             let counted = one + one
             try context.check(counted == 1, "the fault scenario broke its invariant on purpose: counted \(counted) items, 1 expected")
+        case .firstUseContention: try contendForFirstUse()
         }
+    }
+
+    /// A lazy global: its first use runs the initializer under the Swift runtime's once
+    /// lock, 300 ms.
+    enum SlowFirstUse {
+        static let value: Int = {
+            usleep(300_000)
+            return Int(getpid())
+        }()
+    }
+
+    /// The trial's thread uses `SlowFirstUse.value` first, while a thread it started
+    /// 50 ms before waits for the once lock it holds. Its own thread ids are cached in
+    /// its TLS: a trial server's copy whose main thread kept the server's id held that
+    /// lock as the server, and the two threads spun until the deadline.
+    static func contendForFirstUse() throws {
+        var thread = pthread_t()
+        let status = pthread_create(&thread, nil, { _ in
+            usleep(50_000)
+            return UnsafeMutableRawPointer(bitPattern: SlowFirstUse.value)
+        }, nil)
+        guard status == 0 else { throw Exhausted(description: "could not start the waiting thread: errno \(status)") }
+        let mine = SlowFirstUse.value
+        var theirs: UnsafeMutableRawPointer?
+        pthread_join(thread, &theirs)
+        guard Int(bitPattern: theirs) == mine else { throw Exhausted(description: "the two threads read \(mine) and \(Int(bitPattern: theirs))") }
     }
 
     /// Starts `sleep 600` and leaves it behind: in the trial's process group, or

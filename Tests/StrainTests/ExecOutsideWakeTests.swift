@@ -244,6 +244,69 @@ import Testing
         #expect(!lengths.isEmpty && lengths.allSatisfy { $0 < 250_000_000 }, "each dump took less than the 300 ms answer timeout: \(lengths) ns")
     }
 
+    /// A thread that took the dump's signal blocks SIGSYS in the handler while it walks its
+    /// stack: one 50,000 frames deep takes longer than the millisecond after which a thread
+    /// that holds SIGSYS back is not waited for, and it is still waited for and dumped
+    /// whole (re-trial 33g: its stack was dropped). Asked with `strain dump`.
+    @Test func aThreadStillAnsweringTheDumpIsWaitedFor() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let source = folder + "/deep.c", program = folder + "/deep"
+        try TestFiles.write("""
+            #define _GNU_SOURCE
+            #include <pthread.h>
+            #include <semaphore.h>
+            #include <signal.h>
+            #include <stdio.h>
+            #include <unistd.h>
+            static sem_t never, deep;
+            // 50,000 frames, then a wait with no end.
+            static int descend_deeply(int depth) {
+                volatile char room[32];
+                room[0] = (char)depth;
+                if (depth == 0) {
+                    sem_post(&deep);
+                    while (sem_wait(&never) != 0) {}
+                    return room[0];
+                }
+                return descend_deeply(depth - 1) + room[0];
+            }
+            static void *walker(void *argument) {
+                (void)argument;
+                sigset_t quit;  // the dump's request goes to the main thread
+                sigemptyset(&quit);
+                sigaddset(&quit, SIGQUIT);
+                pthread_sigmask(SIG_BLOCK, &quit, NULL);
+                return (void *)(long)descend_deeply(50000);
+            }
+            int main(void) {
+                sem_init(&never, 0, 0);
+                sem_init(&deep, 0, 0);
+                pthread_attr_t attributes;
+                pthread_attr_init(&attributes);
+                pthread_attr_setstacksize(&attributes, 64 << 20);
+                pthread_t thread;
+                pthread_create(&thread, &attributes, walker, NULL);
+                while (sem_wait(&deep) != 0) {}
+                printf("ready %d\\n", (int)getpid());
+                fflush(stdout);
+                while (sem_wait(&never) != 0) {}
+                return 0;
+            }
+            """, to: source)
+        try await TestPrograms.compile([TestPrograms.compiler, "-O0", "-g", "-o", program, source, "-lpthread"])
+        let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let running = try ProgramRun.start(StrainBinary.path, ["exec", "--out", out, "--", program])
+        defer { running.stop() }
+        let ready = try #require(await running.readLine(timeout: 30), "the program said it was ready")
+        let pid = try #require(Int32(ready.split(separator: " ").last ?? ""))
+        defer { kill(pid, SIGKILL) }
+        let dump = try await ProgramRun.run(StrainBinary.path, ["dump", String(pid)], timeout: 30)
+        #expect(dump.termination == .exited(0), "\(dump.stderr)")
+        #expect(dump.stdout.contains("descend_deeply at deep.c"), "the deep thread's stack is in the dump: \(dump.stdout)")
+    }
+
     /// The same service started by a launcher that waits for it (no `exec`): the child's own
     /// install is counted too (every process of the tree notes its handlers), so it is waiting
     /// on an outside event. Before, only the program's process noted them: the child's

@@ -25,6 +25,8 @@ import Testing
         let invariants = record.trials.filter { $0.parameters["kind"] == "broken-invariant" }
         #expect(invariants.count == 2 && invariants.allSatisfy { $0.outcome.kind == .invariantViolated }, "\(invariants.map(\.outcome))")
 
+        #expect(trials("first-use-contention").count == 2 && outcomes("first-use-contention") == ["completed"],
+                "\(trials("first-use-contention").map { "\($0.strategy): \($0.outcome)" })")
         #expect(outcomes("bus-error") == ["crashed(SIGBUS)"])
         #expect(outcomes("divide-by-zero") == ["crashed(SIGFPE)"])
         #expect(outcomes("fatal-error") == ["crashed(SIGILL)"])
@@ -82,7 +84,7 @@ import Testing
         let unexpected = record.trials.filter { !$0.expected }
         #expect(Set(unexpected.compactMap { $0.parameters["kind"] }) == breakers && unexpected.count == 3,
                 "unexpected: \(unexpected.map { "\($0.id): \($0.outcome)" })")
-        #expect(record.trials.count == 27, "every planned trial ran: \(record.trials.map(\.id.description))")
+        #expect(record.trials.count == 29, "every planned trial ran: \(record.trials.map(\.id.description))")
     }
 
     @Test func anInvariantThatNeverHoldsEndsInvariantViolatedWithTheScenariosMessage() async throws {

@@ -191,6 +191,28 @@ import Testing
         #expect(result.status == 143, "\(result.stderr)")
     }
 
+    /// A copy's main thread holds the Swift runtime's once lock for a lazy global's first
+    /// use while another thread waits for it. The copy inherited the server thread's id
+    /// cached in TLS (the runtime's, Foundation's, libdispatch's): the lock was marked as
+    /// the server's, the waiter's priority-inheritance futex wait went to the server,
+    /// the unlock was refused and both threads spun until the deadline (a `decode-orders`
+    /// trial of the worked example timed out so in CI, two threads in `once_slow`).
+    @Test func aCopysMainThreadHoldingAOnceAnotherThreadWaitsForEndsIt() async throws {
+        let (result, run, _) = try await StrainBinary.runSuiteLeavingNothing("""
+        name: first-use
+        timeout: 10s
+        runs:
+          - scenario: fault
+            parameters: {kind: first-use-contention}
+            strategies: [main]
+            repetitions: 2
+        """)
+        let record = try #require(run, "\(result.stderr)")
+        #expect(record.execution?.isolation == .server && (record.execution?.serverTrials ?? 0) >= 2, "\(String(describing: record.execution))")
+        #expect(record.trials.map(\.outcome.kind) == [.completed, .completed], "\(record.trials.map(\.outcome))")
+        #expect(record.trials.allSatisfy { ($0.metrics.trialSeconds ?? 99) < 5 }, "\(record.trials.map(\.metrics.trialSeconds))")
+    }
+
     @Test func aTrialServerThatCannotStartFallsBackToSpawningAndSaysSo() async throws {
         let (result, run, _) = try await StrainBinary.runSuiteLeavingNothing("""
         name: fallback

@@ -27,6 +27,17 @@ int strain_server_prepare(void);
 /// it last, once the server changes nothing more. Returns 0.
 int strain_server_note_signals(void);
 
+/// In a copy, on its only thread: every thread id cached in the thread's TLS blocks
+/// (a 4-byte slot of any module's PT_TLS that holds `stale`, the server's thread id,
+/// and is not half of a pointer into a mapping) is set to the copy's own. The Swift
+/// runtime's once lock, Foundation's `Mutex` and libdispatch each cache the id in TLS
+/// the first time a thread locks; a copy's main thread inherits the server's, so a
+/// lock it held was marked as the server's, a thread waiting for it had the kernel
+/// give the wait to the server (a priority-inheritance futex), and the unlock was
+/// refused: the two spun until the trial's deadline. `strain_server_fork_trial` calls
+/// it in the copy.
+void strain_server_renew_tid_caches(pid_t stale);
+
 /// Copies the calling process into a new one whose parent is the caller's parent
 /// (clone with CLONE_PARENT): the runner that started the server, so the runner
 /// reaps the trial, reads its resource use, may ptrace it, and its parent-death
