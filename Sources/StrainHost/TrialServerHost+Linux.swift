@@ -19,7 +19,8 @@ import StrainWire
 ///
 /// - Important: nothing here may start a thread (no GCD, no `Task`, no Foundation
 ///   API that starts one) or lock a Swift `Mutex` on this thread: a copy has only
-///   this thread, and would inherit a lock held elsewhere or a stale cached thread id.
+///   this thread, and would inherit a lock held elsewhere. (The thread ids the runtime,
+///   `Mutex` and libdispatch cache in TLS the copy renews: `strain_server_renew_tid_caches`.)
 package enum TrialServerHost {
     /// The fd of the server's socket to its runner.
     static let socketDescriptor = ChildEnvironment.trialServerSocketDescriptor
