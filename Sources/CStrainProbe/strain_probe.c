@@ -934,13 +934,8 @@ int strain_set_stack_profile(size_t thread_stack_bytes, size_t main_stack_bytes)
 }
 
 int strain_thread_count(void) {
-    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
     char text[4096];
-    ssize_t length = read(fd, text, sizeof(text) - 1);
-    close(fd);
-    if (length <= 0) return -1;
-    text[length] = 0;
+    if (strain_read_proc_text("/proc/self/status", text, sizeof(text)) <= 0) return -1;
     const char *line = strstr(text, "\nThreads:");
     if (line == NULL) return -1;
     return atoi(line + strlen("\nThreads:"));

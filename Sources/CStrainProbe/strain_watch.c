@@ -418,9 +418,17 @@ static void strain_thread_path(char *path, int tid, const char *file) {
     strcat(path, file);
 }
 
-// The mask on line `name` (`SigBlk:`, `SigPnd:`) of /proc/self/task/TID/status text, bit
-// N-1 for signal N; 0 when it cannot be read. Async-signal-safe.
-static unsigned long long strain_status_mask(const char *text, const char *name) {
+long strain_read_proc_text(const char *path, char *text, size_t capacity) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t length = read(fd, text, capacity - 1);
+    close(fd);
+    if (length < 0) return -1;
+    text[length] = 0;
+    return (long)length;
+}
+
+unsigned long long strain_status_mask(const char *text, const char *name) {
     const char *line = strstr(text, name);
     if (line == NULL) return 0;
     line += strlen(name);
@@ -442,13 +450,8 @@ static unsigned long long strain_status_mask(const char *text, const char *name)
 static int strain_thread_holds_back(int tid, int signal_number) {
     char path[64];
     strain_thread_path(path, tid, "status");
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
     char text[4096];
-    ssize_t length = read(fd, text, sizeof(text) - 1);
-    close(fd);
-    if (length <= 0) return 0;
-    text[length] = 0;
+    if (strain_read_proc_text(path, text, sizeof(text)) <= 0) return 0;
     unsigned long long bit = 1ULL << (signal_number - 1);
     return (strain_status_mask(text, "\nSigBlk:") & bit) && (strain_status_mask(text, "\nSigPnd:") & bit);
 }

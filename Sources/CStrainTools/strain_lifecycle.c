@@ -4,6 +4,7 @@
 // The handlers here are async-signal-safe: they store to a sig_atomic_t or call
 // kill(2), nothing else (no malloc, no locks, no stdio).
 #include "strain_tools.h"
+#include "strain_probe.h"
 
 // Never instrumented by a sanitizer (why: CStrainProbe/strain_alloc.c).
 #pragma clang attribute push(__attribute__((disable_sanitizer_instrumentation)), apply_to = function)
@@ -346,27 +347,10 @@ static int strain_witness_pending(int signal_number) {
     for (unsigned value = (unsigned)strain_witness_pid; count == 0 || value > 0; value /= 10) digits[count++] = (char)('0' + value % 10);
     while (count > 0) path[used++] = digits[--count];
     memcpy(path + used, "/status", 8);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
     char text[4096];
-    ssize_t length = read(fd, text, sizeof(text) - 1);
-    close(fd);
-    if (length <= 0) return 0;
-    text[length] = 0;
-    for (const char *line = text; line != NULL && *line != 0;) {
-        if (strncmp(line, "ShdPnd:", 7) == 0 || strncmp(line, "SigPnd:", 7) == 0) {
-            const char *cursor = line + 7;
-            while (*cursor == ' ' || *cursor == '\t') cursor++;
-            uint64_t mask = 0;
-            for (; (*cursor >= '0' && *cursor <= '9') || (*cursor >= 'a' && *cursor <= 'f'); cursor++) {
-                mask = (mask << 4) | (uint64_t)(*cursor <= '9' ? *cursor - '0' : *cursor - 'a' + 10);
-            }
-            if (signal_number <= 64 && (mask >> (signal_number - 1)) & 1) return 1;
-        }
-        const char *next = strchr(line, '\n');
-        line = next == NULL ? NULL : next + 1;
-    }
-    return 0;
+    if (signal_number < 1 || signal_number > 64 || strain_read_proc_text(path, text, sizeof(text)) <= 0) return 0;
+    unsigned long long pending = strain_status_mask(text, "\nShdPnd:") | strain_status_mask(text, "\nSigPnd:");
+    return (int)((pending >> (signal_number - 1)) & 1);
 }
 
 // Whether `signal_number`, which reached strain just now, reached the witness too.

@@ -130,6 +130,14 @@ int strain_set_stack_profile(size_t thread_stack_bytes, size_t main_stack_bytes)
 /// Threads in this process now (the `Threads:` line of /proc/self/status), or -1.
 int strain_thread_count(void);
 
+/// Reads the file at `path` (a small /proc file) into `text`, at most `capacity - 1`
+/// bytes, NUL-terminated: its length, or -1. Async-signal-safe.
+long strain_read_proc_text(const char *path, char *text, size_t capacity);
+
+/// The signal mask on line `name` (`"\nSigBlk:"`, `"\nSigPnd:"`) of /proc status
+/// `text`, bit N-1 for signal N; 0 when it cannot be read. Async-signal-safe.
+unsigned long long strain_status_mask(const char *text, const char *name);
+
 /// The kernel's id for the calling thread (gettid).
 int strain_thread_id(void);
 
