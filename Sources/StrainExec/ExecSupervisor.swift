@@ -265,11 +265,14 @@ package struct ExecSupervisor: Sendable {
         if let stall, stall.pid == program.pid {
             let cpuAfter = cpuAtStall.map { Self.seconds(usage) - $0 } ?? 0
             let faultedAfter = probe.secondsSinceWritten("fault-\(program.pid).txt").map { $0 < Double(end &- stallCalledAt) / 1e9 } ?? false
+            // A named cycle's threads cannot run, but others can: a JVM's collector and
+            // compiler, its shutdown on a SIGTERM (0.10-0.12 s of CPU: re-trial 33h). CPU time
+            // or a fault after it is no sign the cycle ended; only an exit by itself is.
             if case .exited = termination, strain_exec_signals_seen() == signalsAtStall {
                 ranOn = "by itself"
-            } else if cpuAfter >= Self.ranOnCPUSeconds {
+            } else if !stall.named, cpuAfter >= Self.ranOnCPUSeconds {
                 ranOn = "by itself (it used \(String(format: "%.2f", cpuAfter)) s of CPU after the verdict)"
-            } else if faultedAfter, probe.faultRecord(pid: program.pid) != nil {
+            } else if !stall.named, faultedAfter, probe.faultRecord(pid: program.pid) != nil {
                 ranOn = "by itself (it faulted in its own code after the verdict)"
             }
         }
@@ -331,8 +334,8 @@ package struct ExecSupervisor: Sendable {
     ///
     /// A stall the program then ran on from by itself (`ranOn`) was not one: the verdict
     /// is withdrawn (the program's own ending is the outcome, the verdict kept in its
-    /// message), except a named wait cycle, which no one inside can break: kept, and the
-    /// message says the program ran on. A wait on an outside event is no stall either:
+    /// message), except a named wait cycle (a mutex cycle, a JVM's Java-level deadlock),
+    /// which no one inside can break: kept, and the message says the program ran on. A wait on an outside event is no stall either:
     /// the program's own ending, with what the watch saw.
     private func classify(_ termination: TerminationStatus, fault: FaultRecord?, sanitizerReports: [SanitizerReport], stall: ExecStall?,
                           ranOn: String?, outsideWait: ExecStall?, dumps: [ExecDump], probe: ProbeFolder, pid: Int32,
@@ -390,7 +393,7 @@ package struct ExecSupervisor: Sendable {
             }
         }
         if let stall, let kind = stall.verdict.kind {
-            if let ranOn, stall.cycle == nil {
+            if let ranOn, !stall.named {
                 noting("--stall called it \(kind.rawValue) (\(stall.verdict.message)), but the program then ran on \(ranOn): the verdict is withdrawn")
             } else {
                 let after = ranOn != nil ? " by itself, with no signal passed on by strain: something outside the cycle ended it" : ""

@@ -192,6 +192,43 @@ import Testing
         #expect(!result.stderr.contains("SIGSEGV at 0x0"), "a stall's evidence is its dump, not the JVM's start-up fault: \(result.stderr)")
     }
 
+    /// A JVM's other threads run on after its Java-level deadlock was named (a collector,
+    /// a scheduler; its shutdown on a SIGTERM took 0.10-0.12 s of CPU in re-trial 33h, and
+    /// the verdict was withdrawn as if the program had run on). Here a daemon thread
+    /// sleeps 10 s and then computes for half a second: the deadlock stays named.
+    @Test func aJVMsDeadlockStaysDeadlockedWhenItsOtherThreadsThenUseCPU() async throws {
+        guard let tools = ExecJVMTests.javaTools() else {
+            Issue.record("no javac and java on PATH: install a JDK (Debian: default-jdk-headless) to check strain exec on a JVM")
+            return
+        }
+        let busy = """
+            Thread busy = new Thread(() -> {
+                    try { Thread.sleep(10_000); } catch (InterruptedException e) {}
+                    long end = System.nanoTime() + 500_000_000L, count = 0;
+                    while (System.nanoTime() < end) count++;
+                    System.out.println("busy " + count);
+                });
+                busy.setDaemon(true); busy.start();
+                first.join(); second.join();
+            """
+        let source = Self.deadlock.replacingOccurrences(of: "public class Dead", with: "public class DeadThenBusy")
+            .replacingOccurrences(of: "first.join(); second.join();", with: busy)
+        let classes = try await ExecJVMTests.compile("DeadThenBusy", source)
+        defer { try? FileManager.default.removeItem(atPath: classes) }
+        let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let (running, pid, dumped) = try await ExecTests.untilFirstDump(["--stall", "1s", "--", tools.java, "-cp", classes, "DeadThenBusy"], out: out, readyTimeout: 60)
+        defer { running.stop() }
+        #expect(dumped, "the watch dumped the deadlocked JVM")
+        let line = await running.readLine(timeout: 60)
+        #expect(line?.hasPrefix("busy ") == true, "the daemon thread computed: \(line ?? "nothing")")
+        kill(pid, SIGKILL)
+        let result = try await running.wait(timeout: 30)
+        let trial = try #require(try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json")).trials.first, "\(result.stderr)")
+        #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome.description): \(trial.outcome.message ?? "")")
+        #expect(trial.outcome.message?.contains("found a Java-level deadlock") == true && trial.outcome.message?.contains("withdrawn") == false, "\(trial.outcome.message ?? "")")
+    }
+
     @Test func aJVMEndedBySIGTERMIsSaidToHaveEndedOnItNotOnItsStartUpFault() async throws {
         guard let tools = ExecJVMTests.javaTools() else {
             Issue.record("no javac and java on PATH: install a JDK (Debian: default-jdk-headless) to check strain exec on a JVM")
