@@ -209,6 +209,7 @@ package struct ProbeFolder: Sendable {
             var stat: String?
             var syscall: String?
             var frames: [UInt64] = []
+            var framesTotal: Int?
         }
         var threads: [Thread] = []
         var requestedOn: Int?
@@ -243,6 +244,7 @@ package struct ProbeFolder: Sendable {
             case "name" where !threads.isEmpty: threads[threads.count - 1].name = value
             case "stat" where !threads.isEmpty: threads[threads.count - 1].stat = value
             case "syscall" where !threads.isEmpty: threads[threads.count - 1].syscall = value
+            case "frames_total" where !threads.isEmpty: threads[threads.count - 1].framesTotal = Int(value).flatMap { (0...Int(Int32.max)).contains($0) ? $0 : nil }
             case "f" where !threads.isEmpty:
                 if value.hasPrefix("0x"), let frame = UInt64(value.dropFirst(2), radix: 16) { threads[threads.count - 1].frames.append(frame) }
             default: continue
@@ -256,7 +258,8 @@ package struct ProbeFolder: Sendable {
             // Its state is named for what it did ("answering"), not an unknown "?".
             return RawThread(tid: thread.tid, name: thread.name, state: tookRequest ? Self.answeringState : state?.state ?? "?",
                              wait: tookRequest ? Self.tookRequest : state?.wait,
-                             inWork: thread.inWork, frames: thread.answered ? thread.frames : [], viaPtrace: false)
+                             inWork: thread.inWork, frames: thread.answered ? thread.frames : [], viaPtrace: false,
+                             framesTotal: thread.answered ? thread.framesTotal : nil)
         }
         return RawDump(method: "signal", threads: raw, maps: maps.joined(separator: "\n"),
                        unanswered: threads.filter { !$0.answered }.map(\.tid), dumpNanoseconds: dumpNanoseconds, waitCycle: nil)

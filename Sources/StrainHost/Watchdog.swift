@@ -219,7 +219,8 @@ final class Watchdog: Sendable {
             }
             threads.append(RawThread(
                 tid: tid, name: Self.name(of: tid, kernelName: state?.name), state: state?.state ?? "?", wait: state?.wait,
-                inWork: answered ? slot.in_work != 0 : holdingTids.contains(tid), frames: frames, viaPtrace: false
+                inWork: answered ? slot.in_work != 0 : holdingTids.contains(tid), frames: frames, viaPtrace: false,
+                framesTotal: answered ? Int(slot.frames_total) : nil
             ))
         }
         let maps = ProcFile.contents(of: "/proc/self/maps")

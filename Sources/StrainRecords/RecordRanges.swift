@@ -380,7 +380,10 @@ extension ThreadDump {
         for (index, group) in groups.enumerated() {
             let here = check.at("groups").at(index)
             try here.count(group.count, "count")
-            for (inner, thread) in group.threads.enumerated() { try here.at("threads").at(inner).count(thread.tid, "tid") }
+            for (inner, thread) in group.threads.enumerated() {
+                try here.at("threads").at(inner).count(thread.tid, "tid")
+                try here.at("threads").at(inner).int(thread.framesNotKept, "framesNotKept", in: 1...Int(Int32.max))
+            }
             try Frame.validateRanges(group.frames, here.at("frames"))
         }
         for (index, link) in (waitCycle?.links ?? []).enumerated() { try check.at("waitCycle").at("links").at(index).count(link.tid, "tid") }

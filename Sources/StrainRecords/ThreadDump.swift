@@ -67,14 +67,18 @@ public struct DumpedThread: Codable, Hashable, Sendable {
     public var wait: String?
     /// Whether its stack came from ptrace rather than from the thread itself.
     public var viaPtrace: Bool
+    /// Frames of its stack below the group's, which the dump did not keep (it keeps the
+    /// innermost 128 of a stack it walks); nil when it kept them all.
+    public var framesNotKept: Int?
 
     /// A thread described by these values.
-    public init(tid: Int, name: String, state: String, wait: String?, viaPtrace: Bool) {
+    public init(tid: Int, name: String, state: String, wait: String?, viaPtrace: Bool, framesNotKept: Int? = nil) {
         self.tid = tid
         self.name = name
         self.state = state
         self.wait = wait
         self.viaPtrace = viaPtrace
+        self.framesNotKept = framesNotKept
     }
 }
 

@@ -43,9 +43,9 @@ package enum DumpText {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// A group's whole stack, one frame a line.
+    /// A group's stack, one frame a line, then how many frames below it were not kept.
     package static func frames(_ group: ThreadGroup) -> [String] {
-        group.frames.enumerated().flatMap { TraceText.frameLines($0.element, index: $0.offset) }
+        group.frames.enumerated().flatMap { TraceText.frameLines($0.element, index: $0.offset) } + (group.threads.compactMap(\.framesNotKept).max().map { ["… \(Format.count(Double($0))) more frames, not kept (the dump keeps a stack's innermost \(group.frames.count))"] } ?? [])
     }
 
     /// `2 caught by the heartbeat watchdog: …; their dumps took a median 1.50 ms, of 4–65 threads`:

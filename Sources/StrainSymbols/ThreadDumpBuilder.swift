@@ -22,7 +22,10 @@ package struct ThreadDumpBuilder: Sendable {
             let frames = symbolizer.frames(for: stack.frames, maps: raw.maps, firstIsExact: true)
             // Stacks that differ only in offsets within the same functions are the same story.
             let key = (stack.tookRequest ? "\(Self.tookRequestWait)\n" : "") + frames.map { $0.symbol ?? $0.displayName }.joined(separator: "\n")
-            let dumped = threads.map { DumpedThread(tid: $0.tid, name: $0.name, state: $0.state, wait: $0.wait, viaPtrace: $0.viaPtrace) }
+            let dumped = threads.map { thread in
+                DumpedThread(tid: thread.tid, name: thread.name, state: thread.state, wait: thread.wait, viaPtrace: thread.viaPtrace,
+                             framesNotKept: thread.framesTotal.map { $0 - thread.frames.count }.flatMap { $0 > 0 ? $0 : nil })
+            }
             if var group = groups[key] {
                 group.count += threads.count
                 group.threads += dumped

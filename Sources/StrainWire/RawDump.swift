@@ -35,6 +35,7 @@ package struct RawDump: Codable, Sendable {
         var inWork: Bool
         var stack: Int?
         var viaPtrace: Bool
+        var framesTotal: Int?
     }
 
     package init(from decoder: any Decoder) throws {
@@ -43,7 +44,8 @@ package struct RawDump: Codable, Sendable {
         method = try container.decode(String.self, forKey: .method)
         threads = try container.decode([WireThread].self, forKey: .threads).map { wire in
             RawThread(tid: wire.tid, name: wire.name, state: wire.state, wait: wire.wait, inWork: wire.inWork,
-                      frames: wire.stack.flatMap { stacks.indices.contains($0) ? stacks[$0] : nil } ?? [], viaPtrace: wire.viaPtrace)
+                      frames: wire.stack.flatMap { stacks.indices.contains($0) ? stacks[$0] : nil } ?? [], viaPtrace: wire.viaPtrace,
+                      framesTotal: wire.framesTotal)
         }
         maps = try container.decode(String.self, forKey: .maps)
         unanswered = try container.decode([Int].self, forKey: .unanswered)
@@ -64,7 +66,7 @@ package struct RawDump: Codable, Sendable {
                 }()
             }
             return WireThread(tid: thread.tid, name: thread.name, state: thread.state, wait: thread.wait,
-                              inWork: thread.inWork, stack: stack, viaPtrace: thread.viaPtrace)
+                              inWork: thread.inWork, stack: stack, viaPtrace: thread.viaPtrace, framesTotal: thread.framesTotal)
         }
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(method, forKey: .method)
@@ -87,8 +89,11 @@ package struct RawThread: Codable, Sendable {
     /// Instruction pointers, innermost first; empty when the stack was not taken.
     package var frames: [UInt64]
     package var viaPtrace: Bool
+    /// How deep the stack was, where the thread walked it itself: more than `frames`
+    /// when the walk kept only the innermost (a thread 50,000 frames deep).
+    package var framesTotal: Int?
 
-    package init(tid: Int, name: String, state: String, wait: String?, inWork: Bool, frames: [UInt64], viaPtrace: Bool) {
+    package init(tid: Int, name: String, state: String, wait: String?, inWork: Bool, frames: [UInt64], viaPtrace: Bool, framesTotal: Int? = nil) {
         self.tid = tid
         self.name = name
         self.state = state
@@ -96,5 +101,6 @@ package struct RawThread: Codable, Sendable {
         self.inWork = inWork
         self.frames = frames
         self.viaPtrace = viaPtrace
+        self.framesTotal = framesTotal
     }
 }

@@ -305,6 +305,16 @@ import Testing
         let dump = try await ProgramRun.run(StrainBinary.path, ["dump", String(pid)], timeout: 30)
         #expect(dump.termination == .exited(0), "\(dump.stderr)")
         #expect(dump.stdout.contains("descend_deeply at deep.c"), "the deep thread's stack is in the dump: \(dump.stdout)")
+        // Its innermost 128 frames are kept, and the dump says how many more it had (re-trial 33h: it said nothing).
+        let more = dump.stdout.firstMatch(of: /… ([\d,]+) more frames, not kept \(the dump keeps a stack's innermost 128\)/).flatMap { Int($0.1.filter(\.isNumber)) }
+        #expect(more.map { (49_800...50_000).contains($0) } == true, "about 50,000 frames less the 128 kept: \(dump.stdout.suffix(600))")
+        kill(pid, SIGKILL)
+        _ = try await running.wait(timeout: 20)
+        let record = (out as NSString).appendingPathComponent("run.json")
+        let kept = try RunRecordFile.read(from: record).trials.first?.dump?.groups.flatMap(\.threads).compactMap(\.framesNotKept)
+        #expect(kept == more.map { [$0] }, "run.json says it too: \(String(describing: kept))")
+        let schema = try await SchemaCheck.validate(record)
+        #expect(schema.valid, "\(schema.output)")
     }
 
     /// The same service started by a launcher that waits for it (no `exec`): the child's own

@@ -195,8 +195,11 @@ import Testing
     /// A JVM's other threads run on after its Java-level deadlock was named (a collector,
     /// a scheduler; its shutdown on a SIGTERM took 0.10-0.12 s of CPU in re-trial 33h, and
     /// the verdict was withdrawn as if the program had run on). Here a daemon thread
-    /// sleeps 10 s and then computes for half a second: the deadlock stays named.
-    @Test func aJVMsDeadlockStaysDeadlockedWhenItsOtherThreadsThenUseCPU() async throws {
+    /// sleeps 10 s and computes for half a second: the deadlock stays named, and the
+    /// record does not say the program ran on. With `halt`, that thread then ends the JVM
+    /// (status 0): still `deadlocked`, and something outside the cycle ended it.
+    @Test(arguments: ["kill", "halt"])
+    func aJVMsDeadlockStaysDeadlockedWhenItsOtherThreadsThenUseCPU(ending: String) async throws {
         guard let tools = ExecJVMTests.javaTools() else {
             Issue.record("no javac and java on PATH: install a JDK (Debian: default-jdk-headless) to check strain exec on a JVM")
             return
@@ -207,6 +210,7 @@ import Testing
                     long end = System.nanoTime() + 500_000_000L, count = 0;
                     while (System.nanoTime() < end) count++;
                     System.out.println("busy " + count);
+                    if (args.length > 0) Runtime.getRuntime().halt(0);
                 });
                 busy.setDaemon(true); busy.start();
                 first.join(); second.join();
@@ -217,16 +221,19 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: classes) }
         let out = ExecTests.folder()
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let (running, pid, dumped) = try await ExecTests.untilFirstDump(["--stall", "1s", "--", tools.java, "-cp", classes, "DeadThenBusy"], out: out, readyTimeout: 60)
+        let arguments = ["--stall", "1s", "--", tools.java, "-cp", classes, "DeadThenBusy"] + (ending == "halt" ? ["halt"] : [])
+        let (running, pid, dumped) = try await ExecTests.untilFirstDump(arguments, out: out, readyTimeout: 60)
         defer { running.stop() }
         #expect(dumped, "the watch dumped the deadlocked JVM")
         let line = await running.readLine(timeout: 60)
         #expect(line?.hasPrefix("busy ") == true, "the daemon thread computed: \(line ?? "nothing")")
-        kill(pid, SIGKILL)
+        if ending == "kill" { kill(pid, SIGKILL) }
         let result = try await running.wait(timeout: 30)
+        #expect(result.termination == (ending == "kill" ? .signaled(SIGKILL) : .exited(0)), "\(result.stderr)")
         let trial = try #require(try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json")).trials.first, "\(result.stderr)")
-        #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome.description): \(trial.outcome.message ?? "")")
-        #expect(trial.outcome.message?.contains("found a Java-level deadlock") == true && trial.outcome.message?.contains("withdrawn") == false, "\(trial.outcome.message ?? "")")
+        let message = trial.outcome.message ?? ""
+        #expect(trial.outcome.kind == .deadlocked && message.contains("found a Java-level deadlock") && !message.contains("withdrawn"), "\(trial.outcome.description): \(message)")
+        #expect(message.contains("something outside the cycle ended it") == (ending == "halt"), "\(message)")
     }
 
     @Test func aJVMEndedBySIGTERMIsSaidToHaveEndedOnItNotOnItsStartUpFault() async throws {
