@@ -220,6 +220,9 @@ package struct ExecSupervisor: Sendable {
                 let suspicion = current.step(now: strain_monotonic_ns())
                 watch = current
                 if let suspicion {
+                    // Signals counted from before the dump: a Ctrl-C during it ended the program,
+                    // which did not run on by itself (re-trial 33h: "withdrawn").
+                    let signalsBeforeDump = strain_exec_signals_seen()
                     var found: [String] = []
                     let judged = judgeStall(suspicion, watch: &current, probe: probe, pid: program.pid, notes: &found, collect: collectDumps)
                     for text in found { note(text) }
@@ -229,7 +232,7 @@ package struct ExecSupervisor: Sendable {
                         current.restart(now: strain_monotonic_ns(), threads: suspicion.threads)
                     } else if judged != nil {
                         stall = judged
-                        signalsAtStall = strain_exec_signals_seen()
+                        signalsAtStall = signalsBeforeDump
                         cpuAtStall = Self.cpuSeconds(pid: judged?.pid ?? program.pid)
                         stallCalledAt = strain_monotonic_ns()
                     }
@@ -525,6 +528,9 @@ package struct ExecSupervisor: Sendable {
             while strain_monotonic_ns() < deadline {
                 fresh = probe.dumpFiles(pid: pid).filter { !before.contains($0) }
                 if !fresh.isEmpty { break }
+                // A program that ended meanwhile writes none (a Ctrl-C during the dump, SIGINT at
+                // its default): not waited for, and not judged (its end was held 3 s: re-trial 33h).
+                if Self.hasEnded(pid: pid) { return nil }
                 usleep(10_000)
             }
             var ignored = ProbeFolder.Cuts()
@@ -533,7 +539,9 @@ package struct ExecSupervisor: Sendable {
         let taken = byPtrace ? raw : nil
         let dump = raw.map { classifier.dumpBuilder.dump(from: $0) }
         let place = { (tid: Int) in dump.flatMap { Self.place(of: tid, in: $0) } }
-        let maps = Self.maps(pid: pid)
+        // The dump's copy of the mappings where it has one: a program a Ctrl-C during the dump
+        // ended has none left to read, and its Python runtime's SIGINT went unrecognised (re-trial 33h).
+        let maps = raw.map(\.maps).flatMap { $0.isEmpty ? nil : $0 } ?? Self.maps(pid: pid)
         let object = { (address: UInt64) in classifier.symbolizer.dataObject(at: address, maps: maps) }
         let processes = suspicion.processes.isEmpty ? [(pid: pid, threads: suspicion.threads)] : suspicion.processes
         if let dump, var verdict = StallWatch.judge(dump, suspicion: suspicion) {
@@ -590,6 +598,13 @@ package struct ExecSupervisor: Sendable {
         for file in fresh { unlink(file) }
         watch.restart(now: strain_monotonic_ns(), threads: suspicion.threads)
         return nil
+    }
+
+    /// Whether every thread of process `pid` has ended (a zombie not yet reaped), or it is gone.
+    static func hasEnded(pid: Int32) -> Bool {
+        ThreadState.tids(pid: String(pid)).allSatisfy { tid in
+            ThreadState.read(pid: String(pid), tid: tid).map { $0.state == "Z" || $0.state == "X" } ?? true
+        }
     }
 
     /// A verdict of `deadlocked` taken back because something outside can end the wait:

@@ -317,6 +317,166 @@ import Testing
         #expect(schema.valid, "\(schema.output)")
     }
 
+    /// A shell's `exec python3 -c '…setpgid…'` prefix: strain leads a process group of its
+    /// own, which a test signals as a terminal's Ctrl-C does (strain and its program).
+    static let ownGroup = "exec python3 -c 'import os, sys; os.setpgid(0, 0); os.execv(sys.argv[1], sys.argv[1:])' \"$0\" \"$@\""
+
+    /// A Ctrl-C during --stall's dump of a program that leaves SIGINT at its default ends it
+    /// at once, as alone, with no verdict. strain waited its 3 s for the dump the program,
+    /// dead mid-dump, never wrote, then judged the dead program from its threads' states
+    /// (re-trial 33h). A helper thread held in `vfork` holds the dump open: the window.
+    @Test func aCtrlCDuringADumpEndsAProgramThatLeavesSIGINTAtItsDefaultAtOnce() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let source = folder + "/plain.c", program = folder + "/plain"
+        try TestFiles.write("""
+            #define _GNU_SOURCE
+            #include <pthread.h>
+            #include <semaphore.h>
+            #include <stdio.h>
+            #include <sys/syscall.h>
+            #include <sys/wait.h>
+            #include <time.h>
+            #include <unistd.h>
+            static sem_t never;
+            static volatile int helper_tid;
+            static void *helper(void *argument) {
+                (void)argument;
+                helper_tid = (int)syscall(SYS_gettid);
+                for (;;) {
+                    pid_t child = vfork();
+                    if (child == 0) {
+                        struct timespec pause = {1, 0};
+                        syscall(SYS_nanosleep, &pause, NULL);
+                        _exit(0);
+                    }
+                    if (child > 0) waitpid(child, NULL, 0);
+                }
+                return NULL;
+            }
+            int main(void) {
+                sem_init(&never, 0, 0);
+                pthread_t thread;
+                pthread_create(&thread, NULL, helper, NULL);
+                while (helper_tid == 0) usleep(1000);
+                printf("ready %d %d\\n", helper_tid, (int)getpid());
+                fflush(stdout);
+                while (sem_wait(&never) != 0) {}
+                return 0;
+            }
+            """, to: source)
+        try await TestPrograms.compile([TestPrograms.compiler, "-O0", "-g", "-o", program, source, "-lpthread"])
+        let out = folder + "/out"
+        let strain = try BackgroundStrain(["exec", "--out", out, "--stall", "500ms", "--", program], in: folder, shellPrefix: Self.ownGroup)
+        defer { if strain.process.isRunning { kill(strain.pid, SIGKILL) } }
+        #expect(await strain.waitForOutput("ready"), "the program started: \(TestFiles.read(strain.stderrPath))")
+        let words = TestFiles.read(strain.stdoutPath).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int32($0) }
+        try #require(words.count == 2, "ready HELPER PID: \(TestFiles.read(strain.stdoutPath))")
+        let (helper, pid) = (words[0], words[1])
+        defer { kill(pid, SIGKILL) }
+        let group = getpgid(strain.pid)
+        try #require(group == strain.pid && group != getpgrp(), "strain leads a group of its own: \(group)")
+        let asked = await eventually(within: 30, every: 1_000) {
+            let line = TestFiles.read("/proc/\(pid)/task/\(helper)/status").split(separator: "\n").first { $0.hasPrefix("SigPnd:") }
+            return line.map { OutsideWake.signals(inMask: $0.dropFirst("SigPnd:".count).drop { $0 == "\t" || $0 == " " }).contains(SIGSYS) } ?? false
+        }
+        try #require(asked, "the dump asked the helper thread")
+        let sent = Date()
+        kill(-group, SIGINT)
+        let result = await strain.finish(timeout: 60)
+        let took = Date().timeIntervalSince(sent)
+        #expect(result.status == 128 + SIGINT, "\(result.stderr)")
+        #expect(took < 2, "strain ended \(took) s after the Ctrl-C")
+        let trial = try #require(RunRecordFile.read(from: out + "/run.json").trials.first)
+        #expect(trial.outcome.kind == .crashed && trial.outcome.signal == SIGINT, "\(trial.outcome.description): \(trial.outcome.message ?? "")")
+    }
+
+    /// A terminal's Ctrl-C during --stall's dump ends a deadlocked Python program (its
+    /// KeyboardInterrupt, then `os._exit(5)`): the verdict stays, and the record says the
+    /// program then exited with status 5. strain counted signals from when it had called
+    /// the verdict, after the dump: the Ctrl-C did not count, and the verdict was withdrawn
+    /// as if the program had run on by itself (re-trial 33h). A thread 200,000 frames deep
+    /// (C through ctypes, SIGINT blocked) makes the dump last long enough to aim into.
+    @Test func aCtrlCDuringADumpDoesNotWithdrawTheVerdictAsIfTheProgramRanOnByItself() async throws {
+        guard Self.hasPython else {
+            Issue.record("no python3 on PATH: install it (Debian: python3; .ci/setup does) to check a Ctrl-C during a dump")
+            return
+        }
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let source = folder + "/deep.c", library = folder + "/libdeep.so", program = folder + "/deadlocked.py"
+        try TestFiles.write("""
+            #include <pthread.h>
+            #include <semaphore.h>
+            #include <signal.h>
+            static sem_t never, deep;
+            __attribute__((constructor)) static void start(void) { sem_init(&never, 0, 0); sem_init(&deep, 0, 0); }
+            static int descend(int depth) {
+                volatile char room[32];
+                room[0] = (char)depth;
+                if (depth == 0) {
+                    sem_post(&deep);
+                    while (sem_wait(&never) != 0) {}
+                    return room[0];
+                }
+                return descend(depth - 1) + room[0];
+            }
+            int descend_deeply(int depth) {
+                sigset_t interrupt;  // the Ctrl-C is the main thread's to take
+                sigemptyset(&interrupt);
+                sigaddset(&interrupt, SIGINT);
+                pthread_sigmask(SIG_BLOCK, &interrupt, 0);
+                return descend(depth);
+            }
+            void wait_deep(void) { while (sem_wait(&deep) != 0) {} }
+            """, to: source)
+        try await TestPrograms.compile([TestPrograms.compiler, "-O0", "-g", "-shared", "-fPIC", "-o", library, source, "-lpthread"])
+        try TestFiles.write("""
+            import ctypes, os, sys, threading
+            lib = ctypes.CDLL(sys.argv[1])
+            threading.stack_size(256 << 20)
+            threading.Thread(target=lib.descend_deeply, args=(200000,), daemon=True).start()
+            lib.wait_deep()
+            print("ready", os.getpid(), flush=True)
+            try:
+                threading.Event().wait()
+            except KeyboardInterrupt:
+                print("interrupted", flush=True)
+                os._exit(5)
+            """, to: program)
+        let out = folder + "/out"
+        let strain = try BackgroundStrain(["exec", "--out", out, "--stall", "500ms", "--", "python3", program, library], in: folder, shellPrefix: Self.ownGroup)
+        defer { if strain.process.isRunning { kill(strain.pid, SIGKILL) } }
+        #expect(await strain.waitForOutput("ready"), "the program started: \(TestFiles.read(strain.stderrPath))")
+        let pid = try #require(TestFiles.read(strain.stdoutPath).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int32($0) }.first)
+        defer { kill(pid, SIGKILL) }
+        let group = getpgid(strain.pid)
+        try #require(group == strain.pid && group != getpgrp(), "strain leads a group of its own: \(group)")
+        // The Ctrl-C at the first CPU time the program's threads use after 0.4 s of none: the dump.
+        let aimed = await OffPool.run("aim") { () -> Bool in
+            func cpu() -> Int { ThreadState.tids(pid: String(pid)).reduce(0) { $0 + (Int(TestFiles.read("/proc/\(pid)/task/\($1)/schedstat").split(separator: " ").first ?? "") ?? 0) } }
+            var last = cpu(), quietSince = Date()
+            let giveUp = Date().addingTimeInterval(30)
+            while Date() < giveUp {
+                usleep(500) // off the pool: inside OffPool.run
+                let now = cpu()
+                if now != last {
+                    if Date().timeIntervalSince(quietSince) >= 0.4 { kill(-group, SIGINT); return true }
+                    last = now
+                    quietSince = Date()
+                }
+            }
+            return false
+        }
+        try #require(aimed, "the program was quiet, then its threads ran for the dump")
+        let result = await strain.finish(timeout: 60)
+        #expect(result.status == 5 && result.stdout.hasSuffix("interrupted\n"), "\(result.stdout)\n\(result.stderr)")
+        let trial = try #require(RunRecordFile.read(from: out + "/run.json").trials.first)
+        let message = trial.outcome.message ?? ""
+        #expect(trial.outcome.kind == .deadlocked && message.contains("then the program exited with status 5") && !message.contains("withdrawn"),
+                "\(trial.outcome.description): \(message)")
+    }
+
     /// The same service started by a launcher that waits for it (no `exec`): the child's own
     /// install is counted too (every process of the tree notes its handlers), so it is waiting
     /// on an outside event. Before, only the program's process noted them: the child's
