@@ -141,15 +141,12 @@ import Testing
         return (result, lengths)
     }
 
-    /// A Ctrl-C that comes while --stall's dump has the program's thread still interrupts
-    /// its wait. A program whose handler has no SA_RESTART learns of the signal when its
-    /// wait fails with EINTR (a C loop on a flag, as here; CPython's KeyboardInterrupt), and
-    /// the dump's SA_RESTART had the kernel restart it: the program waited on, its signal
-    /// handled and lost (re-trial 33e). A helper thread held in `vfork` cannot answer the
-    /// dump, which waits its 300 ms answer timeout for it: the window.
-    @Test func aSIGINTThatComesDuringADumpStillEndsAWaitThatExpectsEINTR() async throws {
-        let folder = try temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+    /// A C program, `held [handled]`, that prints `ready HELPER PID` and waits on a
+    /// semaphore no one posts, while its helper thread is held in `vfork` (no signal but a
+    /// fatal one reaches it, so it cannot answer a dump, which waits its 300 ms answer
+    /// timeout for it: the window). With `handled`, a SIGINT handler without SA_RESTART
+    /// ends the wait with EINTR, and it exits 3; without, SIGINT is at its default.
+    static func heldProgram(in folder: String) async throws -> String {
         let source = folder + "/held.c", program = folder + "/held"
         try TestFiles.write("""
             #define _GNU_SOURCE
@@ -183,12 +180,12 @@ import Testing
                 }
                 return NULL;
             }
-            int main(void) {
+            int main(int count, char **arguments) {
                 sem_init(&never, 0, 0);
                 struct sigaction action;
                 memset(&action, 0, sizeof(action));
                 action.sa_handler = interrupted;  // no SA_RESTART: the wait fails with EINTR
-                sigaction(SIGINT, &action, NULL);
+                if (count > 1 && strcmp(arguments[1], "handled") == 0) sigaction(SIGINT, &action, NULL);
                 pthread_t thread;
                 pthread_create(&thread, NULL, helper, NULL);
                 while (helper_tid == 0) usleep(1000);
@@ -205,7 +202,20 @@ import Testing
             }
             """, to: source)
         try await TestPrograms.compile([TestPrograms.compiler, "-O0", "-g", "-o", program, source, "-lpthread"])
-        let (result, _) = try await Self.interruptedDuringTheDump([program])
+        return program
+    }
+
+    /// A Ctrl-C that comes while --stall's dump has the program's thread still interrupts
+    /// its wait. A program whose handler has no SA_RESTART learns of the signal when its
+    /// wait fails with EINTR (a C loop on a flag, as here; CPython's KeyboardInterrupt), and
+    /// the dump's SA_RESTART had the kernel restart it: the program waited on, its signal
+    /// handled and lost (re-trial 33e). A helper thread held in `vfork` cannot answer the
+    /// dump, which waits its 300 ms answer timeout for it: the window.
+    @Test func aSIGINTThatComesDuringADumpStillEndsAWaitThatExpectsEINTR() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let program = try await Self.heldProgram(in: folder)
+        let (result, _) = try await Self.interruptedDuringTheDump([program, "handled"])
         #expect(result.termination == .exited(3), "\(result.stderr.suffix(1500))")
         #expect(result.stdout.hasSuffix("interrupted\n"), "\(result.stdout)")
     }
@@ -244,6 +254,22 @@ import Testing
         #expect(!lengths.isEmpty && lengths.allSatisfy { $0 < 250_000_000 }, "each dump took less than the 300 ms answer timeout: \(lengths) ns")
     }
 
+    /// C: `descend_deeply(DEPTH)` recurses DEPTH frames, posts `deep` and waits on `never`
+    /// for ever (both semaphores for the caller to initialise).
+    static let descent = """
+        static sem_t never, deep;
+        static int descend_deeply(int depth) {
+            volatile char room[32];
+            room[0] = (char)depth;
+            if (depth == 0) {
+                sem_post(&deep);
+                while (sem_wait(&never) != 0) {}
+                return room[0];
+            }
+            return descend_deeply(depth - 1) + room[0];
+        }
+        """
+
     /// A thread that took the dump's signal blocks SIGSYS in the handler while it walks its
     /// stack: one 50,000 frames deep takes longer than the millisecond after which a thread
     /// that holds SIGSYS back is not waited for, and it is still waited for and dumped
@@ -259,18 +285,7 @@ import Testing
             #include <signal.h>
             #include <stdio.h>
             #include <unistd.h>
-            static sem_t never, deep;
-            // 50,000 frames, then a wait with no end.
-            static int descend_deeply(int depth) {
-                volatile char room[32];
-                room[0] = (char)depth;
-                if (depth == 0) {
-                    sem_post(&deep);
-                    while (sem_wait(&never) != 0) {}
-                    return room[0];
-                }
-                return descend_deeply(depth - 1) + room[0];
-            }
+            \(Self.descent)
             static void *walker(void *argument) {
                 (void)argument;
                 sigset_t quit;  // the dump's request goes to the main thread
@@ -328,44 +343,7 @@ import Testing
     @Test func aCtrlCDuringADumpEndsAProgramThatLeavesSIGINTAtItsDefaultAtOnce() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let source = folder + "/plain.c", program = folder + "/plain"
-        try TestFiles.write("""
-            #define _GNU_SOURCE
-            #include <pthread.h>
-            #include <semaphore.h>
-            #include <stdio.h>
-            #include <sys/syscall.h>
-            #include <sys/wait.h>
-            #include <time.h>
-            #include <unistd.h>
-            static sem_t never;
-            static volatile int helper_tid;
-            static void *helper(void *argument) {
-                (void)argument;
-                helper_tid = (int)syscall(SYS_gettid);
-                for (;;) {
-                    pid_t child = vfork();
-                    if (child == 0) {
-                        struct timespec pause = {1, 0};
-                        syscall(SYS_nanosleep, &pause, NULL);
-                        _exit(0);
-                    }
-                    if (child > 0) waitpid(child, NULL, 0);
-                }
-                return NULL;
-            }
-            int main(void) {
-                sem_init(&never, 0, 0);
-                pthread_t thread;
-                pthread_create(&thread, NULL, helper, NULL);
-                while (helper_tid == 0) usleep(1000);
-                printf("ready %d %d\\n", helper_tid, (int)getpid());
-                fflush(stdout);
-                while (sem_wait(&never) != 0) {}
-                return 0;
-            }
-            """, to: source)
-        try await TestPrograms.compile([TestPrograms.compiler, "-O0", "-g", "-o", program, source, "-lpthread"])
+        let program = try await Self.heldProgram(in: folder)
         let out = folder + "/out"
         let strain = try BackgroundStrain(["exec", "--out", out, "--stall", "500ms", "--", program], in: folder, shellPrefix: Self.ownGroup)
         defer { if strain.process.isRunning { kill(strain.pid, SIGKILL) } }
@@ -409,24 +387,14 @@ import Testing
             #include <pthread.h>
             #include <semaphore.h>
             #include <signal.h>
-            static sem_t never, deep;
+            \(Self.descent)
             __attribute__((constructor)) static void start(void) { sem_init(&never, 0, 0); sem_init(&deep, 0, 0); }
-            static int descend(int depth) {
-                volatile char room[32];
-                room[0] = (char)depth;
-                if (depth == 0) {
-                    sem_post(&deep);
-                    while (sem_wait(&never) != 0) {}
-                    return room[0];
-                }
-                return descend(depth - 1) + room[0];
-            }
-            int descend_deeply(int depth) {
+            int start_descent(int depth) {
                 sigset_t interrupt;  // the Ctrl-C is the main thread's to take
                 sigemptyset(&interrupt);
                 sigaddset(&interrupt, SIGINT);
                 pthread_sigmask(SIG_BLOCK, &interrupt, 0);
-                return descend(depth);
+                return descend_deeply(depth);
             }
             void wait_deep(void) { while (sem_wait(&deep) != 0) {} }
             """, to: source)
@@ -435,7 +403,7 @@ import Testing
             import ctypes, os, sys, threading
             lib = ctypes.CDLL(sys.argv[1])
             threading.stack_size(256 << 20)
-            threading.Thread(target=lib.descend_deeply, args=(200000,), daemon=True).start()
+            threading.Thread(target=lib.start_descent, args=(200000,), daemon=True).start()
             lib.wait_deep()
             print("ready", os.getpid(), flush=True)
             try:
