@@ -44,9 +44,13 @@ import Testing
         let suite = try String(contentsOfFile: Self.repository + "/Scenarios/races.yaml", encoding: .utf8)
             .replacingOccurrences(of: "repetitions: 8", with: "repetitions: 3")
         try suite.write(toFile: folder + "/races.yaml", atomically: true, encoding: .utf8)
+        // Its own TMPDIR: the reports' folder the runner makes there is gone when it exits.
+        try FileManager.default.createDirectory(atPath: folder + "/tmp", withIntermediateDirectories: true)
         let run = try await BoundedProcess.run(strain, ["run", folder + "/races.yaml", "--out", folder + "/out", "--format", "json"],
-                                         directory: folder, timeout: 900)
+                                         directory: folder, environment: ["TMPDIR": folder + "/tmp"], timeout: 900)
         #expect(run.status == 0, "every outcome as the suite expects: \(run.stdout.suffix(3000))\n\(run.stderr.suffix(2000))")
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: folder + "/tmp")) ?? []
+        #expect(!left.contains { $0.hasPrefix("strain-sanitizer-") }, "the runner removed its sanitizer folder: \(left)")
         let record = try RunRecordFile.read(from: folder + "/out/run.json")
         #expect(record.environment.buildConfiguration == "debug+thread-sanitizer")
         #expect(record.execution?.serverTrials == 0)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Glibc
 import StrainKit
 import StrainSymbols
@@ -23,13 +24,20 @@ package struct SanitizedTrials: Sendable {
     /// Why the trial server is not used, for run.json's execution record.
     package static let serverNote = "this strain is built with ThreadSanitizer, which does not follow the trial server's copies (a raw clone): every trial was spawned"
 
-    /// A folder of its own for this runner's trials' reports, or nil when the binary is not sanitized.
+    /// A folder of its own for this runner's trials' reports, or nil when the binary is not
+    /// sanitized; removed when the runner exits (each trial's reports were read then).
     package static func make() -> SanitizedTrials? {
         guard threadSanitizer else { return nil }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strain-sanitizer-\(getpid())-\(UUID().uuidString.prefix(8))").path
         guard (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil else { return nil }
+        if made.withLock({ $0.append(folder); return $0.count == 1 }) {
+            atexit { SanitizedTrials.made.withLock { $0.forEach { try? FileManager.default.removeItem(atPath: $0) } } }
+        }
         return SanitizedTrials(folder: folder)
     }
+
+    /// The folders `make()` made in this process: every run left one behind, empty, in /tmp.
+    private static let made = Mutex<[String]>([])
 
     /// The sanitizer's default that trials change, before the user's own options (which
     /// may set it again): the longest per-thread history. With the default, ThreadSanitizer

@@ -7,13 +7,19 @@ import StrainReports
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRunRecord(_ start: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
     guard let start else { return 0 }
-    let path = "/tmp/strain-fuzz-run-\(getpid()).json"
+    let path = fuzzInputPath
     _ = FileManager.default.createFile(atPath: path, contents: Data(UnsafeBufferPointer(start: start, count: count)))
     if let record = try? RunRecordFile.load(from: path) {
         for format in ReportFormat.allCases { _ = try? format.render(record) }
     }
     return 0
 }
+
+/// Where each input is written to be loaded: one file a fuzzing process, removed when it exits.
+let fuzzInputPath: String = {
+    atexit { unlink(fuzzInputPath) }
+    return "/tmp/strain-fuzz-run-\(getpid()).json"
+}()
 
 /// libFuzzer's driver, from its runtime (linked by -sanitize=fuzzer).
 @_silgen_name("LLVMFuzzerRunDriver")
