@@ -338,7 +338,8 @@ package struct ExecSupervisor: Sendable {
     /// A stall the program then ran on from by itself (`ranOn`) was not one: the verdict
     /// is withdrawn (the program's own ending is the outcome, the verdict kept in its
     /// message), except a named wait cycle (a mutex cycle, a JVM's Java-level deadlock),
-    /// which no one inside can break: kept, and the message says the program ran on. A wait on an outside event is no stall either:
+    /// which no one inside can break: kept, and the message says the program ran on.
+    /// A wait on an outside event is no stall either:
     /// the program's own ending, with what the watch saw.
     private func classify(_ termination: TerminationStatus, fault: FaultRecord?, sanitizerReports: [SanitizerReport], stall: ExecStall?,
                           ranOn: String?, outsideWait: ExecStall?, dumps: [ExecDump], probe: ProbeFolder, pid: Int32,
