@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -244,6 +245,21 @@ static size_t strain_frames_per_slot;
 static _Atomic int strain_dump_active;
 static _Atomic uintptr_t strain_dump_generation;
 static _Atomic size_t strain_dump_count;
+// A process dump holds each thread that answered in its handler until the dump is
+// over (`strain_dump_released`, a futex word), and each but the main one until the
+// main thread has left its own handler too. A program's process-wide signal that
+// comes meanwhile (a Ctrl-C) then waits for the main thread, which takes it as it
+// would have without the dump, instead of going to a thread that had answered and
+// gone back to work: a program that learns of it only from its main thread's EINTR
+// (CPython, a C loop on a flag) lost it when it had a second thread (re-trial 33h's
+// NEW-2).
+static _Atomic int strain_dump_holding;
+static _Atomic int strain_dump_released;
+// Whether the main thread is in this dump (it answered, or asks), and the signals
+// it blocked where the dump interrupted it (SigBlk's bits: signal N is bit N - 1).
+static _Atomic int strain_dump_main_in;
+static unsigned long long strain_dump_main_mask;
+static void strain_dump_hold(void);
 
 int strain_dump_install(size_t max_threads, size_t frames_per_thread) {
     if (strain_slots != NULL) return 0;
@@ -394,6 +410,11 @@ void strain_dump_answer(const siginfo_t *info, void *context) {
         errno = saved_errno;
         return;
     }
+    int holding = atomic_load_explicit(&strain_dump_holding, memory_order_relaxed);
+    if (holding && tid == getpid()) {
+        memcpy(&strain_dump_main_mask, &((ucontext_t *)context)->uc_sigmask, sizeof(strain_dump_main_mask));
+        atomic_store_explicit(&strain_dump_main_in, 1, memory_order_release);
+    }
     uintptr_t *frames = strain_slot_frames + (size_t)index * strain_frames_per_slot;
     int kept = 0;
     long total = strain_walk_signal_context(context, frames, strain_frames_per_slot, &kept);
@@ -402,7 +423,13 @@ void strain_dump_answer(const siginfo_t *info, void *context) {
     slot->frames_total = total;
     slot->answered_ns = strain_monotonic_ns();
     atomic_store_explicit(&slot->state, STRAIN_SLOT_ANSWERED, memory_order_release);
+    // The main thread holds too, so that a signal it takes after the dump does not end the
+    // program before the dump is written, and leaves first; it looks for a signal of the
+    // program's that came meanwhile last of all. The others look before they hold: one that
+    // came while they held is the main thread's.
+    if (holding && tid == getpid()) strain_dump_hold();
     strain_dump_keep_interruption(context);
+    if (holding && tid != getpid()) strain_dump_hold();
     errno = saved_errno;
 }
 
@@ -456,11 +483,41 @@ static int strain_thread_holds_back(int tid, int signal_number) {
     return (strain_status_mask(text, "\nSigBlk:") & bit) && (strain_status_mask(text, "\nSigPnd:") & bit);
 }
 
-int strain_dump_threads(const int *tids, size_t count, uint64_t timeout_ns) {
+// Asks thread `tids[index]` for its slot of dump `generation`.
+static void strain_dump_ask(const int *tids, size_t index, uintptr_t generation) {
+    siginfo_t info;
+    memset(&info, 0, sizeof(info));
+    info.si_signo = SIGSYS;
+    info.si_code = SI_QUEUE;
+    info.si_pid = getpid();
+    info.si_uid = getuid();
+    info.si_value.sival_ptr = (void *)(STRAIN_DUMP_MAGIC | (generation << STRAIN_DUMP_GENERATION_SHIFT) | (uintptr_t)index);
+    if (syscall(SYS_rt_tgsigqueueinfo, getpid(), tids[index], SIGSYS, &info) != 0 && errno == ESRCH) {
+        // The thread ended since it was listed: nothing to wait for.
+        atomic_store_explicit(&strain_slots[index].state, STRAIN_SLOT_GONE, memory_order_release);
+    }
+}
+
+// A thread still silent 1 ms after it was asked that holds SIGSYS back (a helper that
+// blocks every signal) cannot answer: not waited for (the whole timeout, while the
+// program's own signals wait for the dump's end: a Ctrl-C then was lost, re-trials 33e,
+// 33f). One still walking a deep stack in the handler is waited for (33g).
+static void strain_dump_decline(const int *tids, size_t index) {
+    int pending = STRAIN_SLOT_PENDING;
+    if (atomic_load_explicit(&strain_slots[index].state, memory_order_acquire) == STRAIN_SLOT_PENDING && strain_thread_holds_back(tids[index], SIGSYS)) {
+        atomic_compare_exchange_strong(&strain_slots[index].state, &pending, STRAIN_SLOT_DECLINED);
+    }
+}
+
+// `hold`: a process dump's (strain_dump_hold). `last`: the index of the thread asked only
+// once the others have settled (or two thirds of the timeout have passed), or -1.
+static int strain_dump_threads_holding(const int *tids, size_t count, uint64_t timeout_ns, int hold, long last) {
     if (strain_slots == NULL) return -EINVAL;
     if (count > strain_slot_capacity) count = strain_slot_capacity;
-    pid_t pid = getpid();
+    if (last >= (long)count) last = -1;
     atomic_store_explicit(&strain_dump_active, 0, memory_order_seq_cst);
+    atomic_store_explicit(&strain_dump_holding, hold, memory_order_relaxed);
+    atomic_store_explicit(&strain_dump_released, 0, memory_order_relaxed);
     uintptr_t generation = (atomic_load_explicit(&strain_dump_generation, memory_order_relaxed) + 1) & STRAIN_DUMP_GENERATION_MASK;
     atomic_store_explicit(&strain_dump_generation, generation, memory_order_relaxed);
     for (size_t i = 0; i < count; i++) {
@@ -472,20 +529,11 @@ int strain_dump_threads(const int *tids, size_t count, uint64_t timeout_ns) {
     atomic_store_explicit(&strain_dump_count, count, memory_order_relaxed);
     atomic_store_explicit(&strain_dump_active, 1, memory_order_seq_cst);
     for (size_t i = 0; i < count; i++) {
-        siginfo_t info;
-        memset(&info, 0, sizeof(info));
-        info.si_signo = SIGSYS;
-        info.si_code = SI_QUEUE;
-        info.si_pid = pid;
-        info.si_uid = getuid();
-        info.si_value.sival_ptr = (void *)(STRAIN_DUMP_MAGIC | (generation << STRAIN_DUMP_GENERATION_SHIFT) | (uintptr_t)i);
-        if (syscall(SYS_rt_tgsigqueueinfo, pid, tids[i], SIGSYS, &info) != 0 && errno == ESRCH) {
-            // The thread ended since it was listed: nothing to wait for.
-            atomic_store_explicit(&strain_slots[i].state, STRAIN_SLOT_GONE, memory_order_release);
-        }
+        if ((long)i != last) strain_dump_ask(tids, i, generation);
     }
     uint64_t asked = strain_monotonic_ns();
     uint64_t deadline = asked + timeout_ns;
+    uint64_t asked_last = 0;
     int answered = 0;
     int declined = 0;
     for (;;) {
@@ -496,25 +544,78 @@ int strain_dump_threads(const int *tids, size_t count, uint64_t timeout_ns) {
             answered += state == STRAIN_SLOT_ANSWERED;
             settled += state != STRAIN_SLOT_PENDING;
         }
-        if (settled == count || strain_monotonic_ns() >= deadline) break;
-        // A thread still silent after 1 ms that holds SIGSYS back (a helper that blocks
-        // every signal) cannot answer: not waited for (the whole timeout, while the
-        // program's own signals wait for the dump's end: a Ctrl-C then was lost, re-trials
-        // 33e, 33f). One still walking a deep stack in the handler is waited for (33g).
-        if (!declined && strain_monotonic_ns() >= asked + 1000 * 1000) {
+        uint64_t now = strain_monotonic_ns();
+        if (settled == count || now >= deadline) break;
+        if (last >= 0 && asked_last == 0 && (settled == count - 1 || now >= asked + timeout_ns / 3 * 2)) {
+            strain_dump_ask(tids, (size_t)last, generation);
+            asked_last = strain_monotonic_ns();
+            continue;
+        }
+        if (!declined && now >= asked + 1000 * 1000) {
             declined = 1;
             for (size_t i = 0; i < count; i++) {
-                int pending = STRAIN_SLOT_PENDING;
-                if (atomic_load_explicit(&strain_slots[i].state, memory_order_acquire) == STRAIN_SLOT_PENDING && strain_thread_holds_back(tids[i], SIGSYS)) {
-                    atomic_compare_exchange_strong(&strain_slots[i].state, &pending, STRAIN_SLOT_DECLINED);
-                }
+                if ((long)i != last) strain_dump_decline(tids, i);
             }
+            continue;
+        }
+        if (declined == 1 && asked_last != 0 && now >= asked_last + 1000 * 1000) {
+            declined = 2;
+            strain_dump_decline(tids, (size_t)last);
             continue;
         }
         struct timespec pause = {0, 50 * 1000};
         nanosleep(&pause, NULL);
     }
     return answered;
+}
+
+int strain_dump_threads(const int *tids, size_t count, uint64_t timeout_ns) {
+    return strain_dump_threads_holding(tids, count, timeout_ns, 0, -1);
+}
+
+// The signals the dump's handler blocks, as SigBlk's bits (SIGKILL and SIGSTOP never are).
+static unsigned long long strain_handler_bits(void) {
+    sigset_t mask;
+    strain_handler_mask(&mask);
+    unsigned long long bits = 0;
+    memcpy(&bits, &mask, sizeof(bits));
+    return bits & ~(1ULL << (SIGKILL - 1)) & ~(1ULL << (SIGSTOP - 1));
+}
+
+// Until the main thread is out of the dump's handler (no longer blocks every signal it
+// blocks), at most 100 ms: it leaves first.
+static void strain_dump_wait_for_main(void) {
+    if (!atomic_load_explicit(&strain_dump_main_in, memory_order_acquire) || getpid() == (pid_t)syscall(SYS_gettid)) return;
+    unsigned long long held = strain_handler_bits() & ~strain_dump_main_mask;
+    if (held == 0) return;  // it blocked them all itself: it takes none of them
+    char path[64];
+    strain_thread_path(path, getpid(), "status");
+    uint64_t limit = strain_monotonic_ns() + 100ULL * 1000 * 1000;
+    char text[4096];
+    while (strain_monotonic_ns() < limit) {
+        if (strain_read_proc_text(path, text, sizeof(text)) <= 0) return;
+        if ((strain_status_mask(text, "\nSigBlk:") & held) != held) return;
+        struct timespec pause = {0, 100 * 1000};
+        nanosleep(&pause, NULL);
+    }
+}
+
+// A held thread's wait: until the dump is over, at most 1 s (the dump's own walk could
+// need a lock the held thread holds, dl_iterate_phdr's), then for the main thread.
+static void strain_dump_hold(void) {
+    uint64_t limit = strain_monotonic_ns() + 1000ULL * 1000 * 1000;
+    while (!atomic_load_explicit(&strain_dump_released, memory_order_acquire)) {
+        uint64_t now = strain_monotonic_ns();
+        if (now >= limit) return;
+        struct timespec wait = {0, 10 * 1000 * 1000};
+        syscall(SYS_futex, &strain_dump_released, FUTEX_WAIT_PRIVATE, 0, &wait, NULL, 0);
+    }
+    strain_dump_wait_for_main();
+}
+
+static void strain_dump_release(void) {
+    atomic_store_explicit(&strain_dump_released, 1, memory_order_release);
+    syscall(SYS_futex, &strain_dump_released, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
 int strain_dump_slot_read(size_t index, strain_dump_thread *out) {
@@ -583,8 +684,52 @@ static void strain_put_thread_file(strain_writer *writer, const char *label, int
     strain_writer_put(writer, "\n", 1);
 }
 
+// Each listed thread's /proc stat and syscall, read before it is asked: a thread the dump
+// holds shows the hold's own wait there. Mapped at the first process dump.
+#define STRAIN_THREAD_TEXT 640
+static char *strain_thread_texts;
+
+static const char *strain_thread_text(size_t index, int which) {
+    return strain_thread_texts == NULL ? NULL : strain_thread_texts + (index * 2 + (size_t)which) * STRAIN_THREAD_TEXT;
+}
+
+static void strain_read_thread_texts(const int *tids, size_t count) {
+    if (strain_thread_texts == NULL) {
+        void *area = mmap(NULL, (size_t)STRAIN_PROCESS_DUMP_THREADS * 2 * STRAIN_THREAD_TEXT, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (area == MAP_FAILED) return;
+        strain_thread_texts = area;
+    }
+    static const char *const files[2] = {"stat", "syscall"};
+    for (size_t i = 0; i < count; i++) {
+        for (int which = 0; which < 2; which++) {
+            char path[64];
+            strain_thread_path(path, tids[i], files[which]);
+            char *text = (char *)strain_thread_text(i, which);
+            long length = strain_read_proc_text(path, text, STRAIN_THREAD_TEXT);
+            if (length < 0) {
+                length = 0;
+                text[0] = 0;
+            }
+            while (length > 0 && text[length - 1] == '\n') text[--length] = 0;
+        }
+    }
+}
+
+// `label` and a text read before (`text`), or the file as it is now when there is none.
+static void strain_put_thread_text(strain_writer *writer, const char *label, int tid, const char *file, const char *text) {
+    if (text == NULL) {
+        strain_put_thread_file(writer, label, tid, file);
+        return;
+    }
+    strain_writer_string(writer, label);
+    strain_writer_put(writer, " ", 1);
+    strain_writer_string(writer, text);
+    strain_writer_put(writer, "\n", 1);
+}
+
 static void strain_put_dumped_thread(strain_writer *writer, int tid, int answered, int in_work, long total,
-                                     const uintptr_t *frames, int count) {
+                                     const uintptr_t *frames, int count, const char *stat, const char *syscall_text) {
     strain_writer_field_decimal(writer, "thread", tid);
     strain_writer_field_decimal(writer, "answered", answered);
     strain_writer_field_decimal(writer, "in_work", in_work);
@@ -597,8 +742,8 @@ static void strain_put_dumped_thread(strain_writer *writer, int tid, int answere
     } else {
         strain_put_thread_file(writer, "name", tid, "comm");
     }
-    strain_put_thread_file(writer, "stat", tid, "stat");
-    strain_put_thread_file(writer, "syscall", tid, "syscall");
+    strain_put_thread_text(writer, "stat", tid, "stat", stat);
+    strain_put_thread_text(writer, "syscall", tid, "syscall", syscall_text);
     for (int i = 0; i < count; i++) {
         strain_writer_put(writer, "f ", 2);
         strain_writer_hex(writer, frames[i]);
@@ -620,7 +765,21 @@ void strain_dump_process(int signal_number, const siginfo_t *info, void *context
     if (count > strain_slot_capacity) count = strain_slot_capacity;
     // The others answer a SIGSYS each, on their own alternate stacks, while this
     // thread walks itself from the signal's context.
-    strain_dump_threads(strain_request_tids, count, 300ULL * 1000 * 1000);
+    if (self == getpid()) memcpy(&strain_dump_main_mask, &((ucontext_t *)context)->uc_sigmask, sizeof(strain_dump_main_mask));
+    atomic_store_explicit(&strain_dump_main_in, self == getpid(), memory_order_release);
+    // Asked on another thread (--stall asks so), the main thread is asked last, once the
+    // others hold: a signal of the program's then never finds the main thread holding it
+    // back while another takes it.
+    long last = -1;
+    for (size_t i = 0; i < count; i++) {
+        if (strain_request_tids[i] != getpid()) continue;
+        strain_request_tids[i] = strain_request_tids[count - 1];
+        strain_request_tids[count - 1] = getpid();
+        last = (long)count - 1;
+        break;
+    }
+    strain_read_thread_texts(strain_request_tids, count);
+    strain_dump_threads_holding(strain_request_tids, count, 300ULL * 1000 * 1000, 1, last);
     atomic_store_explicit(&strain_dump_active, 0, memory_order_seq_cst);
     int self_kept = 0;
     long self_total = strain_walk_signal_context(context, strain_self_frames, STRAIN_SELF_FRAMES, &self_kept);
@@ -641,7 +800,7 @@ void strain_dump_process(int signal_number, const siginfo_t *info, void *context
         strain_writer_field_decimal(&writer, "requester", (long long)info->si_pid);
         strain_writer_field_decimal(&writer, "requested_on", self);
         strain_writer_field_decimal(&writer, "dump_ns", (long long)(walked - started));
-        strain_put_dumped_thread(&writer, self, 1, strain_work_nesting > 0, self_total, strain_self_frames, self_kept);
+        strain_put_dumped_thread(&writer, self, 1, strain_work_nesting > 0, self_total, strain_self_frames, self_kept, NULL, NULL);
         for (size_t i = 0; i < count; i++) {
             strain_dump_slot *slot = &strain_slots[i];
             int state = atomic_load_explicit(&slot->state, memory_order_acquire);
@@ -649,7 +808,7 @@ void strain_dump_process(int signal_number, const siginfo_t *info, void *context
             int answered = state == STRAIN_SLOT_ANSWERED;
             strain_put_dumped_thread(&writer, strain_request_tids[i], answered, answered ? slot->in_work : 0,
                                      answered ? slot->frames_total : 0, strain_slot_frames + i * strain_frames_per_slot,
-                                     answered ? slot->frame_count : 0);
+                                     answered ? slot->frame_count : 0, strain_thread_text(i, 0), strain_thread_text(i, 1));
         }
         strain_writer_string(&writer, "maps\n");
         strain_writer_file(&writer, "/proc/self/maps", 0);
@@ -658,8 +817,10 @@ void strain_dump_process(int signal_number, const siginfo_t *info, void *context
         close(writer.fd);
         strain_record_rename(temporary, path);
     }
+    strain_dump_release();
     atomic_store(&strain_process_dumping, 0);
     strain_dump_keep_interruption(context);
+    strain_dump_wait_for_main();
     errno = saved_errno;
 }
 

@@ -507,6 +507,17 @@ package struct ExecSupervisor: Sendable {
         return faults
     }
 
+    /// The thread of `pid` to ask for --stall's dump: one other than the main thread, asleep
+    /// and not holding SIGSYS back; nil when there is none (then the process is asked).
+    static func dumpThread(pid: Int32, threads: [ThreadState]) -> Int32? {
+        threads.first { thread in
+            guard thread.tid != Int(pid), thread.state == "S",
+                  let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread.tid)/status", encoding: .utf8),
+                  let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigBlk:") }) else { return false }
+            return !OutsideWake.signals(inMask: line.dropFirst("SigBlk:".count).drop { $0 == " " || $0 == "\t" }).contains(SIGSYS)
+        }.map { Int32($0.tid) }
+    }
+
     /// Asks the suspected program for a dump and judges its pools from the stacks;
     /// nil (and the watch restarted) when they are not stuck.
     private func judgeStall(_ suspicion: StallWatch.Suspicion, watch: inout StallWatch, probe: ProbeFolder, pid: Int32,
@@ -524,7 +535,11 @@ package struct ExecSupervisor: Sendable {
             raw = TrialSupervisor.ptraceDump(pid: pid)
         } else {
             let before = Set(probe.dumpFiles(pid: pid))
-            _ = strain_sigqueue(pid, SIGSYS, STRAIN_DUMP_REQUEST_VALUE)
+            // Asked on a thread other than the main one, the probe asks the main thread last
+            // (a Ctrl-C during the dump is then the main thread's, as alone: re-trial 33h's NEW-2).
+            if Self.dumpThread(pid: pid, threads: own).map({ strain_tgsigqueue(pid, $0, SIGSYS, STRAIN_DUMP_REQUEST_VALUE) }) != 0 {
+                _ = strain_sigqueue(pid, SIGSYS, STRAIN_DUMP_REQUEST_VALUE)
+            }
             let deadline = strain_monotonic_ns() &+ 3_000_000_000
             while strain_monotonic_ns() < deadline {
                 fresh = probe.dumpFiles(pid: pid).filter { !before.contains($0) }

@@ -373,8 +373,11 @@ import Testing
     /// KeyboardInterrupt, then `os._exit(5)`): the verdict stays, and the record says the
     /// program then exited with status 5. strain counted signals from when it had called
     /// the verdict, after the dump: the Ctrl-C did not count, and the verdict was withdrawn
-    /// as if the program had run on by itself (re-trial 33h). A thread 200,000 frames deep
-    /// (C through ctypes, SIGINT blocked) makes the dump last long enough to aim into.
+    /// as if the program had run on by itself (re-trial 33h's NEW-4). The main thread waits
+    /// under 50,000 C frames (ctypes calls back into Python at the bottom), so the Ctrl-C
+    /// lands while it walks its stack and is taken when the dump is over; two other threads
+    /// answered the dump before and take SIGINT like any (re-trial 33h's NEW-2: one of them
+    /// took it, and the program slept on).
     @Test func aCtrlCDuringADumpDoesNotWithdrawTheVerdictAsIfTheProgramRanOnByItself() async throws {
         guard Self.hasPython else {
             Issue.record("no python3 on PATH: install it (Debian: python3; .ci/setup does) to check a Ctrl-C during a dump")
@@ -384,33 +387,28 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let source = folder + "/deep.c", library = folder + "/libdeep.so", program = folder + "/deadlocked.py"
         try TestFiles.write("""
-            #include <pthread.h>
-            #include <semaphore.h>
-            #include <signal.h>
-            \(Self.descent)
-            __attribute__((constructor)) static void start(void) { sem_init(&never, 0, 0); sem_init(&deep, 0, 0); }
-            int start_descent(int depth) {
-                sigset_t interrupt;  // the Ctrl-C is the main thread's to take
-                sigemptyset(&interrupt);
-                sigaddset(&interrupt, SIGINT);
-                pthread_sigmask(SIG_BLOCK, &interrupt, 0);
-                return descend_deeply(depth);
+            int descend_then(int depth, int (*bottom)(void)) {
+                volatile char room[32];
+                room[0] = (char)depth;
+                return depth == 0 ? bottom() : descend_then(depth - 1, bottom) + room[0];
             }
-            void wait_deep(void) { while (sem_wait(&deep) != 0) {} }
             """, to: source)
-        try await TestPrograms.compile([TestPrograms.compiler, "-O0", "-g", "-shared", "-fPIC", "-o", library, source, "-lpthread"])
+        try await TestPrograms.compile([TestPrograms.compiler, "-O0", "-g", "-shared", "-fPIC", "-o", library, source])
         try TestFiles.write("""
             import ctypes, os, sys, threading
             lib = ctypes.CDLL(sys.argv[1])
-            threading.stack_size(256 << 20)
-            threading.Thread(target=lib.start_descent, args=(200000,), daemon=True).start()
-            lib.wait_deep()
-            print("ready", os.getpid(), flush=True)
-            try:
-                threading.Event().wait()
-            except KeyboardInterrupt:
-                print("interrupted", flush=True)
-                os._exit(5)
+            for _ in range(2):
+                threading.Thread(target=threading.Event().wait, daemon=True).start()
+            @ctypes.CFUNCTYPE(ctypes.c_int)
+            def bottom():
+                print("ready", os.getpid(), flush=True)
+                try:
+                    threading.Event().wait()
+                except KeyboardInterrupt:
+                    print("interrupted", flush=True)
+                    os._exit(5)
+                return 0
+            lib.descend_then(50000, bottom)
             """, to: program)
         let out = folder + "/out"
         let strain = try BackgroundStrain(["exec", "--out", out, "--stall", "500ms", "--", "python3", program, library], in: folder, shellPrefix: Self.ownGroup)
@@ -420,9 +418,21 @@ import Testing
         defer { kill(pid, SIGKILL) }
         let group = getpgid(strain.pid)
         try #require(group == strain.pid && group != getpgrp(), "strain leads a group of its own: \(group)")
-        // The Ctrl-C at the first CPU time the program's threads use after 0.4 s of none: the dump.
-        let aimed = await OffPool.run("aim") { () -> Bool in
-            func cpu() -> Int { ThreadState.tids(pid: String(pid)).reduce(0) { $0 + (Int(TestFiles.read("/proc/\(pid)/task/\($1)/schedstat").split(separator: " ").first ?? "") ?? 0) } }
+        try #require(await Self.ctrlCIntoTheDump(of: pid, group: group), "the program was quiet, then its threads ran for the dump")
+        let result = await strain.finish(timeout: 60)
+        #expect(result.status == 5 && result.stdout.hasSuffix("interrupted\n"), "\(result.stdout)\n\(result.stderr)")
+        let trial = try #require(RunRecordFile.read(from: out + "/run.json").trials.first)
+        let message = trial.outcome.message ?? ""
+        #expect(trial.outcome.kind == .deadlocked && message.contains("then the program exited with status 5") && !message.contains("withdrawn"),
+                "\(trial.outcome.description): \(message)")
+    }
+
+    /// A terminal's Ctrl-C (SIGINT to `group`) at the first CPU time the main thread of `pid`
+    /// uses after 0.4 s of none: --stall's dump, while the main thread walks its stack (it is
+    /// asked last). False when that did not come within 30 s.
+    static func ctrlCIntoTheDump(of pid: Int32, group: pid_t) async -> Bool {
+        await OffPool.run("aim") { () -> Bool in
+            func cpu() -> Int { Int(TestFiles.read("/proc/\(pid)/task/\(pid)/schedstat").split(separator: " ").first ?? "") ?? 0 }
             var last = cpu(), quietSince = Date()
             let giveUp = Date().addingTimeInterval(30)
             while Date() < giveUp {
@@ -436,13 +446,73 @@ import Testing
             }
             return false
         }
-        try #require(aimed, "the program was quiet, then its threads ran for the dump")
-        let result = await strain.finish(timeout: 60)
-        #expect(result.status == 5 && result.stdout.hasSuffix("interrupted\n"), "\(result.stdout)\n\(result.stderr)")
+    }
+
+    /// A Ctrl-C that lands in --stall's dump of a program with other threads reaches the
+    /// main thread, as alone: the C program learns of it only from its main thread's
+    /// `sem_wait` failing with EINTR (its handler sets a flag, without SA_RESTART). A thread
+    /// that had answered the dump and gone back to its wait took it, and the program slept on
+    /// (re-trial 33h's NEW-2, 8 of 8 aimed); the threads that answered now wait in the
+    /// handler until the main thread is out of it. The main thread waits 50,000 frames deep,
+    /// so the Ctrl-C lands while it walks its stack; its two helpers block no signal.
+    @Test func aCtrlCDuringADumpOfAProgramWithOtherThreadsReachesItsMainThread() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let source = folder + "/flag.c", program = folder + "/flag"
+        try TestFiles.write("""
+            #include <errno.h>
+            #include <pthread.h>
+            #include <semaphore.h>
+            #include <signal.h>
+            #include <stdio.h>
+            #include <stdlib.h>
+            #include <string.h>
+            #include <unistd.h>
+            static sem_t never, alone;
+            static volatile sig_atomic_t interrupted;
+            static void on_interrupt(int number) { (void)number; interrupted = 1; }
+            static void *helper(void *argument) { (void)argument; while (sem_wait(&never) != 0) {} return NULL; }
+            static int descend(int depth) {
+                volatile char room[32];
+                room[0] = (char)depth;
+                if (depth == 0) {
+                    printf("ready %d\\n", (int)getpid());
+                    fflush(stdout);
+                    while (sem_wait(&alone) != 0) {
+                        if (errno == EINTR && interrupted) { printf("interrupted\\n"); exit(3); }
+                    }
+                    return room[0];
+                }
+                return descend(depth - 1) + room[0];
+            }
+            int main(void) {
+                sem_init(&never, 0, 0);
+                sem_init(&alone, 0, 0);
+                struct sigaction action;
+                memset(&action, 0, sizeof(action));
+                action.sa_handler = on_interrupt;  // no SA_RESTART: sem_wait fails with EINTR
+                sigaction(SIGINT, &action, NULL);
+                pthread_t first, second;
+                pthread_create(&first, NULL, helper, NULL);
+                pthread_create(&second, NULL, helper, NULL);
+                return descend(50000);
+            }
+            """, to: source)
+        try await TestPrograms.compile([TestPrograms.compiler, "-O0", "-g", "-o", program, source, "-lpthread"])
+        let out = folder + "/out"
+        let strain = try BackgroundStrain(["exec", "--out", out, "--stall", "500ms", "--", program], in: folder, shellPrefix: Self.ownGroup)
+        defer { if strain.process.isRunning { kill(strain.pid, SIGKILL) } }
+        #expect(await strain.waitForOutput("ready"), "the program started: \(TestFiles.read(strain.stderrPath))")
+        let pid = try #require(TestFiles.read(strain.stdoutPath).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int32($0) }.first)
+        defer { kill(pid, SIGKILL) }
+        let group = getpgid(strain.pid)
+        try #require(group == strain.pid && group != getpgrp(), "strain leads a group of its own: \(group)")
+        try #require(await Self.ctrlCIntoTheDump(of: pid, group: group), "the program was quiet, then its threads ran for the dump")
+        let result = await strain.finish(timeout: 20)
+        #expect(result.status == 3 && result.stdout.hasSuffix("interrupted\n"), "\(result.stdout)\n\(result.stderr)")
+        // Its own handler makes it a wait on an outside event, not a stall.
         let trial = try #require(RunRecordFile.read(from: out + "/run.json").trials.first)
-        let message = trial.outcome.message ?? ""
-        #expect(trial.outcome.kind == .deadlocked && message.contains("then the program exited with status 5") && !message.contains("withdrawn"),
-                "\(trial.outcome.description): \(message)")
+        #expect(trial.stall == nil, "\(trial.outcome.description): \(trial.outcome.message ?? "")")
     }
 
     /// The same service started by a launcher that waits for it (no `exec`): the child's own
