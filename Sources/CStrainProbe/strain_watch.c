@@ -483,16 +483,21 @@ static int strain_thread_holds_back(int tid, int signal_number) {
     return (strain_status_mask(text, "\nSigBlk:") & bit) && (strain_status_mask(text, "\nSigPnd:") & bit);
 }
 
-// Asks thread `tids[index]` for its slot of dump `generation`.
-static void strain_dump_ask(const int *tids, size_t index, uintptr_t generation) {
+int strain_tgsigqueue(int pid, int tid, int signal_number, uintptr_t value) {
     siginfo_t info;
     memset(&info, 0, sizeof(info));
-    info.si_signo = SIGSYS;
+    info.si_signo = signal_number;
     info.si_code = SI_QUEUE;
     info.si_pid = getpid();
     info.si_uid = getuid();
-    info.si_value.sival_ptr = (void *)(STRAIN_DUMP_MAGIC | (generation << STRAIN_DUMP_GENERATION_SHIFT) | (uintptr_t)index);
-    if (syscall(SYS_rt_tgsigqueueinfo, getpid(), tids[index], SIGSYS, &info) != 0 && errno == ESRCH) {
+    info.si_value.sival_ptr = (void *)value;
+    return syscall(SYS_rt_tgsigqueueinfo, pid, tid, signal_number, &info) == 0 ? 0 : errno;
+}
+
+// Asks thread `tids[index]` for its slot of dump `generation`.
+static void strain_dump_ask(const int *tids, size_t index, uintptr_t generation) {
+    uintptr_t value = STRAIN_DUMP_MAGIC | (generation << STRAIN_DUMP_GENERATION_SHIFT) | (uintptr_t)index;
+    if (strain_tgsigqueue(getpid(), tids[index], SIGSYS, value) == ESRCH) {
         // The thread ended since it was listed: nothing to wait for.
         atomic_store_explicit(&strain_slots[index].state, STRAIN_SLOT_GONE, memory_order_release);
     }

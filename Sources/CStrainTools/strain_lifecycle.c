@@ -528,15 +528,4 @@ int strain_sigqueue(int pid, int signal_number, int value) {
     return sigqueue(pid, signal_number, carried) == 0 ? 0 : errno;
 }
 
-int strain_tgsigqueue(int pid, int tid, int signal_number, int value) {
-    siginfo_t info;
-    memset(&info, 0, sizeof(info));
-    info.si_signo = signal_number;
-    info.si_code = SI_QUEUE;
-    info.si_pid = getpid();
-    info.si_uid = getuid();
-    info.si_value.sival_int = value;
-    return syscall(SYS_rt_tgsigqueueinfo, pid, tid, signal_number, &info) == 0 ? 0 : errno;
-}
-
 #pragma clang attribute pop

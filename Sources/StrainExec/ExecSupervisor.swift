@@ -537,7 +537,7 @@ package struct ExecSupervisor: Sendable {
             let before = Set(probe.dumpFiles(pid: pid))
             // Asked on a thread other than the main one, the probe asks the main thread last
             // (a Ctrl-C during the dump is then the main thread's, as alone: re-trial 33h's NEW-2).
-            if Self.dumpThread(pid: pid, threads: own).map({ strain_tgsigqueue(pid, $0, SIGSYS, STRAIN_DUMP_REQUEST_VALUE) }) != 0 {
+            if Self.dumpThread(pid: pid, threads: own).map({ strain_tgsigqueue(pid, $0, SIGSYS, UInt(STRAIN_DUMP_REQUEST_VALUE)) }) != 0 {
                 _ = strain_sigqueue(pid, SIGSYS, STRAIN_DUMP_REQUEST_VALUE)
             }
             let deadline = strain_monotonic_ns() &+ 3_000_000_000

@@ -410,8 +410,20 @@ import Testing
                 return 0
             lib.descend_then(50000, bottom)
             """, to: program)
+        let (result, out) = try await Self.ctrlCDuringTheDump(of: ["python3", program, library], in: folder)
+        #expect(result.status == 5 && result.stdout.hasSuffix("interrupted\n"), "\(result.stdout)\n\(result.stderr)")
+        let trial = try #require(RunRecordFile.read(from: out + "/run.json").trials.first)
+        let message = trial.outcome.message ?? ""
+        #expect(trial.outcome.kind == .deadlocked && message.contains("then the program exited with status 5") && !message.contains("withdrawn"),
+                "\(trial.outcome.description): \(message)")
+    }
+
+    /// Runs `command` (it prints `ready PID` once it waits) under `strain exec --stall 500ms`
+    /// in a process group of its own, sends the group a Ctrl-C into the dump, and waits for
+    /// strain to end (killed after 20 s). The result, and the run folder.
+    static func ctrlCDuringTheDump(of command: [String], in folder: String) async throws -> (result: StrainBinary.Result, out: String) {
         let out = folder + "/out"
-        let strain = try BackgroundStrain(["exec", "--out", out, "--stall", "500ms", "--", "python3", program, library], in: folder, shellPrefix: Self.ownGroup)
+        let strain = try BackgroundStrain(["exec", "--out", out, "--stall", "500ms", "--"] + command, in: folder, shellPrefix: Self.ownGroup)
         defer { if strain.process.isRunning { kill(strain.pid, SIGKILL) } }
         #expect(await strain.waitForOutput("ready"), "the program started: \(TestFiles.read(strain.stderrPath))")
         let pid = try #require(TestFiles.read(strain.stdoutPath).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int32($0) }.first)
@@ -419,12 +431,7 @@ import Testing
         let group = getpgid(strain.pid)
         try #require(group == strain.pid && group != getpgrp(), "strain leads a group of its own: \(group)")
         try #require(await Self.ctrlCIntoTheDump(of: pid, group: group), "the program was quiet, then its threads ran for the dump")
-        let result = await strain.finish(timeout: 60)
-        #expect(result.status == 5 && result.stdout.hasSuffix("interrupted\n"), "\(result.stdout)\n\(result.stderr)")
-        let trial = try #require(RunRecordFile.read(from: out + "/run.json").trials.first)
-        let message = trial.outcome.message ?? ""
-        #expect(trial.outcome.kind == .deadlocked && message.contains("then the program exited with status 5") && !message.contains("withdrawn"),
-                "\(trial.outcome.description): \(message)")
+        return (await strain.finish(timeout: 20), out)
     }
 
     /// A terminal's Ctrl-C (SIGINT to `group`) at the first CPU time the main thread of `pid`
@@ -499,16 +506,7 @@ import Testing
             }
             """, to: source)
         try await TestPrograms.compile([TestPrograms.compiler, "-O0", "-g", "-o", program, source, "-lpthread"])
-        let out = folder + "/out"
-        let strain = try BackgroundStrain(["exec", "--out", out, "--stall", "500ms", "--", program], in: folder, shellPrefix: Self.ownGroup)
-        defer { if strain.process.isRunning { kill(strain.pid, SIGKILL) } }
-        #expect(await strain.waitForOutput("ready"), "the program started: \(TestFiles.read(strain.stderrPath))")
-        let pid = try #require(TestFiles.read(strain.stdoutPath).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int32($0) }.first)
-        defer { kill(pid, SIGKILL) }
-        let group = getpgid(strain.pid)
-        try #require(group == strain.pid && group != getpgrp(), "strain leads a group of its own: \(group)")
-        try #require(await Self.ctrlCIntoTheDump(of: pid, group: group), "the program was quiet, then its threads ran for the dump")
-        let result = await strain.finish(timeout: 20)
+        let (result, out) = try await Self.ctrlCDuringTheDump(of: [program], in: folder)
         #expect(result.status == 3 && result.stdout.hasSuffix("interrupted\n"), "\(result.stdout)\n\(result.stderr)")
         // Its own handler makes it a wait on an outside event, not a stall.
         let trial = try #require(RunRecordFile.read(from: out + "/run.json").trials.first)

@@ -223,6 +223,10 @@ int strain_dump_install(size_t max_threads, size_t frames_per_thread);
 /// answered. Requires `strain_probe_install` (its handler answers the requests).
 int strain_dump_threads(const int *tids, size_t count, uint64_t timeout_ns);
 
+/// Queues `signal_number` carrying `value` (si_value) to thread `tid` of process `pid`
+/// (rt_tgsigqueueinfo). Returns 0 or an errno value. Async-signal-safe.
+int strain_tgsigqueue(int pid, int tid, int signal_number, uintptr_t value);
+
 /// Slot `index` of the last dump: 1 when that thread answered, 0 when it did
 /// not, -1 when it had ended before it was asked.
 int strain_dump_slot_read(size_t index, strain_dump_thread *out);

@@ -140,9 +140,6 @@ void strain_exit_like_signal(int signal_number) __attribute__((noreturn));
 /// sigqueue(3) with an int value; 0 or an errno value.
 int strain_sigqueue(int pid, int signal_number, int value);
 
-/// The same, to thread `tid` of process `pid` (rt_tgsigqueueinfo); 0 or an errno value.
-int strain_tgsigqueue(int pid, int tid, int signal_number, int value);
-
 // MARK: - Remote unwinding (strain_ptrace.c; used by the parent)
 
 /// Unwinds thread `tid` of a child this process may ptrace, from outside, with
