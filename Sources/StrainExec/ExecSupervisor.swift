@@ -537,7 +537,9 @@ package struct ExecSupervisor: Sendable {
             let before = Set(probe.dumpFiles(pid: pid))
             // Asked on a thread other than the main one, the probe asks the main thread last
             // (a Ctrl-C during the dump is then the main thread's, as alone: re-trial 33h's NEW-2).
-            if Self.dumpThread(pid: pid, threads: own).map({ strain_tgsigqueue(pid, $0, SIGSYS, UInt(STRAIN_DUMP_REQUEST_VALUE)) }) != 0 {
+            var asked = Self.dumpThread(pid: pid, threads: own)
+            if asked.map({ strain_tgsigqueue(pid, $0, SIGSYS, UInt(STRAIN_DUMP_REQUEST_VALUE)) }) != 0 {
+                asked = nil
                 _ = strain_sigqueue(pid, SIGSYS, STRAIN_DUMP_REQUEST_VALUE)
             }
             let deadline = strain_monotonic_ns() &+ 3_000_000_000
@@ -550,7 +552,15 @@ package struct ExecSupervisor: Sendable {
                 usleep(10_000)
             }
             var ignored = ProbeFolder.Cuts()
-            raw = fresh.last.flatMap { ProbeFolder.readDump($0, cuts: &ignored) }
+            var read = fresh.last.flatMap { ProbeFolder.readDump($0, cuts: &ignored) }
+            // The thread it was asked on shows where it waited as read just before, not "took the
+            // dump request": strain chose it, and it groups with the threads that wait as it does.
+            if let asked, let before = own.first(where: { $0.tid == Int(asked) }),
+               let index = read?.threads.firstIndex(where: { $0.tid == Int(asked) && $0.wait == ProbeFolder.tookRequest }) {
+                read?.threads[index].state = before.state
+                read?.threads[index].wait = before.wait
+            }
+            raw = read
         }
         let taken = byPtrace ? raw : nil
         let dump = raw.map { classifier.dumpBuilder.dump(from: $0) }

@@ -138,13 +138,20 @@ import Testing
         defer { runner.signal(SIGKILL); Self.valgrindProcesses(of: pid).forEach { kill($0, SIGKILL) } }
         // Mid-run: the counted server is up and has served a trial, and another copy runs.
         #expect(await runner.waitForOutput("  2/200]", seconds: 180), "two counted trials ended")
-        #expect(!Self.valgrindProcesses(of: pid).isEmpty, "the counted server runs under valgrind")
+        let counted = Self.valgrindProcesses(of: pid)
+        #expect(!counted.isEmpty, "the counted server runs under valgrind")
         #expect(Self.folders(of: pid).count == 1, "the counted trials' folder is there")
         runner.signal(signal)
         let result = await runner.finish(timeout: 60)
         if signal == SIGTERM { #expect(result.status != 0, "\(result.stderr)") }
         let gone = await eventually(within: 15) { Self.valgrindProcesses(of: pid).isEmpty && Self.folders(of: pid).isEmpty }
         #expect(gone, "left behind: processes \(Self.valgrindProcesses(of: pid)), folders \(Self.folders(of: pid))")
+        // Nor Valgrind's gdbserver FIFOs (vgdb-pipe-…-PID-by-…), which a killed process leaves.
+        let temporary = FileManager.default.temporaryDirectory.path
+        let fifos = ((try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? []).filter { name in
+            name.hasPrefix("vgdb-pipe-") && counted.contains { name.contains("-\($0)-by-") }
+        }
+        #expect(fifos.isEmpty, "left in \(temporary): \(fifos)")
     }
 
     /// A runner killed while its spawned counted trial is still starting under

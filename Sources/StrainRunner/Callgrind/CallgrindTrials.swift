@@ -135,9 +135,11 @@ package struct CallgrindTrials: Sendable {
 
     /// The command that starts a trial under callgrind: the executable, then its arguments.
     /// `instrumented`: the instrumentation on from the start (the counted server, whose
-    /// copies inherit its translations); off until the work starts otherwise.
+    /// copies inherit its translations); off until the work starts otherwise. No gdbserver:
+    /// Valgrind's makes three FIFOs a process in the temporary folder, left there when the
+    /// process is killed (a CI run of Strain's tests left 45).
     package func command(trialArguments: [String], instrumented: Bool = false) -> (executable: String, arguments: [String]) {
-        (valgrind, ["--tool=callgrind", "-q", "--instr-atstart=\(instrumented ? "yes" : "no")", "--collect-atstart=no",
+        (valgrind, ["--tool=callgrind", "-q", "--vgdb=no", "--instr-atstart=\(instrumented ? "yes" : "no")", "--collect-atstart=no",
                     "--callgrind-out-file=\(outputBase)%p", binary] + trialArguments)
     }
 
