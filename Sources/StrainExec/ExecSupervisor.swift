@@ -528,7 +528,10 @@ package struct ExecSupervisor: Sendable {
         // program's threads waits so, its dump is taken with ptrace: the kernel restarts the
         // call after a ptrace stop, and the program never sees it.
         let own = suspicion.processes.first { $0.pid == pid }?.threads ?? suspicion.threads
-        let byPtrace = own.contains(where: \.endsOnASignalHandler)
+        // A program that executed an image without the probe (`--no-follow`) does not catch
+        // SIGSYS, and the dump's request would kill it (re-trial 33i): walked with ptrace too.
+        let probed = OutsideWake.caughtSignals(pid: pid)?.contains(SIGSYS) == true
+        let byPtrace = !probed || own.contains(where: \.endsOnASignalHandler)
         var fresh: [String] = []
         let raw: RawDump?
         if byPtrace {

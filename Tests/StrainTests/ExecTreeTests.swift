@@ -291,6 +291,23 @@ import StrainWire
         #expect(message.contains("mutex first_lock (0x") && message.contains("mutex second_lock (0x"), "by their names in the program: \(message)")
     }
 
+    /// Under `--no-follow`, a shell that executes the program leaves it without the probe,
+    /// so it does not catch SIGSYS, the signal a dump is asked with: --stall killed it at its
+    /// first quiet spell, `crashed(SIGSYS)` (re-trial 33i). It is walked with ptrace instead.
+    @Test func aDeadlockExecutedWithoutTheProbeIsDumpedWithPtraceNotKilled() async throws {
+        let program = try await Self.built.value()
+        let out = ExecTests.folder()
+        let (running, pid, dumped) = try await ExecTests.untilFirstDump(["--no-follow", "--stall", "500ms", "--", "/bin/sh", "-c", "exec \"$0\" deadlock", program], out: out)
+        defer { running.stop() }
+        #expect(dumped, "the watchdog dumped the deadlocked program")
+        #expect(kill(pid, 0) == 0, "the dump did not end the program")
+        kill(pid, SIGKILL)
+        let result = try await running.wait(timeout: 20)
+        #expect(result.termination == .signaled(SIGKILL))
+        let trial = try #require(try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json")).trials.first)
+        #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome): \(trial.outcome.message ?? "")")
+    }
+
     /// A wrapper that starts the program as its child (no exec) waits in wait4 while the
     /// child deadlocks: the watch covers the program's whole tree and names the child.
     @Test func aChildOfAWrapperDeadlockedOnTwoMutexesIsNamedWithItsProcess() async throws {
