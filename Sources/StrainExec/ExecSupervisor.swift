@@ -512,9 +512,8 @@ package struct ExecSupervisor: Sendable {
     static func dumpThread(pid: Int32, threads: [ThreadState]) -> Int32? {
         threads.first { thread in
             guard thread.tid != Int(pid), thread.state == "S",
-                  let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread.tid)/status", encoding: .utf8),
-                  let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigBlk:") }) else { return false }
-            return !OutsideWake.signals(inMask: line.dropFirst("SigBlk:".count).drop { $0 == " " || $0 == "\t" }).contains(SIGSYS)
+                  let blocked = OutsideWake.statusSignals("/proc/\(pid)/task/\(thread.tid)/status", field: "SigBlk:") else { return false }
+            return !blocked.contains(SIGSYS)
         }.map { Int32($0.tid) }
     }
 

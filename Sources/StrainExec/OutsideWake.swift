@@ -43,9 +43,14 @@ struct OutsideWake {
 
     /// The signals process `pid` catches with a handler (`SigCgt` of `/proc/PID/status`), or nil.
     static func caughtSignals(pid: Int32) -> Set<Int32>? {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }) else { return nil }
-        return signals(inMask: line.dropFirst("SigCgt:".count).drop { $0 == " " || $0 == "\t" })
+        statusSignals("/proc/\(pid)/status", field: "SigCgt:")
+    }
+
+    /// The signals of mask `field` (`SigCgt:`, `SigBlk:`) in the status file at `path`, or nil.
+    static func statusSignals(_ path: String, field: String) -> Set<Int32>? {
+        guard let status = try? String(contentsOfFile: path, encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) }) else { return nil }
+        return signals(inMask: line.dropFirst(field.count).drop { $0 == " " || $0 == "\t" })
     }
 
     /// The runtime whose images `maps` (`/proc/PID/maps`) holds, with its own handlers; nil for none known.
