@@ -73,6 +73,8 @@ package struct ExecSupervisor: Sendable {
 
     /// Frames of libdispatch's event manager thread (Linux: epoll), which runs under a worker's frames.
     static let dispatchManagerFrames = ["_dispatch_mgr_thread", "_dispatch_mgr_invoke", "_dispatch_event_loop_drain"]
+    /// The frame every libdispatch worker starts in (Swift concurrency's cooperative threads too).
+    static let dispatchWorkerFrame = "_dispatch_worker_thread"
     /// Frames of the pools the watchdog watches: libdispatch's workers and Swift concurrency's jobs.
     static let poolFrames = ["_dispatch_worker_thread", "_dispatch_root_queue_drain", "_dispatch_lane", "swift_job_run", "runJobInEstablishedExecutorContext", "swift::runJob"]
 
@@ -572,7 +574,14 @@ package struct ExecSupervisor: Sendable {
         let maps = raw.map(\.maps).flatMap { $0.isEmpty ? nil : $0 } ?? Self.maps(pid: pid)
         let object = { (address: UInt64) in classifier.symbolizer.dataObject(at: address, maps: maps) }
         let processes = suspicion.processes.isEmpty ? [(pid: pid, threads: suspicion.threads)] : suspicion.processes
-        if let dump, var verdict = StallWatch.judge(dump, suspicion: suspicion) {
+        let judgement = dump.map { StallWatch.judgement($0, suspicion: suspicion) } ?? .none
+        if judgement == .watchPoolGrowth {
+            // Every Dispatch worker blocked: a deadlock only if the pool does not grow meanwhile.
+            for file in fresh { unlink(file) }
+            watch.waitForPoolGrowth(now: strain_monotonic_ns())
+            return nil
+        }
+        if case .verdict(var verdict) = judgement {
             // A pool's stuck threads may wait on mutexes too: the cycle, when the holders close one.
             let cycle = LockWaits(threads: suspicion.threads, readWord: LockWaits.reader(pid: pid)).waitCycle(threads: suspicion.threads, place: place, object: object)
             if verdict.kind == .deadlocked, cycle == nil,
@@ -581,7 +590,7 @@ package struct ExecSupervisor: Sendable {
                 verdict = Self.outsideEvent(verdict, reason: reason)
             }
             _ = collect(verdict, taken)
-            return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds), cycle, pid, cycle != nil)
+            return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds, verdict: verdict), cycle, pid, cycle != nil)
         }
         // No pool: threads of any program blocked on locks, judged from /proc and the locks themselves,
         // process by process (the program's first: only it answers dumps, which say where a thread waits).
@@ -658,8 +667,11 @@ package struct ExecSupervisor: Sendable {
 
     /// Where thread `tid` waits in `dump`: its innermost frame outside libc and the probe
     /// (the caller of `pthread_mutex_lock`), by name and line.
+    /// None for a thread the dump found running: it left its wait after the watch read it (a
+    /// Ctrl-C during the dump woke it, and it was exiting: re-trial 33i's NEW-4).
     static func place(of tid: Int, in dump: ThreadDump) -> String? {
-        guard let group = dump.groups.first(where: { $0.threads.contains { $0.tid == tid } }) else { return nil }
+        guard let group = dump.groups.first(where: { $0.threads.contains { $0.tid == tid } }),
+              group.threads.contains(where: { $0.tid == tid && ($0.state != "R" || $0.wait != nil) }) else { return nil }
         let frame = group.frames.first { frame in
             guard frame.symbol != nil else { return false }
             let module = frame.moduleName ?? ""

@@ -11,6 +11,20 @@ package struct ExecStallVerdict: Sendable, Hashable {
     /// ending stays its outcome and the record says what it waited on.
     package var kind: TrialOutcome.Kind?
     package var message: String
+    /// The pool's threads and how many of them were blocked, when the verdict is on a pool.
+    package var pool: PoolCount?
+
+    /// A pool's threads when it was judged.
+    package struct PoolCount: Sendable, Hashable {
+        package var threads: Int
+        package var blocked: Int
+    }
+
+    package init(kind: TrialOutcome.Kind?, message: String, pool: PoolCount? = nil) {
+        self.kind = kind
+        self.message = message
+        self.pool = pool
+    }
 
     /// `deadlocked`, `starved`, or `waiting on an outside event`.
     package var name: String { kind?.rawValue ?? Self.outsideEvent }
@@ -54,6 +68,22 @@ struct StallWatch {
     /// cannot show, so the spell was not quiet. (Read at half the spell, it missed a
     /// program woken every 700 ms under a 1 s threshold: re-trial 33c.)
     private var runsAtStart: [Int: UInt64]?
+    /// The threads of the tree at the spell's first sample, and when: a pool thread
+    /// started since then is the pool growing for queued work.
+    private var threadsAtStart: Set<Int> = []
+    private var startReadAt: UInt64 = 0
+    /// Set while a deadlock of blocked Dispatch workers waits to see whether the pool
+    /// grows: no suspicion before then (`waitForPoolGrowth`).
+    private var judgeNotBefore: UInt64 = 0
+
+    /// How long a quiet pool of blocked Dispatch workers is watched for new threads
+    /// before it is called deadlocked: libdispatch starts a worker about once a second
+    /// while work waits on its queue and every worker is blocked (the in-process
+    /// watchdog watches as long).
+    static let poolGrowthWindowSeconds = 2.5
+    /// The most workers libdispatch starts for a global queue's blocked work (measured:
+    /// 300 blocked items on `DispatchQueue.global()`, one more thread a second until then).
+    static let dispatchPoolLimit = 255
 
     init(pid: Int32, thresholdSeconds: Double) {
         self.pid = pid
@@ -68,11 +98,15 @@ struct StallWatch {
         var threads: [ThreadState]
         /// The threads of each process of the program's tree, the program's first.
         var processes: [(pid: Int32, threads: [ThreadState])] = []
+        /// Threads that started during the spell, and how long the spell was watched for them.
+        var startedInSpell: Set<Int> = []
+        var watchedSeconds: Double = 0
 
-        func report(thresholdSeconds: Double) -> StallReport {
+        /// The stall's figures; a pool's threads, and how many of them are blocked, when the verdict counted them.
+        func report(thresholdSeconds: Double, verdict: ExecStallVerdict? = nil) -> StallReport {
             StallReport(thresholdSeconds: thresholdSeconds, silentSeconds: silentSeconds, reportedAfterSeconds: silentSeconds,
-                        queued: 0, started: 0, finished: 0, threadsInWork: 0,
-                        threadsInUntimedWait: threads.filter(\.isInUntimedWait).count)
+                        queued: 0, started: 0, finished: 0, threadsInWork: verdict?.pool?.threads ?? 0,
+                        threadsInUntimedWait: verdict?.pool?.blocked ?? threads.filter(\.isInUntimedWait).count)
         }
     }
 
@@ -94,11 +128,17 @@ struct StallWatch {
             lastCPUTicks = ticks
             quietSince = now
             runsAtStart = nil
+            judgeNotBefore = 0
             return nil
         }
         let silent = Double(now &- quietSince) / 1e9
-        if runsAtStart == nil { runsAtStart = Self.runs(of: tree) }
-        guard silent >= patienceSeconds else { return nil }
+        if runsAtStart == nil {
+            let runs = Self.runs(of: tree)
+            runsAtStart = runs
+            threadsAtStart = Set(runs.keys)
+            startReadAt = now
+        }
+        guard silent >= patienceSeconds, now >= judgeNotBefore else { return nil }
         // Read afresh: a worker started since the last read may be what the program waits for.
         tree = Self.tree(of: pid)
         treeReadAt = now
@@ -121,10 +161,22 @@ struct StallWatch {
             }) {
                 quietSince = now
                 runsAtStart = nil
+                judgeNotBefore = 0
                 return nil
             }
         }
-        return Suspicion(silentSeconds: silent, threads: threads, processes: processes)
+        return Suspicion(silentSeconds: silent, threads: threads, processes: processes,
+                         startedInSpell: Set(threads.map(\.tid)).subtracting(threadsAtStart),
+                         watchedSeconds: Double(now &- startReadAt) / 1e9)
+    }
+
+    /// A dump found every Dispatch worker blocked and the pool has not grown yet: ask
+    /// again once the spell has been watched for `poolGrowthWindowSeconds`, the same
+    /// spell (the dump's own CPU time and wake-ups are not the program's).
+    mutating func waitForPoolGrowth(now: UInt64) {
+        lastCPUTicks = tree.reduce(0) { $0 + (Self.cpuTicks(pid: $1) ?? 0) }
+        runsAtStart = Self.runs(of: tree)
+        judgeNotBefore = max(now, startReadAt &+ UInt64(Self.poolGrowthWindowSeconds * 1e9))
     }
 
     /// How often the scheduler has run each thread of `processes` (the third field of
@@ -174,6 +226,7 @@ struct StallWatch {
     mutating func restart(now: UInt64, threads: [ThreadState]) {
         quietSince = now
         runsAtStart = nil
+        judgeNotBefore = 0
         clearedAtTicks = lastCPUTicks
         clearedThreads = Self.signature(threads)
         patienceSeconds = min(patienceSeconds * 2, 3600)
@@ -184,12 +237,29 @@ struct StallWatch {
         Dictionary(threads.map { ($0.tid, $0.state + " " + ($0.wait ?? "")) }, uniquingKeysWith: { first, _ in first })
     }
 
+    /// What a dump says about the pools: a verdict, nothing stuck, or too soon to tell.
+    enum Judgement: Equatable {
+        case verdict(ExecStallVerdict)
+        case none
+        /// Every Dispatch worker is blocked and the pool has not grown, but the spell
+        /// was watched too short to know it will not: ask again later.
+        case watchPoolGrowth
+    }
+
     /// The verdict on the pools from a dump taken when the program was suspected.
     static func judge(_ dump: ThreadDump, suspicion: Suspicion) -> ExecStallVerdict? {
+        if case .verdict(let verdict) = judgement(dump, suspicion: suspicion) { return verdict }
+        return nil
+    }
+
+    /// The verdict on the pools, or why there is none yet.
+    static func judgement(_ dump: ThreadDump, suspicion: Suspicion) -> Judgement {
         // The waits as read just before the dump: the thread that took the dump
         // request shows only that it was answering.
         let waits = Dictionary(suspicion.threads.map { ($0.tid, $0.wait) }, uniquingKeysWith: { first, _ in first })
         var stuckPool = 0, idlePool = 0, others = 0, stuckOthers = 0
+        // Blocked Dispatch workers, and those of them that started during the spell.
+        var stuckWorkers = 0, newStuckWorkers = 0
         for group in dump.groups {
             // libdispatch's event manager (its epoll loop) runs on a worker thread but takes no
             // queued work: neither a pool thread nor one that could wake another's wait.
@@ -202,10 +272,16 @@ struct StallWatch {
                 guard let symbol = frame.symbol else { return false }
                 return ExecSupervisor.poolFrames.contains { symbol.contains($0) }
             }
+            let isWorker = group.frames.contains { $0.symbol?.contains(ExecSupervisor.dispatchWorkerFrame) == true }
             for thread in group.threads {
                 let stuck = ThreadState.isUntimedWait(waits[thread.tid] ?? thread.wait)
                 switch (isPool, stuck) {
-                case (true, true): stuckPool += 1
+                case (true, true):
+                    stuckPool += 1
+                    if isWorker {
+                        stuckWorkers += 1
+                        newStuckWorkers += suspicion.startedInSpell.contains(thread.tid) ? 1 : 0
+                    }
                 case (true, false): idlePool += 1
                 case (false, let stuck):
                     others += 1
@@ -213,20 +289,40 @@ struct StallWatch {
                 }
             }
         }
-        guard stuckPool > 0 else { return nil }
+        guard stuckPool > 0 else { return .none }
         let quiet = DurationText.format(suspicion.silentSeconds)
+        let count = ExecStallVerdict.PoolCount(threads: stuckPool + idlePool, blocked: stuckPool)
+        if stuckOthers == others, idlePool == 0, stuckWorkers > 0 {
+            // Every thread waits, but libdispatch starts a worker for queued work about once a
+            // second while every worker is blocked: a pool that grew in the spell has work queued
+            // that its threads cannot reach (re-trial 33i: 300 blocked items, called deadlocked).
+            if newStuckWorkers > 0 {
+                let all = stuckPool == 1 ? "the only pool thread waits" : "all \(stuckPool) pool threads wait"
+                let started = newStuckWorkers == stuckPool ? (stuckPool == 1 ? "it" : "all of them") : "\(newStuckWorkers) of them"
+                return .verdict(ExecStallVerdict(kind: .starved, message: "no CPU time for \(quiet); \(all) with no timeout under dispatch frames, "
+                    + "\(started) started in the last \(DurationText.format(suspicion.watchedSeconds)), so work is queued to a pool whose threads "
+                    + "all block (libdispatch adds one a second, up to \(dispatchPoolLimit))", pool: count))
+            }
+            if stuckWorkers >= dispatchPoolLimit {
+                return .verdict(ExecStallVerdict(kind: .starved, message: "no CPU time for \(quiet); all \(stuckPool) pool threads wait with no timeout under dispatch frames: "
+                    + "libdispatch's limit, so work queued to the pool cannot start", pool: count))
+            }
+            if suspicion.watchedSeconds < poolGrowthWindowSeconds { return .watchPoolGrowth }
+        }
         if stuckOthers == others {
             // An idle worker waits with a timeout for work it will never get here.
             let pool = counted(stuckPool, "pool thread") + " under dispatch or concurrency frames"
             let waiting = others == 0 ? pool + (stuckPool == 1 ? " waits" : " wait") : pool + " and every other thread (\(others)) wait"
-            return ExecStallVerdict(kind: .deadlocked, message: "no CPU time for \(quiet); \(waiting) with no timeout: none can wake another")
+            return .verdict(ExecStallVerdict(kind: .deadlocked, message: "no CPU time for \(quiet); \(waiting) with no timeout: none can wake another",
+                                             pool: count))
         }
         if idlePool == 0 {
-            let pool = stuckPool == 1 ? "the only pool thread waits" : "all \(stuckPool) pool threads wait"
+            let all = stuckPool == 1 ? "the only pool thread waits" : "all \(stuckPool) pool threads wait"
             let rest = counted(others - stuckOthers, "other thread") + (others - stuckOthers == 1 ? " waits" : " wait")
-            return ExecStallVerdict(kind: .starved, message: "no CPU time for \(quiet); \(pool) with no timeout under dispatch or concurrency frames, so work queued to the pool cannot start (\(rest) with a timeout or sleep)")
+            return .verdict(ExecStallVerdict(kind: .starved, message: "no CPU time for \(quiet); \(all) with no timeout under dispatch or concurrency frames, so work queued to the pool cannot start (\(rest) with a timeout or sleep)",
+                                             pool: count))
         }
-        return nil
+        return .none
     }
 
     /// utime + stime of the whole process, in clock ticks (`/proc/PID/stat`); with

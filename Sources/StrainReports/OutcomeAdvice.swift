@@ -93,8 +93,7 @@ package enum OutcomeAdvice {
     static func starvedAdvice(_ trial: TrialRecord) -> String {
         let fix = "don't block pool threads (await, or a completion, instead of waiting), move blocking work to threads of its own, or size the pool for it."
         guard let stall = trial.stall else { return "Work waited while the pool's threads made no progress: " + fix }
-        // Threads in a wait with no timeout, else the items started and not finished (a
-        // semaphore's timed wait is a wait all the same).
+        // Threads in a wait with no timeout, else the items started and not finished (a semaphore's timed wait is a wait all the same).
         let blocked = stall.threadsInUntimedWait > 0 ? stall.threadsInUntimedWait : max(0, stall.started - stall.finished)
         let waiting = max(0, stall.queued - stall.started)
         let pool = "\(blocked) blocked item\(blocked == 1 ? "" : "s") filled a pool of \(stall.threadsInWork)"
@@ -140,11 +139,12 @@ package enum OutcomeAdvice {
             + "(always \(held.sorted().first ?? "the first") first), or hold only one at a time."
     }
 
-    /// `2 threads waited in futex wait ← closure #1 in lockOrderDeadlock() ← …`, or `1 thread was
-    /// running in static FaultScenario.fail…` for busy threads: the dump's group that held the work, else one in the code
-    /// under test, else one that did not take the dump request (a program's main thread in `join`, re-trial 35l), as advice names it.
+    /// `2 threads waited in futex wait ← closure #1 in lockOrderDeadlock() ← …`, or `1 thread was running in static
+    /// FaultScenario.fail…` for busy threads: the dump's group that held the work, else one in the code under test, else
+    /// one that did not take the dump request (a program's main thread in `join`, re-trial 35l), as advice names it.
     static func topGroup(_ trial: TrialRecord) -> String? {
-        guard let groups = trial.dump?.groups, let group = groups.first(where: \.inWork) ?? groups.first(where: waitsInCodeUnderTest)
+        // A deadlock's running threads ran after its evidence was read (woken by a Ctrl-C during the dump: re-trial 33i's NEW-4).
+        guard let groups = trial.dump?.groups.filter({ trial.outcome.kind != .deadlocked || !$0.summary.hasPrefix("running") }), let group = groups.first(where: \.inWork) ?? groups.first(where: waitsInCodeUnderTest)
             ?? groups.first(where: { !$0.summary.hasPrefix("took the dump request") }) ?? groups.first else { return nil }
         let threads = "\(group.count) thread\(group.count == 1 ? "" : "s")"
         // A busy thread is not waiting: its summary starts with `running`, not a wait.

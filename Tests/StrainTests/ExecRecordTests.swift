@@ -73,8 +73,10 @@ struct ExecRecordTests {
                     frames: symbols.enumerated().map { Frame(address: UInt64($0.offset), symbol: $0.element) })
     }
 
-    static func suspicion(_ waits: [Int: String?]) -> StallWatch.Suspicion {
-        StallWatch.Suspicion(silentSeconds: 2, threads: waits.map { ThreadState(tid: $0.key, name: "t", state: "S", syscall: nil, arguments: []) })
+    /// A spell watched long enough to see a Dispatch pool grow (`poolGrowthWindowSeconds`), unless `watched` says otherwise.
+    static func suspicion(_ waits: [Int: String?], started: Set<Int> = [], watched: Double = 3) -> StallWatch.Suspicion {
+        StallWatch.Suspicion(silentSeconds: 2, threads: waits.map { ThreadState(tid: $0.key, name: "t", state: "S", syscall: nil, arguments: []) },
+                             startedInSpell: started, watchedSeconds: watched)
     }
 
     static func dump(_ groups: [ThreadGroup]) -> ThreadDump {
@@ -122,6 +124,53 @@ struct ExecRecordTests {
             // The quiet time as every page writes a time: `2.00 s`, not `2.00s`.
             #expect(message.contains(/no CPU time for \d+\.\d\d s;/), "\(message)")
         }
+    }
+
+    /// libdispatch starts a worker about once a second while work is queued and every
+    /// worker is blocked: a pool that grew during the quiet spell is starved, though
+    /// every thread waits with no timeout as in a deadlock (re-trial 33i's NEW-2).
+    @Test func aBlockedDispatchPoolThatGrewDuringTheSpellIsStarvedNotDeadlocked() throws {
+        let groups = [
+            Self.group([2, 3, 4], wait: "futex wait", symbols: ["DispatchSemaphore.wait()", "_dispatch_call_block_and_release", "_dispatch_worker_thread"]),
+            Self.group([1], wait: "futex wait", symbols: ["DispatchSemaphore.wait()", "main"]),
+            Self.group([5], wait: "epoll wait", symbols: ["epoll_wait", "_dispatch_event_loop_drain", "_dispatch_mgr_thread", "_dispatch_worker_thread"]),
+        ]
+        let grown = try #require(StallWatch.judge(Self.dump(groups), suspicion: Self.suspicion([:], started: [4], watched: 1.9)))
+        #expect(grown.kind == .starved, "\(grown.message)")
+        #expect(grown.message.contains("all 3 pool threads wait with no timeout under dispatch frames, 1 of them started in the last 1.90 s"), "\(grown.message)")
+        #expect(grown.pool == ExecStallVerdict.PoolCount(threads: 3, blocked: 3))
+        // Not grown yet, and watched too short to know it will not: asked again later.
+        #expect(StallWatch.judgement(Self.dump(groups), suspicion: Self.suspicion([:], watched: 1.9)) == .watchPoolGrowth)
+        // Watched long enough without a new worker: nothing queued wakes them.
+        let still = try #require(StallWatch.judge(Self.dump(groups), suspicion: Self.suspicion([:], watched: 2.6)))
+        #expect(still.kind == .deadlocked, "\(still.message)")
+        // A new thread that is not a Dispatch worker is not the pool growing.
+        let other = [Self.group([2, 3], wait: "futex wait", symbols: ["DispatchSemaphore.wait()", "_dispatch_worker_thread"]),
+                     Self.group([1, 6], wait: "futex wait", symbols: ["pthread_cond_wait", "main"])]
+        #expect(StallWatch.judge(Self.dump(other), suspicion: Self.suspicion([:], started: [6], watched: 2.6))?.kind == .deadlocked)
+    }
+
+    @Test func aDispatchPoolAtLibdispatchsLimitWithEveryWorkerBlockedIsStarved() throws {
+        let limit = StallWatch.dispatchPoolLimit
+        let dump = Self.dump([
+            Self.group(Array(2..<(2 + limit)), wait: "futex wait", symbols: ["DispatchSemaphore.wait()", "_dispatch_worker_thread"]),
+            Self.group([1], wait: "futex wait", symbols: ["DispatchSemaphore.wait()", "main"]),
+        ])
+        let verdict = try #require(StallWatch.judge(dump, suspicion: Self.suspicion([:], watched: 0.5)))
+        #expect(verdict.kind == .starved, "\(verdict.message)")
+        #expect(verdict.message.contains("libdispatch's limit"), "\(verdict.message)")
+    }
+
+    /// Where a thread waits, for a verdict's message: not where the dump found it running,
+    /// which it reached after the watch read its wait (a Ctrl-C during the dump woke it, and
+    /// it named "_PyTime_AsMicroseconds" as the place a Python thread waited: re-trial 33i's NEW-4).
+    @Test func aThreadTheDumpFoundRunningHasNoPlaceOfWaiting() {
+        let waiting = Self.group([1], wait: "futex wait", symbols: ["take_b", "main"])
+        var running = Self.group([2], wait: nil, symbols: ["_PyTime_AsMicroseconds", "worker"])
+        running.threads[0].state = "R"
+        let dump = Self.dump([waiting, running])
+        #expect(ExecSupervisor.place(of: 1, in: dump) == "take_b")
+        #expect(ExecSupervisor.place(of: 2, in: dump) == nil)
     }
 
     @Test func aPoolWithAnIdleWorkerAndASleepingMainIsNotCalled() {

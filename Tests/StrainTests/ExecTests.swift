@@ -227,9 +227,24 @@ import Testing
         #expect(result.stderr.contains("deadlocked"), "\(result.stderr)")
     }
 
+    /// Every thread waits with no timeout, as in a deadlock, but libdispatch keeps
+    /// starting workers for the blocks still queued, each of which blocks in turn: a
+    /// starved pool (re-trial 33i's NEW-2: it was called deadlocked).
+    @Test func theStallWatchdogCallsAGCDPoolThatKeepsStartingWorkersThatBlockStarved() async throws {
+        let (_, trial, _) = try await Self.stalled("gcd-starve")
+        #expect(trial.outcome.kind == .starved, "\(trial.outcome)")
+        #expect(trial.outcome.message?.contains(/started in the last [\d.]+ m?s, so work is queued to a pool whose threads all block/) == true, "\(trial.outcome.message ?? "")")
+        let stall = try #require(trial.stall)
+        #expect(stall.threadsInWork >= 3 && stall.threadsInUntimedWait == stall.threadsInWork, "\(stall)")
+    }
+
     @Test func theStallWatchdogCallsABlockedCooperativePoolStarved() async throws {
         let (_, trial, _) = try await Self.stalled("task-starve")
         #expect(trial.outcome.kind == .starved, "\(trial.outcome)")
+        // The pool's own figures, which the advice reads ("2 blocked items filled a pool of 2";
+        // re-trial 33i's NEW-5: "3 … of 0").
+        #expect(trial.stall?.threadsInWork == ProcessInfo.processInfo.activeProcessorCount, "\(String(describing: trial.stall))")
+        #expect(trial.stall?.threadsInUntimedWait == ProcessInfo.processInfo.activeProcessorCount, "\(String(describing: trial.stall))")
         let dump = try #require(trial.dump)
         let cores = ProcessInfo.processInfo.activeProcessorCount
         #expect(dump.groups.contains { $0.count == cores && $0.frames.contains { $0.symbol == "swift_job_run" } }, "\(dump.groups.map(\.summary))")

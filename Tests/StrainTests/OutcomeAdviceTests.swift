@@ -231,6 +231,23 @@ extension OutcomeAdviceTests {
         trial.dump = Self.dump([main])
         #expect(OutcomeAdvice.text(for: trial).contains("(among them, 1 thread waited in __pthread_clockjoin_ex"))
     }
+
+    /// A deadlock's dump in which a thread runs: a Ctrl-C during the dump woke it, and it was
+    /// exiting. The advice names a group that waits, not where the exit ran; it said "among
+    /// them, 1 thread was running in _dl_call_fini" (re-trial 33i's NEW-4).
+    @Test func aDeadlocksAdviceNamesThreadsThatWaitNotOneTheDumpFoundRunning() {
+        var trial = Self.trial(.deadlocked, index: 0)
+        let thread = DumpedThread(tid: 4241, name: "intrn", state: "R", wait: nil, viaPtrace: false)
+        let exiting = ThreadGroup(count: 1, summary: "running ← _dl_call_fini ← exit", inWork: false, threads: [thread],
+                                  frames: [Self.frame("_dl_call_fini", "/home/team/intrn/src/main.c")])
+        let waiting = ThreadGroup(count: 2, summary: "futex wait ← idle ← start_thread", inWork: false, threads: [thread, thread], frames: [])
+        trial.dump = Self.dump([exiting, waiting])
+        let advice = OutcomeAdvice.text(for: trial)
+        #expect(advice.contains("(among them, 2 threads waited in futex wait ← idle ← start_thread)") && !advice.contains("_dl_call_fini"), "\(advice)")
+        // A stall that is not a deadlock still names a busy thread as busy.
+        trial.outcome.kind = .timedOut
+        #expect(OutcomeAdvice.text(for: trial).contains("_dl_call_fini"), "\(OutcomeAdvice.text(for: trial))")
+    }
 }
 
 /// The built-in reentrant-guard scenario for real: its advice, in every view, is about re-entry.

@@ -50,6 +50,12 @@ import Testing
         #expect(!state(230, [1, 0, 0x7ffd_1000, 0, 0, 0]).isInUntimedWait)
         #expect(state(232, [3, 0x7f00, 16, 0xffff_ffff_ffff_ffff, 0, 0]).wait == "epoll wait")
         #expect(state(nil, [], state: "R").wait == nil)
+        // rt_sigsuspend, where dispatch_main parks the main thread: named (it read
+        // "syscall 130"), and not a block that could make a verdict of its own.
+        #if arch(x86_64)
+        #expect(state(130, [0x7ffd_1000, 8, 0, 0, 0, 0]).wait == "sigsuspend")
+        #expect(!state(130, [0x7ffd_1000, 8, 0, 0, 0, 0]).isInUntimedWait)
+        #endif
     }
 
     @Test func thisProcessesThreadsReadFromProcIncludingOneBlockedInASemaphore() async throws {

@@ -75,7 +75,10 @@ package struct ThreadState: Sendable, Hashable {
     /// reader does not know are not: a deadlock verdict needs to be sure.
     package static func isUntimedWait(_ wait: String?) -> Bool {
         guard let wait else { return false }
-        return !wait.hasSuffix("(timed)") && !wait.hasPrefix("sleep") && !wait.hasPrefix("syscall ") && wait != "futex"
+        // `sigsuspend` (where `dispatch_main` parks the main thread of a Dispatch or async
+        // Swift program) waits for a signal only: it is not counted as blocked, so the
+        // verdict on such a program is the pool's.
+        return !wait.hasSuffix("(timed)") && !wait.hasPrefix("sleep") && !wait.hasPrefix("syscall ") && wait != "futex" && wait != "sigsuspend"
     }
 
     /// Whether a signal handler run on this thread would end its wait with EINTR whatever
@@ -96,10 +99,10 @@ package struct ThreadState: Sendable, Hashable {
     enum Call {
         #if arch(arm64)
         static let read = 63, futex = 98, nanosleep = 101, clockNanosleep = 115, epollWait = -1, epollPwait = 22
-        static let poll = -1, ppoll = 73, pause = -1, wait4 = 260, select = -1, pselect = 72, sigtimedwait = 137
+        static let poll = -1, ppoll = 73, pause = -1, wait4 = 260, select = -1, pselect = 72, sigtimedwait = 137, sigsuspend = 133
         #else
         static let read = 0, futex = 202, nanosleep = 35, clockNanosleep = 230, epollWait = 232, epollPwait = 281
-        static let poll = 7, ppoll = 271, pause = 34, wait4 = 61, select = 23, pselect = 270, sigtimedwait = 128
+        static let poll = 7, ppoll = 271, pause = 34, wait4 = 61, select = 23, pselect = 270, sigtimedwait = 128, sigsuspend = 130
         #endif
     }
 
@@ -124,6 +127,7 @@ package struct ThreadState: Sendable, Hashable {
         case Call.nanosleep, Call.clockNanosleep: return "sleep (nanosleep)"
         case Call.select, Call.pselect: return argument(4) == 0 ? "select" : "select (timed)"
         case Call.sigtimedwait: return argument(2) == 0 ? "sigtimedwait" : "sigtimedwait (timed)"
+        case Call.sigsuspend: return "sigsuspend"
         default: return "syscall \(syscall)"
         }
     }

@@ -1,5 +1,5 @@
 // A Swift program for `strain exec`'s end-to-end tests (ExecTests): overflows
-// its stack on the thread kind its first argument names, deadlocks its GCD
+// its stack on the thread kind its first argument names, deadlocks or starves its GCD
 // pool, starves Swift concurrency's pool or needs many GCD workers at once. It knows nothing of Strain; without it, each overflow dies with status
 // 139 and, for every kind but main, no output at all.
 import Dispatch
@@ -44,6 +44,26 @@ case "gcd-deadlock":
     print("ready \(getpid())")
     fflush(stdout)
     group.wait()
+case "gcd-starve":
+    // 300 blocks on the global queue: all but the last wait for a semaphore only the
+    // last signals, and libdispatch gives the last a thread only after 299 others
+    // (one more a second while every worker is blocked, up to 255): a starved pool.
+    let count = 300
+    let release = DispatchSemaphore(value: 0)
+    let done = DispatchSemaphore(value: 0)
+    for index in 0..<count {
+        DispatchQueue.global().async {
+            if index == count - 1 {
+                for _ in 1..<count { release.signal() }
+                done.signal()
+            } else {
+                release.wait()
+            }
+        }
+    }
+    print("ready \(getpid())")
+    fflush(stdout)
+    done.wait()
 case "task-starve":
     // As many tasks as the cooperative pool has threads block on a semaphore; the
     // next task never runs; main sleeps (a wait with a timeout).
@@ -92,6 +112,6 @@ case "precondition":
     precondition(CommandLine.arguments.count > 5, "the message an -O build drops")
     print("passed")
 default:
-    FileHandle.standardError.write(Data("usage: overflow main|thread|gcd|task|gcd-deadlock|task-starve|gcd-wide|index-out-of-range|multi-line-fatal|precondition\n".utf8))
+    FileHandle.standardError.write(Data("usage: overflow main|thread|gcd|task|gcd-deadlock|gcd-starve|task-starve|gcd-wide|index-out-of-range|multi-line-fatal|precondition\n".utf8))
     exit(64)
 }
