@@ -75,8 +75,10 @@ package struct ExecSupervisor: Sendable {
     static let dispatchManagerFrames = ["_dispatch_mgr_thread", "_dispatch_mgr_invoke", "_dispatch_event_loop_drain"]
     /// The frame every libdispatch worker starts in (Swift concurrency's cooperative threads too).
     static let dispatchWorkerFrame = "_dispatch_worker_thread"
+    /// Frames of Swift concurrency's jobs (the pool frames that are not libdispatch's).
+    static let jobFrames = ["swift_job_run", "runJobInEstablishedExecutorContext", "swift::runJob"]
     /// Frames of the pools the watchdog watches: libdispatch's workers and Swift concurrency's jobs.
-    static let poolFrames = ["_dispatch_worker_thread", "_dispatch_root_queue_drain", "_dispatch_lane", "swift_job_run", "runJobInEstablishedExecutorContext", "swift::runJob"]
+    static let poolFrames = ["_dispatch_worker_thread", "_dispatch_root_queue_drain", "_dispatch_lane"] + jobFrames
 
     package init(probeLibrary: String, symbolizer: Symbolizer = Symbolizer()) {
         self.probeLibrary = probeLibrary
@@ -578,12 +580,16 @@ package struct ExecSupervisor: Sendable {
         if judgement == .watchPoolGrowth {
             // Every Dispatch worker blocked: a deadlock only if the pool does not grow meanwhile.
             for file in fresh { unlink(file) }
-            watch.waitForPoolGrowth(now: strain_monotonic_ns())
+            watch.waitForPoolGrowth(before: suspicion.threads, clock: { strain_monotonic_ns() })
             return nil
         }
         if case .verdict(var verdict) = judgement {
             // A pool's stuck threads may wait on mutexes too: the cycle, when the holders close one.
             let cycle = LockWaits(threads: suspicion.threads, readWord: LockWaits.reader(pid: pid)).waitCycle(threads: suspicion.threads, place: place, object: object)
+            // A named cycle is a deadlock whatever the pool did meanwhile (a block that came late and waits on it).
+            if let cycle, verdict.kind == .starved {
+                verdict = LockWaits.cycleVerdict(cycle, silentSeconds: suspicion.silentSeconds, pool: verdict.pool)
+            }
             if verdict.kind == .deadlocked, cycle == nil,
                let reason = OutsideWake.reason(pid: pid, caught: OutsideWake.caughtSignals(pid: pid), maps: maps,
                                                   notes: OutsideWake.handlerNotes(pid: pid, folder: probe.path), processes: processes) {

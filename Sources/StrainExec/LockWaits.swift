@@ -14,8 +14,7 @@ extension LockWaits {
         let quiet = DurationText.format(silentSeconds)
         func thread(_ tid: Int) -> String { Self.name(tid, threads: threads, place: place) }
         if let cycle = locks.waitCycle(threads: threads, place: place, object: object) {
-            let message = "no CPU time for \(quiet); \(cycle.links.count) threads wait on each other's mutexes with no timeout: " + cycle.description
-            return (ExecStallVerdict(kind: .deadlocked, message: message), cycle)
+            return (cycleVerdict(cycle, silentSeconds: silentSeconds), cycle)
         }
         if !threads.isEmpty, locks.waits.count == threads.count {
             let message = "no CPU time for \(quiet); every thread (\(threads.count)) waits on a lock or condition with no timeout, so none is left to wake another"
@@ -23,5 +22,11 @@ extension LockWaits {
             return (ExecStallVerdict(kind: .deadlocked, message: message), nil)
         }
         return nil
+    }
+
+    /// `deadlocked` for threads that wait on each other's mutexes: no signal or other process breaks the cycle.
+    static func cycleVerdict(_ cycle: WaitCycle, silentSeconds: Double, pool: ExecStallVerdict.PoolCount? = nil) -> ExecStallVerdict {
+        let message = "no CPU time for \(DurationText.format(silentSeconds)); \(cycle.links.count) threads wait on each other's mutexes with no timeout: " + cycle.description
+        return ExecStallVerdict(kind: .deadlocked, message: message, pool: pool)
     }
 }

@@ -75,6 +75,10 @@ struct StallWatch {
     /// Set while a deadlock of blocked Dispatch workers waits to see whether the pool
     /// grows: no suspicion before then (`waitForPoolGrowth`).
     private var judgeNotBefore: UInt64 = 0
+    /// The threads when the pool's growth began to be watched, when, and the CPU time then:
+    /// kept when a wake-up after the dump restarts the quiet spell, so the watch ends at the
+    /// window's end whatever the dump stirred; dropped when the program works (100 ms of CPU).
+    private var growthBaseline: (threads: Set<Int>, at: UInt64, ticks: Int)?
 
     /// How long a quiet pool of blocked Dispatch workers is watched for new threads
     /// before it is called deadlocked: libdispatch starts a worker about once a second
@@ -125,6 +129,7 @@ struct StallWatch {
         // scheduler ran each thread that waits with no timeout (`runs(of:)`, below).
         let ticks = tree.reduce(0) { $0 + (Self.cpuTicks(pid: $1) ?? 0) }
         if ticks != lastCPUTicks || quietSince == 0 {
+            if let baseline = growthBaseline, abs(ticks - baseline.ticks) > 10 { growthBaseline = nil }
             lastCPUTicks = ticks
             quietSince = now
             runsAtStart = nil
@@ -165,18 +170,33 @@ struct StallWatch {
                 return nil
             }
         }
+        let baseline = growthBaseline ?? (threads: threadsAtStart, at: startReadAt, ticks: 0)
         return Suspicion(silentSeconds: silent, threads: threads, processes: processes,
-                         startedInSpell: Set(threads.map(\.tid)).subtracting(threadsAtStart),
-                         watchedSeconds: Double(now &- startReadAt) / 1e9)
+                         startedInSpell: Set(threads.map(\.tid)).subtracting(baseline.threads),
+                         watchedSeconds: Double(now &- baseline.at) / 1e9)
     }
 
     /// A dump found every Dispatch worker blocked and the pool has not grown yet: ask
-    /// again once the spell has been watched for `poolGrowthWindowSeconds`, the same
-    /// spell (the dump's own CPU time and wake-ups are not the program's).
-    mutating func waitForPoolGrowth(now: UInt64) {
-        lastCPUTicks = tree.reduce(0) { $0 + (Self.cpuTicks(pid: $1) ?? 0) }
+    /// again once the pool has been watched for `poolGrowthWindowSeconds` since the
+    /// spell's start. The dump's own CPU time and wake-ups are not the program's: the
+    /// watch waits (at most 300 ms) until the threads `before` it are back in their
+    /// waits, and reads the CPU time and runs afresh then.
+    mutating func waitForPoolGrowth(before: [ThreadState], clock: () -> UInt64) {
+        let expected = Self.signature(before)
+        let deadline = clock() &+ 300_000_000
+        while clock() < deadline {
+            let now = Self.signature(tree.flatMap { process in
+                ThreadState.tids(pid: String(process)).compactMap { ThreadState.read(pid: String(process), tid: $0) }
+            })
+            if expected.allSatisfy({ now[$0.key] == $0.value }) { break }
+            usleep(5_000)
+        }
+        let ticks = tree.reduce(0) { $0 + (Self.cpuTicks(pid: $1) ?? 0) }
+        lastCPUTicks = ticks
         runsAtStart = Self.runs(of: tree)
-        judgeNotBefore = max(now, startReadAt &+ UInt64(Self.poolGrowthWindowSeconds * 1e9))
+        let baseline = growthBaseline ?? (threads: threadsAtStart, at: startReadAt, ticks: ticks)
+        growthBaseline = baseline
+        judgeNotBefore = max(clock(), baseline.at &+ UInt64(Self.poolGrowthWindowSeconds * 1e9))
     }
 
     /// How often the scheduler has run each thread of `processes` (the third field of
@@ -227,6 +247,7 @@ struct StallWatch {
         quietSince = now
         runsAtStart = nil
         judgeNotBefore = 0
+        growthBaseline = nil
         clearedAtTicks = lastCPUTicks
         clearedThreads = Self.signature(threads)
         patienceSeconds = min(patienceSeconds * 2, 3600)
@@ -257,8 +278,8 @@ struct StallWatch {
         // The waits as read just before the dump: the thread that took the dump
         // request shows only that it was answering.
         let waits = Dictionary(suspicion.threads.map { ($0.tid, $0.wait) }, uniquingKeysWith: { first, _ in first })
-        var stuckPool = 0, idlePool = 0, others = 0, stuckOthers = 0
-        // Blocked Dispatch workers, and those of them that started during the spell.
+        var stuckPool = 0, idlePool = 0, others = 0, stuckOthers = 0, parked = 0
+        // Blocked libdispatch workers, and those of them that started during the spell.
         var stuckWorkers = 0, newStuckWorkers = 0
         for group in dump.groups {
             // libdispatch's event manager (its epoll loop) runs on a worker thread but takes no
@@ -272,7 +293,9 @@ struct StallWatch {
                 guard let symbol = frame.symbol else { return false }
                 return ExecSupervisor.poolFrames.contains { symbol.contains($0) }
             }
+            // libdispatch's own workers; not Swift concurrency's, whose pool is as wide as the cores and never grows.
             let isWorker = group.frames.contains { $0.symbol?.contains(ExecSupervisor.dispatchWorkerFrame) == true }
+                && !group.frames.contains { frame in ExecSupervisor.jobFrames.contains { frame.symbol?.contains($0) == true } }
             for thread in group.threads {
                 let stuck = ThreadState.isUntimedWait(waits[thread.tid] ?? thread.wait)
                 switch (isPool, stuck) {
@@ -283,6 +306,9 @@ struct StallWatch {
                         newStuckWorkers += suspicion.startedInSpell.contains(thread.tid) ? 1 : 0
                     }
                 case (true, false): idlePool += 1
+                case (false, _) where (waits[thread.tid] ?? thread.wait) == "sigsuspend":
+                    // Parked for good (`dispatch_main`): it runs only signal handlers.
+                    parked += 1
                 case (false, let stuck):
                     others += 1
                     stuckOthers += stuck ? 1 : 0
@@ -292,13 +318,14 @@ struct StallWatch {
         guard stuckPool > 0 else { return .none }
         let quiet = DurationText.format(suspicion.silentSeconds)
         let count = ExecStallVerdict.PoolCount(threads: stuckPool + idlePool, blocked: stuckPool)
-        if stuckOthers == others, idlePool == 0, stuckWorkers > 0 {
-            // Every thread waits, but libdispatch starts a worker for queued work about once a
-            // second while every worker is blocked: a pool that grew in the spell has work queued
-            // that its threads cannot reach (re-trial 33i: 300 blocked items, called deadlocked).
-            if newStuckWorkers > 0 {
-                let all = stuckPool == 1 ? "the only pool thread waits" : "all \(stuckPool) pool threads wait"
-                let started = newStuckWorkers == stuckPool ? (stuckPool == 1 ? "it" : "all of them") : "\(newStuckWorkers) of them"
+        if idlePool == 0, stuckWorkers > 0, stuckWorkers == stuckPool {
+            // Every libdispatch worker blocked: libdispatch starts another about once a second
+            // while work waits on its queue, so a pool that keeps growing has work queued that
+            // its threads cannot reach (re-trial 33i: 300 blocked items, called deadlocked).
+            // One new worker is not enough: a block submitted late (a timer's) gets one too.
+            if newStuckWorkers >= 2 {
+                let all = "all \(stuckPool) pool threads wait"
+                let started = newStuckWorkers == stuckPool ? "all of them" : "\(newStuckWorkers) of them"
                 return .verdict(ExecStallVerdict(kind: .starved, message: "no CPU time for \(quiet); \(all) with no timeout under dispatch frames, "
                     + "\(started) started in the last \(DurationText.format(suspicion.watchedSeconds)), so work is queued to a pool whose threads "
                     + "all block (libdispatch adds one a second, up to \(dispatchPoolLimit))", pool: count))
@@ -308,6 +335,13 @@ struct StallWatch {
                     + "libdispatch's limit, so work queued to the pool cannot start", pool: count))
             }
             if suspicion.watchedSeconds < poolGrowthWindowSeconds { return .watchPoolGrowth }
+            // Not grown: nothing waits on the queue. With another thread awake (a sleeping main
+            // thread that will signal the workers, re-trial 33j), the pool is not starved; with
+            // none (a main thread parked in `dispatch_main` is not), it is deadlocked.
+            if stuckOthers < others { return .none }
+        } else {
+            // Swift concurrency's pool never grows: a parked main thread leaves it starved, as one awake does.
+            others += parked
         }
         if stuckOthers == others {
             // An idle worker waits with a timeout for work it will never get here.
@@ -319,7 +353,7 @@ struct StallWatch {
         if idlePool == 0 {
             let all = stuckPool == 1 ? "the only pool thread waits" : "all \(stuckPool) pool threads wait"
             let rest = counted(others - stuckOthers, "other thread") + (others - stuckOthers == 1 ? " waits" : " wait")
-            return .verdict(ExecStallVerdict(kind: .starved, message: "no CPU time for \(quiet); \(all) with no timeout under dispatch or concurrency frames, so work queued to the pool cannot start (\(rest) with a timeout or sleep)",
+            return .verdict(ExecStallVerdict(kind: .starved, message: "no CPU time for \(quiet); \(all) with no timeout under dispatch or concurrency frames, so work queued to the pool cannot start (\(rest) with a timeout, a sleep or for a signal)",
                                              pool: count))
         }
         return .none

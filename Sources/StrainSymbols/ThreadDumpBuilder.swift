@@ -102,7 +102,8 @@ package struct ThreadDumpBuilder: Sendable {
         var named: [(symbol: String, isProgram: Bool)] = []
         for frame in frames {
             let module = frame.module.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? ""
-            if module.hasPrefix("libc.so") || module.hasPrefix("ld-linux") { continue }
+            // Nor the probe's interposers (its `sigsuspend`, where `dispatch_main` parks the main thread).
+            if module.hasPrefix("libc.so") || module.hasPrefix("ld-linux") || module.hasPrefix("libStrainProbe") { continue }
             let inProgram = !Self.isLibrary(frame.module)
             let symbols = (frame.inlined ?? []).compactMap(\.symbol) + (frame.symbol.map { [$0] } ?? [])
             for symbol in symbols {

@@ -117,7 +117,7 @@ struct ExecRecordTests {
             Self.group([1], wait: "sleep", symbols: ["usleep", "main"]),
         ]), suspicion: Self.suspicion([:])))
         #expect(starved.kind == .starved)
-        #expect(starved.message.contains("the only pool thread waits with no timeout") && starved.message.contains("(1 other thread waits with a timeout or sleep)"),
+        #expect(starved.message.contains("the only pool thread waits with no timeout") && starved.message.contains("(1 other thread waits with a timeout, a sleep or for a signal)"),
                 "\(starved.message)")
         for message in [deadlocked.message, starved.message] {
             #expect(message.firstMatch(of: /\b1 [a-z ]*threads\b/) == nil, "\(message)")
@@ -127,27 +127,56 @@ struct ExecRecordTests {
     }
 
     /// libdispatch starts a worker about once a second while work is queued and every
-    /// worker is blocked: a pool that grew during the quiet spell is starved, though
-    /// every thread waits with no timeout as in a deadlock (re-trial 33i's NEW-2).
-    @Test func aBlockedDispatchPoolThatGrewDuringTheSpellIsStarvedNotDeadlocked() throws {
+    /// worker is blocked: a pool that keeps growing during the quiet spell is starved,
+    /// though every thread waits with no timeout as in a deadlock (re-trial 33i's NEW-2).
+    @Test func aBlockedDispatchPoolThatKeepsGrowingIsStarvedNotDeadlocked() throws {
         let groups = [
             Self.group([2, 3, 4], wait: "futex wait", symbols: ["DispatchSemaphore.wait()", "_dispatch_call_block_and_release", "_dispatch_worker_thread"]),
             Self.group([1], wait: "futex wait", symbols: ["DispatchSemaphore.wait()", "main"]),
             Self.group([5], wait: "epoll wait", symbols: ["epoll_wait", "_dispatch_event_loop_drain", "_dispatch_mgr_thread", "_dispatch_worker_thread"]),
         ]
-        let grown = try #require(StallWatch.judge(Self.dump(groups), suspicion: Self.suspicion([:], started: [4], watched: 1.9)))
+        let grown = try #require(StallWatch.judge(Self.dump(groups), suspicion: Self.suspicion([:], started: [3, 4], watched: 1.9)))
         #expect(grown.kind == .starved, "\(grown.message)")
-        #expect(grown.message.contains("all 3 pool threads wait with no timeout under dispatch frames, 1 of them started in the last 1.90 s"), "\(grown.message)")
+        #expect(grown.message.contains("all 3 pool threads wait with no timeout under dispatch frames, 2 of them started in the last 1.90 s"), "\(grown.message)")
         #expect(grown.pool == ExecStallVerdict.PoolCount(threads: 3, blocked: 3))
-        // Not grown yet, and watched too short to know it will not: asked again later.
+        // Not grown yet, or by one worker only, and watched too short to know it will not: asked again later.
         #expect(StallWatch.judgement(Self.dump(groups), suspicion: Self.suspicion([:], watched: 1.9)) == .watchPoolGrowth)
+        #expect(StallWatch.judgement(Self.dump(groups), suspicion: Self.suspicion([:], started: [4], watched: 1.9)) == .watchPoolGrowth)
         // Watched long enough without a new worker: nothing queued wakes them.
         let still = try #require(StallWatch.judge(Self.dump(groups), suspicion: Self.suspicion([:], watched: 2.6)))
         #expect(still.kind == .deadlocked, "\(still.message)")
-        // A new thread that is not a Dispatch worker is not the pool growing.
+        // One new worker is a block that came late (a timer's), not a pool that keeps growing (re-trial 33j).
+        #expect(StallWatch.judge(Self.dump(groups), suspicion: Self.suspicion([:], started: [4], watched: 2.6))?.kind == .deadlocked)
+        // New threads that are not libdispatch's workers are not the pool growing.
         let other = [Self.group([2, 3], wait: "futex wait", symbols: ["DispatchSemaphore.wait()", "_dispatch_worker_thread"]),
-                     Self.group([1, 6], wait: "futex wait", symbols: ["pthread_cond_wait", "main"])]
-        #expect(StallWatch.judge(Self.dump(other), suspicion: Self.suspicion([:], started: [6], watched: 2.6))?.kind == .deadlocked)
+                     Self.group([1, 6, 7], wait: "futex wait", symbols: ["pthread_cond_wait", "main"])]
+        #expect(StallWatch.judge(Self.dump(other), suspicion: Self.suspicion([:], started: [6, 7], watched: 2.6))?.kind == .deadlocked)
+    }
+
+    /// A main thread parked in `dispatch_main` (`sigsuspend`) runs only signal handlers: blocked
+    /// libdispatch workers beside it that the pool does not add to are deadlocked (re-trial 33j:
+    /// called starved), while Swift concurrency's pool, which never grows, stays starved.
+    @Test func aMainThreadParkedInDispatchMainLeavesBlockedWorkersDeadlockedAndBlockedJobsStarved() throws {
+        let parked = Self.group([1], wait: "sigsuspend", symbols: ["sigsuspend", "dispatch_main", "main"])
+        let workers = Self.dump([Self.group([2, 3], wait: "futex wait", symbols: ["DispatchSemaphore.wait()", "_dispatch_worker_thread"]), parked])
+        #expect(StallWatch.judge(workers, suspicion: Self.suspicion([:], watched: 2.6))?.kind == .deadlocked)
+        let jobs = Self.dump([Self.group([2, 3], wait: "futex wait", symbols: ["DispatchSemaphore.wait()", "swift_job_run", "_dispatch_worker_thread"]), parked])
+        let starved = try #require(StallWatch.judge(jobs, suspicion: Self.suspicion([:], watched: 2.6)))
+        #expect(starved.kind == .starved && starved.message.contains("(1 other thread waits with a timeout, a sleep or for a signal)"), "\(starved.message)")
+    }
+
+    /// Blocked libdispatch workers beside a thread that sleeps and will signal them: a slow
+    /// program, not a starved pool, unless the pool keeps growing (nothing waits on the queue
+    /// otherwise). It was called starved, then withdrawn when the program ran on (re-trial 33j).
+    @Test func blockedDispatchWorkersBesideASleepingThreadAreStarvedOnlyWhenThePoolGrows() throws {
+        let groups = [
+            Self.group([2, 3], wait: "futex wait", symbols: ["DispatchSemaphore.wait()", "_dispatch_call_block_and_release", "_dispatch_worker_thread"]),
+            Self.group([1], wait: "sleep (nanosleep)", symbols: ["sleep", "main"]),
+        ]
+        #expect(StallWatch.judgement(Self.dump(groups), suspicion: Self.suspicion([:], watched: 1.0)) == .watchPoolGrowth)
+        #expect(StallWatch.judgement(Self.dump(groups), suspicion: Self.suspicion([:], watched: 2.6)) == StallWatch.Judgement.none)
+        let grown = try #require(StallWatch.judge(Self.dump(groups), suspicion: Self.suspicion([:], started: [2, 3], watched: 2.6)))
+        #expect(grown.kind == .starved && grown.message.contains("all of them started in the last 2.60 s"), "\(grown.message)")
     }
 
     @Test func aDispatchPoolAtLibdispatchsLimitWithEveryWorkerBlockedIsStarved() throws {

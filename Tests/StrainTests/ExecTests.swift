@@ -238,6 +238,41 @@ import Testing
         #expect(stall.threadsInWork >= 3 && stall.threadsInUntimedWait == stall.threadsInWork, "\(stall)")
     }
 
+    /// A pool that keeps growing, each new worker blocking on a named mutex cycle: the cycle
+    /// is the deadlock, whatever the pool does (re-trial 33j: a late block waiting on a cycle).
+    @Test func aGrowingGCDPoolBlockedOnANamedMutexCycleIsDeadlocked() async throws {
+        let (_, trial, _) = try await Self.stalled("gcd-cycle-crowd")
+        #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome)")
+        #expect(trial.outcome.message?.contains("2 threads wait on each other's mutexes with no timeout") == true, "\(trial.outcome.message ?? "")")
+        #expect(trial.dump?.waitCycle?.links.count == 2, "\(String(describing: trial.dump?.waitCycle))")
+    }
+
+    /// The same deadlock with the main thread parked in dispatchMain(): it was called starved,
+    /// the parked thread taken for one still awake (re-trial 33j).
+    @Test func aGCDDeadlockBesideAMainThreadInDispatchMainIsDeadlocked() async throws {
+        let (_, trial, _) = try await Self.stalled("gcd-deadlock-parked")
+        #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome)")
+        let dump = try #require(trial.dump)
+        // dispatch_main ends the main thread with pthread_exit, which parks it in libdispatch's
+        // `_dispatch_sig_thread`: named by its wait, not by the probe's own `sigsuspend` it calls
+        // through ("sigsuspend ← sigsuspend").
+        #expect(dump.groups.contains { $0.summary == "sigsuspend" && $0.frames.contains { $0.symbol == "_dispatch_sig_thread" } }, "\(dump.groups.map(\.summary))")
+    }
+
+    /// Blocked workers beside a main thread that sleeps and then signals them: a slow program,
+    /// not a starved pool (it was called starved at 1 s, then withdrawn: re-trial 33j).
+    @Test func gcdWorkersWaitingForASleepingMainThreadGetNoStallVerdict() async throws {
+        let program = try await TestPrograms.swiftOverflow()
+        let out = Self.folder()
+        let (result, run) = try await Self.exec(program, ["gcd-slow"], out: out, options: ["--stall", "1s"])
+        #expect(result.termination == .exited(0), "\(result.stderr)")
+        #expect(result.stdout == "done\n")
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .completed, "\(trial.outcome)")
+        #expect(trial.stall == nil && !(trial.outcome.message ?? "").contains("starved"), "\(trial.outcome)")
+        #expect(!FileManager.default.fileExists(atPath: (out as NSString).appendingPathComponent("dump-1.txt")))
+    }
+
     @Test func theStallWatchdogCallsABlockedCooperativePoolStarved() async throws {
         let (_, trial, _) = try await Self.stalled("task-starve")
         #expect(trial.outcome.kind == .starved, "\(trial.outcome)")

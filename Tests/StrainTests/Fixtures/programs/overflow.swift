@@ -64,6 +64,41 @@ case "gcd-starve":
     print("ready \(getpid())")
     fflush(stdout)
     done.wait()
+case "gcd-cycle-crowd":
+    // Two blocks take two mutexes in opposite orders, and 100 more blocks wait for the
+    // first: the pool grows a worker a second, each blocking on the cycle.
+    let first = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    let second = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    pthread_mutex_init(first, nil)
+    pthread_mutex_init(second, nil)
+    let group = DispatchGroup()
+    DispatchQueue.global().async(group: group) { pthread_mutex_lock(first); usleep(200_000); pthread_mutex_lock(second) }
+    DispatchQueue.global().async(group: group) { pthread_mutex_lock(second); usleep(200_000); pthread_mutex_lock(first) }
+    usleep(100_000)
+    for _ in 0..<100 { DispatchQueue.global().async(group: group) { pthread_mutex_lock(first) } }
+    print("ready \(getpid())")
+    fflush(stdout)
+    group.wait()
+case "gcd-deadlock-parked":
+    // Two blocks each wait for a semaphore the other signals after its own wait; the main
+    // thread parks in dispatchMain().
+    let first = DispatchSemaphore(value: 0)
+    let second = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async { first.wait(); second.signal() }
+    DispatchQueue.global().async { second.wait(); first.signal() }
+    print("ready \(getpid())")
+    fflush(stdout)
+    dispatchMain()
+case "gcd-slow":
+    // Two blocks wait for a semaphore the main thread signals after sleeping 4 s: slow, not stuck.
+    let go = DispatchSemaphore(value: 0)
+    let group = DispatchGroup()
+    for _ in 0..<2 { DispatchQueue.global().async(group: group) { go.wait() } }
+    sleep(4)
+    go.signal()
+    go.signal()
+    group.wait()
+    print("done")
 case "task-starve":
     // As many tasks as the cooperative pool has threads block on a semaphore; the
     // next task never runs; main sleeps (a wait with a timeout).
@@ -112,6 +147,6 @@ case "precondition":
     precondition(CommandLine.arguments.count > 5, "the message an -O build drops")
     print("passed")
 default:
-    FileHandle.standardError.write(Data("usage: overflow main|thread|gcd|task|gcd-deadlock|gcd-starve|task-starve|gcd-wide|index-out-of-range|multi-line-fatal|precondition\n".utf8))
+    FileHandle.standardError.write(Data("usage: overflow main|thread|gcd|task|gcd-deadlock|gcd-starve|gcd-cycle-crowd|gcd-deadlock-parked|gcd-slow|task-starve|gcd-wide|index-out-of-range|multi-line-fatal|precondition\n".utf8))
     exit(64)
 }
