@@ -586,8 +586,9 @@ package struct ExecSupervisor: Sendable {
         if case .verdict(var verdict) = judgement {
             // A pool's stuck threads may wait on mutexes too: the cycle, when the holders close one.
             let cycle = LockWaits(threads: suspicion.threads, readWord: LockWaits.reader(pid: pid)).waitCycle(threads: suspicion.threads, place: place, object: object)
-            // A named cycle is a deadlock whatever the pool did meanwhile (a block that came late and waits on it).
-            if let cycle, verdict.kind == .starved {
+            // A named cycle is a deadlock whatever the pool did meanwhile (a block that came late and
+            // waits on it), and the verdict names it (re-trial 33j: only run.json and the advice did).
+            if let cycle, verdict.kind != nil {
                 verdict = LockWaits.cycleVerdict(cycle, silentSeconds: suspicion.silentSeconds, pool: verdict.pool)
             }
             if verdict.kind == .deadlocked, cycle == nil,

@@ -247,6 +247,16 @@ import Testing
         #expect(trial.dump?.waitCycle?.links.count == 2, "\(String(describing: trial.dump?.waitCycle))")
     }
 
+    /// A lock-order deadlock between two GCD blocks: the verdict and the dump's title name the
+    /// cycle, as a program without pools has it (re-trial 33j: only run.json and the advice did).
+    @Test func aLockOrderDeadlockOfGCDBlocksNamesItsCycleInTheVerdictAndTheDump() async throws {
+        let (_, trial, out) = try await Self.stalled("gcd-lock-order")
+        #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome)")
+        #expect(trial.outcome.message?.contains("2 threads wait on each other's mutexes with no timeout: thread ") == true, "\(trial.outcome.message ?? "")")
+        let dump = try String(contentsOfFile: (out as NSString).appendingPathComponent("dump-1.txt"), encoding: .utf8)
+        #expect(dump.prefix(while: { $0 != "\n" }).contains("wait on each other's mutexes"), "\(dump.prefix(400))")
+    }
+
     /// The same deadlock with the main thread parked in dispatchMain(): it was called starved,
     /// the parked thread taken for one still awake (re-trial 33j).
     @Test func aGCDDeadlockBesideAMainThreadInDispatchMainIsDeadlocked() async throws {

@@ -79,6 +79,18 @@ case "gcd-cycle-crowd":
     print("ready \(getpid())")
     fflush(stdout)
     group.wait()
+case "gcd-lock-order":
+    // Two blocks take two mutexes in opposite orders; main waits for them.
+    let first = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    let second = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    pthread_mutex_init(first, nil)
+    pthread_mutex_init(second, nil)
+    let group = DispatchGroup()
+    DispatchQueue.global().async(group: group) { pthread_mutex_lock(first); usleep(200_000); pthread_mutex_lock(second) }
+    DispatchQueue.global().async(group: group) { pthread_mutex_lock(second); usleep(200_000); pthread_mutex_lock(first) }
+    print("ready \(getpid())")
+    fflush(stdout)
+    group.wait()
 case "gcd-deadlock-parked":
     // Two blocks each wait for a semaphore the other signals after its own wait; the main
     // thread parks in dispatchMain().
@@ -147,6 +159,6 @@ case "precondition":
     precondition(CommandLine.arguments.count > 5, "the message an -O build drops")
     print("passed")
 default:
-    FileHandle.standardError.write(Data("usage: overflow main|thread|gcd|task|gcd-deadlock|gcd-starve|gcd-cycle-crowd|gcd-deadlock-parked|gcd-slow|task-starve|gcd-wide|index-out-of-range|multi-line-fatal|precondition\n".utf8))
+    FileHandle.standardError.write(Data("usage: overflow main|thread|gcd|task|gcd-deadlock|gcd-starve|gcd-cycle-crowd|gcd-lock-order|gcd-deadlock-parked|gcd-slow|task-starve|gcd-wide|index-out-of-range|multi-line-fatal|precondition\n".utf8))
     exit(64)
 }
