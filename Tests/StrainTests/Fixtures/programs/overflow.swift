@@ -22,6 +22,17 @@ nonisolated func overflow() {
     print(descend(Node(), 0))
 }
 
+/// Two blocks that take two mutexes in opposite orders, 200 ms apart: a cycle. Returns the first mutex.
+func lockOrderCycle(_ group: DispatchGroup) -> UnsafeMutablePointer<pthread_mutex_t> {
+    let first = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    let second = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    pthread_mutex_init(first, nil)
+    pthread_mutex_init(second, nil)
+    DispatchQueue.global().async(group: group) { pthread_mutex_lock(first); usleep(200_000); pthread_mutex_lock(second) }
+    DispatchQueue.global().async(group: group) { pthread_mutex_lock(second); usleep(200_000); pthread_mutex_lock(first) }
+    return first
+}
+
 let kind = CommandLine.arguments.dropFirst().first ?? ""
 switch kind {
 case "main":
@@ -65,29 +76,19 @@ case "gcd-starve":
     fflush(stdout)
     done.wait()
 case "gcd-cycle-crowd":
-    // Two blocks take two mutexes in opposite orders, and 100 more blocks wait for the
-    // first: the pool grows a worker a second, each blocking on the cycle.
-    let first = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    let second = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    pthread_mutex_init(first, nil)
-    pthread_mutex_init(second, nil)
+    // A lock-order cycle, and 100 more blocks waiting for its first mutex: the pool grows a
+    // worker a second, each blocking on the cycle.
     let group = DispatchGroup()
-    DispatchQueue.global().async(group: group) { pthread_mutex_lock(first); usleep(200_000); pthread_mutex_lock(second) }
-    DispatchQueue.global().async(group: group) { pthread_mutex_lock(second); usleep(200_000); pthread_mutex_lock(first) }
+    let first = lockOrderCycle(group)
     usleep(100_000)
     for _ in 0..<100 { DispatchQueue.global().async(group: group) { pthread_mutex_lock(first) } }
     print("ready \(getpid())")
     fflush(stdout)
     group.wait()
 case "gcd-lock-order":
-    // Two blocks take two mutexes in opposite orders; main waits for them.
-    let first = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    let second = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    pthread_mutex_init(first, nil)
-    pthread_mutex_init(second, nil)
+    // A lock-order cycle of two blocks; main waits for them.
     let group = DispatchGroup()
-    DispatchQueue.global().async(group: group) { pthread_mutex_lock(first); usleep(200_000); pthread_mutex_lock(second) }
-    DispatchQueue.global().async(group: group) { pthread_mutex_lock(second); usleep(200_000); pthread_mutex_lock(first) }
+    _ = lockOrderCycle(group)
     print("ready \(getpid())")
     fflush(stdout)
     group.wait()
