@@ -78,7 +78,7 @@ package struct ExecSupervisor: Sendable {
     /// Frames of Swift concurrency's jobs (the pool frames that are not libdispatch's).
     static let jobFrames = ["swift_job_run", "runJobInEstablishedExecutorContext", "swift::runJob"]
     /// Frames of the pools the watchdog watches: libdispatch's workers and Swift concurrency's jobs.
-    static let poolFrames = ["_dispatch_worker_thread", "_dispatch_root_queue_drain", "_dispatch_lane"] + jobFrames
+    static let poolFrames = [dispatchWorkerFrame, "_dispatch_root_queue_drain", "_dispatch_lane"] + jobFrames
 
     package init(probeLibrary: String, symbolizer: Symbolizer = Symbolizer()) {
         self.probeLibrary = probeLibrary

@@ -80,15 +80,6 @@ struct StallWatch {
     /// window's end whatever the dump stirred; dropped when the program works (100 ms of CPU).
     private var growthBaseline: (threads: Set<Int>, at: UInt64, ticks: Int)?
 
-    /// How long a quiet pool of blocked Dispatch workers is watched for new threads
-    /// before it is called deadlocked: libdispatch starts a worker about once a second
-    /// while work waits on its queue and every worker is blocked (the in-process
-    /// watchdog watches as long).
-    static let poolGrowthWindowSeconds = 2.5
-    /// The most workers libdispatch starts for a global queue's blocked work (measured:
-    /// 300 blocked items on `DispatchQueue.global()`, one more thread a second until then).
-    static let dispatchPoolLimit = 255
-
     init(pid: Int32, thresholdSeconds: Double) {
         self.pid = pid
         self.thresholdSeconds = thresholdSeconds
@@ -127,7 +118,7 @@ struct StallWatch {
         // read in nanoseconds they would keep a deadlocked program from ever looking
         // quiet. A wake-up that works less than a tick is seen otherwise: by the times the
         // scheduler ran each thread that waits with no timeout (`runs(of:)`, below).
-        let ticks = tree.reduce(0) { $0 + (Self.cpuTicks(pid: $1) ?? 0) }
+        let ticks = Self.cpuTicks(of: tree)
         if ticks != lastCPUTicks || quietSince == 0 {
             if let baseline = growthBaseline, abs(ticks - baseline.ticks) > 10 { growthBaseline = nil }
             lastCPUTicks = ticks
@@ -147,9 +138,7 @@ struct StallWatch {
         // Read afresh: a worker started since the last read may be what the program waits for.
         tree = Self.tree(of: pid)
         treeReadAt = now
-        let processes = tree.map { process in
-            (pid: process, threads: ThreadState.tids(pid: String(process)).compactMap { ThreadState.read(pid: String(process), tid: $0) })
-        }
+        let processes = tree.map { (pid: $0, threads: Self.threads(of: $0)) }
         let threads = processes.flatMap(\.threads)
         guard ticks != clearedAtTicks || Self.signature(threads) != clearedThreads else { return nil }
         guard !threads.contains(where: { $0.state == "R" }), threads.contains(where: \.isInUntimedWait) else { return nil }
@@ -177,7 +166,7 @@ struct StallWatch {
     }
 
     /// A dump found every Dispatch worker blocked and the pool has not grown yet: ask
-    /// again once the pool has been watched for `poolGrowthWindowSeconds` since the
+    /// again once the pool has been watched for `DispatchPool.growthWindowSeconds` since the
     /// spell's start. The dump's own CPU time and wake-ups are not the program's: the
     /// watch waits (at most 300 ms) until the threads `before` it are back in their
     /// waits, and reads the CPU time and runs afresh then.
@@ -185,18 +174,16 @@ struct StallWatch {
         let expected = Self.signature(before)
         let deadline = clock() &+ 300_000_000
         while clock() < deadline {
-            let now = Self.signature(tree.flatMap { process in
-                ThreadState.tids(pid: String(process)).compactMap { ThreadState.read(pid: String(process), tid: $0) }
-            })
+            let now = Self.signature(tree.flatMap(Self.threads(of:)))
             if expected.allSatisfy({ now[$0.key] == $0.value }) { break }
             usleep(5_000)
         }
-        let ticks = tree.reduce(0) { $0 + (Self.cpuTicks(pid: $1) ?? 0) }
+        let ticks = Self.cpuTicks(of: tree)
         lastCPUTicks = ticks
         runsAtStart = Self.runs(of: tree)
         let baseline = growthBaseline ?? (threads: threadsAtStart, at: startReadAt, ticks: ticks)
         growthBaseline = baseline
-        judgeNotBefore = max(clock(), baseline.at &+ UInt64(Self.poolGrowthWindowSeconds * 1e9))
+        judgeNotBefore = max(clock(), baseline.at &+ UInt64(DispatchPool.growthWindowSeconds * 1e9))
     }
 
     /// How often the scheduler has run each thread of `processes` (the third field of
@@ -282,20 +269,13 @@ struct StallWatch {
         // Blocked libdispatch workers, and those of them that started during the spell.
         var stuckWorkers = 0, newStuckWorkers = 0
         for group in dump.groups {
+            let has = { (names: [String]) in group.frames.contains { frame in frame.symbol.map { symbol in names.contains { symbol.contains($0) } } ?? false } }
             // libdispatch's event manager (its epoll loop) runs on a worker thread but takes no
             // queued work: neither a pool thread nor one that could wake another's wait.
-            let isManager = group.frames.contains { frame in
-                guard let symbol = frame.symbol else { return false }
-                return ExecSupervisor.dispatchManagerFrames.contains { symbol.contains($0) }
-            }
-            if isManager { continue }
-            let isPool = group.frames.contains { frame in
-                guard let symbol = frame.symbol else { return false }
-                return ExecSupervisor.poolFrames.contains { symbol.contains($0) }
-            }
+            if has(ExecSupervisor.dispatchManagerFrames) { continue }
+            let isPool = has(ExecSupervisor.poolFrames)
             // libdispatch's own workers; not Swift concurrency's, whose pool is as wide as the cores and never grows.
-            let isWorker = group.frames.contains { $0.symbol?.contains(ExecSupervisor.dispatchWorkerFrame) == true }
-                && !group.frames.contains { frame in ExecSupervisor.jobFrames.contains { frame.symbol?.contains($0) == true } }
+            let isWorker = has([ExecSupervisor.dispatchWorkerFrame]) && !has(ExecSupervisor.jobFrames)
             for thread in group.threads {
                 let stuck = ThreadState.isUntimedWait(waits[thread.tid] ?? thread.wait)
                 switch (isPool, stuck) {
@@ -328,13 +308,13 @@ struct StallWatch {
                 let started = newStuckWorkers == stuckPool ? "all of them" : "\(newStuckWorkers) of them"
                 return .verdict(ExecStallVerdict(kind: .starved, message: "no CPU time for \(quiet); \(all) with no timeout under dispatch frames, "
                     + "\(started) started in the last \(DurationText.format(suspicion.watchedSeconds)), so work is queued to a pool whose threads "
-                    + "all block (libdispatch adds one a second, up to \(dispatchPoolLimit))", pool: count))
+                    + "all block (libdispatch adds one a second, up to \(DispatchPool.workerLimit))", pool: count))
             }
-            if stuckWorkers >= dispatchPoolLimit {
+            if stuckWorkers >= DispatchPool.workerLimit {
                 return .verdict(ExecStallVerdict(kind: .starved, message: "no CPU time for \(quiet); all \(stuckPool) pool threads wait with no timeout under dispatch frames: "
                     + "libdispatch's limit, so work queued to the pool cannot start", pool: count))
             }
-            if suspicion.watchedSeconds < poolGrowthWindowSeconds { return .watchPoolGrowth }
+            if suspicion.watchedSeconds < DispatchPool.growthWindowSeconds { return .watchPoolGrowth }
             // Not grown: nothing waits on the queue. With another thread awake (a sleeping main
             // thread that will signal the workers, re-trial 33j), the pool is not starved; with
             // none (a main thread parked in `dispatch_main` is not), it is deadlocked.
@@ -357,6 +337,16 @@ struct StallWatch {
                                              pool: count))
         }
         return .none
+    }
+
+    /// The CPU time of `processes`, summed, in clock ticks.
+    static func cpuTicks(of processes: [Int32]) -> Int {
+        processes.reduce(0) { $0 + (cpuTicks(pid: $1) ?? 0) }
+    }
+
+    /// Each thread of `process` as `/proc` shows it now.
+    static func threads(of process: Int32) -> [ThreadState] {
+        ThreadState.tids(pid: String(process)).compactMap { ThreadState.read(pid: String(process), tid: $0) }
     }
 
     /// utime + stime of the whole process, in clock ticks (`/proc/PID/stat`); with

@@ -55,7 +55,7 @@ final class Watchdog: Sendable {
 
     /// How long a stall of unmarked work is watched for new threads before it is
     /// called deadlocked: libdispatch adds a worker to a blocked pool about once a second.
-    static let poolGrowthWindowNanoseconds: UInt64 = 2_500_000_000
+    static let poolGrowthWindowNanoseconds = UInt64(DispatchPool.growthWindowSeconds * 1e9)
 
     init(stallSeconds: Double, context: ScenarioContext, workUnmarked: Bool = false, claim: @escaping @Sendable () -> Bool,
          measure: @escaping @Sendable () -> TrialMetrics, onStall: @escaping @Sendable (Stall) -> Void) {
@@ -237,7 +237,7 @@ final class Watchdog: Sendable {
             let window = DurationText.format(growth.seconds)
             outcome = TrialOutcome(kind: .starved, message: "no progress for \(seconds); every thread holding work (\(holding.count)) waits with no timeout"
                 + " while \(growth.newThreads) new thread\(growth.newThreads == 1 ? "" : "s") started in \(window), \(growth.untimed) of them waiting with no timeout at once:"
-                + " work is queued to a pool whose threads are all blocked (libdispatch adds one a second, up to 255)")
+                + " work is queued to a pool whose threads are all blocked (libdispatch adds one a second, up to \(DispatchPool.workerLimit))")
         } else {
             outcome = TrialOutcome(kind: .starved, message: "no progress for \(seconds): \(waitingForThread) of \(beat.queued) units wait for a thread; \(holding.count) threads hold work, \(untimed) of them in waits with no timeout")
         }

@@ -73,7 +73,7 @@ struct ExecRecordTests {
                     frames: symbols.enumerated().map { Frame(address: UInt64($0.offset), symbol: $0.element) })
     }
 
-    /// A spell watched long enough to see a Dispatch pool grow (`poolGrowthWindowSeconds`), unless `watched` says otherwise.
+    /// A spell watched long enough to see a Dispatch pool grow (`DispatchPool.growthWindowSeconds`), unless `watched` says otherwise.
     static func suspicion(_ waits: [Int: String?], started: Set<Int> = [], watched: Double = 3) -> StallWatch.Suspicion {
         StallWatch.Suspicion(silentSeconds: 2, threads: waits.map { ThreadState(tid: $0.key, name: "t", state: "S", syscall: nil, arguments: []) },
                              startedInSpell: started, watchedSeconds: watched)
@@ -180,7 +180,7 @@ struct ExecRecordTests {
     }
 
     @Test func aDispatchPoolAtLibdispatchsLimitWithEveryWorkerBlockedIsStarved() throws {
-        let limit = StallWatch.dispatchPoolLimit
+        let limit = DispatchPool.workerLimit
         let dump = Self.dump([
             Self.group(Array(2..<(2 + limit)), wait: "futex wait", symbols: ["DispatchSemaphore.wait()", "_dispatch_worker_thread"]),
             Self.group([1], wait: "futex wait", symbols: ["DispatchSemaphore.wait()", "main"]),
