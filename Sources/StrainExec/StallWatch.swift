@@ -96,6 +96,8 @@ struct StallWatch {
         /// Threads that started during the spell, and how long the spell was watched for them.
         var startedInSpell: Set<Int> = []
         var watchedSeconds: Double = 0
+        /// Threads Swift concurrency's cooperative pool may have (`cooperativePoolWidth`).
+        var cooperativeWidth = StallWatch.cooperativePoolWidth
 
         /// The stall's figures; a pool's threads, and how many of them are blocked, when the verdict counted them.
         func report(thresholdSeconds: Double, verdict: ExecStallVerdict? = nil) -> StallReport {
@@ -104,6 +106,12 @@ struct StallWatch {
                         threadsInUntimedWait: verdict?.pool?.blocked ?? threads.filter(\.isInUntimedWait).count)
         }
     }
+
+    /// How many threads libdispatch lets Swift concurrency's cooperative pool have: one per
+    /// online core, whatever the program's CPU affinity (measured: 8 tasks blocked on a
+    /// semaphore held 2 threads on this 2-core machine, under `taskset -c 0` too). The pool
+    /// starts a thread for a queued job at once up to that width and never beyond it.
+    static let cooperativePoolWidth = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
 
     /// One sample; a suspicion once no CPU time was used for the threshold and no thread runs.
     mutating func step(now: UInt64) -> Suspicion? {
@@ -268,6 +276,8 @@ struct StallWatch {
         var stuckPool = 0, idlePool = 0, others = 0, stuckOthers = 0, parked = 0
         // Blocked libdispatch workers, and those of them that started during the spell.
         var stuckWorkers = 0, newStuckWorkers = 0
+        // Blocked jobs on Swift concurrency's cooperative threads.
+        var stuckJobs = 0
         for group in dump.groups {
             let has = { (names: [String]) in group.frames.contains { frame in frame.symbol.map { symbol in names.contains { symbol.contains($0) } } ?? false } }
             // libdispatch's event manager (its epoll loop) runs on a worker thread but takes no
@@ -276,6 +286,7 @@ struct StallWatch {
             let isPool = has(ExecSupervisor.poolFrames)
             // libdispatch's own workers; not Swift concurrency's, whose pool is as wide as the cores and never grows.
             let isWorker = has([ExecSupervisor.dispatchWorkerFrame]) && !has(ExecSupervisor.jobFrames)
+            let isCooperative = has([ExecSupervisor.dispatchWorkerFrame]) && has(ExecSupervisor.jobFrames)
             for thread in group.threads {
                 let stuck = ThreadState.isUntimedWait(waits[thread.tid] ?? thread.wait)
                 switch (isPool, stuck) {
@@ -285,6 +296,7 @@ struct StallWatch {
                         stuckWorkers += 1
                         newStuckWorkers += suspicion.startedInSpell.contains(thread.tid) ? 1 : 0
                     }
+                    stuckJobs += isCooperative ? 1 : 0
                 case (true, false): idlePool += 1
                 case (false, _) where (waits[thread.tid] ?? thread.wait) == "sigsuspend":
                     // Parked for good (`dispatch_main`): it runs only signal handlers.
@@ -319,6 +331,21 @@ struct StallWatch {
             // thread that will signal the workers, re-trial 33j), the pool is not starved; with
             // none (a main thread parked in `dispatch_main` is not), it is deadlocked.
             if stuckOthers < others { return .none }
+        } else if stuckWorkers == 0, stuckJobs > 0, stuckJobs < suspicion.cooperativeWidth {
+            // Fewer of Swift concurrency's threads blocked than its pool may have: a job queued to the
+            // pool would have got a thread, so what the blocked jobs wait for is no job short of a
+            // thread but one that cannot run (queued to an actor a blocked job holds) or a wake-up.
+            // With a thread awake, that may be it; with none (a main thread parked in
+            // `dispatch_main`, as an async main is, runs only handlers), nothing gives it (re-trial
+            // 33j's NEW-1: an actor waiting on its own work was called starved, "a pool of 1").
+            guard stuckOthers == others else { return .none }
+            let width = suspicion.cooperativeWidth
+            let jobs = "\(stuckJobs) of Swift concurrency's \(width) pool threads " + (stuckJobs == 1 ? "waits" : "wait")
+            let rest = others + parked == 0 ? "" : " and every other thread (\(others + parked)) "
+                + (parked == 0 ? "waits" : others == 0 ? "is parked in dispatch_main" : "waits or is parked in dispatch_main")
+            return .verdict(ExecStallVerdict(kind: .deadlocked, message: "no CPU time for \(quiet); \(jobs) with no timeout under concurrency frames\(rest): "
+                + "the pool had a thread free, so the work they wait for cannot run (queued to an actor one of them holds) or nothing is left to wake them",
+                pool: ExecStallVerdict.PoolCount(threads: width, blocked: stuckJobs)))
         } else {
             // Swift concurrency's pool never grows: a parked main thread leaves it starved, as one awake does.
             others += parked

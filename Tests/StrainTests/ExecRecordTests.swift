@@ -74,9 +74,10 @@ struct ExecRecordTests {
     }
 
     /// A spell watched long enough to see a Dispatch pool grow (`DispatchPool.growthWindowSeconds`), unless `watched` says otherwise.
-    static func suspicion(_ waits: [Int: String?], started: Set<Int> = [], watched: Double = 3) -> StallWatch.Suspicion {
+    /// Swift concurrency's pool `width` threads wide (this machine's 2, whatever the machine running the test has).
+    static func suspicion(_ waits: [Int: String?], started: Set<Int> = [], watched: Double = 3, width: Int = 2) -> StallWatch.Suspicion {
         StallWatch.Suspicion(silentSeconds: 2, threads: waits.map { ThreadState(tid: $0.key, name: "t", state: "S", syscall: nil, arguments: []) },
-                             startedInSpell: started, watchedSeconds: watched)
+                             startedInSpell: started, watchedSeconds: watched, cooperativeWidth: width)
     }
 
     static func dump(_ groups: [ThreadGroup]) -> ThreadDump {
@@ -115,7 +116,7 @@ struct ExecRecordTests {
         let starved = try #require(StallWatch.judge(Self.dump([
             Self.group([2], wait: "futex wait", symbols: ["DispatchSemaphore.wait()", "swift_job_run", "_dispatch_worker_thread"]),
             Self.group([1], wait: "sleep", symbols: ["usleep", "main"]),
-        ]), suspicion: Self.suspicion([:])))
+        ]), suspicion: Self.suspicion([:], width: 1)))
         #expect(starved.kind == .starved)
         #expect(starved.message.contains("the only pool thread waits with no timeout") && starved.message.contains("(1 other thread waits with a timeout, a sleep or for a signal)"),
                 "\(starved.message)")
@@ -163,6 +164,30 @@ struct ExecRecordTests {
         let jobs = Self.dump([Self.group([2, 3], wait: "futex wait", symbols: ["DispatchSemaphore.wait()", "swift_job_run", "_dispatch_worker_thread"]), parked])
         let starved = try #require(StallWatch.judge(jobs, suspicion: Self.suspicion([:], watched: 2.6)))
         #expect(starved.kind == .starved && starved.message.contains("(1 other thread waits with a timeout, a sleep or for a signal)"), "\(starved.message)")
+    }
+
+    /// Fewer of Swift concurrency's threads blocked than the pool may have: a queued job would
+    /// have had a thread, so the blocked job waits for one that cannot run (work queued to the
+    /// actor it holds), not for a thread: deadlocked when nothing else is awake, no verdict
+    /// when something is (re-trial 33j's NEW-1: called starved, "a pool of 1").
+    @Test func jobsBlockedInACooperativePoolWithAThreadFreeAreDeadlockedNotStarved() throws {
+        let parked = Self.group([1], wait: "sigsuspend", symbols: ["sigsuspend", "dispatch_main", "main"])
+        let oneJob = Self.group([2], wait: "futex wait", symbols: ["DispatchSemaphore.wait()", "Box.waitOnSelf(_:)", "swift_job_run", "_dispatch_worker_thread"])
+        let deadlocked = try #require(StallWatch.judge(Self.dump([oneJob, parked]), suspicion: Self.suspicion([:], width: 2)))
+        #expect(deadlocked.kind == .deadlocked, "\(deadlocked.message)")
+        #expect(deadlocked.message.contains("; 1 of Swift concurrency's 2 pool threads waits with no timeout under concurrency frames and every other thread (1) is parked in dispatch_main: the pool had a thread free"),
+                "\(deadlocked.message)")
+        #expect(deadlocked.pool == ExecStallVerdict.PoolCount(threads: 2, blocked: 1))
+        // With a thread awake, it may be what the job waits for.
+        let sleeping = Self.group([1], wait: "sleep", symbols: ["usleep", "main"])
+        #expect(StallWatch.judgement(Self.dump([oneJob, sleeping]), suspicion: Self.suspicion([:], width: 2)) == .none)
+        // Two blocked jobs in a pool of four: room all the same.
+        let twoJobs = Self.group([2, 3], wait: "futex wait", symbols: ["DispatchSemaphore.wait()", "swift_job_run", "_dispatch_worker_thread"])
+        #expect(StallWatch.judge(Self.dump([twoJobs, parked]), suspicion: Self.suspicion([:], width: 4))?.kind == .deadlocked)
+        // As many as it may have: starved, whatever the rest does.
+        #expect(StallWatch.judge(Self.dump([twoJobs, parked]), suspicion: Self.suspicion([:], width: 2))?.kind == .starved)
+        #expect(StallWatch.judge(Self.dump([twoJobs, sleeping]), suspicion: Self.suspicion([:], width: 2))?.kind == .starved)
+        #expect(StallWatch.judge(Self.dump([oneJob, sleeping]), suspicion: Self.suspicion([:], width: 1))?.kind == .starved)
     }
 
     /// Blocked libdispatch workers beside a thread that sleeps and will signal them: a slow

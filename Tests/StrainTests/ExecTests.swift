@@ -297,6 +297,21 @@ import Testing
         #expect(trial.outcome.message?.contains("all \(cores) pool threads wait") == true, "\(trial.outcome.message ?? "")")
     }
 
+    /// A job that waits for work queued to its own actor, the pool's other threads free and the
+    /// main thread parked: deadlocked, not starved (re-trial 33j's NEW-1: "1 blocked item filled a
+    /// pool of 1").
+    @Test func aJobWaitingOnWorkQueuedToItsOwnActorIsDeadlockedNotStarved() async throws {
+        let (_, trial, _) = try await Self.stalled("task-actor-self")
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        // A one-thread pool is full: starved is right there.
+        #expect(trial.outcome.kind == (cores > 1 ? .deadlocked : .starved), "\(trial.outcome)")
+        guard cores > 1 else { return }
+        #expect(trial.outcome.message?.contains("1 of Swift concurrency's \(cores) pool threads waits with no timeout under concurrency frames") == true,
+                "\(trial.outcome.message ?? "")")
+        #expect(trial.dump?.groups.contains { $0.count == 1 && $0.summary.hasPrefix("futex wait") && $0.frames.contains { $0.symbol?.contains("runJob") == true } } == true,
+                "\(String(describing: trial.dump?.groups.map(\.summary)))")
+    }
+
     @Test func aProgramThatNeedsMoreGCDWorkersThanApplesCapGetsTheCapVerdict() async throws {
         let program = try await TestPrograms.swiftOverflow()
         let (result, run) = try await Self.exec(program, ["gcd-wide"], out: Self.folder(), options: ["--profile", "ios"])

@@ -33,6 +33,18 @@ func lockOrderCycle(_ group: DispatchGroup) -> UnsafeMutablePointer<pthread_mute
     return first
 }
 
+/// An actor whose method waits on a semaphore that work it queued to itself signals: that
+/// work cannot start while the method holds the actor.
+actor SelfWaiter {
+    func bump() {}
+
+    func waitOnItsOwnWork() {
+        let done = DispatchSemaphore(value: 0)
+        Task { self.bump(); done.signal() }
+        done.wait()
+    }
+}
+
 let kind = CommandLine.arguments.dropFirst().first ?? ""
 switch kind {
 case "main":
@@ -123,6 +135,13 @@ case "task-starve":
     print("ready \(getpid())")
     fflush(stdout)
     while true { sleep(1) }
+case "task-actor-self":
+    // A job waits for work queued to its own actor, with the pool's other threads free; the
+    // main thread parks in dispatchMain(), as an async main does.
+    Task.detached { await SelfWaiter().waitOnItsOwnWork() }
+    print("ready \(getpid())")
+    fflush(stdout)
+    dispatchMain()
 case "gcd-wide":
     // 100 private serial queues, a blocked block on each: libdispatch starts a
     // worker for each (its overcommit pool), more than Apple's cap of 64.
@@ -160,6 +179,6 @@ case "precondition":
     precondition(CommandLine.arguments.count > 5, "the message an -O build drops")
     print("passed")
 default:
-    FileHandle.standardError.write(Data("usage: overflow main|thread|gcd|task|gcd-deadlock|gcd-starve|gcd-cycle-crowd|gcd-lock-order|gcd-deadlock-parked|gcd-slow|task-starve|gcd-wide|index-out-of-range|multi-line-fatal|precondition\n".utf8))
+    FileHandle.standardError.write(Data("usage: overflow main|thread|gcd|task|gcd-deadlock|gcd-starve|gcd-cycle-crowd|gcd-lock-order|gcd-deadlock-parked|gcd-slow|task-starve|task-actor-self|gcd-wide|index-out-of-range|multi-line-fatal|precondition\n".utf8))
     exit(64)
 }
