@@ -576,6 +576,16 @@ package struct ExecSupervisor: Sendable {
         let maps = raw.map(\.maps).flatMap { $0.isEmpty ? nil : $0 } ?? Self.maps(pid: pid)
         let object = { (address: UInt64) in classifier.symbolizer.dataObject(at: address, maps: maps) }
         let processes = suspicion.processes.isEmpty ? [(pid: pid, threads: suspicion.threads)] : suspicion.processes
+        // A deadlock with no named cycle while a timer process `timerPID` armed has not fired:
+        // no verdict before it has (its block may be what every thread waits for).
+        func waitForTimer(pid timerPID: Int32) -> Bool {
+            let now = strain_monotonic_ns()
+            guard let due = DispatchTimers.pendingSeconds(pid: timerPID, folder: probe.path, now: now) else { return false }
+            for file in fresh { unlink(file) }
+            if !notes.contains(DispatchTimers.note) { notes.append(DispatchTimers.note) }
+            watch.waitForTimer(seconds: due, now: now)
+            return true
+        }
         let judgement = dump.map { StallWatch.judgement($0, suspicion: suspicion) } ?? .none
         if judgement == .watchPoolGrowth {
             // Every Dispatch worker blocked: a deadlock only if the pool does not grow meanwhile.
@@ -591,6 +601,7 @@ package struct ExecSupervisor: Sendable {
             if let cycle, verdict.kind != nil {
                 verdict = LockWaits.cycleVerdict(cycle, silentSeconds: suspicion.silentSeconds, pool: verdict.pool)
             }
+            if verdict.kind == .deadlocked, cycle == nil, waitForTimer(pid: pid) { return nil }
             if verdict.kind == .deadlocked, cycle == nil,
                let reason = OutsideWake.reason(pid: pid, caught: OutsideWake.caughtSignals(pid: pid), maps: maps,
                                                   notes: OutsideWake.handlerNotes(pid: pid, folder: probe.path), processes: processes) {
@@ -609,6 +620,7 @@ package struct ExecSupervisor: Sendable {
                                                object: { classifier.symbolizer.dataObject(at: $0, maps: processMaps) }) else { continue }
             var verdict = judged.verdict
             let cycle = judged.cycle
+            if verdict.kind == .deadlocked, cycle == nil, waitForTimer(pid: process.pid) { return nil }
             if cycle == nil, let reason = OutsideWake.reason(pid: process.pid, caught: OutsideWake.caughtSignals(pid: process.pid), maps: processMaps,
                                                                    notes: OutsideWake.handlerNotes(pid: process.pid, folder: probe.path), processes: processes) {
                 verdict = Self.outsideEvent(verdict, reason: reason)

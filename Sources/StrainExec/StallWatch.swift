@@ -194,6 +194,12 @@ struct StallWatch {
         judgeNotBefore = max(clock(), baseline.at &+ UInt64(DispatchPool.growthWindowSeconds * 1e9))
     }
 
+    /// Every thread waits, but a timer the program armed is due in `seconds`: not judged
+    /// before it has fired (and 200 ms more for its block to run).
+    mutating func waitForTimer(seconds: Double, now: UInt64) {
+        judgeNotBefore = now &+ UInt64((min(max(seconds, 0), DispatchTimers.longestWaitSeconds) + 0.2) * 1e9)
+    }
+
     /// How often the scheduler has run each thread of `processes` (the third field of
     /// `/proc/PID/task/TID/schedstat`; `voluntary_ctxt_switches` plus
     /// `nonvoluntary_ctxt_switches` of its `status` where the kernel keeps no schedstat),

@@ -62,6 +62,30 @@ struct ExecRecordTests {
         #expect(raw.dumpNanoseconds == 412000)
     }
 
+    /// The probe's timers file names an address in the program's memory; strain reads the
+    /// deadline there, and a file the program spoiled names nothing.
+    @Test func aPendingDispatchTimerIsReadAtTheAddressTheProbeNamesAndABadFileIsNot() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strain-timers-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let file = (folder as NSString).appendingPathComponent("timers-\(getpid()).txt")
+        let now = DispatchTime.now().uptimeNanoseconds  // CLOCK_MONOTONIC on Linux
+        let deadline = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
+        defer { deadline.deallocate() }
+        deadline.pointee = now + 3_000_000_000
+        try "0x\(String(UInt(bitPattern: deadline), radix: 16))\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let due = try #require(DispatchTimers.pendingSeconds(pid: getpid(), folder: folder, now: now))
+        #expect(abs(due - 3) < 0.001)
+        deadline.pointee = now - 1
+        #expect(DispatchTimers.pendingSeconds(pid: getpid(), folder: folder, now: now) == nil, "a deadline past")
+        deadline.pointee = UInt64.max
+        #expect(DispatchTimers.pendingSeconds(pid: getpid(), folder: folder, now: now) == DispatchTimers.longestWaitSeconds)
+        for spoiled in ["", "0x\n", "deadbeef\n", "0xffffffffffffffff\n", "0x10\n", String(repeating: "0", count: 100_000)] {
+            try spoiled.write(toFile: file, atomically: true, encoding: .utf8)
+            #expect(DispatchTimers.pendingSeconds(pid: getpid(), folder: folder, now: now) == nil, "\(spoiled.prefix(20))")
+        }
+    }
+
     @Test func aDumpCutShortIsNotRead() {
         #expect(ProbeFolder.parseDump(String(Self.dumpText.dropLast(5))) == nil)
         #expect(ProbeFolder.parseDump("STRAIN-DUMP 2\nEND\n") == nil)

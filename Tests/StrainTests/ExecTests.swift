@@ -283,6 +283,22 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: (out as NSString).appendingPathComponent("dump-1.txt")))
     }
 
+    /// Blocked workers and a main thread waiting for a block an `asyncAfter` timer runs: every
+    /// thread waits with no timeout, but the timer will wake them. No verdict (re-trial 33j's
+    /// NEW-8: deadlocked, then withdrawn when it fired), and the record says the watch waited.
+    @Test func gcdWorkersWaitingForAnAsyncAfterBlockGetNoStallVerdict() async throws {
+        let program = try await TestPrograms.swiftOverflow()
+        let out = Self.folder()
+        let (result, run) = try await Self.exec(program, ["gcd-timer"], out: out, options: ["--stall", "1s"])
+        #expect(result.termination == .exited(0), "\(result.stderr)")
+        #expect(result.stdout == "done\n")
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .completed, "\(trial.outcome)")
+        #expect(trial.stall == nil && !(trial.outcome.message ?? "").contains("deadlocked"), "\(trial.outcome)")
+        #expect(trial.leftOut?.contains { $0.contains("a Dispatch timer the program armed") } == true, "\(trial.leftOut ?? [])")
+        #expect(!FileManager.default.fileExists(atPath: (out as NSString).appendingPathComponent("dump-1.txt")))
+    }
+
     @Test func theStallWatchdogCallsABlockedCooperativePoolStarved() async throws {
         let (_, trial, _) = try await Self.stalled("task-starve")
         #expect(trial.outcome.kind == .starved, "\(trial.outcome)")

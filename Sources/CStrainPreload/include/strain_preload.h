@@ -52,5 +52,12 @@
 /// Lines a process writes there at most: a program that installs more (a loop
 /// around `signal`) has shown what it does long before.
 #define STRAIN_PRELOAD_HANDLER_LINES 256
+/// The file (in the probe's folder, `timers-PID.txt`) where a process that arms a one-shot
+/// libdispatch timer (`dispatch_after`, `dispatch_after_f`: Swift's `asyncAfter`) writes,
+/// once, the address of the latest such deadline (`0x…` and a newline): 8 bytes of its
+/// memory, CLOCK_MONOTONIC nanoseconds, 0 before any. strain reads them in
+/// `/proc/PID/mem` when every thread waits, and does not call the program deadlocked
+/// while that timer can still wake it.
+#define STRAIN_PRELOAD_TIMERS_PREFIX "timers-"
 
 #endif

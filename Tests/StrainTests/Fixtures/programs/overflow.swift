@@ -124,6 +124,15 @@ case "gcd-slow":
     go.signal()
     group.wait()
     print("done")
+case "gcd-timer":
+    // Two blocks wait for a semaphore that a block asyncAfter runs in 4 s signals, and the main
+    // thread waits for the two: every thread waits with no timeout until the timer fires.
+    let go = DispatchSemaphore(value: 0)
+    let group = DispatchGroup()
+    for _ in 0..<2 { DispatchQueue.global().async(group: group) { go.wait() } }
+    DispatchQueue.global().asyncAfter(deadline: .now() + 4) { go.signal(); go.signal() }
+    group.wait()
+    print("done")
 case "task-starve":
     // As many tasks as the cooperative pool has threads block on a semaphore; the
     // next task never runs; main sleeps (a wait with a timeout).
@@ -179,6 +188,6 @@ case "precondition":
     precondition(CommandLine.arguments.count > 5, "the message an -O build drops")
     print("passed")
 default:
-    FileHandle.standardError.write(Data("usage: overflow main|thread|gcd|task|gcd-deadlock|gcd-starve|gcd-cycle-crowd|gcd-lock-order|gcd-deadlock-parked|gcd-slow|task-starve|task-actor-self|gcd-wide|index-out-of-range|multi-line-fatal|precondition\n".utf8))
+    FileHandle.standardError.write(Data("usage: overflow main|thread|gcd|task|gcd-deadlock|gcd-starve|gcd-cycle-crowd|gcd-lock-order|gcd-deadlock-parked|gcd-slow|gcd-timer|task-starve|task-actor-self|gcd-wide|index-out-of-range|multi-line-fatal|precondition\n".utf8))
     exit(64)
 }
