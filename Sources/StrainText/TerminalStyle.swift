@@ -131,13 +131,12 @@ package struct TerminalStyle: Sendable {
         // Strain's commands that a sentence names stay whole: `(strain` / `gate --calibrate)`
         // and `strain report` / `<file> --out <page.html>` broke in gate.html's cells. A
         // command with values (`strain gate --baseline-binary A …`) still breaks between them.
-        let subcommand = /\(?`?(report|gate|run|bisect|exec|dump|explain|baseline|compare|merge|list)/
-        if ["strain", "(strain", "`strain"].contains(word), next.prefixMatch(of: subcommand) != nil { return true }
-        if word.wholeMatch(of: subcommand) != nil, next.hasPrefix("<") || next.hasPrefix("--calibrate") { return true }
-        if word.wholeMatch(of: /<[^ ]+>/) != nil, next.hasPrefix("--") { return true }
+        if ["strain", "(strain", "`strain"].contains(word), Words.startsWithSubcommand(next) { return true }
+        if Words.isSubcommand(word), next.hasPrefix("<") || next.hasPrefix("--calibrate") { return true }
+        if Words.isPlaceholder(word), next.hasPrefix("--") { return true }
         if word.hasPrefix("--"), word.count > 2, next.hasPrefix("<") { return true }
-        if next.wholeMatch(of: /-[a-zA-Z]/) != nil, word.wholeMatch(of: /\(?[a-z]+/) != nil { return true }
-        if word.wholeMatch(of: /-[a-zA-Z]/) != nil, !next.hasPrefix("-") { return true }
+        if Words.isShortOption(next), Words.isLowercaseWord(word) { return true }
+        if Words.isShortOption(word), !next.hasPrefix("-") { return true }
         // `3 of 3 repetitions`, `×1 of 1`, `37 of 101 units`: a count and what it is out of.
         if word == "of", next.first?.isNumber == true { return true }
         // `a median 1.37 ms`: the figure a median names (`took a median` / `1.37 ms` at 1400 px).
@@ -145,9 +144,67 @@ package struct TerminalStyle: Sendable {
         // `q = 0.05`: a name and its `=`.
         if word.count == 1, next == "=" { return true }
         // A number or a range of them (`of 4–65 threads`, which broke before `threads`).
-        guard word.wholeMatch(of: /\(?[-+−×]?[0-9][0-9,.]*(–[0-9][0-9,.]*)?/) != nil else { return false }
+        guard Words.isNumber(word) else { return false }
         let unit = next.drop { $0 == "(" }.prefix { !")],;:.".contains($0) }
         return units.contains(String(unit)) || counted.contains(String(unit))
+    }
+
+    /// The word shapes ``joins(_:_:)`` asks about, matched by hand: it runs for every pair of
+    /// words a page wraps, and a regex literal is parsed again each time it is evaluated (a gate
+    /// over a 137 KB run.json of long strings spent 64 % of its 6 s there, past the fuzzer's 5 s
+    /// bound). `Tests/StrainTests/WordShapeTests.swift` holds each regex it replaces and checks
+    /// both agree.
+    package enum Words {
+        package static let subcommands = ["report", "gate", "run", "bisect", "exec", "dump", "explain", "baseline", "compare", "merge", "list"]
+
+        /// `word` without one leading `(`, then one leading backtick (`/\(?`?…/`).
+        package static func bare(_ word: Substring) -> Substring {
+            let open = word.first == "(" ? word.dropFirst() : word
+            return open.first == "`" ? open.dropFirst() : open
+        }
+
+        /// `/\(?`?(report|gate|…)/` as a prefix.
+        package static func startsWithSubcommand(_ word: Substring) -> Bool {
+            let rest = bare(word)
+            return subcommands.contains { rest.hasPrefix($0) }
+        }
+
+        /// `/\(?`?(report|gate|…)/` as the whole word.
+        package static func isSubcommand(_ word: Substring) -> Bool { subcommands.contains(String(bare(word))) }
+
+        /// `/<[^ ]+>/`: a placeholder such as `<file>`.
+        package static func isPlaceholder(_ word: Substring) -> Bool {
+            word.count >= 3 && word.first == "<" && word.last == ">" && !word.contains(" ")
+        }
+
+        /// `/-[a-zA-Z]/`: a short option such as `-c`.
+        package static func isShortOption(_ word: Substring) -> Bool {
+            guard word.count == 2, word.first == "-", let letter = word.last?.asciiValue else { return false }
+            return (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(letter) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(letter)
+        }
+
+        /// `/\(?[a-z]+/`.
+        package static func isLowercaseWord(_ word: Substring) -> Bool {
+            let rest = word.first == "(" ? word.dropFirst() : word
+            return !rest.isEmpty && rest.allSatisfy { $0.asciiValue.map { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) } ?? false }
+        }
+
+        /// `/\(?[-+−×]?[0-9][0-9,.]*(–[0-9][0-9,.]*)?/`: a number or a range of them.
+        package static func isNumber(_ word: Substring) -> Bool {
+            var rest = word.first == "(" ? word.dropFirst() : word
+            if let sign = rest.first, "-+−×".contains(sign) { rest = rest.dropFirst() }
+            let digits = { (text: Substring) -> Substring in text.prefix { $0 == "," || $0 == "." || isDigit($0) } }
+            guard let first = rest.first, isDigit(first) else { return false }
+            rest = rest.dropFirst(digits(rest).count)
+            guard rest.first == "–" else { return rest.isEmpty }
+            rest = rest.dropFirst()
+            guard let second = rest.first, isDigit(second) else { return false }
+            return digits(rest).count == rest.count
+        }
+
+        package static func isDigit(_ character: Character) -> Bool {
+            character.asciiValue.map { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } ?? false
+        }
     }
 
     /// What a count names, kept beside its number on the terminal.
