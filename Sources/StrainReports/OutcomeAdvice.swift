@@ -143,8 +143,8 @@ package enum OutcomeAdvice {
     /// FaultScenario.fail…` for busy threads: the dump's group that held the work, else one in the code under test, else
     /// one that did not take the dump request (a program's main thread in `join`, re-trial 35l), as advice names it.
     static func topGroup(_ trial: TrialRecord) -> String? {
-        // A deadlock's running threads ran after its evidence was read (woken by a Ctrl-C during the dump: re-trial 33i's NEW-4).
-        guard let groups = trial.dump?.groups.filter({ trial.outcome.kind != .deadlocked || !$0.summary.hasPrefix("running") }), let group = groups.first(where: \.inWork) ?? groups.first(where: waitsInCodeUnderTest)
+        // Not a deadlock's blocked: threads running (woken by a Ctrl-C in the dump: 33i's NEW-4) or all in timed waits (idle workers: 33j's NEW-7).
+        guard let groups = trial.dump?.groups.filter({ trial.outcome.kind != .deadlocked || !($0.summary.hasPrefix("running") || !$0.threads.isEmpty && $0.threads.allSatisfy { $0.wait?.hasSuffix("(timed)") == true }) }), let group = groups.first(where: \.inWork) ?? groups.first(where: waitsInCodeUnderTest)
             ?? groups.first(where: { !$0.summary.hasPrefix("took the dump request") }) ?? groups.first else { return nil }
         let threads = "\(group.count) thread\(group.count == 1 ? "" : "s")"
         // A busy thread is not waiting: its summary starts with `running`, not a wait.

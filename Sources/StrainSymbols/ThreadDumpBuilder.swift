@@ -132,10 +132,11 @@ package struct ThreadDumpBuilder: Sendable {
         // shows it answering; its innermost frame (libc's wait, left to the /proc wait in
         // every other thread's summary) still says where it was.
         if let wait, wait == Self.tookRequestWait,
-           // Past the signal's return, the probe, and glibc's futex helpers every wait shares, to the call that says which wait.
+           // Past the signal's return, the probe, and the futex helpers and libc's `syscall` every wait shares (libdispatch's
+           // waits call it: a one-thread program's read `in syscall`, re-trial 33j's NEW-7), to the call that says which wait.
            let innermost = frames.first(where: { frame in
                let symbol = frame.symbol ?? ""
-               return symbol != "__restore_rt" && !symbol.contains("futex") && !(frame.module ?? "").contains("libStrainProbe")
+               return symbol != "__restore_rt" && symbol != "syscall" && !symbol.contains("futex") && !(frame.module ?? "").contains("libStrainProbe")
            }),
            let symbol = (innermost.inlined ?? []).compactMap(\.symbol).first ?? innermost.symbol {
             parts = ["\(wait) in \(symbol)"]

@@ -83,6 +83,15 @@ import Testing
         #expect(builder.summary(wait: ProbeFolder.tookRequest, frames: futex) == "took the dump request in __new_sem_wait_slow64 ← main", "\(builder.summary(wait: ProbeFolder.tookRequest, frames: futex))")
         let handler = [Frame(address: 9, module: "/usr/lib/x86_64-linux-gnu/libc.so.6", symbol: "__restore_rt")] + frames
         #expect(builder.summary(wait: ProbeFolder.tookRequest, frames: handler) == "took the dump request in __new_sem_wait_slow64 ← main", "past the signal's return frame")
+        // Nor libc's `syscall`, through which libdispatch makes its futex calls (a one-thread program
+        // waiting in a `sync` read `took the dump request in syscall`: re-trial 33j's NEW-7).
+        let dispatch = "/opt/swift/usr/lib/swift/linux/libdispatch.so"
+        let sync = [Frame(address: 10, module: "/usr/lib/x86_64-linux-gnu/libc.so.6", symbol: "syscall"),
+                    Frame(address: 11, module: dispatch, symbol: "_dispatch_futex_wait"),
+                    Frame(address: 12, module: dispatch, symbol: "_dispatch_thread_event_wait_slow"),
+                    Frame(address: 13, module: dispatch, symbol: "_dispatch_sync_f_slow"),
+                    Frame(address: 14, module: "/app/one_thread", symbol: "main")]
+        #expect(builder.summary(wait: ProbeFolder.tookRequest, frames: sync) == "took the dump request in _dispatch_thread_event_wait_slow ← main", "\(builder.summary(wait: ProbeFolder.tookRequest, frames: sync))")
     }
 
     /// Two threads parked in the same place, one of which took the dump request (a Go

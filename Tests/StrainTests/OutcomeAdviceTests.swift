@@ -232,6 +232,24 @@ extension OutcomeAdviceTests {
         #expect(OutcomeAdvice.text(for: trial).contains("(among them, 1 thread waited in __pthread_clockjoin_ex"))
     }
 
+    /// A GCD deadlock's dump with an idle worker beside the blocked ones: the idle worker waits
+    /// with a timeout, so it is not "among" the blocked threads the advice names; it was named
+    /// first, "among them, 1 thread waited in futex wait (timed) ← …" (re-trial 33j's NEW-7).
+    @Test func aDeadlocksAdviceNamesTheThreadsThatWaitWithNoTimeoutNotAnIdleWorker() {
+        var trial = Self.trial(.deadlocked, index: 0)
+        let idleThread = DumpedThread(tid: 4242, name: "worker", state: "S", wait: "futex wait (timed)", viaPtrace: false)
+        let blockedThread = DumpedThread(tid: 4243, name: "worker", state: "S", wait: "futex wait", viaPtrace: false)
+        let idle = ThreadGroup(count: 1, summary: "futex wait (timed) ← start_wqthread", inWork: false, threads: [idleThread], frames: [])
+        let blocked = ThreadGroup(count: 2, summary: "futex wait ← closure #1 in transfer(_:_:) ← main", inWork: false,
+                                  threads: [blockedThread, blockedThread], frames: [])
+        trial.dump = Self.dump([idle, blocked])
+        let advice = OutcomeAdvice.text(for: trial)
+        #expect(advice.contains("(among them, 2 threads waited in futex wait ← closure #1 in transfer(_:_:) ← main)") && !advice.contains("(timed)"), "\(advice)")
+        // A stall that is not a deadlock may still name the idle worker's group.
+        trial.outcome.kind = .timedOut
+        #expect(OutcomeAdvice.text(for: trial).contains("1 thread waited in futex wait (timed)"), "\(OutcomeAdvice.text(for: trial))")
+    }
+
     /// A deadlock's dump in which a thread runs: a Ctrl-C during the dump woke it, and it was
     /// exiting. The advice names a group that waits, not where the exit ran; it said "among
     /// them, 1 thread was running in _dl_call_fini" (re-trial 33i's NEW-4).
