@@ -280,6 +280,17 @@ static void strain_follow_keep(const char *name, const char *value) {
     strain_follow_entries[strain_follow_count++] = entry;
 }
 
+// Writes `length` bytes to the probe folder's record `name`, opened with `flags`, in one
+// write(2); a record that cannot be opened is skipped, as the probe never fails the
+// program for its own files. Async-signal-safe and vfork-safe (open, write, close).
+static void strain_preload_record_write(const char *name, int flags, const char *bytes, size_t length) {
+    int fd = strain_probe_record_open(name, flags);
+    if (fd < 0) return;
+    ssize_t written = write(fd, bytes, length);
+    (void)written;
+    close(fd);
+}
+
 // Appends one line to the program's images file: one write(2) of a line under
 // PIPE_BUF to a file opened O_APPEND, so lines never interleave. Async-signal-safe
 // and vfork-safe (no malloc): it runs in a vfork child just before its exec.
@@ -293,11 +304,7 @@ static void strain_note_image(const char *event, const char *path) {
         for (const char *c = path; *c != 0 && used < sizeof(line) - 2; c++) line[used++] = *c == '\n' ? '?' : *c;
     }
     line[used++] = '\n';
-    int fd = strain_probe_record_open(STRAIN_PRELOAD_IMAGES_FILE, O_WRONLY | O_APPEND | O_CREAT);
-    if (fd < 0) return;
-    ssize_t written = write(fd, line, used);
-    (void)written;
-    close(fd);
+    strain_preload_record_write(STRAIN_PRELOAD_IMAGES_FILE, O_WRONLY | O_APPEND | O_CREAT, line, used);
 }
 
 /// Whether `list` (an LD_PRELOAD value: names split by `:` or spaces) names `library`.
@@ -1061,11 +1068,7 @@ static void strain_write_handler_lines(const int *signals, int count, int fresh)
         strain_handlers_lines++;
     }
     if (length == 0 && !fresh) return;
-    int fd = strain_probe_record_open(name, O_WRONLY | O_APPEND | O_CREAT | (fresh ? O_TRUNC : 0));
-    if (fd < 0) return;
-    ssize_t written = write(fd, lines, length);
-    (void)written;
-    close(fd);
+    strain_preload_record_write(name, O_WRONLY | O_APPEND | O_CREAT | (fresh ? O_TRUNC : 0), lines, length);
 }
 
 // This process's handlers file, begun anew with the signals its image started with
@@ -1372,11 +1375,7 @@ static void strain_publish_dispatch_deadline(void) {
     uintptr_t address = (uintptr_t)&strain_dispatch_deadline;
     for (int shift = (int)sizeof(address) * 8 - 4; shift >= 0; shift -= 4) line[length++] = "0123456789abcdef"[(address >> shift) & 0xf];
     line[length++] = '\n';
-    int fd = strain_probe_record_open(name, O_WRONLY | O_CREAT | O_TRUNC);
-    if (fd < 0) return;
-    ssize_t written = write(fd, line, length);
-    (void)written;
-    close(fd);
+    strain_preload_record_write(name, O_WRONLY | O_CREAT | O_TRUNC, line, length);
 }
 
 static void strain_note_dispatch_deadline(uint64_t when) {
