@@ -216,6 +216,21 @@ import Testing
         return (result, try #require(run.trials.first), out)
     }
 
+    /// The fixture's `mode` under `--stall 1s`, a program that waits a while and then finishes:
+    /// it exits 0 having printed "done", completed, with no stall, no dump, and never `notCalled`.
+    static func completedWithoutVerdict(_ mode: String, notCalled verdict: String) async throws -> TrialRecord {
+        let program = try await TestPrograms.swiftOverflow()
+        let out = Self.folder()
+        let (result, run) = try await Self.exec(program, [mode], out: out, options: ["--stall", "1s"])
+        #expect(result.termination == .exited(0), "\(result.stderr)")
+        #expect(result.stdout == "done\n")
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .completed, "\(trial.outcome)")
+        #expect(trial.stall == nil && !(trial.outcome.message ?? "").contains(verdict), "\(trial.outcome)")
+        #expect(!FileManager.default.fileExists(atPath: (out as NSString).appendingPathComponent("dump-1.txt")))
+        return trial
+    }
+
     @Test func theStallWatchdogDumpsADeadlockedGCDPoolOnceAndNamesIt() async throws {
         let (result, trial, _) = try await Self.stalled("gcd-deadlock")
         #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome)")
@@ -272,31 +287,15 @@ import Testing
     /// Blocked workers beside a main thread that sleeps and then signals them: a slow program,
     /// not a starved pool (it was called starved at 1 s, then withdrawn: re-trial 33j).
     @Test func gcdWorkersWaitingForASleepingMainThreadGetNoStallVerdict() async throws {
-        let program = try await TestPrograms.swiftOverflow()
-        let out = Self.folder()
-        let (result, run) = try await Self.exec(program, ["gcd-slow"], out: out, options: ["--stall", "1s"])
-        #expect(result.termination == .exited(0), "\(result.stderr)")
-        #expect(result.stdout == "done\n")
-        let trial = try #require(run?.trials.first)
-        #expect(trial.outcome.kind == .completed, "\(trial.outcome)")
-        #expect(trial.stall == nil && !(trial.outcome.message ?? "").contains("starved"), "\(trial.outcome)")
-        #expect(!FileManager.default.fileExists(atPath: (out as NSString).appendingPathComponent("dump-1.txt")))
+        _ = try await Self.completedWithoutVerdict("gcd-slow", notCalled: "starved")
     }
 
     /// Blocked workers and a main thread waiting for a block an `asyncAfter` timer runs: every
     /// thread waits with no timeout, but the timer will wake them. No verdict (re-trial 33j's
     /// NEW-8: deadlocked, then withdrawn when it fired), and the record says the watch waited.
     @Test func gcdWorkersWaitingForAnAsyncAfterBlockGetNoStallVerdict() async throws {
-        let program = try await TestPrograms.swiftOverflow()
-        let out = Self.folder()
-        let (result, run) = try await Self.exec(program, ["gcd-timer"], out: out, options: ["--stall", "1s"])
-        #expect(result.termination == .exited(0), "\(result.stderr)")
-        #expect(result.stdout == "done\n")
-        let trial = try #require(run?.trials.first)
-        #expect(trial.outcome.kind == .completed, "\(trial.outcome)")
-        #expect(trial.stall == nil && !(trial.outcome.message ?? "").contains("deadlocked"), "\(trial.outcome)")
+        let trial = try await Self.completedWithoutVerdict("gcd-timer", notCalled: "deadlocked")
         #expect(trial.leftOut?.contains { $0.contains("a Dispatch timer the program armed") } == true, "\(trial.leftOut ?? [])")
-        #expect(!FileManager.default.fileExists(atPath: (out as NSString).appendingPathComponent("dump-1.txt")))
     }
 
     @Test func theStallWatchdogCallsABlockedCooperativePoolStarved() async throws {
