@@ -841,6 +841,60 @@ int strain_thread_bounds(strain_stack_bounds *out) {
     return 0;
 }
 
+int strain_thread_report_size(size_t size) {
+    int status = strain_thread_prepare();
+    if (status != 0) return status;
+    if (size == 0 || size > strain_thread_stack.high - strain_thread_stack.low) return EINVAL;
+    strain_thread_stack.high = strain_thread_stack.low + size;
+    return 0;
+}
+
+// strain_stack_note's figures: written and read by the one thread that notes, or read
+// after the noting thread was waited for.
+static size_t strain_noted_used, strain_noted_room, strain_noted_size;
+
+__attribute__((noinline)) void strain_stack_note(void) {
+    uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+    uintptr_t low = 0, high = 0;
+    if (strain_thread_bounds_known) {
+        low = strain_thread_stack.low;
+        high = strain_thread_stack.high;
+    } else {
+        pthread_attr_t attributes;
+        if (pthread_getattr_np(pthread_self(), &attributes) == 0) {
+            void *stack_address = NULL;
+            size_t stack_size = 0;
+            pthread_attr_getstack(&attributes, &stack_address, &stack_size);
+            pthread_attr_destroy(&attributes);
+            low = (uintptr_t)stack_address;
+            high = low + stack_size;
+        }
+    }
+    // An armed trial thread's reported top is below its real one, and may be below here.
+    int known = low != 0 && high > low;
+    strain_noted_used = known && here < high ? (size_t)(high - here) : 0;
+    strain_noted_room = known && here > low ? (size_t)(here - low) : 0;
+    strain_noted_size = known ? (size_t)(high - low) : 0;
+}
+
+void strain_stack_noted(size_t *used, size_t *room, size_t *size) {
+    if (used != NULL) *used = strain_noted_used;
+    if (room != NULL) *room = strain_noted_room;
+    if (size != NULL) *size = strain_noted_size;
+}
+
+__attribute__((noinline)) void strain_call_below(size_t bytes, void (*function)(void *), void *context) {
+    bytes &= ~(size_t)15;
+    if (bytes > 0) {
+        void *set_aside = __builtin_alloca(bytes);
+        // Kept, never written: its pages stay as untouched as the thread left them.
+        __asm__ volatile("" : : "r"(set_aside) : "memory");
+    }
+    function(context);
+    // Never a tail call: with or without bytes set aside, `function` runs below this frame.
+    __asm__ volatile("" : : : "memory");
+}
+
 void strain_thread_reset_high_water(void) {
     if (strain_thread_prepare() != 0) return;
     const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);

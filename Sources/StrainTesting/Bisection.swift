@@ -1,4 +1,5 @@
 import Foundation
+import StrainKit
 import Testing
 
 /// The largest value of an integer input for which a closure still completes on a
@@ -40,8 +41,8 @@ public struct StrainBisection: Sendable, CustomStringConvertible {
         probes.filter { $0.outcome == .completed }.map(\.value).max()
     }
 
-    /// The answer in words, with every probe: `2022 is the largest value that completes
-    /// on thread(512KiB) (debug build); 2023 ended stackOverflow`.
+    /// The answer in words, with every probe: `2028 is the largest value that completes
+    /// on thread(512KiB) (debug build); 2029 ended stackOverflow`.
     public var description: String {
         guard ran else { return "not run in this process (a re-run for another expectation)" }
         let where_ = "on \(strategy) (\(build) build)"
@@ -71,7 +72,9 @@ public struct StrainBisection: Sendable, CustomStringConvertible {
 /// ```
 ///
 /// About log₂ of the range's width probes (17 for 1...100,000), each a child process.
-/// The answer depends on the build: debug frames are larger.
+/// The answer depends on the build: debug frames are larger. On `.thread(stackBytes:)`
+/// it is the depth a plain `Thread` of that size survives: the closure gets the room a
+/// plain thread's closure gets, the harness's own frames paid for apart.
 public func deepestCompleting(in range: ClosedRange<Int>, _ name: String? = nil, on strategy: StrategySpec = .thread(stackBytes: 512 << 10),
                               profile: Profile = .linux, timeout: Duration = .seconds(60), sourceLocation: Testing.SourceLocation = #_sourceLocation,
                               _ body: @escaping @Sendable (Int) throws -> Void) async -> StrainBisection {
@@ -85,7 +88,7 @@ public func deepestCompleting(in range: ClosedRange<Int>, _ name: String? = nil,
     // In a re-run child for one of this bisection's probes: run that value (it never returns).
     if let child = TestTrial.child?.place, child.name.hasPrefix(base.name + " = "),
        let value = Int(child.name.dropFirst(base.name.count + 3)), child == place(value) {
-        _ = await TestTrial.run({ try body(value) }, at: child, strategy: strategy, profile: profile, timeoutSeconds: seconds,
+        _ = await TestTrial.run(PlainThreadRoom.Call(value, body), at: child, strategy: strategy, profile: profile, timeoutSeconds: seconds,
                                 environment: ["STRAIN_ALLOCATION_SITES": "off"])
     }
     guard TestTrial.child == nil else {
@@ -94,7 +97,7 @@ public func deepestCompleting(in range: ClosedRange<Int>, _ name: String? = nil,
     var probes: [StrainBisection.Probe] = []
     var records: [Int: TrialRecord] = [:]
     func completes(_ value: Int) async -> Bool {
-        guard let record = await TestTrial.run({ try body(value) }, at: place(value), strategy: strategy, profile: profile,
+        guard let record = await TestTrial.run(PlainThreadRoom.Call(value, body), at: place(value), strategy: strategy, profile: profile,
                                                timeoutSeconds: seconds, environment: ["STRAIN_ALLOCATION_SITES": "off"]) else { return false }
         probes.append(.init(value: value, outcome: record.outcome.kind))
         records[value] = record

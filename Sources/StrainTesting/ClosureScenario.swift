@@ -12,7 +12,7 @@ struct ClosureScenario: Scenario {
     static let summary = "A closure from a test, run as a trial by StrainTesting"
 
     /// The closure the re-run test process runs as its trial.
-    nonisolated(unsafe) static var body: (@Sendable () throws -> Void)?
+    nonisolated(unsafe) static var body: PlainThreadRoom.Call?
 
     init(parameters: ParameterValues) throws {}
 
@@ -21,9 +21,11 @@ struct ClosureScenario: Scenario {
         // One unit, pending until the closure returns: the watchdog judges a closure
         // that stops making progress (from its threads' waits: it reports nothing else).
         // Allocations are counted around the closure alone: an empty one counts 0.
+        // On a `.thread` trial the closure starts where a plain `Thread`'s closure would.
+        context.givesPlainThreadRoom.store(true, ordering: .releasing)
         return { executor in
             context.heartbeat.queued()
-            try executor.perform { try context.unit { try AllocationWindow.around(body) } }
+            try executor.perform { try context.unit { try AllocationWindow.around { try PlainThreadRoom.call(body) } } }
         }
     }
 

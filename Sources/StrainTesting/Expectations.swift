@@ -1,4 +1,5 @@
 import Foundation
+import StrainKit
 import StrainRunner
 import Testing
 
@@ -138,20 +139,21 @@ func trial(_ name: String?, on strategy: StrategySpec, profile: Profile, timeout
     let stallSeconds = stall.map { min(timeInterval($0), seconds) }
     let environment = namingSites ? [:] : ["STRAIN_ALLOCATION_SITES": "off"]
     let place = ExpectationPlace.next(name: name ?? "line \(sourceLocation.line)", sourceLocation: sourceLocation)
+    let call = PlainThreadRoom.Call(body)
     // The same call's second run, on a large stack: the re-run child for it stops here too.
     var largePlace = place
     largePlace.name += " on a large stack"
     let large = StrategySpec.thread(stackBytes: largeStackBytes)
     if TestTrial.child?.place == largePlace {
-        _ = await TestTrial.run(body, at: largePlace, strategy: large, profile: profile, timeoutSeconds: seconds, stallSeconds: stallSeconds, environment: environment)
+        _ = await TestTrial.run(call, at: largePlace, strategy: large, profile: profile, timeoutSeconds: seconds, stallSeconds: stallSeconds, environment: environment)
     }
-    guard let record = await TestTrial.run(body, at: place, strategy: strategy, profile: profile, timeoutSeconds: seconds, stallSeconds: stallSeconds,
+    guard let record = await TestTrial.run(call, at: place, strategy: strategy, profile: profile, timeoutSeconds: seconds, stallSeconds: stallSeconds,
                                            environment: environment, counted: counted) else {
         return StrainVerdict(record: nil, onLargeStack: nil, build: TestTrial.build)
     }
     var onLargeStack: TrialRecord?
     if record.outcome.kind == .stackOverflow {
-        onLargeStack = await TestTrial.run(body, at: largePlace, strategy: large, profile: profile, timeoutSeconds: seconds, stallSeconds: stallSeconds, environment: environment)
+        onLargeStack = await TestTrial.run(call, at: largePlace, strategy: large, profile: profile, timeoutSeconds: seconds, stallSeconds: stallSeconds, environment: environment)
     }
     return StrainVerdict(record: record, onLargeStack: onLargeStack, build: TestTrial.build)
 }

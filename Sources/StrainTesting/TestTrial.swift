@@ -48,7 +48,7 @@ enum TestTrial {
     /// threads wait) ends the trial `deadlocked` or `starved`; nil: only the timeout ends it.
     /// `counted`: the child runs under callgrind, which counts the closure's instructions
     /// (the stripped copy of this test binary, `CountedTests.trials`).
-    static func run(_ body: @escaping @Sendable () throws -> Void, at place: ExpectationPlace, strategy: StrategySpec, profile: Profile,
+    static func run(_ body: PlainThreadRoom.Call, at place: ExpectationPlace, strategy: StrategySpec, profile: Profile,
                     timeoutSeconds: Double, stallSeconds: Double? = nil, environment: [String: String] = [:],
                     counted: CallgrindTrials? = nil) async -> TrialRecord? {
         if let child {

@@ -105,6 +105,26 @@ void strain_thread_reset_high_water(void);
 /// since the last reset.
 size_t strain_thread_stack_high_water(void);
 
+/// Makes the calling thread's records read as a thread of `size` bytes: its top,
+/// as its records and high water count from, becomes its lowest address plus
+/// `size` (a trial thread started larger, to leave a test's closure the room a
+/// plain thread of `size` leaves its closure). 0 or an errno value.
+int strain_thread_report_size(size_t size);
+
+/// Notes where this call's frame is on the calling thread's stack: bytes from its
+/// top, bytes left below it, and the stack's size, for `strain_stack_noted` to read.
+/// On a prepared thread from its bounds, allocating nothing; on any other from
+/// pthread_getattr_np, which allocates. One note at a time in a process.
+void strain_stack_note(void);
+
+/// The last `strain_stack_note`'s figures (0 where it could not read the bounds, or
+/// the frame was above the top a thread reports: `strain_thread_report_size`).
+void strain_stack_noted(size_t *used, size_t *room, size_t *size);
+
+/// Calls `function(context)` with `bytes` of the stack (rounded down to 16) set
+/// aside first, untouched: what the call leaves below itself is `bytes` less.
+void strain_call_below(size_t bytes, void (*function)(void *), void *context);
+
 /// Records the recursion depth a scenario has reached, so the fault record can
 /// carry it if the thread overflows. A plain store: cheap enough for every frame.
 void strain_mark_depth(long depth);

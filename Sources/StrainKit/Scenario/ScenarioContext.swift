@@ -23,6 +23,10 @@ public final class ScenarioContext: Sendable {
     package let waits = WaitRegistry()
     /// Accesses from the wrong queue or thread that `ConfinementChecker`s caught.
     package let confinement = ConfinementLog()
+    /// Whether a `.thread(stackBytes:)` trial gives the work's closure the room a
+    /// plain `Thread` of that size gives its closure (``PlainThreadRoom``): set in
+    /// `prepare` by a scenario that calls its closure through `PlainThreadRoom.call`.
+    package let givesPlainThreadRoom = Atomic<Bool>(false)
     private let threadReports = Mutex<[ThreadReport]>([])
     private let customMetrics = Mutex<[String: Double]>([:])
     private let operations = Mutex<OperationMeasurements>(OperationMeasurements())

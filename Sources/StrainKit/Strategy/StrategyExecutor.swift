@@ -178,6 +178,15 @@ struct ThreadPerTaskExecutor: StrategyExecutor {
     let context: ScenarioContext
 
     func perform(_ work: @escaping @Sendable () throws -> Void) throws {
+        if context.givesPlainThreadRoom.load(ordering: .acquiring), let plain = PlainThreadRoom.plain(stackBytes: stackBytes) {
+            try handOff(work, context: context) { job in
+                NamedThread.start("strain.thread", stackBytes: stackBytes + PlainThreadRoom.allowance) {
+                    PlainThreadRoom.arm(as: plain)
+                    job()
+                }
+            }
+            return
+        }
         try handOff(work, context: context) { job in NamedThread.start("strain.thread", stackBytes: stackBytes) { job() } }
     }
 
