@@ -849,11 +849,7 @@ int strain_thread_report_size(size_t size) {
     return 0;
 }
 
-// strain_stack_note's figures: written and read by the one thread that notes, or read
-// after the noting thread was waited for.
-static size_t strain_noted_used, strain_noted_room, strain_noted_size;
-
-__attribute__((noinline)) void strain_stack_note(void) {
+__attribute__((noinline)) void strain_stack_measure(strain_stack_place *out) {
     uintptr_t here = (uintptr_t)__builtin_frame_address(0);
     uintptr_t low = 0, high = 0;
     if (strain_thread_bounds_known) {
@@ -872,15 +868,25 @@ __attribute__((noinline)) void strain_stack_note(void) {
     }
     // An armed trial thread's reported top is below its real one, and may be below here.
     int known = low != 0 && high > low;
-    strain_noted_used = known && here < high ? (size_t)(high - here) : 0;
-    strain_noted_room = known && here > low ? (size_t)(here - low) : 0;
-    strain_noted_size = known ? (size_t)(high - low) : 0;
+    out->used = known && here < high ? (size_t)(high - here) : 0;
+    out->room = known && here > low ? (size_t)(here - low) : 0;
+    out->size = known ? (size_t)(high - low) : 0;
+}
+
+// strain_stack_note's figures: written and read by the one thread that notes, or read
+// after the noting thread was waited for.
+static strain_stack_place strain_noted;
+
+__attribute__((noinline)) void strain_stack_note(void) {
+    strain_stack_measure(&strain_noted);
+    // Never a tail call: the measured frame is one call below the noting closure's, always.
+    __asm__ volatile("" : : : "memory");
 }
 
 void strain_stack_noted(size_t *used, size_t *room, size_t *size) {
-    if (used != NULL) *used = strain_noted_used;
-    if (room != NULL) *room = strain_noted_room;
-    if (size != NULL) *size = strain_noted_size;
+    if (used != NULL) *used = strain_noted.used;
+    if (room != NULL) *room = strain_noted.room;
+    if (size != NULL) *size = strain_noted.size;
 }
 
 __attribute__((noinline)) void strain_call_below(size_t bytes, void (*function)(void *), void *context) {

@@ -22,19 +22,19 @@ import Testing
         let room = Mutex(0)
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
-            strain_stack_note()
-            var here = 0
-            strain_stack_noted(nil, &here, nil)
-            room.withLock { $0 = here }
+            var here = strain_stack_place()
+            strain_stack_measure(&here)
+            room.withLock { $0 = here.room }
             done.signal()
         }
         thread.stackSize = stackBytes
         thread.start()
-        done.wait()
+        done.wait() // off the pool: the tests call plainRoom on an OffPool thread
         return room.withLock { $0 }
     }
 
-    /// The room a closure has on a trial thread, and the thread's report.
+    /// The room a closure has on a trial thread, and the thread's report (`perform`
+    /// waits for the trial thread: call it off the pool).
     static func trialRoom(plainRoomAsked: Bool) throws -> (room: Int, report: ThreadReport?) {
         let context = ScenarioContext(parameters: ParameterValues([:], for: Quiet.self), seed: 1, profile: .linux)
         context.givesPlainThreadRoom.store(plainRoomAsked, ordering: .releasing)
@@ -42,18 +42,17 @@ import Testing
         let room = Mutex(0)
         try executor.perform {
             try PlainThreadRoom.call(PlainThreadRoom.Call {
-                strain_stack_note()
-                var here = 0
-                strain_stack_noted(nil, &here, nil)
-                room.withLock { $0 = here }
+                var here = strain_stack_place()
+                strain_stack_measure(&here)
+                room.withLock { $0 = here.room }
             })
         }
         return (room.withLock { $0 }, context.reports.first)
     }
 
-    @Test func aThreadTrialsClosureHasThePlainThreadsRoomAndReportsTheSizeAskedFor() throws {
-        let plain = Self.plainRoom()
-        let trial = try Self.trialRoom(plainRoomAsked: true)
+    @Test func aThreadTrialsClosureHasThePlainThreadsRoomAndReportsTheSizeAskedFor() async throws {
+        let plain = await OffPool.run { Self.plainRoom() }
+        let trial = try await OffPool.run { try Self.trialRoom(plainRoomAsked: true) }
         #expect(plain > 400 << 10, "a plain thread's closure has most of its 512 KiB: \(plain)")
         #expect(abs(trial.room - plain) < 16, "trial \(trial.room) bytes below the closure, plain \(plain)")
         #expect(trial.report?.stackSizeBytes == Self.stackBytes, "\(String(describing: trial.report))")
@@ -61,9 +60,9 @@ import Testing
         if let high = trial.report?.stackHighWaterBytes { #expect(high < 32 << 10, "high water \(high)") }
     }
 
-    @Test func aScenarioThatDoesNotAskKeepsTheHarnessFramesAboveItsWork() throws {
-        let plain = Self.plainRoom()
-        let trial = try Self.trialRoom(plainRoomAsked: false)
+    @Test func aScenarioThatDoesNotAskKeepsTheHarnessFramesAboveItsWork() async throws {
+        let plain = await OffPool.run { Self.plainRoom() }
+        let trial = try await OffPool.run { try Self.trialRoom(plainRoomAsked: false) }
         #expect(trial.room < plain, "trial \(trial.room), plain \(plain): the harness's frames sit above the work")
         #expect(trial.report?.stackSizeBytes == Self.stackBytes)
     }

@@ -111,14 +111,24 @@ size_t strain_thread_stack_high_water(void);
 /// plain thread of `size` leaves its closure). 0 or an errno value.
 int strain_thread_report_size(size_t size);
 
-/// Notes where this call's frame is on the calling thread's stack: bytes from its
-/// top, bytes left below it, and the stack's size, for `strain_stack_noted` to read.
-/// On a prepared thread from its bounds, allocating nothing; on any other from
-/// pthread_getattr_np, which allocates. One note at a time in a process.
+/// Where a frame is on its thread's stack.
+typedef struct {
+    size_t used;  // bytes from the stack's top (as its bounds report it) to the frame
+    size_t room;  // bytes left below the frame
+    size_t size;  // the stack's size
+} strain_stack_place;
+
+/// Where this call's frame is on the calling thread's stack: on a prepared thread
+/// from its bounds, allocating nothing; on any other from pthread_getattr_np, which
+/// allocates. 0 where the bounds could not be read, or the frame is above the top
+/// a thread reports (`strain_thread_report_size`).
+void strain_stack_measure(strain_stack_place *out);
+
+/// `strain_stack_measure` into the process's one note, for `strain_stack_noted` to
+/// read: a closure with no arguments can measure (one note at a time in a process).
 void strain_stack_note(void);
 
-/// The last `strain_stack_note`'s figures (0 where it could not read the bounds, or
-/// the frame was above the top a thread reports: `strain_thread_report_size`).
+/// The last `strain_stack_note`'s figures.
 void strain_stack_noted(size_t *used, size_t *room, size_t *size);
 
 /// Calls `function(context)` with `bytes` of the stack (rounded down to 16) set

@@ -45,7 +45,16 @@ package enum PlainThreadRoom {
     /// starting one; nil if it could not be measured or glibc gave it another size
     /// (a size below its minimum).
     package static func plain(stackBytes: Int) -> Plain? {
-        if let known = measured.withLock({ $0[stackBytes] }) { return known }
+        // Held while measuring: one note at a time.
+        measured.withLock { measured in
+            if let known = measured[stackBytes] { return known }
+            let plain = measure(stackBytes: stackBytes)
+            if let plain { measured[stackBytes] = plain }
+            return plain
+        }
+    }
+
+    private static func measure(stackBytes: Int) -> Plain? {
         let thread = Thread(block: note)
         thread.stackSize = stackBytes
         thread.start()
@@ -58,9 +67,7 @@ package enum PlainThreadRoom {
         var used = 0, room = 0, size = 0
         strain_stack_noted(&used, &room, &size)
         guard used > 0, size > used, size <= stackBytes else { return nil }
-        let plain = Plain(sizeBytes: size, usedBytes: used)
-        measured.withLock { $0[stackBytes] = plain }
-        return plain
+        return Plain(sizeBytes: size, usedBytes: used)
     }
 
     /// On a trial thread started `allowance` larger than `plain`'s: its records
