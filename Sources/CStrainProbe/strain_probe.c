@@ -800,21 +800,28 @@ int strain_thread_prepare_alternate_stack(void) {
     return strain_thread_install_reserved_alternate_stack(reserved);
 }
 
+// The calling thread's stack bounds from pthread_getattr_np (which allocates).
+static int strain_read_own_stack(strain_stack_bounds *out) {
+    pthread_attr_t attributes;
+    int status = pthread_getattr_np(pthread_self(), &attributes);
+    if (status != 0) return status;
+    void *stack_address = NULL;
+    size_t stack_size = 0;
+    size_t guard_size = 0;
+    pthread_attr_getstack(&attributes, &stack_address, &stack_size);
+    pthread_attr_getguardsize(&attributes, &guard_size);
+    pthread_attr_destroy(&attributes);
+    out->low = (uintptr_t)stack_address;
+    out->high = (uintptr_t)stack_address + stack_size;
+    out->guard_size = guard_size;
+    return 0;
+}
+
 int strain_thread_prepare(void) {
     if (strain_thread_ready && strain_thread_bounds_known) return 0;
     if (!strain_thread_bounds_known) {
-        pthread_attr_t attributes;
-        int status = pthread_getattr_np(pthread_self(), &attributes);
+        int status = strain_read_own_stack(&strain_thread_stack);
         if (status != 0) return status;
-        void *stack_address = NULL;
-        size_t stack_size = 0;
-        size_t guard_size = 0;
-        pthread_attr_getstack(&attributes, &stack_address, &stack_size);
-        pthread_attr_getguardsize(&attributes, &guard_size);
-        pthread_attr_destroy(&attributes);
-        strain_thread_stack.low = (uintptr_t)stack_address;
-        strain_thread_stack.high = (uintptr_t)stack_address + stack_size;
-        strain_thread_stack.guard_size = guard_size;
         strain_thread_bounds_known = 1;
     }
     return strain_thread_prepare_alternate_stack();
@@ -851,21 +858,10 @@ int strain_thread_report_size(size_t size) {
 
 __attribute__((noinline)) void strain_stack_measure(strain_stack_place *out) {
     uintptr_t here = (uintptr_t)__builtin_frame_address(0);
-    uintptr_t low = 0, high = 0;
-    if (strain_thread_bounds_known) {
-        low = strain_thread_stack.low;
-        high = strain_thread_stack.high;
-    } else {
-        pthread_attr_t attributes;
-        if (pthread_getattr_np(pthread_self(), &attributes) == 0) {
-            void *stack_address = NULL;
-            size_t stack_size = 0;
-            pthread_attr_getstack(&attributes, &stack_address, &stack_size);
-            pthread_attr_destroy(&attributes);
-            low = (uintptr_t)stack_address;
-            high = low + stack_size;
-        }
-    }
+    strain_stack_bounds bounds = {0};
+    if (strain_thread_bounds_known) bounds = strain_thread_stack;
+    else if (strain_read_own_stack(&bounds) != 0) bounds = (strain_stack_bounds){0};
+    uintptr_t low = bounds.low, high = bounds.high;
     // An armed trial thread's reported top is below its real one, and may be below here.
     int known = low != 0 && high > low;
     out->used = known && here < high ? (size_t)(high - here) : 0;
