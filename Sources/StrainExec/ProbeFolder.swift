@@ -86,7 +86,12 @@ package struct ProbeFolder: Sendable {
         }
         var droppedThreads = 0
         var droppedFrames = 0
-        let raw = parseDump(read.text, droppedThreads: &droppedThreads, droppedFrames: &droppedFrames)
+        guard let raw = parseDump(read.text, droppedThreads: &droppedThreads, droppedFrames: &droppedFrames) else {
+            // The probe's own dumps appear whole (renamed into place): this one the
+            // program wrote, and it is read once, so the record says it was not.
+            cuts.notes.append("thread dump \(name) not read: not a whole dump when it was read (no STRAIN-DUMP 1 head or END line)")
+            return nil
+        }
         if droppedThreads > 0 || droppedFrames > 0 {
             var parts: [String] = []
             if droppedThreads > 0 { parts.append("\(droppedThreads) threads past the first \(dumpThreadLimit)") }

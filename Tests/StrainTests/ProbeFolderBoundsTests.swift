@@ -63,12 +63,16 @@ import Testing
             def dump(frames):
                 return ("STRAIN-DUMP 1\\nrequested_on 0\\ndump_ns 1\\nthread %d\\nanswered 1\\nname planted\\n" % pid
                         + "f 0x1000\\n" * frames + "maps\\n" + maps + "end-maps\\nEND\\n")
-            def write(number, text):
-                with open("%s/dump-%d-%d.txt" % (probe, pid, number), "w") as f:
+            # Each file appears whole, as the probe's own do (written under another name,
+            # then renamed): strain reads the folder while the program runs, and one it
+            # caught between open and write was an empty dump, not the planted one.
+            def write(number, text, size=None):
+                with open(probe + "/planting", "w") as f:
                     f.write(text)
+                    if size: f.truncate(size)
+                os.rename(probe + "/planting", "%s/dump-%d-%d.txt" % (probe, pid, number))
             write(1, dump(1000))
-            with open("%s/dump-%d-2.txt" % (probe, pid), "w") as f:
-                f.truncate(17 << 20)
+            write(2, "", 17 << 20)
             for number in range(3, 73):
                 write(number, dump(1))
             """
@@ -82,6 +86,22 @@ import Testing
         // The dumps that were read are the program's own, in order; the frame cut kept 256.
         let dumps = try FileManager.default.contentsOfDirectory(atPath: out).filter { $0.hasPrefix("dump-") }
         #expect(dumps.count == 64, "\(dumps.sorted())")
+    }
+
+    /// A dump the program planted that is not whole (cut before its END line) is read
+    /// once and not again: the record says it was not read, rather than nothing.
+    @Test func aPlantedDumpThatIsNotWholeIsSaidNotReadInTheRecord() async throws {
+        let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let script = """
+            printf 'STRAIN-DUMP 1\\nrequested_on 0\\nthread %s\\nanswered 1\\nf 0x1000\\n' $$ > "$1/probe/planting"
+            mv "$1/probe/planting" "$1/probe/dump-$$-1.txt"
+            exit 3
+            """
+        let result = try await ProgramRun.run(StrainBinary.path, ["exec", "--out", out, "--", "/bin/sh", "-c", script, "sh", out], timeout: 60)
+        #expect(result.termination == .exited(3), "strain ends as its program did: \(result.stderr)")
+        let leftOut = try #require(try RunRecordFile.read(from: out + "/run.json").trials.first?.leftOut, "\(result.stderr.suffix(2000))")
+        #expect(leftOut.contains { $0.hasPrefix("thread dump dump-") && $0.hasSuffix("-1.txt not read: not a whole dump when it was read (no STRAIN-DUMP 1 head or END line)") }, "\(leftOut)")
     }
 
     /// An allocation count the program planted outside 0…2^53 is not recorded (the

@@ -73,19 +73,23 @@ import Testing
         let folder = try temporaryFolder()
         _ = try writeSuite("name: g\nruns:\n  - scenario: fault\n    parameters: {kind: grandchild-then-hang}\n    strategies: [main]\n    timeout: 60s\n", in: folder)
         let runner = try BackgroundStrain(["run", "suite.yaml", "--out", "out"], in: folder)
-        let child = try #require(await runner.children().first)
-        // Looked for from a thread of its own, up to 20 s.
-        let grandchildren = await OffPool.run("grandchildren") { () -> [Int32] in
+        // The trial's `/bin/sleep 600`, found among the runner's descendants by its command
+        // line, and the trial as its parent, up to 20 s: not as the first child the runner
+        // shows (in a CI run under load, the first child's own task listed no child for 20 s).
+        let runnerPID = runner.pid
+        let found = await OffPool.run("grandchild") { () -> (trial: Int32, grandchild: Int32)? in
             let giveUp = Date().addingTimeInterval(20)
-            var found: [Int32] = []
             repeat {
-                let text = (try? String(contentsOfFile: "/proc/\(child)/task/\(child)/children", encoding: .utf8)) ?? ""
-                found = text.split(separator: " ").compactMap { Int32($0) }
-                if found.isEmpty { usleep(20_000) } // off the pool: inside OffPool.run
-            } while found.isEmpty && Date() < giveUp
-            return found
+                for pid in Processes.descendants(of: runnerPID) where Processes.commandLine(of: pid) == ["/bin/sleep", "600"] {
+                    if let parent = Processes.parent(of: pid), Processes.commandLine(of: parent).dropFirst().first == "_trial" {
+                        return (parent, pid)
+                    }
+                }
+                usleep(20_000) // off the pool: inside OffPool.run
+            } while Date() < giveUp
+            return nil
         }
-        let grandchild = try #require(grandchildren.first)
+        let (child, grandchild) = try #require(found, "the runner's processes: \(Processes.descendants(of: runnerPID).map { "\($0) \(Processes.commandLine(of: $0).prefix(2))" })")
         runner.signal(SIGKILL)
         _ = await runner.finish(timeout: 10)
         #expect(await Processes.waitUntilGone(child, seconds: 5))

@@ -539,6 +539,20 @@ enum Processes {
         await eventually(within: seconds) { !isAlive(pid) }
     }
 
+    /// `pid`'s command line, its arguments split at their NUL bytes; empty when it is gone.
+    static func commandLine(of pid: Int32) -> [String] {
+        guard let bytes = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return [] }
+        return bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// `pid`'s parent, from its `stat`; nil when it is gone.
+    static func parent(of pid: Int32) -> Int32? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 1 ? Int32(fields[1]) : nil
+    }
+
     /// `pid`'s descendants, children first, read from /proc (each process's parent in its `stat`).
     static func descendants(of pid: Int32) -> [Int32] {
         var parents: [Int32: Int32] = [:]
