@@ -146,7 +146,12 @@ struct StallWatch {
         // Read afresh: a worker started since the last read may be what the program waits for.
         tree = Self.tree(of: pid)
         treeReadAt = now
-        let processes = tree.map { (pid: $0, threads: Self.threads(of: $0)) }
+        // Each process as one moment, or judged at a later sample.
+        var processes: [(pid: Int32, threads: [ThreadState])] = []
+        for process in tree {
+            guard let threads = Self.snapshot(of: process) else { return nil }
+            processes.append((pid: process, threads: threads))
+        }
         let threads = processes.flatMap(\.threads)
         guard ticks != clearedAtTicks || Self.signature(threads) != clearedThreads else { return nil }
         guard !threads.contains(where: { $0.state == "R" }), threads.contains(where: \.isInUntimedWait) else { return nil }
@@ -380,6 +385,26 @@ struct StallWatch {
     /// Each thread of `process` as `/proc` shows it now.
     static func threads(of process: Int32) -> [ThreadState] {
         ThreadState.tids(pid: String(process)).compactMap { ThreadState.read(pid: String(process), tid: $0) }
+    }
+
+    /// Each thread of `process` read as one moment: nil when a thread listed ended
+    /// before its state was read, or the list changed while the states were read.
+    /// Threads are read one after another, so such a read mixes two moments: a CI run
+    /// left out a thread that had just ended and kept the thread its end woke as it
+    /// was just before, asleep in `pthread_join`, and judged "every thread (1) waits".
+    static func snapshot(of process: Int32) -> [ThreadState]? {
+        snapshot(tids: { ThreadState.tids(pid: String(process)) }, read: { ThreadState.read(pid: String(process), tid: $0) })
+    }
+
+    /// `snapshot(of:)` over the given list and reader.
+    static func snapshot(tids: () -> [Int], read: (Int) -> ThreadState?) -> [ThreadState]? {
+        let listed = tids()
+        var threads: [ThreadState] = []
+        for tid in listed {
+            guard let thread = read(tid) else { return nil }
+            threads.append(thread)
+        }
+        return tids() == listed ? threads : nil
     }
 
     /// utime + stime of the whole process, in clock ticks (`/proc/PID/stat`); with

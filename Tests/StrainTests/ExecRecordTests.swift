@@ -214,6 +214,24 @@ struct ExecRecordTests {
         #expect(StallWatch.judge(Self.dump([oneJob, sleeping]), suspicion: Self.suspicion([:], width: 1))?.kind == .starved)
     }
 
+    /// The threads a verdict is judged on are one moment of the process: a thread listed
+    /// and gone before its state was read, or a list that changed meanwhile, leaves no
+    /// snapshot, and the watch reads again at its next sample. (A CI run had kept the
+    /// joining thread as it was before the thread it joined ended, and dropped that one:
+    /// "every thread (1) waits on a lock", withdrawn when the program ran on.)
+    @Test func aThreadThatEndsWhileTheThreadsAreReadLeavesNoSnapshotToJudge() {
+        let joining = ThreadState(tid: 10, name: "locks", state: "S", syscall: ThreadState.futexCall, arguments: [0x1000, 0, 11, 0, 0, 0])
+        let timed = ThreadState(tid: 11, name: "locks", state: "S", syscall: ThreadState.futexCall, arguments: [0x2000, 0x189, 0, 0x7fff_0000, 0, 0])
+        let states = [10: joining, 11: timed]
+        let whole = StallWatch.snapshot(tids: { [10, 11] }, read: { states[$0] })
+        #expect(whole?.map(\.tid) == [10, 11])
+        // Thread 11 ended between the list and its read.
+        #expect(StallWatch.snapshot(tids: { [10, 11] }, read: { $0 == 11 ? nil : states[$0] }) == nil)
+        // The list changed while the states were read.
+        var lists = [[10, 11], [10]]
+        #expect(StallWatch.snapshot(tids: { lists.removeFirst() }, read: { states[$0] }) == nil)
+    }
+
     /// Blocked libdispatch workers beside a thread that sleeps and will signal them: a slow
     /// program, not a starved pool, unless the pool keeps growing (nothing waits on the queue
     /// otherwise). It was called starved, then withdrawn when the program ran on (re-trial 33j).
