@@ -389,8 +389,8 @@ struct StallWatch {
 
     /// Each thread of `process` read as one moment: nil when a thread listed ended
     /// before its state was read, or the list changed while the states were read.
-    /// Threads are read one after another, so such a read mixes two moments: a CI run
-    /// left out a thread that had just ended and kept the thread its end woke as it
+    /// Threads are read one after another, so such a read mixes two moments: a test
+    /// run left out a thread that had just ended and kept the thread its end woke as it
     /// was just before, asleep in `pthread_join`, and judged "every thread (1) waits".
     static func snapshot(of process: Int32) -> [ThreadState]? {
         snapshot(tids: { ThreadState.tids(pid: String(process)) }, read: { ThreadState.read(pid: String(process), tid: $0) })

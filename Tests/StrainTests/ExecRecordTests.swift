@@ -216,7 +216,7 @@ struct ExecRecordTests {
 
     /// The threads a verdict is judged on are one moment of the process: a thread listed
     /// and gone before its state was read, or a list that changed meanwhile, leaves no
-    /// snapshot, and the watch reads again at its next sample. (A CI run had kept the
+    /// snapshot, and the watch reads again at its next sample. (A test run had kept the
     /// joining thread as it was before the thread it joined ended, and dropped that one:
     /// "every thread (1) waits on a lock", withdrawn when the program ran on.)
     @Test func aThreadThatEndsWhileTheThreadsAreReadLeavesNoSnapshotToJudge() {
