@@ -860,7 +860,7 @@ __attribute__((noinline)) void strain_stack_measure(strain_stack_place *out) {
     uintptr_t here = (uintptr_t)__builtin_frame_address(0);
     strain_stack_bounds bounds = {0};
     if (strain_thread_bounds_known) bounds = strain_thread_stack;
-    else if (strain_read_own_stack(&bounds) != 0) bounds = (strain_stack_bounds){0};
+    else (void)strain_read_own_stack(&bounds);  // writes only when it could read them
     uintptr_t low = bounds.low, high = bounds.high;
     // An armed trial thread's reported top is below its real one, and may be below here.
     int known = low != 0 && high > low;

@@ -521,16 +521,14 @@ enum Processes {
     /// Whether `pid` is a trial server, by its command line (`strain _trial-server`;
     /// a trial copied from it renames itself `strain _trial` first thing).
     static func isTrialServer(_ pid: Int32) -> Bool {
-        guard let bytes = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
-        let arguments = bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        let arguments = commandLine(of: pid)
         return arguments.count == 2 && arguments[1] == "_trial-server"
     }
 
     /// Whether `pid` is the runner's llvm-symbolizer, which names allocation sites
     /// as trials finish (it reads its queries from the runner, so it ends with it).
     static func isSymbolizer(_ pid: Int32) -> Bool {
-        guard let bytes = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
-        let program = bytes.split(separator: 0).first.map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let program = commandLine(of: pid).first ?? ""
         return program.hasSuffix("/llvm-symbolizer") || program == "llvm-symbolizer"
     }
 
@@ -557,10 +555,7 @@ enum Processes {
     static func descendants(of pid: Int32) -> [Int32] {
         var parents: [Int32: Int32] = [:]
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-            guard let child = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { continue }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            if fields.count > 1, let parent = Int32(fields[1]) { parents[child] = parent }
+            if let child = Int32(entry), let parent = parent(of: child) { parents[child] = parent }
         }
         var found: [Int32] = [], frontier = [pid]
         while let next = frontier.popLast() {
@@ -583,8 +578,7 @@ enum Processes {
     static func running(commandLineContaining text: String) -> [Int32] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { Int32($0) }.filter { pid in
-            guard pid != getpid(), let bytes = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"), isAlive(pid) else { return false }
-            return bytes.split(separator: 0).contains { String(decoding: $0, as: UTF8.self).contains(text) }
+            pid != getpid() && commandLine(of: pid).contains { $0.contains(text) } && isAlive(pid)
         }
     }
 
