@@ -604,7 +604,8 @@ package struct ExecSupervisor: Sendable {
             if verdict.kind == .deadlocked, cycle == nil, waitForTimer(pid: pid) { return nil }
             if verdict.kind == .deadlocked, cycle == nil,
                let reason = OutsideWake.reason(pid: pid, caught: OutsideWake.caughtSignals(pid: pid), maps: maps,
-                                                  notes: OutsideWake.handlerNotes(pid: pid, folder: probe.path), processes: processes) {
+                                                  notes: OutsideWake.handlerNotes(pid: pid, folder: probe.path), processes: processes,
+                                                  handlers: { OutsideWake.ownHandlers(pid: $0, folder: probe.path) }) {
                 verdict = Self.outsideEvent(verdict, reason: reason)
             }
             _ = collect(verdict, taken)
@@ -622,7 +623,8 @@ package struct ExecSupervisor: Sendable {
             let cycle = judged.cycle
             if verdict.kind == .deadlocked, cycle == nil, waitForTimer(pid: process.pid) { return nil }
             if cycle == nil, let reason = OutsideWake.reason(pid: process.pid, caught: OutsideWake.caughtSignals(pid: process.pid), maps: processMaps,
-                                                                   notes: OutsideWake.handlerNotes(pid: process.pid, folder: probe.path), processes: processes) {
+                                                                   notes: OutsideWake.handlerNotes(pid: process.pid, folder: probe.path), processes: processes,
+                                                                   handlers: { OutsideWake.ownHandlers(pid: $0, folder: probe.path) }) {
                 verdict = Self.outsideEvent(verdict, reason: reason)
             }
             if !isProgram {

@@ -107,24 +107,48 @@ struct OutsideWake {
         !threads.isEmpty && threads.contains { !$0.isInUntimedWait }
     }
 
+    /// The handlers process `pid` installed itself, read from `/proc` and the probe's notes in `folder`.
+    static func ownHandlers(pid: Int32, folder: String) -> [Int32] {
+        guard let caught = caughtSignals(pid: pid) else { return [] }
+        let notes = handlerNotes(pid: pid, folder: folder)
+        return ownHandlers(caught: caught, maps: ExecSupervisor.maps(pid: pid), installs: notes?.installs, ignoredAtStart: notes?.ignoredAtStart ?? [])
+    }
+
+    /// Whether a process only waits for its children (a launcher, a shell running a
+    /// script's command): its handlers serve its own job control, not the program's waits.
+    static func onlyWaitsForChildren(_ threads: [ThreadState]) -> Bool {
+        !threads.isEmpty && threads.allSatisfy { $0.wait == "wait4" }
+    }
+
     /// Why process `pid`, whose every thread waits with no timeout, may still be woken from
-    /// outside: the handlers it installed itself, the live processes of its tree; nil when
-    /// nothing outside can end the wait (then it is deadlocked).
+    /// outside: the handlers it or another process of its tree installed itself (a forked
+    /// worker that waits for its SIGHUP, then posts the semaphore the program waits on), the
+    /// live processes of its tree; nil when nothing outside can end the wait (then it is
+    /// deadlocked). `handlers` gives another process's own handlers.
     static func reason(pid: Int32, caught: Set<Int32>?, maps: String, notes: HandlerNotes? = nil, processes: [(pid: Int32, threads: [ThreadState])],
+                       handlers: (Int32) -> [Int32] = { _ in [] },
                        commandLine: (Int32) -> [String]? = ExecSupervisor.commandLine(pid:),
                        readsFromOutside: ([(pid: Int32, threads: [ThreadState])]) -> String? = OutsideWake.readsFromOutside) -> String? {
         var reasons: [String] = []
+        func named(_ pids: [Int32]) -> String {
+            pids.prefix(4).map { "\($0)" + (commandLine($0).map { " (" + ExecSupervisor.shellQuoted($0) + ")" } ?? "") }.joined(separator: ", ")
+                + (pids.count > 4 ? " and \(pids.count - 4) more" : "")
+        }
         let own = ownHandlers(caught: caught ?? [], maps: maps, installs: notes?.installs, ignoredAtStart: notes?.ignoredAtStart ?? [])
         if !own.isEmpty {
             let names = own.map(SignalName.of).joined(separator: ", ")
             reasons.append("it installed its own handler\(own.count == 1 ? "" : "s") for \(names), which a signal sent to it runs")
         }
+        for process in processes where process.pid != pid && !onlyWaitsForChildren(process.threads) {
+            let theirs = handlers(process.pid)
+            guard !theirs.isEmpty else { continue }
+            let names = theirs.map(SignalName.of).joined(separator: ", ")
+            reasons.append("process \(named([process.pid])) of its tree installed its own handler\(theirs.count == 1 ? "" : "s") for \(names), which a signal sent to it runs")
+            break
+        }
         let live = processes.filter { $0.pid != pid && isLive($0.threads) }
         if !live.isEmpty {
-            let named = live.prefix(4).map { process in
-                "\(process.pid)" + (commandLine(process.pid).map { " (" + ExecSupervisor.shellQuoted($0) + ")" } ?? "")
-            }.joined(separator: ", ") + (live.count > 4 ? " and \(live.count - 4) more" : "")
-            reasons.append("process\(live.count == 1 ? "" : "es") \(named) of its tree \(live.count == 1 ? "is" : "are") alive and not stuck (\(live.count == 1 ? "it runs, sleeps or waits" : "each runs, sleeps or waits") with a timeout)")
+            reasons.append("process\(live.count == 1 ? "" : "es") \(named(live.map(\.pid))) of its tree \(live.count == 1 ? "is" : "are") alive and not stuck (\(live.count == 1 ? "it runs, sleeps or waits" : "each runs, sleeps or waits") with a timeout)")
         }
         if let reading = readsFromOutside(processes) { reasons.append(reading) }
         return reasons.isEmpty ? nil : reasons.joined(separator: "; ")
@@ -134,27 +158,56 @@ struct OutsideWake {
     /// (x86-64 numbers): read, readv, recvfrom, recvmsg, accept, accept4.
     static let readingCalls: Set<Int> = [0, 19, 45, 47, 43, 288]
 
+    /// epoll_wait, epoll_pwait and epoll_pwait2 (x86-64 numbers): the epoll descriptor first.
+    static let epollCalls: Set<Int> = [232, 281, 441]
+
     /// A thread of the tree that waits for input something outside the tree can give:
     /// from a terminal (a person), a socket (a peer anywhere), or a pipe whose other end
     /// a process outside the tree holds (`producer | program`, where the producer is the
-    /// shell's). Nil when no thread reads, or each pipe it reads is the tree's own.
+    /// shell's); read directly, or watched by an epoll set it waits on (libdispatch's event
+    /// thread for a read source, an event loop's). Nil when no thread reads, or each pipe it
+    /// reads is the tree's own.
     static func readsFromOutside(_ processes: [(pid: Int32, threads: [ThreadState])]) -> String? {
         let tree = Set(processes.map(\.pid))
         for process in processes {
             for thread in process.threads {
-                guard let call = thread.syscall, readingCalls.contains(call), let fd = thread.arguments.first, fd < 1 << 20 else { continue }
-                guard let target = link("/proc/\(process.pid)/fd/\(fd)") else { continue }
-                let reader = "process \(process.pid)'s thread \(thread.tid) reads descriptor \(fd)"
-                if target.hasPrefix("socket:") { return "\(reader), a socket, which a peer outside it can write to" }
-                if target.hasPrefix("/dev/pts/") || target.hasPrefix("/dev/tty") || target == "/dev/console" {
-                    return "\(reader), the terminal \(target), where a person can type"
+                guard let call = thread.syscall, let fd = thread.arguments.first, fd < 1 << 20 else { continue }
+                if readingCalls.contains(call), let source = outsideSource(pid: process.pid, fd: fd, tree: tree) {
+                    return "process \(process.pid)'s thread \(thread.tid) reads descriptor \(fd), \(source)"
                 }
-                if target.hasPrefix("pipe:"), let holder = holder(of: target, outside: tree) {
-                    return "\(reader), a pipe whose other end process \(holder) outside its tree holds"
+                guard epollCalls.contains(call) else { continue }
+                for watched in epollTargets(pid: process.pid, epoll: fd) {
+                    if let source = outsideSource(pid: process.pid, fd: UInt64(watched), tree: tree) {
+                        return "process \(process.pid)'s thread \(thread.tid) waits in epoll for descriptor \(watched), \(source)"
+                    }
                 }
             }
         }
         return nil
+    }
+
+    /// What descriptor `fd` of process `pid` is, when something outside `tree` can write to it; nil otherwise.
+    static func outsideSource(pid: Int32, fd: UInt64, tree: Set<Int32>) -> String? {
+        guard let target = link("/proc/\(pid)/fd/\(fd)") else { return nil }
+        if target.hasPrefix("socket:") { return "a socket, which a peer outside it can write to" }
+        if target.hasPrefix("/dev/pts/") || target.hasPrefix("/dev/tty") || target == "/dev/console" {
+            return "the terminal \(target), where a person can type"
+        }
+        if target.hasPrefix("pipe:"), let holder = holder(of: target, outside: tree) {
+            return "a pipe whose other end process \(holder) outside its tree holds"
+        }
+        return nil
+    }
+
+    /// The descriptors the epoll set `epoll` of process `pid` watches (its `tfd:` lines in
+    /// `/proc/PID/fdinfo/EPOLL`, read as input: at most 64 KiB, 256 descriptors).
+    static func epollTargets(pid: Int32, epoll: UInt64) -> [Int] {
+        let text = ProcFile.contents(of: "/proc/\(pid)/fdinfo/\(epoll)", limit: 1 << 16)
+        return text.split(separator: "\n").compactMap { line -> Int? in
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard fields.count >= 2, fields[0] == "tfd:", let fd = Int(fields[1]), (0..<(1 << 20)).contains(fd) else { return nil }
+            return fd
+        }.prefix(256).map { $0 }
     }
 
     /// Where the link at `path` points (a descriptor in `/proc/PID/fd`), or nil.

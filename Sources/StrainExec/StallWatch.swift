@@ -299,7 +299,11 @@ struct StallWatch {
             let isWorker = has([ExecSupervisor.dispatchWorkerFrame]) && !has(ExecSupervisor.jobFrames)
             let isCooperative = has([ExecSupervisor.dispatchWorkerFrame]) && has(ExecSupervisor.jobFrames)
             for thread in group.threads {
-                let stuck = ThreadState.isUntimedWait(waits[thread.tid] ?? thread.wait)
+                let wait = waits[thread.tid] ?? thread.wait
+                // A pool thread is stuck in any wait with no timeout; another thread only in a
+                // futex wait: a read, poll or signal wait can be ended by what the process does
+                // not hold (a timerfd's timer, a signal sent to it, a descriptor's other end).
+                let stuck = isPool ? ThreadState.isUntimedWait(wait) : wait == "futex wait"
                 switch (isPool, stuck) {
                 case (true, true):
                     stuckPool += 1
@@ -309,8 +313,8 @@ struct StallWatch {
                     }
                     stuckJobs += isCooperative ? 1 : 0
                 case (true, false): idlePool += 1
-                case (false, _) where (waits[thread.tid] ?? thread.wait) == "sigsuspend":
-                    // Parked for good (`dispatch_main`): it runs only signal handlers.
+                case (false, _) where wait == "sigsuspend" || wait == "pause":
+                    // Parked for good (`dispatch_main`, `pause`): it runs only signal handlers.
                     parked += 1
                 case (false, let stuck):
                     others += 1
@@ -371,7 +375,7 @@ struct StallWatch {
         if idlePool == 0 {
             let all = stuckPool == 1 ? "the only pool thread waits" : "all \(stuckPool) pool threads wait"
             let rest = counted(others - stuckOthers, "other thread") + (others - stuckOthers == 1 ? " waits" : " wait")
-            return .verdict(ExecStallVerdict(kind: .starved, message: "no CPU time for \(quiet); \(all) with no timeout under dispatch or concurrency frames, so work queued to the pool cannot start (\(rest) with a timeout, a sleep or for a signal)",
+            return .verdict(ExecStallVerdict(kind: .starved, message: "no CPU time for \(quiet); \(all) with no timeout under dispatch or concurrency frames, so work queued to the pool cannot start (\(rest) with a timeout, in a sleep, or for a signal or input)",
                                              pool: count))
         }
         return .none

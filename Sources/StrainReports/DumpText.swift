@@ -11,7 +11,7 @@ package enum DumpText {
             text += " after \(Format.duration(stall.silentSeconds)) without progress (threshold \(Format.duration(stall.thresholdSeconds)))"
         }
         if let dump = trial.dump {
-            text += "; \(dump.threadCount) threads dumped in \(Format.duration(Double(dump.dumpNanoseconds) / 1e9)) (\(dump.method))"
+            text += "; \(counted(dump.threadCount, "thread")) dumped in \(Format.duration(Double(dump.dumpNanoseconds) / 1e9)) (\(dump.method))"
             if !dump.unreached.isEmpty { text += ", \(dump.unreached.count) unreached" }
         }
         return text

@@ -15,9 +15,9 @@ package enum OutcomeAdvice {
     package static func text(for trial: TrialRecord) -> String {
         let outcome = trial.outcome
         switch outcome.kind {
-        case .completed:
-            let expected = trial.expectedOutcomes.joined(separator: " or ")
-            return "It completed where the suite expects \(expected): if the fault is fixed, change the run's expect to completed; if not, the run no longer reaches it (check its parameters and strategies)."
+        case .completed:  // Under `strain exec`, what --stall saw of a program that completed: a verdict withdrawn, a wait on an outside event.
+            if trial.key.scenario == TrialKey.execScenario { return "It completed: nothing to fix" + (outcome.message.map { " (\($0))" } ?? "") + "." }
+            return "It completed where the suite expects \(trial.expectedOutcomes.joined(separator: " or ")): if the fault is fixed, change the run's expect to completed; if not, the run no longer reaches it (check its parameters and strategies)."
         case .threw:
             let error = outcome.message.map { " (\(Self.quote($0)))" } ?? ""
             return "The scenario's work threw\(error): fix or handle the error where it is thrown, or add threw to the run's expect if throwing is the point."

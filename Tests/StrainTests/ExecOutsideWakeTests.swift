@@ -770,6 +770,45 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: (out as NSString).appendingPathComponent("dump-1.txt")), "no dump was asked of a program at work")
     }
 
+    /// A parent waiting on a process-shared semaphore its forked child posts once the child's
+    /// own SIGHUP handler has run: the child's handler is the way out, sent from outside.
+    /// Before, the child's handler was not looked at: `deadlocked`, withdrawn when the child
+    /// posted (re-trial 33k, 2 of 2, in C and with a Python worker).
+    @Test func aParentWaitingForAForkedChildThatWaitsForItsOwnSIGHUPIsWaitingOnAnOutsideEvent() async throws {
+        let program = try await Self.outsideWake.value()
+        let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let (result, trial, dump) = try await Self.stalledThenWoken([program, "hup-child"], out: out) { child in kill(child, SIGHUP) }
+        #expect(result.termination == .exited(0), "\(result.stderr)")
+        #expect(result.stdout.hasSuffix("woke\n"), "\(result.stdout)")
+        #expect(trial.outcome.kind == .completed && trial.stall == nil, "\(trial.outcome): \(trial.outcome.message ?? "")")
+        let message = trial.outcome.message ?? ""
+        #expect(message.contains("waiting on an outside event") && message.contains("of its tree installed its own handler for SIGHUP"), "\(message)")
+        #expect(!message.contains("withdrawn") && !dump.contains(", deadlocked:"), "\(message)\n\(dump.prefix(400))")
+    }
+
+    /// `producer | program` where the program watches its input with a Dispatch read source:
+    /// libdispatch's event thread waits in epoll for the pipe, whose writer is outside the
+    /// tree, while the blocks the source's handler will release block the pool. Before,
+    /// `deadlocked` ("none can wake another"), withdrawn when the line came (re-trial 33k,
+    /// 2 of 2, in Swift and in C; a listening socket the same).
+    @Test func aDispatchReadSourceOnAPipeWrittenFromOutsideTheTreeIsWaitingOnAnOutsideEvent() async throws {
+        let program = try await TestPrograms.swiftOverflow()
+        let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let quoted = { (text: String) in "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        // Past the 2.5 s a blocked Dispatch pool is watched for growth before it is judged.
+        let pipeline = "(sleep 6; echo go) | SWIFT_BACKTRACE=enable=no \(quoted(StrainBinary.path)) exec --out \(quoted(out)) --stall 500ms -- \(quoted(program)) gcd-read-source"
+        let ended = try await BoundedProcess.run("/bin/sh", ["-c", pipeline], timeout: 60)
+        #expect(ended.status == 0, "\(ended.stderr.suffix(2000))")
+        #expect(ended.stdout.hasSuffix("done\n"), "\(ended.stdout)")
+        let trial = try #require(try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json")).trials.first)
+        #expect(trial.outcome.kind == .completed && trial.stall == nil, "\(trial.outcome): \(trial.outcome.message ?? "")")
+        let message = trial.outcome.message ?? ""
+        #expect(message.contains("waiting on an outside event") && message.contains("waits in epoll for descriptor 0, a pipe whose other end process "), "\(message)")
+        #expect(!message.contains("withdrawn") && !ended.stderr.contains(", deadlocked:"), "\(message)\n\(ended.stderr.suffix(1500))")
+    }
+
     /// `producer | program`: a process of the tree blocked reading a pipe whose writer is
     /// outside the tree (the shell's) waits on an outside event. Before, `deadlocked` at
     /// the threshold on the terminal, withdrawn only when the program exited 0.
@@ -820,6 +859,22 @@ import Testing
         #expect(notes.installs == [SIGINT: 2, SIGUSR1: 1])
         #expect(notes.ignoredAtStart == [SIGINT, SIGQUIT])
         #expect(OutsideWake.handlerNotes(pid: 43, folder: folder) == nil)
+    }
+
+    /// Another process of the tree with a handler of its own is a way out (a forked worker
+    /// that waits for its SIGHUP, then posts what the program waits on), unless it only
+    /// waits for its children: a launcher's or a shell's handlers serve their job control.
+    @Test func anotherProcesssOwnHandlerIsAWayOutUnlessItOnlyWaitsForItsChildren() {
+        let stuck = ThreadState(tid: 10, name: "main", state: "S", syscall: ThreadState.futexCall, arguments: [0x100, 128, 0, 0, 0, 0])
+        let paused = ThreadState(tid: 30, name: "worker", state: "S", syscall: 34, arguments: [0, 0, 0, 0, 0, 0])
+        let launcher = ThreadState(tid: 20, name: "bash", state: "S", syscall: 61, arguments: [0, 0, 0, 0, 0, 0])
+        let handlers = { (pid: Int32) -> [Int32] in pid == 10 ? [] : [SIGHUP] }
+        let withWorker: [(pid: Int32, threads: [ThreadState])] = [(pid: 10, threads: [stuck]), (pid: 30, threads: [paused])]
+        let reason = OutsideWake.reason(pid: 10, caught: [], maps: "", processes: withWorker, handlers: handlers, commandLine: { _ in ["worker"] })
+        #expect(reason == "process 30 (worker) of its tree installed its own handler for SIGHUP, which a signal sent to it runs", "\(reason ?? "nil")")
+        #expect(OutsideWake.reason(pid: 10, caught: [], maps: "", processes: withWorker, commandLine: { _ in nil }) == nil, "no handler of its own")
+        let underLauncher: [(pid: Int32, threads: [ThreadState])] = [(pid: 20, threads: [launcher]), (pid: 10, threads: [stuck])]
+        #expect(OutsideWake.reason(pid: 10, caught: [], maps: "", processes: underLauncher, handlers: handlers, commandLine: { _ in nil }) == nil)
     }
 
     @Test func aWrapperWaitingForItsChildIsNoWayOutButASleepingWorkerIs() {

@@ -142,7 +142,7 @@ struct ExecRecordTests {
             Self.group([1], wait: "sleep", symbols: ["usleep", "main"]),
         ]), suspicion: Self.suspicion([:], width: 1)))
         #expect(starved.kind == .starved)
-        #expect(starved.message.contains("the only pool thread waits with no timeout") && starved.message.contains("(1 other thread waits with a timeout, a sleep or for a signal)"),
+        #expect(starved.message.contains("the only pool thread waits with no timeout") && starved.message.contains("(1 other thread waits with a timeout, in a sleep, or for a signal or input)"),
                 "\(starved.message)")
         for message in [deadlocked.message, starved.message] {
             #expect(message.firstMatch(of: /\b1 [a-z ]*threads\b/) == nil, "\(message)")
@@ -187,7 +187,7 @@ struct ExecRecordTests {
         #expect(StallWatch.judge(workers, suspicion: Self.suspicion([:], watched: 2.6))?.kind == .deadlocked)
         let jobs = Self.dump([Self.group([2, 3], wait: "futex wait", symbols: ["DispatchSemaphore.wait()", "swift_job_run", "_dispatch_worker_thread"]), parked])
         let starved = try #require(StallWatch.judge(jobs, suspicion: Self.suspicion([:], watched: 2.6)))
-        #expect(starved.kind == .starved && starved.message.contains("(1 other thread waits with a timeout, a sleep or for a signal)"), "\(starved.message)")
+        #expect(starved.kind == .starved && starved.message.contains("(1 other thread waits with a timeout, in a sleep, or for a signal or input)"), "\(starved.message)")
     }
 
     /// Fewer of Swift concurrency's threads blocked than the pool may have: a queued job would
@@ -244,6 +244,29 @@ struct ExecRecordTests {
         #expect(StallWatch.judgement(Self.dump(groups), suspicion: Self.suspicion([:], watched: 2.6)) == StallWatch.Judgement.none)
         let grown = try #require(StallWatch.judge(Self.dump(groups), suspicion: Self.suspicion([:], started: [2, 3], watched: 2.6)))
         #expect(grown.kind == .starved && grown.message.contains("all of them started in the last 2.60 s"), "\(grown.message)")
+    }
+
+    /// Beside blocked workers, a thread that reads (a timerfd, a signalfd, a pipe), polls or
+    /// waits in `sigwait` can be woken by what the process does not hold: no verdict, with
+    /// or without an idle worker (re-trial 33k: `deadlocked` at 1 s, "none can wake another",
+    /// withdrawn when the timer fired or the signal came). A thread in `pause` is parked, as
+    /// `dispatch_main`'s is; a futex wait stays what it was.
+    @Test func blockedWorkersBesideAThreadWaitingForInputOrASignalAreNotDeadlocked() throws {
+        let workers = Self.group([2, 3], wait: "futex wait", symbols: ["DispatchSemaphore.wait()", "_dispatch_worker_thread"])
+        let idle = Self.group([4], wait: "futex wait (timed)", symbols: ["_dispatch_sema4_timedwait", "_dispatch_worker_thread"])
+        let joining = Self.group([1], wait: "futex wait", symbols: ["pthread_join", "main"])
+        for wait in ["read", "sigtimedwait", "poll", "epoll wait", "select", "wait4"] {
+            let helper = Self.group([5], wait: wait, symbols: ["helper"])
+            for watched in [1.0, 2.6] {
+                let judged = StallWatch.judgement(Self.dump([workers, idle, joining, helper]), suspicion: Self.suspicion([:], watched: watched))
+                #expect(judged == StallWatch.Judgement.none, "\(wait), watched \(watched) s: \(judged)")
+            }
+            #expect(StallWatch.judgement(Self.dump([workers, joining, helper]), suspicion: Self.suspicion([:], watched: 2.6)) == StallWatch.Judgement.none, "\(wait)")
+        }
+        let locked = Self.group([5], wait: "futex wait", symbols: ["pthread_mutex_lock", "helper"])
+        #expect(StallWatch.judge(Self.dump([workers, idle, joining, locked]), suspicion: Self.suspicion([:], watched: 1.0))?.kind == .deadlocked)
+        let paused = Self.group([1], wait: "pause", symbols: ["pause", "main"])
+        #expect(StallWatch.judge(Self.dump([workers, paused]), suspicion: Self.suspicion([:], watched: 2.6))?.kind == .deadlocked)
     }
 
     @Test func aDispatchPoolAtLibdispatchsLimitWithEveryWorkerBlockedIsStarved() throws {

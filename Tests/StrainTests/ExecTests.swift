@@ -290,6 +290,14 @@ import Testing
         _ = try await Self.completedWithoutVerdict("gcd-slow", notCalled: "starved")
     }
 
+    /// Blocked workers beside a thread in `sigwait` for the SIGALRM a kernel timer raises in
+    /// 4 s: a wait that is not a lock's, which something the process does not hold ends. No
+    /// verdict (re-trial 33k: `deadlocked` at 1 s when an idle worker was in the dump, else at
+    /// 2.5 s, "every other thread (2) wait with no timeout", withdrawn when the alarm came).
+    @Test func gcdWorkersWaitingForAThreadInSigwaitGetNoStallVerdict() async throws {
+        _ = try await Self.completedWithoutVerdict("gcd-sigwait", notCalled: "deadlocked")
+    }
+
     /// Blocked workers and a main thread waiting for a block an `asyncAfter` timer runs: every
     /// thread waits with no timeout, but the timer will wake them. No verdict (re-trial 33j's
     /// NEW-8: deadlocked, then withdrawn when it fired), and the record says the watch waited.

@@ -99,6 +99,28 @@ import Testing
         }
     }
 
+    /// A program under `strain exec` that completed, whose dump was kept because --stall saw it
+    /// wait on an outside event: the page and summary.md say what the watch saw, not the suite
+    /// advice "It completed where the suite expects completed: if the fault is fixed, …", and
+    /// count its one dumped thread in the singular (re-trial 33k: "1 threads dumped").
+    @Test func anExecProgramThatCompletedAfterAWaitOnAnOutsideEventSaysWhatTheWatchSaw() throws {
+        var run = Self.run()
+        var trial = Self.trial(.completed, index: 0)
+        trial.scenario = TrialKey.execScenario
+        trial.expected = true
+        trial.expectedOutcomes = ["completed"]
+        let saw = "--stall saw it waiting on an outside event: no CPU time for 1.02 s; every thread (1) waits on a lock or condition with no timeout; "
+            + "not deadlocked: it installed its own handler for SIGHUP, which a signal sent to it runs; then the program exited with status 0"
+        trial.outcome.message = saw
+        trial.dump = ThreadDump(method: "signal", threadCount: 1, groups: [], waitCycle: nil, unreached: [], dumpNanoseconds: 133_000)
+        run.trials = [trial]
+        for (name, text) in [("summary.md", MarkdownReport.render(run)), ("report.html", TestFiles.readable(HTMLReport.render(run)))] {
+            #expect(text.contains("It completed: nothing to fix (\(saw))."), "\(name):\n\(text)")
+            #expect(!text.contains("It completed where the suite expects"), "\(name)")
+            #expect(text.contains("completed; 1 thread dumped in") && !text.contains("1 threads"), "\(name):\n\(text)")
+        }
+    }
+
     @Test func aDeadlockOnAQueueSaysWhichSyncToMakeAsync() {
         var trial = Self.trial(.deadlocked, index: 0)
         trial.dump?.waitCycle = WaitCycle(description: "thread 1 runs on queue strain.a and syncs onto queue strain.b, which syncs back",

@@ -11,10 +11,14 @@
 //   stdin-child       prints "ready PID"; a child reads a line from standard input (a pipe whose
 //                     writer is outside the tree), prints it and posts the process-shared
 //                     semaphore the parent waits on (a wait no holder of which can be read)
+//   hup-child         the parent waits on a process-shared semaphore that its child posts once
+//                     the child's own SIGHUP handler has run; the child prints "ready PID" (its
+//                     own pid: the one to send SIGHUP), then the parent prints "woke" and exits 0
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +35,13 @@ static uint32_t *shared_word(const char *path) {
     void *mapped = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
     return mapped == MAP_FAILED ? NULL : mapped;
+}
+
+static sem_t hangup;
+
+static void on_hangup(int signal) {
+    (void)signal;
+    sem_post(&hangup);
 }
 
 static double cpu_seconds(void) {
@@ -57,6 +68,25 @@ int main(int argc, char **argv) {
         while (sem_wait(handled) != 0) {}
         int status = 0;
         waitpid(child, &status, 0);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    }
+    if (strcmp(argv[1], "hup-child") == 0) {
+        sem_t *handled = mmap(NULL, sizeof *handled, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (handled == MAP_FAILED || sem_init(handled, 1, 0) != 0) return 2;
+        pid_t child = fork();
+        if (child == 0) {
+            struct sigaction action = {0};
+            action.sa_handler = on_hangup;
+            if (sem_init(&hangup, 0, 0) != 0 || sigaction(SIGHUP, &action, NULL) != 0) _exit(2);
+            printf("ready %d\n", getpid());
+            while (sem_wait(&hangup) != 0) {}
+            sem_post(handled);
+            _exit(0);
+        }
+        while (sem_wait(handled) != 0) {}
+        int status = 0;
+        waitpid(child, &status, 0);
+        printf("woke\n");
         return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
     }
     if (argc < 3) return 2;

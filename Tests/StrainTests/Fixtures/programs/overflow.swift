@@ -133,6 +133,50 @@ case "gcd-timer":
     DispatchQueue.global().asyncAfter(deadline: .now() + 4) { go.signal(); go.signal() }
     group.wait()
     print("done")
+case "gcd-sigwait":
+    // Two blocks wait for a semaphore that a thread signals once its sigwait for SIGALRM,
+    // which alarm(4) raises, returns; main waits for the two: slow, not stuck (a kernel
+    // timer ends the sigwait, a wait with no timeout of its own).
+    var alarmSignal = sigset_t()
+    sigemptyset(&alarmSignal)
+    sigaddset(&alarmSignal, SIGALRM)
+    pthread_sigmask(SIG_BLOCK, &alarmSignal, nil)
+    let go = DispatchSemaphore(value: 0)
+    let group = DispatchGroup()
+    for _ in 0..<2 { DispatchQueue.global().async(group: group) { go.wait() } }
+    let waiter = Thread {
+        var caught: Int32 = 0
+        sigwait(&alarmSignal, &caught)
+        go.signal()
+        go.signal()
+    }
+    waiter.start()
+    alarm(4)
+    group.wait()
+    print("done")
+case "gcd-read-source":
+    // Two blocks wait for a semaphore that a read source on standard input signals when a
+    // line arrives (a pipe written from outside); the main thread parks in dispatchMain():
+    // libdispatch's event thread waits in epoll for the pipe.
+    let go = DispatchSemaphore(value: 0)
+    let group = DispatchGroup()
+    for _ in 0..<2 { DispatchQueue.global().async(group: group) { go.wait() } }
+    let input = DispatchSource.makeReadSource(fileDescriptor: 0, queue: .main)
+    input.setEventHandler {
+        var line = [UInt8](repeating: 0, count: 64)
+        _ = read(0, &line, line.count)
+        input.cancel()
+        go.signal()
+        go.signal()
+    }
+    input.resume()
+    group.notify(queue: .main) {
+        print("done")
+        exit(0)
+    }
+    print("ready \(getpid())")
+    fflush(stdout)
+    dispatchMain()
 case "task-starve":
     // As many tasks as the cooperative pool has threads block on a semaphore; the
     // next task never runs; main sleeps (a wait with a timeout).
