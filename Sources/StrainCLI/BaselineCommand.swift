@@ -45,6 +45,11 @@ struct BaselineCommand: ParsableCommand {
                 }
                 let path = try location.store.save(record, name: name, source: runJSON, force: force)
                 printLine("Saved baseline \(name): \(counted(record.trials.count, "trial")) of \(record.suite.name), commit \(record.environment.gitCommit.map { String($0.prefix(12)) } ?? "unknown"), to \(path)")
+                // Saved all the same (exit 0): the gate compares a candidate's outcomes with these.
+                let unexpected = record.trials.filter { !$0.expected }.count
+                if unexpected > 0 {
+                    printLine("\(counted(unexpected, "trial")) of it ended in an outcome the suite does not expect; the gate judges a candidate's outcomes against them")
+                }
             } catch { throw error.exit() }
         }
     }

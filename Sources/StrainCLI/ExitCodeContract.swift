@@ -9,7 +9,7 @@ package enum ExitCodeContract {
     /// One code and what it means for the commands that run suites and for the gate.
     package struct Row: Sendable {
         package var code: Int32
-        /// For `run`, `merge` and `baseline`.
+        /// For `run` and `merge`.
         package var run: String
         /// For `gate` (mirrored as `exitCode` in gate.json); nil where the gate never exits so.
         package var gate: String?
@@ -53,6 +53,7 @@ package enum ExitCodeContract {
     package static let otherCommands: [String] = [
         "`bisect` uses 0 for an answer (a boundary, not deterministic, unbounded: whatever it found), 2 and 3 as `run` does, and never 1.",
         "`report` uses 0 once the report is written, whatever the run's outcomes (its run said those with its own code), and 2 and 3 as `run` does.",
+        "`baseline` uses 0 once it has saved, listed, shown or deleted (a run with unexpected outcomes is saved all the same, and said so: the gate judges a candidate's outcomes against them), and 2 and 3 as `run` does; `compare` uses 0 whatever it finds (it never fails on a regression: `gate` does), and 2 for bad input.",
         "`exec` exits with its program's status, and 125, 126 or 127 for its own failures; `dump` uses 0, 2 and 3.",
         "`swift package strain …` (the SwiftPM plugin) can only exit 0 or 1: SwiftPM turns every failure of a plugin into 1. "
             + "CI that needs the codes calls the `strain` executable, or reads gate.json.",
@@ -81,7 +82,7 @@ package enum ExitCodeContract {
             let label = "  \(row.code)"
             switch audience {
             case .all:
-                lines += item(label, (row.gate == nil ? "" : "run, merge, baseline: ") + row.run)
+                lines += item(label, (row.gate == nil ? "" : "run, merge: ") + row.run)
                 if let gate = row.gate { lines += item("", "gate: " + gate) }
             case .run: lines += item(label, row.run)
             case .gate:
@@ -99,7 +100,7 @@ package enum ExitCodeContract {
     /// The table and the notes under it, as Markdown (the README and the ExitCodes article hold it verbatim).
     package static func markdown() -> String {
         func cell(_ text: String) -> String { text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "|", with: "\\|") }
-        var lines = ["| code | `run`, `merge`, `baseline` | `gate` (mirrored as `exitCode` in gate.json) |", "| --- | --- | --- |"]
+        var lines = ["| code | `run`, `merge` | `gate` (mirrored as `exitCode` in gate.json) |", "| --- | --- | --- |"]
         for row in rows { lines.append("| \(row.code) | \(cell(row.run)) | \(row.gate.map(cell) ?? "–") |") }
         return (lines + otherCommands.map { "\n" + $0 }).joined(separator: "\n")
     }
@@ -115,7 +116,7 @@ package enum ExitCodeContract {
         for row in rows {
             lines.append(".It \(row.code)")
             if let gate = row.gate {
-                lines += ["run, merge, baseline:", text(row.run) + ".", ".br", "gate:", text(gate) + "."]
+                lines += ["run, merge:", text(row.run) + ".", ".br", "gate:", text(gate) + "."]
             } else {
                 lines.append(text(row.run) + ".")
             }

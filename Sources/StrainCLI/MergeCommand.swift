@@ -3,12 +3,13 @@ import Foundation
 import StrainGate
 import StrainKit
 import StrainReports
+import StrainText
 
 struct MergeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "merge",
         abstract: "Join the runs of `strain run --shard K/N` into one run, refusing mixed or incomplete shards.",
-        discussion: "Exit 0 when merged; 2 when the shards are of different suites, plans, commits or schema versions; 3 when a shard or a trial is missing."
+        discussion: "Exit 0 when merged and every trial ended in an outcome its suite expects; 1 when merged and one did not (as `run`); 2 when the shards are of different suites, plans, commits or schema versions; 3 when a shard or a trial is missing."
     )
 
     @Argument(help: "Each shard's run.json, or its directory.")
@@ -39,7 +40,11 @@ struct MergeCommand: ParsableCommand {
                 written.append(path)
             }
             // The suite's name and plan hash come from the shards' records: shown on this line, never as a workflow command.
-            print(TerminalReport.safe(OneLine.text("Merged \(runs.count) shards: \(merged.trials.count) trials of \(merged.suite.name), plan \(merged.plan?.hash ?? "?"). Wrote \(written.joined(separator: ", "))")))
+            let unexpected = merged.trials.filter { !$0.expected }.count
+            let tally = unexpected == 0 ? "every outcome expected" : "\(unexpected) unexpected"
+            print(TerminalReport.safe(OneLine.text("Merged \(runs.count) shards: \(counted(merged.trials.count, "trial")) of \(merged.suite.name) (\(tally)), plan \(merged.plan?.hash ?? "?"). Wrote \(written.joined(separator: ", "))")))
+            // As `run` exits for the same trials: a sharded CI job gates on the merge.
+            if unexpected > 0 { throw ExitCode(StrainExitCode.unexpectedOutcome) }
         } catch let error as GateError { throw error.exit() }
     }
 }

@@ -105,9 +105,10 @@ package enum OutcomeAdvice {
     static func deadlockAdvice(_ trial: TrialRecord) -> String {
         let syncs = trial.dump?.groups.contains { group in group.inWork && group.frames.contains { $0.symbol?.contains("DispatchQueue.sync") == true } } ?? false
         guard let cycle = trial.dump?.waitCycle, !cycle.links.isEmpty else {
-            if syncs {
-                return "Every worker is blocked in DispatchQueue.sync with nothing left to run the blocks: a sync onto a queue (or a pool) "
-                    + "that is waiting for the caller. Make that call async, or never sync onto a queue from work that runs on it."
+            if syncs { return "Every worker is blocked in DispatchQueue.sync with nothing left to run the blocks: a sync onto a queue (or a pool) that is waiting for the caller. Make that call async, or never sync onto a queue from work that runs on it." }
+            // A JVM's deadlock, named by the JVM (`strain exec`): its cycle of monitors, not the threads a dump saw waiting first.
+            if let java = trial.outcome.message?.firstMatch(of: /found a Java-level deadlock: (.*?)(?:; then the program|$)/)?.1 {
+                return "The threads wait on each other's monitors (\(java)): take them in one order everywhere, or hold only one at a time."
             }
             let fix = "find what they wait for that no running thread will signal, and take locks in one order, or wait with a timeout to see it"
             if let process = trial.outcome.message?.firstMatch(of: /in process (\d+) \(a descendant of the program/)?.1 {

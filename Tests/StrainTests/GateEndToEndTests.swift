@@ -203,6 +203,37 @@ import Testing
         #expect(Set(record.trials.map(\.id.description)) == planned)
         #expect(record.shards?.count == 3)
     }
+
+    /// The exit-code contract's row 1 holds for `merge` as for `run`: a merged run with a trial
+    /// the suite does not expect exits 1, and says how many; `baseline save` saves it with
+    /// exit 0 and says so. Before, `merge` exited 0 with "8 trials, 7 unexpected" in its
+    /// summary, and `baseline save` said nothing (re-trial 35m, N2).
+    @Test func aMergeWithAnUnexpectedOutcomeExitsOneAndABaselineOfItSaysSo() async throws {
+        let folder = try Self.folder()
+        let suite = folder + "/suite.yaml"
+        try Self.write("""
+            name: shards-unexpected
+            timeout: 30s
+            profiles: [linux]
+            runs:
+              - scenario: noop
+                strategies: [main, gcd-global]
+              - scenario: crash
+                parameters: {kind: null-dereference}
+                strategies: [gcd-global]
+                expect: completed
+            """, suite)
+        for index in 1...2 {
+            let run = try await StrainBinary.run(["run", suite, "--shard", "\(index)/2", "--out", folder + "/shard\(index)", "--format", "json"])
+            #expect([0, 1].contains(run.status), "\(run.stderr)")
+        }
+        let merged = try await StrainBinary.run(["merge", folder + "/shard1", folder + "/shard2", "--out", folder + "/merged", "--format", "md"])
+        #expect(merged.status == 1, "\(merged.stdout)\n\(merged.stderr)")
+        #expect(merged.stdout.contains("3 trials of shards-unexpected (1 unexpected)"), "\(merged.stdout)")
+        let saved = try await StrainBinary.run(["baseline", "save", folder + "/merged", "--name", "unexpected", "--baselines", folder + "/baselines"])
+        #expect(saved.status == 0, "\(saved.stderr)")
+        #expect(saved.stdout.contains("1 trial of it ended in an outcome the suite does not expect"), "\(saved.stdout)")
+    }
 }
 
 /// A user package over Strain in four builds: the base, one whose `spin` does ten

@@ -121,6 +121,23 @@ import Testing
         }
     }
 
+    /// A JVM's Java-level deadlock, named by the JVM under `strain exec --stall`, is advised on
+    /// its monitors: before, "Every worker blocked with nothing to wake them (among them, 2
+    /// threads waited in futex wait ← PosixSemaphore::wait ← GangWorker::loop …)", the garbage
+    /// collector's idle threads (re-trial 33k).
+    @Test func aJVMsDeadlockIsAdvisedOnItsMonitorsNotOnTheThreadsTheDumpSawFirst() {
+        var trial = Self.trial(.deadlocked, index: 0)
+        trial.scenario = TrialKey.execScenario
+        let cycle = "\"first\" waits to lock a java.lang.Object held by \"second\"; \"second\" waits to lock a java.lang.Object held by \"first\""
+        trial.outcome.message = "no CPU time for 1.02 s; the JVM's own thread dump (jcmd 42 Thread.print, kept in out/probe/jvm-threads-42.txt) found a Java-level deadlock: "
+            + cycle + "; then the program was killed by SIGTERM"
+        trial.dump = ThreadDump(method: "signal", threadCount: 2, groups: [
+            ThreadGroup(count: 2, summary: "futex wait", inWork: false, threads: [], frames: [Frame(address: 1, symbol: "PosixSemaphore::wait"), Frame(address: 2, symbol: "GangWorker::loop")]),
+        ], waitCycle: nil, unreached: [], dumpNanoseconds: 1_000)
+        let advice = OutcomeAdvice.text(for: trial)
+        #expect(advice == "The threads wait on each other's monitors (\(cycle)): take them in one order everywhere, or hold only one at a time.", "\(advice)")
+    }
+
     @Test func aDeadlockOnAQueueSaysWhichSyncToMakeAsync() {
         var trial = Self.trial(.deadlocked, index: 0)
         trial.dump?.waitCycle = WaitCycle(description: "thread 1 runs on queue strain.a and syncs onto queue strain.b, which syncs back",
