@@ -3,6 +3,7 @@ import Foundation
 import StrainKit
 import StrainReports
 import StrainRunner
+import StrainSuite
 import StrainText
 
 /// `strain bisect`: how much stack a scenario needs, or how large a parameter
@@ -136,7 +137,9 @@ struct BisectCommand: ParsableCommand {
 
     func makeRequests(catalog: ScenarioCatalog) throws(InputError) -> ([BisectRequest], String?) {
         guard let type = catalog.scenario(named: scenario) else {
-            throw InputError("unknown scenario '\(scenario)'; valid scenarios: \(catalog.names.joined(separator: ", "))")
+            // Worded as a suite's and `explain`'s unknown scenario are.
+            let hint = Suggestion.nearest(to: scenario, among: catalog.names).map { " (did you mean '\($0)'?)" } ?? ""
+            throw InputError("unknown scenario '\(scenario)'\(hint); valid scenarios: \(catalog.names.joined(separator: ", "))")
         }
         let specs = Dictionary(uniqueKeysWithValues: type.parameterSpecs.map { ($0.name, $0) })
         var values = Dictionary(uniqueKeysWithValues: type.parameterSpecs.map { ($0.name, $0.defaultValue) })

@@ -17,8 +17,9 @@ struct ExplainCommand: ParsableCommand {
     func run() throws {
         let catalog = activeCatalog.withLock { $0 }
         guard let scenario = catalog.scenario(named: name) else {
-            let hint = Suggestion.nearest(to: name, among: catalog.names).map { "; did you mean '\($0)'?" } ?? ""
-            throw CommandFailure.input("no scenario named '\(name)'\(hint) Scenarios: \(catalog.names.joined(separator: ", ")).")
+            // Worded as a suite's and `bisect`'s unknown scenario are.
+            let hint = Suggestion.nearest(to: name, among: catalog.names).map { " (did you mean '\($0)'?)" } ?? ""
+            throw CommandFailure.input("unknown scenario '\(name)'\(hint); valid scenarios: \(catalog.names.joined(separator: ", ")).")
         }
         // Fitted as `strain list` is: to the terminal, else COLUMNS, else 80, also in a pipe.
         print(Self.text(scenario, style: TerminalStyle(color: false, width: RunCommand.terminalColumns() - 1)), terminator: "")

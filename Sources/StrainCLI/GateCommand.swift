@@ -241,6 +241,9 @@ struct InterleavedGate {
         var candidateRounds: [RunRecord] = []
         var estimate = ProgressEstimate()
         let roundsStarted = Date()
+        // Said before the first round, which can take minutes: the gate is not silent until it ends.
+        print("\(prefix.isEmpty ? "" : "timed: ")\(counted(repetitions, "round")), each running A and B in turn (ABBA); each round's line estimates the rest")
+        fflush(nil)
         for round in 1...repetitions {
             let order = round % 2 == 1 ? [true, false] : [false, true]
             for isBaseline in order {
@@ -270,6 +273,8 @@ struct InterleavedGate {
         let sides = CountedSides()
         let binaries = [baselineBinary, candidateBinary]
         let gate = self
+        print("\(counted(repetitions, "repetition")) a build, each build's in one counted run\(together ? ", A and B at once" : ", A then B"); a line when \(together ? "both are" : "each is") done")
+        fflush(nil)
         let run: @Sendable (Int) -> Void = { side in
             sides.keep(side, Result { () throws(GateError) -> RunRecord in
                 try gate.runOnce(binaries[side], label: side == 0 ? "A" : "B", repetitions: gate.repetitions)

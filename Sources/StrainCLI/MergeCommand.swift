@@ -42,7 +42,8 @@ struct MergeCommand: ParsableCommand {
             // The suite's name and plan hash come from the shards' records: shown on this line, never as a workflow command.
             let unexpected = merged.trials.filter { !$0.expected }.count
             let tally = unexpected == 0 ? "every outcome expected" : "\(unexpected) unexpected"
-            print(TerminalReport.safe(OneLine.text("Merged \(runs.count) shards: \(counted(merged.trials.count, "trial")) of \(merged.suite.name) (\(tally)), plan \(merged.plan?.hash ?? "?"). Wrote \(written.joined(separator: ", "))")))
+            // Fitted to the window between words, as gate's lines are (it was one line of 155 columns: re-trial 35m, N5).
+            print(GateCommand.terminalText(OneLine.text("Merged \(runs.count) shards: \(counted(merged.trials.count, "trial")) of \(merged.suite.name) (\(tally)), plan \(merged.plan?.hash ?? "?"). Wrote \(written.joined(separator: ", "))")))
             // As `run` exits for the same trials: a sharded CI job gates on the merge.
             if unexpected > 0 { throw ExitCode(StrainExitCode.unexpectedOutcome) }
         } catch let error as GateError { throw error.exit() }

@@ -23,7 +23,7 @@ package enum OutcomeAdvice {
             return "The scenario's work threw\(error): fix or handle the error where it is thrown, or add threw to the run's expect if throwing is the point."
         case .invariantViolated:
             let broken = outcome.message.map { " (\(Self.quote($0)))" } ?? ""
-            return "The work ran to its end with a wrong result\(broken): updates were lost or reordered between threads. Guard the shared state with one lock, serial queue or actor for every access, or use an atomic for a counter."
+            return "The work ran to its end with a wrong result\(broken): check the invariant's code first; where threads share the state, updates were lost or reordered between them. Guard the shared state with one lock, serial queue or actor for every access, or use an atomic for a counter."
         case .stackOverflow:
             let stack = trial.metrics.stackSizeBytes.map { " of \(ByteSize.prose($0))" } ?? ""
             let frames = trial.metrics.frames.map { " after \(Format.count(Double($0))) frames" } ?? ""
@@ -54,7 +54,7 @@ package enum OutcomeAdvice {
         case .deadlocked:
             return deadlockAdvice(trial)
         case .timedOut:
-            let deadline = trial.metrics.trialSeconds.map { " at the trial's deadline, after \(Format.duration($0)) of running" } ?? " at the trial's deadline"
+            let deadline = trial.metrics.trialSeconds.map { " at the trial's deadline (\(Format.duration($0)) from its start to its end, the stop after the deadline included)" } ?? " at the trial's deadline"
             guard let waiting = Self.topGroup(trial) else {
                 return "The parent killed it\(deadline), with no thread dump. If it hangs, a stall shorter than the run's timeout lets the watchdog "
                     + "dump every thread and name the wait; if it is only slow, raise the run's timeout."
@@ -84,7 +84,7 @@ package enum OutcomeAdvice {
         case 8:
             "an arithmetic fault (a division by zero): check the divisor there."
         default:
-            "the process was killed by a signal it did not handle: find who sends it, or handle it."
+            "a signal it did not handle, sent to it from outside" + (trial.outcome.message.map { " (\($0))" } ?? "") + ": find who sends it and why, or handle it."
         }
         return "It died of \(signal)\(at)\(reason). That is \(fix)"
     }
@@ -123,8 +123,8 @@ package enum OutcomeAdvice {
         if Set(cycle.links.map(\.tid)).count == 1 {
             let resource = waited[0]
             if queues {
-                return "The work syncs onto \(resource) while already running on it, so the sync waits for itself: "
-                    + "do the work directly when already on that queue, or make the sync async."
+                return "The work waits for \(resource) while already running on it (a sync onto it, or a wait for work queued behind it there), so it waits for itself: "
+                    + "do the work directly when already on that queue, or make the sync or the wait async."
             }
             return "One thread re-entered \(resource) while holding it; \(resource) is not recursive, so the thread waits for itself: "
                 + "restructure so the locked region does not call back into code that takes \(resource) (split out a variant that expects it held), "
@@ -144,8 +144,8 @@ package enum OutcomeAdvice {
     /// FaultScenario.fail…` for busy threads: the dump's group that held the work, else one in the code under test, else
     /// one that did not take the dump request (a program's main thread in `join`, re-trial 35l), as advice names it.
     static func topGroup(_ trial: TrialRecord) -> String? {
-        // Not a deadlock's blocked: threads running (woken by a Ctrl-C in the dump: 33i's NEW-4) or all in timed waits (idle workers: 33j's NEW-7).
-        guard let groups = trial.dump?.groups.filter({ trial.outcome.kind != .deadlocked || !($0.summary.hasPrefix("running") || !$0.threads.isEmpty && $0.threads.allSatisfy { $0.wait?.hasSuffix("(timed)") == true }) }), let group = groups.first(where: \.inWork) ?? groups.first(where: waitsInCodeUnderTest)
+        // Not a deadlock's blocked: threads running (woken by a Ctrl-C in the dump: 33i's NEW-4), all in timed waits (idle workers: 33j's NEW-7), or parked in `dispatch_main` (33k).
+        guard let groups = trial.dump?.groups.filter({ trial.outcome.kind != .deadlocked || !($0.summary.hasPrefix("running") || $0.summary == "sigsuspend" || !$0.threads.isEmpty && $0.threads.allSatisfy { $0.wait?.hasSuffix("(timed)") == true }) }), let group = groups.first(where: \.inWork) ?? groups.first(where: waitsInCodeUnderTest)
             ?? groups.first(where: { !$0.summary.hasPrefix("took the dump request") }) ?? groups.first else { return nil }
         let threads = "\(group.count) thread\(group.count == 1 ? "" : "s")"
         // A busy thread is not waiting: its summary starts with `running`, not a wait.

@@ -207,7 +207,9 @@ final class FakeProbeRunner: BisectProbeRunner {
 
     @Test func badInputIsRefusedWithTheOptionAndTheFixAndNoProbeRuns() async throws {
         let cases: [([String], String)] = [
-            (["no-such-scenario"], "unknown scenario 'no-such-scenario'"),
+            (["no-such-scenario"], "unknown scenario 'no-such-scenario'; valid scenarios: "),
+            // A near miss is suggested, as a suite's and `explain`'s are (re-trial 35m, N7: bisect had no suggestion).
+            (["cyclic-grph"], "unknown scenario 'cyclic-grph' (did you mean 'cyclic-graph'?); valid scenarios: "),
             (["cyclic-graph", "--low", "8KiB"], "--low 8KiB is outside 32KiB to 1GiB"),
             (["cyclic-graph", "--high", "2GiB"], "--high 2GiB is outside 32KiB to 1GiB"),
             (["cyclic-graph", "--low", "40000"], "not a whole number of 4KiB pages"),

@@ -240,6 +240,9 @@ enum ChangedRuns {
         #expect(rounds.count == 2, "\(gate.stdout)")
         #expect(rounds.first?.wholeMatch(of: /round 1\/2 done \(A and B\), \d+ s; about \d+ s left/) != nil, "\(gate.stdout)")
         #expect(rounds.last?.wholeMatch(of: /round 2\/2 done \(A and B\), \d+ s/) != nil, "\(gate.stdout)")
+        // Said before the first round, which prints nothing until it ends (re-trial 35m: 20 s of silence).
+        let opening = try #require(gate.stdout.range(of: "2 rounds, each running A and B in turn (ABBA); each round's line estimates the rest\n"), "\(gate.stdout)")
+        #expect(opening.upperBound <= (gate.stdout.range(of: "round 1/2 done")?.lowerBound ?? gate.stdout.startIndex), "\(gate.stdout)")
         let keys = try Self.interleavedKeys(out)
         // The filter leaves out stack-depth, the skip noop main: each has a trial only it removes.
         let wanted: Set = ["noop thread(512KiB) linux", "noop gcd-global linux"]

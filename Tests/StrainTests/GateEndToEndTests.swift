@@ -103,6 +103,7 @@ import Testing
         let result = try await StrainBinary.run(["gate", "--baseline-binary", StrainBinary.path, suite, "--repetitions", "3", "--measure", "instructions",
                                                  "--out", folder + "/gate"], timeout: 600, environment: ["STRAIN_INSTRUCTIONS_SOURCE": "callgrind"])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        #expect(result.stdout.contains("3 repetitions a build, each build's in one counted run"), "said before the counted runs: \(result.stdout)")
         #expect(result.stdout.contains("3 repetitions counted in one run a build") && result.stdout.contains("not countable, so timed in interleaved rounds: queue-flood"),
                 "\(result.stdout)")
         let rounds = try FileManager.default.contentsOfDirectory(atPath: folder + "/gate/rounds").filter { !$0.hasSuffix(".log") }
@@ -230,6 +231,12 @@ import Testing
         let merged = try await StrainBinary.run(["merge", folder + "/shard1", folder + "/shard2", "--out", folder + "/merged", "--format", "md"])
         #expect(merged.status == 1, "\(merged.stdout)\n\(merged.stderr)")
         #expect(merged.stdout.contains("3 trials of shards-unexpected (1 unexpected)"), "\(merged.stdout)")
+        // At 80 columns its line is fitted between words (it was one line of 155 columns: re-trial 35m, N5).
+        let narrow = try await StrainBinary.run(["merge", folder + "/shard1", folder + "/shard2", "--out", folder + "/merged80", "--format", "md"],
+                                                environment: ["COLUMNS": "80"])
+        // A path longer than the window is one word: it gets a line of its own, unbroken.
+        let wide = narrow.stdout.split(separator: "\n").filter { $0.count > 80 && $0.trimmingCharacters(in: .whitespaces).contains(" ") }
+        #expect(narrow.status == 1 && wide.isEmpty, "\(narrow.stdout)")
         let saved = try await StrainBinary.run(["baseline", "save", folder + "/merged", "--name", "unexpected", "--baselines", folder + "/baselines"])
         #expect(saved.status == 0, "\(saved.stderr)")
         #expect(saved.stdout.contains("1 trial of it ended in an outcome the suite does not expect"), "\(saved.stdout)")

@@ -59,7 +59,9 @@ import Testing
         case .crashed: ["It died of SIGSEGV", "a bad memory access"]
         case .starved: ["4 blocked items filled a pool of 4 while 6 more waited to start", "size the pool for it"]
         case .deadlocked: ["lock A then lock B, lock B then lock A", "take them in one order everywhere"]
-        case .timedOut: ["The parent killed it at the trial", "10.0 s", "lets the watchdog dump every thread"]
+        // Its time is start to end, the stop after the deadline included: "after 2.00 s of running" beside
+        // "no result within 1.00 s" read as two deadlines (re-trial 35m, N4).
+        case .timedOut: ["The parent killed it at the trial", "deadline (10.0 s from its start to its end, the stop after the deadline included)", "lets the watchdog dump every thread"]
         case .harnessError: ["Strain itself failed (the result pipe broke)"]
         }
     }
@@ -138,6 +140,32 @@ import Testing
         #expect(advice == "The threads wait on each other's monitors (\(cycle)): take them in one order everywhere, or hold only one at a time.", "\(advice)")
     }
 
+    /// A crash by a signal that is not a fault says who sent it where the record knows: the
+    /// runner's thread limit (the outcome's message). Before: "That is the process was killed
+    /// by a signal it did not handle" (re-trial 35m, N3).
+    @Test func aTrialKilledForItsThreadLimitIsToldWhoSentTheSignal() {
+        var trial = Self.trial(.crashed, index: 0)
+        trial.outcome.signal = 9
+        trial.outcome.message = "the child started more than its limit of 200 threads (292 sampled) and was killed with its process group"
+        let advice = OutcomeAdvice.text(for: trial)
+        #expect(advice == "It died of SIGKILL. That is a signal it did not handle, sent to it from outside (the child started more than its limit of 200 threads "
+            + "(292 sampled) and was killed with its process group): find who sends it and why, or handle it.", "\(advice)")
+    }
+
+    /// A deadlock's advice names the blocked job, not an async main's thread parked in
+    /// `dispatch_main` listed first: "(among them, 1 thread waited in sigsuspend)" (re-trial 33k).
+    @Test func aDeadlocksAdviceSkipsAMainThreadParkedInDispatchMain() {
+        var trial = Self.trial(.deadlocked, index: 0)
+        trial.dump = ThreadDump(method: "signal", threadCount: 2, groups: [
+            ThreadGroup(count: 1, summary: "sigsuspend", inWork: false, threads: [DumpedThread(tid: 1, name: "main", state: "S", wait: "sigsuspend", viaPtrace: false)],
+                        frames: [Frame(address: 1, symbol: "_dispatch_sig_thread")]),
+            ThreadGroup(count: 1, summary: "futex wait ← A.blockOnSelf()", inWork: false, threads: [DumpedThread(tid: 2, name: "w", state: "S", wait: "futex wait", viaPtrace: false)],
+                        frames: [Frame(address: 2, symbol: "A.blockOnSelf()")]),
+        ], waitCycle: nil, unreached: [], dumpNanoseconds: 1_000)
+        let advice = OutcomeAdvice.text(for: trial)
+        #expect(advice.contains("(among them, 1 thread waited in futex wait ← A.blockOnSelf())") && !advice.contains("sigsuspend"), "\(advice)")
+    }
+
     @Test func aDeadlockOnAQueueSaysWhichSyncToMakeAsync() {
         var trial = Self.trial(.deadlocked, index: 0)
         trial.dump?.waitCycle = WaitCycle(description: "thread 1 runs on queue strain.a and syncs onto queue strain.b, which syncs back",
@@ -213,7 +241,7 @@ extension OutcomeAdviceTests {
         trial.dump?.waitCycle = WaitCycle(description: "thread 7 runs on queue strain.q and syncs onto it",
                                           links: [WaitLink(tid: 7, holding: "queue strain.q", waitsFor: "queue strain.q")])
         let queue = OutcomeAdvice.text(for: trial)
-        #expect(queue.contains("syncs onto queue strain.q while already running on it"), "\(queue)")
+        #expect(queue.contains("waits for queue strain.q while already running on it (a sync onto it, or a wait for work queued behind it there)"), "\(queue)")
         #expect(!queue.contains("→"), "no ring of one queue: \(queue)")
     }
 

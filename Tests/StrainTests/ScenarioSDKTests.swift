@@ -154,7 +154,10 @@ private struct Clashing: Scenario {
     @Test func explainOfAnUnknownScenarioSuggestsTheNearestAndExitsTwo() async throws {
         let result = try await StrainBinary.run(["explain", "cyclic-grph"])
         #expect(result.status == 2)
-        #expect(result.stderr.contains("did you mean 'cyclic-graph'?"), "\(result.stderr)")
+        #expect(result.stderr.contains("unknown scenario 'cyclic-grph' (did you mean 'cyclic-graph'?); valid scenarios: "), "\(result.stderr)")
+        // Worded as bisect's and a suite's; with no near name, no suggestion and no missing ';' (re-trial 35m, N7).
+        let far = try await StrainBinary.run(["explain", "nosuch"])
+        #expect(far.status == 2 && far.stderr.contains("unknown scenario 'nosuch'; valid scenarios: "), "\(far.stderr)")
     }
 
     @Test func listJSONCarriesEveryScenarioWithTypedParametersMetricsAndOutcomes() async throws {

@@ -1,5 +1,7 @@
 import Foundation
 import StrainKit
+import StrainRecords
+import StrainReports
 import Testing
 
 /// Real pools run out and real queues wait on each other, in real children,
@@ -52,6 +54,29 @@ import Testing
         #expect(summary.contains("## Stalls"))
         let schema = try await SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
         #expect(schema.valid, "run.json does not match the schema: \(schema.output)")
+    }
+
+    /// A block that waits for work queued behind it on its own serial queue is a queue waiting
+    /// for itself, and its advice says so: before, "One thread re-entered strain.sync-cycle.0
+    /// while holding it; … or use a recursive lock (NSRecursiveLock)" (re-trial 35m, N3).
+    @Test func aBlockWaitingForWorkQueuedBehindItOnItsOwnQueueIsAdvisedAsAQueueNotALock() async throws {
+        let (result, run, _) = try await StrainBinary.runSuite("""
+        name: self-wait
+        timeout: 20s
+        stall: 400ms
+        runs:
+          - scenario: sync-cycle
+            parameters: {shape: self-wait, queues: 2}
+            strategies: [gcd-serial]
+            expect: deadlocked
+        """, timeout: 60)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome)")
+        #expect(trial.dump?.waitCycle?.links.first?.waitsFor.hasPrefix("queue strain.sync-cycle.") == true, "\(String(describing: trial.dump?.waitCycle))")
+        let advice = OutcomeAdvice.text(for: trial)
+        #expect(advice.contains(/The work waits for queue strain\.sync-cycle\.\d while already running on it/) && !advice.contains("NSRecursiveLock"), "\(advice)")
+        #expect(result.stdout.contains("while already running on it"), "the terminal gives the same advice: \(result.stdout.suffix(1500))")
     }
 
     @Test func aFloodOfBlockingSerialQueuesIsStarvedWithTheBlockedStacksGroupedAndTheAppleCapVerdict() async throws {

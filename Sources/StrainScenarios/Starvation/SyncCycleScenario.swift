@@ -73,7 +73,8 @@ struct SyncCycleScenario: Scenario {
                     case .selfWait:
                         let signalled = DispatchSemaphore(value: 0)
                         queue.async { signalled.signal() }
-                        context.blocking(on: queue.label, holding: queue.label) { signalled.wait() }
+                        // Named as a queue: the wait is on work queued behind this block, not a sync the dump shows.
+                        context.blocking(on: "queue " + queue.label, holding: "queue " + queue.label) { signalled.wait() }
                     case .ring:
                         // Every queue is held before any block syncs: the ring closes for sure.
                         arrived.add()
