@@ -140,7 +140,9 @@ struct OutsideWake {
             reasons.append("it installed its own handler\(own.count == 1 ? "" : "s") for \(names), which a signal sent to it runs")
         }
         for process in processes where process.pid != pid && !onlyWaitsForChildren(process.threads) {
-            let theirs = handlers(process.pid)
+            // SIGCHLD tells a process of its own children's ends (libuv installs one in every
+            // Node program that spawns): no way into the judged process's wait.
+            let theirs = handlers(process.pid).filter { $0 != SIGCHLD }
             guard !theirs.isEmpty else { continue }
             let names = theirs.map(SignalName.of).joined(separator: ", ")
             reasons.append("process \(named([process.pid])) of its tree installed its own handler\(theirs.count == 1 ? "" : "s") for \(names), which a signal sent to it runs")

@@ -793,38 +793,35 @@ import Testing
     /// `deadlocked` ("none can wake another"), withdrawn when the line came (re-trial 33k,
     /// 2 of 2, in Swift and in C; a listening socket the same).
     @Test func aDispatchReadSourceOnAPipeWrittenFromOutsideTheTreeIsWaitingOnAnOutsideEvent() async throws {
-        let program = try await TestPrograms.swiftOverflow()
-        let out = ExecTests.folder()
-        defer { try? FileManager.default.removeItem(atPath: out) }
-        let quoted = { (text: String) in "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
         // Past the 2.5 s a blocked Dispatch pool is watched for growth before it is judged.
-        let pipeline = "(sleep 6; echo go) | SWIFT_BACKTRACE=enable=no \(quoted(StrainBinary.path)) exec --out \(quoted(out)) --stall 500ms -- \(quoted(program)) gcd-read-source"
-        let ended = try await BoundedProcess.run("/bin/sh", ["-c", pipeline], timeout: 60)
-        #expect(ended.status == 0, "\(ended.stderr.suffix(2000))")
-        #expect(ended.stdout.hasSuffix("done\n"), "\(ended.stdout)")
-        let trial = try #require(try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json")).trials.first)
-        #expect(trial.outcome.kind == .completed && trial.stall == nil, "\(trial.outcome): \(trial.outcome.message ?? "")")
-        let message = trial.outcome.message ?? ""
-        #expect(message.contains("waiting on an outside event") && message.contains("waits in epoll for descriptor 0, a pipe whose other end process "), "\(message)")
-        #expect(!message.contains("withdrawn") && !ended.stderr.contains(", deadlocked:"), "\(message)\n\(ended.stderr.suffix(1500))")
+        try await Self.fedFromOutside([try await TestPrograms.swiftOverflow(), "gcd-read-source"], after: 6, printing: "done\n",
+                                      waits: "waits in epoll for descriptor 0, a pipe whose other end process ")
     }
 
     /// `producer | program`: a process of the tree blocked reading a pipe whose writer is
     /// outside the tree (the shell's) waits on an outside event. Before, `deadlocked` at
     /// the threshold on the terminal, withdrawn only when the program exited 0.
     @Test func aChildReadingAPipeWrittenFromOutsideTheTreeIsWaitingOnAnOutsideEvent() async throws {
-        let program = try await Self.outsideWake.value()
+        try await Self.fedFromOutside([try await Self.outsideWake.value(), "stdin-child"], after: 3, printing: "child read go\n",
+                                      waits: "reads descriptor 0, a pipe whose other end process ")
+    }
+
+    /// `(sleep SECONDS; echo go) | strain exec --stall 500ms -- COMMAND`: the program ends by
+    /// itself with status 0, its output ending `printing`, and is recorded as waiting on an
+    /// outside event whose message says `waits`, with no verdict withdrawn.
+    static func fedFromOutside(_ command: [String], after seconds: Int, printing: String, waits: String) async throws {
         let out = ExecTests.folder()
         defer { try? FileManager.default.removeItem(atPath: out) }
         let quoted = { (text: String) in "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-        let pipeline = "(sleep 3; echo go) | \(quoted(StrainBinary.path)) exec --out \(quoted(out)) --stall 500ms -- \(quoted(program)) stdin-child"
+        let pipeline = "(sleep \(seconds); echo go) | SWIFT_BACKTRACE=enable=no \(quoted(StrainBinary.path)) exec --out \(quoted(out)) --stall 500ms -- "
+            + command.map(quoted).joined(separator: " ")
         let ended = try await BoundedProcess.run("/bin/sh", ["-c", pipeline], timeout: 60)
         #expect(ended.status == 0, "\(ended.stderr.suffix(2000))")
-        #expect(ended.stdout.hasSuffix("child read go\n"), "\(ended.stdout)")
+        #expect(ended.stdout.hasSuffix(printing), "\(ended.stdout)")
         let trial = try #require(try RunRecordFile.read(from: (out as NSString).appendingPathComponent("run.json")).trials.first)
         #expect(trial.outcome.kind == .completed && trial.stall == nil, "\(trial.outcome): \(trial.outcome.message ?? "")")
         let message = trial.outcome.message ?? ""
-        #expect(message.contains("waiting on an outside event") && message.contains("reads descriptor 0, a pipe whose other end process "), "\(message)")
+        #expect(message.contains("waiting on an outside event") && message.contains(waits), "\(message)")
         #expect(!message.contains("withdrawn") && !ended.stderr.contains(", deadlocked:"), "\(message)\n\(ended.stderr.suffix(1500))")
     }
 }
@@ -873,6 +870,8 @@ import Testing
         let reason = OutsideWake.reason(pid: 10, caught: [], maps: "", processes: withWorker, handlers: handlers, commandLine: { _ in ["worker"] })
         #expect(reason == "process 30 (worker) of its tree installed its own handler for SIGHUP, which a signal sent to it runs", "\(reason ?? "nil")")
         #expect(OutsideWake.reason(pid: 10, caught: [], maps: "", processes: withWorker, commandLine: { _ in nil }) == nil, "no handler of its own")
+        // Another process's SIGCHLD handler tells of its own children, not of the program's wait.
+        #expect(OutsideWake.reason(pid: 10, caught: [], maps: "", processes: withWorker, handlers: { _ in [SIGCHLD] }, commandLine: { _ in nil }) == nil)
         let underLauncher: [(pid: Int32, threads: [ThreadState])] = [(pid: 20, threads: [launcher]), (pid: 10, threads: [stuck])]
         #expect(OutsideWake.reason(pid: 10, caught: [], maps: "", processes: underLauncher, handlers: handlers, commandLine: { _ in nil }) == nil)
     }
