@@ -94,7 +94,7 @@ struct BaselineCommand: ParsableCommand {
                 printLine("  suite \(run.suite.name) (\(run.suite.path)), \(counted(run.trials.count, "trial")), \(counted(Set(run.trials.map(\.key)).count, "trial key")), schema \(run.schemaVersion), Strain \(run.strainVersion)")
                 let build = environment.build.map { ", \($0.shortName) (\($0.executablePath))" } ?? ""
                 printLine("  commit \(environment.gitCommit ?? "unknown")\(build)")
-                printLine("  machine \(environment.host): \(environment.architecture), \(environment.cores) cores, \(environment.memoryBytes / (1 << 20)) MiB, \(environment.kernel), \(environment.cpuModel ?? "CPU unknown"), Swift \(environment.swiftVersion), \(environment.buildConfiguration ?? "build unknown")")
+                printLine("  machine \(environment.host): \(environment.architecture), \(environment.cores) cores, \(MetricDescriptor.Unit.grouped(Double(environment.memoryBytes / (1 << 20)))) MiB, \(environment.kernel), \(environment.cpuModel ?? "CPU unknown"), Swift \(environment.swiftVersion), \(environment.buildConfiguration ?? "build unknown")")
                 if let calibration = file.calibration, !calibration.isEmpty {
                     let deltas = calibration.values.sorted()
                     printLine("  calibration: \(calibration.count) row-metrics from \(counted(file.calibrationRuns ?? 0, "A/A run")); δ median \(Int((deltas[deltas.count / 2] * 100).rounded()))%, largest \(Int(((deltas.last ?? 0) * 100).rounded()))%")
@@ -121,7 +121,9 @@ struct BaselineCommand: ParsableCommand {
 }
 
 /// Prints one line about a stored run: its suite's name, host, kernel and commit come from
-/// a record, so a line break in them is shown as `\n` and no line starts a workflow command.
+/// a record, so a line break in them is shown as `\n` and no line starts a workflow command;
+/// fitted to the window between words as the gate's lines are (`baseline list` wrote 103
+/// columns at 80, re-trial 35m).
 private func printLine(_ line: String) {
-    print(OneLine.withoutWorkflowCommands(OneLine.text(line)))
+    print(GateCommand.terminalText(OneLine.text(line)))
 }

@@ -27,7 +27,7 @@ enum GateEvidence {
         for index in report.rows.indices where report.rows[index].verdict == .outcomeChanged || report.rows[index].verdict == .harnessError {
             guard let trial = evidenceTrial(report.rows[index], in: candidate) else { continue }
             report.rows[index].evidence = TrialEvidence(trial: trial.id, report: candidateReport, anchor: trial.id.anchor, line: EvidenceLine.line(trial),
-                                                          place: TraceText.failurePlace([trial]))
+                                                          place: TraceText.failurePlace([trial]), advice: OutcomeAdvice.text(for: trial))
         }
         return report
     }

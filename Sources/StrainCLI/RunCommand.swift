@@ -114,7 +114,9 @@ struct RunCommand: ParsableCommand {
             try Self.refuse(error)
         }
         if list {
-            for trial in job.plan.trials { print(TerminalReport.safe(OneLine.text(trial.name.description))) }
+            // One trial a line, fitted to the window between its parameters (a pipe without
+            // COLUMNS gets each whole): 26 of the smoke suite's 36 lines ran past 80 columns.
+            for trial in job.plan.trials { print(GateCommand.terminalText(OneLine.text(trial.name.description))) }
             let shardText = job.shard.map { " (shard \($0) of a plan of \(job.selected.trials.count))" } ?? ""
             print("\(counted(job.plan.trials.count, "trial"))\(shardText)")
             return

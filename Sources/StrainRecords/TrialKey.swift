@@ -104,11 +104,11 @@ public struct TrialID: Codable, Hashable, Sendable, Comparable, CustomStringConv
 
     /// The trial's id on report.html, from its key and repetition alone, so the same in
     /// every rendering of every run that has the trial: `trial-`, the key's canonical
-    /// text in lower-case letters and digits with dashes between (at most 120), six hex
-    /// digits of its stable hash (keys that read alike stay apart), `-r` and the repetition.
+    /// text in lower-case letters and digits with dashes between (at most 30: a gate's link fits 80
+    /// columns), six hex digits of its stable hash (keys that read alike stay apart), `-r` and the repetition.
     package var anchor: String {
         let words = key.canonicalText.lowercased().unicodeScalars.split { !("a"..."z").contains($0) && !("0"..."9").contains($0) }
-        let slug = String(words.map { String(String.UnicodeScalarView($0)) }.joined(separator: "-").prefix(120))
+        let slug = String(words.map { String(String.UnicodeScalarView($0)) }.joined(separator: "-").prefix(30))
         let hash = String(key.stableHash & 0xFF_FFFF | 0x100_0000, radix: 16).dropFirst()
         return "trial-\(slug.hasSuffix("-") ? String(slug.dropLast()) : slug)-\(hash)-r\(repetition)"
     }

@@ -74,6 +74,11 @@ package enum OutcomeAdvice {
         let frame = trial.trace.flatMap(TraceText.pointOfFailure)
         let at = frame.map { " in \($0.displayName)" } ?? ""
         let reason = CrashReason.message(for: trial).map { ": \(Self.quote($0))" } ?? ""
+        // libdispatch's own trap for a sync onto the queue the caller runs on (`self-sync`): not a check to add, a call to change.
+        if trial.trace?.firstFrames.prefix(4).contains(where: { $0.symbol == "__DISPATCH_WAIT_FOR_QUEUE__" }) == true {
+            return "It died of \(signal)\(at)\(reason). That is libdispatch stopping a sync onto the queue the work already runs on, which would wait for itself: "
+                + "do the work directly when already on that queue, or make the call async."
+        }
         let fix = switch trial.outcome.signal {
         case 4, 5, 6:
             "a trap or an abort (a force unwrap, a precondition, an index out of range, a failed check in the C library): "

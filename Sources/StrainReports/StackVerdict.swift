@@ -58,23 +58,27 @@ package struct StackVerdict: Sendable {
             }
             let framesByStack = frames.sorted { $0.key < $1.key }.map { (stack: $0.key, frames: $0.value) }
             let cycles = Set(overflows.compactMap { $0.trace?.cycle.map { cycle in Set(cycle.frames.map { $0.symbol ?? "?" }) } })
-            let sizes = overflowed.map { ByteSize.prose($0) }.joined(separator: ", ")
+            // Sizes that read alike rounded (1296 and 1304 KiB, both `1.3 MiB`) are written exactly.
+            let tried = Set(overflowed + completed)
+            let exact = Set(tried.map { ByteSize.prose($0) }).count < tried.count
+            let size = { (bytes: Int) in ByteSize.prose(bytes, exact: exact) }
+            let sizes = overflowed.map(size).joined(separator: ", ")
 
             let kind: Kind
             let explanation: String
             if let largestOverflow = overflowed.last, let enough = completed.first(where: { $0 > largestOverflow }) {
                 kind = .deepButFinite
-                explanation = "Deep but finite: overflows \(sizes) and completes on \(ByteSize.prose(enough)). A thread with a larger stackSize (or a thread-queue) is a fix."
+                explanation = "Deep but finite: overflows \(sizes) and completes on \(size(enough)). A thread with a larger stackSize (or a thread-queue) is a fix."
             } else if overflowed.count >= 2, completed.allSatisfy({ $0 < overflowed[0] }),
                       cycles.count == 1, zip(framesByStack, framesByStack.dropFirst()).allSatisfy({ $0.frames < $1.frames }) {
                 kind = .unbounded
-                let growth = framesByStack.map { "\(Format.count(Double($0.frames))) frames on \(ByteSize.prose($0.stack))" }.joined(separator: ", ")
+                let growth = framesByStack.map { "\(Format.count(Double($0.frames))) frames on \(size($0.stack))" }.joined(separator: ", ")
                 explanation = "Unbounded recursion: overflows every stack tried (\(sizes)) in the same cycle, and the stack fills deeper the more there is (\(growth)). A larger stack will not fix this; the recursion has no end."
             } else {
                 kind = .undetermined
                 // A program under `strain exec` has no strategies: its stacks are its own to raise, and
                 // every view says what `strain exec` said (the reports left out the iterative fix).
-                let completes = completed.isEmpty ? "" : ", completes on \(completed.map { ByteSize.prose($0) }.joined(separator: ", "))"
+                let completes = completed.isEmpty ? "" : ", completes on \(completed.map(size).joined(separator: ", "))"
                 explanation = configuration.scenario == TrialKey.execScenario ? OutcomeAdvice.text(for: overflows[0])
                     : "Overflows \(sizes)\(completes). Run it on a larger stack too (e.g. thread(8MiB), thread(64MiB)) to tell deep recursion from unbounded."
             }

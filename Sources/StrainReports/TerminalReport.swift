@@ -84,29 +84,8 @@ package struct TerminalReport: Sendable {
         return lines.flatMap { style.fit($0) }.joined(separator: "\n")
     }
 
-    /// Text safe for a terminal and a CI log: a run's own strings (an error
-    /// message, a symbol) lose every control character but tab and newline, so
-    /// they can neither move the cursor nor retitle the window; only this report's
-    /// colours, `ESC [ digits m`, and the line clear `ESC [ 2K` pass. No line can
-    /// start a GitHub workflow command (`OneLine.withoutWorkflowCommands`): nothing
-    /// printed through here is one Strain means.
-    package static func safe(_ text: String) -> String {
-        var out = ""
-        var scalars = text.unicodeScalars[...]
-        while let scalar = scalars.popFirst() {
-            if scalar == "\u{1B}" {
-                let rest = String(String.UnicodeScalarView(scalars.prefix(4)))
-                if let match = rest.firstMatch(of: /^\[(\d{1,2}m|2K)/) {
-                    out += "\u{1B}" + match.0
-                    scalars = scalars.dropFirst(match.0.unicodeScalars.count)
-                }
-                continue
-            }
-            if scalar.value < 0x20 && scalar != "\n" && scalar != "\t" && scalar != "\r" || scalar.value == 0x7F { continue }
-            out.unicodeScalars.append(scalar)
-        }
-        return OneLine.withoutWorkflowCommands(out)
-    }
+    /// ``TerminalStyle/safe(_:)``: a run's own strings made safe for a terminal and a CI log.
+    package static func safe(_ text: String) -> String { TerminalStyle.safe(text) }
 
     func paint(_ text: String, _ code: Int) -> String { style.paint(text, code) }
 }

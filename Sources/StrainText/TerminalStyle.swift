@@ -1,3 +1,5 @@
+import StrainRecords
+
 /// How the terminal view writes: in colour or not, and how wide the window is.
 package struct TerminalStyle: Sendable {
     /// Whether to paint with SGR colours.
@@ -9,6 +11,30 @@ package struct TerminalStyle: Sendable {
     package init(color: Bool, width: Int? = nil) {
         self.color = color
         self.width = width
+    }
+
+    /// Text safe for a terminal and a CI log: a run's own strings (an error
+    /// message, a symbol) lose every control character but tab and newline, so
+    /// they can neither move the cursor nor retitle the window; only this report's
+    /// colours, `ESC [ digits m`, and the line clear `ESC [ 2K` pass. No line can
+    /// start a GitHub workflow command (`OneLine.withoutWorkflowCommands`): nothing
+    /// printed through here is one Strain means.
+    package static func safe(_ text: String) -> String {
+        var out = ""
+        var scalars = text.unicodeScalars[...]
+        while let scalar = scalars.popFirst() {
+            if scalar == "\u{1B}" {
+                let rest = String(String.UnicodeScalarView(scalars.prefix(4)))
+                if let match = rest.firstMatch(of: /^\[(\d{1,2}m|2K)/) {
+                    out += "\u{1B}" + match.0
+                    scalars = scalars.dropFirst(match.0.unicodeScalars.count)
+                }
+                continue
+            }
+            if scalar.value < 0x20 && scalar != "\n" && scalar != "\t" && scalar != "\r" || scalar.value == 0x7F { continue }
+            out.unicodeScalars.append(scalar)
+        }
+        return OneLine.withoutWorkflowCommands(out)
     }
 
     /// `text` in SGR colour `code` (1 bold, 31 red, 32 green, 33 yellow) when in colour.
@@ -57,7 +83,12 @@ package struct TerminalStyle: Sendable {
             while wordEnd < body.endIndex, body.index(after: wordEnd) < body.endIndex, body[body.index(after: wordEnd)] != " " {
                 let nextStart = body.index(after: wordEnd)
                 let nextEnd = body[nextStart...].firstIndex(of: " ") ?? body.endIndex
-                guard Self.joins(body[wordStart..<wordEnd].split(separator: " ").last ?? "", body[nextStart..<nextEnd]) else { break }
+                // A code span a sentence quotes (`strain explain SCENARIO`) stays whole when short:
+                // It broke after `` (`strain `` at 80 columns (re-trial 35m).
+                let joined = body[wordStart..<wordEnd]
+                let inCodeSpan = joined.count(where: { $0 == "`" }) % 2 == 1
+                    && body.distance(from: wordStart, to: nextEnd) <= min(Self.codeSpanLimit, width - 8)
+                guard inCodeSpan || Self.joins(joined.split(separator: " ").last ?? "", body[nextStart..<nextEnd]) else { break }
                 wordEnd = nextEnd
             }
             let word = String(body[wordStart..<wordEnd])
@@ -87,6 +118,10 @@ package struct TerminalStyle: Sendable {
         pieces.append(current)
         return pieces
     }
+
+    /// The longest code span (in backticks) a line keeps whole rather than break between its
+    /// words (in a window of fewer than 48 columns, 8 fewer than the window).
+    static let codeSpanLimit = 40
 
     /// Where a symbol may go on to the next line: after a `<`, `,` or `(`, and after a
     /// lone `:` that is not followed by a digit or a `/` (an argument label's; never in
@@ -131,7 +166,7 @@ package struct TerminalStyle: Sendable {
         // Strain's commands that a sentence names stay whole: `(strain` / `gate --calibrate)`
         // and `strain report` / `<file> --out <page.html>` broke in gate.html's cells. A
         // command with values (`strain gate --baseline-binary A …`) still breaks between them.
-        if ["strain", "(strain", "`strain"].contains(word), Words.startsWithSubcommand(next) { return true }
+        if Words.bare(word) == "strain", Words.startsWithSubcommand(next) { return true }
         if Words.isSubcommand(word), next.hasPrefix("<") || next.hasPrefix("--calibrate") { return true }
         if Words.isPlaceholder(word), next.hasPrefix("--") { return true }
         if word.hasPrefix("--"), word.count > 2, next.hasPrefix("<") { return true }

@@ -131,7 +131,7 @@ struct GateDecisionTests {
         let html = report.renderHTML()
         #expect(markdown.contains("| δ, floor (from) |") && !markdown.contains("| δ (from) |"), "\(markdown)")
         #expect(GateReport.columns.contains("δ, floor (from)"))
-        #expect(markdown.contains("(improved, inconclusive, new, fixed)") && html.contains("<h2>Improved, inconclusive, new, fixed</h2>"), "\(html)")
+        #expect(markdown.contains("(inconclusive)") && html.contains("<h2>Inconclusive</h2>"), "the kinds that occurred: \(html)")
         #expect(html.contains("(q&nbsp;") && !html.contains("(q "), "\(html)")
     }
 

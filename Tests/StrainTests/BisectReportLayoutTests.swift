@@ -97,3 +97,26 @@ extension BisectReportLayoutTests {
         }
     }
 }
+
+extension BisectReportLayoutTests {
+    /// Two stack sizes that round alike (1296 and 1304 KiB, both `1.3 MiB`): the verdict
+    /// read "overflows 1.3 MiB and completes on 1.3 MiB" (re-trial 35m). They are written exactly.
+    @Test func aVerdictOverStacksThatRoundAlikeWritesThemExactly() throws {
+        var run = try ReportTests.fixture()
+        let overflowed = try #require(run.trials.first { $0.outcome.kind == .stackOverflow && $0.metrics.stackSizeBytes != nil })
+        let configuration = Set(overflowed.key.parameters)
+        for index in run.trials.indices where run.trials[index].scenario == overflowed.scenario && Set(run.trials[index].key.parameters) == configuration {
+            switch run.trials[index].outcome.kind {
+            case .stackOverflow: run.trials[index].metrics.stackSizeBytes = 1296 << 10
+            case .completed: run.trials[index].metrics.stackSizeBytes = 1304 << 10
+            default: break
+            }
+        }
+        let verdict = try #require(StackVerdict.verdicts(for: run).first { $0.scenario == overflowed.scenario && Set($0.key.parameters) == configuration })
+        #expect(verdict.explanation.contains("overflows 1296 KiB and completes on 1304 KiB"), "\(verdict.explanation)")
+        #expect(!verdict.explanation.contains("1.3 MiB"))
+        // Sizes that read apart stay in their short form.
+        let plain = try #require(StackVerdict.verdicts(for: try ReportTests.fixture()).first { $0.kind == .deepButFinite })
+        #expect(plain.explanation.contains("overflows 512 KiB and completes on 8 MiB"), "\(plain.explanation)")
+    }
+}

@@ -254,6 +254,37 @@ enum ChangedRuns {
         #expect(TestFiles.read(out + "/rounds/A1.log").contains("Running gate-select: 2 trials"), "\(TestFiles.read(out + "/rounds/A1.log"))")
     }
 
+    @Test func aPlanListedAt80ColumnsFitsWithEachTrialStartingItsOwnLine() async throws {
+        let folder = try temporaryFolder()
+        let suite = folder + "/long.yaml"
+        try TestFiles.write("""
+            name: long
+            runs:
+              - scenario: cyclic-graph
+                parameters:
+                  operation: [unarchive]
+                  shape: [chain]
+                  size: [2000, 3000]
+                  players: [3]
+                  games: [4]
+                strategies: [gcd-global, thread(512KiB)]
+
+            """, to: suite)
+        // A pipe without COLUMNS: one trial a line, whole (100 columns here).
+        let piped = try await StrainBinary.run(["run", suite, "--list"], timeout: 30)
+        #expect(piped.status == 0, "\(piped.stderr)")
+        let whole = piped.stdout.split(separator: "\n")
+        #expect(whole.count == 5 && whole.last == "4 trials", "\(piped.stdout)")
+        #expect(whole.contains { $0.count > 80 }, "the names are longer than 80 columns: \(piped.stdout)")
+        // At 80 columns (26 of the smoke suite's 36 lines ran past them): each trial
+        // starts a line, its parameters continued under it, nothing over 80.
+        let narrow = try await StrainBinary.run(["run", suite, "--list"], timeout: 30, environment: ["COLUMNS": "80"])
+        let lines = narrow.stdout.split(separator: "\n")
+        #expect(lines.allSatisfy { $0.count <= 80 }, "\(narrow.stdout)")
+        #expect(lines.filter { !$0.hasPrefix(" ") }.count == 5, "\(narrow.stdout)")
+        #expect(lines.joined(separator: " ").split(separator: " ") == piped.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }), "no word lost or split: \(narrow.stdout)")
+    }
+
     @Test func anInterleavedGateRunsTheSameShardOnBothBuilds() async throws {
         let folder = try temporaryFolder()
         let suite = folder + "/suite.yaml"

@@ -75,6 +75,7 @@ import Testing
             let link = try #require(row.firstMatch(of: /<a href="candidate\/report\.html#(trial-[^"]+)">/), "\(key): a link to the trial: \(row)")
             let anchor = String(link.1)
             #expect(anchor.hasSuffix("-r1"), "the first candidate repetition: \(anchor)")
+            #expect("          candidate/report.html#\(anchor)".count <= 80, "the link fits a line under its row: \(anchor)")
             #expect(report.contains(" id=\"\(anchor)\""), "\(key): the anchor exists in candidate/report.html")
             #expect(section.contains(" id=\"\(anchor)\""), "\(key): the anchor is on the trial's evidence (its dump or trace)")
             #expect(row.contains(evidence), "\(key): the row says what the evidence is: \(row)")
@@ -83,12 +84,31 @@ import Testing
             let line = try #require(markdown.first { $0.contains(key.replacingOccurrences(of: "[", with: "\\[").replacingOccurrences(of: "]", with: "\\]")) && $0.contains("](candidate/report.html#\(anchor))") },
                                     "\(key): an evidence line in gate.md: \(markdown.joined(separator: "\n"))")
             #expect(line.contains(evidence), "\(key): \(line)")
-            #expect(line.utf8.count <= 700, "one capped line: \(line.utf8.count) bytes")
+            #expect(line.utf8.count <= 1_000, "one capped line, its evidence and its advice each at most 300 characters: \(line.utf8.count) bytes")
 
-            // The terminal: the report's path with the anchor, and which trial.
-            #expect(gate.stdout.contains("\(out)/candidate/report.html#\(anchor)"), "\(key): \(gate.stdout)")
+            // The terminal: the link as gate.md gives it and the gate's folder, and which trial.
+            #expect(gate.stdout.contains("at candidate/report.html#\(anchor) in \(out)\n"), "\(key): \(gate.stdout)")
             #expect(gate.stdout.contains("\(key) #1"), "\(key): the trial's key and repetition: \(gate.stdout)")
+            // And in each view, what to do about it, as the candidate's report advises.
+            #expect(row.contains("<td data-label=\"metric\">what to do</td>"), "\(key): \(row)")
+            #expect(line.contains(" What to do: "), "\(key): \(line)")
         }
+        #expect(gate.stdout.components(separatedBy: "\n      what to do: ").count == 3, "both changed rows advised: \(gate.stdout)")
+        #expect(gate.stdout.contains("filled a pool of") && gate.stdout.contains("don't block pool threads"), "the starved pool's own advice: \(gate.stdout)")
+
+        // At 80 columns every line fits, the evidence's link among them (130 characters
+        // with the folder before this), and `baseline list` and `show` fit too.
+        let narrow = try await StrainBinary.run(["gate", folder + "/b", "--baseline", "base", "--baselines", store, "--out", folder + "/gate80"],
+                                                timeout: 60, environment: ["COLUMNS": "80"])
+        #expect(narrow.status == 1)
+        let list = try await StrainBinary.run(["baseline", "list", "--baselines", store], timeout: 30, environment: ["COLUMNS": "80"])
+        let show = try await StrainBinary.run(["baseline", "show", "base", "--baselines", store], timeout: 30, environment: ["COLUMNS": "80"])
+        for (name, output) in [("gate", narrow.stdout), ("baseline list", list.stdout), ("baseline show", show.stdout)] {
+            let over = output.split(separator: "\n").filter { $0.count > 80 && $0.trimmingCharacters(in: .whitespaces).contains(" ") }
+            #expect(over.isEmpty, "\(name): lines over 80 columns: \(over)")
+        }
+        #expect(narrow.stdout.contains("candidate/report.html#trial-"), "\(narrow.stdout)")
+        #expect(list.stdout.contains("base  ") && show.stdout.contains("Baseline base"), "\(list.stdout)\(show.stdout)")
         // The starvation's evidence is the dump's group that holds the work (the blockers'
         // semaphore wait, above); the crash's, the trace's first frames.
         let crashLine = try #require(markdown.first { $0.contains("](candidate/report.html#trial-crash") })

@@ -79,6 +79,25 @@ import Testing
         #expect(result.stdout.contains("while already running on it"), "the terminal gives the same advice: \(result.stdout.suffix(1500))")
     }
 
+    @Test func aSyncOntoItsOwnQueueThatLibdispatchStopsIsAdvisedAsThatCallNotAsAMissingCheck() async throws {
+        let (result, run, _) = try await StrainBinary.runSuite("""
+        name: self-sync
+        timeout: 20s
+        runs:
+          - scenario: sync-cycle
+            parameters: {shape: self-sync}
+            strategies: [gcd-serial]
+            expect: crashed(SIGILL)
+        """, timeout: 60)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let trial = try #require(run?.trials.first)
+        #expect(trial.outcome.kind == .crashed && trial.outcome.signal == 4, "\(trial.outcome)")
+        // It was given the generic trap advice, "make the code check for the case it trapped on" (re-trial 35m).
+        let advice = OutcomeAdvice.text(for: trial)
+        #expect(advice.contains("libdispatch stopping a sync onto the queue the work already runs on") && !advice.contains("make the code check"), "\(advice)")
+        #expect(advice.contains("SyncCycleScenario"), "still where it died: \(advice)")
+    }
+
     @Test func aFloodOfBlockingSerialQueuesIsStarvedWithTheBlockedStacksGroupedAndTheAppleCapVerdict() async throws {
         let (result, run, _) = try await StrainBinary.runSuiteLeavingNothing("""
         name: flood

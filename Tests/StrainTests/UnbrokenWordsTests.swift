@@ -31,6 +31,22 @@ import Testing
         #expect(!html.contains(/="[^"]*<span/), "no span inside an attribute")
     }
 
+    @Test func aShortCodeSpanASentenceQuotesStaysWholeOnTheTerminal() {
+        // The no-such-file error broke `(\`strain` / `explain SCENARIO\`` at 80 columns (re-trial 35m).
+        let error = "nosuch.yaml: error: no such file; give the path of a .yaml suite (`strain explain SCENARIO` prints one to start from)"
+        for width in 34...110 {
+            let lines = TerminalStyle(color: false, width: width).fit(error)
+            #expect(lines.contains { $0.contains("(`strain explain SCENARIO`") }, "\(width): \(lines)")
+            #expect(lines.joined(separator: " ").split(separator: " ") == error.split(separator: " "), "\(width): no word lost or split")
+        }
+        // A span longer than the limit still breaks between its words, as any text does.
+        let long = "see `" + Array(repeating: "word", count: 15).joined(separator: " ") + "` for more"
+        for width in [30, 40, 80] {
+            #expect(TerminalStyle(color: false, width: width).fit(long).allSatisfy { $0.count <= width }, "\(TerminalStyle(color: false, width: width).fit(long))")
+        }
+        #expect(TerminalStyle(color: false, width: 30).fit(error).allSatisfy { $0.count <= 30 }, "a narrow window breaks even a short span")
+    }
+
     @Test func aPathWrapsOnlyAtItsSlashesAndEachSegmentStaysWhole() {
         let html = MarkupText.keepingHyphenatedWordsWhole(
             "<p title=\"gcd-global\">built /work/main/.build/x86_64-unknown-linux-gnu/debug/strain with --out, on 2026-11-30T02:15:14Z</p><pre>a-b</pre>")

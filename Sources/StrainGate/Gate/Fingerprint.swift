@@ -30,7 +30,8 @@ package enum MachineFingerprint {
             ("host", b.host, c.host, false),
             ("kernel", b.kernel, c.kernel, false),
             ("CPU model", text(b.cpuModel), text(c.cpuModel), false),
-            ("memory", "\(b.memoryBytes)", "\(c.memoryBytes)", false),
+            // In MiB, as `baseline show` writes it: raw bytes (25269460992) read as noise.
+            ("memory", "\(MetricDescriptor.Unit.grouped(Double(b.memoryBytes / (1 << 20)))) MiB", "\(MetricDescriptor.Unit.grouped(Double(c.memoryBytes / (1 << 20)))) MiB", false),
         ]
         return fields.compactMap { field, old, new, hard in
             old == new ? nil : FingerprintDifference(field: field, baseline: old, candidate: new, hard: hard)

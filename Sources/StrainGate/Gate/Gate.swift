@@ -524,7 +524,7 @@ package enum Gate {
             if abs(value) >= Double(1 << 20) { return String(format: "%.1f MiB", value / Double(1 << 20)) }
             if abs(value) >= 1024 { return String(format: "%.0f KiB", value / 1024) }
             return String(format: "%.0f B", value)
-        case .count: return String(format: "%.0f", value)
+        case .count: return MetricDescriptor.Unit.grouped(value)
         case .perSecond: return MetricDescriptor.Unit.rate(value)
         case .ratio: return String(format: "%.3g", value)
         case .allocations: return MetricDescriptor.Unit.allocations(value)

@@ -70,17 +70,21 @@ package struct TrialEvidence: Codable, Hashable, Sendable {
     /// Where the trial failed in the program's own code (a crash's frame with its file
     /// and line): the GitHub annotation is placed there.
     package var place: FailurePlace?
+    /// What to do about the trial's outcome, as its run's report advises it ("Why, and
+    /// what to do"): a changed outcome got a description and no advice (re-trial 35m).
+    package var advice: String?
 
     /// `candidate/report.html#trial-…-r3`.
     package var link: String { "\(report)#\(anchor)" }
 
     /// The evidence of `trial` at `anchor` in `report`, in `line`.
-    package init(trial: TrialID, report: String, anchor: String, line: String, place: FailurePlace? = nil) {
+    package init(trial: TrialID, report: String, anchor: String, line: String, place: FailurePlace? = nil, advice: String? = nil) {
         self.trial = trial
         self.report = report
         self.anchor = anchor
         self.line = line
         self.place = place
+        self.advice = advice
     }
 }
 

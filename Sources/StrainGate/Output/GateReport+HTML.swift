@@ -38,12 +38,18 @@ extension GateReport {
         }
         let others = shownRows.filter { !$0.verdict.fails }
         if !others.isEmpty {
-            page += "<section id=\"other\"><h2>Improved, inconclusive, new, fixed</h2>\n" + Self.table(others, failingOnly: false) + "</section>\n"
+            let kinds = Self.kinds(of: others)
+            page += "<section id=\"other\"><h2>\(kinds.prefix(1).uppercased() + kinds.dropFirst())</h2>\n" + Self.table(others, failingOnly: false) + "</section>\n"
         }
         let unchanged = rows.filter { $0.verdict == .unchanged }
-        page += "<section id=\"unchanged\"><p>\(e(tally))</p>\n<details><summary>\(unchanged.count) trial\(unchanged.count == 1 ? "" : "s") unchanged in every metric and outcome</summary>\n<ul>"
-        for row in unchanged { page += "<li>\(e(row.key.description))</li>" }
-        page += "</ul></details></section>\n</main>\n</body>\n</html>\n"
+        page += "<section id=\"unchanged\"><p>\(e(tally))</p>\n"
+        // No disclosure of nothing: `0 trials unchanged` opened on an empty list.
+        if !unchanged.isEmpty {
+            page += "<details><summary>\(unchanged.count) trial\(unchanged.count == 1 ? "" : "s") unchanged in every metric and outcome</summary>\n<ul>"
+            for row in unchanged { page += "<li>\(e(row.key.description))</li>" }
+            page += "</ul></details>"
+        }
+        page += "</section>\n</main>\n</body>\n</html>\n"
         return MarkupText.keepingHyphenatedWordsWhole(page)
     }
 
@@ -74,6 +80,7 @@ extension GateReport {
         let label = { (column: Int) in " data-label=\"\(e(columns[column]))\"" }
         var out = "<div class=\"scroll\"><table class=\"rows\">\n<thead><tr>" + columns.map { "<th>\(e($0))</th>" }.joined() + "</tr></thead>\n"
         var example: String?
+        var strips = false
         for row in rows {
             out += "<tbody>\n<tr class=\"key\"><th colspan=\"8\">\(e(row.key.description)) <span class=\"outcomes\">outcomes \(e(histogramText(row.baselineOutcomes))) → \(e(histogramText(row.candidateOutcomes)))</span></th></tr>\n"
             if let reason = row.outcomeReason, [.outcomeChanged, .missing, .harnessError, .new, .fixed].contains(row.verdict) {
@@ -81,10 +88,15 @@ extension GateReport {
                 out += "<tr class=\"\(row.verdict.fails ? "bad" : "")\"><td\(label(0))>\(e(row.verdict.label))</td><td\(label(1))>outcome</td><td class=\"wide\" colspan=\"6\">\(e(reason + pointer))</td></tr>\n"
                 if let evidence = row.evidence {
                     out += "<tr class=\"evidence\"><td></td><td\(label(1))>evidence</td><td class=\"wide\" colspan=\"6\"><a href=\"\(e(evidence.link))\">repetition \(evidence.trial.repetition) in the candidate's report</a>: \(e(evidence.line))</td></tr>\n"
+                    if let advice = evidence.advice {
+                        out += "<tr class=\"evidence\"><td></td><td\(label(1))>what to do</td><td class=\"wide\" colspan=\"6\">\(e(advice))</td></tr>\n"
+                    }
                 }
             }
             for metric in row.metrics where failingOnly ? metric.verdict.fails : (metric.verdict != .unchanged && metric.verdict != .notGated) {
                 example = example ?? allSame(metric)
+                let strip = samples(metric)
+                strips = strips || !strip.isEmpty
                 let values = "\(metric.baselineMedian.map { Gate.format($0, metric.unit) } ?? "–") → \(metric.candidateMedian.map { Gate.format($0, metric.unit) } ?? "–")"
                     + (metric.changePercent.map { String(format: " (%+.1f%%)", $0) } ?? "")
                 // An inconclusive row's estimate is shown with why it decides nothing; `(q 1)`
@@ -94,13 +106,14 @@ extension GateReport {
                     String(format: "×%.3f", ratio) + (metric.ratioLow.map { String(format: " (%.3f–%.3f)", $0, metric.ratioHigh ?? $0) } ?? "")
                         + (metric.verdict == .inconclusive ? "; " + reason : "")
                 } ?? reason
-                out += "<tr class=\"\(metric.verdict.fails ? "bad" : "")\"><td\(label(0))>\(e(metric.verdict.label))</td><td\(label(1))>\(e(MetricDescriptor.displayName(of: metric.metric)))</td><td class=\"num\"\(label(2))>\(e(values))</td><td\(label(3))>\(samples(metric))</td><td class=\"effect\"\(label(4))>\(effect)</td>"
+                out += "<tr class=\"\(metric.verdict.fails ? "bad" : "")\"><td\(label(0))>\(e(metric.verdict.label))</td><td\(label(1))>\(e(MetricDescriptor.displayName(of: metric.metric)))</td><td class=\"num\"\(label(2))>\(e(values))</td><td\(label(3))>\(strip)</td><td class=\"effect\"\(label(4))>\(effect)</td>"
                 out += "<td class=\"num\"\(label(5))>\(metric.qValue.map { String(format: "%.3g", $0) } ?? "–")</td><td class=\"num\"\(label(6))>\(metric.baselineCount)/\(metric.candidateCount)</td>"
                 out += "<td\(label(7))>\(e(Gate.percent(metric.delta))), \(e(Gate.format(metric.floor, metric.unit))) (\(e(metric.thresholdSource)))</td></tr>\n"
             }
             out += "</tbody>\n"
         }
-        return samplesLegend(example: example) + out + "</table></div>\n"
+        // A legend over strips there are: a table of outcomes alone has none.
+        return (strips ? samplesLegend(example: example) : "") + out + "</table></div>\n"
     }
 
     /// `all 14.8 MiB` where every repetition of `metric` reads the same at three digits;

@@ -34,7 +34,7 @@ extension GateReport {
         if !others.isEmpty {
             let lines = others.flatMap { Self.rows($0, failingOnly: false) }
             let trials = others.count == 1 ? "1 trial" : "\(others.count) trials"
-            rest += "\n<details><summary>\(lines.count) other line\(lines.count == 1 ? "" : "s") of \(trials) (improved, inconclusive, new, fixed)</summary>\n\n"
+            rest += "\n<details><summary>\(lines.count) other line\(lines.count == 1 ? "" : "s") of \(trials) (\(Self.kinds(of: others)))</summary>\n\n"
             rest += "| verdict | trial | what | median change | ratio, Hodges–Lehmann (95% interval), or why none | q | n | δ, floor (from) | outcomes baseline → candidate |\n|---|---|---|---:|---|---:|---|---|---|\n"
             rest += lines.joined()
             rest += "\n</details>\n"
@@ -64,6 +64,14 @@ extension GateReport {
         return text
     }
 
+    /// The verdicts `rows` (none failing) hold, their metrics' too, in the order a reader
+    /// meets them: `improved, inconclusive`. A heading listed all four kinds whatever
+    /// occurred (re-trial 35m).
+    package static func kinds(of rows: [RowComparison]) -> String {
+        let present = Set(rows.map(\.verdict) + rows.flatMap { $0.metrics.map(\.verdict) })
+        return [GateVerdict.improved, .inconclusive, .new, .fixed].filter(present.contains).map(\.label).joined(separator: ", ")
+    }
+
     /// `path` as a pull-request comment shows it: relative to `directory` (where the gate
     /// ran: the runner's workspace) when it lies inside, else its folder's name and its
     /// own (`strain-base-bin/order-strain`). A runner's absolute folders
@@ -78,7 +86,7 @@ extension GateReport {
     /// Evidence lines the comment shows; gate.html links every one.
     static let evidenceShown = 10
     /// Characters of a row's evidence the comment quotes.
-    static let evidenceLength = 300
+    package static let evidenceLength = 300
 
     /// Under the failing table, a line per row whose outcome changed: the candidate
     /// trial, its evidence (a comment cannot follow a relative link, so the line says
@@ -89,11 +97,20 @@ extension GateReport {
         var out = "\nEvidence, from the candidate's trials:\n\n"
         for row in rows.prefix(evidenceShown) {
             guard let evidence = row.evidence else { continue }
-            let line = evidence.line.count > evidenceLength ? String(evidence.line.prefix(evidenceLength - 1)) + "…" : evidence.line
-            out += "- \(escape(evidence.trial.description)): \(escape(line)) ([report](\(evidence.link)))\n"
+            let advice = evidence.advice.map { " What to do: \(escape(capped($0)))" } ?? ""
+            out += "- \(escape(evidence.trial.description)): \(escape(capped(evidence.line))) ([report](\(evidence.link)))\(advice)\n"
         }
         if rows.count > evidenceShown { out += "- and \(rows.count - evidenceShown) more: gate.html links each\n" }
         return out
+    }
+
+    /// `text` in at most ``evidenceLength`` characters, cut after a whole word (`sle…` was
+    /// half of one), with `…` where it was cut.
+    package static func capped(_ text: String) -> String {
+        guard text.count > evidenceLength else { return text }
+        let head = text.prefix(evidenceLength - 1)
+        let cut = head.lastIndex(of: " ").map { head[..<$0] } ?? head
+        return String(cut.hasSuffix(",") || cut.hasSuffix(";") ? cut.dropLast() : cut) + "…"
     }
 
     static func rows(_ row: RowComparison, failingOnly: Bool) -> [String] {

@@ -30,8 +30,11 @@ extension GateReport {
             lines.append("  \(row.verdict.label.uppercased()) \(row.key)")
             if let reason = row.outcomeReason, row.verdict != .unchanged { lines.append("      outcome: \(reason)") }
             if let evidence = row.evidence {
-                lines.append("      evidence: \(evidence.trial) at \(place(evidence.link))")
+                // The link as gate.md and gate.html give it, then the folder they are in: the
+                // folder and link in one word ran to 130 columns and past any window.
+                lines.append("      evidence: \(evidence.trial) at \(evidence.link)\(directory.map { " in \($0)" } ?? "")")
                 lines.append("        \(evidence.line)")
+                if let advice = evidence.advice { lines.append("      what to do: \(advice)") }
             }
             for metric in row.metrics where metric.verdict.fails || metric.verdict == .improved {
                 lines.append("      \(MetricDescriptor.displayName(of: metric.metric)): \(metric.reason)\(Self.statistics(metric))")
@@ -103,8 +106,10 @@ extension GateReport {
         // Whose metrics: every trial's, not the unchanged ones' ("their" read as theirs).
         let counted = "\(metrics.count) metric\(metrics.count == 1 ? "" : "s")"
         let whose = rows.count == 1 ? "its \(counted)" : "the \(counted) of all \(rows.count)"
-        return "\(rows.count) trial\(rows.count == 1 ? "" : "s") compared, \(unchanged) unchanged in every metric and outcome; "
-            + "\(whose): \(byVerdict.isEmpty ? "none" : byVerdict.joined(separator: ", "))."
+        let trials = "\(rows.count) trial\(rows.count == 1 ? "" : "s") compared, \(unchanged) unchanged in every metric and outcome; "
+        // `the 0 metrics of all 2: none.` said nothing a reader could use (re-trial 35m).
+        guard !metrics.isEmpty else { return trials + "no metric compared (only outcomes)." }
+        return trials + "\(whose): \(byVerdict.joined(separator: ", "))."
     }
 
     /// Inconclusive rows the terminal names; the rest are counted.
