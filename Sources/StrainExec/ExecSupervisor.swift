@@ -576,6 +576,7 @@ package struct ExecSupervisor: Sendable {
         let maps = raw.map(\.maps).flatMap { $0.isEmpty ? nil : $0 } ?? Self.maps(pid: pid)
         let object = { (address: UInt64) in classifier.symbolizer.dataObject(at: address, maps: maps) }
         let processes = suspicion.processes.isEmpty ? [(pid: pid, threads: suspicion.threads)] : suspicion.processes
+        let tree = Set(processes.map(\.pid))
         // A deadlock with no named cycle while a timer process `timerPID` armed has not fired:
         // no verdict before it has (its block may be what every thread waits for).
         func waitForTimer(pid timerPID: Int32) -> Bool {
@@ -618,7 +619,8 @@ package struct ExecSupervisor: Sendable {
             let processMaps = isProgram ? maps : Self.maps(pid: process.pid)
             guard let judged = LockWaits.judge(threads: process.threads, silentSeconds: suspicion.silentSeconds,
                                                readWord: LockWaits.reader(pid: process.pid), place: isProgram ? place : { _ in nil },
-                                               object: { classifier.symbolizer.dataObject(at: $0, maps: processMaps) }) else { continue }
+                                               object: { classifier.symbolizer.dataObject(at: $0, maps: processMaps) },
+                                               readsOwnPipe: { OutsideWake.readsTreesOwnPipe(pid: process.pid, thread: $0, tree: tree) }) else { continue }
             var verdict = judged.verdict
             let cycle = judged.cycle
             if verdict.kind == .deadlocked, cycle == nil, waitForTimer(pid: process.pid) { return nil }

@@ -5,11 +5,13 @@ import StrainWire
 extension LockWaits {
     /// The verdict on a quiet program from its lock waits: `deadlocked` when threads
     /// wait in a cycle (each for a mutex the next holds), naming the threads and the
-    /// mutexes, or when every thread waits on a lock with no timeout (nothing inside
-    /// the program is left to wake one); nil otherwise. `place` names where a thread
-    /// waits (its innermost frame outside libc), when a dump said.
+    /// mutexes, or when every thread waits on a lock with no timeout or reads a pipe only
+    /// the program's tree can write to (`readsOwnPipe`: nothing inside the program is left
+    /// to wake one or to write); nil otherwise. `place` names where a thread waits (its
+    /// innermost frame outside libc), when a dump said.
     static func judge(threads: [ThreadState], silentSeconds: Double, readWord: (UInt64) -> UInt32?,
-                      place: (Int) -> String?, object: (UInt64) -> String? = { _ in nil }) -> (verdict: ExecStallVerdict, cycle: WaitCycle?)? {
+                      place: (Int) -> String?, object: (UInt64) -> String? = { _ in nil },
+                      readsOwnPipe: (ThreadState) -> Bool = { _ in false }) -> (verdict: ExecStallVerdict, cycle: WaitCycle?)? {
         let locks = LockWaits(threads: threads, readWord: readWord)
         let quiet = DurationText.format(silentSeconds)
         func thread(_ tid: Int) -> String { Self.name(tid, threads: threads, place: place) }
@@ -19,6 +21,16 @@ extension LockWaits {
         if !threads.isEmpty, locks.waits.count == threads.count {
             let message = "no CPU time for \(quiet); every thread (\(threads.count)) waits on a lock or condition with no timeout, so none is left to wake another"
                 + " (the holders could not be read from the locks: \(threads.map { thread($0.tid) }.joined(separator: ", ")))"
+            return (ExecStallVerdict(kind: .deadlocked, message: message), nil)
+        }
+        // A read of a pipe whose write end only the tree holds, beside locks (re-trial 33k, finding 4: a
+        // thread reading its own pipe got no verdict): no thread of it is left to write. A handler of its
+        // own that could (the self-pipe trick) or a live process of the tree is the caller's way out.
+        let reading = threads.filter { locks.waits[$0.tid] == nil && readsOwnPipe($0) }
+        if !reading.isEmpty, locks.waits.count + reading.count == threads.count {
+            let locked = locks.waits.isEmpty ? "" : "; the other\(locks.waits.count == 1 ? "" : "s") wait\(locks.waits.count == 1 ? "s" : "") on a lock or condition with no timeout"
+            let message = "no CPU time for \(quiet); \(reading.map { thread($0.tid) }.joined(separator: ", ")) read\(reading.count == 1 ? "s" : "") a pipe that only the program's own processes can write to\(locked)"
+                + ", so none is left to write to it"
             return (ExecStallVerdict(kind: .deadlocked, message: message), nil)
         }
         return nil

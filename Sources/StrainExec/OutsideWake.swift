@@ -201,6 +201,16 @@ struct OutsideWake {
         return nil
     }
 
+    /// Whether `thread` of process `pid` reads (`read`, `readv`) an anonymous pipe that no
+    /// process outside `tree` holds, so that only the tree can write to it; false where
+    /// that cannot be known (more processes than ``holder(of:outside:)`` looks at).
+    static func readsTreesOwnPipe(pid: Int32, thread: ThreadState, tree: Set<Int32>) -> Bool {
+        guard let call = thread.syscall, call == 0 || call == 19, let fd = thread.arguments.first, fd < 1 << 20,
+              let target = link("/proc/\(pid)/fd/\(fd)"), target.hasPrefix("pipe:"),
+              ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).count(where: { Int32($0) != nil }) <= 4096 else { return false }
+        return holder(of: target, outside: tree) == nil
+    }
+
     /// The descriptors the epoll set `epoll` of process `pid` watches (its `tfd:` lines in
     /// `/proc/PID/fdinfo/EPOLL`, read as input: at most 64 KiB, 256 descriptors).
     static func epollTargets(pid: Int32, epoll: UInt64) -> [Int] {

@@ -770,21 +770,40 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: (out as NSString).appendingPathComponent("dump-1.txt")), "no dump was asked of a program at work")
     }
 
-    /// A parent waiting on a process-shared semaphore its forked child posts once the child's
-    /// own SIGHUP handler has run: the child's handler is the way out, sent from outside.
-    /// Before, the child's handler was not looked at: `deadlocked`, withdrawn when the child
-    /// posted (re-trial 33k, 2 of 2, in C and with a Python worker).
-    @Test func aParentWaitingForAForkedChildThatWaitsForItsOwnSIGHUPIsWaitingOnAnOutsideEvent() async throws {
-        let program = try await Self.outsideWake.value()
-        let out = ExecTests.folder()
-        defer { try? FileManager.default.removeItem(atPath: out) }
-        let (result, trial, dump) = try await Self.stalledThenWoken([program, "hup-child"], out: out) { child in kill(child, SIGHUP) }
+    /// A wait that a SIGHUP handler of the tree's own ends, the signal sent from outside.
+    /// `hup-child`: a parent waits on a process-shared semaphore its forked child posts once the
+    /// child's own handler has run; before, the child's handler was not looked at: `deadlocked`,
+    /// withdrawn when the child posted (re-trial 33k, 2 of 2, in C and with a Python worker).
+    /// `self-pipe`: the self-pipe trick, a read of the program's own pipe that its handler
+    /// writes to (a read of a pipe only the tree can write to is otherwise `deadlocked`, below).
+    @Test(arguments: [("hup-child", "of its tree installed its own handler for SIGHUP"), ("self-pipe", "it installed its own handler for SIGHUP")])
+    func aWaitThatAHandlerOfItsTreeEndsIsWaitingOnAnOutsideEvent(mode: String, handler: String) async throws {
+        let (result, trial, dump) = try await Self.outsideWakeSignalled(mode, SIGHUP)
         #expect(result.termination == .exited(0), "\(result.stderr)")
         #expect(result.stdout.hasSuffix("woke\n"), "\(result.stdout)")
         #expect(trial.outcome.kind == .completed && trial.stall == nil, "\(trial.outcome): \(trial.outcome.message ?? "")")
         let message = trial.outcome.message ?? ""
-        #expect(message.contains("waiting on an outside event") && message.contains("of its tree installed its own handler for SIGHUP"), "\(message)")
+        #expect(message.contains("waiting on an outside event") && message.contains(handler), "\(message)")
         #expect(!message.contains("withdrawn") && !dump.contains(", deadlocked:"), "\(message)\n\(dump.prefix(400))")
+    }
+
+    /// `outsidewake MODE` under ``stalledThenWoken(_:out:readyTimeout:wake:)``, sent `signal`
+    /// (to the pid it printed: the child's, for `hup-child`) once the watch has judged it.
+    static func outsideWakeSignalled(_ mode: String, _ signal: Int32) async throws -> (ProgramRun.Result, TrialRecord, String) {
+        let program = try await Self.outsideWake.value()
+        let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        return try await Self.stalledThenWoken([program, mode], out: out) { pid in kill(pid, signal) }
+    }
+
+    /// A thread reading a pipe whose write end only the program holds, with nothing left to
+    /// write to it: no verdict before (re-trial 33k, finding 4, in C and Python, 2 of 2).
+    @Test func aThreadReadingAPipeOnlyItsOwnProgramCanWriteIsDeadlocked() async throws {
+        let (result, trial, dump) = try await Self.outsideWakeSignalled("own-pipe", SIGKILL)
+        #expect(result.termination == .signaled(SIGKILL), "\(result.stderr)")
+        #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome): \(trial.outcome.message ?? "")")
+        #expect(trial.outcome.message?.contains("reads a pipe that only the program's own processes can write to") == true, "\(trial.outcome.message ?? "")")
+        #expect(dump.contains(", deadlocked:"), "\(dump.prefix(400))")
     }
 
     /// `producer | program` where the program watches its input with a Dispatch read source:

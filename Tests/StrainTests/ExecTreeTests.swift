@@ -399,6 +399,19 @@ import StrainWire
         #expect(judged.cycle?.links.map(\.holding) == ["mutex 0x300", "mutex 0x100", "mutex 0x200"])
     }
 
+    @Test func aReadOfAPipeOnlyTheTreeCanWriteBesideLockWaitsIsADeadlockAndAnyOtherReadIsNot() throws {
+        let reader = ThreadState(tid: 12, name: "main", state: "S", syscall: 0, arguments: [3, 0, 1, 0, 0, 0])
+        let own = { (thread: ThreadState) in thread.tid == 12 }
+        // Alone, and beside a thread that waits on a lock whose holder cannot be read.
+        let alone = try #require(LockWaits.judge(threads: [reader], silentSeconds: 1, readWord: Self.owners([:]), place: { _ in nil }, readsOwnPipe: own))
+        #expect(alone.verdict.kind == .deadlocked && alone.verdict.message.contains("thread 12 (main) reads a pipe that only the program's own processes can write to, so none"), "\(alone.verdict.message)")
+        let beside = try #require(LockWaits.judge(threads: [reader, Self.waiting(10, on: 0x100)], silentSeconds: 1, readWord: Self.owners([:]), place: { _ in nil }, readsOwnPipe: own))
+        #expect(beside.verdict.message.contains("; the other waits on a lock or condition with no timeout"), "\(beside.verdict.message)")
+        // A read something outside can end (a terminal, a socket, a pipe another process holds), or a thread that sleeps: none.
+        #expect(LockWaits.judge(threads: [reader], silentSeconds: 1, readWord: Self.owners([:]), place: { _ in nil }, readsOwnPipe: { _ in false }) == nil)
+        #expect(LockWaits.judge(threads: [reader, Self.sleeping(13)], silentSeconds: 1, readWord: Self.owners([:]), place: { _ in nil }, readsOwnPipe: own) == nil)
+    }
+
     @Test func aChainToASleepingHolderATimedWaitAndAnUnknownHolderAreNoDeadlock() {
         // 10 waits for 11's mutex, 11 for 12's, and 12 sleeps: it will let go.
         let chain = [Self.waiting(10, on: 0x100), Self.waiting(11, on: 0x200), Self.sleeping(12)]

@@ -203,7 +203,7 @@ import Testing
             .threw: ["crash[kind=throw] main linux: threw", "fix or handle the error where it is thrown"],
             .timedOut: ["crash[kind=hang] main linux", "The parent killed it at the trial"],
             .deadlocked: ["crash[kind=lock-order] main linux", "in one order"],
-            .stackOverflow: ["stack-depth[frame=512B, limit=0]: stackOverflow", "Overflows 512 KiB"],
+            .stackOverflow: ["stack-depth[frame=512B, limit=0] thread(512KiB) linux: stackOverflow", "Overflows 512 KiB"],
         ]
         let summary = try String(contentsOfFile: out + "/summary.md", encoding: .utf8)
         let page = try String(contentsOfFile: out + "/report.html", encoding: .utf8)

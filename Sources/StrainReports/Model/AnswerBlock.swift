@@ -56,9 +56,9 @@ package struct AnswerBlock: TextSection {
             guard !stalled.contains("\(entry.key.key) \(entry.key.first.outcome.kind)") else { return false }
             return entry.key.first.outcome.kind != .stackOverflow || !(isBisect || covered.contains(StackVerdict.Configuration(entry.key.key)))
         }
-        // Every heading reads `KEY: OUTCOME`, as a stall's does: a verdict's key has no
-        // strategy or profile (it spans them), and a count is said only when it is not 1.
-        advice = verdicts.map { Advice(bold: $0.0.title + ": " + TrialOutcome.Kind.stackOverflow.rawValue, text: $0.0.explanation, evidence: $0.1) }
+        // Every heading reads `KEY: OUTCOME`, as a stall's does: a verdict's key spans strategies and
+        // profiles, so it names those that ran out; a count is said only when it is not 1.
+        advice = verdicts.map { Advice(bold: "\($0.0.title) \($0.0.ranOutOn.joined(separator: ", ")): " + TrialOutcome.Kind.stackOverflow.rawValue, text: $0.0.explanation, evidence: $0.1) }
             + failing.map { entry in
                 let outcomes = entry.key.trials.count == 1 ? entry.key.first.outcome.description : entry.key.outcomes
                 return Advice(bold: entry.key.key.description + ": " + outcomes, text: OutcomeAdvice.text(for: entry.key.first), evidence: entry.key.first)

@@ -11,6 +11,10 @@
 //   stdin-child       prints "ready PID"; a child reads a line from standard input (a pipe whose
 //                     writer is outside the tree), prints it and posts the process-shared
 //                     semaphore the parent waits on (a wait no holder of which can be read)
+//   own-pipe          prints "ready PID" and reads a pipe of its own that nothing writes to:
+//                     no thread is left to write (deadlocked)
+//   self-pipe         the same read, but its SIGHUP handler writes a byte to the pipe (the
+//                     self-pipe trick): on SIGHUP it prints "woke" and exits 0
 //   hup-child         the parent waits on a process-shared semaphore that its child posts once
 //                     the child's own SIGHUP handler has run; the child prints "ready PID" (its
 //                     own pid: the one to send SIGHUP), then the parent prints "woke" and exits 0
@@ -44,6 +48,14 @@ static void on_hangup(int signal) {
     sem_post(&hangup);
 }
 
+static int self_pipe[2];
+
+static void on_hangup_write(int signal) {
+    (void)signal;
+    char byte = 1;
+    (void)!write(self_pipe[1], &byte, 1);
+}
+
 static double cpu_seconds(void) {
     struct timespec now;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
@@ -69,6 +81,20 @@ int main(int argc, char **argv) {
         int status = 0;
         waitpid(child, &status, 0);
         return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    }
+    if (strcmp(argv[1], "own-pipe") == 0 || strcmp(argv[1], "self-pipe") == 0) {
+        if (pipe(self_pipe) != 0) return 2;
+        if (strcmp(argv[1], "self-pipe") == 0) {
+            struct sigaction action = {0};
+            action.sa_handler = on_hangup_write;
+            action.sa_flags = SA_RESTART;
+            if (sigaction(SIGHUP, &action, NULL) != 0) return 2;
+        }
+        printf("ready %d\n", getpid());
+        char byte = 0;
+        while (read(self_pipe[0], &byte, 1) != 1) {}
+        printf("woke\n");
+        return 0;
     }
     if (strcmp(argv[1], "hup-child") == 0) {
         sem_t *handled = mmap(NULL, sizeof *handled, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
