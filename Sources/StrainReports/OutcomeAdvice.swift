@@ -115,6 +115,10 @@ package enum OutcomeAdvice {
             if let java = trial.outcome.message?.firstMatch(of: /found a Java-level deadlock: (.*?)(?:; then the program|$)/)?.1 {
                 return "The threads wait on each other's monitors (\(java)): take them in one order everywhere, or hold only one at a time."
             }
+            // A read of a pipe nothing left in the program will write to (`strain exec`): a write, not a lock order.
+            if trial.outcome.message?.contains("a pipe that only the program's own processes can write to") == true {
+                return "A thread reads a pipe that no thread or process of the program is left to write to (\(Self.topGroup(trial) ?? "its read")): write to it where the data or the wake-up is meant to come from (a signal handler of the self-pipe trick, a worker), close every write end so the read ends, or read with a timeout (poll) to see it."
+            }
             let fix = "find what they wait for that no running thread will signal, and take locks in one order, or wait with a timeout to see it"
             if let process = trial.outcome.message?.firstMatch(of: /in process (\d+) \(a descendant of the program/)?.1 {
                 return "Every thread of process \(process) blocked with nothing to wake them: \(fix) (only the program's own threads are dumped: `gdb -p \(process) -batch -ex 'thread apply all bt'` shows that process's while it waits)."

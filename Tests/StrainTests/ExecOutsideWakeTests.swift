@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import StrainKit
+import StrainReports
 import StrainRunner
 import StrainWire
 import Testing
@@ -804,6 +805,9 @@ import Testing
         #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome): \(trial.outcome.message ?? "")")
         #expect(trial.outcome.message?.contains("reads a pipe that only the program's own processes can write to") == true, "\(trial.outcome.message ?? "")")
         #expect(dump.contains(", deadlocked:"), "\(dump.prefix(400))")
+        // Advised as a read nothing will answer, not as a lock order ("take locks in one order").
+        let advice = OutcomeAdvice.text(for: trial)
+        #expect(advice.contains("reads a pipe that no thread or process of the program is left to write to") && !advice.contains("locks in one order"), "\(advice)")
     }
 
     /// `producer | program` where the program watches its input with a Dispatch read source:
