@@ -25,7 +25,7 @@ package struct StackVerdict: Sendable {
     package var framesByStack: [(stack: Int, frames: Int)]
     /// The sentence the reports print.
     package var explanation: String
-    /// Where it ran out, as a trial key ends (`thread(512KiB) linux`): the verdict spans them.
+    /// Where it ran out, as a trial key ends (`thread(512KiB) linux`), in the run's order: the verdict spans them.
     package var ranOutOn: [String] = []
 
     /// The scenario and its parameter values, whatever their order: what a verdict
@@ -85,7 +85,7 @@ package struct StackVerdict: Sendable {
                     : "Overflows \(sizes)\(completes). Run it on a larger stack too (e.g. thread(8MiB), thread(64MiB)) to tell deep recursion from unbounded."
             }
             return StackVerdict(key: trials[0].key, kind: kind, overflowedStacks: overflowed, completedStacks: completed, framesByStack: framesByStack,
-                                explanation: explanation, ranOutOn: Array(Set(overflows.map { "\($0.key.strategy) \($0.key.profile.rawValue)" })).sorted())
+                                explanation: explanation, ranOutOn: overflows.map { "\($0.key.strategy) \($0.key.profile.rawValue)" }.reduce(into: []) { if !$0.contains($1) { $0.append($1) } })
         }
     }
 

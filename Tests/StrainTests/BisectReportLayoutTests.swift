@@ -119,4 +119,19 @@ extension BisectReportLayoutTests {
         let plain = try #require(StackVerdict.verdicts(for: try ReportTests.fixture()).first { $0.kind == .deepButFinite })
         #expect(plain.explanation.contains("overflows 512 KiB and completes on 8 MiB"), "\(plain.explanation)")
     }
+
+    /// A verdict's heading names where it ran out in the run's order (the quick start read
+    /// `thread(512KiB) linux, thread(64MiB) linux, thread(8MiB) linux`, sorted as text).
+    @Test func aVerdictNamesWhereItRanOutInTheRunsOrder() throws {
+        var run = try ReportTests.fixture()
+        let first = try #require(run.trials.firstIndex { $0.outcome.kind == .stackOverflow })
+        var copies = [run.trials[first], run.trials[first]]
+        copies[0].id.key.strategy = .thread(stackBytes: 8 << 20)
+        copies[1].id.key.strategy = .thread(stackBytes: 64 << 20)
+        run.trials.insert(contentsOf: copies, at: first + 1)
+        let verdict = try #require(StackVerdict.verdicts(for: run).first { $0.scenario == run.trials[first].scenario && Set($0.key.parameters) == Set(run.trials[first].key.parameters) })
+        let original = "\(run.trials[first].key.strategy) \(run.trials[first].key.profile.rawValue)"
+        let profile = run.trials[first].key.profile.rawValue
+        #expect(Array(verdict.ranOutOn.prefix(3)) == [original, "thread(8MiB) \(profile)", "thread(64MiB) \(profile)"], "\(verdict.ranOutOn)")
+    }
 }
