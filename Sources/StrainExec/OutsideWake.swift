@@ -203,12 +203,12 @@ struct OutsideWake {
 
     /// Whether `thread` of process `pid` reads (`read`, `readv`) an anonymous pipe that no
     /// process outside `tree` holds, so that only the tree can write to it; false where
-    /// that cannot be known (more processes than ``holder(of:outside:)`` looks at).
+    /// that cannot be known (more processes than ``processes()`` lists).
     static func readsTreesOwnPipe(pid: Int32, thread: ThreadState, tree: Set<Int32>) -> Bool {
         guard let call = thread.syscall, call == 0 || call == 19, let fd = thread.arguments.first, fd < 1 << 20,
-              let target = link("/proc/\(pid)/fd/\(fd)"), target.hasPrefix("pipe:"),
-              ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).count(where: { Int32($0) != nil }) <= 4096 else { return false }
-        return holder(of: target, outside: tree) == nil
+              let target = link("/proc/\(pid)/fd/\(fd)"), target.hasPrefix("pipe:") else { return false }
+        let listed = processes()
+        return listed.complete && holder(of: target, outside: tree, among: listed.pids) == nil
     }
 
     /// The descriptors the epoll set `epoll` of process `pid` watches (its `tfd:` lines in
@@ -225,11 +225,16 @@ struct OutsideWake {
     /// Where the link at `path` points (a descriptor in `/proc/PID/fd`), or nil.
     static func link(_ path: String) -> String? { try? FileManager.default.destinationOfSymbolicLink(atPath: path) }
 
-    /// A process outside `tree` (and other than strain itself) with a descriptor on
-    /// `target` (`pipe:[INODE]`), or nil; at most 4,096 processes are looked at.
-    static func holder(of target: String, outside tree: Set<Int32>) -> Int32? {
+    /// The machine's processes, at most 4,096 of them, and whether that is all of them.
+    static func processes() -> (pids: [Int32], complete: Bool) {
+        let all = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(Int32.init)
+        return (Array(all.prefix(4096)), all.count <= 4096)
+    }
+
+    /// A process among `pids` outside `tree` (and other than strain itself) with a
+    /// descriptor on `target` (`pipe:[INODE]`), or nil.
+    static func holder(of target: String, outside tree: Set<Int32>, among pids: [Int32] = processes().pids) -> Int32? {
         let own = getpid()
-        let pids = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(Int32.init).prefix(4096)
         for pid in pids where !tree.contains(pid) && pid != own {
             let folder = "/proc/\(pid)/fd"
             for fd in ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).prefix(4096) {

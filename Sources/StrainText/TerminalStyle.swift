@@ -84,7 +84,7 @@ package struct TerminalStyle: Sendable {
                 let nextStart = body.index(after: wordEnd)
                 let nextEnd = body[nextStart...].firstIndex(of: " ") ?? body.endIndex
                 // A code span a sentence quotes (`strain explain SCENARIO`) stays whole when short:
-                // It broke after `` (`strain `` at 80 columns (re-trial 35m).
+                // it broke after `` (`strain `` at 80 columns (re-trial 35m).
                 let joined = body[wordStart..<wordEnd]
                 let inCodeSpan = joined.count(where: { $0 == "`" }) % 2 == 1
                     && body.distance(from: wordStart, to: nextEnd) <= min(Self.codeSpanLimit, width - 8)
