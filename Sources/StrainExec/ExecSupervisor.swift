@@ -577,6 +577,12 @@ package struct ExecSupervisor: Sendable {
         let object = { (address: UInt64) in classifier.symbolizer.dataObject(at: address, maps: maps) }
         let processes = suspicion.processes.isEmpty ? [(pid: pid, threads: suspicion.threads)] : suspicion.processes
         let tree = Set(processes.map(\.pid))
+        // What outside process `pid` (its mappings given) could still end a wait nothing inside it can.
+        func outsideReason(_ judged: Int32, _ judgedMaps: String) -> String? {
+            OutsideWake.reason(pid: judged, caught: OutsideWake.caughtSignals(pid: judged), maps: judgedMaps,
+                               notes: OutsideWake.handlerNotes(pid: judged, folder: probe.path), processes: processes,
+                               handlers: { OutsideWake.ownHandlers(pid: $0, folder: probe.path) })
+        }
         // A deadlock with no named cycle while a timer process `timerPID` armed has not fired:
         // no verdict before it has (its block may be what every thread waits for).
         func waitForTimer(pid timerPID: Int32) -> Bool {
@@ -604,9 +610,7 @@ package struct ExecSupervisor: Sendable {
             }
             if verdict.kind == .deadlocked, cycle == nil, waitForTimer(pid: pid) { return nil }
             if verdict.kind == .deadlocked, cycle == nil,
-               let reason = OutsideWake.reason(pid: pid, caught: OutsideWake.caughtSignals(pid: pid), maps: maps,
-                                                  notes: OutsideWake.handlerNotes(pid: pid, folder: probe.path), processes: processes,
-                                                  handlers: { OutsideWake.ownHandlers(pid: $0, folder: probe.path) }) {
+               let reason = outsideReason(pid, maps) {
                 verdict = Self.outsideEvent(verdict, reason: reason)
             }
             _ = collect(verdict, taken)
@@ -624,9 +628,7 @@ package struct ExecSupervisor: Sendable {
             var verdict = judged.verdict
             let cycle = judged.cycle
             if verdict.kind == .deadlocked, cycle == nil, waitForTimer(pid: process.pid) { return nil }
-            if cycle == nil, let reason = OutsideWake.reason(pid: process.pid, caught: OutsideWake.caughtSignals(pid: process.pid), maps: processMaps,
-                                                                   notes: OutsideWake.handlerNotes(pid: process.pid, folder: probe.path), processes: processes,
-                                                                   handlers: { OutsideWake.ownHandlers(pid: $0, folder: probe.path) }) {
+            if cycle == nil, let reason = outsideReason(process.pid, processMaps) {
                 verdict = Self.outsideEvent(verdict, reason: reason)
             }
             if !isProgram {
@@ -646,13 +648,17 @@ package struct ExecSupervisor: Sendable {
                 continue
             }
             let file = (probe.path as NSString).appendingPathComponent("jvm-threads-\(process.pid).txt")
-            guard var verdict = JVMThreads.judge(pid: process.pid, jcmd: jcmd, file: file, silentSeconds: suspicion.silentSeconds) else { continue }
+            guard let judged = JVMThreads.judge(pid: process.pid, jcmd: jcmd, file: file, silentSeconds: suspicion.silentSeconds) else { continue }
+            var verdict = judged.verdict
+            // Threads that all wait with no timeout, with no cycle the JVM names: a handler the
+            // program installed (`sun.misc.Signal`) or another live process may still end it.
+            if !judged.cycle, let reason = outsideReason(process.pid, processMaps) { verdict = Self.outsideEvent(verdict, reason: reason) }
             if process.pid != pid {
                 let command = Self.commandLine(pid: process.pid).map { ", " + Self.shellQuoted($0) } ?? ""
                 verdict.message = "in process \(process.pid) (a descendant of the program\(command)): " + verdict.message
             }
             _ = collect(verdict, taken)
-            return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds), nil, process.pid, true)
+            return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds), nil, process.pid, judged.cycle)
         }
         // Not stuck: this dump was the watchdog's question only; no one asked to see it.
         for file in fresh { unlink(file) }

@@ -94,18 +94,78 @@ enum JVMThreads {
         return found
     }
 
-    /// The verdict on a quiet JVM, from its own thread dump (kept as `file`): `deadlocked`
-    /// with the cycle when it reports one; nil when it reports none or could not be asked.
-    static func judge(pid: Int32, jcmd: String, file: String, silentSeconds: Double) -> ExecStallVerdict? {
+    /// HotSpot's own Java threads: they serve the JVM (references, signals, compilers, the
+    /// attach mechanism jcmd itself uses, the thread that waits for the last non-daemon
+    /// thread to end), never a program's wait.
+    static let ownThreads: Set<String> = ["Reference Handler", "Finalizer", "Signal Dispatcher", "Service Thread", "Monitor Deflation Thread",
+                                          "Sweeper thread", "Common-Cleaner", "Notification Thread", "Attach Listener", "DestroyJavaVM"]
+    static let ownThreadPrefixes = ["C1 CompilerThread", "C2 CompilerThread", "JVMCI"]
+
+    /// The program's Java threads of a HotSpot thread dump (its first), one line each, when
+    /// every one waits with no timeout: parked (a `CountDownLatch`, a `Condition`, a
+    /// `Semaphore`), in `Object.wait` or `join`, or blocked entering a monitor, as in
+    /// `"main" parks for a java.util.concurrent.CountDownLatch$Sync at Latch.main(Latch.java:7)`.
+    /// Empty when one of them runs, sleeps or waits with a timeout (it may still wake the
+    /// others), and when there are none. A thread in native code is `RUNNABLE` to the JVM
+    /// (a read of a socket or a pipe), so such a wait is never counted.
+    static func untimedWaits(in dump: String) -> [String] {
+        var waits: [String] = []
+        var current: (name: String, state: String, object: String?, frame: String?)?
+        var stuck = true
+        func finish() {
+            guard let thread = current else { return }
+            current = nil
+            guard !ownThreads.contains(thread.name), !ownThreadPrefixes.contains(where: { thread.name.hasPrefix($0) }) else { return }
+            let verb = thread.state.hasPrefix("BLOCKED") ? "waits to lock" : thread.state.contains("parking") ? "parks for" : "waits on"
+            guard thread.state.hasPrefix("WAITING") || thread.state.hasPrefix("BLOCKED") else {
+                stuck = false
+                return
+            }
+            waits.append("\"\(thread.name)\" \(verb) \(thread.object ?? "a monitor")" + (thread.frame.map { " at \($0)" } ?? ""))
+        }
+        for raw in dump.split(separator: "\n", omittingEmptySubsequences: false) {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("JNI global refs") { break }
+            // A Java thread's heading: `"name" #12 [tid] daemon prio=5 …`; the VM's own threads have no number.
+            if line.hasPrefix("\""), let heading = line.firstMatch(of: #/^"(.*)" #\d+ /#) {
+                finish()
+                current = (String(heading.1), "", nil, nil)
+            } else if line.hasPrefix("\"") {
+                finish()
+            } else if current != nil, line.hasPrefix("java.lang.Thread.State: ") {
+                current?.state = String(line.dropFirst("java.lang.Thread.State: ".count))
+            } else if current?.object == nil, line.hasPrefix("- parking to wait for") || line.hasPrefix("- waiting on") || line.hasPrefix("- waiting to lock"),
+                      let object = line.firstMatch(of: /\((an? [^)]*)\)/) {
+                current?.object = String(object.1)
+            } else if current != nil, current?.frame == nil, line.hasPrefix("at "), let place = line.firstMatch(of: /^at (.*\(([^()@]*\.java:\d+)\))$/) {
+                // The program's own frame: a class of the JDK names its module (`java.base@17.0.15/…`).
+                current?.frame = String(place.1)
+            }
+        }
+        finish()
+        return stuck ? waits : []
+    }
+
+    /// The verdict on a quiet JVM, from its own thread dump (kept as `file`), and whether it
+    /// names a cycle: `deadlocked` with the Java-level deadlock it reports, else `deadlocked`
+    /// when every thread of the program waits with no timeout (a cycle of latches, which the
+    /// JVM does not report; what outside could still end it is for the caller to ask); nil
+    /// when neither, or it could not be asked.
+    static func judge(pid: Int32, jcmd: String, file: String, silentSeconds: Double) -> (verdict: ExecStallVerdict, cycle: Bool)? {
         guard let dump = threadPrint(jcmd: jcmd, pid: pid, file: file) else { return nil }
+        let quiet = DurationText.format(silentSeconds)
+        let source = "the JVM's own thread dump (jcmd \(pid) Thread.print, kept in \(file))"
         let cycle = deadlocks(in: dump)
-        guard !cycle.isEmpty else {
+        if !cycle.isEmpty {
+            return (ExecStallVerdict(kind: .deadlocked, message: "no CPU time for \(quiet); \(source) found a Java-level deadlock: " + cycle.joined(separator: "; ")), true)
+        }
+        let waits = untimedWaits(in: dump)
+        guard !waits.isEmpty else {
             unlink(file)
             return nil
         }
-        let quiet = DurationText.format(silentSeconds)
-        return ExecStallVerdict(kind: .deadlocked, message: "no CPU time for \(quiet); the JVM's own thread dump (jcmd \(pid) Thread.print, kept in \(file))"
-            + " found a Java-level deadlock: " + cycle.joined(separator: "; "))
+        let listed = waits.prefix(4).joined(separator: "; ") + (waits.count > 4 ? "; and \(waits.count - 4) more" : "")
+        return (ExecStallVerdict(kind: .deadlocked, message: "no CPU time for \(quiet); \(source) shows every thread of the program waiting with no timeout (\(listed)): none can wake another"), false)
     }
 
     /// Said when a stall watch ran on a JVM it could not ask: its monitor waits go unjudged.

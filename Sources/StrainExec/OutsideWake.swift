@@ -27,8 +27,13 @@ struct OutsideWake {
     /// comes with the times the runtime installs its handler at start-up (CPython: once,
     /// `strace -e rt_sigaction` shows): the probe counts installs, so one more is the
     /// program's (`signal.signal(SIGINT, …)` installs the same C handler again).
+    /// HotSpot (OpenJDK 17, `strace -f -e rt_sigaction`) installs SIGHUP, SIGINT and SIGTERM
+    /// once each (its shutdown on them runs the shutdown hooks and exits), SIGUSR2 (thread
+    /// suspension), SIGPIPE and SIGXFSZ; a program's `sun.misc.Signal.handle` installs one
+    /// more (known by the launcher's `libjli`, loaded before the probe starts, or `libjvm`).
     static let runtimeDefaults: [(runtime: String, images: [String], signals: [Int32: Int])] = [
         ("Python", ["python", "libpython"], [SIGINT: 1]),
+        ("Java", ["libjli", "libjvm"], [SIGHUP: 1, SIGINT: 1, SIGTERM: 1, SIGUSR2: 1, SIGPIPE: 1, SIGXFSZ: 1]),
     ]
 
     /// The signal numbers a `SigCgt:`/`SigBlk:`-style mask (hexadecimal, bit n-1 for signal n) holds.

@@ -115,6 +115,10 @@ package enum OutcomeAdvice {
             if let java = trial.outcome.message?.firstMatch(of: /found a Java-level deadlock: (.*?)(?:; then the program|$)/)?.1 {
                 return "The threads wait on each other's monitors (\(java)): take them in one order everywhere, or hold only one at a time."
             }
+            // A JVM's threads all waiting with no timeout and no cycle it names (latches, conditions): a release that never comes.
+            if let java = trial.outcome.message?.firstMatch(of: /every thread of the program waiting with no timeout \((.*?)\): none can wake another/)?.1 {
+                return "Each thread waits for a release only another waiting thread would give (\(java)): make every release happen on every path (countDown or signal in a finally block, before any wait of its own), or wait with a timeout (await(timeout, unit)) to see it."
+            }
             // A read of a pipe nothing left in the program will write to (`strain exec`): a write, not a lock order.
             if trial.outcome.message?.contains("a pipe that only the program's own processes can write to") == true {
                 return "A thread reads a pipe that no thread or process of the program is left to write to (\(Self.topGroup(trial) ?? "its read")): write to it where the data or the wake-up is meant to come from (a signal handler of the self-pipe trick, a worker), close every write end so the read ends, or read with a timeout (poll) to see it."

@@ -1,4 +1,6 @@
 import Foundation
+@testable import StrainExec
+import StrainReports
 import StrainKit
 import StrainRunner
 import Testing
@@ -130,6 +132,79 @@ import Testing
             }
         }
         """
+
+    /// Two threads that each wait on a `CountDownLatch` only the other counts down. The JVM
+    /// reports no Java-level deadlock for latches, so this had no verdict (re-trial 33k,
+    /// finding 8). Given an argument, the program's own `sun.misc.Signal` handler for
+    /// SIGUSR1 counts main's latch down, and it prints `woke`.
+    static let latches = """
+        import java.util.concurrent.CountDownLatch;
+        public class Latches {
+            public static void main(String[] args) throws Exception {
+                CountDownLatch a = new CountDownLatch(1), b = new CountDownLatch(1);
+                if (args.length > 0) sun.misc.Signal.handle(new sun.misc.Signal("USR1"), s -> a.countDown());
+                Thread second = new Thread(() -> { try { b.await(); a.countDown(); } catch (InterruptedException e) {} }, "second");
+                second.start();
+                System.out.println("ready " + ProcessHandle.current().pid());
+                a.await();
+                b.countDown();
+                second.join();
+                System.out.println("woke");
+            }
+        }
+        """
+
+    /// The latches under `--stall`: without a handler, `deadlocked` from the JVM's own thread
+    /// dump, each thread named with the latch and the line it waits at, and advised as a
+    /// count-down that never comes, not as a lock order; with the handler, waiting on an
+    /// outside event (it installed its own handler for SIGUSR1), and the signal then ends it.
+    @Test(arguments: [false, true])
+    func aCycleOfLatchesIsDeadlockedUnlessTheProgramsOwnHandlerCanEndIt(handler: Bool) async throws {
+        guard let tools = ExecJVMTests.javaTools() else {
+            Issue.record("no javac and java on PATH: install a JDK (Debian: default-jdk-headless) to check strain exec on a JVM")
+            return
+        }
+        let classes = try await ExecJVMTests.compile("Latches", Self.latches)
+        defer { try? FileManager.default.removeItem(atPath: classes) }
+        let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let (result, trial, _) = try await ExecOutsideWakeTests.stalledThenWoken([tools.java, "-cp", classes, "Latches"] + (handler ? ["signal"] : []),
+                                                                                 out: out, readyTimeout: 60) { pid in kill(pid, handler ? SIGUSR1 : SIGKILL) }
+        let message = trial.outcome.message ?? ""
+        let waits = ["\"main\" parks for a java.util.concurrent.CountDownLatch$Sync at Latches.main(Latches.java:",
+                     "\"second\" parks for a java.util.concurrent.CountDownLatch$Sync at Latches.lambda$main$"]
+        #expect(message.contains("shows every thread of the program waiting with no timeout") && waits.allSatisfy(message.contains), "\(message)")
+        if handler {
+            #expect(result.termination == .exited(0) && result.stdout.hasSuffix("woke\n"), "\(result.stdout) \(result.stderr)")
+            #expect(trial.outcome.kind == .completed && trial.stall == nil, "\(trial.outcome): \(message)")
+            #expect(message.contains("waiting on an outside event") && message.contains("it installed its own handler for SIGUSR1"), "\(message)")
+        } else {
+            #expect(result.termination == .signaled(SIGKILL), "\(result.stderr)")
+            #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome): \(message)")
+            let advice = OutcomeAdvice.text(for: trial)
+            #expect(advice.contains("countDown") && !advice.contains("locks in one order"), "\(advice)")
+        }
+    }
+
+    /// A thread that sleeps, waits with a timeout or runs may be what wakes the others: no
+    /// verdict from the JVM's dump then; nor from the JVM's own threads' waits.
+    @Test func aJVMDumpWithAThreadThatSleepsOrRunsHasNoUntimedWaitsToJudge() throws {
+        func thread(_ name: String, _ state: String, daemon: Bool = false) -> String {
+            "\"\(name)\" #7 \(daemon ? "daemon " : "")prio=5 os_prio=0 cpu=0.2ms elapsed=1.4s tid=0x1 nid=0x2 waiting on condition  [0x3]\n"
+                + "   java.lang.Thread.State: \(state)\n\tat jdk.internal.misc.Unsafe.park(java.base@17.0.15/Native Method)\n"
+                + "\t- parking to wait for  <0x69> (a java.util.concurrent.CountDownLatch$Sync)\n\tat App.run(App.java:12)\n\n"
+        }
+        let jvm = thread("Finalizer", "WAITING (on object monitor)", daemon: true) + thread("Signal Dispatcher", "RUNNABLE", daemon: true)
+            + thread("C2 CompilerThread0", "RUNNABLE", daemon: true) + "\"GC Thread#0\" os_prio=0 cpu=17.31ms tid=0x4 nid=0x5 runnable\n\n"
+        let stuck = thread("main", "WAITING (parking)") + thread("worker", "BLOCKED (on object monitor)", daemon: true)
+        #expect(JVMThreads.untimedWaits(in: jvm + stuck + "JNI global refs: 7, weak refs: 0\n")
+                == ["\"main\" parks for a java.util.concurrent.CountDownLatch$Sync at App.run(App.java:12)",
+                    "\"worker\" waits to lock a java.util.concurrent.CountDownLatch$Sync at App.run(App.java:12)"])
+        for awake in ["TIMED_WAITING (sleeping)", "TIMED_WAITING (parking)", "RUNNABLE"] {
+            #expect(JVMThreads.untimedWaits(in: jvm + stuck + thread("timer", awake, daemon: true)).isEmpty, "\(awake)")
+        }
+        #expect(JVMThreads.untimedWaits(in: jvm).isEmpty, "only the JVM's own threads: nothing of the program's waits")
+    }
 
     /// The same deadlock in a JVM with no jcmd beside its `java` or on PATH (a JRE without
     /// the JDK's tools: here the JDK's own launcher copied to a folder of its own, its
