@@ -650,9 +650,10 @@ package struct ExecSupervisor: Sendable {
             let file = (probe.path as NSString).appendingPathComponent("jvm-threads-\(process.pid).txt")
             guard let judged = JVMThreads.judge(pid: process.pid, jcmd: jcmd, file: file, silentSeconds: suspicion.silentSeconds) else { continue }
             var verdict = judged.verdict
-            // Threads that all wait with no timeout, with no cycle the JVM names: a handler the
-            // program installed (`sun.misc.Signal`) or another live process may still end it.
-            if !judged.cycle, let reason = outsideReason(process.pid, processMaps) { verdict = Self.outsideEvent(verdict, reason: reason) }
+            // Threads that all wait with no timeout, with no cycle the JVM names: a shutdown hook, a
+            // handler the program installed (`sun.misc.Signal`) or another live process may still end it.
+            let reasons = [judged.shutdownHook ? JVMThreads.shutdownHookReason : nil, judged.cycle ? nil : outsideReason(process.pid, processMaps)]
+            if !judged.cycle, !reasons.compactMap({ $0 }).isEmpty { verdict = Self.outsideEvent(verdict, reason: reasons.compactMap { $0 }.joined(separator: "; ")) }
             if process.pid != pid {
                 let command = Self.commandLine(pid: process.pid).map { ", " + Self.shellQuoted($0) } ?? ""
                 verdict.message = "in process \(process.pid) (a descendant of the program\(command)): " + verdict.message

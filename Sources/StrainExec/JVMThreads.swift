@@ -28,10 +28,10 @@ enum JVMThreads {
         return candidates.first { access($0, X_OK) == 0 }
     }
 
-    /// Runs `jcmd PID Thread.print` with its output in `file`, for at most `timeoutSeconds`
-    /// (jcmd starts a JVM of its own: about half a second); the dump's text, or nil when
-    /// jcmd failed or took too long (killed then).
-    static func threadPrint(jcmd: String, pid: Int32, file: String, timeoutSeconds: Double = 20) -> String? {
+    /// Runs `jcmd PID COMMAND…` (`Thread.print` by default) with its output in `file`, for at
+    /// most `timeoutSeconds` (jcmd starts a JVM of its own: about half a second); the output,
+    /// or nil when jcmd failed or took too long (killed then).
+    static func ask(jcmd: String, pid: Int32, _ command: [String] = ["Thread.print"], file: String, timeoutSeconds: Double = 20) -> String? {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -39,7 +39,7 @@ enum JVMThreads {
         posix_spawn_file_actions_addopen(&actions, 1, file, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         let environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
-        let (status, child) = ProcessSpawn.start(jcmd, arguments: [String(pid), "Thread.print"], environment: environment, actions: &actions,
+        let (status, child) = ProcessSpawn.start(jcmd, arguments: [String(pid)] + command, environment: environment, actions: &actions,
                                                  ownGroup: true, defaultSignals: ProcessSpawn.runnersSignals)
         guard status == 0 else { return nil }
         let deadline = Date().addingTimeInterval(timeoutSeconds)
@@ -146,18 +146,31 @@ enum JVMThreads {
         return stuck ? waits : []
     }
 
-    /// The verdict on a quiet JVM, from its own thread dump (kept as `file`), and whether it
-    /// names a cycle: `deadlocked` with the Java-level deadlock it reports, else `deadlocked`
-    /// when every thread of the program waits with no timeout (a cycle of latches, which the
-    /// JVM does not report; what outside could still end it is for the caller to ask); nil
+    /// Said of a JVM that added a shutdown hook, whose threads all wait with no timeout.
+    static let shutdownHookReason = "it added a shutdown hook (Runtime.addShutdownHook), which a SIGTERM, SIGINT or SIGHUP runs before the JVM exits"
+
+    /// Whether the JVM ran `Runtime.addShutdownHook`: HotSpot loads the class that keeps the
+    /// hooks, `java.lang.ApplicationShutdownHooks`, only then (checked on OpenJDK 17 with
+    /// and without a hook). jcmd's answer goes to `file`, removed after.
+    static func addedShutdownHook(jcmd: String, pid: Int32, file: String) -> Bool {
+        defer { unlink(file) }
+        return ask(jcmd: jcmd, pid: pid, ["VM.class_hierarchy", "java.lang.ApplicationShutdownHooks"], file: file, timeoutSeconds: 10)?
+            .contains("java.lang.ApplicationShutdownHooks") == true
+    }
+
+    /// The verdict on a quiet JVM, from its own thread dump (kept as `file`), whether it names
+    /// a cycle, and whether the program added a shutdown hook: `deadlocked` with the
+    /// Java-level deadlock it reports, else `deadlocked` when every thread of the program
+    /// waits with no timeout (a cycle of latches, which the JVM does not report; a hook, a
+    /// handler or a live process that could still end it is for the caller to weigh); nil
     /// when neither, or it could not be asked.
-    static func judge(pid: Int32, jcmd: String, file: String, silentSeconds: Double) -> (verdict: ExecStallVerdict, cycle: Bool)? {
-        guard let dump = threadPrint(jcmd: jcmd, pid: pid, file: file) else { return nil }
+    static func judge(pid: Int32, jcmd: String, file: String, silentSeconds: Double) -> (verdict: ExecStallVerdict, cycle: Bool, shutdownHook: Bool)? {
+        guard let dump = ask(jcmd: jcmd, pid: pid, file: file) else { return nil }
         let quiet = DurationText.format(silentSeconds)
         let source = "the JVM's own thread dump (jcmd \(pid) Thread.print, kept in \(file))"
         let cycle = deadlocks(in: dump)
         if !cycle.isEmpty {
-            return (ExecStallVerdict(kind: .deadlocked, message: "no CPU time for \(quiet); \(source) found a Java-level deadlock: " + cycle.joined(separator: "; ")), true)
+            return (ExecStallVerdict(kind: .deadlocked, message: "no CPU time for \(quiet); \(source) found a Java-level deadlock: " + cycle.joined(separator: "; ")), true, false)
         }
         let waits = untimedWaits(in: dump)
         guard !waits.isEmpty else {
@@ -165,7 +178,9 @@ enum JVMThreads {
             return nil
         }
         let listed = waits.prefix(4).joined(separator: "; ") + (waits.count > 4 ? "; and \(waits.count - 4) more" : "")
-        return (ExecStallVerdict(kind: .deadlocked, message: "no CPU time for \(quiet); \(source) shows every thread of the program waiting with no timeout (\(listed)): none can wake another"), false)
+        let hook = addedShutdownHook(jcmd: jcmd, pid: pid, file: file + ".hooks")
+        return (ExecStallVerdict(kind: .deadlocked, message: "no CPU time for \(quiet); \(source) shows every thread of the program waiting with no timeout (\(listed)): none can wake another"),
+                false, hook)
     }
 
     /// Said when a stall watch ran on a JVM it could not ask: its monitor waits go unjudged.

@@ -135,14 +135,16 @@ import Testing
 
     /// Two threads that each wait on a `CountDownLatch` only the other counts down. The JVM
     /// reports no Java-level deadlock for latches, so this had no verdict (re-trial 33k,
-    /// finding 8). Given an argument, the program's own `sun.misc.Signal` handler for
-    /// SIGUSR1 counts main's latch down, and it prints `woke`.
+    /// finding 8). With `signal`, the program's own `sun.misc.Signal` handler for SIGUSR1
+    /// counts main's latch down, and it prints `woke`; with `hook`, a shutdown hook does, as
+    /// the JVM exits on a SIGTERM.
     static let latches = """
         import java.util.concurrent.CountDownLatch;
         public class Latches {
             public static void main(String[] args) throws Exception {
                 CountDownLatch a = new CountDownLatch(1), b = new CountDownLatch(1);
-                if (args.length > 0) sun.misc.Signal.handle(new sun.misc.Signal("USR1"), s -> a.countDown());
+                if (args.length > 0 && args[0].equals("signal")) sun.misc.Signal.handle(new sun.misc.Signal("USR1"), s -> a.countDown());
+                if (args.length > 0 && args[0].equals("hook")) Runtime.getRuntime().addShutdownHook(new Thread(() -> { a.countDown(); System.out.println("hook ran"); }));
                 Thread second = new Thread(() -> { try { b.await(); a.countDown(); } catch (InterruptedException e) {} }, "second");
                 second.start();
                 System.out.println("ready " + ProcessHandle.current().pid());
@@ -156,10 +158,10 @@ import Testing
 
     /// The latches under `--stall`: without a handler, `deadlocked` from the JVM's own thread
     /// dump, each thread named with the latch and the line it waits at, and advised as a
-    /// count-down that never comes, not as a lock order; with the handler, waiting on an
-    /// outside event (it installed its own handler for SIGUSR1), and the signal then ends it.
-    @Test(arguments: [false, true])
-    func aCycleOfLatchesIsDeadlockedUnlessTheProgramsOwnHandlerCanEndIt(handler: Bool) async throws {
+    /// count-down that never comes, not as a lock order; with the handler or the hook,
+    /// waiting on an outside event (what the signal would run), and the signal then ends it.
+    @Test(arguments: ["none", "signal", "hook"])
+    func aCycleOfLatchesIsDeadlockedUnlessTheProgramsOwnHandlerOrHookCanEndIt(wayOut: String) async throws {
         guard let tools = ExecJVMTests.javaTools() else {
             Issue.record("no javac and java on PATH: install a JDK (Debian: default-jdk-headless) to check strain exec on a JVM")
             return
@@ -168,17 +170,24 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: classes) }
         let out = ExecTests.folder()
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let (result, trial, _) = try await ExecOutsideWakeTests.stalledThenWoken([tools.java, "-cp", classes, "Latches"] + (handler ? ["signal"] : []),
-                                                                                 out: out, readyTimeout: 60) { pid in kill(pid, handler ? SIGUSR1 : SIGKILL) }
+        let signal = ["signal": SIGUSR1, "hook": SIGTERM][wayOut] ?? SIGKILL
+        let (result, trial, _) = try await ExecOutsideWakeTests.stalledThenWoken([tools.java, "-cp", classes, "Latches", wayOut],
+                                                                                 out: out, readyTimeout: 60) { pid in kill(pid, signal) }
         let message = trial.outcome.message ?? ""
         let waits = ["\"main\" parks for a java.util.concurrent.CountDownLatch$Sync at Latches.main(Latches.java:",
                      "\"second\" parks for a java.util.concurrent.CountDownLatch$Sync at Latches.lambda$main$"]
         #expect(message.contains("shows every thread of the program waiting with no timeout") && waits.allSatisfy(message.contains), "\(message)")
-        if handler {
+        switch wayOut {
+        case "signal":
             #expect(result.termination == .exited(0) && result.stdout.hasSuffix("woke\n"), "\(result.stdout) \(result.stderr)")
             #expect(trial.outcome.kind == .completed && trial.stall == nil, "\(trial.outcome): \(message)")
             #expect(message.contains("waiting on an outside event") && message.contains("it installed its own handler for SIGUSR1"), "\(message)")
-        } else {
+        case "hook":
+            #expect(result.termination == .exited(143) && result.stdout.contains("hook ran"), "\(result.stdout) \(result.stderr)")
+            #expect(trial.outcome.kind != .deadlocked && trial.stall == nil, "\(trial.outcome): \(message)")
+            #expect(message.contains("waiting on an outside event") && message.contains("it added a shutdown hook (Runtime.addShutdownHook)")
+                    && !message.contains("handler for SIGTERM"), "\(message)")
+        default:
             #expect(result.termination == .signaled(SIGKILL), "\(result.stderr)")
             #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome): \(message)")
             let advice = OutcomeAdvice.text(for: trial)
