@@ -69,7 +69,7 @@ struct BaselineCommand: ParsableCommand {
                 }
             }
             guard !baselines.isEmpty else {
-                print("No baselines in \(location.baselines). Save one with `strain baseline save RUN.json --name main`.")
+                printLine("No baselines in \(location.baselines). Save one with `strain baseline save RUN.json --name main`.")
                 return
             }
             for file in baselines {

@@ -41,7 +41,7 @@ struct BisectCommand: ParsableCommand {
     @Option(help: "For --over: the strategy the probes run on (default thread(512KiB)).")
     var strategy: String?
 
-    @Option(help: "The profile the probes emulate: linux, ios or macos.")
+    @Option(help: "The profile the probes emulate: linux, ios or macos.", completion: .list(Profile.allCases.map(\.rawValue)))
     var profile: String = "linux"
 
     @Option(help: "For a stack search: an integer parameter to measure the stack per unit of; a second search runs at twice its value.")

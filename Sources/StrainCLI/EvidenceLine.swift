@@ -1,3 +1,4 @@
+import StrainGate
 import StrainRecords
 import StrainReports
 import StrainText
@@ -35,9 +36,9 @@ enum EvidenceLine {
         return capped(parts.joined(separator: "; "), limit: limit)
     }
 
-    /// `text`, or its first `limit - 1` characters and `…`.
+    /// `text`, or as much of it as fits `limit - 1` characters, cut after a whole word, and `…`
+    /// (the terminal and gate.html cut `swift::ConcurrentRea…`: re-trial 35n, F2).
     static func capped(_ text: String, limit: Int) -> String {
-        let limit = max(40, limit)
-        return text.count <= limit ? text : String(text.prefix(limit - 1)) + "…"
+        GateReport.capped(text, limit: max(40, limit))
     }
 }

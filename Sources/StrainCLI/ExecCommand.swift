@@ -28,7 +28,7 @@ struct ExecCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Watch for a stuck GCD or Swift concurrency pool, or threads blocked on locks: after this long without CPU time (e.g. 10s), dump once and name it starved or deadlocked (100ms to 10m).", valueName: "duration"))
     var stall: String?
 
-    @Option(help: ArgumentHelp("Emulate a platform's stacks: ios (512 KiB threads, 1 MiB main thread), macos (512 KiB threads), linux (as is).", valueName: "profile"))
+    @Option(help: ArgumentHelp("Emulate a platform's stacks: ios (512KiB threads, a 1MiB main thread), macos (512KiB threads), linux (as is).", valueName: "profile"), completion: .list(Profile.allCases.map(\.rawValue)))
     var profile: String = Profile.linux.rawValue
 
     @Flag(name: .customLong("no-follow"), help: "Probe only the program as started: not what it executes (a wrapper's exec, a shim) nor the processes it starts.")
@@ -163,7 +163,9 @@ struct ExecCommand: ParsableCommand {
         if [.stackOverflow, .crashed, .deadlocked, .starved].contains(trial.outcome.kind) {
             lines.append("strain: what to do: " + OutcomeAdvice.text(for: trial))
         }
-        lines.append("strain: record in \(runJSON) (strain report \(runJSON))")
+        // The command a line of its own: "(strain report" / "PATH)" broke it over two (re-trial 35n, F7).
+        lines.append("strain: record in \(runJSON)")
+        lines.append("strain: read it with strain report \(runJSON)")
         writeStandardError(TerminalReport.safe(lines.joined(separator: "\n")))
     }
 }

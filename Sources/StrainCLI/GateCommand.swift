@@ -242,7 +242,7 @@ struct InterleavedGate {
         var estimate = ProgressEstimate()
         let roundsStarted = Date()
         // Said before the first round, which can take minutes: the gate is not silent until it ends.
-        print("\(prefix.isEmpty ? "" : "timed: ")\(counted(repetitions, "round")), each running A and B in turn (ABBA); each round's line estimates the rest")
+        print(GateCommand.terminalText("\(prefix.isEmpty ? "" : "timed: ")\(counted(repetitions, "round")), each running A and B in turn (ABBA); each round's line estimates the rest"))
         fflush(nil)
         for round in 1...repetitions {
             let order = round % 2 == 1 ? [true, false] : [false, true]

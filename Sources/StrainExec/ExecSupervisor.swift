@@ -124,7 +124,9 @@ package struct ExecSupervisor: Sendable {
             throw ExecError(.setup, "cannot create \(request.probeFolder) (\(String(cString: strerror(code)))); give an --out folder you can write to")
         }
         let startedAt = Date().formatted(.iso8601)
-        let environment = EnvironmentProbe.current()
+        var environment = EnvironmentProbe.current()
+        // The program's allocator, not strain's: a sanitizer's runtime, preloaded ahead of the probe, owns its heap (re-trial 33l, F3).
+        if !Self.sanitizerRuntimes(of: request.program, path: ProcessInfo.processInfo.environment["PATH"]).isEmpty { environment.allocator = "sanitizer" }
         let started = strain_monotonic_ns()
         // Before any signal can be passed on: the witness that tells a signal sent to
         // strain's whole process group (the program has it already) from one sent to strain.
@@ -678,7 +680,7 @@ package struct ExecSupervisor: Sendable {
     /// the same evidence, named for what it is.
     static func outsideEvent(_ verdict: ExecStallVerdict, reason: String) -> ExecStallVerdict {
         let evidence = verdict.message.replacingOccurrences(of: ", so none is left to wake another", with: "")
-            .replacingOccurrences(of: ": none can wake another", with: "")
+            .replacingOccurrences(of: ": none can wake another", with: "").replacingOccurrences(of: LockWaits.noWriterLeft, with: "")
         return ExecStallVerdict(kind: nil, message: "\(evidence); not deadlocked: \(reason)")
     }
 

@@ -30,11 +30,14 @@ extension LockWaits {
         if !reading.isEmpty, locks.waits.count + reading.count == threads.count {
             let locked = locks.waits.isEmpty ? "" : "; the other\(locks.waits.count == 1 ? "" : "s") wait\(locks.waits.count == 1 ? "s" : "") on a lock or condition with no timeout"
             let message = "no CPU time for \(quiet); \(reading.map { thread($0.tid) }.joined(separator: ", ")) read\(reading.count == 1 ? "s" : "") a pipe that only the program's own processes can write to\(locked)"
-                + ", so none is left to write to it"
+                + Self.noWriterLeft
             return (ExecStallVerdict(kind: .deadlocked, message: message), nil)
         }
         return nil
     }
+
+    /// How a read of the tree's own pipe ends its `deadlocked` message; left out when something outside can still write.
+    static let noWriterLeft = ", so none is left to write to it"
 
     /// `deadlocked` for threads that wait on each other's mutexes: no signal or other process breaks the cycle.
     static func cycleVerdict(_ cycle: WaitCycle, silentSeconds: Double, pool: ExecStallVerdict.PoolCount? = nil) -> ExecStallVerdict {

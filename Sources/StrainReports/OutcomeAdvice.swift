@@ -19,10 +19,10 @@ package enum OutcomeAdvice {
             if trial.key.scenario == TrialKey.execScenario { return "It completed: nothing to fix" + (outcome.message.map { " (\($0))" } ?? "") + "." }
             return "It completed where the suite expects \(trial.expectedOutcomes.joined(separator: " or ")): if the fault is fixed, change the run's expect to completed; if not, the run no longer reaches it (check its parameters and strategies)."
         case .threw:
-            let error = outcome.message.map { " (\(Self.quote($0)))" } ?? ""
+            let error = outcome.message.map { " (\(Format.quoted($0)))" } ?? ""
             return "The scenario's work threw\(error): fix or handle the error where it is thrown, or add threw to the run's expect if throwing is the point."
         case .invariantViolated:
-            let broken = outcome.message.map { " (\(Self.quote($0)))" } ?? ""
+            let broken = outcome.message.map { " (\(Format.quoted($0)))" } ?? ""
             return "The work ran to its end with a wrong result\(broken): check the invariant's code first; where threads share the state, updates were lost or reordered between them. Guard the shared state with one lock, serial queue or actor for every access, or use an atomic for a counter."
         case .stackOverflow:
             let stack = trial.metrics.stackSizeBytes.map { " of \(ByteSize.prose($0))" } ?? ""
@@ -33,8 +33,7 @@ package enum OutcomeAdvice {
                 return "The stack\(stack) ran out\(frames)\(cycle): make the recursion iterative (an explicit stack), or give that thread a larger stack "
                     + "(\(programStack)); run it again on a larger one to tell deep recursion from unbounded."
             }
-            return "The stack\(stack) ran out\(frames)\(cycle): make the recursion iterative (an explicit stack), or run it on a thread with a larger stackSize; "
-                + "run it on a larger stack too (e.g. thread(8MiB)) to tell deep recursion from unbounded."
+            return "The stack\(stack) ran out\(frames)\(cycle): make the recursion iterative (an explicit stack), or run it on a thread with a larger stackSize; run it on a larger stack too (e.g. thread(8MiB)) to tell deep recursion from unbounded."
         case .confinementViolated:
             let first = trial.confinementViolations?.first
             let what = first.map { " (\($0.object).\($0.access) on thread \($0.threadID), owned by \($0.owner))" } ?? ""
@@ -45,8 +44,7 @@ package enum OutcomeAdvice {
                 report.accesses.prefix(2).compactMap { $0.frames.first { $0.location != nil || $0.symbol != nil }.map(SanitizerReport.place) }
             } ?? []
             let at = places.isEmpty ? "" : " (\(places.joined(separator: " and ")))"
-            return "Two threads touched the same memory without ordering, one of them writing\(at): "
-                + "put every access to it behind one Mutex, serial queue or actor, or make it an atomic."
+            return "Two threads touched the same memory without ordering, one of them writing\(at): put every access to it behind one Mutex, serial queue or actor, or make it an atomic."
         case .crashed:
             return crashAdvice(trial)
         case .starved:
@@ -56,14 +54,13 @@ package enum OutcomeAdvice {
         case .timedOut:
             let deadline = trial.metrics.trialSeconds.map { " at the trial's deadline (\(Format.duration($0)) from its start to its end, the stop after the deadline included)" } ?? " at the trial's deadline"
             guard let waiting = Self.topGroup(trial) else {
-                return "The parent killed it\(deadline), with no thread dump. If it hangs, a stall shorter than the run's timeout lets the watchdog "
-                    + "dump every thread and name the wait; if it is only slow, raise the run's timeout."
+                return "The parent killed it\(deadline), with no thread dump. If it hangs, a stall shorter than the run's timeout lets the watchdog dump every thread and name the wait; if it is only slow, raise the run's timeout."
             }
             // A thread that was running is in a loop or slow work, not a wait.
             let what = waiting.contains(" was running") || waiting.contains(" were running") ? "that work" : "that wait"
             return "The parent killed it\(deadline) while \(waiting): if \(what) never ends, fix it there; if the work is only slow, raise the run's timeout."
         case .harnessError:
-            let message = outcome.message.map { " (\(Self.quote($0)))" } ?? ""
+            let message = outcome.message.map { " (\(Format.quoted($0)))" } ?? ""
             return "Strain itself failed\(message), not the code under test: run it again, and if it repeats, report it with run.json."
         }
     }
@@ -73,19 +70,24 @@ package enum OutcomeAdvice {
         let signal = trial.outcome.signal.map(SignalName.of) ?? "a signal"
         let frame = trial.trace.flatMap(TraceText.pointOfFailure)
         let at = frame.map { " in \($0.displayName)" } ?? ""
-        let reason = CrashReason.message(for: trial).map { ": \(Self.quote($0))" } ?? ""
+        let reason = CrashReason.message(for: trial).map { ": \(Format.quoted($0))" } ?? ""
         // libdispatch's own trap for a sync onto the queue the caller runs on (`self-sync`): not a check to add, a call to change.
         if trial.trace?.firstFrames.prefix(4).contains(where: { $0.symbol == "__DISPATCH_WAIT_FOR_QUEUE__" }) == true {
-            return "It died of \(signal)\(at)\(reason). That is libdispatch stopping a sync onto the queue the work already runs on, which would wait for itself: "
-                + "do the work directly when already on that queue, or make the call async."
+            return "It died of \(signal)\(at)\(reason). That is libdispatch stopping a sync onto the queue the work already runs on, which would wait for itself: do the work directly when already on that queue, or make the call async."
+        }
+        if trial.outcome.signal == nil, let report = trial.sanitizerReports?.first {  // a sanitizer's error ends it by a status, not a signal from outside (ASan exits 1: re-trial 33l, F2)
+            let at = report.accesses.first?.frames.first { ($0.location != nil || $0.symbol != nil) && $0.symbol?.hasPrefix("__interceptor_") != true && !($0.moduleName ?? "").contains("san.so") }
+            return "\(report.tool.displayName) stopped it: \(report.kind)\(at.map { " at " + SanitizerReport.place($0) } ?? ""). Fix that memory's use there: its report (sanitizerReports in run.json) says which memory it was and where it was allocated and freed."
+        }
+        // glibc's abort on a heap it found corrupted (a race on shared state, a double free): not a check to add (re-trial 35n, F5).
+        if let glibc = CrashReason.message(for: trial), ["double free", "corrupted", "invalid pointer", "unaligned tcache"].contains(where: glibc.contains) {
+            return "It died of \(signal)\(at)\(reason). That is glibc finding its heap corrupted: a block freed twice or written after it was freed, often by threads changing shared memory without a lock. Run it under ThreadSanitizer (a race) or AddressSanitizer (a use after free) to see where."
         }
         let fix = switch trial.outcome.signal {
         case 4, 5, 6:
-            "a trap or an abort (a force unwrap, a precondition, an index out of range, a failed check in the C library): "
-                + "make the code check for the case it trapped on, there."
+            "a trap or an abort (a force unwrap, a precondition, an index out of range, a failed check in the C library): make the code check for the case it trapped on, there."
         case 7, 11:
-            "a bad memory access (a null or dangling pointer, a use after free, unsafe pointer arithmetic): "
-                + "fix the pointer's lifetime there; run it under AddressSanitizer to see where the memory was freed."
+            "a bad memory access (a null or dangling pointer, a use after free, unsafe pointer arithmetic): fix the pointer's lifetime there; run it under AddressSanitizer to see where the memory was freed."
         case 8:
             "an arithmetic fault (a division by zero): check the divisor there."
         default:
@@ -111,11 +113,11 @@ package enum OutcomeAdvice {
         let syncs = trial.dump?.groups.contains { group in group.inWork && group.frames.contains { $0.symbol?.contains("DispatchQueue.sync") == true } } ?? false
         guard let cycle = trial.dump?.waitCycle, !cycle.links.isEmpty else {
             if syncs { return "Every worker is blocked in DispatchQueue.sync with nothing left to run the blocks: a sync onto a queue (or a pool) that is waiting for the caller. Make that call async, or never sync onto a queue from work that runs on it." }
-            // A JVM's deadlock, named by the JVM (`strain exec`): its cycle of monitors, not the threads a dump saw waiting first.
+            // A JVM's deadlock, named by the JVM (`strain exec`): its cycle of monitors, not the threads a dump saw waiting first; or its threads all
+            // waiting with no timeout and no cycle it names (latches, conditions): a release that never comes.
             if let java = trial.outcome.message?.firstMatch(of: /found a Java-level deadlock: (.*?)(?:; then the program|$)/)?.1 {
                 return "The threads wait on each other's monitors (\(java)): take them in one order everywhere, or hold only one at a time."
             }
-            // A JVM's threads all waiting with no timeout and no cycle it names (latches, conditions): a release that never comes.
             if let java = trial.outcome.message?.firstMatch(of: /every thread of the program waiting with no timeout \((.*?)\): none can wake another/)?.1 {
                 return "Each thread waits for a release only another waiting thread would give (\(java)): make every release happen on every path (countDown or signal in a finally block, before any wait of its own), or wait with a timeout (await(timeout, unit)) to see it."
             }
@@ -127,7 +129,8 @@ package enum OutcomeAdvice {
             if let process = trial.outcome.message?.firstMatch(of: /in process (\d+) \(a descendant of the program/)?.1 {
                 return "Every thread of process \(process) blocked with nothing to wake them: \(fix) (only the program's own threads are dumped: `gdb -p \(process) -batch -ex 'thread apply all bt'` shows that process's while it waits)."
             }
-            return "Every worker blocked with nothing to wake them\(Self.topGroup(trial).map { " (among them, \($0))" } ?? ""): \(fix)."
+            let who = (trial.stall?.threadsInWork ?? 0) > 0 ? "worker" : "thread"  // no pool (`strain exec` of a C or Rust program): threads (re-trial 33l, F6)
+            return "Every \(who) blocked with nothing to wake them\(Self.topGroup(trial).map { " (among them, \($0))" } ?? ""): \(fix)."
         }
         let held = cycle.links.map { $0.holding ?? "?" }
         let waited = cycle.links.map(\.waitsFor)
@@ -157,8 +160,11 @@ package enum OutcomeAdvice {
     /// FaultScenario.fail…` for busy threads: the dump's group that held the work, else one in the code under test, else
     /// one that did not take the dump request (a program's main thread in `join`, re-trial 35l), as advice names it.
     static func topGroup(_ trial: TrialRecord) -> String? {
-        // Not a deadlock's blocked: threads running (woken by a Ctrl-C in the dump: 33i's NEW-4), all in timed waits (idle workers: 33j's NEW-7), or parked in `dispatch_main` (33k).
-        guard let groups = trial.dump?.groups.filter({ trial.outcome.kind != .deadlocked || !($0.summary.hasPrefix("running") || $0.summary == "sigsuspend" || !$0.threads.isEmpty && $0.threads.allSatisfy { $0.wait?.hasSuffix("(timed)") == true }) }), let group = groups.first(where: \.inWork) ?? groups.first(where: waitsInCodeUnderTest)
+        // Not a deadlock's blocked: threads running (woken by a Ctrl-C in the dump: 33i's NEW-4), all in timed waits (idle workers: 33j's NEW-7), or parked in
+        // `dispatch_main` (33k); nor, while another waits on a lock, one that waits for another's end (main's `join`, re-trial 33l's F6).
+        guard let all = trial.dump?.groups.filter({ trial.outcome.kind != .deadlocked || !($0.summary.hasPrefix("running") || $0.summary == "sigsuspend" || !$0.threads.isEmpty && $0.threads.allSatisfy { $0.wait?.hasSuffix("(timed)") == true }) }) else { return nil }
+        let locking = all.filter { !$0.summary.contains("join") }, groups = trial.outcome.kind == .deadlocked && !locking.isEmpty ? locking : all
+        guard let group = groups.first(where: \.inWork) ?? groups.first(where: waitsInCodeUnderTest)
             ?? groups.first(where: { !$0.summary.hasPrefix("took the dump request") }) ?? groups.first else { return nil }
         let threads = "\(group.count) thread\(group.count == 1 ? "" : "s")"
         // A busy thread is not waiting: its summary starts with `running`, not a wait.
@@ -181,9 +187,4 @@ package enum OutcomeAdvice {
         return !FunctionCost.isHarness(file)
     }
 
-    /// A message from the record as it is quoted in advice: one line, at most 200 characters.
-    static func quote(_ text: String) -> String {
-        let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-        return line.count > 200 ? String(line.prefix(199)) + "…" : line
-    }
 }

@@ -111,7 +111,8 @@ package struct ThreadDumpBuilder: Sendable {
                 // A leading underscore marks a runtime's internals (`_dispatch_…`, `_PyEval_…`),
                 // except in a module named with one, whose own functions carry its name
                 // (`_multiprocessing_SemLock_acquire_impl` in `_multiprocessing.cpython-….so`).
-                if name.hasPrefix("_"), !Self.isNamedForItsModule(name, module: module) { continue }
+                // A C block's body in the program is its own code, though clang names it `__main_block_invoke` (re-trial 33l, F1).
+                if name.hasPrefix("_"), !Self.isNamedForItsModule(name, module: module), !(inProgram && name.contains("_block_invoke")) { continue }
                 // Compiler glue and the harness's own wrappers say nothing about where the work is.
                 if name.contains("thunk") || name.hasPrefix("@") || Self.harnessFrames.contains(where: { name.hasPrefix($0) }) { continue }
                 named.append((name, inProgram && !Self.isLanguageRuntime(name)))

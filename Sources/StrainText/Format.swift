@@ -26,6 +26,12 @@ package enum Format {
     package static let stackNotMeasured = "– / SIZE under stack: the thread's stack size; how much of it was used is not known, "
         + "because the trial died of a signal before it could measure it (an overflow's use is its whole stack)."
 
+    /// A message from a record as advice quotes it: its first line, at most 200 characters.
+    package static func quoted(_ text: String) -> String {
+        let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        return line.count > 200 ? String(line.prefix(199)) + "…" : line
+    }
+
     /// `1,532`.
     package static func count(_ value: Double?) -> String {
         guard let value else { return "–" }

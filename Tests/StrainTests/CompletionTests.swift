@@ -39,6 +39,16 @@ import Testing
         }
     }
 
+    /// `--profile <TAB>` offers the profiles the help names (it offered nothing: re-trial 35n, F7).
+    @Test func bashCompletesTheProfilesAfterBisectsAndExecsProfileOption() async throws {
+        let generated = try await StrainBinary.run(["--generate-completion-script", "bash"])
+        try #require(generated.status == 0, "\(generated.stderr)")
+        for words in [["bisect", "cyclic-graph", "--profile", ""], ["exec", "--profile", ""]] {
+            let offered = try await Self.bashCompletes(words, script: generated.stdout)
+            #expect(Set(offered) == ["linux", "ios", "macos"], "strain \(words.joined(separator: " "))<TAB>: \(offered)")
+        }
+    }
+
     @Test func zshAndFishScriptsListTheScenarioNamesForExplainAndBisect() async throws {
         // A line that lists every scenario: fish's `complete … "strain explain"` line,
         // zsh's array of values for the command's argument.

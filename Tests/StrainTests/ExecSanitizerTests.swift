@@ -1,6 +1,7 @@
 import Foundation
 @testable import StrainRunner
 import StrainSymbols
+import StrainReports
 import StrainKit
 import Testing
 
@@ -112,6 +113,11 @@ import Testing
         let history = report.location.map(Self.places)
         #expect(history.contains { $0.contains(freed) }, "who freed it: \(report.location.map(\.title)) \(history)")
         #expect(history.contains { $0.contains("make memory.c:8") }, "who allocated it: \(history)")
+        // Said as the sanitizer's stop at the use, not as a signal sent from outside: it exits 1 (re-trial 33l, F2).
+        let advice = OutcomeAdvice.text(for: trial)
+        #expect(advice.hasPrefix("AddressSanitizer stopped it: \(kind) at ") && advice.contains("memory.c:") && !advice.contains("from outside"), "\(advice)")
+        // Its allocator is the sanitizer's, not the glibc strain itself runs on (re-trial 33l, F3).
+        #expect(run?.environment.allocator == "sanitizer", "\(run?.environment.allocator ?? "none")")
         let schema = try await SchemaCheck.validate((out as NSString).appendingPathComponent("run.json"))
         #expect(schema.valid, "\(schema.output)")
     }

@@ -66,6 +66,25 @@ import Testing
         #expect(builder.summary(wait: "futex wait", frames: frames) == "futex wait ← DispatchSemaphore.wait() ← closure #1 in Pieces.run() ← Loop.tick()")
     }
 
+    /// A C block stuck on a semaphore in a GCD pool: its body, `__main_block_invoke` (clang's
+    /// name for a block in `main`), is the program's code, though its name starts with an
+    /// underscore; libdispatch's own blocks are not. The summary said only `futex wait`
+    /// (re-trial 33l, F1, 4 of 4).
+    @Test func aSummaryNamesTheProgramsOwnBlockButNotALibrarysInternals() {
+        let builder = ThreadDumpBuilder(symbolizer: Symbolizer())
+        let dispatch = "/opt/swift/usr/lib/swift/linux/libdispatch.so"
+        let frames = [
+            Frame(address: 1, module: "/usr/lib/x86_64-linux-gnu/libc.so.6", symbol: "syscall"),
+            Frame(address: 2, module: dispatch, symbol: "_dispatch_sema4_wait"),
+            Frame(address: 3, module: dispatch, symbol: "dispatch_semaphore_wait"),
+            Frame(address: 4, module: "/app/c_dispatch_starve", symbol: "__main_block_invoke"),
+            Frame(address: 5, module: dispatch, symbol: "__dispatch_apply_block_invoke"),
+            Frame(address: 6, module: dispatch, symbol: "_dispatch_call_block_and_release"),
+            Frame(address: 7, module: dispatch, symbol: "_dispatch_worker_thread2"),
+        ]
+        #expect(builder.summary(wait: "futex wait", frames: frames) == "futex wait ← dispatch_semaphore_wait ← __main_block_invoke")
+    }
+
     /// The thread that took a `strain exec` dump request was interrupted by it, so /proc
     /// shows it answering; its summary said `took the dump request ← main` and dropped the
     /// libc wait its frames show (a C program's `sem_wait`, its `pthread_join`).

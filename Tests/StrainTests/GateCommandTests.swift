@@ -233,16 +233,20 @@ enum ChangedRuns {
         try TestFiles.write(Self.selectionSuite, to: suite)
         let out = folder + "/gate"
         let gate = try await StrainBinary.run(["gate", "--baseline-binary", StrainBinary.path, suite, "--repetitions", "2",
-                                         "--filter", "scenario=noop", "--skip", "strategy=main", "--out", out], timeout: 90)
+                                         "--filter", "scenario=noop", "--skip", "strategy=main", "--out", out], timeout: 90, environment: ["COLUMNS": "80"])
         #expect(gate.status == 0, "\(gate.stdout)\(gate.stderr)")
         // Each round but the last says how long the rounds left should take, from the rounds so far.
         let rounds = gate.stdout.split(separator: "\n").filter { $0.hasPrefix("round ") }
         #expect(rounds.count == 2, "\(gate.stdout)")
         #expect(rounds.first?.wholeMatch(of: /round 1\/2 done \(A and B\), \d+ s; about \d+ s left/) != nil, "\(gate.stdout)")
         #expect(rounds.last?.wholeMatch(of: /round 2\/2 done \(A and B\), \d+ s/) != nil, "\(gate.stdout)")
-        // Said before the first round, which prints nothing until it ends (re-trial 35m: 20 s of silence).
-        let opening = try #require(gate.stdout.range(of: "2 rounds, each running A and B in turn (ABBA); each round's line estimates the rest\n"), "\(gate.stdout)")
-        #expect(opening.upperBound <= (gate.stdout.range(of: "round 1/2 done")?.lowerBound ?? gate.stdout.startIndex), "\(gate.stdout)")
+        // Said before the first round, which prints nothing until it ends (re-trial 35m: 20 s of silence),
+        // and fitted to 80 columns like every other line but a long path (it was 82: re-trial 35n, F1).
+        let words = gate.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let opening = try #require(words.range(of: "2 rounds, each running A and B in turn (ABBA); each round's line estimates the rest"), "\(gate.stdout)")
+        #expect(opening.upperBound <= (words.range(of: "round 1/2 done")?.lowerBound ?? words.startIndex), "\(gate.stdout)")
+        let wide = gate.stdout.split(separator: "\n").filter { $0.count > 80 && $0.trimmingCharacters(in: .whitespaces).contains(" ") }
+        #expect(wide.isEmpty, "lines over 80 columns: \(wide)")
         let keys = try Self.interleavedKeys(out)
         // The filter leaves out stack-depth, the skip noop main: each has a trial only it removes.
         let wanted: Set = ["noop thread(512KiB) linux", "noop gcd-global linux"]

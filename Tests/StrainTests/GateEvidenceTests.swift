@@ -1,4 +1,5 @@
 import Foundation
+@testable import StrainCLI
 import StrainRecords
 import Testing
 
@@ -42,6 +43,17 @@ import Testing
     static func slice(_ html: String, from start: String, to end: String) -> String? {
         guard let from = html.range(of: start), let to = html[from.upperBound...].range(of: end) else { return nil }
         return String(html[from.lowerBound..<to.upperBound])
+    }
+
+    /// The evidence line the terminal and gate.html quote is cut after a whole word, as
+    /// gate.md's is: it read `… unsigned int> swift::ConcurrentRea…` (re-trial 35n, F2, 3 of 3).
+    @Test func theEvidenceLineTheTerminalAndGateHTMLQuoteIsCutAfterAWholeWord() {
+        var trial = OutcomeAdviceTests.trial(.crashed, index: 0)
+        // The limit falls inside the long symbol after 368 characters of short words.
+        trial.outcome.message = String(repeating: "frame ← ", count: 46) + "swift::ConcurrentReadableHashMap<swift::TupleCacheEntry> and more"
+        let line = EvidenceLine.line(trial, limit: 400)
+        #expect(line.count <= 400 && line.hasSuffix("…"), "\(line.suffix(60))")
+        #expect(!line.contains("swift::Concurrent") && line.dropLast().hasSuffix("←"), "cut after the last whole word: \(line.suffix(60))")
     }
 
     @Test func anOutcomeChangedRowLeadsToItsCandidateTrialsEvidenceInGateHTMLMarkdownAndTheTerminal() async throws {
@@ -103,7 +115,11 @@ import Testing
         #expect(narrow.status == 1)
         let list = try await StrainBinary.run(["baseline", "list", "--baselines", store], timeout: 30, environment: ["COLUMNS": "80"])
         let show = try await StrainBinary.run(["baseline", "show", "base", "--baselines", store], timeout: 30, environment: ["COLUMNS": "80"])
-        for (name, output) in [("gate", narrow.stdout), ("baseline list", list.stdout), ("baseline show", show.stdout)] {
+        // An empty folder's "No baselines in … Save one with …" too (92 columns: re-trial 35n, F3).
+        try FileManager.default.createDirectory(atPath: folder + "/no-baselines", withIntermediateDirectories: true)
+        let none = try await StrainBinary.run(["baseline", "list", "--baselines", folder + "/no-baselines"], timeout: 30, environment: ["COLUMNS": "80"])
+        #expect(none.stdout.contains("No baselines in"), "\(none.stdout)")
+        for (name, output) in [("gate", narrow.stdout), ("baseline list", list.stdout), ("baseline show", show.stdout), ("empty baseline list", none.stdout)] {
             let over = output.split(separator: "\n").filter { $0.count > 80 && $0.trimmingCharacters(in: .whitespaces).contains(" ") }
             #expect(over.isEmpty, "\(name): lines over 80 columns: \(over)")
         }

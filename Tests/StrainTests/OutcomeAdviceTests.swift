@@ -140,6 +140,21 @@ import Testing
         #expect(advice == "The threads wait on each other's monitors (\(cycle)): take them in one order everywhere, or hold only one at a time.", "\(advice)")
     }
 
+    /// glibc's abort on a corrupted heap (the unguarded collection's race, a double free) is
+    /// advised as that, not as "a trap or an abort … make the code check for the case it
+    /// trapped on" (re-trial 35n, F5, 3 of 3); another abort keeps that advice.
+    @Test func anAbortOnACorruptedHeapIsAdvisedAsARaceOrADoubleFreeNotAMissingCheck() {
+        var trial = Self.trial(.crashed, index: 0)
+        trial.outcome.signal = 6
+        for words in ["double free or corruption (!prev)", "corrupted size vs. prev_size while consolidating", "free(): invalid pointer"] {
+            trial.lastWords = words + "\n"
+            let advice = OutcomeAdvice.text(for: trial)
+            #expect(advice.contains("glibc finding its heap corrupted") && advice.contains("ThreadSanitizer") && !advice.contains("make the code check"), "\(words): \(advice)")
+        }
+        trial.lastWords = "Fatal error: Index out of range\n"
+        #expect(OutcomeAdvice.text(for: trial).contains("make the code check for the case it trapped on"))
+    }
+
     /// A crash by a signal that is not a fault says who sent it where the record knows: the
     /// runner's thread limit (the outcome's message). Before: "That is the process was killed
     /// by a signal it did not handle" (re-trial 35m, N3).
@@ -297,6 +312,13 @@ extension OutcomeAdviceTests {
         // The thread that took the request is still named when it is the only one.
         trial.dump = Self.dump([main])
         #expect(OutcomeAdvice.text(for: trial).contains("(among them, 1 thread waited in __pthread_clockjoin_ex"))
+        // Nor a main thread that joins while the dump was asked on another, listed first; and a
+        // program with no pool has threads, not workers (re-trial 33l, F6: "Every worker blocked …
+        // (among them, 1 thread waited in futex wait ← <std::sys::thread::unix::Thread>::join …").
+        let joining = ThreadGroup(count: 1, summary: "futex wait ← <std::sys::thread::unix::Thread>::join ← rs_abba::main", inWork: false, threads: [thread], frames: [])
+        trial.dump = Self.dump([joining, waiters])
+        let joined = OutcomeAdvice.text(for: trial)
+        #expect(joined.hasPrefix("Every thread blocked with nothing to wake them (among them, 2 threads waited in <std::sys::sync::mutex::futex::Mutex>::lock_contended"), "\(joined)")
     }
 
     /// A GCD deadlock's dump with an idle worker beside the blocked ones: the idle worker waits

@@ -104,11 +104,11 @@ extension GateReport {
         return out
     }
 
-    /// `text` in at most ``evidenceLength`` characters, cut after a whole word (`sle…` was
-    /// half of one), with `…` where it was cut.
-    package static func capped(_ text: String) -> String {
-        guard text.count > evidenceLength else { return text }
-        let head = text.prefix(evidenceLength - 1)
+    /// `text` in at most `limit` characters (``evidenceLength`` unless given), cut after a
+    /// whole word (`sle…` was half of one), with `…` where it was cut.
+    package static func capped(_ text: String, limit: Int = evidenceLength) -> String {
+        guard text.count > limit else { return text }
+        let head = text.prefix(limit - 1)
         let cut = head.lastIndex(of: " ").map { head[..<$0] } ?? head
         return String(cut.hasSuffix(",") || cut.hasSuffix(";") ? cut.dropLast() : cut) + "…"
     }

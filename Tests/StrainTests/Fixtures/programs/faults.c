@@ -219,8 +219,14 @@ int main(int argc, char **argv) {
               "- current eventLoop: Optional(SelectableEventLoop { selector = Selector { descriptor = 3 } })\n"
               "- event loop associated to future: SelectableEventLoop { selector = Selector { descriptor = 3 } }\n", stderr);
         abort();
+    } else if (strcmp(mode, "mallocs") == 0) {
+        // Exactly 1,000 blocks of 24 bytes, each freed, and nothing else allocated.
+        for (int index = 0; index < 1000; index++) {
+            void *volatile block = malloc(24);
+            free(block);
+        }
     } else {
-        fprintf(stderr, "usage: faults thread-overflow|handler-after|handler-signal|handler-before|hang|own-quit|fork-child-fault|double-free|quiet|chatter|silent-segv|fork-child-says|stdio-abort|swift-style-abort\n");
+        fprintf(stderr, "usage: faults mallocs|thread-overflow|handler-after|handler-signal|handler-before|hang|own-quit|fork-child-fault|double-free|quiet|chatter|silent-segv|fork-child-says|stdio-abort|swift-style-abort\n");
         return 64;
     }
     return 0;
