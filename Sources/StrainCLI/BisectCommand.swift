@@ -101,7 +101,7 @@ struct BisectCommand: ParsableCommand {
         do {
             record = try controller.run(requests, slopeParameter: slopeParameter) { trial in
                 count += 1
-                print(TerminalReport.safe(terminal.fit(terminal.probeLine(trial, index: count))))
+                print(TerminalStyle.safe(terminal.fit(terminal.probeLine(trial, index: count))))
             }
         } catch {
             writeStandardError("error: \(error.description)")
@@ -119,7 +119,7 @@ struct BisectCommand: ParsableCommand {
             }
         }
         print("")
-        print(TerminalReport.safe(terminal.fit(terminal.renderBisect(record))))
+        print(TerminalStyle.safe(terminal.fit(terminal.renderBisect(record))))
         print(terminal.fit("Wrote " + written.dropLast().joined(separator: ", ") + " and " + written.last!))
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import StrainGate
 import StrainKit
 import StrainReports
+import StrainText
 
 struct CompareCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -26,7 +27,7 @@ struct CompareCommand: ParsableCommand {
             let report = try Gate.compare(baseline: file.run, candidate: run, options: GateOptions(
                 mode: .crossRun, allowFingerprintMismatch: true, allowExecutionMismatch: true, calibration: file.calibration ?? [:], baselineName: file.name))
             // Every name, value and reason in the table comes from a record: each on its line, none a workflow command.
-            print(TerminalReport.safe(Self.table(OneLine.copy(report))))
+            print(TerminalStyle.safe(Self.table(OneLine.copy(report))))
         } catch { throw error.exit() }
     }
 

@@ -74,9 +74,9 @@ struct ExecCommand: ParsableCommand {
             result = try supervisor.run(request, onDump: { dump in
                 Self.write(dump, folder: folder.path, program: program)
             }, onStopped: { why in
-                writeStandardError("strain: " + TerminalReport.safe(why))
+                writeStandardError("strain: " + TerminalStyle.safe(why))
             }, onNote: { note in
-                writeStandardError("strain: " + TerminalReport.safe(note))
+                writeStandardError("strain: " + TerminalStyle.safe(note))
             })
             try RunRecordFile.write(result.record, to: folder.runJSONPath)
             // A stall verdict this terminal was shown (with its dump) and the record then withdrew is said again, withdrawn.
@@ -89,7 +89,7 @@ struct ExecCommand: ParsableCommand {
         } catch let error as ExecError {
             throw CommandFailure(code: error.code.rawValue, message: error.message)
         } catch let error as OutputDirectoryError {
-            throw CommandFailure(code: ExecError.Code.setup.rawValue, message: TerminalReport.safe(error.description))
+            throw CommandFailure(code: ExecError.Code.setup.rawValue, message: TerminalStyle.safe(error.description))
         } catch {
             throw CommandFailure(code: ExecError.Code.setup.rawValue, message: "could not write the run's record: \(error)")
         }
@@ -132,7 +132,7 @@ struct ExecCommand: ParsableCommand {
         var lines = ["strain: \(title): \(counted(dump.dump.threadCount, "thread")) in \(counted(dump.dump.groups.count, "group")), written to \(path)"]
         lines += dump.dump.groups.prefix(8).map { "  " + DumpText.group($0) }
         if dump.dump.groups.count > 8 { lines.append("  … \(counted(dump.dump.groups.count - 8, "more thread group")) in \(path)") }
-        writeStandardError(TerminalReport.safe(lines.joined(separator: "\n")))
+        writeStandardError(TerminalStyle.safe(lines.joined(separator: "\n")))
     }
 
     /// A fault or a stall on standard error: the headline, the trace (or the dump's groups) and where the record is.
@@ -166,7 +166,7 @@ struct ExecCommand: ParsableCommand {
         // The command a line of its own: "(strain report" / "PATH)" broke it over two (re-trial 35n, F7).
         lines.append("strain: record in \(runJSON)")
         lines.append("strain: read it with strain report \(runJSON)")
-        writeStandardError(TerminalReport.safe(lines.joined(separator: "\n")))
+        writeStandardError(TerminalStyle.safe(lines.joined(separator: "\n")))
     }
 }
 
@@ -204,7 +204,7 @@ struct DumpCommand: ParsableCommand {
             let probeFolder = (answer.file as NSString).deletingLastPathComponent
             let runFolder = (probeFolder as NSString).lastPathComponent == "probe" ? (probeFolder as NSString).deletingLastPathComponent : probeFolder
             print("asked with \(answer.method); strain exec writes it as a dump-N.txt in \(runFolder) (the probe's record: \(answer.file))")
-            print(TerminalReport.safe(DumpText.document(answer.dump, title: "thread dump of process \(answer.pid)")), terminator: "")
+            print(TerminalStyle.safe(DumpText.document(answer.dump, title: "thread dump of process \(answer.pid)")), terminator: "")
         } catch {
             throw CommandFailure(code: error.code.rawValue, message: error.message)
         }

@@ -169,7 +169,7 @@ struct GateCommand: ParsableCommand {
     /// COLUMNS gives; a pipe without COLUMNS gets the lines whole), a long reason wrapped
     /// under its row; then made safe for a terminal and a CI log.
     static func terminalText(_ text: String) -> String {
-        TerminalReport.safe(RunCommand.terminalReport().fit(text))
+        TerminalStyle.safe(RunCommand.terminalReport().fit(text))
     }
 
     func runCalibration(rerun: String) throws(GateError) {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import StrainKit
 import StrainReports
+import StrainText
 
 /// Formats a user names with `--format`, checked by argument-parser.
 extension ReportFormat: ExpressibleByArgument {}
@@ -27,7 +28,7 @@ struct ReportCommand: ParsableCommand {
         do {
             record = try RunRecordFile.load(from: runJSON)
         } catch {
-            throw CommandFailure.input(TerminalReport.safe(error.description))
+            throw CommandFailure.input(TerminalStyle.safe(error.description))
         }
         let fileName = format == .json ? "run.normalized.json" : format.fileName
         var destination = out ?? ((runJSON as NSString).deletingLastPathComponent as NSString).appendingPathComponent(fileName)
@@ -67,6 +68,6 @@ struct ReportCommand: ParsableCommand {
         } catch {
             throw CommandFailure.input("\(error.description); give a --out you can write to")
         }
-        print("Wrote \(TerminalReport.safe(destination))")
+        print("Wrote \(TerminalStyle.safe(destination))")
     }
 }

@@ -160,10 +160,10 @@ struct RunCommand: ParsableCommand {
     /// `FILE:LINE:COLUMN: error: …` lines, anything else as the command's error.
     static func refuse(_ refusal: RunRefusal) throws -> Never {
         if refusal.isSuiteText {
-            writeStandardError(TerminalReport.safe(refusal.message))
+            writeStandardError(TerminalStyle.safe(refusal.message))
             throw ExitCode(StrainExitCode.inputError)
         }
-        throw CommandFailure.input(TerminalReport.safe(refusal.message))
+        throw CommandFailure.input(TerminalStyle.safe(refusal.message))
     }
 
     private func execute(_ plan: Plan, planRecord: PlanRecord, suiteName: String, suitePath: String, directory: OutputDirectory,
@@ -179,21 +179,21 @@ struct RunCommand: ParsableCommand {
         RunnerSignals.catchStopSignals()
         RunnerSignals.adoptOrphans()
         let resumed = plan.trials.count - remaining.count
-        print(TerminalReport.safe(terminal.fit("Running \(suiteName): \(counted(plan.trials.count, "trial")) from \(suitePath)" + (resumed > 0 ? " (\(resumed) finished before, resumed)" : ""))))
+        print(TerminalStyle.safe(terminal.fit("Running \(suiteName): \(counted(plan.trials.count, "trial")) from \(suitePath)" + (resumed > 0 ? " (\(resumed) finished before, resumed)" : ""))))
         fflush(nil)
         let record: RunRecord
         do {
             let started = Date()
             var estimate = ProgressEstimate()
             if interactive, let first = remaining.first {
-                print(TerminalReport.safe(terminal.progressLine(done: resumed, total: plan.trials.count, elapsedSeconds: 0, next: OneLine.text(first.name.description), columns: Self.terminalColumns())), terminator: "")
+                print(TerminalStyle.safe(terminal.progressLine(done: resumed, total: plan.trials.count, elapsedSeconds: 0, next: OneLine.text(first.name.description), columns: Self.terminalColumns())), terminator: "")
                 fflush(nil)
             }
             var ranNow = 0
             record = try controller.run(plan, planRecord: planRecord, journal: journal, runJSONPath: directory.runJSONPath, jobs: jobs) { trial, done, total in
                 ranNow += 1
                 // A trial's names, message and symbols on one line (`OneLine.copy`), as every text view prints them.
-                let line = TerminalReport.safe(terminal.fit(terminal.trialLine(OneLine.copy(trial), index: done, total: total)))
+                let line = TerminalStyle.safe(terminal.fit(terminal.trialLine(OneLine.copy(trial), index: done, total: total)))
                 guard interactive else {
                     // Not a terminal (CI logs, pipes): a plain line per trial, flushed as it ends.
                     print(line)
@@ -207,17 +207,17 @@ struct RunCommand: ParsableCommand {
                 let elapsed = Date().timeIntervalSince(started)
                 estimate.finished(atElapsed: elapsed)
                 // The line never reaches the last column: a line that wraps leaves its first half behind at each redraw.
-                let progress = TerminalReport.safe(terminal.progressLine(done: done, total: total, elapsedSeconds: elapsed, next: next,
+                let progress = TerminalStyle.safe(terminal.progressLine(done: done, total: total, elapsedSeconds: elapsed, next: next,
                                                                          secondsLeft: estimate.secondsLeft(remaining: remaining.count - ranNow), columns: Self.terminalColumns()))
                 print("\r\u{1B}[2K" + progress, terminator: done < total ? "" : "\n")
                 fflush(nil)
             }
         } catch {
-            throw CommandFailure.harness("could not write the run's records under \(TerminalReport.safe(directory.path)): \(error)")
+            throw CommandFailure.harness("could not write the run's records under \(TerminalStyle.safe(directory.path)): \(error)")
         }
         if interactive, record.interrupted == true { print("") }
         if let change = journal.writtenBack {
-            writeStandardError("warning: \(TerminalReport.safe(directory.journalPath)) \(change); written back from the runner's own copy, with every trial this run finished, so run.json holds them and --resume can use it")
+            writeStandardError("warning: \(TerminalStyle.safe(directory.journalPath)) \(change); written back from the runner's own copy, with every trial this run finished, so run.json holds them and --resume can use it")
         }
         var written = [directory.runJSONPath, directory.journalPath]
         // One report model for every view written and printed.
@@ -232,8 +232,8 @@ struct RunCommand: ParsableCommand {
             }
         }
         // The terminal's view renders the record with every string on one line (`OneLine.copy`).
-        print(TerminalReport.safe(terminal.render(RunReport(OneLine.copy(record)))))
-        print(TerminalReport.safe(terminal.fit("Wrote " + written.dropLast().joined(separator: ", ") + " and " + written.last!)))
+        print(TerminalStyle.safe(terminal.render(RunReport(OneLine.copy(record)))))
+        print(TerminalStyle.safe(terminal.fit("Wrote " + written.dropLast().joined(separator: ", ") + " and " + written.last!)))
         if github { Self.annotate(record, report: report) }
 
         if let signal = RunnerSignals.stopSignal {

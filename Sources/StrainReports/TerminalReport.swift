@@ -84,8 +84,5 @@ package struct TerminalReport: Sendable {
         return lines.flatMap { style.fit($0) }.joined(separator: "\n")
     }
 
-    /// ``TerminalStyle/safe(_:)``: a run's own strings made safe for a terminal and a CI log.
-    package static func safe(_ text: String) -> String { TerminalStyle.safe(text) }
-
     func paint(_ text: String, _ code: Int) -> String { style.paint(text, code) }
 }

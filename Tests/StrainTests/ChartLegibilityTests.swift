@@ -24,6 +24,22 @@ extension ChartReadingTests {
         return zip(sorted, sorted.dropFirst()).contains { $0.upperBound + 2 > $1.lowerBound }
     }
 
+    /// The outcomes bar of three repetitions, one SIGABRT and two SIGSEGV: both in one red,
+    /// no key, and the narrow part named only in its tooltip, so a screenshot read "2
+    /// crashed(SIGSEGV)" across all three (re-trial 35n, F4). Now each outcome has its own
+    /// colour and an entry in a key under the bars.
+    @Test func anOutcomesBarNamesEveryOutcomeInAKeyEachInItsOwnColour() {
+        let chart = StackedChart(title: "outcomes across repetitions", rows: [("gcd-global", [("crashed(SIGABRT)", 1), ("crashed(SIGSEGV)", 2)]), ("main", [("completed", 3)])])
+        let svg = SVGChart.svg(.stacked(chart))
+        let keys = svg.matches(of: /<text class="legend"[^>]*>([^<]*)<\/text>/).map { String($0.1) }
+        #expect(keys == ["crashed(SIGABRT)", "crashed(SIGSEGV)", "completed"], "\(keys)")
+        let fills = svg.matches(of: /<rect class="outcome"[^>]*fill="(#[0-9a-f]{6})"/).map { String($0.1) }
+        #expect(fills.count == 3 && Set(fills).count == 3, "\(fills)")
+        let height = Double(svg.firstMatch(of: /viewBox="0 0 [0-9.]+ ([0-9.]+)"/)?.1 ?? "") ?? 0
+        let lowest = svg.matches(of: /<text class="legend" x="[0-9.]+" y="([0-9.]+)"/).compactMap { Double($0.1) }.max() ?? .infinity
+        #expect(lowest < height, "the key is inside the chart: \(lowest) of \(height)")
+    }
+
     @Test func aStackAxisFrom32KiBTo128MiBPrintsNoTwoLabelsOverEachOther() throws {
         // A group whose threads had 64 KiB and 128 MiB: ticks every fourth power of two
         // from 32 KiB, whose last two labels printed as "32.0 MiB128.0 MiB".

@@ -65,6 +65,8 @@ import Testing
         #expect(result.stderr.contains("strain: what to do: The stack of 512"), "\(result.stderr.suffix(1500))")
         #expect(result.stderr.contains("ulimit -s for the main thread"), "\(result.stderr.suffix(1500))")
         #expect(!result.stderr.contains("thread(8MiB)"), "a program is given no strategy: \(result.stderr.suffix(1500))")
+        // The command that reads the record is a line of its own, whole ("(strain report" / "PATH)": re-trial 35n, F7).
+        #expect(result.stderr.contains("\nstrain: read it with strain report \(out)/run.json"), "\(result.stderr.suffix(300))")
         let summary = try await ProgramRun.run(StrainBinary.path, ["report", (out as NSString).appendingPathComponent("run.json"), "--format", "md", "--out", "-"])
         // The same advice in every view (the reports' left out the iterative fix the terminal gave).
         #expect(summary.stdout.contains("make the recursion iterative (an explicit stack), or give that thread a larger stack (ulimit -s for the main thread"), "\(summary.stdout)")

@@ -136,10 +136,10 @@ import Testing
 
     @Test func terminalOutputKeepsItsColoursButNotARunsControlSequences() {
         let painted = "\u{1B}[31mfailed\u{1B}[0m"
-        #expect(TerminalReport.safe(painted) == painted)
+        #expect(TerminalStyle.safe(painted) == painted)
         // Without their ESC (and BEL), title and clear-screen sequences are inert text.
-        #expect(TerminalReport.safe("boom\u{1B}]0;pwned\u{07} \u{1B}[2J\u{1B}[Hdone") == "boom]0;pwned [2J[Hdone")
-        #expect(TerminalReport.safe("a\tb\nc") == "a\tb\nc")
+        #expect(TerminalStyle.safe("boom\u{1B}]0;pwned\u{07} \u{1B}[2J\u{1B}[Hdone") == "boom]0;pwned [2J[Hdone")
+        #expect(TerminalStyle.safe("a\tb\nc") == "a\tb\nc")
     }
 
     @Test func aPowerLawIsFittedWithItsExponentAndFit() throws {

@@ -30,7 +30,7 @@ package enum SVGChart {
     static let failureColor = "#c1121f"
     static let outcomeColors: [String: String] = [
         "completed": "#2b9348", "threw": "#dc7f00", "invariantViolated": "#e85d04", "stackOverflow": "#c1121f",
-        "crashed": "#9d0208", "starved": "#7b2cbf", "deadlocked": "#5a189a", "timedOut": "#5c677d", "harnessError": "#000000",
+        "crashed": "#9d0208", "crashed(SIGABRT)": "#ff758f", "crashed(SIGILL)": "#6a040f", "crashed(SIGTRAP)": "#6a040f", "starved": "#7b2cbf", "deadlocked": "#5a189a", "timedOut": "#5c677d", "harnessError": "#000000",
     ]
 
     /// The model's chart drawn: an `<svg>`, or "" when it has nothing to draw.
@@ -127,10 +127,11 @@ package enum SVGChart {
 
     /// Stacked counts per category (an outcome histogram).
     static func stacked(_ rows: [(label: String, counts: [(name: String, count: Int)])], title: String) -> String {
-        let rowHeight = 22.0
-        let plotWidth = width - labelWidth - 20
-        let height = Double(rows.count) * rowHeight + 34
-        let maximum = Double(rows.map { $0.counts.reduce(0) { $0 + $1.count } }.max() ?? 1)
+        let rowHeight = 22.0, plotWidth = width - labelWidth - 20
+        // A key under the bars, two a row: a part too narrow for its name was named only in its tooltip, and SIGABRT beside SIGSEGV read as one (35n, F4).
+        let names = rows.flatMap { $0.counts.filter { $0.count > 0 }.map(\.name) }.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        let color = { (name: String) in outcomeColors[name] ?? outcomeColors[name.split(separator: "(").first.map(String.init) ?? name] ?? "#888" }
+        let keyTop = 24 + Double(rows.count) * rowHeight + 8, height = keyTop + Double((names.count + 1) / 2) * 18 + 4, maximum = Double(rows.map { $0.counts.reduce(0) { $0 + $1.count } }.max() ?? 1)
         var svg = header(height: height, title: title)
         for (index, row) in rows.enumerated() {
             let y = 24 + Double(index) * rowHeight
@@ -138,12 +139,15 @@ package enum SVGChart {
             var x = labelWidth
             for part in row.counts where part.count > 0 {
                 let length = Double(part.count) / maximum * plotWidth
-                let kind = part.name.split(separator: "(").first.map(String.init) ?? part.name
-                svg += "<rect class=\"outcome\" x=\"\(f(x))\" y=\"\(f(y + 3))\" width=\"\(f(length))\" height=\"\(f(rowHeight - 8))\" fill=\"\(outcomeColors[kind] ?? "#888")\"><title>\(part.count) \(HTMLText.escape(part.name))</title></rect>"
+                svg += "<rect class=\"outcome\" x=\"\(f(x))\" y=\"\(f(y + 3))\" width=\"\(f(length))\" height=\"\(f(rowHeight - 8))\" fill=\"\(color(part.name))\" stroke=\"#fff\"><title>\(part.count) \(HTMLText.escape(part.name))</title></rect>"
                 let label = "\(part.count) \(part.name)"
                 if length > ChartAxis.textWidth(label) + 8 { svg += text(x: x + 4, y: y + 14, label, cssClass: "in-bar") }
                 x += length
             }
+        }
+        for (index, name) in names.enumerated() {
+            let keyX = 8 + Double(index % 2) * (width / 2), keyY = keyTop + Double(index / 2) * 18
+            svg += "<rect x=\"\(f(keyX))\" y=\"\(f(keyY))\" width=\"10\" height=\"10\" fill=\"\(color(name))\"/>" + text(x: keyX + 14, y: keyY + 9, Self.legend(name), cssClass: "legend")
         }
         return svg + "</svg>"
     }
