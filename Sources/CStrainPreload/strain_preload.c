@@ -938,7 +938,7 @@ __attribute__((constructor)) static void strain_preload_start(void) {
     strain_probe_use_sigaction(strain_real_sigaction);
     if (!recording) return;
     // The whole program is the work: its allocations are counted from the end of this
-    // start to its exit (strain_preload_start_counting).
+    // start (below, once the probe is installed) to its exit.
     if (is_program && strain_alloc_is_interposing()) {
         int length = snprintf(strain_allocations_path, sizeof(strain_allocations_path), "allocations-%d.txt", (int)getpid());
         if (length > 0 && (size_t)length < sizeof(strain_allocations_path)) {

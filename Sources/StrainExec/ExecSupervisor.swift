@@ -654,8 +654,10 @@ package struct ExecSupervisor: Sendable {
             var verdict = judged.verdict
             // Threads that all wait with no timeout, with no cycle the JVM names: a shutdown hook, a
             // handler the program installed (`sun.misc.Signal`) or another live process may still end it.
-            let reasons = [judged.shutdownHook ? JVMThreads.shutdownHookReason : nil, judged.cycle ? nil : outsideReason(process.pid, processMaps)]
-            if !judged.cycle, !reasons.compactMap({ $0 }).isEmpty { verdict = Self.outsideEvent(verdict, reason: reasons.compactMap { $0 }.joined(separator: "; ")) }
+            if !judged.cycle {
+                let reasons = [judged.shutdownHook ? JVMThreads.shutdownHookReason : nil, outsideReason(process.pid, processMaps)].compactMap { $0 }
+                if !reasons.isEmpty { verdict = Self.outsideEvent(verdict, reason: reasons.joined(separator: "; ")) }
+            }
             if process.pid != pid {
                 let command = Self.commandLine(pid: process.pid).map { ", " + Self.shellQuoted($0) } ?? ""
                 verdict.message = "in process \(process.pid) (a descendant of the program\(command)): " + verdict.message
