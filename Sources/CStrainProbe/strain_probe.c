@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -550,6 +551,12 @@ static void strain_fault_handler(int signal_number, siginfo_t *info, void *conte
     strain_writer_field_hex(&writer, "sp", first_sp);
     strain_writer_field_decimal(&writer, "pid", (long long)getpid());
     strain_writer_field_decimal(&writer, "tid", (long long)syscall(SYS_gettid));
+    // Which thread died, by the name the program gave it (pthread_setname_np; the
+    // program's own for its main thread): prctl is one system call.
+    char thread_name[17] = {0};
+    if (prctl(PR_GET_NAME, thread_name, 0, 0, 0) == 0 && thread_name[0] != 0) {
+        strain_writer_field_text(&writer, "thread_name", thread_name, strnlen(thread_name, 16), 16);
+    }
     strain_write_process_fields(&writer);
     strain_writer_field_decimal(&writer, "overflow", overflow);
     strain_writer_field_decimal(&writer, "prepared", strain_thread_ready);

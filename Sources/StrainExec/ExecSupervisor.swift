@@ -146,6 +146,7 @@ package struct ExecSupervisor: Sendable {
         }
         let programFile = Self.resolved(request.program, path: ProcessInfo.processInfo.environment["PATH"])
         if ELFNeededLibraries.isStatic(path: programFile) == true { note(Self.staticProgram) }
+        let isGo = ELFNeededLibraries.hasSection(".go.buildinfo", path: programFile) == true
         // The folder as made, before the program can touch it.
         let probe = ProbeFolder(path: request.probeFolder)
         let program = try ProgramProcess.spawn(program: request.program, arguments: request.arguments,
@@ -303,6 +304,8 @@ package struct ExecSupervisor: Sendable {
         trial.capVerdicts = verdicts.isEmpty ? nil : verdicts
         let others = processFaults(probe, program: program.pid, request: request, cuts: &cuts)
         trial.processFaults = others.isEmpty ? nil : others
+        // A Go program's panic reached the terminal by a path the probe does not see (re-trial 33l, N1: nothing said why).
+        if isGo, !notes.contains(Self.staticProgram), trial.lastWords == nil, trial.outcome.kind != .completed { note(Self.goLastWords) }
         // An image without the probe that nothing said before (a wrapper that executed a static program, say).
         if !notes.contains(Self.staticProgram) {
             switch probe.programImage(pid: program.pid) {
@@ -379,7 +382,10 @@ package struct ExecSupervisor: Sendable {
                     executed = "; the fault was in \(Self.shellQuoted(shown)), which the program executed (same pid)"
                 }
             }
-            var message = (classified.outcome.message ?? "") + executed + after
+            // Which thread died, where it was not the main one: by its id and the name the program gave it.
+            let thread = fault.threadID.flatMap { tid in tid == (fault.pid ?? pid) ? nil
+                : "; the fault was in thread \(tid)" + (fault.threadName.map { " (\($0))" } ?? "") + ", not the main thread" } ?? ""
+            var message = (classified.outcome.message ?? "") + thread + executed + after
             if message.hasPrefix("; ") { message.removeFirst(2) }
             classified.outcome.message = message.isEmpty ? nil : message
         } else {
@@ -747,6 +753,9 @@ package struct ExecSupervisor: Sendable {
 
     /// Said when the program strain starts is statically linked.
     static let staticProgram = "the program is statically linked: LD_PRELOAD cannot load Strain's probe into it; no trace, dumps or stall names"
+    /// Said when a Go program ends badly with no last words: Go's runtime writes with raw system calls.
+    static let goLastWords = "the program is a Go program: its runtime writes a panic's message to standard error with raw system calls, "
+        + "which Strain's probe cannot see, so the record has no last words (read them where the program's standard error went)"
 
     /// The smallest GCD thread cap of any profile (64, Apple's).
     static let smallestGCDCap = Profile.allCases.map(\.gcdThreadCap).min() ?? 64

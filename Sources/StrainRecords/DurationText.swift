@@ -1,12 +1,9 @@
 import Foundation
 
-/// A time as every Strain message writes it (`620 ns`, `66.2 µs`, `850 µs`, `1.23 ms`,
-/// `45.6 ms`, `405 ms`, `2.31 s`, `12.4 s`): the one form for the outcome messages the
-/// child, the parent and `strain exec` write, for the tables (`Format.duration`) and for
-/// latencies (`Format.nanoseconds`), so a page never says `0.40s` beside `400 ms`, nor
-/// `66 µs` or `405.4 ms` beside a latency of `66.2 µs`: three digits, whatever the unit.
-/// A stall's distance to its threshold is written as a time of its own
-/// (`median 409 ms (threshold 400 ms + 9.54 ms)`), not read off two four-digit figures.
+/// A time as every Strain message writes it (`620 ns`, `66.2 µs`, `1.23 ms`, `405 ms`,
+/// `2.31 s`, `12.4 s`): three digits, whatever the unit, in the outcome messages of the
+/// child, the parent and `strain exec`, the tables (`Format.duration`) and latencies
+/// (`Format.nanoseconds`), so a page never says `0.40s` beside `400 ms`.
 package enum DurationText {
     package static func format(_ seconds: Double) -> String {
         if seconds >= 99.95 { return String(format: "%.0f s", seconds) }

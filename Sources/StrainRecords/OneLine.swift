@@ -26,13 +26,12 @@ public enum OneLine {
     }
 
     /// `value` with every string in it made one line (`text`), dictionary keys too: the
-    /// copy of a record or a report that a text view renders, so no view has to
-    /// remember it at each of the places it prints a name, a message or a symbol.
+    /// copy a text view renders, so no view has to remember it wherever it prints a name.
     ///
-    /// Done on the JSON the type encodes to, where every control character in a string
-    /// is an escape sequence (`\n`, `\u0001`): each becomes the same escape written
-    /// out, the rest is kept byte for byte (numbers are never reparsed). `value` as it
-    /// was if it does not encode and decode again (no type here fails to).
+    /// Done on the JSON the type encodes to, where every control character in a string is
+    /// an escape sequence (`\n`, `\u0001`): each becomes the same escape written out, the
+    /// rest is kept byte for byte (numbers are never reparsed); `value` as it was if it
+    /// does not encode and decode again.
     public static func copy<Value: Codable>(_ value: Value) -> Value {
         guard let encoded = try? JSONEncoder().encode(value) else { return value }
         let rewritten = escapingControls(inJSON: encoded)

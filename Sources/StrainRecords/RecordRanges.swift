@@ -355,6 +355,7 @@ extension FaultTrace {
         try check.int(markedDepth, "markedDepth", in: RecordRanges.count)
         try check.count(walkNanoseconds, "walkNanoseconds")
         try check.count(captureNanoseconds, "captureNanoseconds")
+        try check.count(threadID, "threadID")
     }
 }
 

@@ -38,11 +38,9 @@ public struct Frame: Codable, Hashable, Sendable {
         self.inlined = inlined
     }
 
-    /// Where this frame made its call: the innermost of its inlined functions, as a
-    /// frame of its own (its symbol and source location, the frame's address and
-    /// module), or the frame itself when nothing was inlined into it. A C++ thread's
-    /// lambda inlined into `std::thread`'s invoker called the recursion from the
-    /// lambda's line, not from the invoker's.
+    /// Where this frame made its call: the innermost of its inlined functions as a frame of
+    /// its own (its symbol and location, the frame's address and module), else the frame.
+    /// A C++ thread's lambda inlined into `std::thread`'s invoker called from its own line.
     package var callSite: Frame {
         guard let innermost = inlined?.first else { return self }
         return Frame(address: address, module: module, moduleOffset: moduleOffset, symbol: innermost.symbol,
@@ -209,6 +207,10 @@ public struct FaultTrace: Codable, Hashable, Sendable {
     /// Why the fast walk did not make the record and the `unw_step` loop did
     /// (`buffer full`, `stopped short`, `thread not warmed`, …); absent when it did.
     public var walkFallback: String?
+    /// The thread that faulted: the kernel's id and the name the program gave it (the
+    /// program's own for its main thread); absent in records from before they were kept.
+    public var threadID: Int?
+    public var threadName: String?
 
     /// A trace described by these values.
     public init(

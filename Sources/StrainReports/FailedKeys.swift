@@ -18,6 +18,10 @@ package struct FailedKeys: Sendable {
         package var expected: String
         /// The first unexpected trial.
         package var first: TrialRecord { trials[0] }
+        /// The unexpected trials by outcome, each group in plan order, the groups by their first trial.
+        package var byOutcome: [[TrialRecord]] {
+            Dictionary(grouping: trials, by: \.outcome.description).values.sorted { $0[0].index < $1[0].index }
+        }
     }
 
     package let keys: [Key]

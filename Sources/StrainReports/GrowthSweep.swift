@@ -6,9 +6,8 @@ import StrainText
 /// with the power law fitted to each strategy's line: what the HTML charts, and
 /// what the terminal and summary.md state in a line.
 ///
-/// Only completed trials are points: a trial that threw, overflowed or timed out
-/// stopped partway, so its time says nothing about the whole work (a sweep whose
-/// deepest point threw in 0.67 ms read `time ∝ depth^-0.3` instead of `depth^3.0`).
+/// Only completed trials are points: a trial that threw, overflowed or timed out stopped
+/// partway (a deepest point that threw in 0.67 ms read `time ∝ depth^-0.3`, not `depth^3.0`).
 /// Each line counts what it left out, and the fit says so.
 ///
 /// Time is fitted as measured. Peak RSS is fitted only after subtracting the

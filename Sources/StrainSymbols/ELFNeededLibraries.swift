@@ -5,8 +5,49 @@ import Foundation
 package enum ELFNeededLibraries {
     /// `["libtsan.so.2", "libc.so.6"]`; nil when `path` is not a readable little-endian ELF64 file.
     package static func of(path: String) -> [String]? {
+        sections(path: path) { bytes, read, section, count, _ in
+            var needed: [String] = []
+            for index in 0..<count {
+                guard let dynamic = section(index), dynamic.type == 6,  // SHT_DYNAMIC
+                      let strings = section(Int(dynamic.link)) else { continue }
+                for entry in 0..<Int(dynamic.size / 16) {
+                    let base = Int(dynamic.offset) + entry * 16
+                    guard let tag = read(base, Int64.self), tag != 0, let value = read(base + 8, Int64.self) else { break }
+                    guard tag == 1 else { continue }  // DT_NEEDED
+                    needed.append(string(bytes, at: Int(strings.offset) &+ Int(value)))
+                }
+            }
+            return needed
+        }
+    }
+
+    /// Whether the ELF file at `path` has a section named `name` (`.go.buildinfo`, which every
+    /// Go program since Go 1.13 has, cgo or not); nil when it is not a readable ELF64 file.
+    package static func hasSection(_ name: String, path: String) -> Bool? {
+        sections(path: path) { bytes, _, section, count, namesIndex in
+            guard let names = section(namesIndex) else { return false }
+            return (0..<count).contains { index in
+                section(index).map { string(bytes, at: Int(names.offset) + Int($0.name)) == name } ?? false
+            }
+        }
+    }
+
+    /// The NUL-ended string at `start` of `bytes`, empty past the end.
+    private static func string(_ bytes: UnsafeRawBufferPointer, at start: Int) -> String {
+        guard start >= 0, start < bytes.count else { return "" }
+        var end = start
+        while end < bytes.count, bytes[end] != 0 { end += 1 }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+    }
+
+    typealias Section = (name: UInt32, type: UInt32, offset: UInt64, size: UInt64, link: UInt32)
+
+    /// `body` over the mapped file's bytes, a bounded reader, its section headers (each read
+    /// with bounds) and their count and the index of the section of their names; nil when
+    /// `path` is not a readable little-endian ELF64 file.
+    private static func sections<Result>(path: String, _ body: (UnsafeRawBufferPointer, (Int, Int64.Type) -> Int64?, (Int) -> Section?, Int, Int) -> Result?) -> Result? {
         guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else { return nil }
-        return data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> [String]? in
+        return data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Result? in
             func read<T: FixedWidthInteger>(_ offset: Int, _: T.Type) -> T? {
                 guard offset >= 0, offset + MemoryLayout<T>.size <= bytes.count else { return nil }
                 return T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
@@ -14,29 +55,16 @@ package enum ELFNeededLibraries {
             guard bytes.count > 64, bytes[0] == 0x7f, bytes[1] == 0x45, bytes[2] == 0x4c, bytes[3] == 0x46,
                   bytes[4] == 2, bytes[5] == 1,
                   let sectionOffset = read(0x28, UInt64.self), let entrySize = read(0x3a, UInt16.self),
-                  let count = read(0x3c, UInt16.self) else { return nil }
-            func section(_ index: Int) -> (type: UInt32, offset: UInt64, size: UInt64, link: UInt32)? {
+                  let count = read(0x3c, UInt16.self), let namesIndex = read(0x3e, UInt16.self) else { return nil }
+            func section(_ index: Int) -> Section? {
+                guard index >= 0, index < Int(count) else { return nil }
                 let base = Int(sectionOffset) + index * Int(entrySize)
-                guard let type = read(base + 4, UInt32.self), let offset = read(base + 24, UInt64.self),
-                      let size = read(base + 32, UInt64.self), let link = read(base + 40, UInt32.self) else { return nil }
-                return (type, offset, size, link)
+                guard let name = read(base, UInt32.self), let type = read(base + 4, UInt32.self), let offset = read(base + 24, UInt64.self),
+                      let size = read(base + 32, UInt64.self), let link = read(base + 40, UInt32.self),
+                      offset < UInt64(bytes.count) else { return nil }
+                return (name, type, offset, size, link)
             }
-            var needed: [String] = []
-            for index in 0..<Int(count) {
-                guard let dynamic = section(index), dynamic.type == 6,  // SHT_DYNAMIC
-                      let strings = section(Int(dynamic.link)) else { continue }
-                for entry in 0..<Int(dynamic.size / 16) {
-                    let base = Int(dynamic.offset) + entry * 16
-                    guard let tag = read(base, Int64.self), tag != 0, let value = read(base + 8, UInt64.self) else { break }
-                    guard tag == 1 else { continue }  // DT_NEEDED
-                    let start = Int(strings.offset) + Int(value)
-                    guard start < bytes.count else { continue }
-                    var end = start
-                    while end < bytes.count, bytes[end] != 0 { end += 1 }
-                    needed.append(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
-                }
-            }
-            return needed
+            return body(bytes, { offset, _ in read(offset, Int64.self) }, section, Int(count), Int(namesIndex))
         }
     }
 

@@ -143,6 +143,8 @@ package struct TraceBuilder: Sendable {
         if record.walkEnd != nil || record.lastStackPointer != nil { trace.walkStoppedShort = record.walkStoppedShort }
         trace.walk = record.walk
         trace.walkFallback = record.walkFallback
+        trace.threadID = record.threadID.map(Int.init)
+        trace.threadName = record.threadName
         trace.sourceLocations = symbolizer.sourceLocations(of: first + (cycle?.frames ?? []) + (entry ?? []) + last)
         return trace
     }

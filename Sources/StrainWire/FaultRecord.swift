@@ -33,6 +33,9 @@ package struct FaultRecord: Sendable {
     package var pid: Int32?
     package var parentPid: Int32?
     package var commandLine: [String]?
+    /// The thread that faulted: its id, and the name the program gave it (15 bytes at most).
+    package var threadID: Int32?
+    package var threadName: String?
     /// The runtime's last words, read by the handler: glibc's abort message
     /// (`free(): double free detected in tcache 2`), the Swift runtime's fatal error.
     package var lastWords: String?
@@ -105,6 +108,8 @@ package struct FaultRecord: Sendable {
             case "walk_fallback": walkFallback = String(value)
             case "pid": pid = Int32(value)
             case "ppid": parentPid = Int32(value)
+            case "tid": threadID = Int32(value)
+            case "thread_name": threadName = Self.unescaped(value)
             case "cmdline": commandLine = Self.unescaped(value).split(separator: "\0", omittingEmptySubsequences: false).map(String.init)
             case "last_words":
                 let words = Self.unescaped(value).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -61,6 +61,9 @@ import Testing
         #expect(trial.outcome.kind == .stackOverflow)
         #expect(trial.trace?.stackSizeBytes == 512 * 1024, "pthread_create with default attributes got the profile's stack")
         #expect(trial.trace?.cycle?.frames.contains { $0.symbol == "recurse" } == true)
+        // Which thread died, by the name the program gave it (re-trial 33l, N3: the record had only its stack).
+        #expect(trial.trace?.threadName == "deep-decoder" && trial.trace?.threadID != nil, "\(String(describing: trial.trace))")
+        #expect(trial.outcome.message?.contains("the fault was in thread \(trial.trace?.threadID ?? 0) (deep-decoder), not the main thread") == true, "\(trial.outcome)")
         // What to do, on the terminal as in the reports, for a program (no strategy to pick).
         #expect(result.stderr.contains("strain: what to do: The stack of 512"), "\(result.stderr.suffix(1500))")
         #expect(result.stderr.contains("ulimit -s for the main thread"), "\(result.stderr.suffix(1500))")

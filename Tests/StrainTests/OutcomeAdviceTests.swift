@@ -155,6 +155,29 @@ import Testing
         #expect(OutcomeAdvice.text(for: trial).contains("make the code check for the case it trapped on"))
     }
 
+    /// A key whose repetitions crashed differently gets each outcome's advice, from its own
+    /// first trial: an abort on a corrupted heap first, then two SIGSEGVs of the same race, got
+    /// only the abort's (re-trial 35n, F5's second half).
+    @Test func eachOutcomeOfOneKeyGetsItsOwnAdviceInEveryView() throws {
+        var run = Self.run()
+        run.trials = (0..<3).map { index in
+            var trial = Self.trial(.crashed, index: index)
+            trial.id.repetition = index + 1
+            if index == 0 {
+                trial.outcome.signal = 6
+                trial.lastWords = "double free or corruption (!prev)\n"
+            }
+            return trial
+        }
+        let views = [("terminal", TerminalReport(color: false).render(run)), ("summary.md", MarkdownReport.render(run)), ("report.html", TestFiles.readable(HTMLReport.render(run)))]
+        for (name, text) in views {
+            let why = try #require(text.range(of: "Why, and what to do"), "\(name) has an answer block:\n\(text)")
+            let answer = String(text[why.upperBound...])
+            #expect(answer.contains("crashed(SIGABRT)") && answer.contains("glibc finding its heap corrupted"), "\(name): the abort's advice:\n\(answer)")
+            #expect(answer.contains("crashed(SIGSEGV) ×2") && answer.contains("It died of SIGSEGV"), "\(name): the SIGSEGVs' advice:\n\(answer)")
+        }
+    }
+
     /// A crash by a signal that is not a fault says who sent it where the record knows: the
     /// runner's thread limit (the outcome's message). Before: "That is the process was killed
     /// by a signal it did not handle" (re-trial 35m, N3).

@@ -10,10 +10,8 @@ package enum HTMLText {
 }
 
 /// Small SVG charts drawn by Strain itself: no scripts, no fonts fetched. Each is drawn
-/// ``width`` units wide with 11-unit text and shrinks with its box on a narrow screen
-/// (`max-width:100%`), so a 400 px phone shows the whole chart, legend included, with
-/// text of about 9 px. (Drawn 600 wide with 10-unit text, a chart scaled to a phone
-/// had 5 px text, and kept at 600 px it scrolled its right end and legend off-screen.)
+/// ``width`` units wide with 11-unit text and shrinks with its box (`max-width:100%`), so
+/// a 400 px phone shows the whole chart, legend included, with text of about 9 px.
 ///
 /// Colours keep one meaning each: strategies and series take the palette, which
 /// has no red, green or purple; red is only an overflow or a failure, and the

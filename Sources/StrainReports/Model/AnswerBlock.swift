@@ -52,16 +52,19 @@ package struct AnswerBlock: TextSection {
         let covered = Set(stack.verdicts.map { StackVerdict.Configuration($0.key) })
         // A stall's advice is said on its line under Stalls, expected or not.
         let stalled = Set(stalls.entries.map { "\($0.trial.key) \($0.trial.outcome.kind)" })
-        let failing = failed.entries.filter { entry in
-            guard !stalled.contains("\(entry.key.key) \(entry.key.first.outcome.kind)") else { return false }
-            return entry.key.first.outcome.kind != .stackOverflow || !(isBisect || covered.contains(StackVerdict.Configuration(entry.key.key)))
+        // Each of a key's outcomes gets its own advice, from its first trial: a SIGABRT beside
+        // nine SIGSEGVs got only the SIGABRT's (re-trial 35n, F5).
+        let failing = failed.entries.flatMap { entry in
+            entry.key.byOutcome.filter { group in
+                !stalled.contains("\(entry.key.key) \(group[0].outcome.kind)")
+                    && (group[0].outcome.kind != .stackOverflow || !(isBisect || covered.contains(StackVerdict.Configuration(entry.key.key))))
+            }
         }
         // Every heading reads `KEY: OUTCOME`, as a stall's does: a verdict's key spans strategies and
         // profiles, so it names those that ran out; a count is said only when it is not 1.
         advice = verdicts.map { Advice(bold: "\($0.0.title) \($0.0.ranOutOn.joined(separator: ", ")): " + TrialOutcome.Kind.stackOverflow.rawValue, text: $0.0.explanation, evidence: $0.1) }
-            + failing.map { entry in
-                let outcomes = entry.key.trials.count == 1 ? entry.key.first.outcome.description : entry.key.outcomes
-                return Advice(bold: entry.key.key.description + ": " + outcomes, text: OutcomeAdvice.text(for: entry.key.first), evidence: entry.key.first)
+            + failing.map { group in
+                Advice(bold: "\(group[0].id.key): \(group[0].outcome)" + (group.count == 1 ? "" : " ×\(group.count)"), text: OutcomeAdvice.text(for: group[0]), evidence: group[0])
             }
             + caps.caps.map { cap in
                 Advice(bold: cap.trial.description, text: cap.verdict.message, dumpAnchor: stalls.entries.first { $0.trial.key == cap.trial }?.anchor)

@@ -161,13 +161,9 @@ package struct LineChart: Sendable {
     package var caption: String?
 }
 
-/// The charts of a comparison group: wall time, peak RSS and stack per strategy,
-/// each on an axis fitted to its own bars (and the stack sizes it draws as dashed
-/// lines), then the outcome histogram.
-///
-/// The axes were shared by every group of a scenario, so one group's 64 MiB thread
-/// (129 MiB of RSS) stretched every other group's axis: 8 MiB of stack on an axis to
-/// 128 MiB, 24 MiB of RSS on one to 192 MiB, with nothing drawn that reached so far.
+/// The charts of a comparison group: wall time, peak RSS and stack per strategy, each on
+/// an axis fitted to its own bars (and the stack sizes drawn dashed), then the outcome
+/// histogram. (Axes shared by a scenario's groups let one 64 MiB thread stretch them all.)
 extension OutcomeSection {
     /// Wall times of the trials that ran their work to an end: a starved,
     /// deadlocked or timed-out trial's time is the watchdog's, not the work's.

@@ -26,6 +26,7 @@ __attribute__((noinline)) static int recurse(int depth) {
 
 static void *overflow_thread(void *argument) {
     (void)argument;
+    pthread_setname_np(pthread_self(), "deep-decoder");
     recurse(0);
     return NULL;
 }
