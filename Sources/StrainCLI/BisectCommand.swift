@@ -38,7 +38,7 @@ struct BisectCommand: ParsableCommand {
     @Option(help: "Search this integer parameter for its largest completing value, instead of searching the stack.")
     var over: String?
 
-    @Option(help: "For --over: the strategy the probes run on (default thread(512KiB)).")
+    @Option(help: "For --over: the strategy the probes run on (default thread(512KiB)).", completion: .custom { _, _, _ in strategyCompletions() })
     var strategy: String?
 
     @Option(help: "The profile the probes emulate: linux, ios or macos.", completion: .list(Profile.allCases.map(\.rawValue)))

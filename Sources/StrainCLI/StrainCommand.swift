@@ -196,6 +196,15 @@ func scenarioNames() -> [String] {
     activeCatalog.withLock { $0.names }
 }
 
+/// What `--strategy <TAB>` offers: each strategy, by name where its arguments have
+/// defaults, else by the example its help gives (`thread(512KiB)`). A custom completion,
+/// not a list: fish runs a listed value's parentheses as a command substitution
+/// (`thread(512KiB)` ran `512KiB`), while a custom completion's lines are taken whole,
+/// and each shell quotes what it inserts.
+func strategyCompletions() -> [String] {
+    StrategySpec.Form.all.map { form in form.arguments.allSatisfy { $0.choices != nil } ? form.name : form.exampleText }
+}
+
 struct Strain: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strain",

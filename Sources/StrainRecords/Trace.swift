@@ -207,9 +207,9 @@ public struct FaultTrace: Codable, Hashable, Sendable {
     /// Why the fast walk did not make the record and the `unw_step` loop did
     /// (`buffer full`, `stopped short`, `thread not warmed`, …); absent when it did.
     public var walkFallback: String?
-    /// The thread that faulted: the kernel's id and the name the program gave it (the
-    /// program's own for its main thread); absent in records from before they were kept.
+    /// The kernel's id of the thread that faulted; absent in records from before it was kept.
     public var threadID: Int?
+    /// The name the program gave the thread that faulted (the program's own for its main thread).
     public var threadName: String?
 
     /// A trace described by these values.

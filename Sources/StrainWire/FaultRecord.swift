@@ -35,6 +35,7 @@ package struct FaultRecord: Sendable {
     package var commandLine: [String]?
     /// The thread that faulted: its id, and the name the program gave it (15 bytes at most).
     package var threadID: Int32?
+    /// See `threadID`.
     package var threadName: String?
     /// The runtime's last words, read by the handler: glibc's abort message
     /// (`free(): double free detected in tcache 2`), the Swift runtime's fatal error.

@@ -49,6 +49,40 @@ import Testing
         }
     }
 
+    /// `bisect --strategy <TAB>` offers the strategies, parentheses and all, typed into a real
+    /// interactive bash, zsh and fish on a pseudo-terminal (`Fixtures/completion/tab.py`): each lists
+    /// them and inserts the one a prefix picks quoted as the shell needs. A listed value went
+    /// into fish's script as `-a 'thread(512KiB) …'`, whose parentheses fish ran as a command
+    /// (`512KiB`); the scripts now ask the binary, by the name `strain`, for them.
+    @Test(arguments: ["bash", "zsh", "fish"])
+    func aShellCompletesTheStrategiesAndQuotesTheirParentheses(shell: String) async throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/\(shell)") else {
+            Issue.record("no /usr/bin/\(shell): .ci/setup installs it (Debian: \(shell)) to check its completion script")
+            return
+        }
+        let folder = TestFolders.root.appendingPathComponent("strain-completion-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createSymbolicLink(atPath: folder + "/strain", withDestinationPath: StrainBinary.path)
+        let generated = try await StrainBinary.run(["--generate-completion-script", shell])
+        try #require(generated.status == 0, "\(generated.stderr)")
+        let script = folder + (shell == "zsh" ? "/_strain" : "/strain.\(shell)")
+        try generated.stdout.write(toFile: script, atomically: true, encoding: .utf8)
+        let tab = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/completion/tab.py").path
+        func typed(_ line: String) async throws -> String {
+            let ended = try await BoundedProcess.run("/usr/bin/env", ["python3", tab, shell, script, folder, line], timeout: 120)
+            #expect(ended.status == 0 && !ended.stdout.contains("Unknown command"), "\(ended.stdout)\n\(ended.stderr)")
+            return ended.stdout
+        }
+        let listed = try await typed("strain bisect cyclic-graph --strategy ")
+        for strategy in ["thread(512KiB)", "thread-pool(64, 512KiB)", "gcd-global", "task", "main"] {
+            #expect(listed.contains(strategy), "\(shell) lists \(strategy): \(listed)")
+        }
+        // Inserted quoted: bash's `thread-pool\(64\,\ 512KiB\)`, zsh's and fish's `thread-pool\(64,\ 512KiB\)`.
+        let picked = try await typed("strain bisect cyclic-graph --strategy thread-p")
+        #expect(picked.contains("--strategy thread-pool\\(64") && picked.contains("512KiB\\)"), "\(shell): \(picked)")
+    }
+
     @Test func zshAndFishScriptsListTheScenarioNamesForExplainAndBisect() async throws {
         // A line that lists every scenario: fish's `complete … "strain explain"` line,
         // zsh's array of values for the command's argument.
