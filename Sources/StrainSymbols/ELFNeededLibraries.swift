@@ -12,9 +12,11 @@ package enum ELFNeededLibraries {
                       let strings = section(Int(dynamic.link)) else { continue }
                 for entry in 0..<Int(dynamic.size / 16) {
                     let base = Int(dynamic.offset) + entry * 16
-                    guard let tag = read(base, Int64.self), tag != 0, let value = read(base + 8, Int64.self) else { break }
+                    guard let tag = read(base), tag != 0, let value = read(base + 8) else { break }
                     guard tag == 1 else { continue }  // DT_NEEDED
-                    needed.append(string(bytes, at: Int(strings.offset) &+ Int(value)))
+                    // An entry whose name lies past the file's end names nothing.
+                    let library = string(bytes, at: Int(strings.offset) &+ Int(value))
+                    if !library.isEmpty { needed.append(library) }
                 }
             }
             return needed
@@ -42,10 +44,10 @@ package enum ELFNeededLibraries {
 
     typealias Section = (name: UInt32, type: UInt32, offset: UInt64, size: UInt64, link: UInt32)
 
-    /// `body` over the mapped file's bytes, a bounded reader, its section headers (each read
+    /// `body` over the mapped file's bytes, a bounded reader of 64-bit words, its section headers (each read
     /// with bounds) and their count and the index of the section of their names; nil when
     /// `path` is not a readable little-endian ELF64 file.
-    private static func sections<Result>(path: String, _ body: (UnsafeRawBufferPointer, (Int, Int64.Type) -> Int64?, (Int) -> Section?, Int, Int) -> Result?) -> Result? {
+    private static func sections<Result>(path: String, _ body: (UnsafeRawBufferPointer, (Int) -> Int64?, (Int) -> Section?, Int, Int) -> Result?) -> Result? {
         guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else { return nil }
         return data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Result? in
             func read<T: FixedWidthInteger>(_ offset: Int, _: T.Type) -> T? {
@@ -64,7 +66,7 @@ package enum ELFNeededLibraries {
                       offset < UInt64(bytes.count) else { return nil }
                 return (name, type, offset, size, link)
             }
-            return body(bytes, { offset, _ in read(offset, Int64.self) }, section, Int(count), Int(namesIndex))
+            return body(bytes, { read($0, Int64.self) }, section, Int(count), Int(namesIndex))
         }
     }
 
