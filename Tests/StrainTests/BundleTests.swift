@@ -31,7 +31,7 @@ enum ReleaseBundle {
             try await FixturePackage.compiling(ahead: true) {
                 try await BoundedProcess.run("/bin/bash", [FixturePackage.repository.path + "/.ci/bundle", folder],
                                          directory: FixturePackage.repository.path,
-                                         environment: ["STRAIN_BUNDLE_IGNORE_LOCK": "1"], timeout: 1500, mergingOutput: true)
+                                         environment: ["STRAIN_BUNDLE_IGNORE_LOCK": "1", "TMPDIR": TestFolders.root.path], timeout: 1500, mergingOutput: true)
             }
         }
         guard bundled.status == 0 else { throw BuildError(status: bundled.status, output: bundled.stdout) }

@@ -648,7 +648,7 @@ enum TestPrograms {
     static func compile(_ command: [String]) async throws(BuildError) {
         let result: ProgramRun.Result
         do {
-            result = try await ProgramRun.run("/usr/bin/env", command, timeout: 180)
+            result = try await ProgramRun.run("/usr/bin/env", command, environment: Tool.toolchainEnvironment(command), timeout: 180)
         } catch {
             throw BuildError(description: "could not start \(command[0]): \(error)")
         }

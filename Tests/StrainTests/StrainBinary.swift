@@ -85,8 +85,20 @@ extension RunRecord {
 /// and the call throws `BoundedProcess.TimedOut`.
 enum Tool {
     static func run(_ arguments: [String], directory: String? = nil, timeout: Double = 120) async throws -> (status: Int32, output: String) {
-        let ended = try await BoundedProcess.run("/usr/bin/env", arguments, directory: directory, timeout: timeout, mergingOutput: true)
+        let ended = try await BoundedProcess.run("/usr/bin/env", arguments, directory: directory, environment: toolchainEnvironment(arguments),
+                                                 timeout: timeout, mergingOutput: true)
         return (ended.status, ended.stdout)
+    }
+
+    /// For `swift` and `swiftc`: a `TMPDIR` inside the test run's own folder. The
+    /// Swift driver makes a `TemporaryDirectory.XXXXXX` in `TMPDIR` for every
+    /// invocation and leaves it there when it compiles nothing (swift-driver's
+    /// `ArgsResolver` creates it with `removeTreeOnDeinit: false`): `swift --version`,
+    /// and SwiftPM's `swiftc -print-target-info` in every `swift build`, `test` and
+    /// `package`. In `/tmp` a test run left hundreds; here they go with the folder.
+    static func toolchainEnvironment(_ arguments: [String]) -> [String: String] {
+        guard let program = arguments.first, ["swift", "swiftc"].contains(program) else { return [:] }
+        return ["TMPDIR": TestFolders.root.path]
     }
 }
 
@@ -624,6 +636,21 @@ func temporaryFolder() throws -> String {
 
 /// The bound every test's processes run under, on processes that misbehave.
 @Suite struct BoundedProcessTests {
+    /// The Swift driver leaves a folder in `TMPDIR` for `swiftc --version` (see
+    /// `Tool.toolchainEnvironment`); a test's run of it must leave it in the test
+    /// run's own folder, which goes when the run ends, and not in `/tmp`.
+    @Test func theSwiftDriversLeftoverFolderGoesIntoTheTestRunsOwnFolder() async throws {
+        let root = TestFolders.root.path
+        func leftovers() -> Set<String> {
+            Set(((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).filter { $0.hasPrefix("TemporaryDirectory.") })
+        }
+        let before = leftovers()
+        let (status, output) = try await Tool.run(["swiftc", "--version"], timeout: 60)
+        #expect(status == 0, "\(output)")
+        #expect(!leftovers().subtracting(before).isEmpty,
+                "swiftc --version left no TemporaryDirectory.* in \(root): either it went to /tmp, or the driver no longer leaves one (then Tool.toolchainEnvironment can go)")
+    }
+
     @Test func aProcessStillRunningAtItsBoundIsKilledAndTheCallSaysWhatItWaitedFor() async throws {
         await #expect {
             try await BoundedProcess.run("/bin/sleep", ["30"], timeout: 1)
