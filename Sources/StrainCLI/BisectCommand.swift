@@ -26,7 +26,7 @@ struct BisectCommand: ParsableCommand {
               --over size --strategy 'thread(512KiB)'
           strain bisect nested-json -p operation=serialize --over depth
 
-        """ + "\n" + ExitCodeContract.otherCommands[0]
+        """ + "\nExit codes (as in `strain --help`): " + ExitCodeContract.otherCommands[0]
     )
 
     @Argument(help: "The scenario (see `strain list`).", completion: .list(scenarioNames()))

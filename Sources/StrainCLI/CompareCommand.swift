@@ -27,13 +27,22 @@ struct CompareCommand: ParsableCommand {
             let report = try Gate.compare(baseline: file.run, candidate: run, options: GateOptions(
                 mode: .crossRun, allowFingerprintMismatch: true, allowExecutionMismatch: true, calibration: file.calibration ?? [:], baselineName: file.name))
             // Every name, value and reason in the table comes from a record: each on its line, none a workflow command.
-            print(TerminalStyle.safe(Self.table(OneLine.copy(report))))
+            let named = baseline.contains("/") || baseline.hasSuffix(".json") ? "the run \(baseline)" : "baseline \(file.name)"
+            let table = TerminalStyle.safe(Self.table(OneLine.copy(report), current: OneLine.text(current), baseline: OneLine.text(named)))
+            // Fitted as the run's terminal view is: to the terminal, or to COLUMNS; a pipe without it gets whole lines.
+            let fitted = isatty(STDOUT_FILENO) == 1 || ProcessInfo.processInfo.environment["COLUMNS"] != nil
+            let style = TerminalStyle(color: false, width: fitted ? RunCommand.terminalColumns() : nil)
+            print(table.split(separator: "\n", omittingEmptySubsequences: false).flatMap { style.fit(String($0)) }.joined(separator: "\n"))
         } catch { throw error.exit() }
     }
 
-    /// Every row-metric with values on both sides.
-    static func table(_ report: GateReport) -> String {
-        var lines = ["Compared \(report.suite) against \(report.baselineName ?? "the baseline"): \(report.conclusion)"]
+    /// Every row-metric with values on both sides, under a line naming both sides and
+    /// what `strain gate` would conclude (compare itself never fails).
+    static func table(_ report: GateReport, current: String, baseline: String) -> String {
+        // The conclusion is `passed: 28 inconclusive, 7 unchanged`.
+        let parts = report.conclusion.split(separator: ": ", maxSplits: 1)
+        let (verdict, counts) = parts.count == 2 ? (parts[0], parts[1]) : ("", Substring(report.conclusion))
+        var lines = ["Compared \(current) (suite \(report.suite)) against \(baseline): \(counts); strain gate would say \(verdict) (exit \(report.exitCode))"]
         for difference in report.fingerprint {
             lines.append("  \(difference.hard ? "machine differs" : "note"): \(difference.field) \(difference.baseline) → \(difference.candidate)")
         }

@@ -16,7 +16,8 @@ struct ExecCommand: ParsableCommand {
         The program runs as it would without Strain: on the same terminal, with its own output and environment; \
         libStrainProbe.so is preloaded (LD_PRELOAD) and gives every thread an alternate signal stack. \
         A fault's trace goes to DIR/run.json (read it with `strain report DIR/run.json`) and to strain's standard error. \
-        SIGQUIT (kill -QUIT PID, Ctrl-\\) or `strain dump PID` writes a grouped all-thread dump to DIR/dump-N.txt without stopping the program. \
+        SIGQUIT (kill -QUIT PID, Ctrl-\\) or `strain dump PID` writes a grouped all-thread dump to DIR/dump-N.txt without stopping the program \
+        (SIGQUIT only where strain exec was not started with it ignored, as a script's background job is; `strain dump` always). \
         strain exits with the program's own status (a program killed by SIGSEGV kills strain by SIGSEGV: 139 in a shell); \
         its own failures: 125 (no probe library, an unusable --out), 126 (the program cannot be run), 127 (no such program).
         """
@@ -175,7 +176,7 @@ struct DumpCommand: ParsableCommand {
         commandName: "dump",
         abstract: "Print a grouped all-thread dump of a program running under `strain exec`, without stopping it.",
         discussion: """
-        Asks with SIGQUIT, or, when the program handles SIGQUIT itself, with SIGSYS carrying Strain's sigqueue value \
+        Asks with SIGQUIT, or, when the program handles or ignores SIGQUIT, with SIGSYS carrying Strain's sigqueue value \
         (the first line says which). The dump is also written into the program's run folder. \
         Exit codes: 0 printed; 2 no such process, or not started under strain exec; 3 no answer in time.
         """

@@ -109,8 +109,14 @@ package enum ExitCodeContract {
     package static func mdoc() -> String {
         func text(_ value: String) -> String {
             let plain = value.replacingOccurrences(of: "`", with: "").replacingOccurrences(of: "\\", with: "\\e").replacingOccurrences(of: "…", with: "...")
-            // mdoc wants each sentence on a line of its own.
-            return plain.replacingOccurrences(of: #"([.;]) (?=[A-Z`])"#, with: "$1\n", options: .regularExpression)
+            // mdoc wants each sentence on a line of its own, and mandoc's style check
+            // lines of at most 80 bytes (the text is filled, so where one breaks is free);
+            // a line that would start with a dot or a quote is escaped, not a request.
+            let sentences = plain.replacingOccurrences(of: #"([.;]) (?=[A-Z`])"#, with: "$1\n", options: .regularExpression)
+            return sentences.split(separator: "\n", omittingEmptySubsequences: false)
+                .flatMap { TextTable.wrap(String($0), width: 72) }
+                .map { $0.hasPrefix(".") || $0.hasPrefix("'") ? "\\&" + $0 : $0 }
+                .joined(separator: "\n")
         }
         var lines = [".Sh \"EXIT STATUS\"", "Every command exits with a code from one contract; CI scripts may rely on it.", ".Bl -tag -width 6n"]
         for row in rows {

@@ -88,6 +88,10 @@ public enum StrainCommand {
         activeCatalog.withLock { $0 = catalog }
         // A reader that went away (`strain … | head -1`) makes writes fail, never kills the runner.
         signal(SIGPIPE, SIG_IGN)
+        // Standard output a line at a time, as at a terminal: written to a file or a pipe
+        // it was block-buffered, so where output and errors share one log (CI's `2>&1`)
+        // a notice on standard error landed before the report's last lines, mid-line.
+        StandardOutput.bufferLines()
         // argument-parser answers `--version` before it reads the rest, so `--version --bogus` passed.
         // (`exec`'s arguments after its program are the program's own.)
         if arguments.first != "exec", arguments.prefix(while: { $0 != "--" }).contains("--version"), arguments != ["--version"] {

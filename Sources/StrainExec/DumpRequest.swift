@@ -60,7 +60,11 @@ package enum DumpRequest {
         let before = Set(probe.dumpFiles(pid: pid))
         let method: String
         if probe.programTookDumpSignal(pid: pid) {
-            method = "SIGSYS carrying Strain's sigqueue value (the program handles SIGQUIT itself)"
+            // Ignored (a script's background job starts so), or caught by a handler of its own.
+            let ignored = OutsideWake.statusSignals("/proc/\(pid)/status", field: "SigIgn:")?.contains(SIGQUIT) == true
+            method = "SIGSYS carrying Strain's sigqueue value (the program "
+                + (ignored ? "ignores SIGQUIT: it started with SIGQUIT ignored, as a script's background job does, so kill -QUIT does nothing)"
+                           : "handles SIGQUIT itself)")
             let status = strain_sigqueue(pid, SIGSYS, STRAIN_DUMP_REQUEST_VALUE)
             guard status == 0 else { throw ExecError(.input, "cannot signal process \(pid): \(String(cString: strerror(status)))") }
         } else {

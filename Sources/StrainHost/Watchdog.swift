@@ -87,6 +87,7 @@ final class Watchdog: Sendable {
         strain_alloc_exclude_thread()
         let tick = UInt32(min(10_000, max(1_000, stallNanoseconds / 20_000)))
         var inWork = [Int32](repeating: 0, count: Self.dumpCapacity)
+        var nextLockCycleLook: UInt64 = 0
         while true {
             usleep(tick)
             let beat = strain_heartbeat_read()
@@ -112,15 +113,26 @@ final class Watchdog: Sendable {
                 let others = ThreadState.tids().filter { $0 != me }.compactMap { ThreadState.read(tid: $0) }
                 othersQuiet = !others.contains { $0.state == "R" || $0.isSleeping }
             }
-            guard let verdict = StallVerdict.judge(
+            let judged = StallVerdict.judge(
                 pending: beat.queued - beat.finished, waitingForThread: waitingForThread,
                 silentSeconds: Double(now - beat.last_event_ns) / 1e9, thresholdSeconds: Double(stallNanoseconds) / 1e9,
                 anyHolderRunning: anyRunning, holdersInUntimedWait: holdersUntimed, othersQuiet: othersQuiet, queued: beat.queued
-            ) else { continue }
-            var deadlocked = verdict == .deadlocked
+            )
+            // Threads that each hold a mutex the next one waits for are deadlocked whatever
+            // the rest do: a closure that polls for them (`Thread.sleep` in a loop) sleeps with
+            // a timeout, and the trial ran into its deadline as timedOut, the cycle unnamed.
+            // Looked for at most every 250 ms while the work stands still.
+            var lockCycleFirst: WaitCycle?
+            if judged == nil {
+                guard workUnmarked, now >= nextLockCycleLook else { continue }
+                nextLockCycleLook = now &+ 250_000_000
+                guard let found = lockCycle() else { continue }
+                lockCycleFirst = found
+            }
+            var deadlocked = (judged ?? .deadlocked) == .deadlocked
             var poolGrowth: PoolGrowth?
             // Read before the dump, whose signals take each thread out of its wait for a moment.
-            let cycle = WaitCycle.find(in: context.waits.current) ?? lockCycle()
+            let cycle = lockCycleFirst ?? WaitCycle.find(in: context.waits.current) ?? lockCycle()
             if deadlocked, workUnmarked, cycle == nil {
                 // Nothing names a cycle: a pool that starts threads which block at once has
                 // work queued that it cannot run (starved); one that starts none, a deadlock.
@@ -231,8 +243,10 @@ final class Watchdog: Sendable {
         let seconds = DurationText.format(silent)
         let outcome: TrialOutcome
         if deadlocked {
-            let named = cycle.map { ": \($0.description)" } ?? ""
-            outcome = TrialOutcome(kind: .deadlocked, message: "no progress for \(seconds); every thread holding work (\(holding.count)) waits with no timeout\(named)")
+            // A named cycle is the reason, whoever else holds work: "every thread holding work (1)"
+            // above a cycle of two threads the closure started read as a miscount.
+            outcome = TrialOutcome(kind: .deadlocked, message: cycle.map { "no progress for \(seconds); a wait cycle: \($0.description)" }
+                ?? "no progress for \(seconds); every thread holding work (\(holding.count)) waits with no timeout")
         } else if let growth = poolGrowth {
             let window = DurationText.format(growth.seconds)
             outcome = TrialOutcome(kind: .starved, message: "no progress for \(seconds); every thread holding work (\(holding.count)) waits with no timeout"

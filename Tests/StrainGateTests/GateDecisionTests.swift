@@ -324,6 +324,31 @@ struct GateReviewFindingTests {
         #expect(try Self.gate(old, new).rows[0].verdict == .outcomeChanged)
     }
 
+    /// A row that overflowed every time and now times out every time, both outcomes
+    /// its suite expects, passes, but every output says its outcomes changed: it was
+    /// listed "unchanged in every metric and outcome", and gate.md left it out.
+    @Test func outcomesThatChangeAmongExpectedOnesPassButAreNeverCalledUnchanged() throws {
+        let key = Fake.key()
+        func trial(_ repetition: Int, _ outcome: TrialOutcome) -> TrialRecord {
+            var trial = Fake.trial(key, repetition: repetition, outcome: outcome, expected: true)
+            trial.expectedOutcomes = ["stackOverflow", "timedOut"]
+            return trial
+        }
+        let report = try Self.gate((1...2).map { trial($0, TrialOutcome(kind: .stackOverflow)) }, (1...2).map { trial($0, TrialOutcome(kind: .timedOut)) })
+        let row = try #require(report.rows.first)
+        #expect(report.exitCode == 0, "both outcomes are expected: \(row)")
+        #expect(row.outcomeReason == "the outcomes changed, each one the suite expects: stackOverflow ×2 → timedOut ×2", "\(row)")
+        #expect(!row.isUnchangedThroughout)
+        #expect(report.tally.hasPrefix("1 trial compared, 0 unchanged in every metric and outcome"), "\(report.tally)")
+        let text = report.renderText()
+        #expect(text.contains("      outcome: the outcomes changed, each one the suite expects: stackOverflow ×2 → timedOut ×2"), "\(text)")
+        let markdown = report.renderMarkdown()
+        #expect(markdown.contains("the outcomes changed, each one the suite expects") && markdown.contains("outcomes changed as the suite expects"), "\(markdown)")
+        let html = report.renderHTML()
+        #expect(html.contains("the outcomes changed, each one the suite expects"), "\(html)")
+        #expect(!html.contains("unchanged in every metric and outcome</summary>"), "no list of unchanged rows holds it: \(html)")
+    }
+
     @Test func aThroughputThatDropsToZeroRegresses() throws {
         let key = Fake.key()
         func trial(_ repetition: Int, _ throughput: Double) -> TrialRecord {

@@ -10,7 +10,8 @@ import Testing
         #expect(compared.status == 0, "compare never fails on a regression: \(compared.stderr)")
         #expect(compared.stderr.isEmpty, "\(compared.stderr)")
         let lines = compared.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        #expect(lines.first?.hasPrefix("Compared gate-cli against base: incomplete: 1 harness error, 1 outcome changed") == true, "\(compared.stdout)")
+        #expect(lines.first == "Compared \(fixture.candidateRun) (suite gate-cli) against baseline base: 1 harness error, 1 outcome changed, 1 inconclusive; strain gate would say incomplete (exit 3)",
+                "both sides named, and what a gate would say: \(compared.stdout)")
 
         /// The lines of the row whose header is `header`: up to the next row.
         func block(_ header: String) async -> [String] {
@@ -39,9 +40,17 @@ import Testing
         // A run.json as the baseline gives the same rows, named by its file.
         let byPath = try await StrainBinary.run(["compare", fixture.baselineRun + "/run.json", fixture.candidateRun, "--baselines", fixture.store], timeout: 30)
         #expect(byPath.status == 0)
-        #expect(byPath.stdout.hasPrefix("Compared gate-cli against run.json: incomplete: 1 harness error, 1 outcome changed"), "\(byPath.stdout)")
+        #expect(byPath.stdout.hasPrefix("Compared \(fixture.candidateRun) (suite gate-cli) against the run \(fixture.baselineRun)/run.json: 1 harness error"), "\(byPath.stdout)")
         let rowHeaders = { (text: String) in text.split(separator: "\n").filter { $0.hasPrefix("noop ") } }
         #expect(rowHeaders(byPath.stdout) == rowHeaders(compared.stdout))
+
+        // At 80 columns (COLUMNS, or a terminal's width) every line fits, between words:
+        // the same words as the whole lines (it printed lines of 203 characters).
+        let narrow = try await StrainBinary.run(["compare", "base", fixture.candidateRun, "--baselines", fixture.store], timeout: 30, environment: ["COLUMNS": "80"])
+        #expect(narrow.status == 0)
+        let wide = narrow.stdout.split(separator: "\n").filter { $0.count > 80 }
+        #expect(wide.isEmpty, "\(wide)")
+        #expect(narrow.stdout.split(whereSeparator: \.isWhitespace) == compared.stdout.split(whereSeparator: \.isWhitespace), "\(narrow.stdout)")
 
         let missing = try await StrainBinary.run(["compare", "nope", fixture.candidateRun, "--baselines", fixture.store], timeout: 30)
         #expect(missing.status == 2)

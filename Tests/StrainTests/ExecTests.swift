@@ -128,7 +128,8 @@ import Testing
         let compare = try await ProgramRun.run(StrainBinary.path, ["compare", runJSON, runJSON])
         #expect(compare.termination == .exited(0), "\(compare.stdout)\(compare.stderr)")
         let lines = compare.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.first?.hasPrefix("Compared exec against run.json: passed: 1 ") == true, "\(compare.stdout)")
+        #expect(lines.first?.hasPrefix("Compared \(runJSON) (suite exec) against the run \(runJSON): 1 ") == true, "\(compare.stdout)")
+        #expect(lines.first?.hasSuffix("; strain gate would say passed (exit 0)") == true, "\(compare.stdout)")
         #expect(lines.filter { $0.hasPrefix("exec[") }.count == 1, "\(compare.stdout)")
         #expect(lines.contains { $0.hasPrefix("exec[program=\(programs.faults), arguments=fork-child-fault] main linux") }, "\(compare.stdout)")
         let metrics = lines.filter { $0.hasPrefix("    ") }
@@ -182,6 +183,28 @@ import Testing
         let text = try String(contentsOfFile: (out as NSString).appendingPathComponent("dump-1.txt"), encoding: .utf8)
         #expect(text.contains("wait_for_nothing"))
         #expect(result.stderr.contains("thread dump 1 of"), "strain exec says where the dump went: \(result.stderr)")
+    }
+
+    /// A script's background job (`strain exec -- PROGRAM &`) starts with SIGQUIT
+    /// ignored, and the program keeps it so: `strain dump` still dumps it, and says why
+    /// it asked with SIGSYS (it said the program handled SIGQUIT, which it does not).
+    @Test func aProgramStartedWithSIGQUITIgnoredKeepsItIgnoredAndStrainDumpSaysSo() async throws {
+        let programs = try await TestPrograms.c()
+        let running = try ProgramRun.start("/bin/sh", ["-c", "trap '' QUIT; exec \"$0\" \"$@\"", StrainBinary.path,
+                                                        "exec", "--out", Self.folder(), "--", programs.faults, "hang"])
+        defer { running.stop() }
+        let ready = try #require(await running.readLine(timeout: 20), "the program said it was ready")
+        let pid = try #require(Int32(ready.split(separator: " ").last ?? ""))
+        let dump = try await ProgramRun.run(StrainBinary.path, ["dump", String(pid)], timeout: 30)
+        #expect(dump.termination == .exited(0), "\(dump.stderr)")
+        #expect(dump.stdout.hasPrefix("asked with SIGSYS carrying Strain's sigqueue value (the program ignores SIGQUIT: it started with SIGQUIT ignored"),
+                "\(dump.stdout)")
+        #expect(dump.stdout.contains("6 threads"), "\(dump.stdout)")
+        kill(pid, SIGQUIT)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(kill(pid, 0) == 0, "SIGQUIT stays ignored: the program runs on")
+        kill(pid, SIGKILL)
+        _ = try await running.wait(timeout: 20)
     }
 
     @Test func aProgramThatHandlesSIGQUITKeepsItAndIsDumpedWithSIGSYS() async throws {

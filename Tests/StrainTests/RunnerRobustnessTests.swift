@@ -60,6 +60,24 @@ import Testing
         #expect(summary.contains("interrupted after 1 of 3 planned trials"))
     }
 
+    /// A CI log takes output and errors into one file: the stop notice on standard
+    /// error comes after the report written before it, on a line of its own.
+    @Test func aStopNoticeFollowsTheReportOnALineOfItsOwnWhenOutputAndErrorsShareOneFile() async throws {
+        let folder = try temporaryFolder()
+        _ = try writeSuite(Self.hangingSuite, in: folder)
+        let runner = try BackgroundStrain(["run", "suite.yaml", "--out", "out"], in: folder, shellPrefix: "exec 2>&1")
+        #expect(await runner.waitForOutput("[1/3]"), "the first trial finished")
+        runner.signal(SIGINT)
+        let result = await runner.finish(timeout: 20)
+        #expect(result.status == 130, "\(result.stdout)")
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        let notice = lines.firstIndex { $0.hasPrefix("strain: stopped by SIGINT") }
+        let summary = lines.firstIndex { $0.contains("interrupted after 1 of 3 planned trials") }
+        #expect(notice != nil, "the notice starts a line: \(result.stdout)")
+        #expect(lines.filter { $0.contains("strain: stopped by") }.count == 1, "\(result.stdout)")
+        if let notice, let summary { #expect(notice > summary, "the notice follows the report: \(result.stdout)") }
+    }
+
     @Test func aChildDiesWithItsRunnerEvenWhenTheRunnerIsKilledWithSigkill() async throws {
         let folder = try temporaryFolder()
         let (runner, child) = try await startHanging(in: folder)

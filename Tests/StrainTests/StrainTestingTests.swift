@@ -146,6 +146,13 @@ import Testing
         #expect(match.1 == match.4 && match.2 == match.3 && match.1 != match.2, "each waits for the mutex the other holds: \(text)")
         #expect(text.contains("2 threads: futex wait ← Ledger.transfer(_:from:meet:)"), "where the two wait, in the team's code: \(text)")
         #expect(run.attached("run.json", to: "failsOnPurposeOppositeTransfersDeadlock"), "\(text)")
+        #expect(text.contains("no progress for") && text.contains("; a wait cycle: thread "), "the cycle is the reason, not a count of threads holding work: \(text)")
+        // A closure that polls for the two (it sleeps with a timeout) was timedOut at its
+        // deadline, the cycle unnamed: a cycle is a deadlock whatever the rest do.
+        let polling = run.lines(of: "failsOnPurposeOppositeTransfersDeadlockWhileTheClosurePolls")
+        #expect(polling.contains("ended deadlocked on thread(8MiB)"), "\(polling)")
+        let named = try #require(polling.firstMatch(of: cycle), "both threads and both mutexes named: \(polling)")
+        #expect(named.1 == named.4 && named.2 == named.3 && named.1 != named.2, "\(polling)")
     }
 
     /// Blocks that each wait for a reply queued after them: GCD's pool grows while
@@ -280,7 +287,8 @@ import Testing
         #expect(Set(failed) == ["failsOnPurposeADeepDocumentOverflowsA512KiBThread", "failsOnPurposeARecursionWithoutEndOverflowsAnyStack",
                                 "failsOnPurposeAnExtraAllocationPerElementBreaksTheBudget", "failsOnPurposeOppositeTransfersDeadlock",
                                 "failsOnPurposeThreeHundredBlockingLookupsStarveThePool", "failsOnPurposeAMillionLevelsDoNotFitA512KiBThread",
-                                "failsOnPurposeASecondChecksumPassBreaksTheInstructionBudget"], "\(run.output)")
+                                "failsOnPurposeASecondChecksumPassBreaksTheInstructionBudget", "failsOnPurposeOppositeTransfersDeadlockWhileTheClosurePolls"],
+                "\(run.output)")
         #expect(run.xunit.contains("failsOnPurposeADeepDocumentOverflowsA512KiBThread"), "the xUnit file names it: \(run.xunit.prefix(2000))")
     }
 }

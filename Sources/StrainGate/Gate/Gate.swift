@@ -319,6 +319,13 @@ package enum Gate {
         if appeared.contains(TrialOutcome.Kind.completed.rawValue), worse.isEmpty {
             return (.fixed, "completes now: the baseline ended in \(before.sorted().joined(separator: ", "))")
         }
+        // Passes, but is not "unchanged in every outcome" (a row that overflowed every time
+        // and now times out every time, both expected, was listed as such): the reason says so,
+        // and the row is shown beside the other changes.
+        let after = Set(candidate.map(\.outcome.description))
+        if after != before {
+            return (.unchanged, "the outcomes changed, each one the suite expects: \(GateReport.histogramText(histogram(baseline))) → \(GateReport.histogramText(histogram(candidate)))")
+        }
         return (.unchanged, nil)
     }
 

@@ -44,7 +44,8 @@ package struct RowComparison: Codable, Hashable, Sendable {
     /// Outcome histograms across repetitions (`completed: 10`).
     package var baselineOutcomes: [String: Int]
     package var candidateOutcomes: [String: Int]
-    /// Why the outcome verdict is what it is, when it is not `unchanged`.
+    /// Why the outcome verdict is what it is, when it is not `unchanged`; on an
+    /// `unchanged` row, that its outcomes changed among those the suite expects.
     package var outcomeReason: String?
     package var metrics: [MetricComparison]
     /// The line of the suite file's `runs:` entry that made this trial, when known.
@@ -52,6 +53,9 @@ package struct RowComparison: Codable, Hashable, Sendable {
     /// For a row whose outcome changed (or failed in the harness): the candidate trial
     /// that shows it, and where its evidence is.
     package var evidence: TrialEvidence?
+
+    /// Unchanged in every metric and outcome: what the reports fold into one list.
+    package var isUnchangedThroughout: Bool { verdict == .unchanged && outcomeReason == nil }
 }
 
 /// One candidate trial behind a failing outcome: where the gate's rendering of the

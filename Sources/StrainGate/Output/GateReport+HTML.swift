@@ -41,7 +41,7 @@ extension GateReport {
             let kinds = Self.kinds(of: others)
             page += "<section id=\"other\"><h2>\(kinds.prefix(1).uppercased() + kinds.dropFirst())</h2>\n" + Self.table(others, failingOnly: false) + "</section>\n"
         }
-        let unchanged = rows.filter { $0.verdict == .unchanged }
+        let unchanged = rows.filter(\.isUnchangedThroughout)
         page += "<section id=\"unchanged\"><p>\(e(tally))</p>\n"
         // No disclosure of nothing: `0 trials unchanged` opened on an empty list.
         if !unchanged.isEmpty {
@@ -83,7 +83,7 @@ extension GateReport {
         var strips = false
         for row in rows {
             out += "<tbody>\n<tr class=\"key\"><th colspan=\"8\">\(e(row.key.description)) <span class=\"outcomes\">outcomes \(e(histogramText(row.baselineOutcomes))) → \(e(histogramText(row.candidateOutcomes)))</span></th></tr>\n"
-            if let reason = row.outcomeReason, [.outcomeChanged, .missing, .harnessError, .new, .fixed].contains(row.verdict) {
+            if let reason = row.outcomeReason, [.outcomeChanged, .missing, .harnessError, .new, .fixed, .unchanged].contains(row.verdict) {
                 let pointer = row.evidence == nil && (row.verdict == .outcomeChanged || row.verdict == .harnessError) ? " (the trials, with their dumps and traces, are in the candidate's run)" : ""
                 out += "<tr class=\"\(row.verdict.fails ? "bad" : "")\"><td\(label(0))>\(e(row.verdict.label))</td><td\(label(1))>outcome</td><td class=\"wide\" colspan=\"6\">\(e(reason + pointer))</td></tr>\n"
                 if let evidence = row.evidence {

@@ -69,7 +69,8 @@ extension GateReport {
     /// occurred (re-trial 35m).
     package static func kinds(of rows: [RowComparison]) -> String {
         let present = Set(rows.map(\.verdict) + rows.flatMap { $0.metrics.map(\.verdict) })
-        return [GateVerdict.improved, .inconclusive, .new, .fixed].filter(present.contains).map(\.label).joined(separator: ", ")
+        let changedAsExpected = rows.contains { $0.verdict == .unchanged && $0.outcomeReason != nil } ? ["outcomes changed as the suite expects"] : []
+        return ([GateVerdict.improved, .inconclusive, .new, .fixed].filter(present.contains).map(\.label) + changedAsExpected).joined(separator: ", ")
     }
 
     /// `path` as a pull-request comment shows it: relative to `directory` (where the gate
@@ -116,7 +117,7 @@ extension GateReport {
     static func rows(_ row: RowComparison, failingOnly: Bool) -> [String] {
         let outcomes = "\(escape(histogramText(row.baselineOutcomes))) → \(escape(histogramText(row.candidateOutcomes)))"
         var lines: [String] = []
-        if row.verdict == .outcomeChanged || row.verdict == .missing || row.verdict == .harnessError || row.verdict == .new || row.verdict == .fixed {
+        if [.outcomeChanged, .missing, .harnessError, .new, .fixed].contains(row.verdict) || (row.verdict == .unchanged && row.outcomeReason != nil) {
             lines.append("| **\(row.verdict.label)** | \(escape(row.key.description)) | outcome | | \(escape(row.outcomeReason ?? "")) | | | | \(outcomes) |\n")
         }
         for metric in row.metrics where failingOnly ? metric.verdict.fails : (metric.verdict != .unchanged && metric.verdict != .notGated) {

@@ -5,7 +5,7 @@ import StrainText
 extension GateReport {
     /// Every metric that decides or explains the verdict, worst rows first.
     var shownRows: [RowComparison] {
-        rows.filter { $0.verdict != .unchanged || $0.metrics.contains { $0.verdict == .improved } }
+        rows.filter { !$0.isUnchangedThroughout || $0.metrics.contains { $0.verdict == .improved } }
             .sorted { $0.verdict.severity > $1.verdict.severity }
     }
 
@@ -28,7 +28,7 @@ extension GateReport {
         // inconclusive ones counted by reason (gate.json, gate.md and gate.html have each).
         for row in shownRows where row.verdict != .inconclusive {
             lines.append("  \(row.verdict.label.uppercased()) \(row.key)")
-            if let reason = row.outcomeReason, row.verdict != .unchanged { lines.append("      outcome: \(reason)") }
+            if let reason = row.outcomeReason { lines.append("      outcome: \(reason)") }
             if let evidence = row.evidence {
                 // The link as gate.md and gate.html give it, then the folder they are in: the
                 // folder and link in one word ran to 130 columns and past any window.
@@ -97,7 +97,7 @@ extension GateReport {
     /// of those trials by their own verdicts. "5 unchanged" among the counted metrics and
     /// "0 unchanged" trials were both true and read as a contradiction.
     package var tally: String {
-        let unchanged = rows.filter { $0.verdict == .unchanged }.count
+        let unchanged = rows.filter(\.isUnchangedThroughout).count
         let metrics = rows.flatMap(\.metrics)
         let byVerdict = GateVerdict.allCases.compactMap { verdict -> String? in
             let count = metrics.filter { $0.verdict == verdict }.count

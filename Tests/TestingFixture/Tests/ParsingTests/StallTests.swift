@@ -52,4 +52,30 @@ import Testing
             fetchAll(300, blocking: true)
         }
     }
+
+    /// Fails on purpose: the same two transfers, while the closure polls for their end
+    /// (a sleep with a timeout, so it is not itself stuck); the cycle is named all the same.
+    @Test func failsOnPurposeOppositeTransfersDeadlockWhileTheClosurePolls() async {
+        await expectNoStall(within: .seconds(1), timeout: .seconds(30)) {
+            let ledger = Ledger()
+            let bothHoldOne = DispatchGroup()
+            bothHoldOne.enter()
+            bothHoldOne.enter()
+            let meet: @Sendable () -> Void = {
+                bothHoldOne.leave()
+                bothHoldOne.wait()
+            }
+            let finished = DispatchSemaphore(value: 0)
+            for payer in 0..<2 {
+                Thread {
+                    ledger.transfer(1, from: payer, meet: meet)
+                    finished.signal()
+                }.start()
+            }
+            var ended = 0
+            while ended < 2 {
+                if finished.wait(timeout: .now()) == .success { ended += 1 } else { Thread.sleep(forTimeInterval: 0.05) }
+            }
+        }
+    }
 }
