@@ -127,6 +127,14 @@ package struct ExecSupervisor: Sendable {
         var environment = EnvironmentProbe.current()
         // The program's allocator, not strain's: a sanitizer's runtime, preloaded ahead of the probe, owns its heap (re-trial 33l, F3).
         if !Self.sanitizerRuntimes(of: request.program, path: ProcessInfo.processInfo.environment["PATH"]).isEmpty { environment.allocator = "sanitizer" }
+        // Nor glibc's when the program brings its own: linked in statically, or a `malloc` its executable
+        // defines, which every library's calls reach first (both were recorded as libc.so.6: re-trial 33m, F3).
+        let executable = Self.resolved(request.program, path: ProcessInfo.processInfo.environment["PATH"])
+        if ELFNeededLibraries.isStatic(path: executable) == true {
+            environment.allocator = "the program's own (statically linked)"
+        } else if ELFNeededLibraries.definesSymbol("malloc", path: executable) == true {
+            environment.allocator = "the program's own (\((executable as NSString).lastPathComponent) defines malloc)"
+        }
         let started = strain_monotonic_ns()
         // Before any signal can be passed on: the witness that tells a signal sent to
         // strain's whole process group (the program has it already) from one sent to strain.
@@ -706,18 +714,28 @@ package struct ExecSupervisor: Sendable {
     }
 
     /// Where thread `tid` waits in `dump`: its innermost frame outside libc and the probe
-    /// (the caller of `pthread_mutex_lock`), by name and line.
+    /// (the caller of `pthread_mutex_lock`), by name and line, past a language's standard
+    /// library compiled into the program (Rust's `std`, libstdc++'s templates): a Rust
+    /// `Mutex` cycle was placed `in <std::sys::sync::mutex::futex::Mutex>::lock_contended`
+    /// for both threads (re-trial 33m, F1). A frame whose own function is the library's
+    /// may have the program's code inlined into it (a thread's closure): that is named.
     /// None for a thread the dump found running: it left its wait after the watch read it (a
     /// Ctrl-C during the dump woke it, and it was exiting: re-trial 33i's NEW-4).
-    static func place(of tid: Int, in dump: ThreadDump) -> String? {
+    package static func place(of tid: Int, in dump: ThreadDump) -> String? {
         guard let group = dump.groups.first(where: { $0.threads.contains { $0.tid == tid } }),
               group.threads.contains(where: { $0.tid == tid && ($0.state != "R" || $0.wait != nil) }) else { return nil }
-        let frame = group.frames.first { frame in
+        let frames = group.frames.filter { frame in
             guard frame.symbol != nil else { return false }
             let module = frame.moduleName ?? ""
             return !module.hasPrefix("libc.so") && !module.hasPrefix("libpthread") && !module.hasPrefix("libStrainProbe")
         }
-        return frame?.displayName
+        for frame in frames {
+            guard let symbol = frame.symbol, ThreadDumpBuilder.isLanguageRuntime(symbol) else { return frame.displayName }
+            if let own = frame.inlined?.first(where: { $0.symbol.map { !ThreadDumpBuilder.isLanguageRuntime($0) } ?? false }) {
+                return Frame(address: frame.address, module: frame.module, symbol: own.symbol, file: own.file, line: own.line, column: own.column).displayName
+            }
+        }
+        return frames.first?.displayName
     }
 
     /// The shared sanitizer runtimes (`libtsan.so.2`, `libasan.so.8`) `program` names as

@@ -19,8 +19,24 @@ extension LockWaits {
             return (cycleVerdict(cycle, silentSeconds: silentSeconds), cycle)
         }
         if !threads.isEmpty, locks.waits.count == threads.count {
+            // What the locks say of each: a mutex the thread holds itself, or another's; the
+            // rest, unread (a self-locked mutex and a mutex held by a thread waiting on a
+            // read-write lock were all "could not be read": re-trial 33m, F4).
+            var known: [String] = []
+            var unread: [String] = []
+            for state in threads {
+                let wait = locks.waits[state.tid]
+                if wait?.heldBySelf == true {
+                    known.append("\(thread(state.tid)) waits for a mutex it holds itself (locked a second time)")
+                } else if let holder = wait?.holder {
+                    known.append("\(thread(state.tid)) waits for a mutex thread \(holder) holds")
+                } else {
+                    unread.append(thread(state.tid))
+                }
+            }
+            let unreadText = unread.isEmpty ? [] : ["the holders could not be read from the locks: \(unread.joined(separator: ", "))"]
             let message = "no CPU time for \(quiet); every thread (\(threads.count)) waits on a lock or condition with no timeout, so none is left to wake another"
-                + " (the holders could not be read from the locks: \(threads.map { thread($0.tid) }.joined(separator: ", ")))"
+                + " (\((known + unreadText).joined(separator: "; ")))"
             return (ExecStallVerdict(kind: .deadlocked, message: message), nil)
         }
         // A read of a pipe whose write end only the tree holds, beside locks (re-trial 33k, finding 4: a

@@ -87,8 +87,10 @@ package enum StandardErrorWords {
               lines[..<hint].contains(where: { !isIndented($0) && !isHint($0) }) {
             lines = lines[..<hint]
         }
-        // Lua's `stack traceback:` opens its trace; it says nothing of the error.
-        let isTraceHeading = { (line: String) in line == "stack traceback:" }
+        // Lua's `stack traceback:` opens its trace; it says nothing of the error. Nor does a
+        // numbered stack (Node's `10: gamma (/app/a.js:3:27)` after `process.abort()`, under
+        // `----- JavaScript stack trace -----`): its last line was taken for the reason (re-trial 33m, F2).
+        let isTraceHeading = { (line: String) in line == "stack traceback:" || isNumberedFrame(line) }
         let continues = { (index: Int) in index > lines.startIndex && lines[index - 1].hasSuffix(":") && !isIndented(lines[index - 1]) }
         guard let start = lines.indices.last(where: { !isIndented(lines[$0]) && !isTraceHeading(lines[$0]) && !continues($0) }) else { return nil }
         var kept = [lines[start]]
@@ -100,6 +102,14 @@ package enum StandardErrorWords {
             characters += line.count + 1
         }
         return headOf(kept.joined(separator: "\n"))
+    }
+
+    /// Whether `line` is a line of a numbered stack trace or its heading, as Node prints
+    /// them: `10: gamma (/app/a.js:3:27)`, ` 2: 0xf50bdf v8::internal::… [node]`,
+    /// `----- Native stack trace -----`.
+    static func isNumberedFrame(_ line: String) -> Bool {
+        line.wholeMatch(of: #/\s*\d+: (0x[0-9a-f]+ .*|\S+ \(.+:\d+:\d+\)|\S+ \[[^\]]+\])/#) != nil
+            || line.wholeMatch(of: #/-{3,} [A-Za-z ]+ -{3,}/#) != nil
     }
 
     /// Whether `line` shows how to call the program rather than what went wrong: its

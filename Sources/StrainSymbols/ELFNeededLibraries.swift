@@ -34,6 +34,25 @@ package enum ELFNeededLibraries {
         }
     }
 
+    /// Whether the ELF file at `path` defines `name` among the symbols it exports
+    /// (`.dynsym`, a defined entry): a program that defines its own `malloc` serves every
+    /// library's calls to it. Nil when it is not a readable ELF64 file.
+    package static func definesSymbol(_ name: String, path: String) -> Bool? {
+        sections(path: path) { bytes, read, section, count, _ in
+            for index in 0..<count {
+                guard let symbols = section(index), symbols.type == 11,  // SHT_DYNSYM
+                      let strings = section(Int(symbols.link)) else { continue }
+                // Elf64_Sym, 24 bytes: st_name (4), st_info, st_other, st_shndx (2), then value and size.
+                for entry in 1..<max(1, Int(symbols.size / 24)) {
+                    guard let word = read(Int(symbols.offset) + entry * 24) else { break }
+                    let section = UInt16(truncatingIfNeeded: word >> 48)
+                    if section != 0, string(bytes, at: Int(strings.offset) &+ Int(UInt32(truncatingIfNeeded: word))) == name { return true }
+                }
+            }
+            return false
+        }
+    }
+
     /// The NUL-ended string at `start` of `bytes`, empty past the end.
     private static func string(_ bytes: UnsafeRawBufferPointer, at start: Int) -> String {
         guard start >= 0, start < bytes.count else { return "" }

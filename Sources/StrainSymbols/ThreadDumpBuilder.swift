@@ -76,7 +76,7 @@ package struct ThreadDumpBuilder: Sendable {
     /// program's own image (Rust's `std`, `core` and `alloc`, statically linked;
     /// libstdc++'s templates, instantiated in the program): not the program's code,
     /// though its module is the program. `<std::… as core::…>::drop` counts too.
-    static func isLanguageRuntime(_ symbol: String) -> Bool {
+    package static func isLanguageRuntime(_ symbol: String) -> Bool {
         let name = symbol.hasPrefix("<") ? symbol.dropFirst() : symbol[...]
         return ["std::", "core::", "alloc::", "__gnu_cxx::", "__cxxabiv1::"].contains { name.hasPrefix($0) }
     }

@@ -361,6 +361,28 @@ import Testing
         #expect(!report.stdout.contains(" — `- event loop"), "not the message's closing line: \(report.stdout.prefix(2000))")
     }
 
+    /// Node's `process.abort()` prints no message, only its native and JavaScript stacks:
+    /// their last numbered line was the record's last words and the reason (re-trial 33m, F2).
+    /// Node 18's own words, as it wrote them on this machine.
+    @Test func aNumberedStackWithNoMessageIsNoReason() {
+        let abort = """
+            ----- Native stack trace -----
+
+             1: 0xd3a3c0  [node]
+             2: 0xf50bdf v8::internal::FunctionCallbackArguments::Call(v8::internal::CallHandlerInfo) [node]
+             5: 0x195e376  [node]
+
+            ----- JavaScript stack trace -----
+
+            1: delta (/work/rt33m/src/js_abort.js:4:41)
+            2: gamma (/work/rt33m/src/js_abort.js:3:27)
+            10: gamma (/work/rt33m/src/js_abort.js:3:27)
+
+            """
+        #expect(StandardErrorWords.lastWords(in: abort) == nil)
+        #expect(StandardErrorWords.lastWords(in: "the queue is empty\n" + abort) == "the queue is empty", "a message before the stacks is the reason")
+    }
+
     @Test func theReasonLineIsPickedOutOfATail() {
         let jvm = "Exception in thread \"main\" java.lang.IllegalStateException: outer\n\tat A.f(A.java:3)\nCaused by: java.io.IOException: inner\n\tat A.g(A.java:9)\n\t... 2 more\n"
         #expect(StandardErrorWords.lastWords(in: jvm) == "Exception in thread \"main\" java.lang.IllegalStateException: outer\nCaused by: java.io.IOException: inner")

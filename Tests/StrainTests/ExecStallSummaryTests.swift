@@ -52,6 +52,33 @@ import Testing
         #expect(result.stderr.contains("← \(expected) ← EventLoop.runOneLoopTick()"), "the terminal's line too: \(result.stderr.suffix(1500))")
     }
 
+    /// A Rust `Mutex` cycle placed each thread in the standard library's lock, compiled
+    /// into the program (`<std::sys::sync::mutex::futex::Mutex>::lock_contended`): the
+    /// place is the program's own function, or its closure inlined into std's thread
+    /// start (re-trial 33m, F1).
+    @Test func aLockWaitIsPlacedInTheProgramsCodeNotItsLanguagesStandardLibrary() {
+        let program = "/app/rs_mutex"
+        func dump(_ frames: [Frame]) -> ThreadDump {
+            ThreadDump(method: "signal", threadCount: 1, groups: [
+                ThreadGroup(count: 1, summary: "", inWork: false, threads: [DumpedThread(tid: 7, name: "mover", state: "S", wait: "futex wait", viaPtrace: false)], frames: frames),
+            ], waitCycle: nil, unreached: [], dumpNanoseconds: 1)
+        }
+        let contended = Frame(address: 1, module: program, symbol: "<std::sys::sync::mutex::futex::Mutex>::lock_contended", file: "futex.rs", line: 61, column: 13)
+        let main = dump([Frame(address: 0, module: "/usr/lib/x86_64-linux-gnu/libc.so.6", symbol: "syscall"), contended,
+                         Frame(address: 2, module: program, symbol: "rs_mutex::main", file: "rs_mutex.rs", line: 5, column: 80,
+                               inlined: [InlinedFrame(symbol: "std::sync::mutex::Mutex<T>::lock", file: "mutex.rs", line: 317, column: 9)])])
+        #expect(ExecSupervisor.place(of: 7, in: main) == "rs_mutex::main at rs_mutex.rs:5:80 (rs_mutex)")
+        let mover = dump([contended,
+                          Frame(address: 3, module: program, symbol: "std::sys::backtrace::__rust_begin_short_backtrace",
+                                inlined: [InlinedFrame(symbol: "std::sync::mutex::Mutex<T>::lock", file: "mutex.rs", line: 317, column: 9),
+                                          InlinedFrame(symbol: "rs_mutex::main::{{closure}}", file: "rs_mutex.rs", line: 4, column: 146)])])
+        #expect(ExecSupervisor.place(of: 7, in: mover) == "rs_mutex::main::{{closure}} at rs_mutex.rs:4:146 (rs_mutex)")
+        // A C program's caller of pthread_mutex_lock stays the place.
+        let c = dump([Frame(address: 0, module: "/usr/lib/x86_64-linux-gnu/libc.so.6", symbol: "pthread_mutex_lock"),
+                      Frame(address: 4, module: "/app/locks", symbol: "worker", file: "locks.c", line: 12, column: 5)])
+        #expect(ExecSupervisor.place(of: 7, in: c) == "worker at locks.c:12:5 (locks)")
+    }
+
     @Test func aSummarySkipsLibraryFramesBetweenTheWaitAndTheProgramsCode() {
         let builder = ThreadDumpBuilder(symbolizer: Symbolizer())
         let frames = [

@@ -39,6 +39,36 @@ import Testing
         #expect(result.stderr.contains("strain: the program is statically linked: LD_PRELOAD cannot load Strain's probe"), "\(result.stderr)")
         let trial = try #require(run?.trials.first)
         #expect(trial.leftOut?.contains { $0.hasPrefix("the program is statically linked") } == true, "\(trial.leftOut ?? [])")
+        #expect(run?.environment.allocator == "the program's own (statically linked)", "not glibc's libc.so.6: \(run?.environment.allocator ?? "none")")
+    }
+
+    /// A program that defines its own malloc family: its allocator is named as its own
+    /// (it was recorded as libc.so.6), and its calls are not counted (re-trial 33m, F3).
+    @Test func aProgramThatDefinesItsOwnMallocIsRecordedWithItsOwnAllocator() async throws {
+        let folder = ExecTests.folder() + "-ownmalloc"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try """
+            #include <stddef.h>
+            #include <stdio.h>
+            #include <string.h>
+            static char arena[1 << 20]; static size_t used;
+            void *malloc(size_t n) { n = (n + 15) & ~(size_t)15; if (used + n > sizeof arena) return NULL; void *p = arena + used; used += n; return p; }
+            void free(void *p) { (void)p; }
+            void *calloc(size_t a, size_t b) { void *p = malloc(a * b); if (p) memset(p, 0, a * b); return p; }
+            void *realloc(void *p, size_t n) { void *q = malloc(n); if (p && q) memcpy(q, p, n); return q; }
+            int main(void) { puts("own allocator"); return 0; }
+            """.write(toFile: folder + "/own.c", atomically: true, encoding: .utf8)
+        let program = folder + "/ownmalloc"
+        let built = try await ProgramRun.run("/usr/bin/env", [TestPrograms.compiler, "-O1", "-o", program, folder + "/own.c"], timeout: 180)
+        try #require(built.termination == .exited(0), "\(built.stderr)")
+        let out = ExecTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let (result, run) = try await ExecTests.exec(program, [], out: out)
+        #expect(result.termination == .exited(0), "\(result.stderr)")
+        #expect(result.stdout == "own allocator\n")
+        #expect(run?.environment.allocator == "the program's own (ownmalloc defines malloc)", "\(run?.environment.allocator ?? "none")")
+        #expect(run?.trials.first?.metrics.allocations == nil, "not counted, never 0")
     }
 
     @Test func aWrapperThatExecutesAStaticProgramIsSaidToHaveRunItWithoutTheProbe() async throws {

@@ -399,6 +399,20 @@ import StrainWire
         #expect(judged.cycle?.links.map(\.holding) == ["mutex 0x300", "mutex 0x100", "mutex 0x200"])
     }
 
+    /// What the locks say is said: a mutex locked a second time by its holder, a mutex
+    /// whose holder waits on something unreadable (a read-write lock); only the rest are
+    /// "could not be read" (all were: re-trial 33m, F4).
+    @Test func aSelfLockedMutexAndAReadableHolderAreNamedInADeadlockWithoutACycle() throws {
+        let alone = try #require(LockWaits.judge(threads: [Self.waiting(10, on: 0x100)], silentSeconds: 1, readWord: Self.owners([0x100: 10]), place: { _ in nil }))
+        #expect(alone.verdict.kind == .deadlocked)
+        #expect(alone.verdict.message.hasSuffix("(thread 10 (t10) waits for a mutex it holds itself (locked a second time))"), "\(alone.verdict.message)")
+        let chain = try #require(LockWaits.judge(threads: [Self.waiting(11, on: 0x200), Self.waiting(12, on: 0x300)], silentSeconds: 1,
+                                                 readWord: Self.owners([0x200: 12]), place: { _ in nil }))
+        #expect(chain.verdict.kind == .deadlocked && chain.cycle == nil)
+        #expect(chain.verdict.message.hasSuffix("(thread 11 (t11) waits for a mutex thread 12 holds; the holders could not be read from the locks: thread 12 (t12))"),
+                "\(chain.verdict.message)")
+    }
+
     @Test func aReadOfAPipeOnlyTheTreeCanWriteBesideLockWaitsIsADeadlockAndAnyOtherReadIsNot() throws {
         let reader = ThreadState(tid: 12, name: "main", state: "S", syscall: 0, arguments: [3, 0, 1, 0, 0, 0])
         let own = { (thread: ThreadState) in thread.tid == 12 }

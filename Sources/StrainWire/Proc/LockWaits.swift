@@ -21,6 +21,9 @@ package struct LockWaits {
         package var address: UInt64
         /// The thread holding it, when the lock says.
         package var holder: Int?
+        /// The lock says the waiting thread holds it itself: a mutex that is not
+        /// recursive, locked twice.
+        package var heldBySelf = false
     }
 
     /// Every thread in an untimed futex wait, by thread id.
@@ -45,8 +48,9 @@ package struct LockWaits {
             default:
                 continue
             }
+            let heldBySelf = holder == thread.tid
             if let known = holder, known == thread.tid || !tids.contains(known) { holder = nil }
-            waits[thread.tid] = Wait(tid: thread.tid, address: address, holder: holder)
+            waits[thread.tid] = Wait(tid: thread.tid, address: address, holder: holder, heldBySelf: heldBySelf)
         }
         self.waits = waits
     }
