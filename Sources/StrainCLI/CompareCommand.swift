@@ -30,9 +30,7 @@ struct CompareCommand: ParsableCommand {
             let named = baseline.contains("/") || baseline.hasSuffix(".json") ? "the run \(baseline)" : "baseline \(file.name)"
             let table = TerminalStyle.safe(Self.table(OneLine.copy(report), current: OneLine.text(current), baseline: OneLine.text(named)))
             // Fitted as the run's terminal view is: to the terminal, or to COLUMNS; a pipe without it gets whole lines.
-            let fitted = isatty(STDOUT_FILENO) == 1 || ProcessInfo.processInfo.environment["COLUMNS"] != nil
-            let style = TerminalStyle(color: false, width: fitted ? RunCommand.terminalColumns() : nil)
-            print(table.split(separator: "\n", omittingEmptySubsequences: false).flatMap { style.fit(String($0)) }.joined(separator: "\n"))
+            print(TerminalStyle(color: false, width: RunCommand.outputColumns()).fitLines(table))
         } catch { throw error.exit() }
     }
 

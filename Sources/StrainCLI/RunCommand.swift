@@ -269,9 +269,13 @@ struct RunCommand: ParsableCommand {
     /// gives; a pipe without COLUMNS (a CI log) gets them whole.
     static func terminalReport() -> TerminalReport {
         let interactive = isatty(STDOUT_FILENO) == 1
-        let fitted = interactive || ProcessInfo.processInfo.environment["COLUMNS"] != nil
-        return TerminalReport(color: interactive && ProcessInfo.processInfo.environment["NO_COLOR"] == nil,
-                              columns: fitted ? terminalColumns() : nil)
+        return TerminalReport(color: interactive && ProcessInfo.processInfo.environment["NO_COLOR"] == nil, columns: outputColumns())
+    }
+
+    /// The width standard output's lines are fitted to: the terminal's, or COLUMNS's;
+    /// nil for a pipe without COLUMNS (a CI log gets them whole).
+    static func outputColumns() -> Int? {
+        isatty(STDOUT_FILENO) == 1 || ProcessInfo.processInfo.environment["COLUMNS"] != nil ? terminalColumns() : nil
     }
 
     /// The width in columns of the terminal `descriptor` is on (TIOCGWINSZ, read at each
@@ -307,7 +311,6 @@ enum StandardErrorWidth {
     /// `text`'s lines, each fitted to ``columns()`` (a line's continuation indented four past it).
     static func fitted(_ text: String) -> String {
         guard let width = columns() else { return text }
-        let style = TerminalStyle(color: false, width: width)
-        return text.split(separator: "\n", omittingEmptySubsequences: false).flatMap { style.fit(String($0)) }.joined(separator: "\n")
+        return TerminalStyle(color: false, width: width).fitLines(text)
     }
 }

@@ -129,11 +129,12 @@ package struct ExecSupervisor: Sendable {
         if !Self.sanitizerRuntimes(of: request.program, path: ProcessInfo.processInfo.environment["PATH"]).isEmpty { environment.allocator = "sanitizer" }
         // Nor glibc's when the program brings its own: linked in statically, or a `malloc` its executable
         // defines, which every library's calls reach first (both were recorded as libc.so.6: re-trial 33m, F3).
-        let executable = Self.resolved(request.program, path: ProcessInfo.processInfo.environment["PATH"])
-        if ELFNeededLibraries.isStatic(path: executable) == true {
+        let programFile = Self.resolved(request.program, path: ProcessInfo.processInfo.environment["PATH"])
+        let isStatic = ELFNeededLibraries.isStatic(path: programFile) == true
+        if isStatic {
             environment.allocator = "the program's own (statically linked)"
-        } else if ELFNeededLibraries.definesSymbol("malloc", path: executable) == true {
-            environment.allocator = "the program's own (\((executable as NSString).lastPathComponent) defines malloc)"
+        } else if ELFNeededLibraries.definesSymbol("malloc", path: programFile) == true {
+            environment.allocator = "the program's own (\((programFile as NSString).lastPathComponent) defines malloc)"
         }
         let started = strain_monotonic_ns()
         // Before any signal can be passed on: the witness that tells a signal sent to
@@ -152,8 +153,7 @@ package struct ExecSupervisor: Sendable {
             notes.append(text)
             onNote(text)
         }
-        let programFile = Self.resolved(request.program, path: ProcessInfo.processInfo.environment["PATH"])
-        if ELFNeededLibraries.isStatic(path: programFile) == true { note(Self.staticProgram) }
+        if isStatic { note(Self.staticProgram) }
         let isGo = ELFNeededLibraries.hasSection(".go.buildinfo", path: programFile) == true
         // The folder as made, before the program can touch it.
         let probe = ProbeFolder(path: request.probeFolder)

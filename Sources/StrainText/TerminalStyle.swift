@@ -56,6 +56,11 @@ package struct TerminalStyle: Sendable {
         return lines.map { paint($0, 31) }
     }
 
+    /// Each line of `text` fitted (``fit(_:hanging:)``), joined again.
+    package func fitLines(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).flatMap { fit(String($0)) }.joined(separator: "\n")
+    }
+
     /// `line` in lines of at most ``width`` visible characters, broken only between
     /// words, the lines after the first indented four past the first's indent. A word
     /// wider than a line (a C++ or Swift symbol) is broken only after a `<`, `,`, `(` or

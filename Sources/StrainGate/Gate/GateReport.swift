@@ -56,6 +56,8 @@ package struct RowComparison: Codable, Hashable, Sendable {
 
     /// Unchanged in every metric and outcome: what the reports fold into one list.
     package var isUnchangedThroughout: Bool { verdict == .unchanged && outcomeReason == nil }
+    /// Passed, its outcomes changed among those its suite expects (the reason says how).
+    package var outcomesChangedAsExpected: Bool { verdict == .unchanged && outcomeReason != nil }
 }
 
 /// One candidate trial behind a failing outcome: where the gate's rendering of the

@@ -69,7 +69,7 @@ extension GateReport {
     /// occurred (re-trial 35m).
     package static func kinds(of rows: [RowComparison]) -> String {
         let present = Set(rows.map(\.verdict) + rows.flatMap { $0.metrics.map(\.verdict) })
-        let changedAsExpected = rows.contains { $0.verdict == .unchanged && $0.outcomeReason != nil } ? ["outcomes changed as the suite expects"] : []
+        let changedAsExpected = rows.contains(where: \.outcomesChangedAsExpected) ? ["outcomes changed as the suite expects"] : []
         return ([GateVerdict.improved, .inconclusive, .new, .fixed].filter(present.contains).map(\.label) + changedAsExpected).joined(separator: ", ")
     }
 
@@ -117,7 +117,7 @@ extension GateReport {
     static func rows(_ row: RowComparison, failingOnly: Bool) -> [String] {
         let outcomes = "\(escape(histogramText(row.baselineOutcomes))) → \(escape(histogramText(row.candidateOutcomes)))"
         var lines: [String] = []
-        if [.outcomeChanged, .missing, .harnessError, .new, .fixed].contains(row.verdict) || (row.verdict == .unchanged && row.outcomeReason != nil) {
+        if [.outcomeChanged, .missing, .harnessError, .new, .fixed].contains(row.verdict) || row.outcomesChangedAsExpected {
             lines.append("| **\(row.verdict.label)** | \(escape(row.key.description)) | outcome | | \(escape(row.outcomeReason ?? "")) | | | | \(outcomes) |\n")
         }
         for metric in row.metrics where failingOnly ? metric.verdict.fails : (metric.verdict != .unchanged && metric.verdict != .notGated) {
