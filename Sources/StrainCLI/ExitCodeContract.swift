@@ -13,6 +13,9 @@ package enum ExitCodeContract {
         package var run: String
         /// For `gate` (mirrored as `exitCode` in gate.json); nil where the gate never exits so.
         package var gate: String?
+        /// `run`'s meaning without other commands' reasons (`merge`'s shards, `baseline`'s
+        /// `--force`), for `run --help` and `gate --help`; nil where ``run`` has none.
+        package var runAlone: String? = nil
     }
 
     package static let rows: [Row] = [
@@ -27,11 +30,14 @@ package enum ExitCodeContract {
                 + "missing file, unusable or locked `--out`, a `--resume` of another plan, an existing baseline without `--force`, "
                 + "shards of different plans",
             gate: "the same, and a bad or missing baseline, an unsupported schema version, a refused machine fingerprint, "
-                + "another `--jobs` than the baseline's (without `--allow-execution-mismatch`)"),
+                + "another `--jobs` than the baseline's (without `--allow-execution-mismatch`)",
+            runAlone: "a usage or input error, found before anything runs: a bad argument, suite file (every mistake with file:line:column), "
+                + "missing file, unusable or locked `--out`, a `--resume` of another plan"),
         Row(code: StrainExitCode.harnessError,
             run: "a harness error: a trial ended in `harnessError` (never blamed on the scenario), or the run's records could not be written; "
                 + "`merge`: a shard or trial missing",
-            gate: "a harness error or incomplete data: a row of the baseline missing from the candidate, a build that crashed"),
+            gate: "a harness error or incomplete data: a row of the baseline missing from the candidate, a build that crashed",
+            runAlone: "a harness error: a trial ended in `harnessError` (never blamed on the scenario), or the run's records could not be written"),
         Row(code: StrainExitCode.toolMissing,
             run: "a counted measure cannot be taken: `measure: [instructions]` without `valgrind` or `objcopy` on PATH, "
                 + "`STRAIN_INSTRUCTIONS_SOURCE=pmu` where no instruction counter opens, or an allocator preloaded through `LD_PRELOAD` "
@@ -84,12 +90,12 @@ package enum ExitCodeContract {
             case .all:
                 lines += item(label, (row.gate == nil ? "" : "run, merge: ") + row.run)
                 if let gate = row.gate { lines += item("", "gate: " + gate) }
-            case .run: lines += item(label, row.run)
+            case .run: lines += item(label, row.runAlone ?? row.run)
             case .gate:
                 // The gate's page shows no run column: "the same" is spelled out there.
                 if let gate = row.gate {
                     let same = "the same, "
-                    lines += item(label, gate.hasPrefix(same) ? row.run + " (" + gate.dropFirst(same.count) + ")" : gate)
+                    lines += item(label, gate.hasPrefix(same) ? (row.runAlone ?? row.run) + " (" + gate.dropFirst(same.count) + ")" : gate)
                 }
             }
         }

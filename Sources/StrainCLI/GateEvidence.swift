@@ -2,6 +2,7 @@ import Foundation
 import StrainGate
 import StrainRecords
 import StrainReports
+import StrainText
 
 /// Each side's run rendered as a report into the gate's folder, and each row whose
 /// outcome changed pointed at the candidate trial that shows it there: the trial's

@@ -68,11 +68,14 @@ struct StrainPlugin: CommandPlugin {
     }
 
     /// strain's own standard error, put before the plugin's line: SwiftPM writes
-    /// `error: ` before a diagnostic, so strain's own first `error: ` is not repeated.
+    /// `error: ` before a diagnostic, so strain's own first `error: ` is not repeated,
+    /// nor a suite mistake's `FILE: error: ` (`error: nope.yaml: error: no such file`).
     static func leading(_ message: String) -> String {
         var text = message.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { return "" }
         if text.hasPrefix("error: ") { text.removeFirst("error: ".count) }
+        let firstLine = text.prefix { $0 != "\n" }
+        if let label = firstLine.range(of: ": error: ") { text.replaceSubrange(label, with: ": ") }
         return text + "\n"
     }
 

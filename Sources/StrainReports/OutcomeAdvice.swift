@@ -20,7 +20,7 @@ package enum OutcomeAdvice {
             return "It completed where the suite expects \(trial.expectedOutcomes.joined(separator: " or ")): if the fault is fixed, change the run's expect to completed; if not, the run no longer reaches it (check its parameters and strategies)."
         case .threw:
             let error = outcome.message.map { " (\(Format.quoted($0)))" } ?? ""
-            return "The scenario's work threw\(error): fix or handle the error where it is thrown, or add threw to the run's expect if throwing is the point."
+            return "The scenario's work threw\(error): fix or handle the error where it is thrown" + (trial.expected ? "." : ", or add threw to the run's expect if throwing is the point.")
         case .invariantViolated:
             let broken = outcome.message.map { " (\(Format.quoted($0)))" } ?? ""
             return "The work ran to its end with a wrong result\(broken): check the invariant's code first; where threads share the state, updates were lost or reordered between them. Guard the shared state with one lock, serial queue or actor for every access, or use an atomic for a counter."
@@ -69,7 +69,8 @@ package enum OutcomeAdvice {
     static func crashAdvice(_ trial: TrialRecord) -> String {
         let signal = trial.outcome.signal.map(SignalName.of) ?? "a signal"
         let frame = trial.trace.flatMap(TraceText.pointOfFailure)
-        let at = frame.map { " in \($0.displayName)" } ?? ""
+        // A long C++ or Swift name in a sentence without its template arguments: the trace has it whole.
+        let at = frame.map { " in \($0.displayName.count > 60 ? TerminalStyle.argumentsElided($0.displayName) ?? $0.displayName : $0.displayName)" } ?? ""
         let reason = CrashReason.message(for: trial).map { ": \(Format.quoted($0))" } ?? ""
         // libdispatch's own trap for a sync onto the queue the caller runs on (`self-sync`): not a check to add, a call to change.
         if trial.trace?.firstFrames.prefix(4).contains(where: { $0.symbol == "__DISPATCH_WAIT_FOR_QUEUE__" }) == true {

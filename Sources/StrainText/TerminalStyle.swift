@@ -146,6 +146,36 @@ package struct TerminalStyle: Sendable {
         return breaks
     }
 
+    /// `name`, a frame's, to follow `lead` visible characters on a line: whole when the
+    /// line fits the window, else with each outermost template or generic argument
+    /// list written `<…>` (`std::pair<…> swift::ConcurrentReadableHashMap<…>::find<…>`),
+    /// so the terminal never breaks a C++ or Swift name inside its arguments (re-trial
+    /// 35o, F14); the second value says whether it left any out. A name whose angle
+    /// brackets do not pair (`operator<`, `operator->`) stays whole.
+    package func frameName(_ name: String, after lead: Int) -> (name: String, elided: Bool) {
+        guard let width, lead + Self.visibleCount(name) > width, let short = Self.argumentsElided(name) else { return (name, false) }
+        return (short, true)
+    }
+
+    /// `name` with each outermost template or generic argument list written `<…>`, or nil
+    /// when it has none or its angle brackets do not pair.
+    package static func argumentsElided(_ name: String) -> String? {
+        var out = ""
+        var depth = 0
+        for character in name {
+            if character == ">" {
+                depth -= 1
+                guard depth >= 0 else { return nil }
+            }
+            if depth == 0 { out.append(character) }
+            if character == "<" {
+                if depth == 0 { out.append("…") }
+                depth += 1
+            }
+        }
+        return depth == 0 && out != name ? out : nil
+    }
+
     /// `text` with a space after each place ``symbolBreaks(in:)`` allows: what a test
     /// compares the words of a fitted text and its whole original by.
     package static func spacedAtSymbolBreaks(_ text: String) -> String {

@@ -40,6 +40,11 @@ package struct FaultRecord: Sendable {
     /// The runtime's last words, read by the handler: glibc's abort message
     /// (`free(): double free detected in tcache 2`), the Swift runtime's fatal error.
     package var lastWords: String?
+    /// The process's threads and peak RSS (`VmHWM`) as it faulted, from its status
+    /// file; nil in records without them, or out of range (1…1,000,000 threads, up to 4 TiB).
+    package var threads: Int?
+    /// See `threads`.
+    package var peakRSSBytes: Int?
     /// Whether the record ran to its `END` line.
     package var isComplete = false
 
@@ -111,6 +116,8 @@ package struct FaultRecord: Sendable {
             case "ppid": parentPid = Int32(value)
             case "tid": threadID = Int32(value)
             case "thread_name": threadName = Self.unescaped(value)
+            case "threads": threads = Int(value).flatMap { (1...1_000_000).contains($0) ? $0 : nil }
+            case "peak_rss_kb": peakRSSBytes = Int(value).flatMap { (1...(1 << 32)).contains($0) ? $0 * 1024 : nil }
             case "cmdline": commandLine = Self.unescaped(value).split(separator: "\0", omittingEmptySubsequences: false).map(String.init)
             case "last_words":
                 let words = Self.unescaped(value).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -121,6 +121,11 @@ import Testing
         }
         let aborts = record.trials.filter { $0.parameters["kind"] == "abort" }
         #expect(aborts.allSatisfy { $0.outcome.description == "crashed(SIGABRT)" })
+        // Counted as it faulted, on a worker or a thread of its own beside the main thread: a crash
+        // within the parent's first 5 ms sample showed its start's 1 thread (re-trial 35o, F4).
+        for trial in nulls + aborts {
+            #expect((trial.metrics.peakThreads ?? 0) >= 2, "\(trial.key): \(trial.metrics.peakThreads ?? 0) threads")
+        }
         let hang = try #require(record.trials.first { $0.parameters["kind"] == "hang" })
         #expect(hang.outcome.kind == .timedOut)
         // Ended by the runner at its deadline (it never ends by itself; the run's bound

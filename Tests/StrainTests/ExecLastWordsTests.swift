@@ -1,6 +1,7 @@
 import Foundation
 import StrainKit
 import StrainRecords
+import StrainText
 import StrainExec
 import StrainReports
 import StrainRunner

@@ -38,6 +38,23 @@ import Testing
         #expect(ExitCodeContract.rows.map(\.code) == [0, 1, 2, 3, 4, 130, 131, 143])
     }
 
+    /// `run --help` and `gate --help` give each code the reasons of that command: code 2
+    /// named `baseline`'s `--force` and `merge`'s shards there, code 3 `merge`'s missing
+    /// shard (re-trial 35o, F12); `strain --help` keeps every command's.
+    @Test func runsAndTheGatesHelpGiveOnlyTheirOwnReasonsForACode() async throws {
+        for command in ["run", "gate"] {
+            let help = try await StrainBinary.run([command, "--help"], timeout: 60)
+            let rest = help.stdout[try #require(help.stdout.range(of: "Exit codes ("), "\(help.stdout)").lowerBound...]
+            let codes = Self.flattened(String(rest).components(separatedBy: "\nOPTIONS:")[0].components(separatedBy: "\nUSAGE:")[0])
+            for other in ["--force", "shards", "`merge`"] {
+                #expect(!codes.contains(other), "\(command) --help: \(other) is another command's:\n\(codes)")
+            }
+            #expect(codes.contains("a `--resume` of another plan"), "\(codes)")
+        }
+        let root = Self.flattened(try await StrainBinary.run(["--help"], timeout: 60).stdout)
+        #expect(root.contains("an existing baseline without `--force`, shards of different plans") && root.contains("`merge`: a shard or trial missing"), "\(root)")
+    }
+
     /// `report` renders a run; its outcomes were the run's to say. A report of a run with
     /// unexpected trials exits 0, and the contract says so (a re-trial found the table
     /// putting `report` beside `run`, whose 1 it never used).

@@ -60,9 +60,42 @@ import Testing
         }
     }
 
-    /// How often each word of `text` occurs, a colon after it left out.
+    /// How often each word of `text` occurs, a colon after it left out, every template or
+    /// generic argument list written `<…>` (as a frame's name too wide to fit is printed).
     static func counts(_ text: String) -> [Substring: Int] {
-        TerminalStyle.spacedAtSymbolBreaks(text).split(whereSeparator: \.isWhitespace).reduce(into: [:]) { $0[$1.hasSuffix(":") ? $1.dropLast() : $1, default: 0] += 1 }
+        TerminalStyle.spacedAtSymbolBreaks(argumentsElided(text)).split(whereSeparator: \.isWhitespace).reduce(into: [:]) { $0[$1.hasSuffix(":") ? $1.dropLast() : $1, default: 0] += 1 }
+    }
+
+    /// `text` with each innermost `<…>` list taken out until none is left, then each written `<…>`.
+    static func argumentsElided(_ text: String) -> String {
+        var text = text
+        while let list = text.firstMatch(of: /<[^<>\n]*>/) { text.replaceSubrange(list.range, with: "\u{2039}\u{203A}") }
+        return text.replacing("\u{2039}\u{203A}", with: "<…>").replacing(/(<…>)+/, with: "<…>")
+    }
+
+    /// A fault in a C++ runtime function whose name is wider than the window: at 80 columns
+    /// its template arguments are left out, `<…>`, and said so, where the name was broken
+    /// after a `<` across four lines (`swift::TaggedMetadataAllocator<(unsigned short)14>,`,
+    /// re-trial 35o, F14); with no width it is whole.
+    @Test func aFrameNameTooWideForTheWindowLeavesOutItsTemplateArgumentsNotBreaksThem() throws {
+        let symbol = "std::pair<swift::GenericCacheEntry*, bool> swift::StableAddressConcurrentReadableHashMap<swift::GenericCacheEntry, "
+            + "swift::TaggedMetadataAllocator<(unsigned short)14>, swift::Mutex>::getOrInsert<swift::MetadataCacheKey, swift::MetadataRequest&>"
+        var trial = OutcomeAdviceTests.trial(.crashed, index: 0)
+        trial.trace = FaultTrace(signal: 11, faultAddress: 0, isStackOverflow: false, stackLow: nil, stackHigh: nil, guardSizeBytes: nil, totalFrames: 1,
+                                 omittedFrames: 0, firstFrames: [Frame(address: 0x10, module: "libswiftCore.so", symbol: symbol)], lastFrames: [],
+                                 cycle: nil, markedDepth: nil, walkNanoseconds: 0, captureNanoseconds: nil)
+        var run = OutcomeAdviceTests.run()
+        run.trials = [trial]
+        let narrow = TerminalReport(color: false, columns: 81).render(run)
+        #expect(narrow.components(separatedBy: "\n").allSatisfy { $0.count <= 80 }, "\(narrow)")
+        let traces = String(narrow[try #require(narrow.range(of: "Traces"), "\(narrow)").lowerBound...])
+        #expect(traces.split(whereSeparator: \.isWhitespace).joined(separator: " ").contains("std::pair<…> swift::StableAddressConcurrentReadableHashMap<…>::getOrInsert<…>"), "\(traces)")
+        #expect(traces.contains("template arguments left out to fit"), "\(traces)")
+        // Nor is it broken in the crash's advice: a sentence names it without its arguments in every width.
+        #expect(!narrow.contains("TaggedMetadataAllocator"), "\(narrow)")
+        let whole = TerminalReport(color: false).render(run)
+        let wholeTraces = String(whole[try #require(whole.range(of: "Traces"), "\(whole)").lowerBound...])
+        #expect(wholeTraces.contains(symbol) && !wholeTraces.components(separatedBy: "Why, and what to do")[0].contains("<…>"), "\(whole)")
     }
 
     @Test func aFailingRunOnAnEightyColumnTerminalFitsEveryLineInColourAndSplitsNoWord() async throws {

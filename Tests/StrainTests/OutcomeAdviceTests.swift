@@ -101,6 +101,33 @@ import Testing
         }
     }
 
+    /// An outcome the suite expects says what to do as an unexpected one does, under its
+    /// key, its outcome and ", expected": a passing run advised its expected overflows and
+    /// stalls but not its expected crash or throw (re-trial 35o, F5).
+    @Test func everyOutcomeTheSuiteExpectsStillSaysWhatToDoInEveryView() throws {
+        var run = Self.run()
+        let kinds = TrialOutcome.Kind.allCases.filter { $0 != .completed && $0 != .harnessError }
+        run.trials = kinds.enumerated().map { index, kind in
+            var trial = Self.trial(kind, index: index)
+            trial.expected = true
+            trial.expectedOutcomes = [kind.rawValue]
+            return trial
+        }
+        let views = [("terminal", TerminalReport(color: false).render(run)), ("summary.md", MarkdownReport.render(run)), ("report.html", TestFiles.readable(HTMLReport.render(run)))]
+        for (name, text) in views {
+            #expect(text.contains("every outcome expected"), "\(name)")
+            let why = try #require(text.range(of: "Why, and what to do"), "\(name) has an answer block:\n\(text)")
+            let answer = String(text[why.upperBound...])
+            for kind in kinds {
+                for phrase in Self.phrases(kind) {
+                    #expect(answer.contains(phrase), "\(name): the expected \(kind)'s advice says \"\(phrase)\"")
+                }
+            }
+            #expect(answer.contains("kind=crashed] gcd-global linux: crashed(SIGSEGV), expected"), "\(name):\n\(answer)")
+            #expect(!answer.contains("or add threw to the run's expect"), "\(name): threw is already expected")
+        }
+    }
+
     /// A program under `strain exec` that completed, whose dump was kept because --stall saw it
     /// wait on an outside event: the page and summary.md say what the watch saw, not the suite
     /// advice "It completed where the suite expects completed: if the fault is fixed, …", and

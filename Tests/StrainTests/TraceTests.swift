@@ -65,6 +65,16 @@ import Testing
 }
 
 @Suite struct FaultRecordTests {
+    /// The threads and peak RSS a handler read as the process faulted are kept when in range.
+    @Test func aFaultRecordKeepsItsThreadsAndPeakRSSWithinTheirRanges() throws {
+        let record = try #require(FaultRecord(parsing: "STRAIN-FAULT 1\nsignal 11\nthreads 5\npeak_rss_kb 12000\nEND\n"))
+        #expect(record.threads == 5 && record.peakRSSBytes == 12_000 * 1024)
+        let classifier = OutcomeClassifier(traceBuilder: TraceBuilder(symbolizer: Symbolizer()), dumpBuilder: ThreadDumpBuilder(symbolizer: Symbolizer()))
+        #expect(classifier.classify(record).metrics.peakThreads == 5)
+        let wild = try #require(FaultRecord(parsing: "STRAIN-FAULT 1\nsignal 11\nthreads 0\npeak_rss_kb 99999999999999\nEND\n"))
+        #expect(wild.threads == nil && wild.peakRSSBytes == nil)
+    }
+
     @Test func parsesTheHandlersRecordWithHeadTailAndMaps() throws {
         let text = """
         RESULT {"ignored": true}

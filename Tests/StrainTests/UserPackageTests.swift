@@ -303,6 +303,8 @@ enum FixturePackage {
         #expect(missing.status == 1, "\(missing.output)")
         #expect(missing.output.contains("no-such-suite.yaml") && missing.output.contains("`strain explain SCENARIO` prints one to start from"), "\(missing.output)")
         #expect(!missing.output.contains("Scenarios/README.md"), "a file only Strain's repository has: \(missing.output)")
+        // SwiftPM writes `error: ` before it: strain's `FILE: error: ` read `error: no-such-suite.yaml: error: no such file` (re-trial 35o, F8).
+        #expect(missing.output.contains("error: no-such-suite.yaml: no such file"), "one `error:`: \(missing.output)")
 
         // --product and --configuration after `--` are the program's: the plugin builds
         // the package's strain as asked before `--` (debug), not a product `none` in

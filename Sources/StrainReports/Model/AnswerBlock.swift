@@ -4,7 +4,8 @@ import StrainText
 /// Why the run failed and what to do, and its stalls a line each: report.html's
 /// answer box, what summary.md says right after What failed, before any table, and
 /// what the terminal says just before its closing count. Every failing key gets its
-/// advice (``OutcomeAdvice``), an overflow's being its stack verdict. A bisect's
+/// advice (``OutcomeAdvice``), an overflow's being its stack verdict, and so does every
+/// outcome but completed that the suite expects. A bisect's
 /// per-probe stack verdicts are left out: the bisect's answer replaces them.
 package struct AnswerBlock: TextSection {
     /// A stack verdict, a failing key's advice or a thread cap, with what backs it.
@@ -38,7 +39,7 @@ package struct AnswerBlock: TextSection {
         package var body: String { (detail.map { $0 + ". " } ?? "") + advice }
     }
 
-    /// The stack verdicts, then each failing key's advice (a stall's is on its stall), then the thread caps.
+    /// The stack verdicts, then each failing key's advice (a stall's is on its stall), each expected outcome's, then the thread caps.
     package var advice: [Advice]
     /// The stalls, in run order.
     package var stalls: [Stall]
@@ -46,7 +47,7 @@ package struct AnswerBlock: TextSection {
     /// Whether there is nothing to say.
     package var isEmpty: Bool { advice.isEmpty && stalls.isEmpty }
 
-    init(stack: StackVerdictSection, failed: FailedSection, caps: CapSection, stalls: StallSection, isBisect: Bool) {
+    init(stack: StackVerdictSection, failed: FailedSection, trials: [TrialRecord], caps: CapSection, stalls: StallSection, isBisect: Bool) {
         let verdicts = isBisect ? [] : Array(zip(stack.verdicts, stack.overflows))
         // An overflow's advice is its configuration's verdict (in a bisect, the bisect's answer).
         let covered = Set(stack.verdicts.map { StackVerdict.Configuration($0.key) })
@@ -54,17 +55,24 @@ package struct AnswerBlock: TextSection {
         let stalled = Set(stalls.entries.map { "\($0.trial.key) \($0.trial.outcome.kind)" })
         // Each of a key's outcomes gets its own advice, from its first trial: a SIGABRT beside
         // nine SIGSEGVs got only the SIGABRT's (re-trial 35n, F5).
-        let failing = failed.entries.flatMap { entry in
-            entry.key.byOutcome.filter { group in
-                !stalled.contains("\(entry.key.key) \(group[0].outcome.kind)")
-                    && (group[0].outcome.kind != .stackOverflow || !(isBisect || covered.contains(StackVerdict.Configuration(entry.key.key))))
-            }
+        let advised = { (group: [TrialRecord]) in
+            !stalled.contains("\(group[0].id.key) \(group[0].outcome.kind)")
+                && (group[0].outcome.kind != .stackOverflow || !(isBisect || covered.contains(StackVerdict.Configuration(group[0].id.key))))
         }
+        let failing = failed.entries.flatMap { $0.key.byOutcome.filter(advised) }
+        // An outcome the suite expects says what to do too, as an expected overflow's verdict and an expected
+        // stall do: a passing run's expected crash and throw had none (re-trial 35o, F5). A bisect's probes have its answer.
+        let foreseen = isBisect ? [] : Dictionary(grouping: trials.filter { $0.expected && $0.outcome.kind != .completed }, by: { "\($0.id.key) \($0.outcome)" })
+            .values.sorted { $0[0].index < $1[0].index }.filter(advised)
         // Every heading reads `KEY: OUTCOME`, as a stall's does: a verdict's key spans strategies and
         // profiles, so it names those that ran out; a count is said only when it is not 1.
         advice = verdicts.map { Advice(bold: "\($0.0.title) \($0.0.ranOutOn.joined(separator: ", ")): " + TrialOutcome.Kind.stackOverflow.rawValue, text: $0.0.explanation, evidence: $0.1) }
             + failing.map { group in
                 Advice(bold: "\(group[0].id.key): \(group[0].outcome)" + (group.count == 1 ? "" : " ×\(group.count)"), text: OutcomeAdvice.text(for: group[0]), evidence: group[0])
+            }
+            + foreseen.map { group in
+                Advice(bold: "\(group[0].id.key): \(group[0].outcome)" + (group.count == 1 ? "" : " ×\(group.count)") + ", expected",
+                       text: OutcomeAdvice.text(for: group[0]), evidence: group[0])
             }
             + caps.caps.map { cap in
                 Advice(bold: cap.trial.description, text: cap.verdict.message, dumpAnchor: stalls.entries.first { $0.trial.key == cap.trial }?.anchor)

@@ -107,7 +107,7 @@ package struct RunReport: Sendable {
         // A bisect's answer tells deep recursion from unbounded: its probes' "run it on a
         // larger stack too" verdicts would only repeat the question under the answer.
         if isBisect { stackVerdicts.dropUndetermined() }
-        answer = AnswerBlock(stack: stackVerdicts, failed: failed, caps: caps, stalls: stalls, isBisect: isBisect)
+        answer = AnswerBlock(stack: stackVerdicts, failed: failed, trials: run.trials, caps: caps, stalls: stalls, isBisect: isBisect)
     }
 
     /// The sections in the order summary.md and the terminal show them: what

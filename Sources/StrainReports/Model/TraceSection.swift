@@ -37,19 +37,26 @@ package struct TraceSection: TextSection, PageSection {
     package func terminalLines(_ style: TerminalStyle) -> [String] {
         guard !entries.isEmpty else { return [] }
         var lines = style.heading("Traces")
+        // A frame's name, its template arguments left out where the line would not hold it whole.
+        var elided = false
+        func frame(_ lead: String, _ name: String) {
+            let fitted = style.frameName(name, after: lead.count)
+            elided = elided || fitted.elided
+            lines.append(lead + fitted.name)
+        }
         for entry in entries {
             let trace = entry.trace
             lines.append("  \(entry.trial.key): \(TraceText.headline(trace))")
             if let reason = entry.reason { lines.append("    reason: \(reason)") }
             if let cycle = trace.cycle {
-                if let fault = trace.firstFrames.first { lines.append("    fault: #0  \(fault.displayName)") }
+                if let fault = trace.firstFrames.first { frame("    fault: #0  ", fault.displayName) }
                 lines.append("    cycle: \(TraceText.cycle(cycle))")
                 let layout = TraceLayout(trace)
                 if let entry = layout.entry {
-                    lines.append("    entered the recursion at: \(TraceText.frameNumber(entry.index))  \(entry.frame.displayName)")
+                    frame("    entered the recursion at: \(TraceText.frameNumber(entry.index))  ", entry.frame.displayName)
                     // When the entry is still the runtime's, the first frame with a source location after it is the caller's code.
                     if entry.frame.location == nil, let user = layout.firstLocated(after: entry.index) {
-                        lines.append("    called from: \(TraceText.frameNumber(user.index))  \(user.frame.displayName)")
+                        frame("    called from: \(TraceText.frameNumber(user.index))  ", user.frame.displayName)
                     }
                 }
             } else if let first = trace.firstFrames.first {
@@ -58,14 +65,15 @@ package struct TraceSection: TextSection, PageSection {
                 // scenario's); the faulting frame, where it is another, is the `fault:`, as
                 // over a cycle.
                 if let point = TraceText.pointOfFailure(trace), point != first, let index = trace.firstFrames.firstIndex(of: point) {
-                    lines.append("    fault: #0  \(first.displayName)")
-                    lines.append("    at: \(TraceText.frameNumber(index))  \(point.displayName)")
+                    frame("    fault: #0  ", first.displayName)
+                    frame("    at: \(TraceText.frameNumber(index))  ", point.displayName)
                 } else {
-                    lines.append("    at: #0  \(first.displayName)")
+                    frame("    at: #0  ", first.displayName)
                 }
             }
             if let note = trace.sourceLocations?.note { lines.append("    (\(note))") }
         }
+        if elided { lines.append("  (<…>: template arguments left out to fit; report.html and run.json have every name whole)") }
         return lines
     }
 

@@ -1,4 +1,5 @@
 import StrainRecords
+import StrainText
 
 /// Every trial with its verdict, per scenario in run order: a trial the suite
 /// did not expect is a failure (a harness error is an error) with its message

@@ -102,6 +102,9 @@ package struct OutcomeClassifier: Sendable {
         classified.metrics.stackHighWaterBytes = fault.isOverflow ? built.stackSizeBytes : nil
         classified.metrics.depth = built.markedDepth
         classified.metrics.frames = fault.totalFrames
+        // As it faulted: the parent's samples, 5 ms apart, can miss a trial that dies at once.
+        classified.metrics.peakThreads = fault.threads
+        classified.metrics.peakRSSBytes = fault.peakRSSBytes
         return classified
     }
 

@@ -1,6 +1,5 @@
 import Foundation
 import StrainRecords
-import StrainText
 
 /// A fault trace laid out once for every format: the frames from the fault,
 /// the recursion folded into one period and its count, the frame that entered
