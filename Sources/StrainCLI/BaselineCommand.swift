@@ -8,6 +8,7 @@ struct BaselineCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "baseline",
         abstract: "Store runs to gate against: save, list, show, delete.",
+        discussion: ExitCodeContract.section(for: "baseline"),
         subcommands: [Save.self, List.self, Show.self, Delete.self]
     )
 

@@ -19,7 +19,7 @@ struct ExecCommand: ParsableCommand {
         SIGQUIT (kill -QUIT PID, Ctrl-\\) or `strain dump PID` writes a grouped all-thread dump to DIR/dump-N.txt without stopping the program \
         (SIGQUIT only where strain exec was not started with it ignored, as a script's background job is; `strain dump` always). \
         strain exits with the program's own status (a program killed by SIGSEGV kills strain by SIGSEGV: 139 in a shell); \
-        its own failures: 125 (no probe library, an unusable --out), 126 (the program cannot be run), 127 (no such program).
+        its own failures: 125 (a bad option or none of a program, no probe library, an unusable --out), 126 (the program cannot be run), 127 (no such program).
         """
     )
 
@@ -204,8 +204,10 @@ struct DumpCommand: ParsableCommand {
             // readable dump-N.txt of its run folder: name the folder a reader opens.
             let probeFolder = (answer.file as NSString).deletingLastPathComponent
             let runFolder = (probeFolder as NSString).lastPathComponent == "probe" ? (probeFolder as NSString).deletingLastPathComponent : probeFolder
-            print("asked with \(answer.method); strain exec writes it as a dump-N.txt in \(runFolder) (the probe's record: \(answer.file))")
-            print(TerminalStyle.safe(DumpText.document(answer.dump, title: "thread dump of process \(answer.pid)")), terminator: "")
+            // At a terminal or with COLUMNS, fitted between words as `run`'s report is (its lines reached 151 columns: re-trial 35p, F1).
+            let style = TerminalStyle(color: false, width: RunCommand.outputColumns())
+            print(style.fitLines("asked with \(answer.method); strain exec writes it as a dump-N.txt in \(runFolder) (the probe's record: \(answer.file))"))
+            print(style.fitLines(TerminalStyle.safe(DumpText.document(answer.dump, title: "thread dump of process \(answer.pid)"))), terminator: "")
         } catch {
             throw CommandFailure(code: error.code.rawValue, message: error.message)
         }

@@ -2,9 +2,9 @@ import Foundation
 import StrainText
 
 /// The exit-code contract, written once: `strain --help`, `run --help`, `gate --help`,
-/// the man page's EXIT STATUS (`strain _exit-codes mdoc`, put in by `.ci/manual`), the
-/// README's table and the ExitCodes article (`strain _exit-codes markdown`) are all
-/// rendered from these rows, and `ExitCodeContractTests` holds each place to them.
+/// the man page's EXIT STATUS (`strain _exit-codes mdoc`, put in by `.ci/manual`) and the
+/// ExitCodes article (`strain _exit-codes markdown`) are all rendered from these rows, the
+/// README names each code, and `ExitCodeContractTests` holds each place to them.
 package enum ExitCodeContract {
     /// One code and what it means for the commands that run suites and for the gate.
     package struct Row: Sendable {
@@ -61,9 +61,16 @@ package enum ExitCodeContract {
         "`report` uses 0 once the report is written, whatever the run's outcomes (its run said those with its own code), and 2 and 3 as `run` does.",
         "`baseline` uses 0 once it has saved, listed, shown or deleted (a run with unexpected outcomes is saved all the same, and said so: the gate judges a candidate's outcomes against them), and 2 and 3 as `run` does; `compare` uses 0 whatever it finds (it never fails on a regression: `gate` does), and 2 for bad input.",
         "`exec` exits with its program's status, and 125, 126 or 127 for its own failures; `dump` uses 0, 2 and 3.",
+        "`list` and `explain` use 0, and 2 for a bad argument (an unknown scenario, an option they do not take).",
         "`swift package strain …` (the SwiftPM plugin) can only exit 0 or 1: SwiftPM turns every failure of a plugin into 1. "
             + "CI that needs the codes calls the `strain` executable, or reads gate.json.",
     ]
+
+    /// The sentence of ``otherCommands`` that starts with `` `command` ``, for that command's
+    /// help page, after its usage as `run`'s table is: `Exit codes (as in strain --help): …`.
+    package static func section(for command: String) -> String {
+        "Exit codes (as in `strain --help`): " + (otherCommands.first { $0.hasPrefix("`\(command)`") } ?? "")
+    }
 
     /// Which commands' meanings a help page lists.
     package enum Audience: Sendable { case all, run, gate }
@@ -103,7 +110,7 @@ package enum ExitCodeContract {
         return lines.flatMap { $0.count > width ? TextTable.wrap($0, width: width) : [$0] }.joined(separator: "\n")
     }
 
-    /// The table and the notes under it, as Markdown (the README and the ExitCodes article hold it verbatim).
+    /// The table and the notes under it, as Markdown (the ExitCodes article holds it verbatim; the README names each code and links it).
     package static func markdown() -> String {
         func cell(_ text: String) -> String { text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "|", with: "\\|") }
         var lines = ["| code | `run`, `merge` | `gate` (mirrored as `exitCode` in gate.json) |", "| --- | --- | --- |"]

@@ -8,7 +8,8 @@ import StrainText
 struct ExplainCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "explain",
-        abstract: "Explain one scenario: what it does, its parameters with types, ranges and defaults, its metrics, the outcomes it typically ends in, and a suite to start from."
+        abstract: "Explain one scenario: what it does, its parameters with types, ranges and defaults, its metrics, the outcomes it typically ends in, and a suite to start from.",
+        discussion: ExitCodeContract.section(for: "list")
     )
 
     @Argument(help: "The scenario's name, as 'strain list' shows it.", completion: .list(scenarioNames()))

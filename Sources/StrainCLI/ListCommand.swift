@@ -9,6 +9,7 @@ struct ListCommand: ParsableCommand {
         commandName: "list",
         abstract: "List the scenarios with their parameters, the strategies, the profiles and the outcomes.",
         discussion: "--json prints the same as one JSON document (CatalogListing, its `version` first) for tools."
+            + "\n" + ExitCodeContract.section(for: "list")
     )
 
     @Flag(help: "Print the catalog as JSON for tools.")

@@ -12,6 +12,7 @@ struct ReportCommand: ParsableCommand {
         commandName: "report",
         abstract: "Render a stored run again: self-contained HTML, Markdown, JUnit XML, run.json, or a CSV and github-action-benchmark JSON for trend charts.",
         discussion: "Reads any run.json this Strain supports (schema versions \(RunRecord.supportedSchemaVersions.lowerBound) to \(RunRecord.supportedSchemaVersions.upperBound)). Never writes over the run.json it reads."
+            + "\n" + ExitCodeContract.section(for: "report")
     )
 
     @Argument(help: "The run.json to render.")

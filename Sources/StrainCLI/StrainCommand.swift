@@ -132,11 +132,14 @@ extension StrainCommand {
     /// options: argument-parser prints a command's discussion (where `run`'s and
     /// `gate`'s tables are) before its USAGE, and a reader looks for the usage first.
     /// `strain --help` (and `strain help`) gets the whole table there. Any other help
-    /// is as argument-parser wrote it.
-    static func withExitCodesLast(_ help: String) -> String {
-        if help.contains("USAGE: strain <subcommand>\n") {
-            return help.trimmingCharacters(in: .newlines) + "\n\n" + ExitCodeContract.help(for: .all)
+    /// is as argument-parser wrote it, but for the `--version` it lists on every command's
+    /// page: only `strain --version` takes it (`strain run --version` is refused).
+    static func withExitCodesLast(_ page: String) -> String {
+        if page.contains("USAGE: strain <subcommand>\n") {
+            return page.trimmingCharacters(in: .newlines) + "\n\n" + ExitCodeContract.help(for: .all)
         }
+        let help = page.split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !($0.hasPrefix("  --version ") && $0.hasSuffix(" Show the version.")) }.joined(separator: "\n")
         guard let table = help.range(of: "\nExit codes ("), let usage = help.range(of: "\nUSAGE: "),
               table.lowerBound < usage.lowerBound else { return help }
         let before = help[..<table.lowerBound].trimmingCharacters(in: .newlines)
@@ -173,8 +176,13 @@ enum CommandSuggestion {
         guard let first = arguments.first, !first.hasPrefix("-"), !first.contains("/"), !first.contains("."),
               !FileManager.default.fileExists(atPath: first) else { return nil }
         let names = commands.map(name(of:))
-        guard !names.contains(first), let nearest = Suggestion.nearest(to: first, among: names) else { return nil }
-        return "error: unknown command '\(first)'; did you mean '\(nearest)'?\nCommands: \(names.joined(separator: ", ")). See 'strain --help'."
+        guard !names.contains(first), first != "help" else { return nil }
+        let commandList = "Commands: \(names.joined(separator: ", ")). See 'strain --help'."
+        // Neither a command nor a file: it read as a suite `run` could not find (`frobnicate: error: no such file`).
+        guard let nearest = Suggestion.nearest(to: first, among: names) else {
+            return "error: '\(first)' is neither a command nor a file; `strain run SUITE.yaml` runs a suite\n" + commandList
+        }
+        return "error: unknown command '\(first)'; did you mean '\(nearest)'?\n" + commandList
     }
 
     /// `did you mean '--format'?` for argument-parser's "Unknown option '--formt'".

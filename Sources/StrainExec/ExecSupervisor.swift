@@ -30,8 +30,11 @@ package struct ExecRequest: Sendable {
         self.follow = follow
     }
 
-    /// The probe's folder inside the run folder.
-    package var probeFolder: String { (folder as NSString).appendingPathComponent("probe") }
+    /// The probe's folder inside the run folder, as an absolute path: the program (or a
+    /// wrapper's `cd`) may change its directory, and the probe and a sanitizer write where
+    /// they are told (a relative `--out`, the default's too, sent AddressSanitizer's report
+    /// to a folder that did not exist, and the program spun: re-trial 33n, F1).
+    package var probeFolder: String { URL(fileURLWithPath: (folder as NSString).appendingPathComponent("probe")).standardizedFileURL.path }
 }
 
 /// A thread dump the program wrote while it ran (SIGQUIT, `strain dump`, the watchdog).
@@ -113,6 +116,22 @@ package struct ExecSupervisor: Sendable {
         return SanitizerLog.environment(environment, folder: request.probeFolder)
     }
 
+    /// `environment` as `KEY=VALUE` lines in the order strain's own environment has its
+    /// variables (`/proc/self/environ`, its first MiB), the ones Strain adds after them
+    /// (a dictionary's order put `B=2` before `A=1`: re-trial 33n, F2).
+    static func ordered(_ environment: [String: String]) -> [String] {
+        let handle = FileHandle(forReadingAtPath: "/proc/self/environ")
+        defer { try? handle?.close() }
+        let own = String(decoding: handle?.readData(ofLength: 1 << 20) ?? Data(), as: UTF8.self)
+        var lines: [String] = [], placed = Set<String>()
+        for entry in own.split(separator: "\0") {
+            let key = String(entry.prefix { $0 != "=" })
+            guard let value = environment[key], placed.insert(key).inserted else { continue }
+            lines.append(key + "=" + value)
+        }
+        return lines + environment.keys.filter { !placed.contains($0) }.sorted().map { $0 + "=" + environment[$0]! }
+    }
+
     /// Runs the program to its end. `onStart` hears its pid; `onDump` each dump as it is read;
     /// `onStopped` why strain is waiting, each time the program stops (`SIGSTOP`, a
     /// tracer) and so can neither end nor be judged until something continues it;
@@ -158,7 +177,7 @@ package struct ExecSupervisor: Sendable {
         // The folder as made, before the program can touch it.
         let probe = ProbeFolder(path: request.probeFolder)
         let program = try ProgramProcess.spawn(program: request.program, arguments: request.arguments,
-                                               environment: programEnvironment.map { "\($0.key)=\($0.value)" })
+                                               environment: Self.ordered(programEnvironment))
         _ = strain_exec_forward_signals(program.pid)
         onStart(program.pid)
         // strain's own address space's high-water mark now (VmHWM): posix_spawn's child
@@ -586,7 +605,16 @@ package struct ExecSupervisor: Sendable {
         }
         let taken = byPtrace ? raw : nil
         let dump = raw.map { classifier.dumpBuilder.dump(from: $0) }
-        let place = { (tid: Int) in dump.flatMap { Self.place(of: tid, in: $0) } }
+        // Each thread's own stack: a dump groups threads by their functions, and two threads in one
+        // function at different lines were both placed at the first one's (re-trial 33n, F6).
+        let place = { (tid: Int) in
+            raw.flatMap { raw in
+                var alone = raw
+                alone.threads = raw.threads.filter { $0.tid == tid }
+                alone.waitCycle = nil
+                return Self.place(of: tid, in: classifier.dumpBuilder.dump(from: alone))
+            }
+        }
         // The dump's copy of the mappings where it has one: a program a Ctrl-C during the dump
         // ended has none left to read, and its Python runtime's SIGINT went unrecognised (re-trial 33h).
         let maps = raw.map(\.maps).flatMap { $0.isEmpty ? nil : $0 } ?? Self.maps(pid: pid)
@@ -608,6 +636,24 @@ package struct ExecSupervisor: Sendable {
             if !notes.contains(DispatchTimers.note) { notes.append(DispatchTimers.note) }
             watch.waitForTimer(seconds: due, now: now)
             return true
+        }
+        // A cycle held beside a thread that runs: only a named cycle is judged; what else waits may be the running thread's to end.
+        if suspicion.busy {
+            for process in processes {
+                let processMaps = process.pid == pid ? maps : Self.maps(pid: process.pid)
+                guard let cycle = LockWaits(threads: process.threads, readWord: LockWaits.reader(pid: process.pid))
+                    .waitCycle(threads: process.threads, place: process.pid == pid ? place : { _ in nil },
+                               object: { classifier.symbolizer.dataObject(at: $0, maps: processMaps) }) else { continue }
+                var verdict = LockWaits.cycleVerdict(cycle, silentSeconds: suspicion.silentSeconds, busy: true)
+                if process.pid != pid {
+                    let command = Self.commandLine(pid: process.pid).map { ", " + Self.shellQuoted($0) } ?? ""
+                    verdict.message = "in process \(process.pid) (a descendant of the program\(command)): " + verdict.message
+                }
+                _ = collect(verdict, taken)
+                return (verdict, suspicion.report(thresholdSeconds: watch.thresholdSeconds), process.pid == pid ? cycle : nil, process.pid, true)
+            }
+            for file in fresh { unlink(file) }
+            return nil
         }
         let judgement = dump.map { StallWatch.judgement($0, suspicion: suspicion) } ?? .none
         if judgement == .watchPoolGrowth {

@@ -55,9 +55,12 @@ extension LockWaits {
     /// How a read of the tree's own pipe ends its `deadlocked` message; left out when something outside can still write.
     static let noWriterLeft = ", so none is left to write to it"
 
-    /// `deadlocked` for threads that wait on each other's mutexes: no signal or other process breaks the cycle.
-    static func cycleVerdict(_ cycle: WaitCycle, silentSeconds: Double, pool: ExecStallVerdict.PoolCount? = nil) -> ExecStallVerdict {
-        let message = "no CPU time for \(DurationText.format(silentSeconds)); \(cycle.links.count) threads wait on each other's mutexes with no timeout: " + cycle.description
+    /// `deadlocked` for threads that wait on each other's mutexes: no signal or other process breaks the
+    /// cycle. `busy` when another thread ran meanwhile: the time is the cycle's, not a quiet program's.
+    static func cycleVerdict(_ cycle: WaitCycle, silentSeconds: Double, pool: ExecStallVerdict.PoolCount? = nil, busy: Bool = false) -> ExecStallVerdict {
+        let waits = "\(cycle.links.count) threads wait on each other's mutexes with no timeout: " + cycle.description
+        let message = busy ? "the same wait cycle for \(DurationText.format(silentSeconds)) while another thread ran; " + waits
+            : "no CPU time for \(DurationText.format(silentSeconds)); " + waits
         return ExecStallVerdict(kind: .deadlocked, message: message, pool: pool)
     }
 }

@@ -46,9 +46,20 @@ struct OutsideWake {
         return found
     }
 
-    /// The signals process `pid` catches with a handler (`SigCgt` of `/proc/PID/status`), or nil.
+    /// The signals process `pid` catches with a handler (`SigCgt` of `/proc/PID/status`) that
+    /// can run: not one that every thread blocks (`SigBlk` of each `/proc/PID/task/TID/status`),
+    /// which a signal sent to it leaves pending for good (a SIGUSR1 handler that would post the
+    /// semaphore, blocked before the threads started, was taken for a way out: re-trial 33n, F5); or nil.
     static func caughtSignals(pid: Int32) -> Set<Int32>? {
-        statusSignals("/proc/\(pid)/status", field: "SigCgt:")
+        guard let caught = statusSignals("/proc/\(pid)/status", field: "SigCgt:") else { return nil }
+        let masks = ThreadState.tids(pid: "\(pid)").compactMap { statusSignals("/proc/\(pid)/task/\($0)/status", field: "SigBlk:") }
+        return caught.subtracting(blockedEverywhere(masks))
+    }
+
+    /// The signals every one of `masks` (each thread's blocked signals) holds; none for no masks.
+    static func blockedEverywhere(_ masks: [Set<Int32>]) -> Set<Int32> {
+        guard let first = masks.first else { return [] }
+        return masks.dropFirst().reduce(first) { $0.intersection($1) }
     }
 
     /// The signals of mask `field` (`SigCgt:`, `SigBlk:`) in the status file at `path`, or nil.
@@ -108,8 +119,15 @@ struct OutsideWake {
     /// Whether a process is alive and not stuck: a thread of it runs, sleeps or waits
     /// with a timeout (it will act by itself). A process whose every thread waits with
     /// no timeout (a wrapper in `wait4` for its child, a server blocked in `accept`) is not.
+    /// A zombie (`Z`, or `X` dead) has ended and acts no more (a child that exited and was
+    /// never reaped was taken for one that will: re-trial 33n, F4).
     static func isLive(_ threads: [ThreadState]) -> Bool {
-        !threads.isEmpty && threads.contains { !$0.isInUntimedWait }
+        threads.contains { !$0.isInUntimedWait && $0.state != "Z" && $0.state != "X" }
+    }
+
+    /// Whether a process has ended and waits only to be reaped: its threads are a zombie's (`Z`) or dead (`X`).
+    static func hasEnded(_ threads: [ThreadState]) -> Bool {
+        !threads.isEmpty && threads.allSatisfy { $0.state == "Z" || $0.state == "X" }
     }
 
     /// The handlers process `pid` installed itself, read from `/proc` and the probe's notes in `folder`.
@@ -144,7 +162,7 @@ struct OutsideWake {
             let names = own.map(SignalName.of).joined(separator: ", ")
             reasons.append("it installed its own handler\(own.count == 1 ? "" : "s") for \(names), which a signal sent to it runs")
         }
-        for process in processes where process.pid != pid && !onlyWaitsForChildren(process.threads) {
+        for process in processes where process.pid != pid && !onlyWaitsForChildren(process.threads) && !hasEnded(process.threads) {
             // SIGCHLD tells a process of its own children's ends (libuv installs one in every
             // Node program that spawns): no way into the judged process's wait.
             let theirs = handlers(process.pid).filter { $0 != SIGCHLD }

@@ -79,6 +79,10 @@ struct StallWatch {
     /// kept when a wake-up after the dump restarts the quiet spell, so the watch ends at the
     /// window's end whatever the dump stirred; dropped when the program works (100 ms of CPU).
     private var growthBaseline: (threads: Set<Int>, at: UInt64, ticks: Int)?
+    /// While the tree uses CPU: when a mutex cycle was last looked for, and the cycle seen
+    /// (each link's process, thread and mutex) with when it was first seen.
+    private var cycleLookedAt: UInt64 = 0
+    private var cycleSeen: (links: Set<String>, since: UInt64)?
 
     init(pid: Int32, thresholdSeconds: Double) {
         self.pid = pid
@@ -98,6 +102,9 @@ struct StallWatch {
         var watchedSeconds: Double = 0
         /// Threads Swift concurrency's cooperative pool may have (`cooperativePoolWidth`).
         var cooperativeWidth = StallWatch.cooperativePoolWidth
+        /// Whether the tree used CPU meanwhile: a mutex cycle held for the threshold beside a
+        /// thread that runs, judged only by its cycle (``StallWatch/busyCycle(now:)``).
+        var busy = false
 
         /// The stall's figures; a pool's threads, and how many of them are blocked, when the verdict counted them.
         func report(thresholdSeconds: Double, verdict: ExecStallVerdict? = nil) -> StallReport {
@@ -133,8 +140,9 @@ struct StallWatch {
             quietSince = now
             runsAtStart = nil
             judgeNotBefore = 0
-            return nil
+            return busyCycle(now: now)
         }
+        cycleSeen = nil
         let silent = Double(now &- quietSince) / 1e9
         if runsAtStart == nil {
             let runs = Self.runs(of: tree)
@@ -176,6 +184,37 @@ struct StallWatch {
         return Suspicion(silentSeconds: silent, threads: threads, processes: processes,
                          startedInSpell: Set(threads.map(\.tid)).subtracting(baseline.threads),
                          watchedSeconds: Double(now &- baseline.at) / 1e9)
+    }
+
+    /// A mutex cycle while the tree uses CPU: looked for once a second from /proc and the
+    /// mutexes' owner words (no dump, no signal), and a suspicion once the same cycle held
+    /// for the threshold. A named cycle is a deadlock whatever else runs: two threads in a
+    /// lock-order cycle beside a spinning one got no verdict, as the tree was never quiet
+    /// (re-trial 33n, F11).
+    mutating func busyCycle(now: UInt64) -> Suspicion? {
+        guard now &- cycleLookedAt >= 1_000_000_000 else { return nil }
+        cycleLookedAt = now
+        var processes: [(pid: Int32, threads: [ThreadState])] = []
+        var links: Set<String>?
+        for process in tree {
+            guard let threads = Self.snapshot(of: process) else { return nil }
+            processes.append((pid: process, threads: threads))
+            guard links == nil, threads.filter({ $0.syscall == ThreadState.futexCall }).count >= 2,
+                  let cycle = LockWaits(threads: threads, readWord: LockWaits.reader(pid: process)).waitCycle(threads: threads, place: { _ in nil }, object: { _ in nil })
+            else { continue }
+            links = Set(cycle.links.map { "\(process) \($0.tid) \($0.waitsFor)" })
+        }
+        guard let links else {
+            cycleSeen = nil
+            return nil
+        }
+        guard let seen = cycleSeen, seen.links == links else {
+            cycleSeen = (links, now)
+            return nil
+        }
+        let held = Double(now &- seen.since) / 1e9
+        guard held >= patienceSeconds else { return nil }
+        return Suspicion(silentSeconds: held, threads: processes.flatMap(\.threads), processes: processes, watchedSeconds: held, busy: true)
     }
 
     /// A dump found every Dispatch worker blocked and the pool has not grown yet: ask

@@ -92,7 +92,14 @@ package enum StandardErrorWords {
         // `----- JavaScript stack trace -----`): its last line was taken for the reason (re-trial 33m, F2).
         let isTraceHeading = { (line: String) in line == "stack traceback:" || isNumberedFrame(line) }
         let continues = { (index: Int) in index > lines.startIndex && lines[index - 1].hasSuffix(":") && !isIndented(lines[index - 1]) }
-        guard let start = lines.indices.last(where: { !isIndented(lines[$0]) && !isTraceHeading(lines[$0]) && !continues($0) }) else { return nil }
+        guard var start = lines.indices.last(where: { !isIndented(lines[$0]) && !isTraceHeading(lines[$0]) && !continues($0) }) else { return nil }
+        // A closing line that states no error after one that does (`hint: run cleanup.sh first` after
+        // `error: disk quota exceeded`, an atexit's `cleanup done` after a traceback's `KeyError: …`): the
+        // message is the error's, among the last 3 lines that are not indented (re-trial 33n, F9).
+        if !statesAnError(lines[start]),
+           let error = lines.indices.filter({ $0 < start && !isIndented(lines[$0]) }).suffix(3).last(where: { statesAnError(lines[$0]) && !continues($0) }) {
+            start = error
+        }
         var kept = [lines[start]]
         var characters = lines[start].count
         for index in (start + 1)..<lines.endIndex where kept.count < 5 {
@@ -102,6 +109,14 @@ package enum StandardErrorWords {
             characters += line.count + 1
         }
         return headOf(kept.joined(separator: "\n"))
+    }
+
+    /// Whether `line` says an error happened: the word error, fatal or panic, or an
+    /// exception's type (`KeyError`, `RangeError`, `IOException`). Words end at any
+    /// character that is not a letter or a digit (simple boundaries: Unicode's join
+    /// `ERROR:root:replica` into one word).
+    static func statesAnError(_ line: String) -> Bool {
+        line.contains(#/\b(error|Error|ERROR|fatal|Fatal|FATAL|panic|PANIC)\b|[A-Z][A-Za-z]*(Error|Exception)\b/#.wordBoundaryKind(.simple))
     }
 
     /// Whether `line` is a line of a numbered stack trace or its heading, as Node prints

@@ -27,7 +27,10 @@ package enum OutcomeAdvice {
         case .stackOverflow:
             let stack = trial.metrics.stackSizeBytes.map { " of \(ByteSize.prose($0))" } ?? ""
             let frames = trial.metrics.frames.map { " after \(Format.count(Double($0))) frames" } ?? ""
-            let cycle = trial.trace?.cycle.map { " in the cycle \($0.frames.map { $0.symbol ?? "?" }.joined(separator: " → "))" } ?? ""
+            // One function that calls itself is not "the cycle depth" (a C function named `depth`: re-trial 35p, F18).
+            let cycle = trial.trace?.cycle.map { cycle in
+                cycle.frames.count == 1 ? " in \(cycle.frames[0].symbol ?? "?"), which calls itself" : " in the cycle \(cycle.frames.map { $0.symbol ?? "?" }.joined(separator: " → "))"
+            } ?? ""
             // A program under `strain exec` has no strategy to choose: its stacks are its own.
             if trial.key.scenario == TrialKey.execScenario {
                 return "The stack\(stack) ran out\(frames)\(cycle): make the recursion iterative (an explicit stack), or give that thread a larger stack "
@@ -58,7 +61,9 @@ package enum OutcomeAdvice {
             }
             // A thread that was running is in a loop or slow work, not a wait.
             let what = waiting.contains(" was running") || waiting.contains(" were running") ? "that work" : "that wait"
-            return "The parent killed it\(deadline) while \(waiting): if \(what) never ends, fix it there; if the work is only slow, raise the run's timeout."
+            // Where the code under test runs, past the runtime's frames a summary starts with (re-trial 35p, F2).
+            let place = Self.topThreadGroup(trial).flatMap(Self.placeUnderTest).map { waiting.contains($0.symbol) ? "" : " (in \($0.place))" } ?? ""
+            return "The parent killed it\(deadline) while \(Self.brief(waiting))\(place): if \(what) never ends, fix it there; if the work is only slow, raise the run's timeout."
         case .harnessError:
             let message = outcome.message.map { " (\(Format.quoted($0)))" } ?? ""
             return "Strain itself failed\(message), not the code under test: run it again, and if it repeats, report it with run.json."
@@ -88,7 +93,8 @@ package enum OutcomeAdvice {
         case 4, 5, 6:
             "a trap or an abort (a force unwrap, a precondition, an index out of range, a failed check in the C library): make the code check for the case it trapped on, there."
         case 7, 11:
-            "a bad memory access (a null or dangling pointer, a use after free, unsafe pointer arithmetic): fix the pointer's lifetime there; run it under AddressSanitizer to see where the memory was freed."
+            "a bad memory access (a null or dangling pointer, a use after free, unsafe pointer arithmetic, or threads changing shared memory without a lock): "
+                + "fix the pointer's lifetime there; run it under AddressSanitizer to see where the memory was freed, or ThreadSanitizer where threads share it."
         case 8:
             "an arithmetic fault (a division by zero): check the divisor there."
         default:
@@ -161,12 +167,7 @@ package enum OutcomeAdvice {
     /// FaultScenario.fail…` for busy threads: the dump's group that held the work, else one in the code under test, else
     /// one that did not take the dump request (a program's main thread in `join`, re-trial 35l), as advice names it.
     static func topGroup(_ trial: TrialRecord) -> String? {
-        // Not a deadlock's blocked: threads running (woken by a Ctrl-C in the dump: 33i's NEW-4), all in timed waits (idle workers: 33j's NEW-7), or parked in
-        // `dispatch_main` (33k); nor, while another waits on a lock, one that waits for another's end (main's `join`, re-trial 33l's F6).
-        guard let all = trial.dump?.groups.filter({ trial.outcome.kind != .deadlocked || !($0.summary.hasPrefix("running") || $0.summary == "sigsuspend" || !$0.threads.isEmpty && $0.threads.allSatisfy { $0.wait?.hasSuffix("(timed)") == true }) }) else { return nil }
-        let locking = all.filter { !$0.summary.contains("join") }, groups = trial.outcome.kind == .deadlocked && !locking.isEmpty ? locking : all
-        guard let group = groups.first(where: \.inWork) ?? groups.first(where: waitsInCodeUnderTest)
-            ?? groups.first(where: { !$0.summary.hasPrefix("took the dump request") }) ?? groups.first else { return nil }
+        guard let group = topThreadGroup(trial) else { return nil }
         let threads = "\(group.count) thread\(group.count == 1 ? "" : "s")"
         // A busy thread is not waiting: its summary starts with `running`, not a wait.
         if group.summary == "running" { return "\(threads) \(group.count == 1 ? "was" : "were") running" }
@@ -175,6 +176,42 @@ package enum OutcomeAdvice {
         }
         // Not "1 thread waited in took the dump request in …" (re-trial 33c).
         return "\(threads) waited in \(group.summary.trimmingPrefix("took the dump request in "))"
+    }
+
+    /// The group ``topGroup(_:)`` names.
+    static func topThreadGroup(_ trial: TrialRecord) -> ThreadGroup? {
+        // Not a deadlock's blocked: threads running (woken by a Ctrl-C in the dump: 33i's NEW-4), all in timed waits (idle workers: 33j's NEW-7), or parked in
+        // `dispatch_main` (33k); nor, while another waits on a lock, one that waits for another's end (main's `join`, re-trial 33l's F6).
+        guard let all = trial.dump?.groups.filter({ trial.outcome.kind != .deadlocked || !($0.summary.hasPrefix("running") || $0.summary == "sigsuspend" || !$0.threads.isEmpty && $0.threads.allSatisfy { $0.wait?.hasSuffix("(timed)") == true }) }) else { return nil }
+        let locking = all.filter { !$0.summary.contains("join") }, groups = trial.outcome.kind == .deadlocked && !locking.isEmpty ? locking : all
+        return groups.first(where: \.inWork) ?? groups.first(where: waitsInCodeUnderTest)
+            ?? groups.first(where: { !$0.summary.hasPrefix("took the dump request") }) ?? groups.first
+    }
+
+    /// `summary` for a sentence: template arguments left out, and at most 160 characters,
+    /// cut between frames (a C++ frame's name made a timeout's advice too long for gate.md).
+    static func brief(_ summary: String) -> String {
+        let short = TerminalStyle.argumentsElided(summary) ?? summary
+        guard short.count > 160 else { return short }
+        var kept = ""
+        for part in short.components(separatedBy: " ← ") {
+            guard kept.count + part.count <= 150 else { break }
+            kept += (kept.isEmpty ? "" : " ← ") + part
+        }
+        return (kept.isEmpty ? String(short.prefix(150)) : kept) + " ← …"
+    }
+
+    /// The first frame of `group` in a package's sources that is not Strain's harness,
+    /// inlined functions first, and it as `NAME at FILE:LINE`; nil when it has none.
+    static func placeUnderTest(_ group: ThreadGroup) -> (symbol: String, place: String)? {
+        for frame in group.frames {
+            let candidates = (frame.inlined ?? []).map { ($0.symbol, $0.file, $0.line) } + [(frame.symbol, frame.file, frame.line)]
+            for (symbol, file, line) in candidates {
+                guard let symbol, let file, let line, file.hasPrefix("Sources/") || file.contains("/Sources/"), !FunctionCost.isHarness(file) else { continue }
+                return (symbol, "\(symbol) at \((file as NSString).lastPathComponent):\(line)")
+            }
+        }
+        return nil
     }
 
     /// Whether the first frame of `group` from a package's sources (a `Sources` folder),

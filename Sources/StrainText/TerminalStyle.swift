@@ -211,8 +211,11 @@ package struct TerminalStyle: Sendable {
         if word == "of", next.first?.isNumber == true { return true }
         // `a median 1.37 ms`: the figure a median names (`took a median` / `1.37 ms` at 1400 px).
         if word == "median", next.first?.isNumber == true { return true }
-        // `q = 0.05`: a name and its `=`.
-        if word.count == 1, next == "=" { return true }
+        // `q = 0.05`, `maxConcurrentOperationCount = width`: a name and its `=`.
+        if next == "=" { return true }
+        // `task-executor(2, 8MiB)`: a strategy's arguments, and the gate's `[n 8/8, …]` (re-trial 35p, F8).
+        if word.hasSuffix(","), word.contains("("), !word.contains(")"), next.contains(")"), next.count <= 12 { return true }
+        if word == "[n" { return true }
         // A number or a range of them (`of 4–65 threads`, which broke before `threads`).
         guard Words.isNumber(word) else { return false }
         let unit = next.drop { $0 == "(" }.prefix { !")],;:.".contains($0) }

@@ -40,6 +40,14 @@ import Testing
         #expect(answered.stdout.hasPrefix("asked with SIGQUIT; strain exec writes it as a dump-N.txt in \(folder)/out (the probe's record: \(folder)/out/probe/"),
                 "\(answered.stdout)")
         #expect(answered.stdout.contains("thread dump of process \(program)"), "\(answered.stdout)")
+        // At 80 columns every line fits, but for one word longer than a line (a path), and no word is lost.
+        let narrow = try await StrainBinary.run(["dump", String(program), "--timeout", "20s"], timeout: 40, environment: ["COLUMNS": "80"])
+        #expect(narrow.status == 0, "\(narrow.stderr)")
+        let wide = narrow.stdout.split(separator: "\n").filter { $0.count > 80 && $0.trimmingCharacters(in: .whitespaces).contains(" ") }
+        #expect(wide.isEmpty, "every line fits 80 columns:\n\(wide.joined(separator: "\n"))")
+        let heading = { (text: String) in text.components(separatedBy: "thread dump of process")[0].split(whereSeparator: \.isWhitespace).count }
+        #expect(heading(narrow.stdout) == heading(answered.stdout) && narrow.stdout.contains("thread dump of process \(program)"),
+                "the same first sentence, in words:\n\(answered.stdout)\n\(narrow.stdout)")
 
         kill(program, SIGKILL)
         let result = await strain.finish(timeout: 30)

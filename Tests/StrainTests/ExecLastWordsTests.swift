@@ -43,6 +43,41 @@ import Testing
         }
     }
 
+    /// A crash inside a stdio call the probe passes on to libc (`fputs(NULL, stderr)`) is
+    /// the program's call, not the probe's source: the advice blamed `fputs at
+    /// strain_preload.c:675:18 (libStrainProbe.so)` (re-trial 33n, F8).
+    @Test func aCrashInAStdioCallThroughTheProbeIsPlacedInTheProgramsCaller() async throws {
+        let folder = ExecTests.folder()
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let source = folder + "/fputs_null.c", program = folder + "/fputs_null"
+        try TestFiles.write("""
+            #include <stdio.h>
+            __attribute__((noinline)) static void log_error(const char *text) { fputs(text, stderr); }
+            int main(void) { log_error(NULL); return 0; }
+            """, to: source)
+        try await TestPrograms.compile([TestPrograms.compiler, "-O0", "-g", "-o", program, source])
+        let (under, run) = try await ExecTests.exec(program, [], out: folder + "/out")
+        #expect(under.termination == .signaled(SIGSEGV), "\(under.stderr.prefix(400))")
+        let trial = try #require(run?.trials.first)
+        let point = try #require(trial.trace.flatMap(TraceText.pointOfFailure), "\(trial.outcome)")
+        #expect(point.symbol == "log_error" && point.file?.hasSuffix("fputs_null.c") == true, "\(point.displayName)")
+        let advice = OutcomeAdvice.text(for: trial)
+        #expect(advice.contains("in log_error at fputs_null.c:2:") && !advice.contains("strain_preload.c"), "\(advice)")
+    }
+
+    /// A closing line that states no error after one that does is not the reason: a
+    /// script's hint after its error, a logger's error before its cleanup line, an atexit
+    /// line after a traceback (re-trial 33n, F9). A closing line that does state one stays.
+    @Test func aClosingLineAfterTheErrorIsNotTheReason() {
+        #expect(StandardErrorWords.lastWords(in: "error: disk quota exceeded on /var/data\nhint: run cleanup.sh first\n") == "error: disk quota exceeded on /var/data")
+        #expect(StandardErrorWords.lastWords(in: "ERROR:root:replica lag 93s exceeds limit 30s\ncleanup done\n") == "ERROR:root:replica lag 93s exceeds limit 30s")
+        let traceback = "Traceback (most recent call last):\n  File \"a.py\", line 3, in <module>\n    users[\"user_id\"]\nKeyError: 'user_id'\ncleanup: removed 3 temporary files\n"
+        #expect(StandardErrorWords.lastWords(in: traceback) == "KeyError: 'user_id'")
+        #expect(StandardErrorWords.lastWords(in: "error: retrying\nthe queue is empty\nerror: gave up on the queue\n") == "error: gave up on the queue")
+        #expect(StandardErrorWords.lastWords(in: "starting\nthe queue is empty\n") == "the queue is empty", "no error anywhere: the last line")
+    }
+
     @Test func aSwiftFatalErrorCarriesTheRuntimesMessageInTheRecord() async throws {
         let program = try await TestPrograms.swiftOverflow()
         let out = ExecTests.folder()

@@ -883,6 +883,154 @@ import Testing
         #expect(OutsideWake.handlerNotes(pid: 43, folder: folder) == nil)
     }
 
+    /// A way out that cannot be taken is none: a child that exited and was never reaped (a
+    /// zombie, taken for a process "alive and not stuck": re-trial 33n, F4), and a handler
+    /// whose signal every thread blocks, which a signal sent to it leaves pending for good
+    /// (taken for a handler "which a signal sent to it runs": F5). Each program's only other
+    /// thread waits on a semaphore nothing posts, and each is deadlocked.
+    @Test(arguments: ["zombie", "blocked"])
+    func aZombieChildOrAHandlerEveryThreadBlocksIsNoWayOut(_ kind: String) async throws {
+        let folder = TestFolders.root.appendingPathComponent("strain-noway-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let source = folder + "/noway.c", program = folder + "/noway"
+        try TestFiles.write("""
+            #include <pthread.h>
+            #include <semaphore.h>
+            #include <signal.h>
+            #include <stdio.h>
+            #include <string.h>
+            #include <unistd.h>
+            static sem_t never;
+            static void on_usr1(int number) { (void)number; sem_post(&never); }
+            static void *worker(void *argument) { (void)argument; sem_wait(&never); return 0; }
+            int main(int argc, char **argv) {
+                sem_init(&never, 0, 0);
+                if (argc > 1 && strcmp(argv[1], "zombie") == 0) {
+                    if (fork() == 0) _exit(0);
+                } else {
+                    struct sigaction action;
+                    memset(&action, 0, sizeof action);
+                    action.sa_handler = on_usr1;
+                    sigaction(SIGUSR1, &action, 0);
+                    sigset_t set;
+                    sigemptyset(&set);
+                    sigaddset(&set, SIGUSR1);
+                    pthread_sigmask(SIG_BLOCK, &set, 0);
+                }
+                pthread_t thread;
+                pthread_create(&thread, 0, worker, 0);
+                printf("ready %d\\n", getpid());
+                fflush(stdout);
+                pthread_join(thread, 0);
+                return 0;
+            }
+            """, to: source)
+        try await TestPrograms.compile([TestPrograms.compiler, "-O0", "-g", "-o", program, source, "-lpthread"])
+        let out = folder + "/out"
+        let (running, pid, dumped) = try await ExecTests.untilFirstDump(["--stall", "1s", "--", program, kind], out: out)
+        defer { running.stop() }
+        #expect(dumped, "the watchdog dumped it")
+        kill(pid, SIGKILL)
+        _ = try await running.wait(timeout: 20)
+        let trial = try #require(try RunRecordFile.read(from: out + "/run.json").trials.first)
+        #expect(trial.outcome.kind == .deadlocked, "\(kind): \(trial.outcome): \(trial.outcome.message ?? "")")
+        #expect(!(trial.outcome.message ?? "").contains("not deadlocked"), "\(trial.outcome.message ?? "")")
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// Two threads stuck in one function at two lines are each placed at their own: a dump
+    /// groups threads by their functions, and both were placed at the first one's line
+    /// (re-trial 33n, F6).
+    @Test func twoThreadsStuckInOneFunctionAreEachPlacedAtTheirOwnLine() async throws {
+        let folder = TestFolders.root.appendingPathComponent("strain-samefunc-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let source = folder + "/samefunc.c", program = folder + "/samefunc"
+        let text = """
+            #include <pthread.h>
+            #include <semaphore.h>
+            #include <stdio.h>
+            #include <unistd.h>
+            static sem_t never_a, never_b;
+            static void *worker(void *which) {
+                if (which) {
+                    sem_wait(&never_a);
+                } else {
+                    sem_wait(&never_b);
+                }
+                return 0;
+            }
+            int main(void) {
+                sem_init(&never_a, 0, 0);
+                sem_init(&never_b, 0, 0);
+                pthread_t one, two;
+                pthread_create(&one, 0, worker, (void *)1);
+                pthread_create(&two, 0, worker, 0);
+                printf("ready %d\\n", getpid());
+                fflush(stdout);
+                pthread_join(one, 0);
+                return 0;
+            }
+            """
+        try TestFiles.write(text, to: source)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let lineA = try #require(lines.firstIndex { $0.contains("sem_wait(&never_a)") }) + 1
+        let lineB = try #require(lines.firstIndex { $0.contains("sem_wait(&never_b)") }) + 1
+        try await TestPrograms.compile([TestPrograms.compiler, "-O0", "-g", "-o", program, source, "-lpthread"])
+        let out = folder + "/out"
+        let (running, pid, dumped) = try await ExecTests.untilFirstDump(["--stall", "1s", "--", program], out: out)
+        defer { running.stop() }
+        #expect(dumped, "the watchdog judged it")
+        kill(pid, SIGKILL)
+        _ = try await running.wait(timeout: 20)
+        let trial = try #require(try RunRecordFile.read(from: out + "/run.json").trials.first)
+        let message = trial.outcome.message ?? ""
+        #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome): \(message)")
+        #expect(message.contains("in worker at samefunc.c:\(lineA):") && message.contains("in worker at samefunc.c:\(lineB):"), "each at its own line: \(message)")
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// Two threads in a lock-order cycle beside a thread that spins: the tree is never quiet,
+    /// and the program got no verdict (re-trial 33n, F11). A named cycle is a deadlock
+    /// whatever else runs: looked for from /proc once a second while the tree is busy, and
+    /// called once it held for the threshold.
+    @Test func aLockCycleBesideASpinningThreadIsDeadlocked() async throws {
+        let folder = TestFolders.root.appendingPathComponent("strain-busycycle-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let source = folder + "/busycycle.c", program = folder + "/busycycle"
+        try TestFiles.write("""
+            #include <pthread.h>
+            #include <stdio.h>
+            #include <unistd.h>
+            static pthread_mutex_t first_lock = PTHREAD_MUTEX_INITIALIZER, second_lock = PTHREAD_MUTEX_INITIALIZER;
+            static void *forward(void *argument) { (void)argument; pthread_mutex_lock(&first_lock); usleep(100000); pthread_mutex_lock(&second_lock); return 0; }
+            static void *backward(void *argument) { (void)argument; pthread_mutex_lock(&second_lock); usleep(100000); pthread_mutex_lock(&first_lock); return 0; }
+            static void *spin(void *argument) { (void)argument; volatile unsigned long turns = 0; for (;;) turns++; return 0; }
+            int main(void) {
+                pthread_t one, two, spinner;
+                pthread_create(&one, 0, forward, 0);
+                pthread_create(&two, 0, backward, 0);
+                pthread_create(&spinner, 0, spin, 0);
+                printf("ready %d\\n", getpid());
+                fflush(stdout);
+                pthread_join(one, 0);
+                return 0;
+            }
+            """, to: source)
+        try await TestPrograms.compile([TestPrograms.compiler, "-O0", "-g", "-o", program, source, "-lpthread"])
+        let out = folder + "/out"
+        let (running, pid, dumped) = try await ExecTests.untilFirstDump(["--stall", "1s", "--", program], out: out)
+        defer { running.stop() }
+        #expect(dumped, "the watchdog judged it")
+        kill(pid, SIGKILL)
+        _ = try await running.wait(timeout: 20)
+        let trial = try #require(try RunRecordFile.read(from: out + "/run.json").trials.first)
+        let message = trial.outcome.message ?? ""
+        #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome): \(message)")
+        #expect(message.contains("while another thread ran; 2 threads wait on each other's mutexes with no timeout"), "\(message)")
+        #expect(message.contains("first_lock") && message.contains("second_lock"), "the mutexes by name: \(message)")
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
     /// Another process of the tree with a handler of its own is a way out (a forked worker
     /// that waits for its SIGHUP, then posts what the program waits on), unless it only
     /// waits for its children: a launcher's or a shell's handlers serve their job control.

@@ -20,6 +20,27 @@ import Testing
         TestFolders.root.appendingPathComponent("strain-exec-\(UUID().uuidString)").path
     }
 
+    /// A relative `--out` still tells the probe and a sanitizer an absolute folder: a program
+    /// built with AddressSanitizer that changed its directory could not open its log there,
+    /// and spun (re-trial 33n, F1). The program's environment keeps its own order, Strain's
+    /// variables after it (a dictionary's order put `B` before `A`: re-trial 33n, F2).
+    @Test func aProgramThatChangesItsDirectoryIsToldAbsoluteFoldersAndItsEnvironmentKeepsItsOrder() async throws {
+        let folder = Self.folder()
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try await CommandRun.run(["exec", "--out", "relative", "--", "/bin/sh", "-c", "cd / && printenv ASAN_OPTIONS && env"], in: folder,
+                                              environment: ["STRAIN_ORDER_B": "2", "STRAIN_ORDER_A": "1"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let probe = URL(fileURLWithPath: folder).standardizedFileURL.path + "/relative/probe/"
+        #expect(lines.first?.hasPrefix("log_path=" + probe) == true, "\(result.stdout)")
+        let given = ["STRAIN_ORDER_B=2", "STRAIN_ORDER_A=1", "PATH=/usr/bin:/bin"]
+        let ordered = try await ProgramRun.run("/usr/bin/env", ["-i"] + given + [StrainBinary.path, "exec", "--out", folder + "/ordered", "--", "/usr/bin/env"], timeout: 60)
+        let seen = ordered.stdout.split(separator: "\n").map(String.init)
+        #expect(Array(seen.prefix(3)) == given, "in the order strain was given them: \(ordered.stdout)\(ordered.stderr)")
+        #expect(Set(seen.dropFirst(3).map { $0.prefix { $0 != "=" } }) == ["ASAN_OPTIONS", "TSAN_OPTIONS"], "Strain's own after them: \(ordered.stdout)")
+    }
+
     @Test(arguments: ["main", "thread", "gcd", "task"])
     func aSwiftOverflowOnEachThreadKindGivesItsRecursionCycleAndKeepsStatus139(kind: String) async throws {
         let program = try await TestPrograms.swiftOverflow()

@@ -83,7 +83,7 @@ import Testing
         let gate = try await StrainBinary.run(["gate", folder + "/b", "--baseline", folder + "/a/run.json", "--out", folder + "/gate"])
         // A warning, not a failure: the one row is judged as usual.
         #expect(gate.status == 0, "\(gate.stdout)\n\(gate.stderr)")
-        #expect(gate.stdout.contains("warning: The two sides ran different suite text"), "\(gate.stdout)")
+        #expect(gate.stdout.contains("warning: the two sides ran different suite text"), "lowercase after its prefix, as every error: is: \(gate.stdout)")
         #expect(gate.stdout.contains("timeout 30 s → 20 s"), "\(gate.stdout)")
         let markdown = try String(contentsOfFile: folder + "/gate/gate.md", encoding: .utf8)
         #expect(markdown.contains("> [!WARNING]\n> The two sides ran different suite text"), "\(markdown)")

@@ -463,6 +463,43 @@ extension OutcomeAdviceTests {
         #expect(OutcomeAdvice.text(for: trial).contains("while 1 thread waited in futex wait ← ResultHandoff.wait()"))
     }
 
+    /// A timeout while a thread ran in the runtime's C++ names that frame without its template
+    /// arguments, in a summary cut between frames, then the code under test it ran for: gate.md
+    /// cut the advice at 300 characters inside `std::pair<swift::GenericCacheEntry*, …`, before
+    /// its fix, and "fix it there" pointed at the runtime (re-trial 35p, F2).
+    @Test func aTimeoutInTheRuntimesCodeNamesTheCodeUnderTestAndKeepsItsFixWithinWhatGateMdQuotes() {
+        var trial = Self.trial(.timedOut, index: 0)
+        let thread = DumpedThread(tid: 9, name: "worker", state: "R", wait: nil, viaPtrace: false)
+        let runtime = "std::pair<swift::GenericCacheEntry*, bool> swift::StableAddressConcurrentReadableHashMap<swift::GenericCacheEntry, "
+            + "swift::TaggedMetadataAllocator<(unsigned short)14>, swift::Mutex>::getOrInsert<swift::MetadataCacheKey, swift::MetadataRequest&>"
+        var game = Self.frame("Game.init(coder:)", "/src/app/Sources/App/GraphModel.swift")
+        game.line = 85
+        let work = ThreadGroup(count: 1, summary: "running ← " + Array(repeating: runtime, count: 3).joined(separator: " ← ") + " ← swift_getGenericMetadata",
+                               inWork: true, threads: [thread], frames: [Self.frame(runtime, nil), Self.frame("swift_getGenericMetadata", nil), game])
+        trial.dump = ThreadDump(method: "signal", threadCount: 1, groups: [work], waitCycle: nil, unreached: [], dumpNanoseconds: 1_000)
+        let advice = OutcomeAdvice.text(for: trial)
+        #expect(advice.contains("while 1 thread was running in std::pair<…> swift::StableAddressConcurrentReadableHashMap<…>::getOrInsert<…> ← "), "\(advice)")
+        #expect(advice.contains(" ← … (in Game.init(coder:) at GraphModel.swift:85): if that work never ends, fix it there"), "\(advice)")
+        #expect(!advice.contains("TaggedMetadataAllocator"), "\(advice)")
+        #expect(advice.count <= 600, "gate.md quotes 600 characters of advice: \(advice.count)")
+    }
+
+    /// A program's overflow in one function that calls itself names it so ("in the cycle
+    /// depth" read as a cycle's depth), and a bad memory access names a race as a cause
+    /// (an unguarded collection's SIGSEGV was sent to AddressSanitizer alone): re-trial 35p, F18 and F6.
+    @Test func aSelfCallingFunctionsOverflowAndABadAccessAreWordedForWhatTheyAre() {
+        var overflow = Self.trial(.stackOverflow, index: 0)
+        overflow.scenario = TrialKey.execScenario
+        overflow.trace = FaultTrace(signal: 11, faultAddress: 0, isStackOverflow: true, stackLow: nil, stackHigh: nil, guardSizeBytes: nil, totalFrames: 1_000,
+                                    omittedFrames: 0, firstFrames: [], lastFrames: [],
+                                    cycle: RecursionCycle(frames: [Self.frame("depth", nil)], repetitions: 999, startIndex: 0),
+                                    markedDepth: nil, walkNanoseconds: 0, captureNanoseconds: nil)
+        let advice = OutcomeAdvice.text(for: overflow)
+        #expect(advice.contains("after 1,000 frames in depth, which calls itself: make the recursion iterative"), "\(advice)")
+        let crash = OutcomeAdvice.text(for: Self.trial(.crashed, index: 0))
+        #expect(crash.contains("or threads changing shared memory without a lock") && crash.contains("or ThreadSanitizer where threads share it"), "\(crash)")
+    }
+
     /// Counted in their number, and in the same words in every view (the terminal said
     /// `1 more group in run.json`, summary.md `1 more thread group`).
     @Test func theGroupsLeftOutOfAStallAreCountedInTheirNumber() {

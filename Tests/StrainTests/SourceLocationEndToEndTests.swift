@@ -61,6 +61,25 @@ import Testing
         #expect(result.stderr.contains("unknown command 'reprot'; did you mean 'report'?"), "\(result.stderr)")
     }
 
+    /// A word that is no command, near none, and no file is said to be neither: it was
+    /// taken for a suite `run` could not find (`frobnicate: error: no such file`, re-trial 35p, F19).
+    @Test func aWordThatIsNeitherACommandNorAFileIsSaidToBeNeither() async throws {
+        let result = try await StrainBinary.run(["frobnicate"])
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("error: 'frobnicate' is neither a command nor a file; `strain run SUITE.yaml` runs a suite\nCommands: "), "\(result.stderr)")
+    }
+
+    /// Only `strain --version` takes `--version` (`strain run --version` is refused), so only
+    /// its page lists it: every command's listed it (re-trial 35p, F3).
+    @Test func onlyTheRootHelpListsVersion() async throws {
+        #expect(try await StrainBinary.run(["--help"]).stdout.contains("  --version "))
+        for arguments in [["run", "--help"], ["gate", "--help"], ["help", "exec"], ["baseline", "save", "--help"], ["list", "--help"]] {
+            let help = try await StrainBinary.run(arguments)
+            #expect(help.status == 0 && help.stdout.contains("-h, --help"), "\(arguments): \(help.stderr)")
+            #expect(!help.stdout.contains("--version"), "\(arguments) lists a --version it refuses:\n\(help.stdout)")
+        }
+    }
+
     @Test func aMistypedOptionGetsTheNearestOne() async throws {
         let result = try await StrainBinary.run(["run", "Scenarios/smoke.yaml", "--formt", "md"])
         #expect(result.status == 2)

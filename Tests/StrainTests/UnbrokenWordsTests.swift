@@ -70,6 +70,13 @@ import Testing
             // Nor its verdict from the count (`on gate-small: passed:` / `3 inconclusive`, re-trial 35j).
             #expect(!lines.contains { $0.hasSuffix("passed:") }, "\(width): \(lines)")
         }
+        // A strategy keeps its arguments, a name its `=`, the gate's `[n` its count (`task-executor(2,` / `8MiB)`,
+        // `maxConcurrentOperationCount` / `= width` and `[n` / `8/8,` at 80 columns: re-trial 35p, F8).
+        for width in 30...70 {
+            let lines = TerminalStyle(color: false, width: width)
+                .fit("a pool of its own, e.g. task-executor(2, 8MiB) with maxConcurrentOperationCount = width, beyond δ 10% (q 0.00559) [n 8/8, Hodges–Lehmann]")
+            #expect(!lines.contains { $0.hasSuffix("task-executor(2,") || $0.hasSuffix("maxConcurrentOperationCount") || $0.hasSuffix("[n") }, "\(width): \(lines)")
+        }
         // A command stays whole (`(strain` / `gate --calibrate)` in gate.html's cells).
         #expect(MarkupText.keepingHyphenatedWordsWhole("<p>of the baseline (strain gate --calibrate), or an interleaved gate</p>").contains("<span class=\"nb\">(strain gate --calibrate),</span>"))
         #expect(MarkupText.keepingHyphenatedWordsWhole("<p>renders it: strain report &lt;file&gt; --out &lt;page.html&gt; as a report</p>").contains("<span class=\"nb\">strain report &lt;file&gt; --out &lt;page.html&gt;</span>"))

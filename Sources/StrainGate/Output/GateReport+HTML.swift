@@ -87,9 +87,9 @@ extension GateReport {
                 let pointer = row.evidence == nil && (row.verdict == .outcomeChanged || row.verdict == .harnessError) ? " (the trials, with their dumps and traces, are in the candidate's run)" : ""
                 out += "<tr class=\"\(row.verdict.fails ? "bad" : "")\"><td\(label(0))>\(e(row.verdict.label))</td><td\(label(1))>outcome</td><td class=\"wide\" colspan=\"6\">\(e(reason + pointer))</td></tr>\n"
                 if let evidence = row.evidence {
-                    out += "<tr class=\"evidence\"><td></td><td\(label(1))>evidence</td><td class=\"wide\" colspan=\"6\"><a href=\"\(e(evidence.link))\">repetition \(evidence.trial.repetition) in the candidate's report</a>: \(e(evidence.line))</td></tr>\n"
+                    out += "<tr class=\"evidence\"><td></td><td class=\"label\">evidence</td><td class=\"wide\" colspan=\"6\"><a href=\"\(e(evidence.link))\">repetition \(evidence.trial.repetition) in the candidate's report</a>: \(e(evidence.line))</td></tr>\n"
                     if let advice = evidence.advice {
-                        out += "<tr class=\"evidence\"><td></td><td\(label(1))>what to do</td><td class=\"wide\" colspan=\"6\">\(e(advice))</td></tr>\n"
+                        out += "<tr class=\"evidence\"><td></td><td class=\"label\">what to do</td><td class=\"wide\" colspan=\"6\">\(e(advice))</td></tr>\n"
                     }
                 }
             }

@@ -98,7 +98,8 @@ extension GateReport {
         var out = "\nEvidence, from the candidate's trials:\n\n"
         for row in rows.prefix(evidenceShown) {
             guard let evidence = row.evidence else { continue }
-            let advice = evidence.advice.map { " What to do: \(escape(capped($0)))" } ?? ""
+            // Advice ends with its fix: cut at 300 characters, a timeout's lost all of it (re-trial 35p, F2).
+            let advice = evidence.advice.map { " What to do: \(escape(capped($0, limit: 2 * evidenceLength)))" } ?? ""
             out += "- \(escape(evidence.trial.description)): \(escape(capped(evidence.line))) ([report](\(evidence.link)))\(advice)\n"
         }
         if rows.count > evidenceShown { out += "- and \(rows.count - evidenceShown) more: gate.html links each\n" }

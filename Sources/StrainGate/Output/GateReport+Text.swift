@@ -20,7 +20,8 @@ extension GateReport {
         lines.append("Gate (\(modeText)) on \(suite): \(conclusion)")
         if let timed = schedule?.timedScenarios, !timed.isEmpty { lines.append("  Not countable, so timed in alternating rounds: \(timed.joined(separator: ", ")).") }
         if let sides = sidesSentence(code: { $0 }) { lines.append("  " + sides) }
-        for warning in warnings ?? [] { lines.append("  warning: \(warning)") }
+        // `warning: the two sides …`, lowercase after the prefix as every `error:` is (gate.md's callout keeps its capital).
+        for warning in warnings ?? [] { lines.append("  warning: \(warning.prefix(1).lowercased() + warning.dropFirst())") }
         for difference in fingerprint {
             lines.append("  \(difference.hard ? "machine differs" : "note"): \(difference.field) \(difference.baseline) → \(difference.candidate)")
         }

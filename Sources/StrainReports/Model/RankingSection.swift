@@ -57,7 +57,9 @@ package struct RankingSection: TextSection {
             // A column of dashes left out for width is not explained; one moved under its rows is.
             let words = Set(laid.header.flatMap { $0.split(separator: " ").map(String.init) })
             let moved = laid.rows.joined().joined(separator: "\n")
-            return lines + style.fit("  " + Table.note(shown: table.header.filter { words.contains($0) || moved.contains("\($0): ") }), hanging: 2)
+            // No note, no line (a table whose only row crashed left a line of two spaces: re-trial 35p, F7).
+            let note = Table.note(shown: table.header.filter { words.contains($0) || moved.contains("\($0): ") })
+            return lines + (note.isEmpty ? [] : style.fit("  " + note, hanging: 2))
         }
     }
 
