@@ -883,6 +883,26 @@ import Testing
         #expect(OutsideWake.handlerNotes(pid: 43, folder: folder) == nil)
     }
 
+    /// The record of C program `source` (built here as NAME) run with `arguments` under
+    /// `strain exec --stall 1s` until the watchdog's first dump, then killed: what it judged.
+    /// The program prints `ready PID` when its threads are started.
+    static func judged(_ source: String, name: String, arguments: [String] = []) async throws -> TrialRecord {
+        let folder = TestFolders.root.appendingPathComponent("strain-\(name)-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let program = folder + "/" + name
+        try TestFiles.write(source, to: program + ".c")
+        try await TestPrograms.compile([TestPrograms.compiler, "-O0", "-g", "-o", program, program + ".c", "-lpthread"])
+        let out = folder + "/out"
+        let (running, pid, dumped) = try await ExecTests.untilFirstDump(["--stall", "1s", "--", program] + arguments, out: out)
+        defer { running.stop() }
+        #expect(dumped, "the watchdog judged \(name) \(arguments)")
+        kill(pid, SIGKILL)
+        _ = try await running.wait(timeout: 20)
+        let trial = try #require(try RunRecordFile.read(from: out + "/run.json").trials.first)
+        if !dumped { Issue.record("kept \(folder)") } else { try? FileManager.default.removeItem(atPath: folder) }
+        return trial
+    }
+
     /// A way out that cannot be taken is none: a child that exited and was never reaped (a
     /// zombie, taken for a process "alive and not stuck": re-trial 33n, F4), and a handler
     /// whose signal every thread blocks, which a signal sent to it leaves pending for good
@@ -890,10 +910,7 @@ import Testing
     /// thread waits on a semaphore nothing posts, and each is deadlocked.
     @Test(arguments: ["zombie", "blocked"])
     func aZombieChildOrAHandlerEveryThreadBlocksIsNoWayOut(_ kind: String) async throws {
-        let folder = TestFolders.root.appendingPathComponent("strain-noway-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let source = folder + "/noway.c", program = folder + "/noway"
-        try TestFiles.write("""
+        let trial = try await Self.judged("""
             #include <pthread.h>
             #include <semaphore.h>
             #include <signal.h>
@@ -924,27 +941,15 @@ import Testing
                 pthread_join(thread, 0);
                 return 0;
             }
-            """, to: source)
-        try await TestPrograms.compile([TestPrograms.compiler, "-O0", "-g", "-o", program, source, "-lpthread"])
-        let out = folder + "/out"
-        let (running, pid, dumped) = try await ExecTests.untilFirstDump(["--stall", "1s", "--", program, kind], out: out)
-        defer { running.stop() }
-        #expect(dumped, "the watchdog dumped it")
-        kill(pid, SIGKILL)
-        _ = try await running.wait(timeout: 20)
-        let trial = try #require(try RunRecordFile.read(from: out + "/run.json").trials.first)
+            """, name: "noway", arguments: [kind])
         #expect(trial.outcome.kind == .deadlocked, "\(kind): \(trial.outcome): \(trial.outcome.message ?? "")")
         #expect(!(trial.outcome.message ?? "").contains("not deadlocked"), "\(trial.outcome.message ?? "")")
-        try? FileManager.default.removeItem(atPath: folder)
     }
 
     /// Two threads stuck in one function at two lines are each placed at their own: a dump
     /// groups threads by their functions, and both were placed at the first one's line
     /// (re-trial 33n, F6).
     @Test func twoThreadsStuckInOneFunctionAreEachPlacedAtTheirOwnLine() async throws {
-        let folder = TestFolders.root.appendingPathComponent("strain-samefunc-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let source = folder + "/samefunc.c", program = folder + "/samefunc"
         let text = """
             #include <pthread.h>
             #include <semaphore.h>
@@ -971,22 +976,13 @@ import Testing
                 return 0;
             }
             """
-        try TestFiles.write(text, to: source)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         let lineA = try #require(lines.firstIndex { $0.contains("sem_wait(&never_a)") }) + 1
         let lineB = try #require(lines.firstIndex { $0.contains("sem_wait(&never_b)") }) + 1
-        try await TestPrograms.compile([TestPrograms.compiler, "-O0", "-g", "-o", program, source, "-lpthread"])
-        let out = folder + "/out"
-        let (running, pid, dumped) = try await ExecTests.untilFirstDump(["--stall", "1s", "--", program], out: out)
-        defer { running.stop() }
-        #expect(dumped, "the watchdog judged it")
-        kill(pid, SIGKILL)
-        _ = try await running.wait(timeout: 20)
-        let trial = try #require(try RunRecordFile.read(from: out + "/run.json").trials.first)
+        let trial = try await Self.judged(text, name: "samefunc")
         let message = trial.outcome.message ?? ""
         #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome): \(message)")
         #expect(message.contains("in worker at samefunc.c:\(lineA):") && message.contains("in worker at samefunc.c:\(lineB):"), "each at its own line: \(message)")
-        try? FileManager.default.removeItem(atPath: folder)
     }
 
     /// Two threads in a lock-order cycle beside a thread that spins: the tree is never quiet,
@@ -994,10 +990,7 @@ import Testing
     /// whatever else runs: looked for from /proc once a second while the tree is busy, and
     /// called once it held for the threshold.
     @Test func aLockCycleBesideASpinningThreadIsDeadlocked() async throws {
-        let folder = TestFolders.root.appendingPathComponent("strain-busycycle-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let source = folder + "/busycycle.c", program = folder + "/busycycle"
-        try TestFiles.write("""
+        let trial = try await Self.judged("""
             #include <pthread.h>
             #include <stdio.h>
             #include <unistd.h>
@@ -1015,20 +1008,11 @@ import Testing
                 pthread_join(one, 0);
                 return 0;
             }
-            """, to: source)
-        try await TestPrograms.compile([TestPrograms.compiler, "-O0", "-g", "-o", program, source, "-lpthread"])
-        let out = folder + "/out"
-        let (running, pid, dumped) = try await ExecTests.untilFirstDump(["--stall", "1s", "--", program], out: out)
-        defer { running.stop() }
-        #expect(dumped, "the watchdog judged it")
-        kill(pid, SIGKILL)
-        _ = try await running.wait(timeout: 20)
-        let trial = try #require(try RunRecordFile.read(from: out + "/run.json").trials.first)
+            """, name: "busycycle")
         let message = trial.outcome.message ?? ""
         #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome): \(message)")
         #expect(message.contains("while another thread ran; 2 threads wait on each other's mutexes with no timeout"), "\(message)")
         #expect(message.contains("first_lock") && message.contains("second_lock"), "the mutexes by name: \(message)")
-        try? FileManager.default.removeItem(atPath: folder)
     }
 
     /// Another process of the tree with a handler of its own is a way out (a forked worker
