@@ -62,8 +62,10 @@ package enum OutcomeAdvice {
             // A thread that was running is in a loop or slow work, not a wait.
             let what = waiting.contains(" was running") || waiting.contains(" were running") ? "that work" : "that wait"
             // Where the code under test runs, past the runtime's frames a summary starts with (re-trial 35p, F2).
-            let place = Self.topThreadGroup(trial).flatMap(Self.placeUnderTest).map { waiting.contains($0.symbol) ? "" : " (in \($0.place))" } ?? ""
-            return "The parent killed it\(deadline) while \(Self.brief(waiting))\(place): if \(what) never ends, fix it there; if the work is only slow, raise the run's timeout."
+            // Named after the summary unless the summary, as shortened, still names it (a cut one had `Game.init(coder:)` past its end).
+            let summary = Self.brief(waiting)
+            let place = Self.topThreadGroup(trial).flatMap(Self.placeUnderTest).map { summary.contains($0.symbol) ? "" : " (in \($0.place))" } ?? ""
+            return "The parent killed it\(deadline) while \(summary)\(place): if \(what) never ends, fix it there; if the work is only slow, raise the run's timeout."
         case .harnessError:
             let message = outcome.message.map { " (\(Format.quoted($0)))" } ?? ""
             return "Strain itself failed\(message), not the code under test: run it again, and if it repeats, report it with run.json."

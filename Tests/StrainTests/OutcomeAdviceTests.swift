@@ -482,6 +482,10 @@ extension OutcomeAdviceTests {
         #expect(advice.contains(" ← … (in Game.init(coder:) at GraphModel.swift:85): if that work never ends, fix it there"), "\(advice)")
         #expect(!advice.contains("TaggedMetadataAllocator"), "\(advice)")
         #expect(advice.count <= 600, "gate.md quotes 600 characters of advice: \(advice.count)")
+        // As gate.html showed it: the code under test at the summary's end, past where it is cut, is still named.
+        trial.dump?.groups[0].summary += " ← Game.init(coder:) ← Game.__allocating_init(coder:)"
+        let named = OutcomeAdvice.text(for: trial)
+        #expect(named.contains(" ← … (in Game.init(coder:) at GraphModel.swift:85): if that work never ends"), "\(named)")
     }
 
     /// A program's overflow in one function that calls itself names it so ("in the cycle
