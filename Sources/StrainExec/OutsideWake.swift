@@ -122,13 +122,16 @@ struct OutsideWake {
     /// A zombie (`Z`, or `X` dead) has ended and acts no more (a child that exited and was
     /// never reaped was taken for one that will: re-trial 33n, F4).
     static func isLive(_ threads: [ThreadState]) -> Bool {
-        threads.contains { !$0.isInUntimedWait && $0.state != "Z" && $0.state != "X" }
+        threads.contains { !$0.isInUntimedWait && !isGone($0) }
     }
 
     /// Whether a process has ended and waits only to be reaped: its threads are a zombie's (`Z`) or dead (`X`).
     static func hasEnded(_ threads: [ThreadState]) -> Bool {
-        !threads.isEmpty && threads.allSatisfy { $0.state == "Z" || $0.state == "X" }
+        !threads.isEmpty && threads.allSatisfy(isGone)
     }
+
+    /// Whether `thread` has ended: a zombie's (`Z`) or dead (`X`).
+    static func isGone(_ thread: ThreadState) -> Bool { thread.state == "Z" || thread.state == "X" }
 
     /// The handlers process `pid` installed itself, read from `/proc` and the probe's notes in `folder`.
     static func ownHandlers(pid: Int32, folder: String) -> [Int32] {

@@ -68,11 +68,10 @@ package struct AnswerBlock: TextSection {
         // profiles, so it names those that ran out; a count is said only when it is not 1.
         advice = verdicts.map { Advice(bold: "\($0.0.title) \($0.0.ranOutOn.joined(separator: ", ")): " + TrialOutcome.Kind.stackOverflow.rawValue, text: $0.0.explanation, evidence: $0.1) }
             + failing.map { group in
-                Advice(bold: "\(group[0].id.key): \(group[0].outcome)" + (group.count == 1 ? "" : " ×\(group.count)"), text: OutcomeAdvice.text(for: group[0]), evidence: group[0])
+                Advice(bold: Self.heading(group), text: OutcomeAdvice.text(for: group[0]), evidence: group[0])
             }
             + foreseen.map { group in
-                Advice(bold: "\(group[0].id.key): \(group[0].outcome)" + (group.count == 1 ? "" : " ×\(group.count)") + ", expected",
-                       text: OutcomeAdvice.text(for: group[0]), evidence: group[0])
+                Advice(bold: Self.heading(group) + ", expected", text: OutcomeAdvice.text(for: group[0]), evidence: group[0])
             }
             + caps.caps.map { cap in
                 Advice(bold: cap.trial.description, text: cap.verdict.message, dumpAnchor: stalls.entries.first { $0.trial.key == cap.trial }?.anchor)
@@ -81,6 +80,11 @@ package struct AnswerBlock: TextSection {
             Stall(key: entry.trial.key.description, outcome: entry.trial.outcome.description, detail: entry.dump.waitCycle?.description,
                   advice: OutcomeAdvice.text(for: entry.trial), anchor: entry.anchor)
         }
+    }
+
+    /// `KEY: OUTCOME` of a group of one key's trials that ended alike, `×N` after it when not 1.
+    static func heading(_ group: [TrialRecord]) -> String {
+        "\(group[0].id.key): \(group[0].outcome)" + (group.count == 1 ? "" : " ×\(group.count)")
     }
 
     /// The advice, under its heading, then each stall's (their dumps have their own

@@ -195,11 +195,6 @@ struct ChildWatch {
                     if let path = open[descriptor.fd] { watched[keyPath: path].append(chunk[0..<count]) }
                     guard descriptor.fd == child.resultDescriptor else { continue }
                     watched.lastResultRead = strain_monotonic_ns()
-                    // What the child says comes as it ends (its result, a fault's trace): its threads and
-                    // memory then, for a trial that ends before the first 5 ms sample (a crash on a GCD
-                    // worker had 1 thread and 4.5 MiB, its start's: re-trial 35o, F4; a fault record also
-                    // carries its own, read as it faulted).
-                    if !reaped { watched.sample(statusPath, now: watched.lastResultRead, start: start) }
                     if let tids = schedule.remoteUnwind(result: watched.result.bytes, reaped: reaped) {
                         let giveUp = strain_monotonic_ns() &+ TrialSpec.nanoseconds(RemoteUnwinder.budgetSeconds)
                         for tid in tids where strain_monotonic_ns() < giveUp {
