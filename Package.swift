@@ -134,7 +134,7 @@ let package = Package(
         // renderers only with the StrainTestingReports trait.
         .target(
             name: "StrainTesting",
-            dependencies: ["StrainRecords", "StrainKit", "StrainWire", "StrainHost", "StrainRunner",
+            dependencies: ["StrainRecords", "StrainKit", "StrainWire", "StrainHost", "StrainRunner", "StrainText",
                            .byName(name: "StrainReports", condition: .when(traits: ["StrainTestingReports"]))]
         ),
         // Text laid out for a terminal or markup: tables fitted to a width, lines broken between words, escaping.

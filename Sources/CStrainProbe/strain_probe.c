@@ -289,13 +289,23 @@ uint64_t strain_monotonic_ns(void) {
 // buffer twice, say) from being called an overflow: there the stack pointer is
 // still high up in the stack. A walk that could not read the stack pointer
 // leaves the address alone to decide.
+//
+// A frame larger than the guard and the 1 MiB under it (300 KiB frames on a
+// thread, 3 MiB on the main thread) moves the stack pointer itself out of the
+// stack before it touches anything: the fault is then at the stack pointer, far
+// under the stack. It is an overflow too when the stack pointer lies under the
+// stack, at most STRAIN_FRAME_REACH under it, and the address near it (a frame's
+// first touch is above the stack pointer, or in the 128-byte red zone under it).
+#define STRAIN_FRAME_REACH ((uintptr_t)64 * 1024 * 1024)
 static int strain_is_overflow(uintptr_t address, uintptr_t sp, const strain_stack_bounds *bounds) {
     if (bounds == NULL || address == 0) return 0;
     const uintptr_t low = bounds->low;
     const size_t page = 4096;
+    if (address >= low + page) return 0;
+    if (sp != 0 && sp < low && low - sp <= STRAIN_FRAME_REACH && address + page >= sp) return 1;
     size_t below = bounds->guard_size + 1024 * 1024;
     uintptr_t floor = low > below ? low - below : 0;
-    if (!(address >= floor && address < low + page)) return 0;
+    if (address < floor) return 0;
     const size_t bottom = 64 * 1024;
     return sp == 0 || sp < low + bottom;
 }
@@ -327,8 +337,10 @@ static int strain_parse_mapping(const char *line, size_t length, uintptr_t *star
 // the readable and writable mapping holding `sp`, and the PROT_NONE guard right
 // under it, from /proc/self/maps. When `sp` itself ran into the guard, the stack
 // is the mapping right above. glibc maps a thread's guard and stack as one block,
-// so this is what pthread_getattr_np would have said. Only open, read and close:
-// async-signal-safe.
+// so this is what pthread_getattr_np would have said. When no mapping holds `sp`
+// (a frame larger than the guard moved it under the stack), the stack is the
+// nearest mapping above it, at most STRAIN_FRAME_REACH above, read as if `sp`
+// were in it. Only open, read and close: async-signal-safe.
 static int strain_stack_from_maps(uintptr_t sp, strain_stack_bounds *out) {
     int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
     if (fd < 0) return 0;
@@ -358,7 +370,7 @@ static int strain_stack_from_maps(uintptr_t sp, strain_stack_bounds *out) {
                         found = 1;
                     }
                     done = 1;
-                } else if (sp >= start && sp < end) {
+                } else if ((sp >= start && sp < end) || (sp < start && start - sp <= STRAIN_FRAME_REACH)) {
                     if (writable) {
                         out->low = start;
                         out->high = end;
@@ -371,6 +383,8 @@ static int strain_stack_from_maps(uintptr_t sp, strain_stack_bounds *out) {
                     } else {
                         done = 1;
                     }
+                } else if (sp < start) {
+                    done = 1;
                 }
                 previous_start = start;
                 previous_end = end;

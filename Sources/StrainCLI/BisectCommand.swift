@@ -232,7 +232,7 @@ struct BisectCommand: ParsableCommand {
     static func integer(_ text: String?, option: String, default value: Int, range: ClosedRange<Int>, name: String) throws(InputError) -> Int {
         guard let text else { return value }
         guard let number = Int(text.trimmingCharacters(in: .whitespaces)), range.contains(number) else {
-            throw InputError("\(option) '\(text)' is not a valid \(name); use a whole number from \(range.lowerBound) to \(range.upperBound)")
+            throw InputError("\(option) '\(text)' is not a valid value for \(name); use a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
         return number
     }

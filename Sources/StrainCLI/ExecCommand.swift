@@ -26,7 +26,7 @@ struct ExecCommand: ParsableCommand {
     @Option(help: "Where to write run.json, the dumps and the probe's files (default: Reports/exec-<program>-<timestamp>).")
     var out: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Watch for a stuck GCD or Swift concurrency pool, or threads blocked on locks: after this long without CPU time (e.g. 10s), dump once and name it starved or deadlocked (100ms to 10m).", valueName: "duration"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Watch for a stuck GCD or Swift concurrency pool, or threads blocked on locks: after this long without CPU time (such as 10s), dump once and name it starved or deadlocked (100ms to 10m).", valueName: "duration"))
     var stall: String?
 
     @Option(help: ArgumentHelp("Emulate a platform's stacks: ios (512KiB threads, a 1MiB main thread), macos (512KiB threads), linux (as is).", valueName: "profile"), completion: .list(Profile.allCases.map(\.rawValue)))

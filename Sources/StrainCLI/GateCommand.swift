@@ -82,7 +82,7 @@ struct GateCommand: ParsableCommand {
         return chosen.isEmpty ? [.text] : chosen
     }
 
-    @Option(help: "Where to write gate.json, gate.md, gate.html and junit.xml (and the interleaved runs).")
+    @Option(help: "Where to write gate.json, gate.md, gate.html and junit.xml, and an interleaved gate's two runs (default: Reports/gate-<timestamp> for an interleaved gate, a gate folder beside CURRENT's run.json for a cross-run one).")
     var out: String?
 
     @OptionGroup var location: BaselineCommand.Location

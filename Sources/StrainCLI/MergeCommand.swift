@@ -15,8 +15,8 @@ struct MergeCommand: ParsableCommand {
     @Argument(help: "Each shard's run.json, or its directory.")
     var shards: [String]
 
-    @Option(help: "Where to write the merged run.json and its reports.")
-    var out: String = "Reports/merged-\(runTimestamp())"
+    @Option(help: "Where to write the merged run.json and its reports (default: Reports/merged-<timestamp>).")
+    var out: String?
 
     @Option(parsing: .upToNextOption, help: "Reports to write besides run.json: html (report.html), md (summary.md), junit (junit.xml).")
     var format: [ReportFormat] = [.html, .md, .junit]
@@ -26,6 +26,7 @@ struct MergeCommand: ParsableCommand {
             var runs: [(path: String, run: RunRecord)] = []
             for path in shards { runs.append((path, try readRun(path))) }
             let merged = try RunMerger.mergeShards(runs)
+            let out = out ?? "Reports/merged-\(runTimestamp())"
             do { try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true) } catch {
                 throw GateError(.input, "\(out): cannot create the output directory: \(error.localizedDescription)")
             }

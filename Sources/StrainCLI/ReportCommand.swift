@@ -18,7 +18,7 @@ struct ReportCommand: ParsableCommand {
     @Argument(help: "The run.json to render.")
     var runJSON: String
 
-    @Option(help: "The format: html (report.html, default), md (summary.md), junit (junit.xml) or json (run.json again, rewritten in this Strain's current schema version, e.g. to upgrade an older record), csv (metrics.csv: a row per trial, a column per metric with its unit), benchmark-smaller or benchmark-bigger (benchmark-smaller.json, benchmark-bigger.json: each trial key's medians in github-action-benchmark's customSmallerIsBetter and customBiggerIsBetter format).")
+    @Option(help: "The format: html (report.html, default), md (summary.md), junit (junit.xml) or json (run.json again, rewritten in this Strain's current schema version, to upgrade an older record), csv (metrics.csv: a row per trial, a column per metric with its unit), benchmark-smaller or benchmark-bigger (benchmark-smaller.json, benchmark-bigger.json: each trial key's medians in github-action-benchmark's customSmallerIsBetter and customBiggerIsBetter format).")
     var format: ReportFormat = .html
 
     @Option(help: "Where to write it: a file, or a folder to write it in under its usual name (default: beside run.json, as report.html, summary.md, junit.xml, run.normalized.json, metrics.csv or benchmark-*.json; - for standard output).")

@@ -317,10 +317,10 @@ package struct ExecSupervisor: Sendable {
                                   stall: stall, ranOn: ranOn, outsideWait: outsideWait, dumps: dumps, probe: probe, pid: program.pid, request: request)
         classified.metrics.wallSeconds = wall
         if let cut = Self.readAllocations(in: probe.path, pid: program.pid, into: &classified.metrics) { note(cut) }
-        let key = TrialKey(scenario: TrialKey.execScenario, parameters: [
-            TrialKey.Parameter(name: "program", value: request.program),
-            TrialKey.Parameter(name: "arguments", value: Self.shellQuoted(request.arguments)),
-        ], strategy: .main, profile: request.profile)
+        // A program run with no arguments is named without an empty `arguments=`.
+        let key = TrialKey(scenario: TrialKey.execScenario, parameters: [TrialKey.Parameter(name: "program", value: request.program)]
+            + (request.arguments.isEmpty ? [] : [TrialKey.Parameter(name: "arguments", value: Self.shellQuoted(request.arguments))]),
+                           strategy: .main, profile: request.profile)
         let expected = [ExpectedOutcome(kind: .completed)]
         let spec = TrialSpec(index: 0, id: TrialID(key: key, repetition: 1), seed: 0, timeoutSeconds: 0,
                              stallSeconds: request.stallSeconds ?? 0, expected: expected)

@@ -376,7 +376,7 @@ private final class SuiteReader {
         let text = try string(node, "repetitions")
         let range = SuiteLimits.repetitions
         guard let value = Int(text.trimmingCharacters(in: .whitespaces)), range.contains(value) else {
-            throw error(node, "'\(Self.shortened(text))' is not a valid repetitions; write a whole number from \(range.lowerBound) to \(range.upperBound)")
+            throw error(node, "'\(Self.shortened(text))' is not a valid value for repetitions; write a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
         return value
     }
@@ -386,7 +386,7 @@ private final class SuiteReader {
         let text = try string(node, "memory-limit")
         let range = SuiteLimits.memoryLimitBytes
         guard let bytes = ByteSize.parse(text.trimmingCharacters(in: .whitespaces)), range.contains(bytes) else {
-            throw error(node, "'\(Self.shortened(text))' is not a valid memory-limit; write a size from \(ByteSize.format(range.lowerBound)) to \(ByteSize.format(range.upperBound)), such as 512MiB or 2GiB")
+            throw error(node, "'\(Self.shortened(text))' is not a valid value for memory-limit; write a size from \(ByteSize.format(range.lowerBound)) to \(ByteSize.format(range.upperBound)), such as 512MiB or 2GiB")
         }
         return bytes
     }
@@ -396,7 +396,7 @@ private final class SuiteReader {
         let text = try string(node, "thread-limit")
         let range = SuiteLimits.threadLimit
         guard let value = Int(text.trimmingCharacters(in: .whitespaces)), range.contains(value) else {
-            throw error(node, "'\(Self.shortened(text))' is not a valid thread-limit; write a whole number from \(range.lowerBound) to \(range.upperBound)")
+            throw error(node, "'\(Self.shortened(text))' is not a valid value for thread-limit; write a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
         return value
     }
@@ -413,7 +413,7 @@ private final class SuiteReader {
         if seconds == nil, text.last?.isNumber == true { seconds = Self.finiteNumber(text) }
         let limits = "from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))"
         guard let seconds else {
-            throw error(node, "'\(Self.shortened(text))' is not a valid \(what); write a duration \(limits), such as 500ms, 60s or 5m")
+            throw error(node, "'\(Self.shortened(text))' is not a valid value for \(what); write a duration \(limits), such as 500ms, 60s or 5m")
         }
         guard range.contains(seconds) else {
             throw error(node, "\(what) '\(Self.shortened(text))' is out of range; write a duration \(limits)")
@@ -448,12 +448,12 @@ private final class SuiteReader {
                     // Decimal only: `0x1p-3` or `inf` is no delta a reader can check at a glance.
                     let number = text.hasSuffix("%") ? Self.finiteNumber(String(text.dropLast())).map { $0 / 100 } : Self.finiteNumber(text)
                     guard let number, number.isFinite, (0...10).contains(number) else {
-                        throw error(fieldValue, "'\(text)' is not a valid delta for \(name); write a relative change from 0% to 1000%, e.g. 10%")
+                        throw error(fieldValue, "'\(text)' is not a valid value for delta for \(name); write a relative change from 0% to 1000%, e.g. 10%")
                     }
                     threshold.delta = number
                 } else {
                     guard let number = Self.floor(text, unit: descriptor.unit), number.isFinite, (0...1e15).contains(number) else {
-                        throw error(fieldValue, "'\(text)' is not a valid floor for \(name) (\(descriptor.unit.rawValue)); write an amount from 0, e.g. \(Self.floorExample(descriptor.unit))")
+                        throw error(fieldValue, "'\(text)' is not a valid value for floor for \(name) (\(descriptor.unit.rawValue)); write an amount from 0, e.g. \(Self.floorExample(descriptor.unit))")
                     }
                     threshold.floor = number
                 }

@@ -1,4 +1,5 @@
 import Foundation
+import StrainText
 
 /// What the trial of a test's closure came to: its record, and the verdict in words.
 ///
@@ -48,7 +49,8 @@ public struct StrainVerdict: Sendable, CustomStringConvertible {
     }
 
     /// The verdict in words: the outcome, where the closure ran, and for a fault its
-    /// signal, recursion, the frame that entered it and whether a larger stack helps.
+    /// signal, recursion, the frame that entered it and whether a larger stack helps;
+    /// for any outcome but completing, what to do about it.
     public var description: String {
         guard let record else { return "not run in this process (a re-run for another expectation)" }
         var lines = ["\(record.outcome.kind.rawValue) on \(record.strategy) (\(record.profile.rawValue) profile, \(build) build)"]
@@ -60,6 +62,7 @@ public struct StrainVerdict: Sendable, CustomStringConvertible {
         if record.outcome.kind == .stackOverflow || record.trace?.isStackOverflow == true {
             lines.append(largeStackVerdict)
         }
+        if record.outcome.kind != .completed { lines.append("what to do: " + OutcomeAdvice.text(for: record, audience: .test)) }
         if record.outcome.kind == .completed, let high = record.metrics.stackHighWaterBytes {
             lines.append("stack high-water \(ByteSize.prose(high))\(record.metrics.stackSizeBytes.map { " of \(ByteSize.prose($0))" } ?? "")")
         }
@@ -105,10 +108,25 @@ public struct StrainVerdict: Sendable, CustomStringConvertible {
         var lines = ["\(dump.threadCount) thread\(dump.threadCount == 1 ? "" : "s") when it stalled:"]
         for group in groups.prefix(8) {
             let count = group.count == 1 ? "1 thread" : "\(group.count) threads"
-            lines.append("  \(count)\(group.inWork ? " running the closure's work" : ""): \(group.summary)")
+            lines.append("  \(count)\(group.inWork ? " running the closure's work" : ""): \(withoutHarness(group))")
         }
         if groups.count > 8 { lines.append("  … \(counted(groups.count - 8, "more thread group")) in the attached run.json") }
         return lines
+    }
+
+    /// A group's summary without Strain's own frames (the thread the closure runs on,
+    /// the host's wait for its result): cut before the first frame from a harness
+    /// source, which say nothing about the test's code; a thread that waits in the
+    /// harness itself says so.
+    static func withoutHarness(_ group: ThreadGroup) -> String {
+        let harness = Set(group.frames.flatMap { frame in
+            ((frame.inlined ?? []).map { ($0.symbol, $0.file) } + [(frame.symbol, frame.file)]).compactMap { symbol, file in
+                FunctionCost.isHarness(file) ? symbol.map { $0.hasSuffix(" [partial apply]") ? String($0.dropLast(" [partial apply]".count)) : $0 } : nil
+            }
+        })
+        let parts = group.summary.components(separatedBy: " ← ")
+        guard let cut = parts.indices.dropFirst().first(where: { harness.contains(parts[$0]) }) else { return group.summary }
+        return parts[..<cut].joined(separator: " ← ") + (cut == 1 ? " in Strain's harness" : "")
     }
 
     /// A sanitizer's report: its headline, then each access (or other stack) it

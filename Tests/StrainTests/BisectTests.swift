@@ -215,7 +215,7 @@ final class FakeProbeRunner: BisectProbeRunner {
             (["cyclic-graph", "--low", "40000"], "not a whole number of 4KiB pages"),
             (["cyclic-graph", "--over", "shape"], "'shape' is not an integer parameter"),
             (["cyclic-graph", "--over", "size", "--high", "2000000"], "use a whole number from 1 to 1000000"),
-            (["cyclic-graph", "-p", "size=0"], "'0' is not a valid size"),
+            (["cyclic-graph", "-p", "size=0"], "'0' is not a valid value for size"),
             (["cyclic-graph", "--repetitions", "0"], "use 1 to 20"),
             (["cyclic-graph", "--over", "size", "--strategy", "thread(1KiB)"], "under 32KiB"),
             (["cyclic-graph", "--timeout", "0s"], "from 100ms to 10m"),

@@ -38,6 +38,8 @@ import Testing
         let (result, run) = try await ExecTests.exec(program, [], out: out)
         #expect(result.termination == .signaled(SIGSEGV), "\(result.stderr)")
         let trial = try #require(run?.trials.first)
+        // A program run with no arguments is named without an empty `arguments=` (re-trial 35p, F18).
+        #expect(trial.key.configuration == "exec[program=\(program)]", "\(trial.key)")
         #expect(trial.outcome.kind == .crashed, "\(trial.outcome): \(trial.outcome.message ?? "")")
         let trace = try #require(trial.trace, "\(result.stderr)")
         #expect(trace.faultAddress == 0)

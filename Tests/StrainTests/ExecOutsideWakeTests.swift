@@ -3,6 +3,7 @@ import Glibc
 import StrainKit
 import StrainReports
 import StrainRunner
+import StrainText
 import StrainWire
 import Testing
 @testable import StrainExec

@@ -3,6 +3,7 @@ import Foundation
 import StrainSymbols
 import StrainReports
 import StrainKit
+import StrainText
 import Testing
 
 /// `strain exec` on programs built with ThreadSanitizer and AddressSanitizer: the

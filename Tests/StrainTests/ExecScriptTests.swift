@@ -3,6 +3,7 @@ import Foundation
 import StrainReports
 import StrainKit
 import StrainRunner
+import StrainText
 import Testing
 
 /// `strain exec` on shell scripts: bash exports its own getenv/setenv/unsetenv, so a

@@ -1,6 +1,7 @@
 import Foundation
 @testable import StrainCLI
 import StrainRecords
+import StrainText
 import Testing
 
 /// From a gate row whose outcome changed to the evidence behind it, in every output:

@@ -104,8 +104,8 @@ struct ModuleGraph {
         // (its verdicts' counts worded by StrainText).
         "StrainExec": ["StrainRecords", "StrainKit", "StrainWire", "StrainSymbols", "StrainRunner", "StrainText", "CStrainProbe", "CStrainTools"],
         // Expectations for Swift Testing: the host in the re-run child, the runner in the test process; no CLI or gate,
-        // and the report renderers only under the StrainTestingReports trait (report.html attached).
-        "StrainTesting": ["StrainRecords", "StrainKit", "StrainWire", "StrainHost", "StrainRunner", "StrainReports"],
+        // and the report renderers only under the StrainTestingReports trait (report.html attached); a failure's advice from StrainText.
+        "StrainTesting": ["StrainRecords", "StrainKit", "StrainWire", "StrainHost", "StrainRunner", "StrainText", "StrainReports"],
         // Text laid out for a terminal or markup: Foundation, and the records' one way to write a time.
         "StrainText": ["StrainRecords"],
         // Views of records: never the runner, never C.

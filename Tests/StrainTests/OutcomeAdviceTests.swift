@@ -1,6 +1,7 @@
 import Foundation
 import StrainRecords
 import StrainReports
+import StrainText
 import Testing
 
 /// Every outcome kind that fails a run gets a "what to do" built from its record's

@@ -407,12 +407,12 @@ import Testing
         #expect(result.stdout.isEmpty, "nothing ran, not even the Running line")
         #expect(result.stderr == """
         \(suite):2:10: error: timeout '1e300s' is out of range; write a duration from 10ms to 24h
-        \(suite):3:8: error: 'infinity' is not a valid stall; write a duration from 100ms to 24h, such as 500ms, 60s or 5m
+        \(suite):3:8: error: 'infinity' is not a valid value for stall; write a duration from 100ms to 24h, such as 500ms, 60s or 5m
         \(suite):5:15: error: unknown scenario 'nop' (did you mean 'noop'?); valid scenarios: \(ScenarioCatalog.builtIn.names.joined(separator: ", "))
         \(suite):6:18: error: unknown strategy 'gcd-globl' (did you mean 'gcd-global'?); valid strategies: \(MalformedSuite.strategies)
         \(suite):6:29: error: the stack size in 'thread(1025KiB)' is not a whole number of 4KiB pages; did you mean thread(1028KiB)?
         \(suite):6:46: error: stack size 16KiB in 'thread-pool(4096, 16KiB)' is under 32KiB, too small for Swift's runtime to start work on (Foundation ignores a stack under 16KiB); use 32KiB or more
-        \(suite):7:18: error: '9223372036854775807' is not a valid repetitions; write a whole number from 1 to 10000
+        \(suite):7:18: error: '9223372036854775807' is not a valid value for repetitions; write a whole number from 1 to 10000
 
         """)
         #expect(!FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent("out")), "no output folder was made")

@@ -80,6 +80,20 @@ import Testing
         }
     }
 
+    /// Every command that writes a folder says where by default, as a pattern: `gate --help`
+    /// gave no default, and `merge --help` printed the moment it was asked (`Reports/merged-
+    /// 20261203-141502`), a folder no run would use (re-trial 35p, F14 and F15).
+    @Test func everyOutOptionSaysItsDefaultAsAPatternNotAMoment() async throws {
+        for command in ["run", "bisect", "exec", "gate", "merge", "report"] {
+            let help = try await StrainBinary.run([command, "--help"])
+            let text = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            let out = try #require(text.range(of: "--out <out> "), "\(command): \(help.stdout)")
+            let said = text[out.upperBound...].prefix(400)
+            #expect(said.contains("(default: "), "\(command) --help gives no default for --out: \(said)")
+            #expect(text.firstMatch(of: /20[0-9]{6}-[0-9]{6}/) == nil, "\(command) --help shows a moment: \(help.stdout)")
+        }
+    }
+
     @Test func aMistypedOptionGetsTheNearestOne() async throws {
         let result = try await StrainBinary.run(["run", "Scenarios/smoke.yaml", "--formt", "md"])
         #expect(result.status == 2)

@@ -2,6 +2,7 @@ import Foundation
 import StrainKit
 import StrainRecords
 import StrainReports
+import StrainText
 import Testing
 
 /// Real pools run out and real queues wait on each other, in real children,

@@ -101,6 +101,8 @@ import Testing
         #expect(text.contains("recursion: a cycle of") && text.contains("parseList"), "\(text)")
         #expect(text.contains("entered the recursion: ") && text.contains("Nesting.swift:"), "the entry frame with its file:line: \(text)")
         #expect(text.contains("deep but finite: it completes on a 64 MiB stack"), "\(text)")
+        // What to do, worded for a test: its strategy, not a suite's (re-trial 35p, F17).
+        #expect(text.contains("what to do: The stack of 512 KiB ran out after ") && text.contains("(on: .thread(stackBytes: 8 << 20))"), "\(text)")
         // The fixture asks for the StrainTestingReports trait: report.html beside run.json.
         #expect(run.attached("run.json", to: "failsOnPurposeADeepDocumentOverflowsA512KiBThread") && run.attached("report.html", to: "failsOnPurposeADeepDocumentOverflowsA512KiBThread"), "\(text)")
     }
@@ -147,6 +149,11 @@ import Testing
         #expect(text.contains("2 threads: futex wait ← Ledger.transfer(_:from:meet:)"), "where the two wait, in the team's code: \(text)")
         #expect(run.attached("run.json", to: "failsOnPurposeOppositeTransfersDeadlock"), "\(text)")
         #expect(text.contains("no progress for") && text.contains("; a wait cycle: thread "), "the cycle is the reason, not a count of threads holding work: \(text)")
+        // What to do, and the threads' waits without the harness's frames around the closure (re-trial 35p, F17).
+        #expect(text.contains("what to do: The threads take the same locks in opposite orders (mutex 0x"), "\(text)")
+        for harness in ["PlainThreadRoom", "ResultHandoff", "handOff(", "ThreadPerTaskExecutor", "TrialHost"] {
+            #expect(!text.contains(harness), "a thread group names Strain's harness (\(harness)): \(text)")
+        }
         // A closure that polls for the two (it sleeps with a timeout) was timedOut at its
         // deadline, the cycle unnamed: a cycle is a deadlock whatever the rest do.
         let polling = run.lines(of: "failsOnPurposeOppositeTransfersDeadlockWhileTheClosurePolls")
@@ -165,6 +172,7 @@ import Testing
         #expect(text.contains("ended starved on thread(8MiB)"), "\(text)")
         #expect(text.contains("work is queued to a pool whose threads are all blocked"), "\(text)")
         #expect(text.contains("threads: futex wait ← closure #1 in fetchAll(_:blocking:)"), "the blocked pool threads, where they wait: \(text)")
+        #expect(text.contains("what to do: ") && text.contains("don't block pool threads"), "\(text)")
     }
 
     /// The bisection's answer is the boundary itself: the fixture's passing test parses

@@ -128,7 +128,7 @@ import Testing
     @Test func invalidParameterValueSaysWhatIsValid() throws {
         let error = try #require(problem("name: s\nruns:\n  - scenario: cyclic-graph\n    parameters: {operation: [archive, zip]}\n    strategies: [main]\n"))
         #expect(error.line == 4)
-        #expect(error.message.contains("'zip' is not a valid operation; use one of archive, unarchive, traverse"))
+        #expect(error.message.contains("'zip' is not a valid value for operation; use one of archive, unarchive, traverse"))
     }
 
     @Test func expectationsMustNameListedStrategiesAndKnownOutcomes() throws {

@@ -144,7 +144,7 @@ import Testing
             _ = try parser.parse("name: s\nstall: soon\nruns:\n  - scenario: noop\n    strategies: [main]\n", path: "s.yaml")
             Issue.record("a bad stall was accepted")
         } catch {
-            #expect(error.description.hasPrefix("s.yaml:2:8: error: 'soon' is not a valid stall"), "\(error.description)")
+            #expect(error.description.hasPrefix("s.yaml:2:8: error: 'soon' is not a valid value for stall"), "\(error.description)")
         }
     }
 

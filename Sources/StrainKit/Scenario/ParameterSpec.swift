@@ -121,15 +121,15 @@ public struct ParameterSpec: Sendable, Hashable {
     public func problem(with value: String) -> String? {
         switch kind {
         case .choice(let names):
-            return names.contains(value) ? nil : "'\(value)' is not a valid \(name); use \(validValues)"
+            return names.contains(value) ? nil : "'\(value)' is not a valid value for \(name); use \(validValues)"
         case .integer(let range):
             guard let number = Int(value), range.contains(number) else {
-                return "'\(value)' is not a valid \(name); use \(validValues)"
+                return "'\(value)' is not a valid value for \(name); use \(validValues)"
             }
             return nil
         case .byteSize(let range):
             guard let bytes = ByteSize.parse(value), range.contains(bytes) else {
-                return "'\(value)' is not a valid \(name); use \(validValues)"
+                return "'\(value)' is not a valid value for \(name); use \(validValues)"
             }
             return nil
         }

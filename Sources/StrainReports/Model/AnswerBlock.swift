@@ -4,7 +4,7 @@ import StrainText
 /// Why the run failed and what to do, and its stalls a line each: report.html's
 /// answer box, what summary.md says right after What failed, before any table, and
 /// what the terminal says just before its closing count. Every failing key gets its
-/// advice (``OutcomeAdvice``), an overflow's being its stack verdict, and so does every
+/// advice (`OutcomeAdvice`), an overflow's being its stack verdict, and so does every
 /// outcome but completed that the suite expects. A bisect's
 /// per-probe stack verdicts are left out: the bisect's answer replaces them.
 package struct AnswerBlock: TextSection {
@@ -28,7 +28,7 @@ package struct AnswerBlock: TextSection {
         package var outcome: String
         /// What it waits on (`thread 1 holds a and waits for b; …`), when the dump named its wait cycle.
         package var detail: String?
-        /// What to do about it (``OutcomeAdvice``), expected or not.
+        /// What to do about it (`OutcomeAdvice`), expected or not.
         package var advice: String
         /// Where the page shows its dump.
         package var anchor: String

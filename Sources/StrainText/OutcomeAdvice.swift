@@ -1,26 +1,37 @@
 import Foundation
 import StrainRecords
-import StrainText
 
 /// What to do about a trial that ended as the suite did not expect, built from the
 /// trial's own facts where it has them (the wait cycle, the stall's counts, the
 /// frame it died in): the one place every view's "Why, and what to do" is written.
-/// A stack overflow's advice is its configuration's ``StackVerdict``, which weighs
-/// every stack size tried; the line here is for an overflow no verdict covers.
+/// A stack overflow's advice in a run's reports is its configuration's stack verdict
+/// (StrainReports' `StackVerdict`), which weighs every stack size tried; the line here
+/// is for an overflow no verdict covers.
 package enum OutcomeAdvice {
+    /// Who reads the advice: a suite's reports (its runs' expect, timeout and
+    /// strategies are what to change) or a test's failed StrainTesting expectation
+    /// (its arguments are).
+    package enum Audience: Sendable {
+        /// The terminal, summary.md, report.html and the gate of a suite's run.
+        case suite
+        /// The issue a failed expectation records in `swift test`.
+        case test
+    }
+
     /// How a program under `strain exec` gets a larger stack: it has no strategy to choose.
     static let programStack = "ulimit -s for the main thread, the size the program asks for when it starts another"
 
-    /// The advice for `trial`, one sentence or two.
-    package static func text(for trial: TrialRecord) -> String {
+    /// The advice for `trial`, one sentence or two, worded for `audience`.
+    package static func text(for trial: TrialRecord, audience: Audience = .suite) -> String {
         let outcome = trial.outcome
         switch outcome.kind {
         case .completed:  // Under `strain exec`, what --stall saw of a program that completed: a verdict withdrawn, a wait on an outside event.
             if trial.key.scenario == TrialKey.execScenario { return "It completed: nothing to fix" + (outcome.message.map { " (\($0))" } ?? "") + "." }
+            if audience == .test { return "It completed where the test expected it not to: if the fault is fixed, change the expectation." }
             return "It completed where the suite expects \(trial.expectedOutcomes.joined(separator: " or ")): if the fault is fixed, change the run's expect to completed; if not, the run no longer reaches it (check its parameters and strategies)."
         case .threw:
             let error = outcome.message.map { " (\(Format.quoted($0)))" } ?? ""
-            return "The scenario's work threw\(error): fix or handle the error where it is thrown" + (trial.expected ? "." : ", or add threw to the run's expect if throwing is the point.")
+            return (audience == .test ? "The closure threw" : "The scenario's work threw") + "\(error): fix or handle the error where it is thrown" + (trial.expected || audience == .test ? "." : ", or add threw to the run's expect if throwing is the point.")
         case .invariantViolated:
             let broken = outcome.message.map { " (\(Format.quoted($0)))" } ?? ""
             return "The work ran to its end with a wrong result\(broken): check the invariant's code first; where threads share the state, updates were lost or reordered between them. Guard the shared state with one lock, serial queue or actor for every access, or use an atomic for a counter."
@@ -35,6 +46,9 @@ package enum OutcomeAdvice {
             if trial.key.scenario == TrialKey.execScenario {
                 return "The stack\(stack) ran out\(frames)\(cycle): make the recursion iterative (an explicit stack), or give that thread a larger stack "
                     + "(\(programStack)); run it again on a larger one to tell deep recursion from unbounded."
+            }
+            if audience == .test {
+                return "The stack\(stack) ran out\(frames)\(cycle): make the recursion iterative (an explicit stack), or run it on a larger stack (on: .thread(stackBytes: 8 << 20))."
             }
             return "The stack\(stack) ran out\(frames)\(cycle): make the recursion iterative (an explicit stack), or run it on a thread with a larger stackSize; run it on a larger stack too (e.g. thread(8MiB)) to tell deep recursion from unbounded."
         case .confinementViolated:
@@ -56,8 +70,9 @@ package enum OutcomeAdvice {
             return deadlockAdvice(trial)
         case .timedOut:
             let deadline = trial.metrics.trialSeconds.map { " at the trial's deadline (\(Format.duration($0)) from its start to its end, the stop after the deadline included)" } ?? " at the trial's deadline"
+            let (stall, timeout) = audience == .test ? ("expectNoStall(within:)", "the expectation's timeout") : ("a stall shorter than the run's timeout", "the run's timeout")
             guard let waiting = Self.topGroup(trial) else {
-                return "The parent killed it\(deadline), with no thread dump. If it hangs, a stall shorter than the run's timeout lets the watchdog dump every thread and name the wait; if it is only slow, raise the run's timeout."
+                return "The parent killed it\(deadline), with no thread dump. If it hangs, \(stall) lets the watchdog dump every thread and name the wait; if it is only slow, raise \(timeout)."
             }
             // A thread that was running is in a loop or slow work, not a wait.
             let what = waiting.contains(" was running") || waiting.contains(" were running") ? "that work" : "that wait"
@@ -65,7 +80,7 @@ package enum OutcomeAdvice {
             // Named after the summary unless the summary, as shortened, still names it (a cut one had `Game.init(coder:)` past its end).
             let summary = Self.brief(waiting)
             let place = Self.topThreadGroup(trial).flatMap(Self.placeUnderTest).map { summary.contains($0.symbol) ? "" : " (in \($0.place))" } ?? ""
-            return "The parent killed it\(deadline) while \(summary)\(place): if \(what) never ends, fix it there; if the work is only slow, raise the run's timeout."
+            return "The parent killed it\(deadline) while \(summary)\(place): if \(what) never ends, fix it there; if the work is only slow, raise \(timeout)."
         case .harnessError:
             let message = outcome.message.map { " (\(Format.quoted($0)))" } ?? ""
             return "Strain itself failed\(message), not the code under test: run it again, and if it repeats, report it with run.json."
