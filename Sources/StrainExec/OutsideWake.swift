@@ -130,6 +130,11 @@ struct OutsideWake {
         !threads.isEmpty && threads.allSatisfy(isGone)
     }
 
+    /// Whether a process is stopped: every thread in a stop (`T`) or a tracer's stop (`t`).
+    static func isStopped(_ threads: [ThreadState]) -> Bool {
+        !threads.isEmpty && threads.allSatisfy { $0.state == "T" || $0.state == "t" }
+    }
+
     /// Whether `thread` has ended: a zombie's (`Z`) or dead (`X`).
     static func isGone(_ thread: ThreadState) -> Bool { thread.state == "Z" || thread.state == "X" }
 
@@ -174,9 +179,15 @@ struct OutsideWake {
             reasons.append("process \(named([process.pid])) of its tree installed its own handler\(theirs.count == 1 ? "" : "s") for \(names), which a signal sent to it runs")
             break
         }
+        // A stopped process (`T`, or `t` under a tracer) does nothing by itself, but a SIGCONT from outside resumes it: a way out, worded as what it is (re-trial 33n, R7).
         let live = processes.filter { $0.pid != pid && isLive($0.threads) }
-        if !live.isEmpty {
-            reasons.append("process\(live.count == 1 ? "" : "es") \(named(live.map(\.pid))) of its tree \(live.count == 1 ? "is" : "are") alive and not stuck (\(live.count == 1 ? "it runs, sleeps or waits" : "each runs, sleeps or waits") with a timeout)")
+        let stopped = live.filter { isStopped($0.threads) }, acting = live.filter { !isStopped($0.threads) }
+        if !acting.isEmpty {
+            reasons.append("process\(acting.count == 1 ? "" : "es") \(named(acting.map(\.pid))) of its tree \(acting.count == 1 ? "is" : "are") alive and not stuck (\(acting.count == 1 ? "it runs, sleeps or waits" : "each runs, sleeps or waits") with a timeout)")
+        }
+        if !stopped.isEmpty {
+            let one = stopped.count == 1
+            reasons.append("process\(one ? "" : "es") \(named(stopped.map(\.pid))) of its tree \(one ? "is" : "are") stopped (a SIGCONT sent to \(one ? "it" : "them") resumes \(one ? "it" : "them"))")
         }
         if let reading = readsFromOutside(processes) { reasons.append(reading) }
         return reasons.isEmpty ? nil : reasons.joined(separator: "; ")

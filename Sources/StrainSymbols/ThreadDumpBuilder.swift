@@ -78,7 +78,8 @@ package struct ThreadDumpBuilder: Sendable {
     /// though its module is the program. `<std::… as core::…>::drop` counts too.
     package static func isLanguageRuntime(_ symbol: String) -> Bool {
         let name = symbol.hasPrefix("<") ? symbol.dropFirst() : symbol[...]
-        return ["std::", "core::", "alloc::", "__gnu_cxx::", "__cxxabiv1::"].contains { name.hasPrefix($0) }
+        // `__gthread_mutex_lock` is libstdc++'s gthr-default.h, compiled into the program under std::mutex (re-trial 33n, R4).
+        return ["std::", "core::", "alloc::", "__gnu_cxx::", "__cxxabiv1::", "__gthread_"].contains { name.hasPrefix($0) }
     }
 
     /// Frames of the harness's wrappers around scenario work.

@@ -887,12 +887,13 @@ import Testing
     /// The record of C program `source` (built here as NAME) run with `arguments` under
     /// `strain exec --stall 1s` until the watchdog's first dump, then killed: what it judged.
     /// The program prints `ready PID` when its threads are started.
-    static func judged(_ source: String, name: String, arguments: [String] = []) async throws -> TrialRecord {
+    static func judged(_ source: String, name: String, arguments: [String] = [], cxx: String? = nil) async throws -> TrialRecord {
         let folder = TestFolders.root.appendingPathComponent("strain-\(name)-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let program = folder + "/" + name
-        try TestFiles.write(source, to: program + ".c")
-        try await TestPrograms.compile([TestPrograms.compiler, "-O0", "-g", "-o", program, program + ".c", "-lpthread"])
+        let file = program + (cxx == nil ? ".c" : ".cpp")
+        try TestFiles.write(source, to: file)
+        try await TestPrograms.compile([cxx ?? TestPrograms.compiler, "-O0", "-g", "-o", program, file, "-pthread"])
         let out = folder + "/out"
         let (running, pid, dumped) = try await ExecTests.untilFirstDump(["--stall", "1s", "--", program] + arguments, out: out)
         defer { running.stop() }
@@ -945,6 +946,79 @@ import Testing
             """, name: "noway", arguments: [kind])
         #expect(trial.outcome.kind == .deadlocked, "\(kind): \(trial.outcome): \(trial.outcome.message ?? "")")
         #expect(!(trial.outcome.message ?? "").contains("not deadlocked"), "\(trial.outcome.message ?? "")")
+    }
+
+    /// A child stopped by SIGSTOP does nothing by itself, but a SIGCONT from outside resumes
+    /// it: the program waits on an outside event, and the record says the child is
+    /// stopped, not that it "runs, sleeps or waits with a timeout" (re-trial 33n, R7).
+    @Test func aStoppedChildIsSaidToBeStoppedNotRunning() async throws {
+        let trial = try await Self.judged("""
+            #include <pthread.h>
+            #include <signal.h>
+            #include <stdio.h>
+            #include <sys/prctl.h>
+            #include <unistd.h>
+            static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+            static pthread_cond_t never = PTHREAD_COND_INITIALIZER;
+            int main(void) {
+                if (fork() == 0) {
+                    prctl(PR_SET_PDEATHSIG, SIGKILL);  // ends with the test's kill of the program
+                    raise(SIGSTOP);
+                    _exit(0);
+                }
+                printf("ready %d\\n", getpid());
+                fflush(stdout);
+                pthread_mutex_lock(&mutex);
+                pthread_cond_wait(&never, &mutex);
+                return 0;
+            }
+            """, name: "stoppedchild")
+        let message = trial.outcome.message ?? ""
+        #expect(message.contains("waiting on an outside event"), "\(trial.outcome): \(message)")
+        #expect(message.contains("of its tree is stopped (a SIGCONT sent to it resumes it)"), "\(message)")
+        #expect(!message.contains("runs, sleeps or waits"), "\(message)")
+    }
+
+    /// A std::mutex cycle was placed in libstdc++'s `__gthread_mutex_lock at gthr-default.h`,
+    /// compiled into the program, for both threads: each is placed in the program's own
+    /// function, past the library's lock (re-trial 33n, R4).
+    @Test func aStdMutexCycleIsPlacedInTheProgramsFunctionNotTheGthreadWrapper() async throws {
+        guard let cxx = ExecStandardErrorWordsTests.cxx else {
+            print("no C++ compiler: the std::mutex cycle's place is not checked (Debian: apt-get install g++)")
+            return
+        }
+        let text = """
+            #include <chrono>
+            #include <cstdio>
+            #include <mutex>
+            #include <thread>
+            #include <unistd.h>
+            namespace {
+            std::mutex ledger, audit;
+            struct Bank {
+                static void both(std::mutex &first, std::mutex &second) {
+                    std::lock_guard<std::mutex> held(first);
+                    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+                    std::lock_guard<std::mutex> wanted(second);
+                }
+            };
+            }
+            int main() {
+                std::thread one([] { Bank::both(ledger, audit); });
+                std::thread two([] { Bank::both(audit, ledger); });
+                std::printf("ready %d\\n", getpid());
+                std::fflush(stdout);
+                one.join();
+                two.join();
+            }
+            """
+        let line = try #require(text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains("wanted(second)") }) + 1
+        let trial = try await Self.judged(text, name: "bank", cxx: cxx)
+        let message = trial.outcome.message ?? ""
+        #expect(trial.outcome.kind == .deadlocked, "\(trial.outcome): \(message)")
+        #expect(message.components(separatedBy: "in (anonymous namespace)::Bank::both at bank.cpp:\(line):").count >= 3,
+                "both threads placed at the second lock's line: \(message)")
+        #expect(!message.contains("__gthread"), "\(message)")
     }
 
     /// Two threads stuck in one function at two lines are each placed at their own: a dump

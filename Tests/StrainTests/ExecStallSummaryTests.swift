@@ -73,6 +73,13 @@ import Testing
                                 inlined: [InlinedFrame(symbol: "std::sync::mutex::Mutex<T>::lock", file: "mutex.rs", line: 317, column: 9),
                                           InlinedFrame(symbol: "rs_mutex::main::{{closure}}", file: "rs_mutex.rs", line: 4, column: 146)])])
         #expect(ExecSupervisor.place(of: 7, in: mover) == "rs_mutex::main::{{closure}} at rs_mutex.rs:4:146 (rs_mutex)")
+        // A C++ std::mutex's lock is libstdc++'s gthread wrapper, compiled into the program: the place is past it (re-trial 33n, R4).
+        let cxx = dump([Frame(address: 0, module: "/usr/lib/x86_64-linux-gnu/libc.so.6", symbol: "pthread_mutex_lock"),
+                        Frame(address: 5, module: "/app/bank", symbol: "__gthread_mutex_lock", file: "gthr-default.h", line: 749, column: 41),
+                        Frame(address: 6, module: "/app/bank", symbol: "std::mutex::lock()", file: "std_mutex.h", line: 113, column: 30),
+                        Frame(address: 7, module: "/app/bank", symbol: "std::lock_guard<std::mutex>::lock_guard(std::mutex&)", file: "std_mutex.h", line: 249, column: 19),
+                        Frame(address: 8, module: "/app/bank", symbol: "(anonymous namespace)::Bank::withBoth()", file: "bank.cpp", line: 8, column: 3)])
+        #expect(ExecSupervisor.place(of: 7, in: cxx) == "(anonymous namespace)::Bank::withBoth() at bank.cpp:8:3 (bank)")
         // A C program's caller of pthread_mutex_lock stays the place.
         let c = dump([Frame(address: 0, module: "/usr/lib/x86_64-linux-gnu/libc.so.6", symbol: "pthread_mutex_lock"),
                       Frame(address: 4, module: "/app/locks", symbol: "worker", file: "locks.c", line: 12, column: 5)])
