@@ -133,6 +133,10 @@ struct ExecCommand: ParsableCommand {
         var lines = ["strain: \(title): \(counted(dump.dump.threadCount, "thread")) in \(counted(dump.dump.groups.count, "group")), written to \(path)"]
         lines += dump.dump.groups.prefix(8).map { "  " + DumpText.group($0) }
         if dump.dump.groups.count > 8 { lines.append("  … \(counted(dump.dump.groups.count - 8, "more thread group")) in \(path)") }
+        // A verdict does not end the program: strain goes on waiting, silent, and a reader waited for more (re-trial 35q, F2).
+        if dump.stall != nil {
+            lines.append("strain: --stall only watches: the program is left running, and strain exec waits for it to end (Ctrl-C, or a kill of the program, ends it; the record is written then)")
+        }
         writeStandardError(TerminalStyle.safe(lines.joined(separator: "\n")))
     }
 

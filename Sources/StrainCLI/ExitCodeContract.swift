@@ -29,15 +29,16 @@ package enum ExitCodeContract {
             run: "a usage or input error, found before anything runs: a bad argument, suite file (every mistake with file:line:column), "
                 + "missing file, unusable or locked `--out`, a `--resume` of another plan, an existing baseline without `--force`, "
                 + "shards of different plans",
-            gate: "the same, and a bad or missing baseline, an unsupported schema version, a refused machine fingerprint, "
-                + "another `--jobs` than the baseline's (without `--allow-execution-mismatch`)",
+            gate: "a usage or input error, found before anything runs: a bad argument, suite file or `--out`, a missing file, "
+                + "a bad or missing baseline, an unsupported schema version, a refused machine fingerprint, "
+                + "another `--jobs` than the baseline's without `--allow-execution-mismatch`",
             runAlone: "a usage or input error, found before anything runs: a bad argument, suite file (every mistake with file:line:column), "
                 + "missing file, unusable or locked `--out`, a `--resume` of another plan"),
         Row(code: StrainExitCode.harnessError,
-            run: "a harness error: a trial ended in `harnessError` (never blamed on the scenario), or the run's records could not be written; "
+            run: "a harness error: a trial ended in `harnessError` (its process ended without a result: Strain failed, or the code under test called exit), or the run's records could not be written; 3 is returned over 1 when a run has both; "
                 + "`merge`: a shard or trial missing",
             gate: "a harness error or incomplete data: a row of the baseline missing from the candidate, a build that crashed",
-            runAlone: "a harness error: a trial ended in `harnessError` (never blamed on the scenario), or the run's records could not be written"),
+            runAlone: "a harness error: a trial ended in `harnessError` (its process ended without a result: Strain failed, or the code under test called exit), or the run's records could not be written; 3 is returned over 1 when a run has both"),
         Row(code: StrainExitCode.toolMissing,
             run: "a counted measure cannot be taken: `measure: [instructions]` without `valgrind` or `objcopy` on PATH, "
                 + "`STRAIN_INSTRUCTIONS_SOURCE=pmu` where no instruction counter opens, or an allocator preloaded through `LD_PRELOAD` "

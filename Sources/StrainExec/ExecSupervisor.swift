@@ -566,6 +566,13 @@ package struct ExecSupervisor: Sendable {
         // program's threads waits so, its dump is taken with ptrace: the kernel restarts the
         // call after a ptrace stop, and the program never sees it.
         let own = suspicion.processes.first { $0.pid == pid }?.threads ?? suspicion.threads
+        // A wait that the dump's signal and its ptrace stop would both end is not dumped, so not judged: said once.
+        if let waiting = own.first(where: \.endsOnAnyStop) {
+            let text = "--stall took no dump of the program: a thread waits in \(waiting.wait ?? "a call"), which a dump's signal or ptrace stop would end; its stalls are not judged"
+            if !notes.contains(text) { notes.append(text) }
+            watch.restart(now: strain_monotonic_ns(), threads: suspicion.threads)
+            return nil
+        }
         // A program that executed an image without the probe (`--no-follow`) does not catch
         // SIGSYS, and the dump's request would kill it (re-trial 33i): walked with ptrace too.
         let probed = OutsideWake.caughtSignals(pid: pid)?.contains(SIGSYS) == true
@@ -889,7 +896,8 @@ package struct ExecSupervisor: Sendable {
         let why: String
         switch image {
         case .probed:
-            return "the program was killed by \(name) (sent to it: no fault of its own was recorded)"
+            // Sent, or raised: `raise(SIGTERM)` and a write to a closed pipe's SIGPIPE are the program's own (re-trial 33o, F3).
+            return "the program was killed by \(name) (sent to it, or raised by itself: no fault of its own was recorded)"
         case .folderDeleted:
             return "the program was killed by \(name), and Strain's probe folder was deleted or replaced while it ran (by the program or something it started),"
                 + " with any fault record the probe wrote there: no trace can be shown"

@@ -85,7 +85,7 @@ package enum MarkdownReport {
                 span.code ? "`" + span.text.map { $0.isNewline || $0.asciiValue.map { $0 < 32 } == true ? " " : String($0) }.joined() + "`" : escape(span.text)
             }.joined() + "\n\n"
         }
-        out += "\(counted(head.trialCount, "trial")), \(head.unexpectedCount == 0 ? "every outcome expected" : "**\(head.unexpectedCount) unexpected**")\(head.interruption.map { " **\(escape($0.trimmingCharacters(in: .whitespaces)))**" } ?? "")."
+        out += "\(counted(head.trialCount, "trial")), \(head.unexpectedCount == 0 ? "every outcome expected" : "**\(head.unexpectedCount) unexpected\(head.harnessErrorNote)**")\(head.interruption.map { " **\(escape($0.trimmingCharacters(in: .whitespaces)))**" } ?? "")."
         out += " Suite \(escape(head.suitePath)), started \(escape(head.startedAt)).\n\n"
         // The answer first: what failed, a line per key, then why and what to do, before any table.
         return out + report.markdownSections.map { $0.markdown() }.joined()

@@ -77,7 +77,7 @@ package struct TerminalReport: Sendable {
         var lines = report.terminalSections.flatMap { $0.terminalLines(style) }
         lines.append("")
         let head = report.head
-        lines.append("\(counted(head.trialCount, "trial")): " + (head.unexpectedCount == 0 ? paint("every outcome expected", 32) : paint("\(head.unexpectedCount) unexpected", 31))
+        lines.append("\(counted(head.trialCount, "trial")): " + (head.unexpectedCount == 0 ? paint("every outcome expected", 32) : paint("\(head.unexpectedCount) unexpected\(head.harnessErrorNote)", 31))
                      + (head.interruption.map { paint($0, 31) } ?? ""))
         lines += report.failed.recap().map { "  " + $0 }
         // Every line fits the window, broken between words (tables have fitted theirs already).

@@ -13,12 +13,13 @@ struct CrashScenario: Scenario {
     }
 
     static let kind = Parameter<Kind>("kind", default: .nullDereference,
-                                      help: "how the work fails; hang sleeps until the deadline; lock-order deadlocks two threads on two NSLocks without telling the heartbeat (only the parent's ptrace dump can explain it); none completes")
+                                      help: "how the work fails; hang sleeps until the deadline; lock-order deadlocks two threads on two NSLocks without telling the heartbeat (the watchdog names the cycle from the locks' owners); none completes")
     static let parameters: [any ParameterDeclaration] = [kind]
     static let typicalOutcomes = [
         TypicalOutcome(.crashed, because: "null-dereference, abort and trap end the child with a signal (SIGSEGV, SIGABRT, the trap's)"),
         TypicalOutcome(.threw, because: "throw throws from the work"),
-        TypicalOutcome(.timedOut, because: "hang and lock-order never finish and never tell the heartbeat"),
+        TypicalOutcome(.timedOut, because: "hang never finishes and never tells the heartbeat"),
+        TypicalOutcome(.deadlocked, because: "lock-order's two threads wait on each other's locks, a cycle the watchdog names at the stall threshold"),
     ]
     static let starterRuns = [StarterRun(strategies: ["gcd-global", "thread(512KiB)", "thread(8MiB)"], expect: [.crashed])]
 

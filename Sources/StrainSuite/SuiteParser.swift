@@ -531,6 +531,7 @@ private final class SuiteReader {
         var timeout = 60.0
         var stall = Suite.defaultStallSeconds
         var stallNode: Node?
+        var refused = false  // a stall or timeout the file gave and that was refused
         var profiles: [Profile] = [.linux]
         var runNodes: Node?
         var gate: [String: MetricThreshold] = [:]
@@ -541,10 +542,15 @@ private final class SuiteReader {
             case "name": name = collect { () throws(SuiteError) in try string(value, "name") }
             case "description": description = collect { () throws(SuiteError) in try string(value, "description") }
             case "repetitions": repetitions = collect { () throws(SuiteError) in try self.repetitions(value) } ?? repetitions
-            case "timeout": timeout = collect { () throws(SuiteError) in try duration(value, "timeout", range: SuiteLimits.timeoutSeconds) } ?? timeout
+            case "timeout":
+                let read = collect { () throws(SuiteError) in try duration(value, "timeout", range: SuiteLimits.timeoutSeconds) }
+                timeout = read ?? timeout
+                refused = refused || read == nil
             case "stall":
                 stallNode = value
-                stall = collect { () throws(SuiteError) in try duration(value, "stall", range: SuiteLimits.stallSeconds) } ?? stall
+                let read = collect { () throws(SuiteError) in try duration(value, "stall", range: SuiteLimits.stallSeconds) }
+                stall = read ?? stall
+                refused = refused || read == nil
             case "profiles": profiles = collect { () throws(SuiteError) in try self.profiles(value) } ?? profiles
             case "gate": gate = collect { () throws(SuiteError) in try thresholds(value) } ?? [:]
             case "measure": measures = collect { () throws(SuiteError) in try self.measures(value) } ?? []
@@ -556,7 +562,7 @@ private final class SuiteReader {
         if hasName, name?.trimmingCharacters(in: .whitespaces).isEmpty == true {
             problems.append(error(entries.first { $0.key == "name" }?.value, "`name:` is empty; give the suite a name, e.g. `name: stack`"))
         }
-        checkStall(stall, timeout: timeout, node: stallNode)
+        if !refused { checkStall(stall, timeout: timeout, node: stallNode) }
         guard let runNodes else {
             problems.append(error(root, "the suite has no `runs:`; add a list of runs, each with `scenario:` and `strategies:`"))
             return nil
@@ -608,6 +614,7 @@ private final class SuiteReader {
         var given: [String: [String]] = [:]
         var expectNode: Node?
         var stallNode: Node?
+        var refused = false  // a stall or timeout the run gave and that was refused
         var timeoutNode: Node?
         var strategiesGiven = false
         for (key, _, value) in entries {
@@ -620,10 +627,14 @@ private final class SuiteReader {
             case "repetitions": run.repetitions = collect { () throws(SuiteError) in try self.repetitions(value) } ?? run.repetitions
             case "timeout":
                 timeoutNode = value
-                run.timeoutSeconds = collect { () throws(SuiteError) in try duration(value, "timeout", range: SuiteLimits.timeoutSeconds) } ?? run.timeoutSeconds
+                let read = collect { () throws(SuiteError) in try duration(value, "timeout", range: SuiteLimits.timeoutSeconds) }
+                run.timeoutSeconds = read ?? run.timeoutSeconds
+                refused = refused || read == nil
             case "stall":
                 stallNode = value
-                run.stallSeconds = collect { () throws(SuiteError) in try duration(value, "stall", range: SuiteLimits.stallSeconds) } ?? run.stallSeconds
+                let read = collect { () throws(SuiteError) in try duration(value, "stall", range: SuiteLimits.stallSeconds) }
+                run.stallSeconds = read ?? run.stallSeconds
+                refused = refused || read == nil
             case "memory-limit": run.memoryLimitBytes = collect { () throws(SuiteError) in try memoryLimit(value) }
             case "thread-limit": run.threadLimit = collect { () throws(SuiteError) in try threadLimit(value) }
             case "expect": expectNode = value
@@ -631,7 +642,9 @@ private final class SuiteReader {
             default: break
             }
         }
-        if stallNode != nil {
+        // A stall or timeout already refused is not compared: the other side would be a default the file never wrote (re-trial 35q, F5).
+        if refused {
+        } else if stallNode != nil {
             checkStall(run.stallSeconds, timeout: run.timeoutSeconds, node: stallNode)
         } else if stallGiven, let timeoutNode, run.stallSeconds >= run.timeoutSeconds {
             // The suite's stall applies here too: one rule, whichever level set either value.
@@ -804,6 +817,11 @@ private final class SuiteReader {
                     if name.trimmingCharacters(in: .whitespaces) == TrialOutcome.Kind.crashed.rawValue, text.contains("(") {
                         let range = SignalName.numbers
                         problems.append(error(element, "'\(Self.shortened(text))' names no signal a process can die of; write a name such as crashed(SIGSEGV) or a number from \(range.lowerBound) to \(range.upperBound)"))
+                        continue
+                    }
+                    // An outcome `strain list` shows, refused as "unknown" with no reason (re-trial 35q, F14).
+                    if name.trimmingCharacters(in: .whitespaces) == TrialOutcome.Kind.harnessError.rawValue {
+                        problems.append(error(element, "harnessError cannot be expected: it is Strain's own failure, never the code under test's, and always fails the run (exit code 3); remove it from expect"))
                         continue
                     }
                     problems.append(error(element, "unknown outcome '\(Self.shortened(text))'\(Suggestion.didYouMean(name, among: outcomeNames)); valid outcomes: \(outcomeNames.joined(separator: ", ")) (crashed takes a signal: crashed(SIGSEGV))"))

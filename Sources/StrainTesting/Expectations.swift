@@ -76,8 +76,10 @@ public func expectAllocations(atMost limit: Int, _ name: String? = nil, on strat
     let verdict = await strainTrial(name, on: strategy, profile: profile, timeout: timeout, sourceLocation: sourceLocation, body)
     guard failUnlessCompleted(verdict, sourceLocation: sourceLocation) else { return verdict }
     if let count = verdict.allocations, count > limit {
-        let sites = verdict.allocationSites.prefix(5).map { "  \($0.allocations) allocations, \(ByteSize.prose($0.bytes)) at \($0.place)" }
-        fail(verdict, (["\(count) allocations (\(ByteSize.prose(verdict.allocatedBytes ?? 0))), more than the \(limit) allowed; most at:"] + sites)
+        // Counts grouped as every other count Strain prints (`3,001`, not `3001`: re-trial 35q, F13).
+        let grouped = { (value: Int) in MetricDescriptor.Unit.grouped(Double(value)) }
+        let sites = verdict.allocationSites.prefix(5).map { "  \(grouped($0.allocations)) allocations, \(ByteSize.prose($0.bytes)) at \($0.place)" }
+        fail(verdict, (["\(grouped(count)) allocations (\(ByteSize.prose(verdict.allocatedBytes ?? 0))), more than the \(grouped(limit)) allowed; most at:"] + sites)
             .joined(separator: "\n"), sourceLocation: sourceLocation)
     } else if verdict.allocations == nil {
         Issue.record(Comment(rawValue: "allocations were not counted in this trial"), sourceLocation: sourceLocation)

@@ -62,11 +62,26 @@ public struct StrainVerdict: Sendable, CustomStringConvertible {
         if record.outcome.kind == .stackOverflow || record.trace?.isStackOverflow == true {
             lines.append(largeStackVerdict)
         }
-        if record.outcome.kind != .completed { lines.append("what to do: " + OutcomeAdvice.text(for: record, audience: .test)) }
+        if record.outcome.kind != .completed { lines.append("what to do: " + advice(record)) }
         if record.outcome.kind == .completed, let high = record.metrics.stackHighWaterBytes {
             lines.append("stack high-water \(ByteSize.prose(high))\(record.metrics.stackSizeBytes.map { " of \(ByteSize.prose($0))" } ?? "")")
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// What to do about `record`, worded for a test: an overflow's from the large-stack run
+    /// (a stack that fits what it needed there; none for a recursion that overflowed that too).
+    func advice(_ record: TrialRecord) -> String {
+        if record.outcome.kind == .stackOverflow, let large = onLargeStack {
+            if large.outcome.kind == .stackOverflow {
+                let size = large.metrics.stackSizeBytes ?? large.strategy.chosenStackBytes ?? 0
+                return "The recursion did not end on \(ByteSize.spoken(size)) stack either: find why it never reaches its base case (a cycle in the data, a missing check); a larger stack does not help."
+            }
+            if large.outcome.kind == .completed, let need = large.metrics.stackHighWaterBytes {
+                return OutcomeAdvice.text(for: record, audience: .test, fittingStackBytes: need)
+            }
+        }
+        return OutcomeAdvice.text(for: record, audience: .test)
     }
 
     /// Deep but finite (with the stack it needed) or unbounded, from the large-stack run.
@@ -90,7 +105,7 @@ public struct StrainVerdict: Sendable, CustomStringConvertible {
         if let cycle = trace.cycle {
             let shown = cycle.frames.prefix(4).map(\.displayName).joined(separator: " ← ")
             let period = shown + (cycle.frames.count > 4 ? " ← … (\(cycle.frames.count - 4) more in run.json)" : "")
-            lines.append("recursion: a cycle of \(cycle.frames.count) frame\(cycle.frames.count == 1 ? "" : "s") × \(cycle.repetitions): \(period)")
+            lines.append("recursion: a cycle of \(cycle.frames.count) frame\(cycle.frames.count == 1 ? "" : "s") × \(MetricDescriptor.Unit.grouped(Double(cycle.repetitions))): \(period)")
             if let entry = entryFrame(of: trace)?.callSite {
                 lines.append("entered the recursion: \(entry.displayName)")
             }

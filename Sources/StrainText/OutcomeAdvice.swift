@@ -21,8 +21,9 @@ package enum OutcomeAdvice {
     /// How a program under `strain exec` gets a larger stack: it has no strategy to choose.
     static let programStack = "ulimit -s for the main thread, the size the program asks for when it starts another"
 
-    /// The advice for `trial`, one sentence or two, worded for `audience`.
-    package static func text(for trial: TrialRecord, audience: Audience = .suite) -> String {
+    /// The advice for `trial`, one sentence or two, worded for `audience`; an overflow's
+    /// suggests a stack `fittingStackBytes` fits where a larger stack's run measured it.
+    package static func text(for trial: TrialRecord, audience: Audience = .suite, fittingStackBytes: Int? = nil) -> String {
         let outcome = trial.outcome
         switch outcome.kind {
         case .completed:  // Under `strain exec`, what --stall saw of a program that completed: a verdict withdrawn, a wait on an outside event.
@@ -48,7 +49,10 @@ package enum OutcomeAdvice {
                     + "(\(programStack)); run it again on a larger one to tell deep recursion from unbounded."
             }
             if audience == .test {
-                return "The stack\(stack) ran out\(frames)\(cycle): make the recursion iterative (an explicit stack), or run it on a larger stack (on: .thread(stackBytes: 8 << 20))."
+                // A size the measured need fits with a quarter to spare, a power of two in MiB (it needed 30.5 MiB: not 8, re-trial 35q, F4).
+                let mebibytes = fittingStackBytes.map { need in max(1, 1 << Int(ceil(log2(max(1, Double(need) * 1.25 / 1_048_576))))) } ?? 8
+                let fits = fittingStackBytes.map { ", which its \(ByteSize.prose($0)) fits" } ?? ""
+                return "The stack\(stack) ran out\(frames)\(cycle): make the recursion iterative (an explicit stack), or run it on a larger stack (on: .thread(stackBytes: \(mebibytes) << 20)\(fits))."
             }
             return "The stack\(stack) ran out\(frames)\(cycle): make the recursion iterative (an explicit stack), or run it on a thread with a larger stackSize; run it on a larger stack too (e.g. thread(8MiB)) to tell deep recursion from unbounded."
         case .confinementViolated:
@@ -83,6 +87,16 @@ package enum OutcomeAdvice {
             return "The parent killed it\(deadline) while \(summary)\(place): if \(what) never ends, fix it there; if the work is only slow, raise \(timeout)."
         case .harnessError:
             let message = outcome.message.map { " (\(Format.quoted($0)))" } ?? ""
+            let strain = "Strain itself failed: run it again, and if it repeats, report it with run.json."
+            // A trial's process that exits, or whose result pipe carries something else, may be the code under test's doing (re-trial 35q, F1).
+            if outcome.message?.hasPrefix("the child exited with status") == true {
+                return "The trial's process exited before it sent its result\(message). If the code under test calls exit (or a library it calls does, on an error), "
+                    + "that ends the trial: make it return or throw instead. If it does not, \(strain)"
+            }
+            if outcome.message?.hasPrefix("the result pipe broke the child protocol") == true {
+                return "The trial's result pipe carried something that is not a result\(message). Code under test that writes to or closes file descriptors "
+                    + "it did not open can do that: check its writes and closes. If it does not, \(strain)"
+            }
             return "Strain itself failed\(message), not the code under test: run it again, and if it repeats, report it with run.json."
         }
     }
@@ -114,8 +128,11 @@ package enum OutcomeAdvice {
                 + "fix the pointer's lifetime there; run it under AddressSanitizer to see where the memory was freed, or ThreadSanitizer where threads share it."
         case 8:
             "an arithmetic fault (a division by zero): check the divisor there."
+        case 13:
+            "a write to a pipe or socket whose reader had closed it (SIGPIPE, the program's own write): read the pipe to its end where it is read (`cmd | head` ends early), or ignore SIGPIPE and handle EPIPE from the write."
         default:
-            "a signal it did not handle, sent to it from outside" + (trial.outcome.message.map { " (\($0))" } ?? "") + ": find who sends it and why, or handle it."
+            "a signal it did not handle" + (trial.outcome.message.map { " (\($0))" } ?? "")
+                + ", sent to it from outside or raised by itself (raise or kill in its own code): find who sends it and why, or handle it."
         }
         return "It died of \(signal)\(at)\(reason). That is \(fix)"
     }

@@ -339,7 +339,7 @@ struct GateReviewFindingTests {
         #expect(report.exitCode == 0, "both outcomes are expected: \(row)")
         #expect(row.outcomeReason == "the outcomes changed, each one the suite expects: stackOverflow ×2 → timedOut ×2", "\(row)")
         #expect(!row.isUnchangedThroughout)
-        #expect(report.tally.hasPrefix("1 trial compared, 0 unchanged in every metric and outcome"), "\(report.tally)")
+        #expect(report.tally.hasPrefix("1 trial key compared, 0 unchanged in every metric and outcome"), "\(report.tally)")
         let text = report.renderText()
         #expect(text.contains("      outcome: the outcomes changed, each one the suite expects: stackOverflow ×2 → timedOut ×2"), "\(text)")
         let markdown = report.renderMarkdown()

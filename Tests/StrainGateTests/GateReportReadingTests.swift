@@ -242,7 +242,7 @@ extension GateReportReadingTests {
         let report = try Self.report()
         let metrics = report.rows.flatMap(\.metrics)
         let inconclusive = metrics.filter { $0.verdict == .inconclusive }.count
-        #expect(report.tally.hasPrefix("12 trials compared, 0 unchanged in every metric and outcome; the \(metrics.count) metrics of all 12: 1 regressed, \(inconclusive) inconclusive"),
+        #expect(report.tally.hasPrefix("12 trial keys compared, 0 unchanged in every metric and outcome (a key with an inconclusive metric is not counted unchanged); the \(metrics.count) metrics of all 12: 1 regressed, \(inconclusive) inconclusive"),
                 "\(report.tally)")
         #expect(report.renderText().contains("\n  \(report.tally)\n"), "\(report.renderText())")
         #expect(report.renderMarkdown().contains("\n\(report.tally) A timing row can fail only"), "\(report.renderMarkdown().suffix(500))")

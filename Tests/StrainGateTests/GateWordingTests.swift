@@ -19,7 +19,7 @@ struct GateWordingTests {
     @Test func aGateOfChangedOutcomesAloneHasNoEmptyListNoSamplesKeyAndNoZeroMetrics() throws {
         let report = try Self.outcomesOnly()
         #expect(report.exitCode == 1)
-        #expect(report.tally == "2 trials compared, 0 unchanged in every metric and outcome; no metric compared (only outcomes).", "\(report.tally)")
+        #expect(report.tally == "2 trial keys compared, 0 unchanged in every metric and outcome; no metric compared (only outcomes).", "\(report.tally)")
         let html = report.renderHTML()
         #expect(!html.contains("<details><summary>0 trials"), "no disclosure of an empty list: \(html)")
         #expect(!html.contains("unchanged in every metric and outcome</summary>"), "\(html)")

@@ -948,6 +948,56 @@ import Testing
         #expect(!(trial.outcome.message ?? "").contains("not deadlocked"), "\(trial.outcome.message ?? "")")
     }
 
+    /// A dump asked with a signal ended a wait no handler may end with SA_RESTART: a
+    /// program in `pause` exited 0, one in `sigwaitinfo` shut down as if signalled (re-trial
+    /// 33o, F1). `pause` is dumped with ptrace; `sigwaitinfo`, which a ptrace stop ends
+    /// too, is not dumped, and the record says so. Each program waits on, to be killed.
+    @Test(arguments: ["pause", "sigwaitinfo"])
+    func aWaitThatAnySignalHandlerEndsIsLeftWaitingUnderTheStallWatch(_ kind: String) async throws {
+        let folder = TestFolders.root.appendingPathComponent("strain-anysignal-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let program = folder + "/anysignal"
+        try TestFiles.write("""
+            #include <signal.h>
+            #include <stdio.h>
+            #include <string.h>
+            #include <unistd.h>
+            int main(int argc, char **argv) {
+                sigset_t set;
+                sigemptyset(&set);
+                sigaddset(&set, SIGUSR1);
+                sigprocmask(SIG_BLOCK, &set, 0);
+                printf("ready %d\\n", getpid());
+                fflush(stdout);
+                if (strcmp(argv[1], "pause") == 0) {
+                    pause();
+                } else {
+                    siginfo_t info;
+                    sigwaitinfo(&set, &info);
+                }
+                return 0;
+            }
+            """, to: program + ".c")
+        try await TestPrograms.compile([TestPrograms.compiler, "-O0", "-g", "-o", program, program + ".c"])
+        let out = folder + "/out"
+        let running = try ProgramRun.start(StrainBinary.path, ["exec", "--out", out, "--stall", "1s", "--", program, kind])
+        defer { running.stop() }
+        let ready = try #require(await running.readLine(timeout: 20), "the program said it was ready")
+        let pid = try #require(Int32(ready.split(separator: " ").last ?? ""), "\(ready)")
+        // Three thresholds: time for the watch to ask, and for a disturbed wait to end.
+        await pause(3_000_000)
+        #expect(kill(pid, 0) == 0, "\(kind): the program still waits under --stall")
+        kill(pid, SIGKILL)
+        let result = try await running.wait(timeout: 20)
+        let trial = try #require(try RunRecordFile.read(from: out + "/run.json").trials.first, "\(result.stderr)")
+        #expect(trial.outcome.description == "crashed(SIGKILL)", "\(kind) waited until it was killed: \(trial.outcome): \(trial.outcome.message ?? "")")
+        if kind == "sigwaitinfo" {
+            #expect(trial.leftOut?.contains { $0.contains("a thread waits in sigtimedwait, which a dump's signal or ptrace stop would end") } == true,
+                    "\(trial.leftOut ?? [])")
+        }
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
     /// A child stopped by SIGSTOP does nothing by itself, but a SIGCONT from outside resumes
     /// it: the program waits on an outside event, and the record says the child is
     /// stopped, not that it "runs, sleeps or waits with a timeout" (re-trial 33n, R7).

@@ -302,6 +302,8 @@ import Testing
         #expect(dump.groups.contains { $0.count >= 2 && $0.summary.contains("futex wait") && $0.frames.contains { $0.symbol?.contains("_dispatch_worker_thread") == true } },
                 "\(dump.groups.map(\.summary))")
         #expect(result.stderr.contains("deadlocked"), "\(result.stderr)")
+        // After a verdict the program runs on, and strain waits: it says so, and how to end it (re-trial 35q, F2).
+        #expect(result.stderr.contains("strain: --stall only watches: the program is left running, and strain exec waits for it to end"), "\(result.stderr)")
     }
 
     /// Every thread waits with no timeout, as in a deadlock, but libdispatch keeps

@@ -3,6 +3,7 @@ import StrainKit
 import StrainReports
 import StrainRunner
 import StrainSymbols
+import StrainText
 import StrainWire
 import Testing
 
@@ -77,6 +78,13 @@ import Testing
         #expect(trials("exit-zero-without-result").first?.outcome.message?.hasPrefix("the child exited with status 0 without a result") == true)
         #expect(trials("exit-mid-trial").first?.outcome.message?.hasPrefix("the child exited with status 3 without a result") == true)
         #expect(record.trials.filter { $0.outcome.kind == .harnessError }.count == 3, "only the protocol breakers are harness errors")
+        // The count names the harness errors that make the exit code 3, and a trial's process that exited without a
+        // result may be the code under test's exit, not Strain's failure (re-trial 35q, F1).
+        #expect((result.stdout + result.stderr).contains("3 unexpected (harnessError: exit code 3)"), "\(result.stdout)\(result.stderr)")
+        let exited = OutcomeAdvice.text(for: try #require(trials("exit-mid-trial").first))
+        #expect(exited.hasPrefix("The trial's process exited before it sent its result") && exited.contains("If the code under test calls exit"), "\(exited)")
+        let garbled = OutcomeAdvice.text(for: try #require(trials("garbage-result").first))
+        #expect(garbled.contains("Code under test that writes to or closes file descriptors it did not open"), "\(garbled)")
 
         // Exit 3 outranks exit 1, so the status alone would hide an unexpected outcome
         // elsewhere: every trial but the three protocol breakers ended as the suite expects.

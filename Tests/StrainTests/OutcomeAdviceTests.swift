@@ -214,8 +214,8 @@ import Testing
         trial.outcome.signal = 9
         trial.outcome.message = "the child started more than its limit of 200 threads (292 sampled) and was killed with its process group"
         let advice = OutcomeAdvice.text(for: trial)
-        #expect(advice == "It died of SIGKILL. That is a signal it did not handle, sent to it from outside (the child started more than its limit of 200 threads "
-            + "(292 sampled) and was killed with its process group): find who sends it and why, or handle it.", "\(advice)")
+        #expect(advice == "It died of SIGKILL. That is a signal it did not handle (the child started more than its limit of 200 threads "
+            + "(292 sampled) and was killed with its process group), sent to it from outside or raised by itself (raise or kill in its own code): find who sends it and why, or handle it.", "\(advice)")
     }
 
     /// A deadlock's advice names the blocked job, not an async main's thread parked in

@@ -107,7 +107,11 @@ extension GateReport {
         // Whose metrics: every trial's, not the unchanged ones' ("their" read as theirs).
         let counted = "\(metrics.count) metric\(metrics.count == 1 ? "" : "s")"
         let whose = rows.count == 1 ? "its \(counted)" : "the \(counted) of all \(rows.count)"
-        let trials = "\(rows.count) trial\(rows.count == 1 ? "" : "s") compared, \(unchanged) unchanged in every metric and outcome; "
+        // A row is a trial key, its repetitions pooled: "2 trials compared" read as two trials where 6 ran on each side, and an
+        // A/A gate's "0 unchanged" alarmed where its metrics were only inconclusive (re-trial 35q, F17).
+        let inconclusive = metrics.contains { $0.verdict == .inconclusive } && unchanged < rows.count
+        let trials = "\(rows.count) trial key\(rows.count == 1 ? "" : "s") compared, \(unchanged) unchanged in every metric and outcome"
+            + (inconclusive ? " (a key with an inconclusive metric is not counted unchanged); " : "; ")
         // `the 0 metrics of all 2: none.` said nothing a reader could use (re-trial 35m).
         guard !metrics.isEmpty else { return trials + "no metric compared (only outcomes)." }
         return trials + "\(whose): \(byVerdict.joined(separator: ", "))."

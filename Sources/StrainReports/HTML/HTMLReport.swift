@@ -65,7 +65,7 @@ package enum HTMLReport {
             page.raw("<p class=\"description\">\(text)</p>\n")
         }
         let unexpected = head.unexpectedCount
-        let verdict = (unexpected == 0 ? "<span class=\"ok\">every outcome expected</span>" : "<span class=\"bad\">\(unexpected) unexpected</span>")
+        let verdict = (unexpected == 0 ? "<span class=\"ok\">every outcome expected</span>" : "<span class=\"bad\">\(unexpected) unexpected\(e(head.harnessErrorNote))</span>")
             + (head.interruption.map { "<span class=\"bad\">\(e($0))</span>" } ?? "")
         page.raw("<p class=\"counts\">\(counted(head.trialCount, "trial")): \(verdict). Suite <code>\(e(head.suitePath))</code>, started \(e(head.startedAt)), finished \(e(head.finishedAt)).</p>\n")
         page.raw("</header>\n")

@@ -26,6 +26,15 @@ package struct RunReport: Sendable {
         package var trialCount: Int
         /// Trials that ended as the suite did not expect.
         package var unexpectedCount: Int
+        /// Trials that ended `harnessError`: they make the run's exit code 3, over the 1
+        /// its other unexpected trials would give (re-trial 35q, F1).
+        package var harnessErrorCount = 0
+        /// `, 2 of them harnessError (exit code 3)` after the count of unexpected trials, ` (harnessError: exit code 3)`
+        /// when they all are; empty without any.
+        package var harnessErrorNote: String {
+            if harnessErrorCount == 0 { return "" }
+            return harnessErrorCount == unexpectedCount ? " (harnessError: exit code 3)" : ", \(harnessErrorCount) of them harnessError (exit code 3)"
+        }
         /// ` (interrupted after 28 of 35 planned trials)`, or nil for a run that finished its plan.
         package var interruption: String?
     }
@@ -83,6 +92,7 @@ package struct RunReport: Sendable {
         head = Head(suiteName: run.suite.name, description: run.suite.description.map(MarkupText.codeSpans), suitePath: run.suite.path,
                     startedAt: run.startedAt, finishedAt: run.finishedAt, trialCount: summary.trialCount,
                     unexpectedCount: summary.unexpected.count, interruption: run.interrupted == true ? run.interruptionNote : nil)
+        head.harnessErrorCount = summary.unexpected.filter { $0.outcome.kind == .harnessError }.count
         failed = FailedSection(run)
         outcomes = OutcomeSection(summary.groups.filter { !GuardComparison.covers($0, in: run) })
         rankings = RankingSection(comparison)

@@ -83,13 +83,26 @@ package struct ThreadState: Sendable, Hashable {
 
     /// Whether a signal handler run on this thread would end its wait with EINTR whatever
     /// `SA_RESTART` says (signal(7): poll, ppoll, select, pselect, epoll_wait, epoll_pwait,
-    /// nanosleep, clock_nanosleep). A program that does not retry them fails when a signal
-    /// arrives: a thread dump asked with a signal must not be, and ptrace's stop is not one
-    /// (the kernel restarts the call after it).
+    /// epoll_pwait2, nanosleep, clock_nanosleep, pause, sigtimedwait and sigwaitinfo, semop,
+    /// semtimedop, msgrcv, msgsnd, io_getevents). A program that does not retry them fails,
+    /// or ends, when a signal arrives (a daemon in `pause` exited 0, one in `sigwaitinfo` shut
+    /// down, one in `semop` went on as if posted: re-trial 33o, F1): a thread dump asked with
+    /// a signal must not be, and ptrace's stop is not one (the kernel restarts the call after it).
+    /// `sigsuspend` is left out: it ends after any handler by design, and libdispatch's
+    /// `dispatch_main` parks in it in a loop.
     package var endsOnASignalHandler: Bool {
         guard state != "R", let syscall else { return false }
-        return [Call.poll, Call.ppoll, Call.select, Call.pselect, Call.epollWait, Call.epollPwait, Call.nanosleep, Call.clockNanosleep]
+        return [Call.poll, Call.ppoll, Call.select, Call.pselect, Call.epollWait, Call.epollPwait, Call.epollPwait2, Call.nanosleep, Call.clockNanosleep,
+                Call.pause, Call.sigtimedwait, Call.semop, Call.semtimedop, Call.msgrcv, Call.msgsnd, Call.ioGetevents]
             .contains(syscall)
+    }
+
+    /// Whether a stop ends this thread's wait with EINTR too, a ptrace stop as a signal's
+    /// (signal(7): sigtimedwait and sigwaitinfo, semop, semtimedop): no dump can be taken
+    /// of it without ending the wait (a program in `sigwaitinfo` shut down: re-trial 33o, F1).
+    package var endsOnAnyStop: Bool {
+        guard state != "R", let syscall else { return false }
+        return [Call.sigtimedwait, Call.semop, Call.semtimedop].contains(syscall)
     }
 
     /// `futex`'s system call number on this architecture.
@@ -100,9 +113,11 @@ package struct ThreadState: Sendable, Hashable {
         #if arch(arm64)
         static let read = 63, futex = 98, nanosleep = 101, clockNanosleep = 115, epollWait = -1, epollPwait = 22
         static let poll = -1, ppoll = 73, pause = -1, wait4 = 260, select = -1, pselect = 72, sigtimedwait = 137, sigsuspend = 133
+        static let epollPwait2 = 441, semop = 193, semtimedop = 192, msgrcv = 188, msgsnd = 189, ioGetevents = 4
         #else
         static let read = 0, futex = 202, nanosleep = 35, clockNanosleep = 230, epollWait = 232, epollPwait = 281
         static let poll = 7, ppoll = 271, pause = 34, wait4 = 61, select = 23, pselect = 270, sigtimedwait = 128, sigsuspend = 130
+        static let epollPwait2 = 441, semop = 65, semtimedop = 220, msgrcv = 70, msgsnd = 69, ioGetevents = 208
         #endif
     }
 
@@ -128,6 +143,8 @@ package struct ThreadState: Sendable, Hashable {
         case Call.select, Call.pselect: return argument(4) == 0 ? "select" : "select (timed)"
         case Call.sigtimedwait: return argument(2) == 0 ? "sigtimedwait" : "sigtimedwait (timed)"
         case Call.sigsuspend: return "sigsuspend"
+        case Call.semop: return "semop"
+        case Call.semtimedop: return argument(3) == 0 ? "semtimedop" : "semtimedop (timed)"
         default: return "syscall \(syscall)"
         }
     }
