@@ -201,6 +201,24 @@ struct SuiteDifferenceTests {
                       textHash: "same")
     }
 
+    /// A gate of two runs under different stack limits warns: an overflow on the main
+    /// thread flipped under `ulimit -s 512` and was blamed on the code, "the same build on
+    /// both sides" (re-trial 35q, F3).
+    @Test func aGateOfRunsUnderDifferentStackLimitsWarnsThatOutcomesCanChangeForThatAlone() throws {
+        var old = Fake.environment, new = Fake.environment
+        old.rlimits = ["stack": 8 << 20]
+        new.rlimits = ["stack": 512 << 10]
+        let trials = [Fake.trial(Fake.key(), repetition: 1)]
+        let report = try Gate.compare(baseline: Fake.run(trials, environment: old), candidate: Fake.run(trials, environment: new),
+                                      options: GateOptions(mode: .crossRun, allowFingerprintMismatch: true))
+        #expect(report.warnings == ["The runs' stack limits differ (ulimit -s: 8 MiB for the baseline, 512 KiB for the candidate): "
+            + "an outcome on the main thread, whose stack that limit sets, can change for that alone."], "\(report.warnings ?? [])")
+        #expect(report.renderText().contains("warning: the runs' stack limits differ"), "\(report.renderText())")
+        let same = try Gate.compare(baseline: Fake.run(trials, environment: old), candidate: Fake.run(trials, environment: old),
+                                    options: GateOptions(mode: .crossRun, allowFingerprintMismatch: true))
+        #expect(same.warnings == nil, "\(same.warnings ?? [])")
+    }
+
     @Test func anotherCountOfRepetitionsIsNotAnotherSuiteButAnotherTimeoutIs() {
         // Strain's CI gates a 1-repetition run against its 3-repetition smoke baseline.
         #expect(SuiteDifference.warning(baseline: Self.suite(repetitions: 3), candidate: Self.suite(repetitions: 1)) == nil)

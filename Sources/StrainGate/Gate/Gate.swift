@@ -264,7 +264,9 @@ package enum Gate {
             mode: options.mode, suite: candidate.suite.name, suitePath: candidate.suite.path,
             baselineCommit: baseline.environment.gitCommit, candidateCommit: candidate.environment.gitCommit,
             baselineBuild: baseline.environment.build, candidateBuild: candidate.environment.build,
-            warnings: SuiteDifference.warning(baseline: baseline.suite, candidate: candidate.suite).map { [$0] },
+            warnings: Optional([SuiteDifference.warning(baseline: baseline.suite, candidate: candidate.suite),
+                                SuiteDifference.stackLimitWarning(baseline: baseline.environment, candidate: candidate.environment)].compactMap { $0 })
+                .flatMap { $0.isEmpty ? nil : $0 },
             baselineName: options.baselineName, candidateHost: candidate.environment.host, q: options.q, requiredRepetitions: required, fingerprint: fingerprint,
             rows: rows, counts: counts, exitCode: exitCode, conclusion: conclusion
         )

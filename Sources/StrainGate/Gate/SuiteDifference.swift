@@ -6,6 +6,17 @@ import StrainRecords
 /// Repetitions are not a difference (`--repetitions`, or the suite's): the gate's rules
 /// already say what each side's count of repetitions allows it to judge.
 package enum SuiteDifference {
+    /// The sides' stack limits (`ulimit -s`, run.json's `rlimits.stack`) when they differ:
+    /// the main thread's stack is that limit, so an outcome on it (and on a strategy that
+    /// takes its size from it) can change for that alone, and the machines' fingerprint
+    /// does not hold it (a flip under `ulimit -s 512` was blamed on the code: re-trial 35q, F3).
+    package static func stackLimitWarning(baseline: EnvironmentRecord, candidate: EnvironmentRecord) -> String? {
+        guard let old = baseline.rlimits["stack"], let new = candidate.rlimits["stack"], old != new else { return nil }
+        let said = { (bytes: Int) in bytes < 0 ? "unlimited" : ByteSize.prose(bytes) }
+        return "The runs' stack limits differ (ulimit -s: \(said(old)) for the baseline, \(said(new)) for the candidate): "
+            + "an outcome on the main thread, whose stack that limit sets, can change for that alone."
+    }
+
     /// One sentence naming what differs, or nil when the suites agree (or neither
     /// side recorded enough to tell).
     package static func warning(baseline: ResolvedSuite, candidate: ResolvedSuite) -> String? {
