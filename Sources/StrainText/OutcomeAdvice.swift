@@ -131,7 +131,8 @@ package enum OutcomeAdvice {
         case 13:
             "a write to a pipe or socket whose reader had closed it (SIGPIPE, the program's own write): read the pipe to its end where it is read (`cmd | head` ends early), or ignore SIGPIPE and handle EPIPE from the write."
         default:
-            "a signal it did not handle" + (trial.outcome.message.map { " (\($0))" } ?? "")
+            // Not `strain exec`'s own "killed by SIGTERM (sent to it, or raised by itself: …)" again, which the advice goes on to say.
+            "a signal it did not handle" + (trial.outcome.message.flatMap { $0.hasPrefix("the program was killed by") ? nil : " (\($0))" } ?? "")
                 + ", sent to it from outside or raised by itself (raise or kill in its own code): find who sends it and why, or handle it."
         }
         return "It died of \(signal)\(at)\(reason). That is \(fix)"

@@ -41,6 +41,7 @@ import Testing
         let trial = try #require(run?.trials.first, "\(result.stderr)")
         #expect(trial.outcome.message?.contains("sent to it, or raised by itself") == true, "\(trial.outcome.message ?? "")")
         #expect(result.stderr.contains("raised by itself"), "the advice allows for the program's own signal: \(result.stderr)")
+        #expect(!result.stderr.contains("did not handle (the program was killed by"), "the advice does not repeat the outcome's message: \(result.stderr)")
         if signal == SIGPIPE {
             #expect(result.stderr.contains("a write to a pipe or socket whose reader had closed it"), "\(result.stderr)")
         }
