@@ -643,10 +643,9 @@ private final class SuiteReader {
             }
         }
         // A stall or timeout already refused is not compared: the other side would be a default the file never wrote (re-trial 35q, F5).
-        if refused {
-        } else if stallNode != nil {
+        if !refused, stallNode != nil {
             checkStall(run.stallSeconds, timeout: run.timeoutSeconds, node: stallNode)
-        } else if stallGiven, let timeoutNode, run.stallSeconds >= run.timeoutSeconds {
+        } else if !refused, stallGiven, let timeoutNode, run.stallSeconds >= run.timeoutSeconds {
             // The suite's stall applies here too: one rule, whichever level set either value.
             problems.append(error(timeoutNode, "timeout \(Self.format(run.timeoutSeconds)) is not longer than the suite's stall \(Self.format(run.stallSeconds)), so the watchdog could never step in; make timeout longer, or give this run a shorter `stall:`"))
         }

@@ -260,13 +260,13 @@ package enum Gate {
         case 1: "failed: \(summary)"
         default: "passed: \(summary)"
         }
+        let warnings = [SuiteDifference.warning(baseline: baseline.suite, candidate: candidate.suite),
+                        SuiteDifference.stackLimitWarning(baseline: baseline.environment, candidate: candidate.environment)].compactMap { $0 }
         return GateReport(
             mode: options.mode, suite: candidate.suite.name, suitePath: candidate.suite.path,
             baselineCommit: baseline.environment.gitCommit, candidateCommit: candidate.environment.gitCommit,
             baselineBuild: baseline.environment.build, candidateBuild: candidate.environment.build,
-            warnings: Optional([SuiteDifference.warning(baseline: baseline.suite, candidate: candidate.suite),
-                                SuiteDifference.stackLimitWarning(baseline: baseline.environment, candidate: candidate.environment)].compactMap { $0 })
-                .flatMap { $0.isEmpty ? nil : $0 },
+            warnings: warnings.isEmpty ? nil : warnings,
             baselineName: options.baselineName, candidateHost: candidate.environment.host, q: options.q, requiredRepetitions: required, fingerprint: fingerprint,
             rows: rows, counts: counts, exitCode: exitCode, conclusion: conclusion
         )
